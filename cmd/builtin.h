@@ -1,0 +1,31 @@
+/*
+ * builtin: the subcommands and what they share.
+ *
+ * Each cmd/<name>.c defines cmd_<name>(argc, argv), where argv holds the
+ * arguments after the subcommand's name (argv[argc] is NULL), ready for
+ * parse_options(). A command parses its options, calls into core/, prints
+ * and returns an exit code of enum exit_code; only cmd/ may exit.
+ */
+#ifndef EVALSET_BUILTIN_H
+#define EVALSET_BUILTIN_H
+
+#include "../core/error.h"
+#include "parse-options.h"
+
+/* Print "error: ..." and exit with 'code'. */
+__attribute__((noreturn, format(printf, 2, 3)))
+void die(int code, const char *fmt, ...);
+
+/* Install SIGINT/SIGTERM handlers that only set a flag (see interrupted()). */
+void handle_interrupts(void);
+/* Return non-zero once SIGINT or SIGTERM arrived. */
+int interrupted(void);
+
+int cmd_init(int argc, const char **argv);
+int cmd_add(int argc, const char **argv);
+int cmd_rm(int argc, const char **argv);
+int cmd_ls(int argc, const char **argv);
+int cmd_show(int argc, const char **argv);
+int cmd_check(int argc, const char **argv);
+
+#endif

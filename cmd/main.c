@@ -1,0 +1,65 @@
+/*
+ * main: dispatch "evalset <command> [<args>]" through a flat command table.
+ */
+#include "builtin.h"
+#include "../core/version.h"
+
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <stdio.h>
+#include <string.h>
+#include <utf8proc.h>
+#include <yaml.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, const char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	/* COMMANDS: one row per subcommand, in the order of the tour */
+};
+
+static void print_help(FILE *fp)
+{
+	fprintf(fp, "usage: evalset [--version] [-h] <command> [<args>]\n\n"
+		    "Build evaluation sets for retrieval and gate merges on regressions.\n\n"
+		    "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(fp, "    %-11s %s\n", commands[i].name, commands[i].summary);
+	fprintf(fp, "\n'evalset <command> -h' shows a command's options.\n");
+}
+
+static void print_version(void)
+{
+	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+
+	printf("evalset %s\n", EVALSET_VERSION);
+	printf("libcurl %s\n", cv->version);
+	printf("cJSON %s\n", cJSON_Version());
+	printf("libyaml %s\n", yaml_get_version_string());
+	printf("utf8proc %s\n", utf8proc_version());
+}
+
+int main(int argc, const char **argv)
+{
+	if (argc < 2) {
+		print_help(stderr);
+		return EXIT_BAD_INPUT;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		print_help(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		print_version();
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 2, argv + 2);
+	error("unknown command '%s'", argv[1]);
+	print_help(stderr);
+	return EXIT_BAD_INPUT;
+}

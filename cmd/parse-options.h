@@ -1,0 +1,57 @@
+/*
+ * parse-options: option tables for every subcommand.
+ *
+ * A command declares `struct option opts[] = { OPT_..., OPT_END() }` and a
+ * NULL-terminated array of usage lines in synopsis form. parse_options()
+ * consumes the options (anywhere on the line, until "--"), leaves the
+ * positional arguments in argv[0..n) and returns n. "-h"/"--help" prints the
+ * usage and the option table on stdout and exits 0; misuse prints the problem
+ * and the usage on stderr and exits 2 (SPEC section 6).
+ */
+#ifndef EVALSET_PARSE_OPTIONS_H
+#define EVALSET_PARSE_OPTIONS_H
+
+#include <stddef.h>
+
+enum option_type {
+	OPTION_END,
+	OPTION_BOOL,        /* int *: set to 1 (--no-NAME sets 0) */
+	OPTION_STRING,      /* const char **: last one wins */
+	OPTION_INT,         /* long *: whole number */
+	OPTION_DOUBLE,      /* double *: finite number */
+	OPTION_STRING_LIST, /* struct string_list *: repeatable, in order */
+};
+
+struct option {
+	enum option_type type;
+	int short_name;
+	const char *long_name;
+	void *value;
+	const char *argh;
+	const char *help;
+};
+
+/* A list of borrowed strings (they point into argv). */
+struct string_list {
+	const char **items;
+	size_t nr, alloc;
+};
+#define STRING_LIST_INIT { NULL, 0, 0 }
+void string_list_append(struct string_list *l, const char *s);
+void string_list_clear(struct string_list *l);
+
+#define OPT_END() { OPTION_END, 0, NULL, NULL, NULL, NULL }
+#define OPT_BOOL(s, l, v, h) { OPTION_BOOL, (s), (l), (v), NULL, (h) }
+#define OPT_STRING(s, l, v, a, h) { OPTION_STRING, (s), (l), (v), (a), (h) }
+#define OPT_INT(s, l, v, a, h) { OPTION_INT, (s), (l), (v), (a), (h) }
+#define OPT_DOUBLE(s, l, v, a, h) { OPTION_DOUBLE, (s), (l), (v), (a), (h) }
+#define OPT_STRING_LIST(s, l, v, a, h) { OPTION_STRING_LIST, (s), (l), (v), (a), (h) }
+
+int parse_options(int argc, const char **argv, const struct option *opts,
+		  const char *const *usage);
+
+/* Print the usage and options on stderr and exit 2. */
+__attribute__((noreturn))
+void usage_with_options(const char *const *usage, const struct option *opts);
+
+#endif

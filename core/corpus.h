@@ -1,0 +1,46 @@
+/*
+ * corpus: chunks a set's labels refer to, from JSONL.
+ *
+ * One JSON object per line: {"id": "...", "text": "...", "title": "..."}
+ * (BEIR's "_id" accepted for "id"; "title" optional; other keys ignored;
+ * gzip-compressed files read directly). Ids are unique; order is the file's.
+ *
+ * Fingerprint (SPEC section 2): SHA-256 over the lines "<id>\t<sha256 of
+ * text>\n" of every chunk, sorted by id in strcmp order, so re-ordering the
+ * file does not change it and re-chunking does.
+ */
+#ifndef EVALSET_CORPUS_H
+#define EVALSET_CORPUS_H
+
+#include <stddef.h>
+
+#include "strmap.h"
+
+#define CORPUS_MAX_LINE (16u << 20)
+
+struct chunk {
+	char *id;
+	char *title;   /* may be NULL */
+	char *text;
+	char *doc;     /* document the chunk belongs to: "doc" key, else title, else NULL */
+};
+
+struct corpus {
+	struct chunk *chunks;
+	size_t nr, alloc;
+	struct strmap index;  /* id -> (chunk index + 1) as uintptr_t */
+	char *path;
+};
+
+#define CORPUS_INIT { NULL, 0, 0, STRMAP_INIT, NULL }
+
+/* Load 'path' into 'c' (zeroed by CORPUS_INIT). Return 0, or -1 after an error
+ * naming FILE:LINE and the problem (bad JSON, missing id or text, a duplicate id). */
+int corpus_load(struct corpus *c, const char *path);
+void corpus_release(struct corpus *c);
+/* Return the chunk with 'id', or NULL. */
+const struct chunk *corpus_get(const struct corpus *c, const char *id);
+/* Write the fingerprint of 'c' into 'out' ("sha256:<hex>"). */
+void corpus_fingerprint(const struct corpus *c, char out[72]);
+
+#endif

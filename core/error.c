@@ -1,0 +1,96 @@
+/*
+ * error: message helpers (see error.h). Messages go to stderr, one line each,
+ * or to a routine a test or command installed.
+ */
+#include "error.h"
+#include "strbuf.h"
+
+#include <stdio.h>
+
+static report_fn error_routine, warning_routine;
+static int quiet;
+static unsigned long nr_warnings;
+
+void set_error_routine(report_fn fn) { error_routine = fn; }
+void set_warning_routine(report_fn fn) { warning_routine = fn; }
+void set_quiet(int q) { quiet = q; }
+int is_quiet(void) { return quiet; }
+unsigned long warning_count(void) { return nr_warnings; }
+
+static void emit(report_fn fn, const char *prefix, const char *file, long line,
+		 long col, const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (file) {
+		strbuf_addstr(&sb, file);
+		if (line > 0)
+			strbuf_addf(&sb, ":%ld", line);
+		if (line > 0 && col > 0)
+			strbuf_addf(&sb, ":%ld", col);
+		strbuf_addstr(&sb, ": ");
+	}
+	strbuf_vaddf(&sb, fmt, ap);
+	if (fn) {
+		fn(prefix, sb.buf);
+	} else {
+		fflush(stdout);
+		fprintf(stderr, "%s: %s\n", prefix, sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(error_routine, "error", NULL, 0, 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int error_at(const char *file, long line, long col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(error_routine, "error", file, line, col, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	nr_warnings++;
+	if (quiet && !warning_routine)
+		return;
+	va_start(ap, fmt);
+	emit(warning_routine, "warning", NULL, 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void warning_at(const char *file, long line, long col, const char *fmt, ...)
+{
+	va_list ap;
+
+	nr_warnings++;
+	if (quiet && !warning_routine)
+		return;
+	va_start(ap, fmt);
+	emit(warning_routine, "warning", file, line, col, fmt, ap);
+	va_end(ap);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	emit(warning_routine, "note", NULL, 0, 0, fmt, ap);
+	va_end(ap);
+}

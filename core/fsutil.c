@@ -1,0 +1,261 @@
+/*
+ * fsutil: atomic writes, bounded reads, directories and flock locks
+ * (see fsutil.h).
+ */
+#include "fsutil.h"
+#include "digest.h"
+#include "error.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void fsync_dir(const char *path)
+{
+	char *dir = dir_name(path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+/* Write the content to a fresh temporary file beside 'path'; return its name (caller frees) or NULL. */
+static char *write_temp(const char *path, const void *data, size_t len)
+{
+	char *tmp = xstrfmt("%s.tmp-XXXXXX", path);
+	int fd = mkstemp(tmp);
+
+	if (fd < 0) {
+		error("cannot create a temporary file beside '%s': %s", path, strerror(errno));
+		free(tmp);
+		return NULL;
+	}
+	fchmod(fd, 0644);
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		error("cannot write '%s': %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return NULL;
+	}
+	if (close(fd) < 0) {
+		error("cannot write '%s': %s", tmp, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return NULL;
+	}
+	return tmp;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp = write_temp(path, data, len);
+
+	if (!tmp)
+		return -1;
+	if (rename(tmp, path) < 0) {
+		error("cannot replace '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	fsync_dir(path);
+	return 0;
+}
+
+int write_file_new(const char *path, const void *data, size_t len)
+{
+	char *tmp = write_temp(path, data, len);
+
+	if (!tmp)
+		return -1;
+	/* link(2) fails with EEXIST instead of replacing: never rewrite a frozen file. */
+	if (link(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		free(tmp);
+		if (e == EEXIST)
+			return error("refusing to overwrite '%s': it exists", path);
+		return error("cannot create '%s': %s", path, strerror(e));
+	}
+	unlink(tmp);
+	free(tmp);
+	fsync_dir(path);
+	return 0;
+}
+
+int read_file(const char *path, struct strbuf *out, size_t limit)
+{
+	FILE *fp;
+	size_t old_limit = out->limit;
+	int rc;
+
+	if (!strcmp(path, "-")) {
+		fp = stdin;
+	} else {
+		struct stat st;
+		fp = fopen(path, "rb");
+		if (!fp)
+			return error("cannot open '%s': %s", path, strerror(errno));
+		if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+			fclose(fp);
+			return error("cannot read '%s': it is a directory", path);
+		}
+	}
+	out->limit = limit ? out->len + limit : 0;
+	rc = strbuf_read_fp(out, fp);
+	out->limit = old_limit;
+	if (fp != stdin)
+		fclose(fp);
+	if (rc == -2)
+		return error("'%s' is larger than the limit of %zu bytes", path, limit);
+	if (rc < 0)
+		return error("cannot read '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+bool path_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+				rc = error("cannot create directory '%s': %s", p, strerror(errno));
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	if (!rc && !is_dir(path))
+		rc = error("cannot create directory '%s': a file is in the way", path);
+	free(p);
+	return rc;
+}
+
+char *dir_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+
+	if (la && a[la - 1] == '/')
+		return xstrfmt("%s%s", a, b);
+	return xstrfmt("%s/%s", a, b);
+}
+
+int file_sha256(const char *path, char out[72])
+{
+	FILE *fp = fopen(path, "rb");
+	struct sha256_ctx *c;
+	char buf[65536];
+	size_t n;
+
+	if (!fp)
+		return error("cannot open '%s': %s", path, strerror(errno));
+	c = sha256_new();
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		sha256_update(c, buf, n);
+	if (ferror(fp)) {
+		fclose(fp);
+		sha256_final(c, out);
+		return error("cannot read '%s': %s", path, strerror(errno));
+	}
+	fclose(fp);
+	sha256_final(c, out);
+	return 0;
+}
+
+int lock_take(struct lock_file *lk, const char *path, const char *what)
+{
+	char pid[32];
+	int fd;
+
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return error("cannot open lock file '%s': %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+		close(fd);
+		if (n > 0) {
+			pid[n] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			return error("%s is in use by another evalset process (pid %s); "
+				     "try again when it has finished", what, pid);
+		}
+		return error("%s is in use by another evalset process; "
+			     "try again when it has finished", what);
+	}
+	if (ftruncate(fd, 0) == 0) {
+		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+		if (pwrite(fd, pid, (size_t)n, 0) < 0) {
+			/* the pid is only a courtesy for the message above */
+		}
+	}
+	lk->fd = fd;
+	lk->path = xstrdup(path);
+	return 0;
+}
+
+void lock_release(struct lock_file *lk)
+{
+	if (lk->fd >= 0) {
+		close(lk->fd);
+		lk->fd = -1;
+	}
+	free(lk->path);
+	lk->path = NULL;
+}

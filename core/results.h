@@ -1,0 +1,88 @@
+/*
+ * results: per-question scores of one run against one set, saved as JSON by
+ * `score --save` and read back by compare, power and report.
+ *
+ * File format (JSON, one object):
+ *   {
+ *     "evalset_results": 1,
+ *     "set":  {"name": "squad-demo", "version": "v1" | null, "digest": "sha256:..."},
+ *     "run":  {"path": "runs/bm25.jsonl", "sha256": "sha256:...", "name": "bm25" | null},
+ *     "k": 5,                               context size used for find-vs-rank
+ *     "depth": 50,                          K of find-vs-rank
+ *     "measures": ["R@5", "nDCG@10", ...],  names in output order
+ *     "aggregate": {"R@5": 0.61, ...},      means over answerable questions
+ *     "decline": {"Decline": 0.4, "FalseDecline": 0.02, "unanswerable": 30, "answerable": 120},
+ *     "questions": [
+ *       {"id": "q-0001", "text": "...", "origin": "hand", "answerable": true,
+ *        "tags": ["hard"], "missing": false, "declined": false,
+ *        "num_ret": 100, "num_rel": 2,
+ *        "rel_ranks": [3, 17],              1-based ranks of the relevant documents retrieved, ascending
+ *        "top": ["c-1", "c-2", ...],        the first (up to) 10 retrieved ids
+ *        "values": {"R@5": 1.0, ...}}       every measure of "measures", answerable questions only
+ *     ]
+ *   }
+ * Questions appear in set order; unanswerable ones carry an empty "values".
+ *
+ * Ownership: struct results owns everything it points to; results_release
+ * frees it.
+ */
+#ifndef EVALSET_RESULTS_H
+#define EVALSET_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RESULTS_TOP 10
+
+struct question_result {
+	char *id;
+	char *text;
+	char *origin;          /* "synthetic" | "mined" | "hand" | NULL */
+	bool answerable;
+	char **tags;
+	size_t nr_tags;
+	bool missing;          /* absent from the run */
+	bool declined;
+	long num_ret, num_rel;
+	long *rel_ranks;       /* ascending, 1-based */
+	size_t nr_rel_ranks;
+	char **top;            /* up to RESULTS_TOP ids */
+	size_t nr_top;
+	double *values;        /* parallel to results.measures; NAN when not scored */
+};
+
+struct results {
+	char *set_name;
+	char *set_version;     /* NULL: working copy */
+	char *set_digest;
+	char *run_path;
+	char *run_sha256;
+	char *run_name;
+	int k, depth;
+	char **measures;
+	size_t nr_measures;
+	double *aggregate;     /* parallel to measures */
+	double decline, false_decline;
+	long nr_answerable, nr_unanswerable;
+	struct question_result *q;
+	size_t nr;
+	char *file;            /* where it was loaded from, or NULL */
+};
+
+void results_init(struct results *r);
+void results_release(struct results *r);
+/* Return the index of 'measure' in r->measures, or -1. */
+long results_measure(const struct results *r, const char *measure);
+/* Return the question result with 'id', or NULL. */
+struct question_result *results_find(const struct results *r, const char *id);
+
+/* Write 'r' as JSON to 'path' atomically. Return 0 or -1 (reported). */
+int results_save(const struct results *r, const char *path);
+/* Append 'r' as JSON to a string (for --format json). Caller frees. */
+char *results_to_json(const struct results *r);
+/* Load a results file; return 0, or -1 with an error naming the file and problem. */
+int results_load(struct results *r, const char *path);
+/* True when 'path' looks like a results file (a JSON object with "evalset_results"). */
+bool results_is_file(const char *path);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * util: allocation wrappers and small parsing helpers shared by every module.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void oom(size_t size)
+{
+	fprintf(stderr, "fatal: out of memory allocating %zu bytes\n", size);
+	abort();
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (!p)
+		oom(size);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+	if (!p)
+		oom(size);
+	return p;
+}
+
+void *xreallocarray(void *ptr, size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size)
+		oom(SIZE_MAX);
+	return xrealloc(ptr, nmemb * size);
+}
+
+char *xstrdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t len)
+{
+	char *p = xmalloc(len + 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *xstrfmt(const char *fmt, ...)
+{
+	va_list ap, ap2;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	p = xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	return p;
+}
+
+bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL))
+		return -1;
+	if (*end || end == s || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+bool utf8_valid(const char *buf, size_t len, size_t *bad_offset)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = s[i];
+		size_t n;
+		unsigned cp, min;
+
+		if (c == 0)
+			goto bad;
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if ((c & 0xE0) == 0xC0) {
+			n = 1; cp = c & 0x1F; min = 0x80;
+		} else if ((c & 0xF0) == 0xE0) {
+			n = 2; cp = c & 0x0F; min = 0x800;
+		} else if ((c & 0xF8) == 0xF0) {
+			n = 3; cp = c & 0x07; min = 0x10000;
+		} else {
+			goto bad;
+		}
+		for (size_t k = 1; k <= n; k++) {
+			if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
+				goto bad;
+			cp = (cp << 6) | (s[i + k] & 0x3F);
+		}
+		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			goto bad;
+		i += n + 1;
+	}
+	return true;
+bad:
+	if (bad_offset)
+		*bad_offset = i;
+	return false;
+}
+
+void utc_now_iso8601(char out[21])
+{
+	const char *fixed = getenv("EVALSET_NOW");
+	time_t t;
+	struct tm tm;
+
+	if (fixed && strlen(fixed) == 20) {
+		memcpy(out, fixed, 21);
+		return;
+	}
+	t = time(NULL);
+	gmtime_r(&t, &tm);
+	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

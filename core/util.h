@@ -1,0 +1,59 @@
+/*
+ * util: allocation that cannot fail silently, and small string helpers.
+ *
+ * Out of memory is the one condition core/ does not report through error():
+ * x* allocators print a message and abort, since no caller can do anything
+ * useful without memory. Every other failure is returned to the caller.
+ */
+#ifndef EVALSET_UTIL_H
+#define EVALSET_UTIL_H
+
+#include <stddef.h>
+#include <stdbool.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Grow the array 'x' (with 'alloc' slots) so that it holds at least 'nr' elements. */
+#define ALLOC_GROW(x, nr, alloc)                                             \
+	do {                                                                 \
+		if ((nr) > (alloc)) {                                        \
+			size_t alloc_grow_n_ = (alloc) < 8 ? 8 : (alloc);    \
+			while (alloc_grow_n_ < (nr))                         \
+				alloc_grow_n_ += alloc_grow_n_ / 2 + 8;      \
+			(x) = xreallocarray((x), alloc_grow_n_, sizeof(*(x))); \
+			(alloc) = alloc_grow_n_;                             \
+		}                                                            \
+	} while (0)
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t size);
+void *xreallocarray(void *ptr, size_t nmemb, size_t size);
+/* Return a copy of 's' (NULL stays NULL); caller frees. */
+char *xstrdup(const char *s);
+/* Return a NUL-terminated copy of the first 'len' bytes of 's'; caller frees. */
+char *xstrndup(const char *s, size_t len);
+/* Return a newly allocated printf-formatted string; caller frees. */
+char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+bool starts_with(const char *s, const char *prefix);
+bool ends_with(const char *s, const char *suffix);
+
+/*
+ * Parse all of 's' as a base-10 integer within [min, max]. Return 0 and set
+ * '*out', or -1 (nothing printed) when 's' is empty, has trailing bytes or is
+ * out of range. The replacement for atoi/strtol in option and file parsing.
+ */
+int parse_long(const char *s, long min, long max, long *out);
+/* Parse all of 's' as a finite double. Return 0 or -1 as parse_long. */
+int parse_double(const char *s, double *out);
+
+/* Return true when 'buf' of 'len' bytes is valid UTF-8 (no NUL bytes);
+ * on false, '*bad_offset' (if not NULL) is the offset of the first bad byte. */
+bool utf8_valid(const char *buf, size_t len, size_t *bad_offset);
+
+/* Return the current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into 'out' (21 bytes).
+ * EVALSET_NOW, when set, replaces the clock (for reproducible tests). */
+void utc_now_iso8601(char out[21]);
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef EVALSET_VERSION_H
+#define EVALSET_VERSION_H
+#define EVALSET_VERSION "0.1.0"
+#endif

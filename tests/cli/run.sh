@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Data-driven CLI tests, printing TAP.
+#
+# usage: run.sh EVALSET CASES_DIR [CASE...]
+#
+# Each case is a directory under CASES_DIR holding:
+#   cmd           shell lines run by bash in a scratch directory; the exit code
+#                 of the whole script is the one checked. $EVALSET is the binary,
+#                 $SRC the source tree, $SHARED the ../shared folder.
+#   setup         (optional) shell lines run first; their writes are not checked
+#   files/        (optional) copied into the scratch directory before setup
+#   rc            expected exit code (default 0)
+#   out           (optional) expected stdout, byte for byte
+#   out-contains  (optional) lines that must each occur in stdout
+#   err           (optional) lines that must each occur in stderr
+#   out-lacks     (optional) lines that must not occur in stdout or stderr
+# When rc is 2 (bad input), the scratch directory must be unchanged afterwards:
+# bad input writes nothing.
+set -u
+evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+cases=$(cd "$2" && pwd)
+shift 2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+shared=$(cd "$src/../shared" 2>/dev/null && pwd || echo "$src/../shared")
+if [ $# -gt 0 ]; then names=("$@"); else names=($(ls "$cases")); fi
+n=0; failed=0
+snapshot() { (cd "$1" && find . -path ./.snap -prune -o -print0 | sort -z | xargs -0 -r stat -c '%n %s %Y %a' 2>/dev/null; find . -type f ! -name .snap -print0 | sort -z | xargs -0 -r sha256sum); }
+for name in "${names[@]}"; do
+  c="$cases/$name"
+  [ -f "$c/cmd" ] || continue
+  n=$((n+1))
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/work"
+  [ -d "$c/files" ] && cp -a "$c/files/." "$tmp/work/"
+  want_rc=0; [ -f "$c/rc" ] && want_rc=$(tr -d ' \n' < "$c/rc")
+  problems=""
+  if [ -f "$c/setup" ]; then
+    (cd "$tmp/work" && EVALSET="$evalset" SRC="$src" SHARED="$shared" bash -e "$c/setup") >"$tmp/setup.log" 2>&1 \
+      || problems+="setup failed: $(tail -3 "$tmp/setup.log")\n"
+  fi
+  snapshot "$tmp/work" > "$tmp/before"
+  (cd "$tmp/work" && EVALSET="$evalset" SRC="$src" SHARED="$shared" NO_COLOR=1 EVALSET_NOW=2026-11-29T12:00:00Z bash "$c/cmd") >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+  [ "$rc" = "$want_rc" ] || problems+="exit $rc, want $want_rc\n"
+  if [ -f "$c/out" ] && ! cmp -s "$c/out" "$tmp/out"; then
+    problems+="stdout differs:\n$(diff "$c/out" "$tmp/out" | head -20)\n"
+  fi
+  if [ -f "$c/out-contains" ]; then
+    while IFS= read -r line; do
+      [ -z "$line" ] && continue
+      grep -qF -- "$line" "$tmp/out" || problems+="stdout lacks: $line\n"
+    done < "$c/out-contains"
+  fi
+  if [ -f "$c/err" ]; then
+    while IFS= read -r line; do
+      [ -z "$line" ] && continue
+      grep -qF -- "$line" "$tmp/err" || problems+="stderr lacks: $line\n"
+    done < "$c/err"
+  fi
+  if [ -f "$c/out-lacks" ]; then
+    while IFS= read -r line; do
+      [ -z "$line" ] && continue
+      cat "$tmp/out" "$tmp/err" | grep -qF -- "$line" && problems+="output holds: $line\n"
+    done < "$c/out-lacks"
+  fi
+  if [ "$want_rc" = 2 ]; then
+    snapshot "$tmp/work" > "$tmp/after"
+    cmp -s "$tmp/before" "$tmp/after" || problems+="bad input changed files:\n$(diff "$tmp/before" "$tmp/after" | head -10)\n"
+  fi
+  if [ -z "$problems" ]; then
+    echo "ok $n - $name"
+  else
+    failed=$((failed+1))
+    echo "not ok $n - $name"
+    printf '%b' "$problems" | sed 's/^/#   /'
+    echo "#   stderr: $(head -c 400 "$tmp/err" | tr '\n' '|')"
+  fi
+  rm -rf "$tmp"
+done
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,114 @@
+/*
+ * test-lib: TAP output for unit tests (see test-lib.h).
+ */
+#include "test-lib.h"
+#include "../../core/error.h"
+#include "../../core/strbuf.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int count, failed;
+static struct strbuf captured = STRBUF_INIT;
+static char *last_captured;
+
+static void vreport(bool pass, const char *file, int line, const char *fmt, va_list ap)
+{
+	count++;
+	printf("%sok %d - ", pass ? "" : "not ", count);
+	vprintf(fmt, ap);
+	printf("\n");
+	if (!pass) {
+		failed++;
+		printf("#   failed at %s:%d\n", file, line);
+	}
+	fflush(stdout);
+}
+
+bool test_ok(bool cond, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(cond, file, line, fmt, ap);
+	va_end(ap);
+	return cond;
+}
+
+static bool report(bool pass, const char *file, int line, const char *what)
+{
+	return test_ok(pass, file, line, "%s", what);
+}
+
+bool test_int(long got, long want, const char *file, int line, const char *what)
+{
+	bool pass = got == want;
+
+	report(pass, file, line, what);
+	if (!pass)
+		printf("#   got %ld, want %ld\n", got, want);
+	return pass;
+}
+
+bool test_str(const char *got, const char *want, const char *file, int line, const char *what)
+{
+	bool pass = (got && want) ? !strcmp(got, want) : got == want;
+
+	report(pass, file, line, what);
+	if (!pass)
+		printf("#   got  '%s'\n#   want '%s'\n", got ? got : "(null)", want ? want : "(null)");
+	return pass;
+}
+
+bool test_double(double got, double want, double eps, const char *file, int line, const char *what)
+{
+	bool pass = fabs(got - want) <= eps || (isnan(got) && isnan(want));
+
+	report(pass, file, line, what);
+	if (!pass)
+		printf("#   got %.10g, want %.10g (tolerance %g)\n", got, want, eps);
+	return pass;
+}
+
+void test_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static void capture(const char *prefix, const char *msg)
+{
+	strbuf_addf(&captured, "%s: %s\n", prefix, msg);
+}
+
+void test_capture_errors(void)
+{
+	set_error_routine(capture);
+	set_warning_routine(capture);
+}
+
+const char *test_captured(void)
+{
+	free(last_captured);
+	last_captured = strbuf_detach(&captured, NULL);
+	return last_captured;
+}
+
+int test_done(void)
+{
+	printf("1..%d\n", count);
+	if (failed)
+		printf("# %d of %d checks failed\n", failed, count);
+	strbuf_release(&captured);
+	free(last_captured);
+	last_captured = NULL;
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,33 @@
+/*
+ * test-lib: a tiny TAP producer for the unit tests.
+ *
+ * Each check prints "ok N - description" or "not ok N - description" with a
+ * diagnostic; test_done() prints the plan "1..N" and returns the exit code
+ * (0 when every check passed). Checks never stop the test: later checks
+ * still run, so one run reports every failure.
+ */
+#ifndef EVALSET_TEST_LIB_H
+#define EVALSET_TEST_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+bool test_ok(bool cond, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+bool test_int(long got, long want, const char *file, int line, const char *what);
+bool test_str(const char *got, const char *want, const char *file, int line, const char *what);
+bool test_double(double got, double want, double eps, const char *file, int line, const char *what);
+void test_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int test_done(void);
+
+/* Capture error()/warning() output of core/ into a buffer the test can inspect. */
+void test_capture_errors(void);
+/* Return everything captured since the last call and reset; valid until the next call. */
+const char *test_captured(void);
+
+#define ok(cond, ...) test_ok((cond), __FILE__, __LINE__, __VA_ARGS__)
+#define is_int(got, want, what) test_int((long)(got), (long)(want), __FILE__, __LINE__, (what))
+#define is_str(got, want, what) test_str((got), (want), __FILE__, __LINE__, (what))
+#define is_double(got, want, eps, what) test_double((got), (want), (eps), __FILE__, __LINE__, (what))
+
+#endif
