@@ -27,5 +27,16 @@ int cmd_rm(int argc, const char **argv);
 int cmd_ls(int argc, const char **argv);
 int cmd_show(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
+int cmd_run(int argc, const char **argv);
+int cmd_tag(int argc, const char **argv);
+int cmd_versions(int argc, const char **argv);
+int cmd_diff(int argc, const char **argv);
+int cmd_score(int argc, const char **argv);
+int cmd_trec_eval(int argc, const char **argv);
+int cmd_generate(int argc, const char **argv);
+int cmd_compare(int argc, const char **argv);
+int cmd_power(int argc, const char **argv);
+int cmd_import(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
 
 #endif

@@ -18,6 +18,23 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "init", cmd_init, "create an empty set" },
+	{ "add", cmd_add, "add questions to a set" },
+	{ "rm", cmd_rm, "remove questions from a set" },
+	{ "ls", cmd_ls, "list the questions of a set" },
+	{ "show", cmd_show, "show one question in full" },
+	{ "check", cmd_check, "check a set against the rules and show its composition" },
+	{ "tag", cmd_tag, "freeze the working copy as a tagged version" },
+	{ "versions", cmd_versions, "list the tagged versions of a set" },
+	{ "diff", cmd_diff, "show what changed between two versions of a set" },
+	{ "run", cmd_run, "ask a retriever every question and write its run" },
+	{ "score", cmd_score, "score a run against a set version or TREC qrels" },
+	{ "trec-eval", cmd_trec_eval, "evaluate a TREC run like trec_eval v10.0" },
+	{ "generate", cmd_generate, "write synthetic questions from corpus chunks with an LLM" },
+	{ "compare", cmd_compare, "compare two runs on a set version and gate on regressions" },
+	{ "power", cmd_power, "show the smallest change a set can detect, and the size needed" },
+	{ "report", cmd_report, "write an HTML report with plots and a k slider" },
+	{ "import", cmd_import, "mine labelled questions from query logs into a set" },
 	/* COMMANDS: one row per subcommand, in the order of the tour */
 };
 

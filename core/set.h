@@ -6,11 +6,16 @@
  * hand-edited file are not kept when a subcommand rewrites it). Every load
  * error names FILE:LINE:COL.
  *
- * The digest is SHA-256 over a canonical serialisation of the content:
- * questions sorted by id, keys in a fixed order, label lists sorted, and the
- * header fields version, digest and tagged_at left out, so formatting, key
- * order, question order and comments never change it and any change of
- * content does.
+ * The digest is SHA-256 over a canonical serialisation of the questions only
+ * (docs/sets.md): questions sorted by id, fields in a fixed order, labels and
+ * tags sorted (tags are a set), provenance keys sorted recursively. Header
+ * metadata (name, description, corpus, version, digest, parent, tagged_at,
+ * note) is not hashed. Formatting, key order, question order and comments
+ * never change it; any change of question content does.
+ *
+ * Loading refuses what cannot be read (exit 2 everywhere); rule violations
+ * that can be represented are loaded and reported by set_check, and refused
+ * by set_open (which every command but check uses).
  *
  * Ownership: a struct set owns every string and cJSON tree it points to;
  * set_release() frees them all. Functions that take a string copy it.
@@ -43,7 +48,9 @@ int origin_parse(const char *s, enum origin *out);
 
 struct label {
 	char *chunk;  /* chunk id */
-	int grade;    /* 1..9 relevant; 0 judged irrelevant */
+	int grade;    /* 1..9 relevant; 0 judged irrelevant (out-of-range grades are
+	               * kept as read, for set_check to report) */
+	long line, col;  /* where the label was read (0: not loaded) */
 };
 
 struct question {
@@ -91,18 +98,35 @@ struct set {
 void set_init(struct set *s);
 void set_release(struct set *s);
 
+#define SET_MAX_LINE_BYTES (1u << 20)    /* a longer line is refused before parsing */
+#define SET_MAX_SCALAR_BYTES (64u << 10) /* a longer YAML scalar is refused */
+
 /*
- * Load the YAML set in 'path' into 's' (initialised by set_init). Checks
- * syntax, types, keys, UTF-8, limits and the structural rules (unique ids,
- * grades 1..9, labels consistent with answerable). Return 0, or -1 after
- * reporting every problem as FILE:LINE:COL; 's' is then released.
+ * Load the YAML set in 'path' into 's' (initialised by set_init). Refuses
+ * what cannot be read (docs/sets.md): YAML syntax errors, anchors and
+ * aliases, wrong types, unknown keys, invalid UTF-8, an empty file, and the
+ * limits above. Rule violations that can be represented (duplicate ids,
+ * grades outside 1..9, labels inconsistent with answerable...) are loaded as
+ * they are, for set_check() to report. Return 0, or -1 after reporting the
+ * problem as FILE:LINE:COL; 's' is then released (and re-initialised).
  */
 int set_load(struct set *s, const char *path);
 /* Like set_load, from 'len' bytes of 'buf', reporting as 'name'. */
 int set_load_buf(struct set *s, const char *buf, size_t len, const char *name);
+/*
+ * Load a file of cases for "add --from": either a set file (its questions
+ * are taken, its header ignored) or a bare YAML sequence of questions.
+ * "-" reads standard input. Same refusals and return as set_load.
+ */
+int set_load_cases(struct set *s, const char *path);
 
 /* Serialise 's' as YAML into 'out' (appending). Return 0 or -1. */
 int set_to_yaml(const struct set *s, struct strbuf *out);
+/* Serialise one question as a YAML mapping into 'out'. Return 0 or -1. */
+int question_to_yaml(const struct question *q, struct strbuf *out);
+/* Return 'q' as a JSON object (the same fields as the YAML); caller frees
+ * with cJSON_Delete. */
+struct cJSON *question_to_json(const struct question *q);
 /* Write 's' to 'path' atomically (SPEC section 7). Return 0 or -1. */
 int set_save(const struct set *s, const char *path);
 
@@ -136,6 +160,8 @@ bool question_has_tag(const struct question *q, const char *tag);
  * removed ids are never reused. Caller frees.
  */
 char *set_next_id(const struct set *s, long floor);
+/* Return the number of 'id' when it has the form "q-<digits>", else -1. */
+long question_id_number(const char *id);
 
 /* ---- where sets live (SPEC section 2) ---- */
 
@@ -145,6 +171,7 @@ struct set_ref {
 	char *name;     /* basename of dir */
 	char *tag;      /* NULL for the working copy */
 };
+#define SET_REF_INIT { NULL, NULL, NULL, NULL }
 
 /*
  * Resolve a command-line set argument: "NAME", "sets/NAME", "path/to/dir",
@@ -159,9 +186,61 @@ void set_ref_release(struct set_ref *ref);
 /*
  * Load the set 'arg' names (working copy or frozen version). A frozen version
  * has its digest recomputed and is refused when it does not match
- * ("tampered or hand-edited frozen version"). Return 0 or -1 (reported).
+ * ("tampered or hand-edited frozen version"). The rules of set_check_errors
+ * are enforced: each error is reported as FILE:LINE:COL and the set refused.
+ * 'ref' (SET_REF_INIT) is filled in; the caller releases it even on failure.
+ * Return 0 or -1 (reported).
  */
 int set_open(struct set *s, struct set_ref *ref, const char *arg);
+/*
+ * Like set_open for an already resolved 'ref', with 'check_rules' false
+ * leaving the rules to the caller (check reports them as findings). A frozen
+ * version whose digest does not match is still refused.
+ */
+int set_open_ref(struct set *s, const struct set_ref *ref, bool check_rules);
+
+/*
+ * Return the highest question number ever used by the set in 'ref->dir':
+ * the working copy, every file under versions/, and the floor kept in
+ * .evalset/ids. 0 when none. (A broken version file is scanned as text.)
+ */
+long set_id_floor(const struct set_ref *ref);
+/* Record 'floor' in 'ref->dir'/.evalset/ids (atomically) when it is higher
+ * than the one recorded. Return 0 or -1 (reported). */
+int set_id_floor_write(const struct set_ref *ref, long floor);
+/* Return a new string "'ref->dir'/.evalset/lock" for lock_take; caller frees.
+ * Creates the .evalset directory when 'create' is true. */
+char *set_lock_path(const struct set_ref *ref, bool create);
+
+/* A frozen version of a set, as listed by set_versions. */
+struct set_version {
+	char *tag;        /* file name without ".yaml" */
+	char *file;       /* dir/versions/<tag>.yaml */
+	char *tagged_at;  /* as recorded, or NULL */
+	char *digest;     /* as recorded, or NULL */
+	char *parent;     /* as recorded, or NULL */
+	char *note;       /* as recorded, or NULL */
+	size_t nr_questions;
+};
+struct set_versions {
+	struct set_version *items;
+	size_t nr, alloc;
+};
+#define SET_VERSIONS_INIT { NULL, 0, 0 }
+/*
+ * List the frozen versions of the set in 'ref->dir' in tag order: by
+ * tagged_at (missing first), then by tag (strcmp). Every file is loaded (not
+ * digest-checked: set_open does that). Return 0 (an empty list when there
+ * is no versions/ directory), or -1 when a version file cannot be read.
+ */
+int set_versions_list(const struct set_ref *ref, struct set_versions *out);
+void set_versions_release(struct set_versions *v);
+/*
+ * Write the recorded digest of the latest frozen version (the last of
+ * set_versions_list) into 'out' and its tag into '*tag' (caller frees; may
+ * be NULL). Return 1 when found, 0 when the set has no versions, -1 on error.
+ */
+int set_latest_digest(const struct set_ref *ref, char out[72], char **tag);
 
 /* ---- check (the rules and warnings of SPEC section 2) ---- */
 
@@ -184,6 +263,16 @@ struct findings {
  * against 'corpus' when not NULL. Findings are appended to 'out'.
  */
 void set_check(const struct set *s, const struct corpus *corpus, struct findings *out);
+/* Like set_check with only the error rules (no warnings): what set_open and
+ * add enforce. */
+void set_check_errors(const struct set *s, const struct corpus *corpus, struct findings *out);
+/* Append a finding; 'fmt' is printf-like. */
+void findings_add(struct findings *f, enum finding_level level, long line, long col,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Report every error finding of 'f' through error_at('file', ...). Return
+ * the number of errors. */
+size_t findings_report_errors(const struct findings *f, const char *file);
 void findings_release(struct findings *f);
+#define FINDINGS_INIT { NULL, 0, 0, 0, 0 }
 
 #endif

@@ -68,12 +68,13 @@ char *xstrndup(const char *s, size_t len)
 char *xstrfmt(const char *fmt, ...)
 {
 	va_list ap, ap2;
+	char probe[1];
 	int n;
 	char *p;
 
 	va_start(ap, fmt);
 	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(probe, sizeof(probe), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		n = 0;

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Generate the inputs of bench/compare.sh: a set of N questions and two
+saved results files (core/results.h format) scored "against" it.
+
+usage:
+  gen-compare.py set DIR N             write DIR/set.yaml (N questions)
+  gen-compare.py results DIGEST N OUT SHIFT SEED
+                                       write a results file for the set whose
+                                       tagged digest is DIGEST; SHIFT moves the
+                                       mean of every measure (e.g. -0.01)
+
+Deterministic for a given SEED. 10 measures; every tenth question is
+unanswerable; origins and four tags spread over the questions.
+"""
+import json
+import random
+import sys
+
+MEASURES = ["R@5", "R@10", "P@5", "P@10", "nDCG@5", "nDCG@10", "RR", "AP",
+            "Success@5", "Success@10"]
+ORIGINS = ["synthetic", "mined", "hand"]
+TAGS = ["hard", "vocabulary-gap", "multi-hop", "numeric"]
+
+
+def qid(i):
+    return "q-%05d" % (i + 1)
+
+
+def write_set(d, n):
+    with open(d + "/set.yaml", "w") as f:
+        f.write("evalset: 1\nname: bench\ndescription: compare benchmark\nquestions:\n")
+        for i in range(n):
+            f.write("  - id: %s\n    text: benchmark question number %d\n" % (qid(i), i + 1))
+            f.write("    origin: %s\n" % ORIGINS[i % 3])
+            if i % 10 == 9:
+                f.write("    answerable: false\n")
+            else:
+                f.write("    relevant: [c-%d]\n" % i)
+            f.write("    tags: [%s]\n" % TAGS[i % 4])
+
+
+def write_results(digest, n, out, shift, seed):
+    rnd = random.Random(seed)
+    base = random.Random(7)  # the per-question difficulty is shared by both runs
+    qs = []
+    agg = [0.0] * len(MEASURES)
+    na = nu = declined_u = 0
+    for i in range(n):
+        diff = base.random()
+        answerable = i % 10 != 9
+        q = {"id": qid(i), "text": "benchmark question number %d" % (i + 1),
+             "origin": ORIGINS[i % 3], "answerable": answerable,
+             "tags": [TAGS[i % 4]], "missing": False, "num_ret": 50,
+             "num_rel": 1 if answerable else 0, "top": ["c-%d" % j for j in range(10)]}
+        if answerable:
+            na += 1
+            p = min(max(diff + shift + rnd.gauss(0, 0.15), 0.0), 1.0)
+            rank = 1 + int((1 - p) * 30) if rnd.random() < 0.9 else 0
+            vals = {}
+            for m in MEASURES:
+                k = int(m.split("@")[1]) if "@" in m else 0
+                hit = rank > 0 and (k == 0 or rank <= k)
+                if m.startswith("P@"):
+                    v = 1.0 / k if hit else 0.0
+                elif m.startswith("nDCG"):
+                    v = 1.0 / __import__("math").log2(rank + 1) if hit else 0.0
+                elif m in ("RR", "AP"):
+                    v = 1.0 / rank if hit else 0.0
+                else:
+                    v = 1.0 if hit else 0.0
+                vals[m] = v
+            for j, m in enumerate(MEASURES):
+                agg[j] += vals[m]
+            q.update(declined=False, rel_ranks=[rank] if rank else [], values=vals)
+        else:
+            nu += 1
+            dec = rnd.random() < 0.5 + shift
+            declined_u += dec
+            q.update(declined=dec, rel_ranks=[], values={})
+        qs.append(q)
+    doc = {"evalset_results": 1,
+           "set": {"name": "bench", "version": "v1", "digest": digest},
+           "run": {"path": out, "sha256": "sha256:" + "0" * 64, "name": out},
+           "k": 5, "depth": 50, "measures": MEASURES,
+           "aggregate": {m: agg[j] / na for j, m in enumerate(MEASURES)},
+           "decline": {"Decline": declined_u / nu, "FalseDecline": 0.0,
+                       "unanswerable": nu, "answerable": na},
+           "questions": qs}
+    with open(out, "w") as f:
+        json.dump(doc, f)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "set":
+        write_set(sys.argv[2], int(sys.argv[3]))
+    else:
+        write_results(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]),
+                      int(sys.argv[6]))

@@ -1,0 +1,278 @@
+/*
+ * add: add questions to a set's working copy, from the command line or from
+ * a YAML file of cases (--from FILE or - for stdin).
+ *
+ * Nothing is written unless every new question passes the rules of SPEC
+ * section 2 (set_check_errors) and no given id already exists. Ids left out
+ * are assigned as q-NNNN above every id the set has ever used (working copy,
+ * frozen versions, .evalset/ids), so a removed id never comes back. A
+ * near-duplicate text is a warning, not a refusal. The whole
+ * read-check-write runs twice: once without the lock to refuse bad input
+ * without touching anything, then under the set's lock on a fresh read, so
+ * two writers never interleave.
+ */
+#include "builtin.h"
+#include "../core/corpus.h"
+#include "../core/fsutil.h"
+#include "../core/set.h"
+#include "../core/text.h"
+#include "../core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const add_usage[] = {
+	"evalset add <set> --text <question> --relevant <chunk>[:<grade>]... [--irrelevant <chunk>]...\n"
+	"                  [--tag <tag>]... [--origin <origin>] [--id <id>] [--note <note>]",
+	"evalset add <set> --text <question> --unanswerable [--tag <tag>]... [--origin <origin>]",
+	"evalset add <set> --from <file.yaml | -> [--tag <tag>]... [--origin <origin>]",
+	NULL,
+};
+
+/* Parse "CHUNK[:GRADE]" into 'q'. Return 0 or -1 (reported). */
+static int add_relevant_spec(struct question *q, const char *spec)
+{
+	const char *colon = strrchr(spec, ':');
+	char *chunk;
+	long grade = 1;
+
+	if (colon && colon[1] && strspn(colon + 1, "0123456789-") == strlen(colon + 1)) {
+		if (parse_long(colon + 1, -1000, 1000, &grade) < 0 || grade < 1 || grade > 9)
+			return error("bad grade in --relevant '%s': grades are 1..9 "
+				     "(use --irrelevant for a judged non-relevant chunk)", spec);
+		chunk = xstrndup(spec, (size_t)(colon - spec));
+	} else {
+		chunk = xstrdup(spec);
+	}
+	if (!*chunk) {
+		free(chunk);
+		return error("empty chunk id in --relevant '%s'", spec);
+	}
+	if (question_grade(q, chunk) >= 1) {
+		error("chunk '%s' given twice with --relevant", chunk);
+		free(chunk);
+		return -1;
+	}
+	question_set_label(q, chunk, (int)grade);
+	free(chunk);
+	return 0;
+}
+
+struct add_opts {
+	const char *text, *from, *origin, *id, *note;
+	struct string_list relevant, irrelevant, tags;
+	int unanswerable;
+	enum origin origin_value;
+};
+
+/* Build the incoming cases into 'in'. Return 0 or -1 (reported). */
+static int read_cases(const struct add_opts *o, struct set *in)
+{
+	struct question *q;
+
+	if (o->from) {
+		if (set_load_cases(in, o->from) < 0)
+			return -1;
+		if (!in->nr)
+			return error("no questions in '%s'", in->file);
+		for (size_t i = 0; i < in->nr; i++) {
+			q = &in->q[i];
+			if (q->origin == ORIGIN_NONE)
+				q->origin = o->origin_value;
+			for (size_t k = 0; k < o->tags.nr; k++)
+				if (!question_has_tag(q, o->tags.items[k])) {
+					ALLOC_GROW(q->tags, q->nr_tags + 1, q->alloc_tags);
+					q->tags[q->nr_tags++] = xstrdup(o->tags.items[k]);
+				}
+		}
+		return 0;
+	}
+	q = set_append(in);
+	q->text = xstrdup(o->text);
+	q->id = xstrdup(o->id);
+	q->note = xstrdup(o->note);
+	q->origin = o->origin_value;
+	q->answerable = !o->unanswerable;
+	q->relevant_as_list = true;  /* kept only while every grade is 1 */
+	for (size_t i = 0; i < o->relevant.nr; i++)
+		if (add_relevant_spec(q, o->relevant.items[i]) < 0)
+			return -1;
+	for (size_t i = 0; i < o->irrelevant.nr; i++) {
+		if (question_grade(q, o->irrelevant.items[i]) >= 1)
+			return error("chunk '%s' given both with --relevant and --irrelevant",
+				     o->irrelevant.items[i]);
+		question_set_label(q, o->irrelevant.items[i], 0);
+	}
+	for (size_t i = 0; i < o->tags.nr; i++)
+		if (!question_has_tag(q, o->tags.items[i])) {
+			ALLOC_GROW(q->tags, q->nr_tags + 1, q->alloc_tags);
+			q->tags[q->nr_tags++] = xstrdup(o->tags.items[i]);
+		}
+	if (!*o->text || strspn(o->text, " \t\r\n") == strlen(o->text))
+		return error("empty question text in --text");
+	if (q->answerable && !q->nr_relevant)
+		return error("an answerable question needs at least one --relevant chunk "
+			     "(or --unanswerable)");
+	if (!q->answerable && q->nr_relevant)
+		return error("--unanswerable and --relevant exclude each other");
+	return 0;
+}
+
+/* Replace 'dst' with a deep copy of the questions of 'src' (and its file name). */
+static void copy_cases(struct set *dst, const struct set *src)
+{
+	set_release(dst);
+	dst->file = xstrdup(src->file);
+	for (size_t i = 0; i < src->nr; i++)
+		question_copy(set_append(dst), &src->q[i]);
+}
+
+/*
+ * Open the working copy of 'ref' into 's', merge the cases of 'in' (ids
+ * assigned in 'in'), and check them. With 'final', warn about near
+ * duplicates. Return 0 or -1 (reported).
+ */
+static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool final,
+		 long *floor_out)
+{
+	struct findings f = FINDINGS_INIT;
+	struct corpus corpus = CORPUS_INIT;
+	bool have_corpus = false;
+	long floor_id = set_id_floor(ref);
+	size_t old_nr;
+	int ret = -1;
+
+	if (set_open_ref(s, ref, true) < 0)
+		goto out;
+	old_nr = s->nr;
+	for (size_t i = 0; i < in->nr; i++) {
+		struct question *q = &in->q[i];
+		long n;
+
+		if (q->id && set_find(s, q->id)) {
+			error_at(in->file, q->line, q->col,
+				 "question id '%s' already exists in '%s'", q->id, ref->file);
+			goto out;
+		}
+		if (!q->id) {
+			char *id = set_next_id(s, floor_id);
+			q->id = id;
+		}
+		n = question_id_number(q->id);
+		if (n > floor_id)
+			floor_id = n;
+		question_copy(set_append(s), q);
+	}
+	if (s->has_corpus && s->corpus.path && path_exists(s->corpus.path)) {
+		if (corpus_load(&corpus, s->corpus.path) < 0)
+			goto out;
+		have_corpus = true;
+	}
+	set_check_errors(in, have_corpus ? &corpus : NULL, &f);
+	if (findings_report_errors(&f, in->file)) {
+		error("nothing added");
+		goto out;
+	}
+	if (final) {
+		for (size_t i = old_nr; i < s->nr; i++) {
+			const struct question *q = &s->q[i];
+			for (size_t j = 0; j < i; j++) {
+				if (!s->q[j].text || !q->text ||
+				    !text_near_duplicate(q->text, s->q[j].text, TEXT_NEAR_DUP_THRESHOLD))
+					continue;
+				warning("question '%s' is a near-duplicate of '%s': %s", q->id,
+					s->q[j].id, s->q[j].text);
+				break;
+			}
+		}
+	}
+	*floor_out = floor_id;
+	ret = 0;
+out:
+	findings_release(&f);
+	corpus_release(&corpus);
+	return ret;
+}
+
+int cmd_add(int argc, const char **argv)
+{
+	struct add_opts o = { 0 };
+	struct option opts[] = {
+		OPT_STRING(0, "text", &o.text, "question", "the question text"),
+		OPT_STRING_LIST(0, "relevant", &o.relevant, "chunk[:grade]",
+				"a relevant chunk, grade 1..9 (default 1); repeatable"),
+		OPT_STRING_LIST(0, "irrelevant", &o.irrelevant, "chunk",
+				"a chunk judged not relevant; repeatable"),
+		OPT_BOOL(0, "unanswerable", &o.unanswerable, "the corpus cannot answer it"),
+		OPT_STRING_LIST(0, "tag", &o.tags, "tag", "a tag; repeatable"),
+		OPT_STRING(0, "origin", &o.origin, "origin", "synthetic, mined or hand (default hand)"),
+		OPT_STRING(0, "id", &o.id, "id", "the question id (default: the next q-NNNN)"),
+		OPT_STRING(0, "note", &o.note, "note", "a free-form note"),
+		OPT_STRING(0, "from", &o.from, "file", "add the cases of a YAML file ('-': stdin)"),
+		OPT_END(),
+	};
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT, in = SET_INIT, cases = SET_INIT;
+	struct lock_file lock = LOCK_FILE_INIT;
+	char *lock_path = NULL, *what = NULL;
+	long floor_id = 0;
+	int ret = EXIT_BAD_INPUT;
+
+	argc = parse_options(argc, argv, opts, add_usage);
+	if (argc != 1)
+		usage_with_options(add_usage, opts);
+	if (o.from && (o.text || o.relevant.nr || o.irrelevant.nr || o.unanswerable || o.id || o.note)) {
+		error("--from cannot be combined with --text, --relevant, --irrelevant, "
+		      "--unanswerable, --id or --note");
+		usage_with_options(add_usage, opts);
+	}
+	if (!o.from && !o.text) {
+		error("nothing to add: give --text or --from");
+		usage_with_options(add_usage, opts);
+	}
+	o.origin_value = o.from ? ORIGIN_NONE : ORIGIN_HAND;
+	if (o.origin && origin_parse(o.origin, &o.origin_value) < 0) {
+		error("unknown origin '%s' (synthetic, mined or hand)", o.origin);
+		goto out;
+	}
+	if (set_ref_resolve(&ref, argv[0], false) < 0)
+		goto out;
+	if (ref.tag) {
+		error("cannot add to frozen version '%s'; versions are never rewritten", argv[0]);
+		goto out;
+	}
+	if (set_ref_resolve(&ref, argv[0], true) < 0)
+		goto out;
+	if (read_cases(&o, &cases) < 0)
+		goto out;
+	/* a dry run first: bad input is refused before the lock file is created */
+	copy_cases(&in, &cases);
+	if (merge(&s, &in, &ref, false, &floor_id) < 0)
+		goto out;
+	set_release(&s);
+	set_release(&in);
+	what = xstrfmt("set '%s'", ref.dir);
+	if (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0)
+		goto out;
+	copy_cases(&in, &cases);
+	if (merge(&s, &in, &ref, true, &floor_id) < 0)
+		goto out;
+	if (set_save(&s, ref.file) < 0 || set_id_floor_write(&ref, floor_id) < 0)
+		goto out;
+	for (size_t i = 0; i < in.nr; i++)
+		printf("added %s\n", in.q[i].id);
+	ret = EXIT_OK;
+out:
+	lock_release(&lock);
+	free(lock_path);
+	free(what);
+	set_release(&s);
+	set_release(&in);
+	set_release(&cases);
+	set_ref_release(&ref);
+	string_list_clear(&o.relevant);
+	string_list_clear(&o.irrelevant);
+	string_list_clear(&o.tags);
+	return ret;
+}

@@ -1,0 +1,247 @@
+/*
+ * compare: the regression gate (SPEC section 5). Loads a set version, a
+ * baseline and a candidate (saved results or run files), compares them
+ * (core/compare.h), judges the comparison by a gate file or the default gate
+ * (core/gate.h) and renders it (core/compare-out.h).
+ *
+ * Exit: 0 gate passed, 1 a rule failed, 2 bad input (nothing written then:
+ * every check runs before the first file is written).
+ */
+#include "builtin.h"
+#include "../core/compare-input.h"
+#include "../core/compare-out.h"
+#include "../core/compare.h"
+#include "../core/fsutil.h"
+#include "../core/gate.h"
+#include "../core/results.h"
+#include "../core/set.h"
+#include "../core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const compare_usage[] = {
+	"evalset compare <set>@<tag> <baseline> <candidate> [--gate <file>] [-m <measure>]... [--k <k>]",
+	"                [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]",
+	"                [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>]",
+	NULL,
+};
+
+/* Return the measure name 'rule' means in 'r': Hit@k and Success@k alias. */
+static const char *gate_measure_in(const struct results *r, const char *name)
+{
+	static char buf[64];
+
+	if (results_measure(r, name) >= 0 || !strcmp(name, COMPARE_DECLINE))
+		return name;
+	if (starts_with(name, "Hit@") && strlen(name) < 40) {
+		snprintf(buf, sizeof(buf), "Success@%s", name + 4);
+		if (results_measure(r, buf) >= 0)
+			return buf;
+	} else if (starts_with(name, "Success@") && strlen(name) < 40) {
+		snprintf(buf, sizeof(buf), "Hit@%s", name + 8);
+		if (results_measure(r, buf) >= 0)
+			return buf;
+	}
+	return name;
+}
+
+/* Refuse a gate rule whose measure 'r' (loaded from 'path') does not hold,
+ * at the rule's place in the gate file. */
+static int check_gate_measures(const struct gate *g, const struct results *r,
+			       const char *path, const char *what)
+{
+	for (size_t i = 0; i < g->nr; i++) {
+		const char *name = gate_measure_in(r, g->rules[i].measure);
+		struct strbuf has = STRBUF_INIT;
+
+		if (!strcmp(name, COMPARE_DECLINE) || results_measure(r, name) >= 0)
+			continue;
+		for (size_t j = 0; j < r->nr_measures; j++)
+			strbuf_addf(&has, "%s%s", j ? ", " : "", r->measures[j]);
+		if (g->file)
+			error_at(g->file, g->rules[i].line, g->rules[i].col,
+				 "measure '%s' is not in the %s '%s' (it has: %s)",
+				 g->rules[i].measure, what, path, has.buf);
+		else
+			error("measure '%s' of the default gate is not in the %s '%s' (it has: %s); "
+			      "pass --k or --gate", g->rules[i].measure, what, path, has.buf);
+		strbuf_release(&has);
+		return -1;
+	}
+	return 0;
+}
+
+static bool use_color(void)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return isatty(STDOUT_FILENO) && !(nc && *nc);
+}
+
+int cmd_compare(int argc, const char **argv)
+{
+	const char *gate_file = NULL, *format = "text", *md_file = NULL, *junit_file = NULL;
+	struct string_list measures = STRING_LIST_INIT;
+	long k = 5, resamples = 10000, permutations = 10000, seed = 1, show = 10;
+	int allow = 0;
+	struct option opts[] = {
+		OPT_STRING(0, "gate", &gate_file, "file", "gate file (default: R@k max_drop 0.02 significant)"),
+		OPT_STRING_LIST('m', "measure", &measures, "measure", "compare this measure (repeatable; default all)"),
+		OPT_INT(0, "k", &k, "k", "context size for lost/gained and the default gate (default 5)"),
+		OPT_INT(0, "resamples", &resamples, "n", "bootstrap resamples (default 10000)"),
+		OPT_INT(0, "permutations", &permutations, "n", "randomisation permutations (default 10000)"),
+		OPT_INT(0, "seed", &seed, "s", "bootstrap seed; permutations use s + 1 (default 1)"),
+		OPT_BOOL(0, "allow-set-change", &allow, "compare the common questions of different set versions"),
+		OPT_STRING(0, "format", &format, "text|json", "what stdout shows (default text)"),
+		OPT_STRING(0, "markdown", &md_file, "file", "also write a Markdown summary (PR comment, step summary)"),
+		OPT_STRING(0, "junit", &junit_file, "file", "also write JUnit XML, one testcase per gate rule"),
+		OPT_INT(0, "show", &show, "n", "lost/gained questions listed (default 10)"),
+		OPT_END(),
+	};
+	struct set_ref ref = SET_REF_INIT;
+	struct set set = SET_INIT;
+	struct results base, cand;
+	struct compare c;
+	struct gate gate;
+	struct gate_outcome *outcomes = NULL;
+	struct compare_opts co = COMPARE_OPTS_INIT;
+	const char **extra = NULL, **wanted = NULL;
+	size_t nr_wanted = 0;
+	struct compare_input_opts io;
+	struct strbuf out = STRBUF_INIT, note = STRBUF_INIT;
+	struct compare_view view;
+	int failed, ret = EXIT_BAD_INPUT;
+	const char *gha;
+
+	argc = parse_options(argc, argv, opts, compare_usage);
+	if (argc != 3)
+		usage_with_options(compare_usage, opts);
+	if (strcmp(format, "text") && strcmp(format, "json"))
+		die(EXIT_BAD_INPUT, "unknown format '%s' (text or json)", format);
+	if (k < 1 || k > 100000)
+		die(EXIT_BAD_INPUT, "--k must be between 1 and 100000, not '%ld'", k);
+	if (resamples < 1 || resamples > 10000000 || permutations < 1 || permutations > 10000000)
+		die(EXIT_BAD_INPUT, "--resamples and --permutations must be between 1 and 10000000");
+	if (seed < 0)
+		die(EXIT_BAD_INPUT, "--seed must be 0 or more, not '%ld'", seed);
+	if (show < 0)
+		die(EXIT_BAD_INPUT, "--show must be 0 or more, not '%ld'", show);
+
+	results_init(&base);
+	results_init(&cand);
+	compare_init(&c);
+	gate_init(&gate);
+	if (gate_file) {
+		if (gate_load(&gate, gate_file) < 0)
+			goto out;
+	} else {
+		gate_default(&gate, (int)k);
+	}
+	if (set_open(&set, &ref, argv[0]) < 0)
+		goto out;
+	wanted = xcalloc(measures.nr + gate.nr + 1, sizeof(*wanted));
+	for (size_t i = 0; i < measures.nr; i++)
+		wanted[nr_wanted++] = measures.items[i];
+	for (size_t i = 0; i < gate.nr; i++)
+		wanted[nr_wanted++] = gate.rules[i].measure;
+	io.allow_set_change = allow;
+	io.k = (int)k;
+	io.measures = wanted;
+	io.nr_measures = nr_wanted;
+	if (compare_input_load(&base, &set, argv[0], argv[1], "baseline", &io, &note) < 0 ||
+	    compare_input_load(&cand, &set, argv[0], argv[2], "candidate", &io, &note) < 0)
+		goto out;
+
+	if (check_gate_measures(&gate, &base, argv[1], "baseline") < 0 ||
+	    check_gate_measures(&gate, &cand, argv[2], "candidate") < 0)
+		goto out;
+	extra = xcalloc(gate.nr + 1, sizeof(*extra));
+	for (size_t i = 0; i < gate.nr; i++) {
+		const char *name = gate_measure_in(&base, gate.rules[i].measure);
+
+		extra[i] = name == gate.rules[i].measure ? name : xstrdup(name);
+	}
+	co.measures = measures.items;
+	co.nr_measures = measures.nr;
+	co.extra = extra;
+	co.nr_extra = gate.nr;
+	co.k = (int)k;
+	co.resamples = resamples;
+	co.permutations = permutations;
+	co.seed = (uint64_t)seed;
+	co.allow_set_change = allow;
+	if (compare_run(&c, &base, &cand, &co) < 0)
+		goto out;
+	outcomes = xcalloc(gate.nr + 1, sizeof(*outcomes));
+	failed = gate_evaluate(&gate, &c, outcomes);
+	if (failed < 0)
+		goto out;
+
+	view.c = &c;
+	view.set_label = argv[0];
+	view.set_note = note.len ? note.buf : NULL;
+	view.gate = &gate;
+	view.outcomes = outcomes;
+	view.nr_failed = failed;
+	view.show = show;
+	view.color = !strcmp(format, "text") && use_color();
+
+	if (md_file) {
+		compare_render_markdown(&view, &out);
+		if (write_file_atomic(md_file, out.buf, out.len) < 0)
+			goto out;
+		strbuf_reset(&out);
+	}
+	if (junit_file) {
+		compare_render_junit(&view, &out);
+		if (write_file_atomic(junit_file, out.buf, out.len) < 0)
+			goto out;
+		strbuf_reset(&out);
+	}
+	if (!strcmp(format, "json"))
+		compare_render_json(&view, &out);
+	else
+		compare_render_text(&view, &out);
+	gha = getenv("GITHUB_ACTIONS");
+	if (gha && !strcmp(gha, "true")) {
+		/* Workflow commands go to stdout, where the runner reads them;
+		 * with --format json they go to stderr so stdout stays JSON. */
+		struct strbuf ann = STRBUF_INIT;
+
+		compare_render_annotations(&view, &ann);
+		if (!strcmp(format, "json"))
+			fputs(ann.buf, stderr);
+		else
+			strbuf_addstr(&out, ann.buf);
+		strbuf_release(&ann);
+	}
+	fwrite(out.buf, 1, out.len, stdout);
+	if (fflush(stdout) != 0) {
+		error("cannot write the comparison to standard output");
+		goto out;
+	}
+	ret = failed ? EXIT_FAILED : EXIT_OK;
+out:
+	if (outcomes)
+		gate_outcomes_release(outcomes, gate.nr);
+	if (extra)
+		for (size_t i = 0; i < gate.nr; i++)
+			if (extra[i] != gate.rules[i].measure)
+				free((char *)extra[i]);
+	free(extra);
+	free(wanted);
+	free(outcomes);
+	strbuf_release(&out);
+	strbuf_release(&note);
+	compare_release(&c);
+	gate_release(&gate);
+	results_release(&base);
+	results_release(&cand);
+	set_release(&set);
+	set_ref_release(&ref);
+	string_list_clear(&measures);
+	return ret;
+}

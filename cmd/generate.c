@@ -1,0 +1,380 @@
+/*
+ * generate: write synthetic questions into a set's working copy from corpus
+ * chunks through an OpenAI-compatible endpoint (docs/generate.md).
+ *
+ * The job itself (plan, journal, filters, saving) is core/generate.c; this
+ * file reads the options and the environment, checks the input before
+ * anything is written (a dry pass of the job), takes the set's lock, runs
+ * the job and prints progress (stderr) and the summary (stdout). The API key
+ * is read from the environment and handed to core/llm only.
+ */
+#include "builtin.h"
+#include "../core/corpus.h"
+#include "../core/fsutil.h"
+#include "../core/generate.h"
+#include "../core/set.h"
+#include "../core/util.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const generate_usage[] = {
+	"evalset generate <set> --corpus <chunks.jsonl> [--sample <n> | --chunks <id>,...] [--per-chunk <n>]\n"
+	"                       [--kinds <kind>,...] [--seed <s>] [--model <m>] [--base-url <url>]\n"
+	"                       [--prompt-dir <dir>] [--concurrency <n>] [--max-requests <n>] [--dry-run]\n"
+	"                       [--max-overlap <x>] [--shard <i>/<n>] [--quiet]",
+	"evalset generate <set> --corpus <chunks.jsonl> --batch-out <file> [<selection options>]",
+	"evalset generate <set> --corpus <chunks.jsonl> --batch-in <file>... [<selection options>]",
+	NULL,
+};
+
+struct progress {
+	int tty;
+	double last_line;
+};
+
+static int stop_on_signal(void *ctx)
+{
+	(void)ctx;
+	return interrupted();
+}
+
+static void show_progress(const struct gen_stats *st, void *ctx)
+{
+	struct progress *p = ctx;
+	size_t done = st->answered + st->unusable + st->lost;
+	double rate = st->elapsed > 0 ? done / st->elapsed : 0;
+	double eta = rate > 0 ? (double)(st->to_send - done) / rate : 0;
+
+	if (is_quiet())
+		return;
+	if (p->tty) {
+		fprintf(stderr, "\rgenerate: %zu/%zu requests, %.1f/s, ETA %.0fs, %lu retries, %zu failed   ",
+			done, st->to_send, rate, eta, st->usage.retries, st->unusable + st->lost);
+		fflush(stderr);
+	} else if (st->elapsed - p->last_line >= 10) {
+		p->last_line = st->elapsed;
+		fprintf(stderr, "generate: %zu/%zu requests, %.1f/s, ETA %.0fs, %lu retries, %zu failed\n",
+			done, st->to_send, rate, eta, st->usage.retries, st->unusable + st->lost);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double quantile(const double *v, size_t n, double q)
+{
+	double pos = q * (double)(n - 1);
+	size_t lo = (size_t)pos;
+
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + (v[lo + 1] - v[lo]) * (pos - (double)lo);
+}
+
+static void print_summary(const char *set_file, const char *model, struct gen_stats *st)
+{
+	printf("generate: %s (model %s, structured output %s)\n", set_file, model, llm_mode_name(st->mode));
+	printf("chunks: %zu selected; requests: %zu planned, %zu already answered, %zu answered now, "
+	       "%zu unusable, %zu failed, %zu not sent",
+	       st->chunks, st->planned, st->done_before, st->answered, st->unusable, st->lost, st->cancelled);
+	if (st->no_neighbour)
+		printf(" (%zu multi-hop skipped: no other chunk of the document)", st->no_neighbour);
+	printf("\n");
+	if (st->replayed)
+		printf("resumed: %zu journaled replies applied again\n", st->replayed);
+	printf("questions: %zu proposed, %zu kept\n", st->proposed, st->kept);
+	printf("dropped: %zu empty, %zu too long, %zu duplicate of the set, %zu duplicate within the run, "
+	       "%zu copied from the chunk, %zu over --max-overlap\n",
+	       st->drop_empty, st->drop_long, st->drop_dup_set, st->drop_dup_run, st->drop_copied, st->drop_overlap);
+	if (st->nr_overlaps) {
+		size_t n = st->nr_overlaps, hist[5] = { 0 };
+		double sum = 0;
+		qsort(st->overlaps, n, sizeof(double), cmp_double);
+		for (size_t i = 0; i < n; i++) {
+			int b = (int)(st->overlaps[i] * 5);
+			hist[b > 4 ? 4 : b]++;
+			sum += st->overlaps[i];
+		}
+		printf("overlap of kept questions with their chunk: min %.2f, p25 %.2f, median %.2f, p75 %.2f, "
+		       "max %.2f, mean %.2f\n", st->overlaps[0], quantile(st->overlaps, n, 0.25),
+		       quantile(st->overlaps, n, 0.5), quantile(st->overlaps, n, 0.75), st->overlaps[n - 1],
+		       sum / (double)n);
+		printf("overlap histogram: [0,.2) %zu  [.2,.4) %zu  [.4,.6) %zu  [.6,.8) %zu  [.8,1] %zu\n",
+		       hist[0], hist[1], hist[2], hist[3], hist[4]);
+	}
+	printf("usage: %lu HTTP requests, %lu retries, %lu prompt tokens, %lu completion tokens, %.1fs\n",
+	       st->usage.requests, st->usage.retries, st->usage.prompt_tokens, st->usage.completion_tokens,
+	       st->elapsed);
+}
+
+/* Return the prompt directory to use (a static or argv string). */
+static const char *find_prompt_dir(const char *given, char *buf, size_t size)
+{
+	const char *env = getenv("EVALSET_PROMPT_DIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (given)
+		return given;
+	if (env && *env)
+		return env;
+	if (path_exists("prompts/generate-factoid.md"))
+		return "prompts";
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *dir;
+		exe[n] = '\0';
+		dir = dir_name(exe);
+		snprintf(buf, size, "%s/../share/evalset/prompts", dir);
+		if (!is_dir(buf))
+			snprintf(buf, size, "%s/../prompts", dir);
+		free(dir);
+		if (is_dir(buf))
+			return buf;
+	}
+	return "prompts";
+}
+
+static int parse_shard(const char *s, long *i, long *n)
+{
+	const char *slash = strchr(s, '/');
+	char *left;
+	int rc;
+
+	if (!slash)
+		return -1;
+	left = xstrndup(s, (size_t)(slash - s));
+	rc = parse_long(left, 1, 1000000, i) || parse_long(slash + 1, 1, 1000000, n) || *i > *n ? -1 : 0;
+	free(left);
+	return rc;
+}
+
+int cmd_generate(int argc, const char **argv)
+{
+	const char *corpus_path = NULL, *chunks = NULL, *kinds = "factoid,paraphrase", *model = NULL;
+	const char *base_url = NULL, *key_env = "OPENAI_API_KEY", *prompt_dir = NULL, *batch_out = NULL;
+	const char *shard = NULL;
+	long sample = 0, per_chunk = 1, seed = 1, concurrency = 16, max_requests = 0, max_chars = 300;
+	long max_attempts = 6;
+	double max_overlap = 2, max_copied = 0.6;
+	int dry_run = 0, quiet = 0;
+	struct string_list batch_in = STRING_LIST_INIT;
+	struct option opts[] = {
+		OPT_STRING(0, "corpus", &corpus_path, "file", "the chunks (JSONL; default: the set's corpus.path)"),
+		OPT_INT(0, "sample", &sample, "n", "a seeded sample of n chunks (default: all)"),
+		OPT_STRING(0, "chunks", &chunks, "id,...", "only these chunks"),
+		OPT_INT(0, "per-chunk", &per_chunk, "n", "questions asked per chunk and kind (default 1)"),
+		OPT_STRING(0, "kinds", &kinds, "kind,...",
+			   "factoid, paraphrase, multi-hop, unanswerable (default factoid,paraphrase)"),
+		OPT_INT(0, "seed", &seed, "s", "seed of the sample, sent to the model too (default 1)"),
+		OPT_STRING(0, "model", &model, "m", "the model (default $EVALSET_MODEL)"),
+		OPT_STRING(0, "base-url", &base_url, "url",
+			   "the endpoint (default $OPENAI_BASE_URL, else https://api.openai.com/v1)"),
+		OPT_STRING(0, "api-key-env", &key_env, "var", "the variable holding the key (default OPENAI_API_KEY)"),
+		OPT_STRING(0, "prompt-dir", &prompt_dir, "dir", "where generate-<kind>.md templates are"),
+		OPT_INT(0, "concurrency", &concurrency, "n", "requests in flight (default 16)"),
+		OPT_INT(0, "max-requests", &max_requests, "n", "send at most n HTTP requests (retries count)"),
+		OPT_INT(0, "max-attempts", &max_attempts, "n", "attempts per request before giving up (default 6)"),
+		OPT_BOOL(0, "dry-run", &dry_run, "print the requests and token estimate; send nothing"),
+		OPT_DOUBLE(0, "max-overlap", &max_overlap, "x", "drop questions sharing more than x of their words with the chunk"),
+		OPT_DOUBLE(0, "max-copied", &max_copied, "x", "drop questions with x of their tokens copied in one run (default 0.6)"),
+		OPT_INT(0, "max-chars", &max_chars, "n", "drop questions longer than n characters (default 300)"),
+		OPT_STRING(0, "batch-out", &batch_out, "file", "write OpenAI Batch API input instead of calling"),
+		OPT_STRING_LIST(0, "batch-in", &batch_in, "file", "ingest Batch API output or error files; repeatable"),
+		OPT_STRING(0, "shard", &shard, "i/n", "take the i-th of n deterministic shards of the chunks"),
+		OPT_BOOL('q', "quiet", &quiet, "no progress or notes"),
+		OPT_END(),
+	};
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT;
+	struct corpus corpus = CORPUS_INIT;
+	struct lock_file lock = LOCK_FILE_INIT;
+	struct gen_options go;
+	struct gen_stats st;
+	struct progress prog = { 0 };
+	char prompt_buf[PATH_MAX + 64];
+	char *lock_path = NULL, *what = NULL, *journal = NULL;
+	const char *key = NULL;
+	int ret = EXIT_BAD_INPUT, rc;
+
+	memset(&st, 0, sizeof(st));
+	argc = parse_options(argc, argv, opts, generate_usage);
+	if (argc != 1)
+		usage_with_options(generate_usage, opts);
+	set_quiet(quiet);
+	memset(&go, 0, sizeof(go));
+	if (sample < 0 || per_chunk < 1 || per_chunk > 50 || concurrency < 1 || concurrency > 1024 ||
+	    max_requests < 0 || max_chars < 1 || max_attempts < 1 || max_attempts > 100) {
+		error("out of range: --sample >= 0, --per-chunk 1..50, --concurrency 1..1024, "
+		      "--max-requests >= 0, --max-chars >= 1, --max-attempts 1..100");
+		usage_with_options(generate_usage, opts);
+	}
+	if (chunks && sample) {
+		error("--chunks and --sample cannot be combined");
+		usage_with_options(generate_usage, opts);
+	}
+	if (batch_out && batch_in.nr) {
+		error("--batch-out and --batch-in cannot be combined");
+		usage_with_options(generate_usage, opts);
+	}
+	if (shard && parse_shard(shard, &go.shard_i, &go.shard_n)) {
+		error("bad --shard '%s': expected I/N with 1 <= I <= N", shard);
+		usage_with_options(generate_usage, opts);
+	}
+	if (gen_kinds_parse(kinds, &go.kinds))
+		goto out;
+	if (!model)
+		model = getenv("EVALSET_MODEL");
+	if (!model || !*model) {
+		error("no model: give --model or set EVALSET_MODEL");
+		goto out;
+	}
+	if (!base_url)
+		base_url = getenv("OPENAI_BASE_URL");
+	if (!base_url || !*base_url)
+		base_url = "https://api.openai.com/v1";
+	if (!starts_with(base_url, "http://") && !starts_with(base_url, "https://")) {
+		error("bad --base-url '%s': expected http:// or https://", base_url);
+		goto out;
+	}
+	key = getenv(key_env);
+	if ((!key || !*key) && !dry_run && !batch_out && !batch_in.nr && strstr(base_url, "api.openai.com")) {
+		error("no API key: set %s (or name another variable with --api-key-env)", key_env);
+		goto out;
+	}
+	if (set_ref_resolve(&ref, argv[0], true) < 0)
+		goto out;
+	if (ref.tag) {
+		error("cannot add to frozen version '%s'; versions are never rewritten", argv[0]);
+		goto out;
+	}
+	if (set_open_ref(&s, &ref, true) < 0)
+		goto out;
+	if (!corpus_path && s.has_corpus)
+		corpus_path = s.corpus.path;
+	if (!corpus_path) {
+		error("no corpus: give --corpus (or record corpus.path in the set)");
+		goto out;
+	}
+	if (corpus_load(&corpus, corpus_path) < 0)
+		goto out;
+	journal = path_join(ref.dir, ".evalset/generate.jsonl");
+
+	go.set = &s;
+	go.set_file = ref.file;
+	go.ref = &ref;
+	go.corpus = &corpus;
+	go.chunk_ids = chunks;
+	go.sample = sample;
+	go.seed = seed;
+	go.per_chunk = per_chunk;
+	go.prompt_dir = find_prompt_dir(prompt_dir, prompt_buf, sizeof(prompt_buf));
+	go.max_overlap = max_overlap;
+	go.max_copied = max_copied;
+	go.max_chars = max_chars;
+	go.journal_path = journal;
+	go.batch_out = batch_out;
+	go.batch_in = batch_in.items;
+	go.nr_batch_in = batch_in.nr;
+	go.llm.base_url = base_url;
+	go.llm.api_key = key;
+	go.llm.api_key_env = key_env;
+	go.llm.model = model;
+	go.llm.temperature = -1;
+	go.llm.max_tokens = 256 + 128 * per_chunk;
+	go.llm.seed = seed;
+	go.llm.http = (struct http_options)HTTP_OPTIONS_INIT;
+	go.llm.http.concurrency = (int)concurrency;
+	go.llm.http.max_requests = max_requests;
+	go.llm.http.max_attempts = (int)max_attempts;
+	go.llm.http.stop = stop_on_signal;
+
+	/* a dry pass checks prompts, chunk ids and the journal before anything is written */
+	go.dry_run = true;
+	rc = gen_run(&go, &st);
+	if (rc) {
+		ret = rc == ERR_REMOTE ? EXIT_REMOTE : EXIT_BAD_INPUT;
+		goto out;
+	}
+	if (dry_run) {
+		printf("dry run: %zu requests to send (%zu planned, %zu already answered), "
+		       "about %ld prompt tokens; nothing sent\n",
+		       st.to_send, st.planned, st.done_before, st.est_prompt_tokens);
+		ret = EXIT_OK;
+		goto out;
+	}
+	gen_stats_release(&st);
+	memset(&st, 0, sizeof(st));
+	go.dry_run = false;
+	if (batch_out) {
+		rc = gen_run(&go, &st);
+		if (rc)
+			goto out;
+		printf("wrote %zu requests to %s (%zu already answered); custom_id is the journal key\n",
+		       st.batch_written, batch_out, st.done_before);
+		ret = EXIT_OK;
+		goto out;
+	}
+	/* the real run, on a fresh read under the set's lock */
+	set_release(&s);
+	set_init(&s);
+	what = xstrfmt("set '%s'", ref.dir);
+	if (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0)
+		goto out;
+	if (set_open_ref(&s, &ref, true) < 0)
+		goto out;
+	handle_interrupts();
+	prog.tty = isatty(2);
+	go.progress = show_progress;
+	go.ctx = &prog;
+	rc = gen_run(&go, &st);
+	if (prog.tty && !is_quiet())
+		fprintf(stderr, "\r%*s\r", 100, "");
+	print_summary(ref.file, model, &st);
+	if (go.batch_in && (st.batch_unmatched || st.batch_errors))
+		printf("batch: %zu lines matched, %zu not in this plan, %zu errors (rerun with a new --batch-out for them)\n",
+		       st.batch_matched, st.batch_unmatched, st.batch_errors);
+	switch (rc) {
+	case 0:
+		ret = EXIT_OK;
+		if (st.lost) {
+			error("%zu requests failed after retries; run the same command again to retry them", st.lost);
+			ret = EXIT_REMOTE;
+		}
+		break;
+	case HTTP_BUDGET_SPENT:
+		warning("--max-requests %ld spent; %zu requests not sent (run again to continue)",
+			max_requests, st.cancelled);
+		ret = EXIT_OK;
+		break;
+	case ERR_REMOTE:
+		ret = EXIT_REMOTE;
+		break;
+	case ERR_INTERRUPTED:
+		error("interrupted; %zu answered requests are kept, run the same command to resume", st.answered);
+		ret = EXIT_INTERRUPTED;
+		break;
+	default:
+		ret = EXIT_BAD_INPUT;
+		break;
+	}
+out:
+	lock_release(&lock);
+	free(lock_path);
+	free(what);
+	free(journal);
+	gen_stats_release(&st);
+	corpus_release(&corpus);
+	set_release(&s);
+	set_ref_release(&ref);
+	string_list_clear(&batch_in);
+	return ret;
+}

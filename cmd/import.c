@@ -1,0 +1,293 @@
+/*
+ * import: mine labelled questions from query logs into a set (issue 7).
+ *
+ * The logs are read first, without the lock (they may be large); then, under
+ * the set's lock, the working copy is read fresh, the labelled queries are
+ * added and the set is written once. Bad input (an unreadable log, options
+ * that do not parse, logs without one usable record) writes nothing.
+ * docs/import.md describes the semantics of every option.
+ */
+#include "builtin.h"
+#include "../core/corpus.h"
+#include "../core/fsutil.h"
+#include "../core/importset.h"
+#include "../core/logimport.h"
+#include "../core/set.h"
+#include "../core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const import_usage[] = {
+	"evalset import <set> --log <file>... [--format jsonl|csv|tsv] [--field <name>=<path>]...\n"
+	"                     [--min-clicks <n>] [--min-dwell <seconds>] [--pii redact|drop]\n"
+	"                     [--min-count <n>] [--since <time>] [--until <time>]\n"
+	"                     [--sample <n> [--seed <s>]] [--unlabelled <file>]\n"
+	"                     [--replace-synthetic] [--dry-run]",
+	NULL,
+};
+
+struct import_cli {
+	struct string_list logs, fields;
+	const char *format, *pii, *since, *until, *unlabelled;
+	long min_clicks, min_count, sample, seed;
+	double min_dwell;
+	int replace_synthetic, dry_run;
+};
+
+/* Turn the options into 'o'. Return 0 or -1 (reported). */
+static int parse_import_options(const struct import_cli *c, struct import_options *o)
+{
+	import_options_init(o);
+	for (size_t i = 0; i < c->fields.nr; i++) {
+		const char *spec = c->fields.items[i], *eq = strchr(spec, '=');
+		char *name;
+		int f;
+
+		if (!eq || eq == spec || !eq[1])
+			return error("bad --field '%s': expected NAME=PATH", spec);
+		name = xstrndup(spec, (size_t)(eq - spec));
+		f = import_field_parse(name);
+		if (f < 0) {
+			error("unknown field '%s' in --field '%s' (query, doc, signal, session, time, "
+			      "dwell, end)", name, spec);
+			free(name);
+			return -1;
+		}
+		free(name);
+		o->field[f] = eq + 1;
+	}
+	if (c->format && log_format_parse(c->format, &o->format) < 0)
+		return error("unknown log format '%s' (jsonl, csv, tsv)", c->format);
+	if (c->pii) {
+		if (!strcmp(c->pii, "redact"))
+			o->pii = PII_REDACT;
+		else if (!strcmp(c->pii, "drop"))
+			o->pii = PII_DROP;
+		else
+			return error("unknown --pii mode '%s' (redact, drop)", c->pii);
+	}
+	if (c->min_clicks < 1 || c->min_clicks > IMPORT_DOC_SKETCH)
+		return error("--min-clicks '%ld' out of range 1..%d", c->min_clicks, IMPORT_DOC_SKETCH);
+	o->min_clicks = c->min_clicks;
+	if (c->min_dwell < 0)
+		return error("--min-dwell '%g' is negative", c->min_dwell);
+	o->min_dwell = c->min_dwell;
+	if (c->min_count < 1)
+		return error("--min-count '%ld' must be at least 1", c->min_count);
+	o->min_count = c->min_count;
+	if (c->since) {
+		if (import_parse_time(c->since, strlen(c->since), &o->since, NULL) < 0)
+			return error("bad --since '%s': expected YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM] "
+				     "or epoch seconds", c->since);
+		o->have_since = true;
+	}
+	if (c->until) {
+		bool date_only;
+		if (import_parse_time(c->until, strlen(c->until), &o->until, &date_only) < 0)
+			return error("bad --until '%s': expected YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM] "
+				     "or epoch seconds", c->until);
+		if (date_only)
+			o->until += 86400;  /* a date means through the end of that day */
+		o->have_until = true;
+	}
+	if (o->have_since && o->have_until && o->until <= o->since)
+		return error("--until '%s' is not after --since '%s'", c->until, c->since);
+	if (c->sample == 0 || c->sample < -1)
+		return error("--sample '%ld' must be at least 1", c->sample);
+	if (!c->logs.nr)
+		return error("no log given: use --log <file>");
+	return 0;
+}
+
+static void print_places(const char *label, unsigned long n, char *const *at, size_t nr_at)
+{
+	printf("%-22s %lu", label, n);
+	if (n) {
+		printf(" (");
+		for (size_t i = 0; i < nr_at; i++)
+			printf("%s%s", i ? ", " : "", at[i]);
+		printf("%s)", n > nr_at ? ", ..." : "");
+	}
+	printf("\n");
+}
+
+static void print_summary(const struct import *im, const struct import_outcome *out,
+			  const struct import_cli *c)
+{
+	const struct import_stats *st = &im->st;
+
+	for (size_t i = 0; i < im->nr_logs; i++)
+		printf("log %s: %lu records, %s%s, %s\n", im->logs[i].path, im->logs[i].records,
+		       log_format_name(im->logs[i].format), im->logs[i].gzip ? " (gzip)" : "",
+		       im->logs[i].digest);
+	printf("%-22s %lu\n", "records read", st->records);
+	print_places("malformed, skipped", st->malformed, st->malformed_at, st->nr_malformed_at);
+	if (st->missing_query)
+		print_places("without a query", st->missing_query, st->missing_at, st->nr_missing_at);
+	if (st->empty_query)
+		printf("%-22s %lu\n", "empty queries", st->empty_query);
+	if (im->opt.have_since || im->opt.have_until)
+		printf("%-22s %lu outside, %lu undated\n", "--since/--until", st->outside, st->undated);
+	printf("%-22s %lu\n", "distinct queries", (unsigned long)im->nr + st->below_min_count);
+	if (im->opt.min_count > 1)
+		printf("%-22s %lu\n", "below --min-count", st->below_min_count);
+	printf("%-22s %lu queries (%lu records)\n", "dropped for PII", st->pii_dropped_queries,
+	       st->pii_dropped);
+	printf("%-22s", "PII found");
+	for (int k = 0; k < PII_NR_KINDS; k++)
+		printf("%s %s %lu", k ? "," : "", pii_kind_name((enum pii_kind)k), st->pii.n[k]);
+	printf(" (in %lu records)\n", st->pii_records);
+	printf("%-22s %lu positive, %lu negative ratings, %lu short clicks, %lu other\n", "signals",
+	       st->positive, st->negative, st->short_clicks, st->other_signals);
+	printf("%-22s %lu\n", "duplicates", out->duplicates);
+	printf("%-22s %lu\n", "labelled", out->candidates);
+	if (out->dropped_labels)
+		printf("%-22s %lu\n", "labels not in corpus", out->dropped_labels);
+	printf("%-22s %lu%s%s\n", "unlabelled", out->unlabelled,
+	       c->unlabelled && !c->dry_run ? " written to " : "",
+	       c->unlabelled && !c->dry_run ? c->unlabelled : "");
+	if (c->sample > 0)
+		printf("%-22s %lu not sampled\n", "sampled", out->not_sampled);
+	printf("%-22s %lu (head %lu, torso %lu, tail %lu)%s\n", "added", out->added,
+	       out->added_by_stratum[STRATUM_HEAD], out->added_by_stratum[STRATUM_TORSO],
+	       out->added_by_stratum[STRATUM_TAIL], c->dry_run ? " [dry run: nothing written]" : "");
+	if (c->replace_synthetic)
+		printf("%-22s %zu\n", "retired synthetic", out->nr_retired);
+}
+
+int cmd_import(int argc, const char **argv)
+{
+	struct import_cli c = { .min_clicks = 2, .min_count = 1, .sample = -1, .seed = 0,
+				.min_dwell = 30 };
+	struct option opts[] = {
+		OPT_STRING_LIST(0, "log", &c.logs, "file", "a log file (JSONL, CSV, TSV; gzip ok); repeatable"),
+		OPT_STRING(0, "format", &c.format, "format", "jsonl, csv or tsv (default: by name or content)"),
+		OPT_STRING_LIST(0, "field", &c.fields, "name=path",
+				"where a field is: query, doc, signal, session, time, dwell, end"),
+		OPT_INT(0, "min-clicks", &c.min_clicks, "n",
+			"positive events from distinct sessions that make a label (default 2)"),
+		OPT_DOUBLE(0, "min-dwell", &c.min_dwell, "seconds",
+			   "a shorter click is a short click, not a label (default 30)"),
+		OPT_STRING(0, "pii", &c.pii, "mode", "redact (default) or drop queries holding PII"),
+		OPT_INT(0, "min-count", &c.min_count, "n", "ignore queries seen fewer times (default 1)"),
+		OPT_STRING(0, "since", &c.since, "time", "only records at or after this time"),
+		OPT_STRING(0, "until", &c.until, "time", "only records before this time (a date: through that day)"),
+		OPT_INT(0, "sample", &c.sample, "n", "add at most n questions, stratified head/torso/tail"),
+		OPT_INT(0, "seed", &c.seed, "s", "the seed of --sample (default 0)"),
+		OPT_STRING(0, "unlabelled", &c.unlabelled, "file",
+			   "write queries without a label here (JSON Lines) for hand labelling"),
+		OPT_BOOL(0, "replace-synthetic", &c.replace_synthetic,
+			 "retire synthetic questions whose chunks mined ones now cover"),
+		OPT_BOOL('n', "dry-run", &c.dry_run, "report what would change; write nothing"),
+		OPT_END(),
+	};
+	struct import_options o;
+	struct import im;
+	struct import_outcome out;
+	struct import_apply_options ao = { 0 };
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT;
+	struct corpus corpus = CORPUS_INIT;
+	struct lock_file lock = LOCK_FILE_INIT;
+	struct strbuf ul = STRBUF_INIT;
+	char *lock_path = NULL, *what = NULL;
+	int ret = EXIT_BAD_INPUT;
+
+	memset(&im, 0, sizeof(im));
+	memset(&out, 0, sizeof(out));
+	argc = parse_options(argc, argv, opts, import_usage);
+	if (argc < 1)
+		usage_with_options(import_usage, opts);
+	for (int i = 1; i < argc; i++)
+		string_list_append(&c.logs, argv[i]);  /* --log a.jsonl b.jsonl */
+	if (parse_import_options(&c, &o) < 0)
+		goto out;
+	if (set_ref_resolve(&ref, argv[0], true) < 0)
+		goto out;
+	if (ref.tag) {
+		error("cannot import into frozen version '%s'; versions are never rewritten", argv[0]);
+		goto out;
+	}
+	/* refuse a broken set before the (long) read of the logs */
+	if (set_open_ref(&s, &ref, true) < 0)
+		goto out;
+	set_release(&s);
+
+	import_init(&im, &o);
+	for (size_t i = 0; i < c.logs.nr; i++)
+		if (import_read(&im, c.logs.items[i]) < 0)
+			goto out;
+	if (!im.st.used) {
+		if (im.st.records && im.st.missing_query == im.st.records)
+			error("no record has the query field '%s' (map it with --field query=PATH)",
+			      o.field[FIELD_QUERY] ? o.field[FIELD_QUERY] : "query");
+		else
+			error("no usable record in the logs (%lu read, %lu malformed, %lu without a "
+			      "query, %lu dropped)", im.st.records, im.st.malformed,
+			      im.st.missing_query, im.st.pii_dropped + im.st.outside + im.st.undated +
+			      im.st.empty_query);
+		goto out;
+	}
+	for (int f = 1; f < IMPORT_NR_FIELDS; f++)
+		if (o.field[f] && !im.st.field_seen[f])
+			warning("field '%s' mapped to '%s' is in no record", import_field_name(f),
+				o.field[f]);
+	if (im.st.malformed)
+		warning("skipped %lu malformed record%s", im.st.malformed,
+			im.st.malformed == 1 ? "" : "s");
+	import_label(&im);
+
+	if (!c.dry_run) {
+		what = xstrfmt("set '%s'", ref.dir);
+		if (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0)
+			goto out;
+	}
+	if (set_open_ref(&s, &ref, true) < 0)
+		goto out;
+	if (s.has_corpus && s.corpus.path && path_exists(s.corpus.path)) {
+		if (corpus_load(&corpus, s.corpus.path) < 0)
+			goto out;
+		ao.corpus = &corpus;
+	}
+	ao.replace_synthetic = c.replace_synthetic;
+	ao.have_sample = c.sample > 0;
+	ao.sample = c.sample;
+	ao.seed = (uint64_t)c.seed;
+	ao.floor = set_id_floor(&ref);
+	import_apply(&im, &s, &ao, &out);
+
+	if (!c.dry_run) {
+		if (out.added || out.nr_retired) {
+			if (set_id_floor_write(&ref, out.floor) < 0 || set_save(&s, ref.file) < 0)
+				goto out;
+		}
+		if (c.unlabelled) {
+			import_unlabelled_jsonl(&im, &out, &ul);
+			if (write_file_atomic(c.unlabelled, ul.buf, ul.len) < 0)
+				goto out;
+		}
+	}
+	for (size_t i = 0; i < im.nr; i++)
+		if (out.status[i] == IMPORT_ADDED)
+			printf("%s %s: %s\n", c.dry_run ? "would add" : "added", out.ids[i], im.q[i].text);
+	for (size_t r = 0; r < out.nr_retired; r++)
+		printf("%s %s (synthetic, covered by %s): %s\n", c.dry_run ? "would retire" : "retired",
+		       out.retired[r].id, out.retired[r].covered_by, out.retired[r].text);
+	print_summary(&im, &out, &c);
+	ret = EXIT_OK;
+out:
+	lock_release(&lock);
+	free(lock_path);
+	free(what);
+	strbuf_release(&ul);
+	import_outcome_release(&out);
+	import_release(&im);
+	corpus_release(&corpus);
+	set_release(&s);
+	set_ref_release(&ref);
+	string_list_clear(&c.logs);
+	string_list_clear(&c.fields);
+	return ret;
+}

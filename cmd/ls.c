@@ -1,0 +1,154 @@
+/*
+ * ls: list the questions of a set (working copy or NAME@TAG), optionally
+ * filtered by origin, tag or answerability.
+ *
+ * The table shows id, origin, answerable, number of relevant chunks, tags
+ * and the text cut to fit: the terminal's width when stdout is a terminal,
+ * else 60 characters (so piped output is stable). --format json prints the
+ * full questions as a JSON array, one question per line.
+ */
+#include "builtin.h"
+#include "../core/set.h"
+#include "../core/util.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static const char *const ls_usage[] = {
+	"evalset ls <set> [--origin <origin>] [--tag <tag>] [--unanswerable] [--format table|json]",
+	NULL,
+};
+
+#define LS_TEXT_WIDTH 60
+
+/* Append at most 'width' characters of 's' to 'out', control characters
+ * (newlines included) as spaces,
+ * ending in "..." when cut. */
+static void add_cut(struct strbuf *out, const char *s, size_t width)
+{
+	size_t chars = 0, i = 0, cut = 0, len = strlen(s);
+
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			chars++;
+	if (chars <= width) {
+		cut = len;
+	} else {
+		size_t keep = width > 3 ? width - 3 : 0;
+		chars = 0;
+		for (cut = 0; cut < len; cut++) {
+			if (((unsigned char)s[cut] & 0xC0) != 0x80 && chars++ == keep)
+				break;
+		}
+	}
+	for (i = 0; i < cut; i++)
+		strbuf_addch(out, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i]);
+	if (cut < len)
+		strbuf_addstr(out, "...");
+}
+
+static bool wanted(const struct question *q, int filter_origin, enum origin origin,
+		   const char *tag, int unanswerable)
+{
+	if (filter_origin && q->origin != origin)
+		return false;
+	if (tag && !question_has_tag(q, tag))
+		return false;
+	if (unanswerable && q->answerable)
+		return false;
+	return true;
+}
+
+int cmd_ls(int argc, const char **argv)
+{
+	const char *origin_arg = NULL, *tag = NULL, *format = "table";
+	int unanswerable = 0;
+	struct option opts[] = {
+		OPT_STRING(0, "origin", &origin_arg, "origin", "only synthetic, mined or hand questions"),
+		OPT_STRING(0, "tag", &tag, "tag", "only questions with this tag"),
+		OPT_BOOL(0, "unanswerable", &unanswerable, "only unanswerable questions"),
+		OPT_STRING(0, "format", &format, "format", "table (default) or json"),
+		OPT_END(),
+	};
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT;
+	struct strbuf out = STRBUF_INIT;
+	enum origin origin = ORIGIN_NONE;
+	int ret = EXIT_BAD_INPUT;
+
+	argc = parse_options(argc, argv, opts, ls_usage);
+	if (argc != 1)
+		usage_with_options(ls_usage, opts);
+	if (strcmp(format, "table") && strcmp(format, "json")) {
+		error("unknown format '%s' (table or json)", format);
+		usage_with_options(ls_usage, opts);
+	}
+	if (origin_arg && origin_parse(origin_arg, &origin) < 0) {
+		error("unknown origin '%s' (synthetic, mined or hand)", origin_arg);
+		usage_with_options(ls_usage, opts);
+	}
+	if (set_open(&s, &ref, argv[0]) < 0)
+		goto out;
+	if (!strcmp(format, "json")) {
+		/* one question per line, so the array is easy to grep */
+		const char *sep = "";
+		printf("[");
+		for (size_t i = 0; i < s.nr; i++) {
+			cJSON *j;
+			char *text;
+			if (!wanted(&s.q[i], origin_arg != NULL, origin, tag, unanswerable))
+				continue;
+			j = question_to_json(&s.q[i]);
+			text = cJSON_PrintUnformatted(j);
+			printf("%s\n%s", sep, text);
+			sep = ",";
+			free(text);
+			cJSON_Delete(j);
+		}
+		printf("\n]\n");
+	} else {
+		size_t idw = 2, width = LS_TEXT_WIDTH;
+		struct winsize ws;
+
+		for (size_t i = 0; i < s.nr; i++)
+			if (s.q[i].id && strlen(s.q[i].id) > idw)
+				idw = strlen(s.q[i].id);
+		if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+		    ws.ws_col > 0) {
+			size_t used = idw + 2 + 11 + 5 + 5 + 22;
+			width = ws.ws_col > used + 20 ? ws.ws_col - used : 20;
+		}
+		strbuf_addf(&out, "%-*s  %-9s  %-3s  %3s  %-20s  %s\n", (int)idw, "ID", "ORIGIN",
+			    "ANS", "REL", "TAGS", "TEXT");
+		for (size_t i = 0; i < s.nr; i++) {
+			const struct question *q = &s.q[i];
+			struct strbuf tags = STRBUF_INIT;
+
+			if (!wanted(q, origin_arg != NULL, origin, tag, unanswerable))
+				continue;
+			for (size_t k = 0; k < q->nr_tags; k++)
+				strbuf_addf(&tags, "%s%s", k ? "," : "", q->tags[k]);
+			strbuf_addf(&out, "%-*s  %-9s  %-3s  %3zu  ", (int)idw, q->id,
+				    q->origin == ORIGIN_NONE ? "-" : origin_name(q->origin),
+				    q->answerable ? "yes" : "no", q->nr_relevant);
+			add_cut(&out, tags.len ? tags.buf : "-", 20);
+			if (tags.len < 20)
+				strbuf_addf(&out, "%*s", (int)(20 - (tags.len ? tags.len : 1)), "");
+			strbuf_addstr(&out, "  ");
+			add_cut(&out, q->text, width);
+			strbuf_addch(&out, '\n');
+			strbuf_release(&tags);
+		}
+		fputs(out.buf, stdout);
+	}
+	ret = EXIT_OK;
+out:
+	strbuf_release(&out);
+	set_release(&s);
+	set_ref_release(&ref);
+	return ret;
+}

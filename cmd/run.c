@@ -1,0 +1,322 @@
+/*
+ * run: ask a retriever every question of a set and write its answers as a
+ * JSONL run (SPEC section 3) for `evalset score`.
+ *
+ * The retriever is the built-in BM25 (the default), a command speaking JSON
+ * lines, or an HTTP endpoint; see core/retriever.h for the protocols. The
+ * run is written at the end, atomically; when the retriever fails or the
+ * user interrupts, the questions answered so far are still written (the meta
+ * line then says "complete": false) and the exit code is 3 or 130.
+ */
+#include "builtin.h"
+#include "../core/bm25.h"
+#include "../core/corpus.h"
+#include "../core/fsutil.h"
+#include "../core/retriever.h"
+#include "../core/set.h"
+#include "../core/util.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const run_usage[] = {
+	"evalset run <set>[@<tag>] [--bm25] [--corpus <chunks.jsonl>] [--k1 <n>] [--b <n>] [--stem] [-k <n>] [-o <file>]",
+	"evalset run <set>[@<tag>] --cmd <command> [--timeout <seconds>] [-k <n>] [-o <file>]",
+	"evalset run <set>[@<tag>] --url <url> [--header '<name>: <value>']... [--body <template>] [--results <path>] [--concurrency <n>] [--retries <n>] [--timeout <seconds>] [-k <n>] [-o <file>]",
+	NULL,
+};
+
+struct run_opts {
+	const char *output, *cmd, *url, *corpus, *body, *results;
+	struct string_list headers;
+	long k, concurrency, retries;
+	int bm25, stem;
+	double k1, b, timeout;
+};
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Exit 2 with the usage when the options do not make one retriever. */
+static void check_options(struct run_opts *o, const struct option *opts)
+{
+	int kinds = !!o->bm25 + !!o->cmd + !!o->url;
+
+	if (kinds > 1) {
+		error("--bm25, --cmd and --url are alternatives: give one");
+		usage_with_options(run_usage, opts);
+	}
+	if (!kinds)
+		o->bm25 = 1;
+	if (!o->bm25 && (o->corpus || !isnan(o->k1) || !isnan(o->b) || o->stem)) {
+		error("--corpus, --k1, --b and --stem only apply to --bm25");
+		usage_with_options(run_usage, opts);
+	}
+	if (!o->url && (o->headers.nr || o->body || o->results || o->concurrency >= 0 || o->retries >= 0)) {
+		error("--header, --body, --results, --concurrency and --retries only apply to --url");
+		usage_with_options(run_usage, opts);
+	}
+	if (o->bm25 && !isnan(o->timeout)) {
+		error("--timeout only applies to --cmd and --url");
+		usage_with_options(run_usage, opts);
+	}
+	if (o->k < 1 || o->k > 100000) {
+		error("-k must be between 1 and 100000, not %ld", o->k);
+		usage_with_options(run_usage, opts);
+	}
+	if (!isnan(o->timeout) && !(o->timeout > 0 && o->timeout <= 86400)) {
+		error("--timeout must be a number of seconds above 0");
+		usage_with_options(run_usage, opts);
+	}
+	if (o->concurrency == 0 || o->concurrency > 256) {
+		error("--concurrency must be between 1 and 256");
+		usage_with_options(run_usage, opts);
+	}
+	if (o->retries > 20) {
+		error("--retries must be between 0 and 20");
+		usage_with_options(run_usage, opts);
+	}
+	for (size_t i = 0; i < o->headers.nr; i++) {
+		const char *colon = strchr(o->headers.items[i], ':');
+		if (!colon || colon == o->headers.items[i]) {
+			error("a --header must look like 'Name: value'");
+			usage_with_options(run_usage, opts);
+		}
+	}
+	if (o->url && !starts_with(o->url, "http://") && !starts_with(o->url, "https://")) {
+		error("--url must start with http:// or https://");
+		usage_with_options(run_usage, opts);
+	}
+}
+
+/* Return the corpus path BM25 indexes: --corpus, else the set's own (relative to its directory). */
+static char *corpus_path(const struct run_opts *o, const struct set *s, const struct set_ref *ref)
+{
+	if (o->corpus)
+		return xstrdup(o->corpus);
+	if (!s->has_corpus || !s->corpus.path) {
+		error("'%s' names no corpus: give --corpus <chunks.jsonl>", ref->file);
+		return NULL;
+	}
+	if (s->corpus.path[0] == '/')
+		return xstrdup(s->corpus.path);
+	return path_join(ref->dir, s->corpus.path);
+}
+
+/*
+ * Answer 'job' with BM25 over the corpus; describe the retriever in '*desc'
+ * and its parameters in 'params'. Return 0, ERR_INPUT or ERR_INTERRUPTED.
+ */
+static int run_bm25(const struct run_opts *o, const struct set *s, const struct set_ref *ref,
+		    struct job *job, char **desc, cJSON *params)
+{
+	struct bm25_params p = BM25_PARAMS_INIT;
+	struct corpus c = CORPUS_INIT;
+	struct bm25 ix = BM25_INIT;
+	struct timespec t0;
+	char *path = corpus_path(o, s, ref), fp[72];
+	double load_s, index_s;
+	int rc = ERR_INPUT;
+
+	if (!path)
+		goto out;
+	if (!isnan(o->k1))
+		p.k1 = o->k1;
+	if (!isnan(o->b))
+		p.b = o->b;
+	p.stem = o->stem;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (corpus_load(&c, path) < 0)
+		goto out;
+	load_s = seconds_since(&t0);
+	corpus_fingerprint(&c, fp);
+	if (s->has_corpus && s->corpus.fingerprint && strcmp(s->corpus.fingerprint, fp))
+		warning("'%s' is not the corpus '%s' was labelled against (fingerprint %s, the set has %s)",
+			path, ref->file, fp, s->corpus.fingerprint);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (bm25_build(&ix, &c, &p) < 0)
+		goto out;
+	index_s = seconds_since(&t0);
+	note("indexed %zu chunks of '%s' (%zu terms) in %.3f s (read in %.3f s)",
+	     c.nr, path, ix.nr_terms, index_s, load_s);
+	*desc = bm25_describe(&p);
+	cJSON_AddNumberToObject(params, "k1", p.k1);
+	cJSON_AddNumberToObject(params, "b", p.b);
+	cJSON_AddStringToObject(params, "stem", p.stem ? "porter" : "none");
+	cJSON_AddStringToObject(params, "corpus", path);
+	cJSON_AddStringToObject(params, "corpus_fingerprint", fp);
+	cJSON_AddNumberToObject(params, "chunks", (double)c.nr);
+	rc = retrieve_bm25(&ix, job);
+out:
+	bm25_release(&ix);
+	corpus_release(&c);
+	free(path);
+	return rc;
+}
+
+static int run_url(const struct run_opts *o, struct job *job, char **desc, cJSON *params)
+{
+	struct url_retriever u;
+	struct strbuf probe = STRBUF_INIT;
+	const char **headers = xcalloc(o->headers.nr + 1, sizeof(*headers));
+	char *safe = url_redact(o->url);
+	int rc = ERR_INPUT;
+
+	memset(&u, 0, sizeof(u));
+	for (size_t i = 0; i < o->headers.nr; i++)
+		headers[i] = o->headers.items[i];
+	u.url = o->url;
+	u.headers = headers;
+	u.body = o->body ? o->body : URL_BODY_DEFAULT;
+	u.results_path = o->results ? o->results : "results";
+	u.concurrency = o->concurrency > 0 ? (int)o->concurrency : 4;
+	u.timeout_ms = isnan(o->timeout) ? 30000 : (long)(o->timeout * 1000);
+	u.max_attempts = o->retries >= 0 ? (int)o->retries + 1 : 4;
+	/* A template that cannot give JSON is bad input: refuse it before any request. */
+	if (url_render_body(u.body, "q-0001", "a \"quoted\" query", job->k, &probe) < 0)
+		goto out;
+	*desc = xstrfmt("url %s", safe);
+	cJSON_AddStringToObject(params, "url", safe);
+	cJSON_AddStringToObject(params, "body", u.body);
+	cJSON_AddStringToObject(params, "results", u.results_path);
+	rc = retrieve_url(&u, job);
+out:
+	strbuf_release(&probe);
+	free(headers);
+	free(safe);
+	return rc;
+}
+
+static void print_summary(const struct job *job, const char *desc, double secs,
+			  const char *output, bool latency)
+{
+	size_t answered = job_answered(job);
+
+	note("%s answered %zu of %zu question%s in %.2f s", desc, answered, job->nr,
+	     job->nr == 1 ? "" : "s", secs);
+	if (latency && answered)
+		note("latency per question: p50 %.1f ms, p95 %.1f ms",
+		     job_latency(job, 0.5), job_latency(job, 0.95));
+	if (output)
+		note("wrote '%s'%s", output, answered < job->nr ? " (incomplete)" : "");
+}
+
+int cmd_run(int argc, const char **argv)
+{
+	struct run_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, STRING_LIST_INIT,
+			      100, -1, -1, 0, 0, NAN, NAN, NAN };
+	struct option opts[] = {
+		OPT_STRING('o', "output", &o.output, "file", "write the run to <file> (default: standard output)"),
+		OPT_INT('k', NULL, &o.k, "n", "results per question (default 100)"),
+		OPT_BOOL(0, "bm25", &o.bm25, "the built-in BM25 retriever (the default)"),
+		OPT_STRING(0, "corpus", &o.corpus, "chunks.jsonl", "BM25: chunks to index (default: the set's corpus)"),
+		OPT_DOUBLE(0, "k1", &o.k1, "n", "BM25: term frequency saturation (default 0.9)"),
+		OPT_DOUBLE(0, "b", &o.b, "n", "BM25: length normalisation, 0..1 (default 0.4)"),
+		OPT_BOOL(0, "stem", &o.stem, "BM25: Porter stemming"),
+		OPT_STRING(0, "cmd", &o.cmd, "command", "a command answering JSON lines on stdin/stdout"),
+		OPT_STRING(0, "url", &o.url, "url", "an HTTP endpoint answering one POST per question"),
+		OPT_STRING_LIST(0, "header", &o.headers, "name: value", "URL: a request header (repeatable)"),
+		OPT_STRING(0, "body", &o.body, "template", "URL: JSON body with {{query}}, {{k}}, {{qid}}"),
+		OPT_STRING(0, "results", &o.results, "path", "URL: dotted path of the results list (default results)"),
+		OPT_INT(0, "concurrency", &o.concurrency, "n", "URL: requests in flight (default 4)"),
+		OPT_INT(0, "retries", &o.retries, "n", "URL: retries of a failed request (default 3)"),
+		OPT_DOUBLE(0, "timeout", &o.timeout, "seconds", "per question (default 30)"),
+		OPT_END(),
+	};
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT;
+	struct job job;
+	struct strbuf out = STRBUF_INIT;
+	struct timespec t0;
+	struct run_meta meta;
+	cJSON *params = cJSON_CreateObject();
+	char digest[72], *desc = NULL, *outdir = NULL;
+	bool latency;
+	int rc, ret = EXIT_BAD_INPUT;
+
+	memset(&job, 0, sizeof(job));
+	argc = parse_options(argc, argv, opts, run_usage);
+	if (argc != 1) {
+		error("%s", argc ? "too many arguments" : "no set given");
+		usage_with_options(run_usage, opts);
+	}
+	check_options(&o, opts);
+	latency = !o.bm25;
+
+	if (o.output) {
+		outdir = dir_name(o.output);
+		if (!is_dir(outdir)) {
+			error("cannot write '%s': no directory '%s'", o.output, outdir);
+			goto out;
+		}
+	}
+	if (set_open(&s, &ref, argv[0]) < 0)
+		goto out;
+	set_digest(&s, digest);
+
+	job_init(&job, s.nr, o.k);
+	for (size_t i = 0; i < s.nr; i++) {
+		job.qid[i] = s.q[i].id;
+		job.query[i] = s.q[i].text;
+	}
+	job.stop = interrupted;
+	handle_interrupts();
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (o.bm25) {
+		rc = run_bm25(&o, &s, &ref, &job, &desc, params);
+	} else if (o.cmd) {
+		desc = xstrfmt("cmd %s", o.cmd);
+		cJSON_AddStringToObject(params, "cmd", o.cmd);
+		rc = retrieve_cmd(o.cmd, isnan(o.timeout) ? 30000 : (long)(o.timeout * 1000), &job);
+	} else {
+		rc = run_url(&o, &job, &desc, params);
+	}
+	if (rc == ERR_INPUT)
+		goto out;
+
+	meta.set_name = s.name ? s.name : ref.name;
+	meta.version = ref.tag;
+	meta.digest = digest;
+	meta.retriever = desc;
+	meta.params = params;
+	run_format(&meta, &job, latency, &out);
+	if (o.output) {
+		if (write_file_atomic(o.output, out.buf, out.len) < 0) {
+			ret = EXIT_BAD_INPUT;
+			goto out;
+		}
+	} else {
+		fwrite(out.buf, 1, out.len, stdout);
+		fflush(stdout);
+	}
+	print_summary(&job, desc, seconds_since(&t0), o.output, latency);
+	if (rc == ERR_INTERRUPTED) {
+		error("interrupted: kept the %zu answered questions", job_answered(&job));
+		ret = EXIT_INTERRUPTED;
+	} else if (rc) {
+		error("retriever failed: kept the %zu answered questions", job_answered(&job));
+		ret = EXIT_REMOTE;
+	} else {
+		ret = EXIT_OK;
+	}
+out:
+	job_release(&job);
+	cJSON_Delete(params);
+	strbuf_release(&out);
+	string_list_clear(&o.headers);
+	free(desc);
+	free(outdir);
+	set_release(&s);
+	set_ref_release(&ref);
+	return ret;
+}

@@ -1,0 +1,427 @@
+/*
+ * score: `evalset score SET[@TAG] RUN` and `evalset score --qrels QRELS RUN`:
+ * score a run (TREC, JSONL or JSON; plain or gzip) against a set version or
+ * TREC qrels, print the measures of SPEC section 4 and optionally save the
+ * per-question results for compare and report.
+ */
+#include "builtin.h"
+
+#include "../core/qrels.h"
+#include "../core/results.h"
+#include "../core/run.h"
+#include "../core/score.h"
+#include "../core/set.h"
+#include "../core/strbuf.h"
+#include "../core/util.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_MEASURES 64
+
+static const char *const score_usage[] = {
+	"evalset score [<options>] SET[@TAG] RUN",
+	"evalset score [<options>] --qrels QRELS RUN",
+	NULL,
+};
+
+enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MARKDOWN };
+
+struct out_ctx {
+	enum fmt fmt;
+	struct strbuf *sb;
+};
+
+static void row(struct out_ctx *o, const char *name, const char *value, const char *note)
+{
+	switch (o->fmt) {
+	case FMT_CSV:
+		strbuf_addf(o->sb, "%s,%s\n", name, value);
+		break;
+	case FMT_MARKDOWN:
+		strbuf_addf(o->sb, "| %s | %s |%s%s\n", name, value, note ? " " : "", note ? note : "");
+		break;
+	default:
+		strbuf_addf(o->sb, "%-14s %8s%s%s\n", name, value, note ? "   " : "", note ? note : "");
+		break;
+	}
+}
+
+static void value_row(struct out_ctx *o, const char *name, double v, const char *note)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.4f", v);
+	row(o, name, buf, note);
+}
+
+static const char *pct(double part, double whole, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+	return buf;
+}
+
+static void print_header(struct out_ctx *o, const struct results *r, const struct run *run,
+			 const struct score_summary *sum, bool qrels_mode)
+{
+	struct strbuf *sb = o->sb;
+	const char *lead = o->fmt == FMT_MARKDOWN ? "- " : o->fmt == FMT_CSV ? "# " : "";
+
+	if (qrels_mode)
+		strbuf_addf(sb, "%sqrels     %s (%s)\n", lead, r->set_name, r->set_digest ? r->set_digest : "?");
+	else
+		strbuf_addf(sb, "%sset       %s@%s (%s)\n", lead, r->set_name ? r->set_name : "?",
+			    r->set_version ? r->set_version : "working-copy",
+			    r->set_digest ? r->set_digest : "?");
+	strbuf_addf(sb, "%srun       %s (%s%s%s, %zu questions)%s%s\n", lead, r->run_path,
+		    run_format_name(run->format), r->run_name ? ", " : "", r->run_name ? r->run_name : "",
+		    run->nr, r->run_sha256 ? " " : "", r->run_sha256 ? r->run_sha256 : "");
+	strbuf_addf(sb, "%squestions %ld answerable, %ld unanswerable; %ld missing from the run; "
+		    "%ld unknown in the run", lead, r->nr_answerable, r->nr_unanswerable,
+		    sum->missing, sum->unknown);
+	for (size_t i = 0; i < sum->nr_unknown_ids; i++)
+		strbuf_addf(sb, "%s'%s'", i ? ", " : " (", sum->unknown_ids[i]);
+	if (sum->nr_unknown_ids)
+		strbuf_addstr(sb, sum->unknown > (long)sum->nr_unknown_ids ? ", ...)" : ")");
+	strbuf_addstr(sb, "\n\n");
+}
+
+static void print_find_vs_rank(struct out_ctx *o, const struct results *r,
+			       const struct score_summary *s)
+{
+	struct strbuf *sb = o->sb;
+	double n = (double)r->nr_answerable;
+	char a[16], b[16], c[16], depth[32];
+
+	if (r->depth > 0)
+		snprintf(depth, sizeof(depth), "%d", r->depth);
+	else
+		snprintf(depth, sizeof(depth), "the list depth");
+	if (o->fmt == FMT_CSV) {
+		strbuf_addf(sb, "found@%d,%ld\nfound_low@%d-%s,%ld\nnot_found@%s,%ld\n",
+			    r->k, s->found_top_k, r->k + 1, depth, s->found_low, depth, s->not_found);
+		return;
+	}
+	strbuf_addf(sb, "\n%sfind vs rank at k=%d, K=%s (answerable questions)%s\n",
+		    o->fmt == FMT_MARKDOWN ? "**" : "", r->k, depth, o->fmt == FMT_MARKDOWN ? "**\n" : "");
+	strbuf_addf(sb, "%s found in the top %d            %5ld  %6s\n",
+		    o->fmt == FMT_MARKDOWN ? "-" : " ", r->k, s->found_top_k, pct((double)s->found_top_k, n, a, sizeof(a)));
+	strbuf_addf(sb, "%s found only at ranks %d..%-8s %5ld  %6s   found but ranked low: a ranking problem\n",
+		    o->fmt == FMT_MARKDOWN ? "-" : " ", r->k + 1, depth, s->found_low, pct((double)s->found_low, n, b, sizeof(b)));
+	strbuf_addf(sb, "%s not found in the top %-9s %5ld  %6s   not found: a chunking/embedding/recall problem\n",
+		    o->fmt == FMT_MARKDOWN ? "-" : " ", depth, s->not_found, pct((double)s->not_found, n, c, sizeof(c)));
+	strbuf_addf(sb, "%sdiagnosis: ", o->fmt == FMT_MARKDOWN ? "\n" : "");
+	if (!s->found_low && !s->not_found)
+		strbuf_addf(sb, "every answerable question has a relevant chunk in the top %d\n", r->k);
+	else if (s->found_low > s->not_found)
+		strbuf_addf(sb, "most misses are found but ranked low (%ld vs %ld not found): "
+			    "improve ranking (a reranker, better scoring) before recall\n",
+			    s->found_low, s->not_found);
+	else if (s->not_found > s->found_low)
+		strbuf_addf(sb, "most misses are not found in the top %s (%ld vs %ld ranked low): "
+			    "improve recall (chunking, embeddings, hybrid search) before reranking\n",
+			    depth, s->not_found, s->found_low);
+	else
+		strbuf_addf(sb, "misses split evenly between ranked low and not found (%ld each): "
+			    "both ranking and recall need work\n", s->found_low);
+}
+
+static void print_measures(struct out_ctx *o, const struct results *r,
+			   const struct score_summary *s, const struct score_options *so)
+{
+	char note[128];
+
+	if (o->fmt == FMT_CSV)
+		strbuf_addstr(o->sb, "measure,value\n");
+	else if (o->fmt == FMT_MARKDOWN)
+		strbuf_addstr(o->sb, "| measure | value |\n|---|---:|\n");
+	else
+		strbuf_addf(o->sb, "%-14s %8s   (over %ld answerable questions)\n", "measure", "value",
+			    r->nr_answerable);
+	for (size_t i = 0; i < r->nr_measures; i++)
+		if (strncmp(r->measures[i], "Judged@", 7))
+			value_row(o, r->measures[i], r->aggregate[i], NULL);
+	snprintf(note, sizeof(note), "%ld of %ld unanswerable questions declined%s",
+		 s->declined_unanswerable, r->nr_unanswerable,
+		 so->has_decline_below ? " (or top score below the threshold)" : "");
+	value_row(o, "Decline", r->decline, o->fmt == FMT_CSV ? NULL : note);
+	snprintf(note, sizeof(note), "%ld of %ld answerable questions declined",
+		 s->declined_answerable, r->nr_answerable);
+	value_row(o, "FalseDecline", r->false_decline, o->fmt == FMT_CSV ? NULL : note);
+	for (size_t i = 0; i < r->nr_measures; i++)
+		if (!strncmp(r->measures[i], "Judged@", 7))
+			value_row(o, r->measures[i], r->aggregate[i],
+				  o->fmt == FMT_CSV ? NULL : "share of the top positions that are judged");
+}
+
+static void print_per_query(struct out_ctx *o, const struct results *r)
+{
+	struct strbuf *sb = o->sb;
+	const char *sep = o->fmt == FMT_CSV ? "," : o->fmt == FMT_MARKDOWN ? " | " : "\t";
+
+	strbuf_addstr(sb, o->fmt == FMT_MARKDOWN ? "\n| qid" : o->fmt == FMT_CSV ? "\nqid" : "\nqid");
+	for (size_t m = 0; m < r->nr_measures; m++)
+		strbuf_addf(sb, "%s%s", sep, r->measures[m]);
+	strbuf_addf(sb, "%snote%s\n", sep, o->fmt == FMT_MARKDOWN ? " |" : "");
+	if (o->fmt == FMT_MARKDOWN) {
+		strbuf_addstr(sb, "|---");
+		for (size_t m = 0; m <= r->nr_measures; m++)
+			strbuf_addstr(sb, "|---");
+		strbuf_addstr(sb, "|\n");
+	}
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct question_result *q = &r->q[i];
+
+		strbuf_addf(sb, "%s%s", o->fmt == FMT_MARKDOWN ? "| " : "", q->id);
+		for (size_t m = 0; m < r->nr_measures; m++) {
+			if (q->answerable)
+				strbuf_addf(sb, "%s%.4f", sep, q->values[m]);
+			else
+				strbuf_addf(sb, "%s-", sep);
+		}
+		strbuf_addf(sb, "%s%s%s%s%s\n", sep, q->answerable ? "" : "unanswerable ",
+			    q->missing ? "missing " : "", q->declined ? "declined" : "",
+			    o->fmt == FMT_MARKDOWN ? " |" : "");
+	}
+}
+
+static bool match_origin(const struct question_result *q, const void *arg)
+{
+	const char *o = arg;
+
+	return !strcmp(q->origin ? q->origin : "none", o);
+}
+
+static bool match_tag(const struct question_result *q, const void *arg)
+{
+	for (size_t i = 0; i < q->nr_tags; i++)
+		if (!strcmp(q->tags[i], (const char *)arg))
+			return true;
+	return false;
+}
+
+static void breakdown_row(struct out_ctx *o, const struct results *r, const char *label,
+			  bool (*match)(const struct question_result *, const void *), const void *arg)
+{
+	const char *sep = o->fmt == FMT_CSV ? "," : o->fmt == FMT_MARKDOWN ? " | " : "\t";
+	long n = 0;
+
+	score_mean(r, 0, match, arg, &n);
+	strbuf_addf(o->sb, "%s%s%s%ld", o->fmt == FMT_MARKDOWN ? "| " : "", label, sep, n);
+	for (size_t m = 0; m < r->nr_measures; m++)
+		strbuf_addf(o->sb, "%s%.4f", sep, score_mean(r, m, match, arg, NULL));
+	strbuf_addstr(o->sb, o->fmt == FMT_MARKDOWN ? " |\n" : "\n");
+}
+
+static int print_breakdowns(struct out_ctx *o, const struct results *r, const char *by)
+{
+	char *copy = xstrdup(by), *key = copy, *comma;
+	const char *sep = o->fmt == FMT_CSV ? "," : o->fmt == FMT_MARKDOWN ? " | " : "\t";
+	int ret = 0;
+
+	do {
+		comma = strchr(key, ',');
+		if (comma)
+			*comma = '\0';
+		if (strcmp(key, "origin") && strcmp(key, "tag")) {
+			ret = error("unknown breakdown '%s'; use origin, tag", key);
+			break;
+		}
+		strbuf_addf(o->sb, "\n%sby %s%sn", o->fmt == FMT_MARKDOWN ? "| " : "", key, sep);
+		for (size_t m = 0; m < r->nr_measures; m++)
+			strbuf_addf(o->sb, "%s%s", sep, r->measures[m]);
+		strbuf_addstr(o->sb, o->fmt == FMT_MARKDOWN ? " |\n" : "\n");
+		if (o->fmt == FMT_MARKDOWN) {
+			for (size_t m = 0; m < r->nr_measures + 2; m++)
+				strbuf_addstr(o->sb, "|---");
+			strbuf_addstr(o->sb, "|\n");
+		}
+		if (!strcmp(key, "origin")) {
+			static const char *const origins[] = { "synthetic", "mined", "hand", "none" };
+
+			for (size_t i = 0; i < ARRAY_SIZE(origins); i++) {
+				long n;
+
+				score_mean(r, 0, match_origin, origins[i], &n);
+				if (n)
+					breakdown_row(o, r, origins[i], match_origin, origins[i]);
+			}
+		} else {
+			struct strmap seen = STRMAP_INIT;
+
+			for (size_t i = 0; i < r->nr; i++) {
+				for (size_t t = 0; t < r->q[i].nr_tags; t++) {
+					int added;
+					long n;
+
+					strmap_intern(&seen, r->q[i].tags[t], strlen(r->q[i].tags[t]), &added);
+					if (!added)
+						continue;
+					score_mean(r, 0, match_tag, r->q[i].tags[t], &n);
+					if (n)
+						breakdown_row(o, r, r->q[i].tags[t], match_tag, r->q[i].tags[t]);
+				}
+			}
+			strmap_clear(&seen, 0);
+		}
+		key = comma + 1;
+	} while (comma);
+	free(copy);
+	return ret;
+}
+
+/* Warn when a JSONL run says it was produced for another version of the set. */
+static void check_meta_digest(const struct run *run, const struct results *r)
+{
+	cJSON *meta;
+	const cJSON *d;
+
+	if (!run->meta || !r->set_digest)
+		return;
+	meta = cJSON_Parse(run->meta);
+	d = cJSON_GetObjectItemCaseSensitive(meta, "digest");
+	if (cJSON_IsString(d) && strcmp(d->valuestring, r->set_digest))
+		warning("run '%s' was produced for a set with digest %s, not %s",
+			run->path, d->valuestring, r->set_digest);
+	cJSON_Delete(meta);
+}
+
+int cmd_score(int argc, const char **argv)
+{
+	struct string_list mlist = STRING_LIST_INIT;
+	const char *format = "table", *save = NULL, *qrels_path = NULL, *by = NULL;
+	long k = 5, depth = 50;
+	double decline_below = NAN;
+	int per_query = 0, judged_only = 0;
+	struct option opts[] = {
+		OPT_STRING_LIST('m', "measure", &mlist, "MEASURE", "measure to report, as R@5 or P(rel=2)@5 (repeatable)"),
+		OPT_INT(0, "k", &k, "N", "context size for find-vs-rank (default 5)"),
+		OPT_INT(0, "depth", &depth, "K", "depth K for find-vs-rank (default 50; 0: the list depth)"),
+		OPT_BOOL(0, "per-query", &per_query, "print every question's values"),
+		OPT_STRING(0, "by", &by, "origin,tag", "break the measures down by origin and/or tag"),
+		OPT_DOUBLE(0, "decline-below", &decline_below, "T", "count a question as declined when its top score is below T"),
+		OPT_BOOL(0, "judged-only", &judged_only, "drop unjudged documents before scoring (like trec_eval -J)"),
+		OPT_STRING(0, "format", &format, "FMT", "table, json, csv or markdown (default table)"),
+		OPT_STRING(0, "save", &save, "FILE", "write per-question results as JSON for compare"),
+		OPT_STRING(0, "qrels", &qrels_path, "QRELS", "score against TREC qrels instead of a set"),
+		OPT_END(),
+	};
+	struct measure measures[MAX_MEASURES];
+	struct score_options so;
+	struct score_summary sum;
+	struct set s = SET_INIT;
+	struct set_ref ref = SET_REF_INIT;
+	struct qrels qr;
+	struct run run;
+	struct results res;
+	struct strbuf out = STRBUF_INIT;
+	struct out_ctx oc;
+	size_t nr_measures = 0;
+	const char *run_path;
+	int ret = EXIT_BAD_INPUT;
+
+	argc = parse_options(argc, argv, opts, score_usage);
+	if (argc != (qrels_path ? 1 : 2)) {
+		error("%s", qrels_path ? "expected RUN after --qrels QRELS" : "expected SET[@TAG] RUN");
+		string_list_clear(&mlist);
+		usage_with_options(score_usage, opts);
+	}
+	memset(&oc, 0, sizeof(oc));
+	oc.sb = &out;
+	if (!strcmp(format, "table"))
+		oc.fmt = FMT_TABLE;
+	else if (!strcmp(format, "json"))
+		oc.fmt = FMT_JSON;
+	else if (!strcmp(format, "csv"))
+		oc.fmt = FMT_CSV;
+	else if (!strcmp(format, "markdown"))
+		oc.fmt = FMT_MARKDOWN;
+	else {
+		string_list_clear(&mlist);
+		die(EXIT_BAD_INPUT, "unknown format '%s'; use table, json, csv or markdown", format);
+	}
+	if (k < 1 || k > 100000 || depth < 0 || depth > 100000000) {
+		string_list_clear(&mlist);
+		die(EXIT_BAD_INPUT, "--k must be in 1..100000 and --depth >= 0");
+	}
+	if (depth && depth < k) {
+		string_list_clear(&mlist);
+		die(EXIT_BAD_INPUT, "--depth %ld is smaller than --k %ld", depth, k);
+	}
+	for (size_t i = 0; i < mlist.nr; i++) {
+		if (nr_measures == MAX_MEASURES) {
+			string_list_clear(&mlist);
+			die(EXIT_BAD_INPUT, "too many measures (at most %d)", MAX_MEASURES);
+		}
+		if (measure_parse(mlist.items[i], &measures[nr_measures]) < 0) {
+			string_list_clear(&mlist);
+			return EXIT_BAD_INPUT;
+		}
+		nr_measures++;
+	}
+	if (!mlist.nr)
+		nr_measures = score_default_measures(measures, MAX_MEASURES);
+	string_list_clear(&mlist);
+
+	memset(&so, 0, sizeof(so));
+	so.measures = measures;
+	so.nr_measures = nr_measures;
+	so.k = (int)k;
+	so.depth = depth;
+	so.judged_only = judged_only;
+	so.has_decline_below = !isnan(decline_below);
+	so.decline_below = decline_below;
+	memset(&sum, 0, sizeof(sum));
+	qrels_init(&qr);
+	run_init(&run);
+	results_init(&res);
+
+	run_path = qrels_path ? argv[0] : argv[1];
+	if (qrels_path) {
+		if (qrels_load(&qr, qrels_path) < 0)
+			goto out;
+	} else if (set_open(&s, &ref, argv[0]) < 0) {
+		goto out;
+	}
+	if (run_load(&run, run_path) < 0)
+		goto out;
+	if (qrels_path ? score_qrels(&qr, &run, run_path, &so, &res, &sum) < 0
+		       : score_set(&s, s.version, &run, run_path, &so, &res, &sum) < 0)
+		goto out;
+	check_meta_digest(&run, &res);
+
+	if (oc.fmt == FMT_JSON) {
+		char *json = results_to_json(&res);
+
+		strbuf_addstr(&out, json);
+		free(json);
+	} else {
+		print_header(&oc, &res, &run, &sum, qrels_path != NULL);
+		print_measures(&oc, &res, &sum, &so);
+		print_find_vs_rank(&oc, &res, &sum);
+		if (by && print_breakdowns(&oc, &res, by) < 0)
+			goto out;
+		if (per_query)
+			print_per_query(&oc, &res);
+	}
+	if (save && results_save(&res, save) < 0)
+		goto out;
+	fwrite(out.buf, 1, out.len, stdout);
+	if (fflush(stdout) || ferror(stdout)) {
+		error("cannot write the output");
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	strbuf_release(&out);
+	results_release(&res);
+	run_release(&run);
+	qrels_release(&qr);
+	score_summary_release(&sum);
+	set_release(&s);
+	set_ref_release(&ref);
+	return ret;
+}

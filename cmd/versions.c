@@ -1,0 +1,215 @@
+/*
+ * versions: list the frozen versions of a set in tag order, and say whether
+ * the working copy changed since the latest one (issue 3).
+ *
+ * Every frozen file is loaded and its digest recomputed: a file whose
+ * content no longer matches its recorded digest is listed with
+ * "TAMPERED" in place of its digest and reported (exit 2, like every command
+ * that meets a tampered version). The working-copy line compares the working
+ * copy's digest with the latest version's and, when they differ, gives the
+ * one-line diff summary.
+ */
+#include "builtin.h"
+#include "../core/fsutil.h"
+#include "../core/set.h"
+#include "../core/setdiff.h"
+#include "../core/strbuf.h"
+#include "../core/util.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const versions_usage[] = {
+	"evalset versions <set> [--format text|json]",
+	NULL
+};
+
+struct row {
+	const struct set_version *v;
+	bool tampered;
+};
+
+/* Return true when the file of 'v' still matches its recorded digest. */
+static bool version_intact(const struct set_version *v)
+{
+	struct set s = SET_INIT;
+	char digest[72];
+	bool ok;
+
+	if (set_load(&s, v->file) < 0)
+		return false;
+	set_digest(&s, digest);
+	ok = v->digest && !strcmp(v->digest, digest);
+	set_release(&s);
+	return ok;
+}
+
+/*
+ * Describe the working copy relative to the latest version 'last' (NULL:
+ * none) into 'state' ("unchanged", "changed", "none" or "unreadable") and,
+ * when changed, the diff summary into 'summary'. Return the number of
+ * questions in the working copy.
+ */
+static size_t working_copy_state(const struct set_ref *ref, const struct set_version *last,
+				 const char **state, struct strbuf *summary)
+{
+	char *wc = path_join(ref->dir, "set.yaml");
+	struct set s = SET_INIT, frozen = SET_INIT;
+	char digest[72];
+	size_t nr = 0;
+
+	*state = "none";
+	if (!path_exists(wc))
+		goto out;
+	if (set_load(&s, wc) < 0) {
+		*state = "unreadable";
+		goto out;
+	}
+	nr = s.nr;
+	if (!last) {
+		*state = "untagged";
+		goto out;
+	}
+	set_digest(&s, digest);
+	if (last->digest && !strcmp(digest, last->digest)) {
+		*state = "unchanged";
+		goto out;
+	}
+	*state = "changed";
+	if (set_load(&frozen, last->file) == 0) {
+		struct set_diff d = SET_DIFF_INIT;
+
+		set_diff_compute(&frozen, &s, &d);
+		set_diff_summary(&d, summary);
+		set_diff_release(&d);
+		set_release(&frozen);
+	}
+out:
+	set_release(&s);
+	free(wc);
+	return nr;
+}
+
+static void print_text(const struct set_ref *ref, const struct row *rows, size_t nr,
+		       const char *state, size_t wc_nr, const char *summary)
+{
+	const struct set_version *last = nr ? rows[nr - 1].v : NULL;
+	size_t w = 3;
+
+	for (size_t i = 0; i < nr; i++)
+		if (strlen(rows[i].v->tag) > w)
+			w = strlen(rows[i].v->tag);
+	if (nr)
+		printf("%-*s  %-20s  %9s  %-19s  %s\n", (int)w, "tag", "tagged_at", "questions",
+		       "digest", "note");
+	for (size_t i = 0; i < nr; i++) {
+		const struct set_version *v = rows[i].v;
+
+		printf("%-*s  %-20s  %9zu  %-19.19s  %s\n", (int)w, v->tag,
+		       v->tagged_at ? v->tagged_at : "-", v->nr_questions,
+		       rows[i].tampered ? "TAMPERED" : v->digest ? v->digest : "-",
+		       v->note ? v->note : "");
+	}
+	if (!strcmp(state, "none"))
+		printf("working copy: none (no %s/set.yaml)\n", ref->dir);
+	else if (!strcmp(state, "unreadable"))
+		printf("working copy: cannot be read (see the error above)\n");
+	else if (!strcmp(state, "untagged"))
+		printf("no versions yet; working copy: %zu questions ('evalset tag %s <tag>' "
+		       "freezes it)\n", wc_nr, ref->name);
+	else if (!strcmp(state, "unchanged"))
+		printf("working copy: unchanged since %s\n", last->tag);
+	else
+		printf("working copy: changed since %s: %s\n", last->tag, summary);
+}
+
+static void print_json(const struct row *rows, size_t nr, const char *state, size_t wc_nr,
+		       const char *summary)
+{
+	cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "versions"), *wc;
+	char *text;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct set_version *v = rows[i].v;
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "tag", v->tag);
+		cJSON_AddItemToObject(e, "tagged_at", v->tagged_at ? cJSON_CreateString(v->tagged_at)
+								  : cJSON_CreateNull());
+		cJSON_AddNumberToObject(e, "questions", (double)v->nr_questions);
+		cJSON_AddItemToObject(e, "digest", v->digest ? cJSON_CreateString(v->digest)
+							     : cJSON_CreateNull());
+		cJSON_AddItemToObject(e, "parent", v->parent ? cJSON_CreateString(v->parent)
+							     : cJSON_CreateNull());
+		cJSON_AddItemToObject(e, "note", v->note ? cJSON_CreateString(v->note)
+							 : cJSON_CreateNull());
+		cJSON_AddBoolToObject(e, "intact", !rows[i].tampered);
+		cJSON_AddItemToArray(arr, e);
+	}
+	wc = cJSON_AddObjectToObject(o, "working_copy");
+	cJSON_AddStringToObject(wc, "state", state);
+	cJSON_AddNumberToObject(wc, "questions", (double)wc_nr);
+	if (nr)
+		cJSON_AddStringToObject(wc, "since", rows[nr - 1].v->tag);
+	if (*summary)
+		cJSON_AddStringToObject(wc, "changes", summary);
+	text = cJSON_Print(o);
+	printf("%s\n", text);
+	free(text);
+	cJSON_Delete(o);
+}
+
+int cmd_versions(int argc, const char **argv)
+{
+	const char *format = "text", *state;
+	struct option opts[] = {
+		OPT_STRING(0, "format", &format, "text|json", "output format (default text)"),
+		OPT_END(),
+	};
+	struct set_ref ref = SET_REF_INIT;
+	struct set_versions v = SET_VERSIONS_INIT;
+	struct strbuf summary = STRBUF_INIT;
+	struct row *rows = NULL;
+	size_t tampered = 0, wc_nr;
+	int ret = EXIT_OK;
+
+	argc = parse_options(argc, argv, opts, versions_usage);
+	if (argc != 1)
+		usage_with_options(versions_usage, opts);
+	if (strcmp(format, "text") && strcmp(format, "json"))
+		die(EXIT_BAD_INPUT, "unknown format '%s' (text or json)", format);
+	if (strchr(argv[0], '@'))
+		die(EXIT_BAD_INPUT, "'%s' names a version; versions takes a set", argv[0]);
+	if (set_ref_resolve(&ref, argv[0], false) < 0)
+		die(EXIT_BAD_INPUT, "cannot read set '%s'", argv[0]);
+	if (!is_dir(ref.dir))
+		die(EXIT_BAD_INPUT, "no set at '%s'", ref.dir);
+	if (set_versions_list(&ref, &v) < 0)
+		die(EXIT_BAD_INPUT, "cannot read the versions of set '%s'", ref.name);
+
+	rows = xcalloc(v.nr ? v.nr : 1, sizeof(*rows));
+	for (size_t i = 0; i < v.nr; i++) {
+		rows[i].v = &v.items[i];
+		rows[i].tampered = !version_intact(&v.items[i]);
+		if (rows[i].tampered) {
+			error("tampered or hand-edited frozen version '%s': its content no longer "
+			      "matches its digest", v.items[i].file);
+			tampered++;
+		}
+	}
+	wc_nr = working_copy_state(&ref, v.nr ? &v.items[v.nr - 1] : NULL, &state, &summary);
+	if (!strcmp(format, "json"))
+		print_json(rows, v.nr, state, wc_nr, summary.buf);
+	else
+		print_text(&ref, rows, v.nr, state, wc_nr, summary.buf);
+	if (tampered || !strcmp(state, "unreadable"))
+		ret = EXIT_BAD_INPUT;
+
+	free(rows);
+	strbuf_release(&summary);
+	set_versions_release(&v);
+	set_ref_release(&ref);
+	return ret;
+}

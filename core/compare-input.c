@@ -1,0 +1,88 @@
+/*
+ * compare-input: loading the inputs of compare and power (contract in
+ * compare-input.h). A run is scored to depth 50 with score's default
+ * measures followed by the caller's, without duplicates.
+ */
+#include "compare-input.h"
+#include "compare.h"
+#include "error.h"
+#include "fsutil.h"
+#include "measures.h"
+#include "results.h"
+#include "run.h"
+#include "score.h"
+#include "set.h"
+#include "util.h"
+
+#include <string.h>
+
+#define MAX_MEASURES 64
+
+static int score_run(struct results *r, const struct set *set, const char *path,
+		     const struct compare_input_opts *o)
+{
+	struct measure ms[MAX_MEASURES];
+	struct score_options so;
+	struct score_summary sum;
+	struct run run;
+	size_t nr;
+	int ret = -1;
+
+	memset(&so, 0, sizeof(so));
+	memset(&sum, 0, sizeof(sum));
+	run_init(&run);
+	nr = score_default_measures(ms, MAX_MEASURES);
+	for (size_t i = 0; i < o->nr_measures; i++) {
+		struct measure m;
+		bool dup = false;
+
+		if (!strcmp(o->measures[i], COMPARE_DECLINE))
+			continue;
+		if (measure_parse(o->measures[i], &m) < 0)
+			goto out;
+		for (size_t j = 0; j < nr; j++)
+			dup |= !strcmp(ms[j].name, m.name);
+		if (!dup && nr < MAX_MEASURES)
+			ms[nr++] = m;
+	}
+	if (run_load(&run, path) < 0)
+		goto out;
+	so.measures = ms;
+	so.nr_measures = nr;
+	so.k = o->k > 0 ? o->k : 5;
+	so.depth = 50;
+	ret = score_set(set, set->version, &run, path, &so, r, &sum);
+	score_summary_release(&sum);
+out:
+	run_release(&run);
+	return ret;
+}
+
+int compare_input_load(struct results *r, const struct set *set, const char *set_arg,
+		       const char *path, const char *what,
+		       const struct compare_input_opts *o, struct strbuf *note)
+{
+	char digest[72];
+
+	if (!path_exists(path))
+		return error("cannot read %s '%s': no such file", what, path);
+	if (results_is_file(path)) {
+		if (results_load(r, path) < 0)
+			return -1;
+	} else if (score_run(r, set, path, o) < 0) {
+		return -1;
+	}
+	set_digest(set, digest);
+	if (r->set_digest && !strcmp(r->set_digest, digest))
+		return 0;
+	if (!o->allow_set_change)
+		return error("%s '%s' was scored against %s %s (%s), not %s (%s); "
+			     "rescore it or pass --allow-set-change",
+			     what, path, r->set_name ? r->set_name : "?",
+			     compare_version_name(r->set_version),
+			     r->set_digest ? r->set_digest : "no digest", set_arg, digest);
+	strbuf_addf(note, "%s%s '%s' was scored against %s %s (%s), not %s", note->len ? "; " : "",
+		    what, path, r->set_name ? r->set_name : "?", compare_version_name(r->set_version),
+		    r->set_digest ? r->set_digest : "no digest", set_arg);
+	return 0;
+}

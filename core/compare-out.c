@@ -1,0 +1,559 @@
+/*
+ * compare-out: the renderers of a comparison (contract in compare-out.h).
+ * Numbers show four decimals in tables; JSON carries full precision.
+ */
+#include "compare-out.h"
+#include "compare.h"
+#include "gate.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TEXT_WIDTH 72    /* bytes of question text shown in the terminal */
+
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_BOLD "\033[1m"
+#define C_DIM "\033[2m"
+#define C_OFF "\033[0m"
+
+static const char *col(const struct compare_view *v, const char *code)
+{
+	return v->color ? code : "";
+}
+
+char *compare_set_change_note(const struct compare_view *v)
+{
+	const struct compare *c = v->c;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!c->set_changed && !v->set_note)
+		return NULL;
+	if (c->set_changed)
+		strbuf_addf(&sb, "set changed: baseline scored on %s (%s), candidate on %s (%s); "
+			    "comparing the %zu common questions only (%zu only in the baseline, %zu only in the candidate)",
+			    compare_version_name(c->base_version), c->base_digest ? c->base_digest : "no digest",
+			    compare_version_name(c->cand_version), c->cand_digest ? c->cand_digest : "no digest",
+			    c->nr_questions, c->nr_only_base, c->nr_only_cand);
+	if (v->set_note)
+		strbuf_addf(&sb, "%s%s", sb.len ? "; " : "", v->set_note);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void add_fixed(struct strbuf *sb, double x, bool sign, int width)
+{
+	if (isnan(x))
+		strbuf_addf(sb, "%*s", width, "-");
+	else if (sign)
+		strbuf_addf(sb, "%+*.4f", width, x);
+	else
+		strbuf_addf(sb, "%*.4f", width, x);
+}
+
+static void add_p(struct strbuf *sb, double p, int width)
+{
+	if (isnan(p))
+		strbuf_addf(sb, "%*s", width, "-");
+	else if (p < 0.0001)
+		strbuf_addf(sb, "%*s", width, "<0.0001");
+	else
+		strbuf_addf(sb, "%*.4f", width, p);
+}
+
+static double alpha_of(const struct compare_view *v)
+{
+	return v->gate ? v->gate->alpha : 0.05;
+}
+
+/* Append a UTF-8-safe prefix of 's' of at most 'max' bytes, "..." when cut. */
+static void add_cut(struct strbuf *sb, const char *s, size_t max)
+{
+	size_t len = strlen(s);
+
+	if (len <= max) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	strbuf_add(sb, s, max);
+	strbuf_addstr(sb, "...");
+}
+
+static void add_rank(struct strbuf *sb, long r)
+{
+	if (r > 0)
+		strbuf_addf(sb, "%ld", r);
+	else
+		strbuf_addstr(sb, "-");
+}
+
+/* ---- text ---- */
+
+static void text_subset(const struct compare_view *v, const struct subset_cmp *s, struct strbuf *out)
+{
+	const struct compare *c = v->c;
+	int width = 9;
+
+	for (size_t j = 0; j < c->nr_measures; j++)
+		if ((int)strlen(c->measures[j]) > width)
+			width = (int)strlen(c->measures[j]);
+	strbuf_addf(out, "\n%s%s%s: %zu questions\n", col(v, C_BOLD), s->label, col(v, C_OFF),
+		    s->nr_questions);
+	strbuf_addf(out, "  %-*s  %9s  %9s  %8s  %-20s  %8s  %8s\n", width, "measure", "baseline",
+		    "candidate", "delta", "95% CI", "p", "p_adj");
+	for (size_t j = 0; j < c->nr_measures; j++) {
+		const struct measure_cmp *m = &s->m[j];
+		bool sig = m->p_adj < alpha_of(v) && !m->too_small;
+		const char *on = sig ? col(v, m->delta < 0 ? C_RED : C_GREEN) : "";
+
+		if (!m->n)
+			continue;
+		strbuf_addf(out, "  %-*s  ", width, c->measures[j]);
+		add_fixed(out, m->baseline, false, 9);
+		strbuf_addstr(out, "  ");
+		add_fixed(out, m->candidate, false, 9);
+		strbuf_addf(out, "  %s", on);
+		add_fixed(out, m->delta, true, 8);
+		strbuf_addf(out, "%s  [%+.4f, %+.4f]  ", sig ? col(v, C_OFF) : "", m->ci_lo, m->ci_hi);
+		add_p(out, m->p, 8);
+		strbuf_addstr(out, "  ");
+		add_p(out, m->p_adj, 8);
+		if (m->too_small)
+			strbuf_addf(out, "  %stoo small to judge (n %zu)%s", col(v, C_DIM), m->n, col(v, C_OFF));
+		else if (sig)
+			strbuf_addstr(out, "  *");
+		strbuf_addch(out, '\n');
+	}
+}
+
+static void text_changes(const struct compare_view *v, const char *what,
+			 const struct question_change *q, size_t nr, struct strbuf *out)
+{
+	size_t shown = v->show < 0 ? nr : ((size_t)v->show < nr ? (size_t)v->show : nr);
+
+	strbuf_addf(out, "\n%s%s the top %d: %zu%s", col(v, C_BOLD), what, v->c->k, nr, col(v, C_OFF));
+	if (shown < nr)
+		strbuf_addf(out, " (showing %zu; --show N for more)", shown);
+	strbuf_addch(out, '\n');
+	for (size_t i = 0; i < shown; i++) {
+		strbuf_addf(out, "  %-10s rank ", q[i].id);
+		add_rank(out, q[i].rank_before);
+		strbuf_addstr(out, " -> ");
+		add_rank(out, q[i].rank_after);
+		strbuf_addstr(out, "  ");
+		add_cut(out, q[i].text ? q[i].text : "", TEXT_WIDTH);
+		strbuf_addch(out, '\n');
+	}
+}
+
+void compare_render_text(const struct compare_view *v, struct strbuf *out)
+{
+	const struct compare *c = v->c;
+	char *note = compare_set_change_note(v);
+
+	strbuf_addf(out, "%scompare %s%s (%s)\n", col(v, C_BOLD), v->set_label, col(v, C_OFF),
+		    c->cand_digest ? c->cand_digest : "no digest");
+	if (note)
+		strbuf_addf(out, "%sWARNING: %s%s\n", col(v, C_RED), note, col(v, C_OFF));
+	strbuf_addf(out, "baseline:  %s\ncandidate: %s\n", c->base_label, c->cand_label);
+	strbuf_addf(out, "%zu questions (%zu answerable, %zu unanswerable); %g%% CI from %ld bootstrap "
+		    "resamples (seed %" PRIu64 "); p from %ld sign-flip permutations (seed %" PRIu64 "), "
+		    "Holm-adjusted per subset; * p_adj < %g\n",
+		    c->nr_questions, c->nr_answerable, c->nr_unanswerable, c->level * 100, c->resamples,
+		    c->boot_seed, c->permutations, c->perm_seed, alpha_of(v));
+	for (size_t i = 0; i < c->nr_subsets; i++)
+		text_subset(v, &c->subsets[i], out);
+	text_changes(v, "lost from", c->lost, c->nr_lost, out);
+	text_changes(v, "gained in", c->gained, c->nr_gained, out);
+	if (v->gate) {
+		strbuf_addf(out, "\n%sgate: %s%s (alpha %g)\n", col(v, C_BOLD),
+			    v->gate->file ? v->gate->file : "default", col(v, C_OFF), v->gate->alpha);
+		for (size_t i = 0; i < v->gate->nr; i++) {
+			const struct gate_outcome *o = &v->outcomes[i];
+
+			strbuf_addf(out, "  %s%s%s  %s\n",
+				    col(v, o->pass ? C_GREEN : C_RED),
+				    o->pass ? (o->judged ? "pass" : "skip") : "FAIL", col(v, C_OFF), o->why);
+		}
+		if (v->nr_failed)
+			strbuf_addf(out, "%sgate failed: %d of %zu rules%s\n", col(v, C_RED), v->nr_failed,
+				    v->gate->nr, col(v, C_OFF));
+		else
+			strbuf_addf(out, "%sgate passed: %zu rules%s\n", col(v, C_GREEN), v->gate->nr, col(v, C_OFF));
+	}
+	if (note)
+		strbuf_addf(out, "WARNING: %s\n", note);
+	free(note);
+}
+
+/* ---- JSON ---- */
+
+static void json_num(cJSON *o, const char *key, double x)
+{
+	if (isnan(x) || isinf(x))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, x);
+}
+
+static void json_str(cJSON *o, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *json_changes(const struct question_change *q, size_t nr)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < nr; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		json_str(o, "id", q[i].id);
+		json_str(o, "text", q[i].text);
+		json_num(o, "rank_before", q[i].rank_before > 0 ? (double)q[i].rank_before : NAN);
+		json_num(o, "rank_after", q[i].rank_after > 0 ? (double)q[i].rank_after : NAN);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+void compare_render_json(const struct compare_view *v, struct strbuf *out)
+{
+	const struct compare *c = v->c;
+	cJSON *root = cJSON_CreateObject(), *set, *subs, *a, *g;
+	char *note = compare_set_change_note(v), *text;
+
+	cJSON_AddNumberToObject(root, "evalset_compare", 1);
+	set = cJSON_AddObjectToObject(root, "set");
+	json_str(set, "label", v->set_label);
+	json_str(set, "name", c->set_name);
+	json_str(set, "baseline_version", c->base_version);
+	json_str(set, "candidate_version", c->cand_version);
+	json_str(set, "baseline_digest", c->base_digest);
+	json_str(set, "candidate_digest", c->cand_digest);
+	cJSON_AddBoolToObject(set, "changed", note != NULL);
+	json_str(set, "note", note);
+	cJSON_AddNumberToObject(set, "questions", (double)c->nr_questions);
+	cJSON_AddNumberToObject(set, "answerable", (double)c->nr_answerable);
+	cJSON_AddNumberToObject(set, "unanswerable", (double)c->nr_unanswerable);
+	cJSON_AddNumberToObject(set, "only_baseline", (double)c->nr_only_base);
+	cJSON_AddNumberToObject(set, "only_candidate", (double)c->nr_only_cand);
+	json_str(root, "baseline", c->base_label);
+	json_str(root, "candidate", c->cand_label);
+	cJSON_AddNumberToObject(root, "k", c->k);
+	cJSON_AddNumberToObject(root, "level", c->level);
+	cJSON_AddNumberToObject(root, "resamples", (double)c->resamples);
+	cJSON_AddNumberToObject(root, "permutations", (double)c->permutations);
+	cJSON_AddNumberToObject(root, "bootstrap_seed", (double)c->boot_seed);
+	cJSON_AddNumberToObject(root, "permutation_seed", (double)c->perm_seed);
+	a = cJSON_AddArrayToObject(root, "measures");
+	for (size_t j = 0; j < c->nr_measures; j++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(c->measures[j]));
+	subs = cJSON_AddArrayToObject(root, "subsets");
+	for (size_t i = 0; i < c->nr_subsets; i++) {
+		const struct subset_cmp *s = &c->subsets[i];
+		cJSON *so = cJSON_CreateObject(), *ms;
+
+		json_str(so, "subset", s->label);
+		cJSON_AddNumberToObject(so, "questions", (double)s->nr_questions);
+		ms = cJSON_AddObjectToObject(so, "measures");
+		for (size_t j = 0; j < c->nr_measures; j++) {
+			const struct measure_cmp *m = &s->m[j];
+			cJSON *mo, *ci;
+
+			if (!m->n)
+				continue;
+			mo = cJSON_AddObjectToObject(ms, c->measures[j]);
+			cJSON_AddNumberToObject(mo, "n", (double)m->n);
+			json_num(mo, "baseline", m->baseline);
+			json_num(mo, "candidate", m->candidate);
+			json_num(mo, "delta", m->delta);
+			ci = cJSON_AddArrayToObject(mo, "ci");
+			cJSON_AddItemToArray(ci, isnan(m->ci_lo) ? cJSON_CreateNull() : cJSON_CreateNumber(m->ci_lo));
+			cJSON_AddItemToArray(ci, isnan(m->ci_hi) ? cJSON_CreateNull() : cJSON_CreateNumber(m->ci_hi));
+			json_num(mo, "p", m->p);
+			json_num(mo, "p_adj", m->p_adj);
+			cJSON_AddBoolToObject(mo, "too_small", m->too_small);
+		}
+		cJSON_AddItemToArray(subs, so);
+	}
+	cJSON_AddItemToObject(root, "lost", json_changes(c->lost, c->nr_lost));
+	cJSON_AddItemToObject(root, "gained", json_changes(c->gained, c->nr_gained));
+	if (v->gate) {
+		cJSON *rules;
+
+		g = cJSON_AddObjectToObject(root, "gate");
+		json_str(g, "file", v->gate->file);
+		cJSON_AddNumberToObject(g, "alpha", v->gate->alpha);
+		cJSON_AddBoolToObject(g, "passed", v->nr_failed == 0);
+		cJSON_AddNumberToObject(g, "failed", v->nr_failed);
+		rules = cJSON_AddArrayToObject(g, "rules");
+		for (size_t i = 0; i < v->gate->nr; i++) {
+			const struct gate_rule *r = &v->gate->rules[i];
+			const struct gate_outcome *o = &v->outcomes[i];
+			cJSON *ro = cJSON_CreateObject();
+
+			json_str(ro, "measure", r->measure);
+			json_str(ro, "subset", o->subset_label);
+			cJSON_AddNumberToObject(ro, "max_drop", r->max_drop);
+			cJSON_AddBoolToObject(ro, "significant", r->significant);
+			cJSON_AddBoolToObject(ro, "pass", o->pass);
+			cJSON_AddBoolToObject(ro, "judged", o->judged);
+			json_num(ro, "drop", o->drop);
+			json_str(ro, "why", o->why);
+			cJSON_AddItemToArray(rules, ro);
+		}
+	}
+	text = cJSON_Print(root);
+	strbuf_addstr(out, text);
+	strbuf_addch(out, '\n');
+	cJSON_free(text);
+	cJSON_Delete(root);
+	free(note);
+}
+
+/* ---- Markdown ---- */
+
+/* Append 's' fit for a Markdown table cell: no newlines, pipes escaped. */
+static void md_cell(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|' || *s == '\\' || *s == '<' || *s == '>' || *s == '*' || *s == '_' ||
+		    *s == '`' || *s == '[' || *s == ']')
+			strbuf_addch(sb, '\\');
+		if (*s == '\n' || *s == '\r' || *s == '\t')
+			strbuf_addch(sb, ' ');
+		else
+			strbuf_addch(sb, *s);
+	}
+}
+
+static void md_subset(const struct compare_view *v, const struct subset_cmp *s, struct strbuf *out)
+{
+	const struct compare *c = v->c;
+
+	strbuf_addf(out, "| Measure | n | Baseline | Candidate | Δ | %g%% CI | p | p (Holm) |\n"
+		    "|---|---:|---:|---:|---:|---|---:|---:|\n", c->level * 100);
+	for (size_t j = 0; j < c->nr_measures; j++) {
+		const struct measure_cmp *m = &s->m[j];
+		bool sig = m->p_adj < alpha_of(v) && !m->too_small;
+
+		if (!m->n)
+			continue;
+		strbuf_addstr(out, "| ");
+		md_cell(out, c->measures[j]);
+		strbuf_addf(out, " | %zu | %.4f | %.4f | %s%+.4f%s | [%+.4f, %+.4f] | ", m->n, m->baseline,
+			    m->candidate, sig ? "**" : "", m->delta, sig ? "**" : "", m->ci_lo, m->ci_hi);
+		add_p(out, m->p, 0);
+		strbuf_addstr(out, " | ");
+		add_p(out, m->p_adj, 0);
+		strbuf_addf(out, "%s |\n", m->too_small ? " (too small to judge)" : "");
+	}
+}
+
+static void md_changes(const struct compare_view *v, const char *what,
+		       const struct question_change *q, size_t nr, struct strbuf *out)
+{
+	size_t shown = v->show < 0 ? nr : ((size_t)v->show < nr ? (size_t)v->show : nr);
+
+	strbuf_addf(out, "\n<details><summary>%s the top %d: %zu</summary>\n\n", what, v->c->k, nr);
+	if (nr) {
+		strbuf_addstr(out, "| Question | Rank before | Rank after | Text |\n|---|---:|---:|---|\n");
+		for (size_t i = 0; i < shown; i++) {
+			strbuf_addstr(out, "| ");
+			md_cell(out, q[i].id);
+			strbuf_addstr(out, " | ");
+			add_rank(out, q[i].rank_before);
+			strbuf_addstr(out, " | ");
+			add_rank(out, q[i].rank_after);
+			strbuf_addstr(out, " | ");
+			md_cell(out, q[i].text);
+			strbuf_addstr(out, " |\n");
+		}
+		if (shown < nr)
+			strbuf_addf(out, "\n%zu more not shown.\n", nr - shown);
+	}
+	strbuf_addstr(out, "\n</details>\n");
+}
+
+void compare_render_markdown(const struct compare_view *v, struct strbuf *out)
+{
+	const struct compare *c = v->c;
+	char *note = compare_set_change_note(v);
+
+	strbuf_addstr(out, "### evalset compare: ");
+	md_cell(out, v->set_label);
+	if (v->gate)
+		strbuf_addf(out, " — gate %s\n\n", v->nr_failed ? "**failed**" : "passed");
+	else
+		strbuf_addstr(out, "\n\n");
+	if (note) {
+		strbuf_addstr(out, "> **Warning:** ");
+		md_cell(out, note);
+		strbuf_addstr(out, "\n\n");
+	}
+	strbuf_addstr(out, "Baseline ");
+	md_cell(out, c->base_label);
+	strbuf_addstr(out, ", candidate ");
+	md_cell(out, c->cand_label);
+	strbuf_addf(out, ". %zu questions (%zu answerable, %zu unanswerable); %ld bootstrap resamples "
+		    "(seed %" PRIu64 "), %ld permutations (seed %" PRIu64 "); bold: Holm-adjusted p < %g.\n\n",
+		    c->nr_questions, c->nr_answerable, c->nr_unanswerable, c->resamples, c->boot_seed,
+		    c->permutations, c->perm_seed, alpha_of(v));
+	if (v->gate) {
+		strbuf_addstr(out, "| Gate rule | Result | Why |\n|---|---|---|\n");
+		for (size_t i = 0; i < v->gate->nr; i++) {
+			const struct gate_outcome *o = &v->outcomes[i];
+			char *d = gate_rule_describe(&v->gate->rules[i]);
+
+			strbuf_addstr(out, "| ");
+			md_cell(out, d);
+			strbuf_addf(out, " | %s | ", o->pass ? (o->judged ? "pass" : "skip") : "**FAIL**");
+			md_cell(out, o->why);
+			strbuf_addstr(out, " |\n");
+			free(d);
+		}
+		strbuf_addch(out, '\n');
+	}
+	md_subset(v, &c->subsets[0], out);
+	if (c->nr_subsets > 1) {
+		strbuf_addstr(out, "\n<details><summary>Subsets</summary>\n");
+		for (size_t i = 1; i < c->nr_subsets; i++) {
+			strbuf_addstr(out, "\n**");
+			md_cell(out, c->subsets[i].label);
+			strbuf_addf(out, "** (%zu questions)\n\n", c->subsets[i].nr_questions);
+			md_subset(v, &c->subsets[i], out);
+		}
+		strbuf_addstr(out, "\n</details>\n");
+	}
+	md_changes(v, "Lost from", c->lost, c->nr_lost, out);
+	md_changes(v, "Gained in", c->gained, c->nr_gained, out);
+	free(note);
+}
+
+/* ---- JUnit ---- */
+
+static void xml_escape(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		switch (ch) {
+		case '&': strbuf_addstr(sb, "&amp;"); break;
+		case '<': strbuf_addstr(sb, "&lt;"); break;
+		case '>': strbuf_addstr(sb, "&gt;"); break;
+		case '"': strbuf_addstr(sb, "&quot;"); break;
+		case '\'': strbuf_addstr(sb, "&apos;"); break;
+		default:
+			if (ch < 0x20 && ch != '\n' && ch != '\t')
+				strbuf_addch(sb, ' ');   /* not allowed in XML 1.0 */
+			else
+				strbuf_addch(sb, (char)ch);
+		}
+	}
+}
+
+void compare_render_junit(const struct compare_view *v, struct strbuf *out)
+{
+	const struct compare *c = v->c;
+	char *note = compare_set_change_note(v);
+	size_t nr = v->gate ? v->gate->nr : 0, skipped = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		skipped += v->outcomes[i].pass && !v->outcomes[i].judged;
+	strbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	strbuf_addf(out, "<testsuites name=\"evalset compare\" tests=\"%zu\" failures=\"%d\">\n", nr, v->nr_failed);
+	strbuf_addstr(out, "  <testsuite name=\"evalset gate ");
+	xml_escape(out, v->set_label);
+	strbuf_addf(out, "\" tests=\"%zu\" failures=\"%d\" errors=\"0\" skipped=\"%zu\">\n", nr, v->nr_failed, skipped);
+	strbuf_addstr(out, "    <properties>\n      <property name=\"baseline\" value=\"");
+	xml_escape(out, c->base_label);
+	strbuf_addstr(out, "\"/>\n      <property name=\"candidate\" value=\"");
+	xml_escape(out, c->cand_label);
+	strbuf_addf(out, "\"/>\n      <property name=\"set_changed\" value=\"%s\"/>\n"
+		    "      <property name=\"bootstrap_seed\" value=\"%" PRIu64 "\"/>\n"
+		    "      <property name=\"permutation_seed\" value=\"%" PRIu64 "\"/>\n    </properties>\n",
+		    note ? "true" : "false", c->boot_seed, c->perm_seed);
+	for (size_t i = 0; i < nr; i++) {
+		const struct gate_outcome *o = &v->outcomes[i];
+		char *d = gate_rule_describe(&v->gate->rules[i]);
+
+		strbuf_addstr(out, "    <testcase classname=\"evalset.gate\" name=\"");
+		xml_escape(out, d);
+		strbuf_addstr(out, "\">\n");
+		if (!o->pass) {
+			strbuf_addstr(out, "      <failure type=\"regression\" message=\"");
+			xml_escape(out, o->why);
+			strbuf_addstr(out, "\">");
+			if (o->m)
+				strbuf_addf(out, "delta %+.4f, %g%% CI [%+.4f, %+.4f], p %.4g, p_adj %.4g, n %zu",
+					    o->m->delta, c->level * 100, o->m->ci_lo, o->m->ci_hi, o->m->p,
+					    o->m->p_adj, o->m->n);
+			else
+				xml_escape(out, o->why);
+			strbuf_addstr(out, "</failure>\n");
+		} else if (!o->judged) {
+			strbuf_addstr(out, "      <skipped message=\"");
+			xml_escape(out, o->why);
+			strbuf_addstr(out, "\"/>\n");
+		}
+		strbuf_addstr(out, "      <system-out>");
+		xml_escape(out, o->why);
+		if (note) {
+			strbuf_addstr(out, "\n");
+			xml_escape(out, note);
+		}
+		strbuf_addstr(out, "</system-out>\n    </testcase>\n");
+		free(d);
+	}
+	if (note) {
+		strbuf_addstr(out, "    <system-out>");
+		xml_escape(out, note);
+		strbuf_addstr(out, "</system-out>\n");
+	}
+	strbuf_addstr(out, "  </testsuite>\n</testsuites>\n");
+	free(note);
+}
+
+/* ---- GitHub Actions workflow commands ---- */
+
+static void gh_escape(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '%')
+			strbuf_addstr(sb, "%25");
+		else if (*s == '\r')
+			strbuf_addstr(sb, "%0D");
+		else if (*s == '\n')
+			strbuf_addstr(sb, "%0A");
+		else
+			strbuf_addch(sb, *s);
+	}
+}
+
+void compare_render_annotations(const struct compare_view *v, struct strbuf *out)
+{
+	char *note = compare_set_change_note(v);
+
+	if (note) {
+		strbuf_addstr(out, "::warning title=evalset compare::");
+		gh_escape(out, note);
+		strbuf_addch(out, '\n');
+	}
+	for (size_t i = 0; v->gate && i < v->gate->nr; i++) {
+		if (v->outcomes[i].pass)
+			continue;
+		strbuf_addstr(out, "::error title=evalset gate::");
+		gh_escape(out, v->outcomes[i].why);
+		strbuf_addch(out, '\n');
+	}
+	free(note);
+}

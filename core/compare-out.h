@@ -1,0 +1,53 @@
+/*
+ * compare-out: renders a struct compare and its gate outcomes as a terminal
+ * table, JSON, Markdown (pull-request comment / $GITHUB_STEP_SUMMARY), JUnit
+ * XML and GitHub Actions workflow commands. Each renderer appends to a
+ * caller-owned strbuf and prints nothing; cmd/compare.c decides where the
+ * text goes.
+ *
+ * Invariants every renderer keeps:
+ *  - a comparison with set_changed says so (text header, JSON "set.changed"
+ *    and "set.note", a Markdown warning line, a JUnit property and
+ *    system-out, a ::warning:: command);
+ *  - both seeds and the number of resamples and permutations are shown;
+ *  - NAN values (rows with no questions) render as "-" / JSON null;
+ *  - user strings (question text, labels, tags) are escaped for the target
+ *    format (JSON by cJSON, Markdown table cells, XML, workflow commands).
+ */
+#ifndef EVALSET_COMPARE_OUT_H
+#define EVALSET_COMPARE_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+
+struct compare;
+struct gate;
+struct gate_outcome;
+
+struct compare_view {
+	const struct compare *c;
+	const char *set_label;              /* as the user named it, e.g. "demo@v1" */
+	const char *set_note;               /* extra set-change note (or NULL) */
+	const struct gate *gate;            /* required */
+	const struct gate_outcome *outcomes; /* parallel to gate->rules */
+	int nr_failed;
+	long show;                          /* lost/gained listed (text, Markdown) */
+	bool color;                         /* ANSI colour in the text table */
+};
+
+/* Return the one-line description of the set change, or NULL when the
+ * comparison is over one set version; caller frees. */
+char *compare_set_change_note(const struct compare_view *v);
+
+void compare_render_text(const struct compare_view *v, struct strbuf *out);
+/* Append the whole comparison as one JSON object (and a newline). */
+void compare_render_json(const struct compare_view *v, struct strbuf *out);
+void compare_render_markdown(const struct compare_view *v, struct strbuf *out);
+/* One testcase per gate rule; a failure carries delta, CI and p. */
+void compare_render_junit(const struct compare_view *v, struct strbuf *out);
+/* "::error::" per failed rule, "::warning::" for a set change. */
+void compare_render_annotations(const struct compare_view *v, struct strbuf *out);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * corpus: JSONL chunk files and their fingerprint (see corpus.h).
+ */
+#include "corpus.h"
+#include "digest.h"
+#include "error.h"
+#include "lineio.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *json_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Parse one corpus line into a new chunk of 'c'. Return 0, 1 for a blank line, or -1 (reported). */
+static int parse_line(struct corpus *c, const char *path, long lineno, const struct strbuf *line)
+{
+	cJSON *obj;
+	const cJSON *idv;
+	const char *text, *title, *doc;
+	char *id = NULL;
+	struct strmap_entry *e;
+	int added, rc = -1;
+	size_t bad;
+
+	if (!line->len || strspn(line->buf, " \t") == line->len)
+		return 1;
+	if (!utf8_valid(line->buf, line->len, &bad))
+		return error_at(path, lineno, (long)bad + 1, "invalid UTF-8");
+	obj = cJSON_ParseWithLength(line->buf, line->len);
+	if (!obj)
+		return error_at(path, lineno, 0, "not valid JSON");
+	if (!cJSON_IsObject(obj)) {
+		error_at(path, lineno, 0, "a corpus line must be a JSON object");
+		goto out;
+	}
+	idv = cJSON_GetObjectItemCaseSensitive(obj, "id");
+	if (!idv)
+		idv = cJSON_GetObjectItemCaseSensitive(obj, "_id");
+	if (cJSON_IsString(idv) && *idv->valuestring)
+		id = xstrdup(idv->valuestring);
+	else if (cJSON_IsNumber(idv))
+		id = xstrfmt("%.17g", idv->valuedouble);
+	if (!id) {
+		error_at(path, lineno, 0, "chunk without an \"id\" (or \"_id\") string");
+		goto out;
+	}
+	text = json_str(obj, "text");
+	if (!text) {
+		error_at(path, lineno, 0, "chunk '%s' has no \"text\" string", id);
+		goto out;
+	}
+	title = json_str(obj, "title");
+	doc = json_str(obj, "doc");
+	e = strmap_intern(&c->index, id, strlen(id), &added);
+	if (!added) {
+		error_at(path, lineno, 0, "duplicate chunk id '%s' (first on line %lu)", id,
+			 (unsigned long)(uintptr_t)e->value >> 32);
+		goto out;
+	}
+	ALLOC_GROW(c->chunks, c->nr + 1, c->alloc);
+	c->chunks[c->nr].id = id;
+	c->chunks[c->nr].text = xstrdup(text);
+	c->chunks[c->nr].title = title && *title ? xstrdup(title) : NULL;
+	c->chunks[c->nr].doc = doc && *doc ? xstrdup(doc) : title && *title ? xstrdup(title) : NULL;
+	/* value: low 32 bits chunk index + 1, high 32 bits line (for messages) */
+	e->value = (void *)(uintptr_t)(((uint64_t)(uint32_t)lineno << 32) | (uint32_t)(c->nr + 1));
+	c->nr++;
+	id = NULL;
+	rc = 0;
+out:
+	free(id);
+	cJSON_Delete(obj);
+	return rc;
+}
+
+int corpus_load(struct corpus *c, const char *path)
+{
+	struct line_reader lr;
+	struct strbuf line = STRBUF_INIT;
+	int r, rc = 0;
+
+	if (line_reader_open(&lr, path, CORPUS_MAX_LINE) < 0)
+		return -1;
+	while ((r = line_reader_next(&lr, &line)) > 0) {
+		if (parse_line(c, path, lr.lineno, &line) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	if (r < 0)
+		rc = -1;
+	line_reader_close(&lr);
+	strbuf_release(&line);
+	if (rc < 0) {
+		corpus_release(c);
+		return -1;
+	}
+	free(c->path);
+	c->path = xstrdup(path);
+	return 0;
+}
+
+void corpus_release(struct corpus *c)
+{
+	for (size_t i = 0; i < c->nr; i++) {
+		free(c->chunks[i].id);
+		free(c->chunks[i].title);
+		free(c->chunks[i].text);
+		free(c->chunks[i].doc);
+	}
+	free(c->chunks);
+	strmap_clear(&c->index, 0);
+	free(c->path);
+	c->chunks = NULL;
+	c->nr = c->alloc = 0;
+	c->path = NULL;
+}
+
+const struct chunk *corpus_get(const struct corpus *c, const char *id)
+{
+	uintptr_t v = (uintptr_t)strmap_get(&c->index, id);
+	uint32_t idx = (uint32_t)(v & 0xffffffffu);
+
+	return idx ? &c->chunks[idx - 1] : NULL;
+}
+
+static int cmp_chunk_ptr(const void *a, const void *b)
+{
+	const struct chunk *x = *(const struct chunk *const *)a;
+	const struct chunk *y = *(const struct chunk *const *)b;
+	return strcmp(x->id, y->id);
+}
+
+void corpus_fingerprint(const struct corpus *c, char out[72])
+{
+	const struct chunk **order = xcalloc(c->nr + 1, sizeof(*order));
+	struct sha256_ctx *ctx = sha256_new();
+	char text_digest[72];
+
+	for (size_t i = 0; i < c->nr; i++)
+		order[i] = &c->chunks[i];
+	qsort(order, c->nr, sizeof(*order), cmp_chunk_ptr);
+	for (size_t i = 0; i < c->nr; i++) {
+		sha256_hex(order[i]->text, strlen(order[i]->text), text_digest);
+		sha256_update(ctx, order[i]->id, strlen(order[i]->id));
+		sha256_update(ctx, "\t", 1);
+		sha256_update(ctx, text_digest, strlen(text_digest));
+		sha256_update(ctx, "\n", 1);
+	}
+	sha256_final(ctx, out);
+	free(order);
+}

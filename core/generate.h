@@ -1,0 +1,103 @@
+/*
+ * generate: synthetic questions from corpus chunks through an LLM
+ * (evalset generate, issue 6), resumable and filtered.
+ *
+ * Plan: the selected chunks (--chunks, else a seeded --sample, else all),
+ * then the shard (chunk-id hash mod N, so shards partition any selection),
+ * times the kinds. One request per (chunk, kind) asks for 'per_chunk'
+ * questions. Multi-hop pairs a chunk with the next chunk of the same
+ * document (corpus "doc", else title); a chunk with no such neighbour gets
+ * no multi-hop request.
+ *
+ * Journal key of a request: "g-" + 32 hex digits of SHA-256 over (chunk
+ * digest [+ neighbour digest], kind, prompt digest, model, seed, sample 0).
+ * The journal (sets/NAME/.evalset/generate.jsonl) holds one record per
+ * answered request (its questions, or why the reply was unusable) and a
+ * checkpoint record after each atomic save of the set. On start, every
+ * journaled request is done (never sent again) and records after the last
+ * checkpoint are applied to the set again, so kill -9 loses nothing. A
+ * request that failed in transport is not journaled and is sent on rerun.
+ *
+ * Filters, in order, each counted: empty or longer than 'max_chars';
+ * exact/near duplicate of a question of the set or of this run
+ * (text_near_duplicate); copies a span of its chunk (text_copied_share >=
+ * 'max_copied'); too lexical (text_overlap > 'max_overlap').
+ *
+ * Ownership: the options' pointers are borrowed for the call; the stats own
+ * their 'overlaps' array (gen_stats_release).
+ */
+#ifndef EVALSET_GENERATE_H
+#define EVALSET_GENERATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llm.h"
+
+struct set;
+struct set_ref;
+struct corpus;
+
+enum gen_kind { GEN_FACTOID, GEN_PARAPHRASE, GEN_MULTIHOP, GEN_UNANSWERABLE, GEN_NR_KINDS };
+const char *gen_kind_name(enum gen_kind k);
+/* Parse "factoid,paraphrase,..." into a bit mask of (1 << kind). Return 0 or -1 (reported). */
+int gen_kinds_parse(const char *list, unsigned *mask);
+
+struct gen_stats {
+	size_t chunks;            /* selected chunks (after sample and shard) */
+	size_t planned;           /* requests in the plan */
+	size_t no_neighbour;      /* multi-hop skipped: no chunk of the same document */
+	size_t done_before;       /* already journaled: not sent */
+	size_t to_send;
+	size_t answered;          /* usable replies this run */
+	size_t unusable;          /* answered but truncated/invalid (journaled) */
+	size_t lost;              /* transport failures (not journaled: sent on rerun) */
+	size_t cancelled;         /* not finished (interrupt, budget) */
+	size_t replayed;          /* journal records after the last checkpoint applied again */
+	size_t proposed, kept;
+	size_t drop_empty, drop_long, drop_dup_set, drop_dup_run, drop_copied, drop_overlap;
+	double *overlaps;         /* of the kept questions */
+	size_t nr_overlaps, alloc_overlaps;
+	long est_prompt_tokens;   /* dry run: about 4 bytes a token */
+	size_t batch_written, batch_matched, batch_unmatched, batch_errors;
+	struct llm_usage usage;
+	double elapsed;           /* seconds */
+	enum llm_mode mode;
+};
+void gen_stats_release(struct gen_stats *st);
+
+struct gen_options {
+	struct set *set;              /* the working copy, loaded; questions are appended */
+	const char *set_file;         /* where it is saved (atomically) */
+	const struct set_ref *ref;    /* for the id floor */
+	const struct corpus *corpus;
+	const char *chunk_ids;        /* "c-1,c-2" or NULL */
+	long sample;                  /* 0: every chunk */
+	long seed;
+	long shard_i, shard_n;        /* 1-based I of N; N 0: no sharding */
+	long per_chunk;
+	unsigned kinds;               /* mask of 1 << enum gen_kind */
+	const char *prompt_dir;
+	double max_overlap;           /* > 1: no limit */
+	double max_copied;            /* share of tokens in one copied run; > 1: no limit */
+	long max_chars;
+	const char *journal_path;
+	bool dry_run;
+	const char *batch_out;
+	const char *const *batch_in;
+	size_t nr_batch_in;
+	struct llm_options llm;       /* endpoint, key, model, http (schema etc. set here) */
+	long checkpoint_every;        /* records between saves; 0: 25 */
+	void (*progress)(const struct gen_stats *st, void *ctx);  /* about once a second */
+	void *ctx;
+};
+
+/*
+ * Run the job. Return 0; ERR_INPUT for bad input (prompts, ids, batch files:
+ * reported); ERR_REMOTE when the endpoint stopped the job; ERR_INTERRUPTED;
+ * or HTTP_BUDGET_SPENT. In every case the set holds every kept question and
+ * has been saved when anything was added.
+ */
+int gen_run(const struct gen_options *o, struct gen_stats *st);
+
+#endif

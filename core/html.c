@@ -1,0 +1,160 @@
+/*
+ * html: HTML and script-safe JSON escaping (see html.h).
+ *
+ * Text is walked one UTF-8 sequence at a time; a byte that does not start a
+ * valid, shortest-form sequence (or a surrogate, or past U+10FFFF) becomes
+ * U+FFFD and the walk resumes at the next byte.
+ */
+#include "html.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+#define REPLACEMENT "\xEF\xBF\xBD"
+
+/* Return the length of the valid UTF-8 sequence at 's' (at most 'len' bytes)
+ * and its code point in '*cp', or 0 when the bytes are not valid UTF-8. */
+static size_t utf8_seq(const unsigned char *s, size_t len, uint32_t *cp)
+{
+	uint32_t c = s[0];
+	size_t n;
+	uint32_t min;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 2; c &= 0x1F; min = 0x80;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3; c &= 0x0F; min = 0x800;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4; c &= 0x07; min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+void html_text_len(struct strbuf *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	if (!s)
+		return;
+	strbuf_grow(out, len + len / 8);
+	while (i < len) {
+		uint32_t cp;
+		size_t n = utf8_seq(p + i, len - i, &cp);
+
+		if (!n) {
+			strbuf_addstr(out, REPLACEMENT);
+			i++;
+			continue;
+		}
+		switch (cp) {
+		case '<': strbuf_addstr(out, "&lt;"); break;
+		case '>': strbuf_addstr(out, "&gt;"); break;
+		case '&': strbuf_addstr(out, "&amp;"); break;
+		case '"': strbuf_addstr(out, "&quot;"); break;
+		case '\'': strbuf_addstr(out, "&#39;"); break;
+		default:
+			if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') ||
+			    cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
+				strbuf_addstr(out, REPLACEMENT);
+			else
+				strbuf_add(out, p + i, n);
+		}
+		i += n;
+	}
+}
+
+void html_text(struct strbuf *out, const char *s)
+{
+	if (s)
+		html_text_len(out, s, strlen(s));
+}
+
+void html_textf(struct strbuf *out, const char *fmt, ...)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&tmp, fmt, ap);
+	va_end(ap);
+	html_text_len(out, tmp.buf, tmp.len);
+	strbuf_release(&tmp);
+}
+
+void html_attr(struct strbuf *out, const char *name, const char *value)
+{
+	strbuf_addch(out, ' ');
+	strbuf_addstr(out, name);
+	strbuf_addstr(out, "=\"");
+	html_text(out, value ? value : "");
+	strbuf_addch(out, '"');
+}
+
+void html_script_json(struct strbuf *out, const char *json)
+{
+	const unsigned char *p = (const unsigned char *)json;
+
+	for (; *p; p++) {
+		if (*p == '<')
+			strbuf_addstr(out, "\\u003c");
+		else if (*p == '>')
+			strbuf_addstr(out, "\\u003e");
+		else if (*p == '&')
+			strbuf_addstr(out, "\\u0026");
+		else if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
+			strbuf_addstr(out, p[2] == 0xA8 ? "\\u2028" : "\\u2029");
+			p += 2;
+		} else
+			strbuf_addch(out, *p);
+	}
+}
+
+void html_script_string(struct strbuf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = strlen((const char *)p), i = 0;
+
+	strbuf_addch(out, '"');
+	while (i < len) {
+		uint32_t cp;
+		size_t n = utf8_seq(p + i, len - i, &cp);
+
+		if (!n) {
+			strbuf_addstr(out, "\\ufffd");
+			i++;
+			continue;
+		}
+		if (cp == '"')
+			strbuf_addstr(out, "\\\"");
+		else if (cp == '\\')
+			strbuf_addstr(out, "\\\\");
+		else if (cp == '\n')
+			strbuf_addstr(out, "\\n");
+		else if (cp < 0x20 || cp == '<' || cp == '>' || cp == '&' ||
+			 cp == 0x2028 || cp == 0x2029)
+			strbuf_addf(out, "\\u%04x", (unsigned)cp);
+		else
+			strbuf_add(out, p + i, n);
+		i += n;
+	}
+	strbuf_addch(out, '"');
+}

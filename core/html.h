@@ -1,0 +1,48 @@
+/*
+ * html: escaping for the HTML report, so that nothing read from a set, a run
+ * or a corpus can become markup or script.
+ *
+ * Invariants:
+ *  - html_text() output is safe as element content and as a quoted attribute
+ *    value: it holds no '<', '>', '&', '"' or '\'' except as entities.
+ *  - Invalid UTF-8 bytes and control characters other than tab, newline and
+ *    carriage return are replaced by U+FFFD, so the page is always valid
+ *    UTF-8 and nothing invisible is smuggled in.
+ *  - html_script_json() output is a JSON text that can sit between <script>
+ *    and </script>: it holds no '<', '>' or '&' (written as \u003c, \u003e,
+ *    \u0026 inside strings, where JSON allows them only), and U+2028/U+2029
+ *    are written as \u2028/\u2029 (line terminators to older JavaScript).
+ *    JSON.parse of it gives back the original value.
+ *
+ * Every function appends to a caller-owned strbuf and allocates nothing the
+ * caller must free.
+ */
+#ifndef EVALSET_HTML_H
+#define EVALSET_HTML_H
+
+#include <stddef.h>
+
+#include "strbuf.h"
+
+/* Append 's' to 'out' escaped as HTML text (also safe in a quoted attribute).
+ * NULL appends nothing. */
+void html_text(struct strbuf *out, const char *s);
+/* Append the first 'len' bytes of 's' escaped as html_text does. */
+void html_text_len(struct strbuf *out, const char *s, size_t len);
+/* Append 'fmt' formatted, then escaped as html_text does. */
+void html_textf(struct strbuf *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Append ' name="value"' with 'value' escaped. */
+void html_attr(struct strbuf *out, const char *name, const char *value);
+
+/*
+ * Append the JSON text 'json' (as cJSON prints it) made safe for a <script>
+ * element, per the invariants above. The JSON syntax is not checked: a
+ * '<', '>' or '&' can only occur inside a JSON string, where the \u escape
+ * means the same character.
+ */
+void html_script_json(struct strbuf *out, const char *json);
+/* Append 's' as a JSON string literal (with quotes) safe inside <script>. */
+void html_script_string(struct strbuf *out, const char *s);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * lineio: read a text file line by line, plain or gzip-compressed (detected
+ * by content, not by name), with a line-length limit for untrusted input.
+ * "-" reads standard input. Lines are returned without "\n" / "\r\n"; line
+ * numbers start at 1.
+ */
+#ifndef EVALSET_LINEIO_H
+#define EVALSET_LINEIO_H
+
+#include <stddef.h>
+
+#include "strbuf.h"
+
+struct line_reader {
+	void *gz;          /* gzFile */
+	const char *path;  /* borrowed, for messages */
+	long lineno;
+	size_t limit;      /* longest line accepted, 0: none */
+	char *buf;         /* read buffer */
+	size_t pos, end, cap;
+	int eof;
+};
+
+/* Open 'path' for reading lines no longer than 'limit' bytes (0: no limit).
+ * Return 0, or -1 with an error naming the file. */
+int line_reader_open(struct line_reader *lr, const char *path, size_t limit);
+/*
+ * Read the next line into 'line' (replacing its content). Return 1 on a line,
+ * 0 at end of file, -1 on a read error (reported), -2 for a line over the
+ * limit (reported as FILE:LINE; the rest of that line is skipped so the
+ * caller may go on).
+ */
+int line_reader_next(struct line_reader *lr, struct strbuf *line);
+void line_reader_close(struct line_reader *lr);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * llm: OpenAI-compatible Chat Completions (SPEC section 8) on top of
+ * core/http.h, for jobs that ask many questions of one reply shape.
+ *
+ * One struct llm runs one job: every call shares the reply shape (a JSON
+ * schema plus a validator), the model and the endpoint. Per call:
+ *  - structured output is asked through response_format json_schema; when
+ *    the server rejects that (HTTP 400 naming response_format), the call and
+ *    every later one fall back to json_object, then to plain instructions
+ *    (the JSON is then cut out of the text). The reply is always validated.
+ *  - finish_reason "length" is retried once with twice the token budget, an
+ *    invalid reply once; then the call fails (LLM_FAILED, with the reason).
+ *  - 401, 403, 404 and 429 insufficient_quota stop the job: llm_run returns
+ *    ERR_REMOTE after one message saying what to fix. So does a transport
+ *    failure (after the HTTP retries) before any call has succeeded.
+ *  - messages never contain the API key: server text is scrubbed of it and
+ *    of anything that looks like a key ("sk-...").
+ *
+ * Ownership: llm_new copies the options' strings. A result's strings and
+ * 'json' belong to the llm and are valid only during the 'done' callback.
+ */
+#ifndef EVALSET_LLM_H
+#define EVALSET_LLM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "http.h"
+#include "strbuf.h"
+
+struct cJSON;
+
+enum llm_mode { LLM_JSON_SCHEMA = 0, LLM_JSON_OBJECT, LLM_PLAIN };
+const char *llm_mode_name(enum llm_mode m);
+
+enum llm_status { LLM_OK = 0, LLM_FAILED, LLM_CANCELLED };
+
+struct llm_result {
+	enum llm_status status;
+	const char *content;        /* the assistant's text (OK, or FAILED with a reply) */
+	struct cJSON *json;         /* the validated JSON (OK only) */
+	const char *why;            /* FAILED: the reason, e.g. "truncated reply" */
+	bool answered;              /* the server did answer (FAILED on content, not transport) */
+	long prompt_tokens, completion_tokens;
+	enum llm_mode mode;
+};
+
+/*
+ * Check the parsed reply 'json' has the expected shape. Return 0, or -1 with
+ * the reason in 'why' (not printed).
+ */
+typedef int (*llm_validate_fn)(const struct cJSON *json, void *data, struct strbuf *why);
+typedef void (*llm_done_fn)(const struct llm_result *res, void *data);
+
+struct llm_options {
+	const char *base_url;       /* e.g. https://api.openai.com/v1 (required) */
+	const char *api_key;        /* NULL or "": no key sent (local servers) */
+	const char *api_key_env;    /* name of the key's variable, for messages */
+	const char *model;          /* required */
+	double temperature;         /* < 0: not sent */
+	long max_tokens;            /* first budget of completion tokens; 0: 1024 */
+	long seed;                  /* < 0: not sent */
+	const char *schema_name;    /* json_schema name */
+	const char *schema;         /* JSON Schema text of the reply (required) */
+	const char *shape_hint;     /* plain-mode instruction: an example reply */
+	enum llm_mode start_mode;
+	llm_validate_fn validate;   /* required */
+	llm_done_fn done;           /* required */
+	struct http_options http;   /* concurrency, timeouts, budget, stop, tick */
+};
+
+struct llm_usage {
+	unsigned long calls;        /* llm_submit calls */
+	unsigned long ok, failed, cancelled;
+	unsigned long requests;     /* HTTP attempts */
+	unsigned long retries;      /* HTTP retries plus fallback/length/invalid re-asks */
+	unsigned long prompt_tokens, completion_tokens;
+};
+
+struct llm;
+
+/* Return a new job, or NULL after an error (bad schema, missing option). */
+struct llm *llm_new(const struct llm_options *o);
+void llm_free(struct llm *l);
+
+/* Queue one call; 'data' comes back in the callbacks. */
+void llm_submit(struct llm *l, const char *system, const char *user, void *data);
+
+/*
+ * Run every queued call. Return 0; ERR_REMOTE after a job-stopping failure
+ * (reported); ERR_INTERRUPTED; or HTTP_BUDGET_SPENT when the request budget
+ * ran out. Unfinished calls are delivered as LLM_CANCELLED.
+ */
+int llm_run(struct llm *l);
+
+void llm_get_usage(const struct llm *l, struct llm_usage *out);
+/* Current structured-output mode (after any fallback). */
+enum llm_mode llm_current_mode(const struct llm *l);
+
+/* Append "{base}/chat/completions" (before any "?query") to 'out'. */
+void llm_endpoint_url(const char *base, struct strbuf *out);
+/* Append the request body for 'mode' and 'max_tokens' (0: the job's) to 'out'. */
+void llm_request_body(const struct llm *l, const char *system, const char *user,
+		      enum llm_mode mode, long max_tokens, struct strbuf *out);
+
+/*
+ * Interpret a Chat Completions response body (as from the Batch API): fill
+ * 'res' (status LLM_OK or LLM_FAILED with 'why'), validating the reply.
+ * Tokens are added to the job's usage. 'res->json' is owned by the llm until
+ * the next call of llm_accept or llm_free. Return 0 on OK, 1 when truncated,
+ * -1 otherwise.
+ */
+int llm_accept(struct llm *l, const char *body, size_t len, void *data, struct llm_result *res);
+
+/*
+ * Append the message of an error body to 'out': flat {"error": "msg"},
+ * nested {"error": {"message", "type", "code"}}, {"message"} or {"detail"},
+ * else the start of the raw text. Sets '*code' (caller frees, may be NULL)
+ * to the error's code or type when there is one.
+ */
+void llm_error_message(const char *body, size_t len, struct strbuf *out, char **code);
+
+/* Replace every occurrence of 'key' and of "sk-..." words in 'sb' by "***". */
+void llm_scrub(struct strbuf *sb, const char *key);
+
+/* Return a copy of the first JSON object in 'text' (code fences and prose around it ignored), or NULL. */
+struct cJSON *llm_extract_json(const char *text);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * logimport: turn query logs into labelled query groups (issue 7).
+ *
+ * Records are read with logread and folded into one group per normalised
+ * query (text_normalize_query after PII redaction). Memory grows with the
+ * distinct query forms, the documents per query and a bounded sketch of
+ * sessions per query (exact up to IMPORT_SESSION_SKETCH sessions, estimated
+ * past that), never with the number of log lines.
+ *
+ * Signals (docs/import.md has the table): a record naming documents is an
+ * event on each of them. Its kind comes from the signal field: "click"
+ * (also the kind when there is no signal), "cite"/"citation"/"cited",
+ * positive ratings ("thumbs_up", "up", "like", "positive", "+1", "rating:N"
+ * or a number N > 0, true), negative ratings (N < 0, "thumbs_down", "down",
+ * "dislike", "negative", false); other values (impressions...) are counted
+ * and ignored. A click whose dwell is known (the dwell field, or the end
+ * field minus the time field, in seconds) and below min_dwell is a short
+ * click. Positive events: clicks that are not short, citations, positive
+ * ratings.
+ *
+ * Labels: a document is relevant to a query when its positive events come
+ * from at least min_clicks distinct sessions; grade 2 when it holds at least
+ * half of the query's positive events, else grade 1. A record without a
+ * session counts as a session of its own.
+ *
+ * Ownership: struct import owns every string it points to; import_release
+ * frees all of it.
+ */
+#ifndef EVALSET_LOGIMPORT_H
+#define EVALSET_LOGIMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logread.h"
+#include "pii.h"
+#include "strmap.h"
+
+#define IMPORT_SESSION_SKETCH 256  /* exact distinct-session counts below this */
+#define IMPORT_DOC_SKETCH 64       /* per document; also the largest min_clicks */
+#define IMPORT_KEEP_LINES 5        /* malformed line numbers kept for the summary */
+
+enum import_field {
+	FIELD_QUERY, FIELD_DOC, FIELD_SIGNAL, FIELD_SESSION, FIELD_TIME, FIELD_DWELL, FIELD_END,
+	IMPORT_NR_FIELDS
+};
+/* Return the name of field 'f' ("query", "doc", ...). */
+const char *import_field_name(enum import_field f);
+/* Return the field called 'name', or -1. */
+int import_field_parse(const char *name);
+
+enum pii_mode { PII_REDACT, PII_DROP };
+
+struct import_options {
+	const char *field[IMPORT_NR_FIELDS];  /* paths; NULL: the field's own name */
+	enum log_format format;
+	long min_clicks;        /* default 2 */
+	double min_dwell;       /* seconds, default 30 */
+	enum pii_mode pii;
+	long min_count;         /* default 1 */
+	bool have_since, have_until;
+	double since, until;    /* epoch seconds; since <= t < until */
+};
+void import_options_init(struct import_options *o);
+
+/* A small set of 64-bit hashes: exact below its capacity, an estimate above. */
+struct sketch {
+	uint64_t *h;
+	uint32_t nr, alloc;
+};
+
+struct import_doc {
+	const char *id;          /* interned in struct import */
+	unsigned long positive, negative, short_clicks;
+	unsigned long clicks, cites, ratings;  /* positive events by kind */
+	struct sketch sessions;  /* sessions with a positive event */
+	int grade;               /* set by import_label: 0 not relevant */
+};
+
+struct import_query {
+	char *key;               /* normalised form */
+	const char *text;        /* most frequent original (redacted) form */
+	unsigned long text_count;
+	unsigned long count, positive, negative, short_clicks;
+	struct sketch sessions;
+	double first, last;      /* epoch seconds, when 'dated' */
+	bool dated;
+	struct import_doc *docs;
+	size_t nr_docs, alloc_docs;
+	uint32_t *dtab;          /* index + 1 of docs by id pointer, once there are many */
+	size_t dcap;
+	size_t nr_labels;        /* set by import_label */
+	size_t order;            /* order of first appearance */
+};
+
+struct import_stats {
+	unsigned long records;          /* records read (incl. skipped) */
+	unsigned long malformed;        /* unparseable, too long, ragged, invalid UTF-8 */
+	char *malformed_at[IMPORT_KEEP_LINES];  /* "FILE:LINE" of the first few */
+	size_t nr_malformed_at;
+	unsigned long missing_query;    /* records without the query field */
+	char *missing_at[IMPORT_KEEP_LINES];
+	size_t nr_missing_at;
+	unsigned long empty_query;      /* query empty after normalisation */
+	unsigned long undated, outside; /* --since/--until */
+	unsigned long used;             /* records that counted for a query */
+	unsigned long pii_records;      /* records whose query held PII */
+	unsigned long pii_dropped;      /* records dropped for PII (--pii drop) */
+	unsigned long pii_dropped_queries;  /* distinct query forms dropped */
+	struct pii_counts pii;          /* spans by kind, over distinct forms */
+	unsigned long positive, negative, short_clicks, other_signals;
+	unsigned long field_seen[IMPORT_NR_FIELDS];  /* records holding the field */
+	unsigned long below_min_count;  /* queries dropped by min_count (import_label) */
+	unsigned long labelled, unlabelled;
+};
+
+struct import_log {
+	char *path;
+	char digest[72];
+	bool gzip;
+	enum log_format format;
+	unsigned long records;
+};
+
+struct import {
+	struct import_options opt;
+	struct strmap raw;     /* raw query bytes -> struct form * */
+	struct strmap forms;   /* redacted text -> struct form * */
+	struct strmap groups;  /* normalised key -> index + 1 */
+	struct strmap docs;    /* interned document ids */
+	struct import_query *q;
+	size_t nr, alloc;
+	struct import_log *logs;
+	size_t nr_logs, alloc_logs;
+	struct import_stats st;
+};
+
+void import_init(struct import *im, const struct import_options *opt);
+void import_release(struct import *im);
+
+/*
+ * Read every record of the log 'path' into 'im'. Malformed records and
+ * records without a query are skipped, counted and warned about (the first
+ * few). Return 0, or -1 when the file cannot be opened or read (reported).
+ */
+int import_read(struct import *im, const char *path);
+
+/*
+ * Decide the labels of every query (see above) and drop the queries seen
+ * fewer than min_count times. Afterwards the queries are sorted by count,
+ * most frequent first (ties by first appearance).
+ */
+void import_label(struct import *im);
+
+/* Return the number of distinct sessions in 's' (an estimate past its capacity). */
+double sketch_count(const struct sketch *s, uint32_t cap);
+
+/*
+ * Parse a time: ISO 8601 "YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|+HH:MM|-HHMM]"
+ * (no zone: UTC; 'T' or a space between date and time) or a number of
+ * seconds since the epoch (a number above 1e11 is taken as milliseconds).
+ * '*date_only' (may be NULL) tells whether only a date was given. Return 0
+ * or -1 (nothing printed).
+ */
+int import_parse_time(const char *s, size_t len, double *out, bool *date_only);
+/* Format epoch seconds 't' as "YYYY-MM-DDTHH:MM:SSZ" into 'out'. */
+void import_format_time(double t, char out[32]);
+
+enum signal_kind { SIGNAL_CLICK, SIGNAL_CITE, SIGNAL_POSITIVE, SIGNAL_NEGATIVE, SIGNAL_OTHER };
+/* Classify the signal value 'len' bytes of 's' (see above). */
+enum signal_kind import_signal_kind(const char *s, size_t len);
+
+#endif

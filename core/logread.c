@@ -1,0 +1,896 @@
+/*
+ * logread: the byte stream (read, hash, inflate), the JSON Lines parser and
+ * the CSV/TSV record reader behind log_reader_next().
+ *
+ * The stream hashes the bytes as stored before anything else looks at them,
+ * so the digest covers the whole file even when records are skipped. Gzip is
+ * recognised by its magic bytes; concatenated members are read in turn.
+ *
+ * The JSON parser is strict (RFC 8259: no trailing commas, no comments, no
+ * bare control characters in strings) and decodes strings in place in the
+ * stream buffer: an unescaped string never grows, so values are slices of
+ * the line. Nodes live in an arena reused for every record.
+ */
+#include "logread.h"
+
+#include "digest.h"
+#include "error.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define RAW_BLOCK (1u << 20)
+
+struct log_stream {
+	int fd;
+	bool gzip, z_live, raw_eof, failed;
+	z_stream z;
+	struct sha256_ctx *sha;
+	char digest[72];
+	unsigned char *raw;
+	size_t raw_len;
+	char *buf;          /* decoded bytes [pos, end) */
+	size_t pos, end, cap;
+};
+
+enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jnode {
+	enum jtype type;
+	const char *key, *val;
+	size_t key_len, val_len;
+	long child, next;   /* indexes into the arena, -1: none */
+};
+
+int log_format_parse(const char *s, enum log_format *out)
+{
+	if (!strcmp(s, "jsonl") || !strcmp(s, "json") || !strcmp(s, "ndjson"))
+		*out = LOG_FORMAT_JSONL;
+	else if (!strcmp(s, "csv"))
+		*out = LOG_FORMAT_CSV;
+	else if (!strcmp(s, "tsv"))
+		*out = LOG_FORMAT_TSV;
+	else
+		return -1;
+	return 0;
+}
+
+const char *log_format_name(enum log_format f)
+{
+	switch (f) {
+	case LOG_FORMAT_JSONL: return "jsonl";
+	case LOG_FORMAT_CSV: return "csv";
+	case LOG_FORMAT_TSV: return "tsv";
+	default: return "auto";
+	}
+}
+
+void log_values_release(struct log_values *vals)
+{
+	free(vals->v);
+	vals->v = NULL;
+	vals->nr = vals->alloc = 0;
+}
+
+static void push_value(struct log_values *out, const char *s, size_t len)
+{
+	ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+	out->v[out->nr].s = s;
+	out->v[out->nr].len = len;
+	out->nr++;
+}
+
+/* ---- the byte stream ---- */
+
+/* Read the next block of the file into st->raw, hashing it. Return bytes read, 0 at EOF, -1. */
+static ssize_t raw_read(struct log_stream *st, const char *path)
+{
+	ssize_t n;
+
+	do
+		n = read(st->fd, st->raw, RAW_BLOCK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		st->failed = true;
+		return error("cannot read '%s': %s", path, strerror(errno));
+	}
+	if (n == 0)
+		st->raw_eof = true;
+	else
+		sha256_update(st->sha, st->raw, (size_t)n);
+	st->raw_len = (size_t)n;
+	return n;
+}
+
+/* Append more decoded bytes after st->end, first moving [pos, end) to the
+ * front. Return the number of bytes added, 0 at end of input, -1 on error. */
+static ssize_t stream_fill(struct log_stream *st, const char *path)
+{
+	if (st->pos) {
+		memmove(st->buf, st->buf + st->pos, st->end - st->pos);
+		st->end -= st->pos;
+		st->pos = 0;
+	}
+	if (st->cap - st->end < RAW_BLOCK) {
+		st->cap = st->end + 2 * (size_t)RAW_BLOCK;
+		st->buf = xrealloc(st->buf, st->cap + 1);
+	}
+	if (!st->gzip) {
+		if (st->raw_len == 0 && !st->raw_eof && raw_read(st, path) < 0)
+			return -1;
+		size_t n = st->raw_len;
+		memcpy(st->buf + st->end, st->raw, n);
+		st->end += n;
+		st->raw_len = 0;
+		return (ssize_t)n;
+	}
+	for (;;) {
+		size_t before = st->end;
+		int rc;
+
+		if (st->z.avail_in == 0) {
+			if (st->raw_eof && st->z_live) {
+				st->failed = true;
+				return error("cannot decompress '%s': truncated gzip data", path);
+			}
+			if (st->raw_eof)
+				return 0;
+			if (raw_read(st, path) < 0)
+				return -1;
+			if (st->raw_len == 0)
+				continue;
+			st->z.next_in = st->raw;
+			st->z.avail_in = (uInt)st->raw_len;
+		}
+		if (!st->z_live) {
+			/* a further gzip member */
+			if (inflateReset(&st->z) != Z_OK)
+				goto bad;
+			st->z_live = true;
+		}
+		st->z.next_out = (Bytef *)st->buf + st->end;
+		st->z.avail_out = (uInt)(st->cap - st->end);
+		rc = inflate(&st->z, Z_NO_FLUSH);
+		st->end = st->cap - st->z.avail_out;
+		if (rc == Z_STREAM_END)
+			st->z_live = false;
+		else if (rc != Z_OK && rc != Z_BUF_ERROR)
+			goto bad;
+		if (st->end > before)
+			return (ssize_t)(st->end - before);
+	}
+bad:
+	st->failed = true;
+	return error("cannot decompress '%s': %s", path, st->z.msg ? st->z.msg : "corrupt gzip data");
+}
+
+/* ---- JSON ---- */
+
+struct jparse {
+	struct log_reader *r;
+	char *p, *end;
+	int depth;
+	const char *why;
+};
+
+static long new_node(struct log_reader *r, enum jtype t)
+{
+	ALLOC_GROW(r->nodes, r->nr_nodes + 1, r->alloc_nodes);
+	struct jnode *n = &r->nodes[r->nr_nodes];
+	n->type = t;
+	n->key = n->val = NULL;
+	n->key_len = n->val_len = 0;
+	n->child = n->next = -1;
+	return (long)r->nr_nodes++;
+}
+
+static void skip_ws(struct jparse *jp)
+{
+	while (jp->p < jp->end && (*jp->p == ' ' || *jp->p == '\t' || *jp->p == '\r' || *jp->p == '\n'))
+		jp->p++;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9') return c - '0';
+	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+	return -1;
+}
+
+static int read_hex4(struct jparse *jp, unsigned *out)
+{
+	unsigned v = 0;
+	if (jp->end - jp->p < 4)
+		return -1;
+	for (int k = 0; k < 4; k++) {
+		int h = hexval((unsigned char)jp->p[k]);
+		if (h < 0)
+			return -1;
+		v = v * 16 + (unsigned)h;
+	}
+	jp->p += 4;
+	*out = v;
+	return 0;
+}
+
+static char *put_utf8(char *w, unsigned cp)
+{
+	if (cp < 0x80) {
+		*w++ = (char)cp;
+	} else if (cp < 0x800) {
+		*w++ = (char)(0xC0 | (cp >> 6));
+		*w++ = (char)(0x80 | (cp & 0x3F));
+	} else if (cp < 0x10000) {
+		*w++ = (char)(0xE0 | (cp >> 12));
+		*w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+		*w++ = (char)(0x80 | (cp & 0x3F));
+	} else {
+		*w++ = (char)(0xF0 | (cp >> 18));
+		*w++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+		*w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+		*w++ = (char)(0x80 | (cp & 0x3F));
+	}
+	return w;
+}
+
+/* Parse the string at jp->p (on the opening quote), decoding it in place. */
+static int jstring(struct jparse *jp, const char **s, size_t *len)
+{
+	char *w, *start;
+
+	jp->p++;
+	start = w = jp->p;
+	/* fast path: no escapes */
+	while (jp->p < jp->end && *jp->p != '"' && *jp->p != '\\' && (unsigned char)*jp->p >= 0x20)
+		jp->p++;
+	w = jp->p;
+	while (jp->p < jp->end) {
+		unsigned char c = (unsigned char)*jp->p;
+		if (c == '"') {
+			*s = start;
+			*len = (size_t)(w - start);
+			jp->p++;
+			return 0;
+		}
+		if (c < 0x20) {
+			jp->why = "control character in a JSON string";
+			return -1;
+		}
+		if (c != '\\') {
+			*w++ = (char)c;
+			jp->p++;
+			continue;
+		}
+		jp->p++;
+		if (jp->p >= jp->end)
+			break;
+		c = (unsigned char)*jp->p++;
+		switch (c) {
+		case '"': *w++ = '"'; break;
+		case '\\': *w++ = '\\'; break;
+		case '/': *w++ = '/'; break;
+		case 'b': *w++ = '\b'; break;
+		case 'f': *w++ = '\f'; break;
+		case 'n': *w++ = '\n'; break;
+		case 'r': *w++ = '\r'; break;
+		case 't': *w++ = '\t'; break;
+		case 'u': {
+			unsigned cp, lo;
+			if (read_hex4(jp, &cp)) {
+				jp->why = "bad \\u escape in a JSON string";
+				return -1;
+			}
+			if (cp >= 0xD800 && cp <= 0xDBFF && jp->end - jp->p >= 6 && jp->p[0] == '\\' &&
+			    jp->p[1] == 'u') {
+				char *save = jp->p;
+				jp->p += 2;
+				if (!read_hex4(jp, &lo) && lo >= 0xDC00 && lo <= 0xDFFF)
+					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				else
+					jp->p = save;
+			}
+			if (cp >= 0xD800 && cp <= 0xDFFF)
+				cp = 0xFFFD;  /* a lone surrogate */
+			w = put_utf8(w, cp);
+			break;
+		}
+		default:
+			jp->why = "bad escape in a JSON string";
+			return -1;
+		}
+	}
+	jp->why = "unterminated JSON string";
+	return -1;
+}
+
+static int jnumber(struct jparse *jp)
+{
+	char *p = jp->p;
+	const char *e = jp->end;
+#define DIGIT(c) ((c) >= '0' && (c) <= '9')
+	if (p < e && *p == '-')
+		p++;
+	if (p < e && *p == '0')
+		p++;
+	else if (p < e && DIGIT(*p))
+		while (p < e && DIGIT(*p))
+			p++;
+	else
+		return -1;
+	if (p < e && *p == '.') {
+		p++;
+		if (!(p < e && DIGIT(*p)))
+			return -1;
+		while (p < e && DIGIT(*p))
+			p++;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			p++;
+		if (!(p < e && DIGIT(*p)))
+			return -1;
+		while (p < e && DIGIT(*p))
+			p++;
+	}
+#undef DIGIT
+	jp->p = p;
+	return 0;
+}
+
+static long jvalue(struct jparse *jp);
+
+static long jcontainer(struct jparse *jp, int is_obj)
+{
+	long self = new_node(jp->r, is_obj ? J_OBJ : J_ARR), last = -1;
+	char close = is_obj ? '}' : ']';
+
+	if (++jp->depth > LOG_MAX_DEPTH) {
+		jp->why = "JSON nested too deeply";
+		return -1;
+	}
+	jp->p++;
+	skip_ws(jp);
+	if (jp->p < jp->end && *jp->p == close) {
+		jp->p++;
+		jp->depth--;
+		return self;
+	}
+	for (;;) {
+		const char *key = NULL;
+		size_t key_len = 0;
+		long child;
+
+		skip_ws(jp);
+		if (is_obj) {
+			if (jp->p >= jp->end || *jp->p != '"') {
+				jp->why = "expected a key in a JSON object";
+				return -1;
+			}
+			if (jstring(jp, &key, &key_len))
+				return -1;
+			skip_ws(jp);
+			if (jp->p >= jp->end || *jp->p != ':') {
+				jp->why = "expected ':' in a JSON object";
+				return -1;
+			}
+			jp->p++;
+		}
+		child = jvalue(jp);
+		if (child < 0)
+			return -1;
+		jp->r->nodes[child].key = key;
+		jp->r->nodes[child].key_len = key_len;
+		if (last < 0)
+			jp->r->nodes[self].child = child;
+		else
+			jp->r->nodes[last].next = child;
+		last = child;
+		skip_ws(jp);
+		if (jp->p < jp->end && *jp->p == ',') {
+			jp->p++;
+			continue;
+		}
+		if (jp->p < jp->end && *jp->p == close) {
+			jp->p++;
+			jp->depth--;
+			return self;
+		}
+		jp->why = is_obj ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array";
+		return -1;
+	}
+}
+
+static long jvalue(struct jparse *jp)
+{
+	long n;
+	char *start;
+
+	skip_ws(jp);
+	if (jp->p >= jp->end) {
+		jp->why = "unexpected end of JSON";
+		return -1;
+	}
+	start = jp->p;
+	switch (*jp->p) {
+	case '{':
+		return jcontainer(jp, 1);
+	case '[':
+		return jcontainer(jp, 0);
+	case '"': {
+		const char *s;
+		size_t len;
+		if (jstring(jp, &s, &len))
+			return -1;
+		n = new_node(jp->r, J_STR);
+		jp->r->nodes[n].val = s;
+		jp->r->nodes[n].val_len = len;
+		return n;
+	}
+	case 't':
+	case 'f':
+	case 'n': {
+		static const char *const lit[] = { "true", "false", "null" };
+		static const enum jtype types[] = { J_TRUE, J_FALSE, J_NULL };
+		for (int k = 0; k < 3; k++) {
+			size_t l = strlen(lit[k]);
+			if ((size_t)(jp->end - jp->p) >= l && !memcmp(jp->p, lit[k], l)) {
+				jp->p += l;
+				n = new_node(jp->r, types[k]);
+				jp->r->nodes[n].val = lit[k];
+				jp->r->nodes[n].val_len = l;
+				return n;
+			}
+		}
+		break;
+	}
+	default:
+		if (!jnumber(jp)) {
+			n = new_node(jp->r, J_NUM);
+			jp->r->nodes[n].val = start;
+			jp->r->nodes[n].val_len = (size_t)(jp->p - start);
+			return n;
+		}
+	}
+	jp->why = "invalid JSON value";
+	return -1;
+}
+
+/* Parse one line as a JSON object into the arena. Return 0, 1 for a blank line, -1. */
+static int parse_json_line(struct log_reader *r, char *line, size_t len)
+{
+	struct jparse jp = { r, line, line + len, 0, NULL };
+	long root;
+
+	r->nr_nodes = 0;
+	skip_ws(&jp);
+	if (jp.p == jp.end)
+		return 1;
+	if (*jp.p != '{') {
+		r->why = "not a JSON object";
+		return -1;
+	}
+	root = jvalue(&jp);
+	if (root < 0) {
+		r->why = jp.why ? jp.why : "invalid JSON";
+		return -1;
+	}
+	skip_ws(&jp);
+	if (jp.p != jp.end) {
+		r->why = "text after the JSON object";
+		return -1;
+	}
+	return 0;
+}
+
+static void jget(struct log_reader *r, long idx, const struct log_path *p, size_t k,
+		 struct log_values *out)
+{
+	const struct jnode *n = &r->nodes[idx];
+
+	if (n->type == J_ARR) {
+		for (long c = n->child; c >= 0; c = r->nodes[c].next)
+			jget(r, c, p, k, out);
+		return;
+	}
+	if (k == p->nr) {
+		if (n->type != J_OBJ && n->type != J_NULL)
+			push_value(out, n->val, n->val_len);
+		return;
+	}
+	if (n->type != J_OBJ)
+		return;
+	size_t want = p->lens[k];
+	for (long c = n->child; c >= 0; c = r->nodes[c].next) {
+		const struct jnode *ch = &r->nodes[c];
+		if (ch->key_len == want && !memcmp(ch->key, p->parts[k], want)) {
+			jget(r, c, p, k + 1, out);
+			return;
+		}
+	}
+}
+
+/* Read one line of the stream into '*line'. Return 1, 0 at EOF, -2 too long, -1. */
+static int next_line(struct log_reader *r, char **line, size_t *len)
+{
+	struct log_stream *st = r->st;
+	size_t scanned = st->pos;
+	bool too_long = false;
+
+	for (;;) {
+		char *nl = memchr(st->buf + scanned, '\n', st->end - scanned);
+		ssize_t got;
+
+		if (nl) {
+			size_t end = (size_t)(nl - st->buf);
+			*line = st->buf + st->pos;
+			*len = end - st->pos;
+			st->pos = end + 1;
+			if (too_long)
+				return -2;
+			if (*len && (*line)[*len - 1] == '\r')
+				(*len)--;
+			return 1;
+		}
+		if (st->end - st->pos > LOG_MAX_RECORD) {
+			too_long = true;
+			st->pos = st->end;  /* drop what we have of the long line */
+		}
+		scanned = st->end - st->pos;
+		got = stream_fill(st, r->path);
+		scanned += st->pos;  /* pos is 0 after fill */
+		if (got < 0)
+			return -1;
+		if (got == 0) {
+			if (st->pos == st->end && !too_long)
+				return 0;
+			*line = st->buf + st->pos;
+			*len = st->end - st->pos;
+			st->pos = st->end;
+			if (too_long)
+				return -2;
+			if (*len && (*line)[*len - 1] == '\r')
+				(*len)--;
+			return 1;
+		}
+	}
+}
+
+/* ---- CSV / TSV ---- */
+
+/* Return the next byte of the stream, -1 at EOF, -2 on error. */
+static int next_byte(struct log_reader *r)
+{
+	struct log_stream *st = r->st;
+	if (st->pos == st->end) {
+		ssize_t got = stream_fill(st, r->path);
+		if (got < 0)
+			return -2;
+		if (got == 0)
+			return -1;
+	}
+	return (unsigned char)st->buf[st->pos++];
+}
+
+static int peek_byte(struct log_reader *r)
+{
+	int c = next_byte(r);
+	if (c >= 0)
+		r->st->pos--;
+	return c;
+}
+
+/* Read one CSV/TSV record into r->cells. Return 1, 0 at EOF, -2 malformed, -1. */
+static int csv_record(struct log_reader *r, long *line)
+{
+	int delim = r->format == LOG_FORMAT_TSV ? '\t' : ',';
+	size_t *offs = NULL, nr = 0, alloc = 0, start = 0;
+	bool quoted = false, in_quotes = false, any = false, too_long = false;
+	int c, ret = 1;
+
+	strbuf_reset(&r->rec);
+	r->lineno = *line;
+	for (;;) {
+		c = next_byte(r);
+		if (c == -2) {
+			ret = -1;
+			goto out;
+		}
+		if (c == -1) {
+			if (in_quotes) {
+				r->why = "unterminated quoted field";
+				ret = -2;
+				goto out;
+			}
+			if (!any && !nr) {
+				ret = 0;
+				goto out;
+			}
+			break;
+		}
+		any = true;
+		if (in_quotes) {
+			if (c == '"') {
+				if (peek_byte(r) == '"') {
+					next_byte(r);
+				} else {
+					in_quotes = false;
+					continue;
+				}
+			} else if (c == '\n') {
+				(*line)++;
+			}
+		} else if (c == '"' && r->rec.len == start && !quoted) {
+			quoted = in_quotes = true;
+			continue;
+		} else if (c == delim) {
+			ALLOC_GROW(offs, nr + 2, alloc);
+			offs[nr++] = start;
+			offs[nr++] = r->rec.len;
+			start = r->rec.len;
+			quoted = false;
+			continue;
+		} else if (c == '\n' || (c == '\r' && peek_byte(r) == '\n')) {
+			if (c == '\r')
+				next_byte(r);
+			(*line)++;
+			if (!nr && r->rec.len == start && !quoted) {
+				/* a blank line */
+				any = false;
+				r->lineno = *line;
+				continue;
+			}
+			break;
+		}
+		if (r->rec.len >= LOG_MAX_RECORD) {
+			too_long = true;
+			continue;
+		}
+		strbuf_addch(&r->rec, c);
+	}
+	ALLOC_GROW(offs, nr + 2, alloc);
+	offs[nr++] = start;
+	offs[nr++] = r->rec.len;
+	if (too_long) {
+		r->why = "record longer than 1 MiB";
+		ret = -2;
+		goto out;
+	}
+	r->nr_cells = 0;
+	for (size_t k = 0; k < nr; k += 2) {
+		ALLOC_GROW(r->cells, r->nr_cells + 1, r->alloc_cells);
+		r->cells[r->nr_cells].s = r->rec.buf + offs[k];
+		r->cells[r->nr_cells].len = offs[k + 1] - offs[k];
+		r->nr_cells++;
+	}
+out:
+	free(offs);
+	return ret;
+}
+
+/* ---- the reader ---- */
+
+int log_reader_open(struct log_reader *r, const char *path, enum log_format fmt)
+{
+	struct log_stream *st = xcalloc(1, sizeof(*st));
+	char *base;
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->rec = (struct strbuf)STRBUF_INIT;
+	r->st = st;
+	st->fd = -1;
+	st->sha = sha256_new();
+	st->raw = xmalloc(RAW_BLOCK);
+	if (!strcmp(path, "-")) {
+		st->fd = 0;
+	} else {
+		st->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (st->fd < 0) {
+			error("cannot open log '%s': %s", path, strerror(errno));
+			goto fail;
+		}
+	}
+	if (raw_read(st, path) < 0)
+		goto fail;
+	if (st->raw_len >= 2 && st->raw[0] == 0x1f && st->raw[1] == 0x8b) {
+		st->gzip = st->z_live = true;
+		if (inflateInit2(&st->z, 15 + 16) != Z_OK) {
+			error("cannot decompress '%s'", path);
+			goto fail;
+		}
+		st->z.next_in = st->raw;
+		st->z.avail_in = (uInt)st->raw_len;
+	}
+	if (stream_fill(st, path) < 0)
+		goto fail;
+	/* a UTF-8 byte order mark is not content */
+	if (st->end - st->pos >= 3 && !memcmp(st->buf + st->pos, "\xEF\xBB\xBF", 3))
+		st->pos += 3;
+
+	if (fmt == LOG_FORMAT_AUTO) {
+		base = xstrdup(path);
+		if (ends_with(base, ".gz"))
+			base[strlen(base) - 3] = '\0';
+		if (ends_with(base, ".jsonl") || ends_with(base, ".ndjson") || ends_with(base, ".json"))
+			fmt = LOG_FORMAT_JSONL;
+		else if (ends_with(base, ".csv"))
+			fmt = LOG_FORMAT_CSV;
+		else if (ends_with(base, ".tsv"))
+			fmt = LOG_FORMAT_TSV;
+		free(base);
+	}
+	if (fmt == LOG_FORMAT_AUTO) {
+		size_t k = st->pos;
+		while (k < st->end && (st->buf[k] == ' ' || st->buf[k] == '\n' || st->buf[k] == '\r'))
+			k++;
+		const char *nl = memchr(st->buf + k, '\n', st->end - k);
+		size_t first = nl ? (size_t)(nl - st->buf) : st->end;
+		if (k < st->end && st->buf[k] == '{')
+			fmt = LOG_FORMAT_JSONL;
+		else if (memchr(st->buf + k, '\t', first - k))
+			fmt = LOG_FORMAT_TSV;
+		else
+			fmt = LOG_FORMAT_CSV;
+	}
+	r->format = fmt;
+	r->lineno = 1;
+	if (fmt != LOG_FORMAT_JSONL) {
+		long line = 1;
+		int rc = csv_record(r, &line);
+		if (rc <= 0) {
+			if (rc != -1)
+				error_at(path, 1, 0, "cannot read the header row%s%s", rc == -2 ? ": " : "",
+					 rc == -2 ? r->why : " (empty file)");
+			goto fail;
+		}
+		r->header = xcalloc(r->nr_cells, sizeof(char *));
+		r->nr_header = r->nr_cells;
+		for (size_t k = 0; k < r->nr_cells; k++)
+			r->header[k] = xstrndup(r->cells[k].s, r->cells[k].len);
+		r->next_line = line;
+	} else {
+		r->next_line = 1;
+	}
+	return 0;
+fail:
+	log_reader_close(r);
+	return -1;
+}
+
+int log_reader_next(struct log_reader *r)
+{
+	int rc;
+
+	if (r->format != LOG_FORMAT_JSONL) {
+		rc = csv_record(r, &r->next_line);
+		if (rc == 1 && r->nr_cells != r->nr_header) {
+			r->why = r->nr_cells < r->nr_header ? "row has fewer fields than the header"
+							    : "row has more fields than the header";
+			rc = -2;
+		}
+		return rc;
+	}
+	for (;;) {
+		char *line;
+		size_t len;
+
+		r->lineno = r->next_line;
+		rc = next_line(r, &line, &len);
+		if (rc == 0 || rc == -1)
+			return rc;
+		r->next_line++;
+		if (rc == -2) {
+			r->why = "line longer than 1 MiB";
+			return -2;
+		}
+		rc = parse_json_line(r, line, len);
+		if (rc == 1)
+			continue;  /* blank lines are not records */
+		return rc == 0 ? 1 : -2;
+	}
+}
+
+void log_path_init(struct log_path *p, const struct log_reader *r, const char *text)
+{
+	const char *s = text, *dot;
+
+	memset(p, 0, sizeof(*p));
+	p->text = xstrdup(text);
+	p->column = -1;
+	if (r->format != LOG_FORMAT_JSONL) {
+		for (size_t k = 0; k < r->nr_header; k++)
+			if (!strcmp(r->header[k], text)) {
+				p->column = (long)k;
+				break;
+			}
+		return;
+	}
+	for (;;) {
+		dot = strchr(s, '.');
+		p->parts = xreallocarray(p->parts, p->nr + 1, sizeof(char *));
+		p->lens = xreallocarray(p->lens, p->nr + 1, sizeof(size_t));
+		p->lens[p->nr] = dot ? (size_t)(dot - s) : strlen(s);
+		p->parts[p->nr++] = dot ? xstrndup(s, (size_t)(dot - s)) : xstrdup(s);
+		if (!dot)
+			break;
+		s = dot + 1;
+	}
+}
+
+void log_path_release(struct log_path *p)
+{
+	for (size_t k = 0; k < p->nr; k++)
+		free(p->parts[k]);
+	free(p->parts);
+	free(p->lens);
+	free(p->text);
+	memset(p, 0, sizeof(*p));
+	p->column = -1;
+}
+
+size_t log_reader_get(struct log_reader *r, const struct log_path *p, struct log_values *out)
+{
+	size_t before = out->nr;
+
+	if (r->format != LOG_FORMAT_JSONL) {
+		if (p->column >= 0 && (size_t)p->column < r->nr_cells)
+			push_value(out, r->cells[p->column].s, r->cells[p->column].len);
+		return out->nr - before;
+	}
+	if (r->nr_nodes)
+		jget(r, 0, p, 0, out);
+	return out->nr - before;
+}
+
+void log_reader_digest(struct log_reader *r, char out[72])
+{
+	struct log_stream *st = r->st;
+
+	if (st->sha) {
+		/* hash whatever the reader did not need to read */
+		while (!st->raw_eof && !st->failed && raw_read(st, r->path) > 0)
+			;
+		sha256_final(st->sha, st->digest);
+		st->sha = NULL;
+	}
+	memcpy(out, st->digest, 72);
+}
+
+bool log_reader_gzip(const struct log_reader *r)
+{
+	return r->st && r->st->gzip;
+}
+
+void log_reader_close(struct log_reader *r)
+{
+	struct log_stream *st = r->st;
+
+	if (st) {
+		if (st->sha) {
+			char sink[72];
+			sha256_final(st->sha, sink);
+		}
+		if (st->gzip)
+			inflateEnd(&st->z);
+		if (st->fd > 0)
+			close(st->fd);
+		free(st->raw);
+		free(st->buf);
+		free(st);
+	}
+	strbuf_release(&r->rec);
+	free(r->nodes);
+	free(r->cells);
+	for (size_t k = 0; k < r->nr_header; k++)
+		free(r->header[k]);
+	free(r->header);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,113 @@
+/*
+ * logread: stream records out of a query log: JSON Lines, CSV or TSV,
+ * plain or gzip-compressed (detected by content), in one pass that also
+ * computes the SHA-256 of the file's bytes as stored.
+ *
+ * JSON Lines: one JSON object per line, parsed by a small strict parser
+ * into a per-record arena (no allocation per value). A field is a dotted
+ * path ("a.b.c"); where the path meets an array it continues into every
+ * element, so "citations.id" collects the ids of a list of objects.
+ *
+ * CSV (RFC 4180) and TSV: the first record is the header and names the
+ * columns; a field is a column name. Fields may be quoted ("..." with ""
+ * for a quote) and quoted fields may hold the delimiter and newlines, in
+ * both formats. A row whose field count differs from the header's is
+ * malformed.
+ *
+ * Invariants: memory is bounded by the longest record, and a record longer
+ * than LOG_MAX_RECORD bytes is skipped without being held in memory. Values
+ * returned by log_reader_get point into the reader and stay valid until the
+ * next log_reader_next. Values are not checked for UTF-8 here.
+ */
+#ifndef EVALSET_LOGREAD_H
+#define EVALSET_LOGREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+
+#define LOG_MAX_RECORD (1u << 20)  /* longest record accepted, in bytes */
+#define LOG_MAX_DEPTH 64           /* JSON nesting depth */
+
+enum log_format { LOG_FORMAT_AUTO, LOG_FORMAT_JSONL, LOG_FORMAT_CSV, LOG_FORMAT_TSV };
+
+/* Return 0 and set '*out' for "jsonl"/"json"/"ndjson", "csv", "tsv"; else -1 (nothing printed). */
+int log_format_parse(const char *s, enum log_format *out);
+const char *log_format_name(enum log_format f);
+
+struct log_value {
+	const char *s;  /* not NUL-terminated */
+	size_t len;
+};
+
+struct log_values {
+	struct log_value *v;
+	size_t nr, alloc;
+};
+#define LOG_VALUES_INIT { NULL, 0, 0 }
+void log_values_release(struct log_values *vals);
+
+/* A compiled field reference: a dotted path for JSON, a column for CSV/TSV. */
+struct log_path {
+	char *text;     /* as given */
+	char **parts;   /* the dotted components */
+	size_t *lens;   /* their lengths */
+	size_t nr;
+	long column;    /* CSV/TSV column index, -1 when the header lacks it */
+};
+
+struct log_stream;
+
+struct log_reader {
+	const char *path;        /* borrowed, for messages */
+	enum log_format format;
+	long lineno;             /* first line of the current record */
+	long next_line;          /* line where the next record starts */
+	const char *why;         /* what was wrong with the last malformed record */
+	struct log_stream *st;
+	struct strbuf rec;       /* the current record (JSON: decoded in place) */
+	/* JSON arena */
+	struct jnode *nodes;
+	size_t nr_nodes, alloc_nodes;
+	/* CSV/TSV */
+	struct log_value *cells;
+	size_t nr_cells, alloc_cells;
+	char **header;
+	size_t nr_header;
+};
+
+/*
+ * Open 'path' ("-": standard input) in format 'fmt'; LOG_FORMAT_AUTO picks
+ * by the name (.jsonl/.ndjson/.json, .csv, .tsv, each optionally .gz), else
+ * by content (a first byte '{' is JSON Lines, a tab in the first line TSV,
+ * else CSV). For CSV/TSV the header is read here. Return 0, or -1 (reported).
+ */
+int log_reader_open(struct log_reader *r, const char *path, enum log_format fmt);
+
+/*
+ * Read the next record. Return 1 for a record, 0 at end of file, -2 for a
+ * malformed record (skipped; 'lineno' and 'why' say where and what; the
+ * caller reports it and goes on), -1 on a read error (reported).
+ */
+int log_reader_next(struct log_reader *r);
+
+/* Resolve 'text' into 'p' for this reader (CSV/TSV: find the column). */
+void log_path_init(struct log_path *p, const struct log_reader *r, const char *text);
+void log_path_release(struct log_path *p);
+
+/*
+ * Append the values 'p' selects in the current record to 'out': strings
+ * (unescaped), numbers and booleans as their text; arrays contribute each
+ * element; null, objects and absent keys contribute nothing. Return the
+ * number of values appended.
+ */
+size_t log_reader_get(struct log_reader *r, const struct log_path *p, struct log_values *out);
+
+/* After end of file: the digest of the file's bytes as stored ("sha256:..."). */
+void log_reader_digest(struct log_reader *r, char out[72]);
+/* True when the file was gzip-compressed. */
+bool log_reader_gzip(const struct log_reader *r);
+void log_reader_close(struct log_reader *r);
+
+#endif

@@ -1,0 +1,345 @@
+/*
+ * measures: parsing measure names of both schemes (see measures.h).
+ */
+#include "measures.h"
+
+#include "error.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- ir_measures ---- */
+
+struct ir_name {
+	const char *name;
+	enum measure_kind kind;      /* without a cutoff */
+	enum measure_kind kind_cut;  /* with a cutoff */
+	int cutoff;                  /* 0 none, 1 optional, 2 required */
+	bool rel;                    /* accepts (rel=N) */
+	const char *canon;
+};
+
+static const struct ir_name ir_names[] = {
+	{ "P", MK_P, MK_P, 2, true, "P" },
+	{ "R", MK_RECALL, MK_RECALL, 2, true, "R" },
+	{ "Success", MK_SUCCESS, MK_SUCCESS, 2, true, "Success" },
+	{ "Hit", MK_SUCCESS, MK_SUCCESS, 2, true, "Success" },
+	{ "RR", MK_RECIP_RANK, MK_RECIP_RANK, 1, true, "RR" },
+	{ "nDCG", MK_NDCG, MK_NDCG_CUT, 1, false, "nDCG" },
+	{ "AP", MK_MAP, MK_MAP_CUT, 1, true, "AP" },
+	{ "Rprec", MK_RPREC, MK_RPREC, 0, true, "Rprec" },
+	{ "Bpref", MK_BPREF, MK_BPREF, 0, true, "Bpref" },
+	{ "Judged", MK_JUDGED, MK_JUDGED, 2, false, "Judged" },
+	{ "NumRet", MK_NUM_RET, MK_NUM_RET, 0, false, "NumRet" },
+	{ "NumRel", MK_NUM_REL, MK_NUM_REL, 0, true, "NumRel" },
+	{ "NumRelRet", MK_NUM_REL_RET, MK_NUM_REL_RET, 1, true, "NumRelRet" },
+};
+
+void measure_list(struct strbuf *out)
+{
+	strbuf_addstr(out, "P@k, R@k, Success@k (Hit@k), RR, RR@k, nDCG, nDCG@k, AP, AP@k, "
+			   "Rprec, Bpref, Judged@k, NumRet, NumRel, NumRelRet; "
+			   "a relevance threshold as P(rel=2)@5");
+}
+
+static int bad_measure(const char *text, const char *why)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	measure_list(&sb);
+	error("%s '%s'; supported: %s", why, text, sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+int measure_parse(const char *text, struct measure *m)
+{
+	const char *p = text, *at, *paren;
+	size_t nlen;
+	const struct ir_name *n = NULL;
+	long k = 0, rel = 1;
+	bool has_rel = false;
+
+	memset(m, 0, sizeof(*m));
+	paren = strchr(p, '(');
+	at = strchr(p, '@');
+	nlen = paren ? (size_t)(paren - p) : at ? (size_t)(at - p) : strlen(p);
+	for (size_t i = 0; i < ARRAY_SIZE(ir_names); i++)
+		if (strlen(ir_names[i].name) == nlen && !strncmp(ir_names[i].name, p, nlen))
+			n = &ir_names[i];
+	if (!n)
+		return bad_measure(text, "unknown measure");
+	if (paren) {
+		const char *close = strchr(paren, ')');
+		char num[24];
+		size_t len;
+
+		if (at && at < paren)
+			return bad_measure(text, "malformed measure");
+		if (!close || strncmp(paren, "(rel=", 5))
+			return bad_measure(text, "malformed measure");
+		len = (size_t)(close - (paren + 5));
+		if (!len || len >= sizeof(num))
+			return bad_measure(text, "malformed relevance threshold in");
+		memcpy(num, paren + 5, len);
+		num[len] = '\0';
+		if (parse_long(num, 0, 1000, &rel) < 0)
+			return bad_measure(text, "malformed relevance threshold in");
+		if (!n->rel)
+			return bad_measure(text, "no relevance threshold allowed in");
+		has_rel = true;
+		if (close[1] && close[1] != '@')
+			return bad_measure(text, "malformed measure");
+		at = close[1] ? close + 1 : NULL;
+	}
+	if (at) {
+		if (parse_long(at + 1, 1, 100000000, &k) < 0)
+			return bad_measure(text, "malformed cutoff in");
+		if (!n->cutoff)
+			return bad_measure(text, "no cutoff allowed in");
+	} else if (n->cutoff == 2) {
+		return bad_measure(text, "a cutoff @k is required in");
+	}
+	m->kind = k ? n->kind_cut : n->kind;
+	m->k = k;
+	m->rel = (int)rel;
+	if (has_rel && k)
+		snprintf(m->name, sizeof(m->name), "%s(rel=%ld)@%ld", n->canon, rel, k);
+	else if (has_rel)
+		snprintf(m->name, sizeof(m->name), "%s(rel=%ld)", n->canon, rel);
+	else if (k)
+		snprintf(m->name, sizeof(m->name), "%s@%ld", n->canon, k);
+	else
+		snprintf(m->name, sizeof(m->name), "%s", n->canon);
+	return 0;
+}
+
+double measure_value(const struct measure *m, const struct query_eval *e)
+{
+	switch (m->kind) {
+	case MK_P: return m_precision(e, m->rel, m->k);
+	case MK_RECALL: return m_recall(e, m->rel, m->k);
+	case MK_SUCCESS: return m_success(e, m->rel, m->k);
+	case MK_RECIP_RANK: return m_recip_rank(e, m->rel, m->k);
+	case MK_NDCG: return m_ndcg(e, 0);
+	case MK_NDCG_CUT: return m_ndcg(e, m->k);
+	case MK_MAP: return m_ap(e, m->rel, 0);
+	case MK_MAP_CUT: return m_ap(e, m->rel, m->k);
+	case MK_RPREC: return m_rprec(e, m->rel);
+	case MK_BPREF: return m_bpref(e, m->rel);
+	case MK_JUDGED: return m_judged(e, m->k);
+	case MK_NUM_RET: return (double)e->num_ret;
+	case MK_NUM_REL: return (double)m_num_rel(e, m->rel);
+	case MK_NUM_REL_RET: return (double)m_num_rel_ret(e, m->rel, m->k);
+	default: return 0.0;
+	}
+}
+
+/* ---- trec_eval ---- */
+
+struct te_name {
+	const char *name;
+	enum measure_kind kind;
+	int params;      /* 0 none, 1 long cutoffs, 2 double levels */
+	enum te_column_type type;
+};
+
+static const struct te_name te_names[] = {
+	{ "runid", MK_RUNID, 0, TE_RUNID },
+	{ "num_q", MK_NUM_Q, 0, TE_COUNT_Q },
+	{ "num_ret", MK_NUM_RET, 0, TE_LONG },
+	{ "num_rel", MK_NUM_REL, 0, TE_LONG },
+	{ "num_rel_ret", MK_NUM_REL_RET, 0, TE_LONG },
+	{ "map", MK_MAP, 0, TE_FLOAT },
+	{ "gm_map", MK_GM_MAP, 0, TE_GEO },
+	{ "Rprec", MK_RPREC, 0, TE_FLOAT },
+	{ "bpref", MK_BPREF, 0, TE_FLOAT },
+	{ "recip_rank", MK_RECIP_RANK, 0, TE_FLOAT },
+	{ "iprec_at_recall", MK_IPREC, 2, TE_FLOAT },
+	{ "P", MK_P, 1, TE_FLOAT },
+	{ "recall", MK_RECALL, 1, TE_FLOAT },
+	{ "ndcg", MK_NDCG, 0, TE_FLOAT },
+	{ "ndcg_cut", MK_NDCG_CUT, 1, TE_FLOAT },
+	{ "map_cut", MK_MAP_CUT, 1, TE_FLOAT },
+	{ "success", MK_SUCCESS, 1, TE_FLOAT },
+};
+
+static const long default_cuts[] = { 5, 10, 15, 20, 30, 100, 200, 500, 1000 };
+static const long default_success[] = { 1, 5, 10 };
+
+void te_list(struct strbuf *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(te_names); i++)
+		strbuf_addf(out, "%s%s", i ? ", " : "", te_names[i].name);
+	strbuf_addstr(out, ", official");
+}
+
+static int te_unknown(const char *arg)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	te_list(&sb);
+	error("unknown measure '%s'; supported: %s", arg, sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+static void set_defaults(struct te_selection *s, enum measure_kind k)
+{
+	if (k == MK_IPREC) {
+		s->nr_cut[k] = 11;
+		for (int i = 0; i <= 10; i++)
+			s->pct[i] = i / 10.0;
+	} else if (k == MK_SUCCESS) {
+		s->nr_cut[k] = ARRAY_SIZE(default_success);
+		memcpy(s->cut[k], default_success, sizeof(default_success));
+	} else {
+		s->nr_cut[k] = ARRAY_SIZE(default_cuts);
+		memcpy(s->cut[k], default_cuts, sizeof(default_cuts));
+	}
+}
+
+void te_selection_init(struct te_selection *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int parse_params(struct te_selection *s, const struct te_name *n, const char *arg,
+			const char *params)
+{
+	char *copy = xstrdup(params), *p = copy, *comma;
+	size_t nr = 0;
+	int ret = -1;
+
+	do {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (nr == TE_MAX_CUTS) {
+			error("too many parameters in '%s' (at most %d)", arg, TE_MAX_CUTS);
+			goto out;
+		}
+		if (n->params == 1) {
+			if (parse_long(p, 1, 1000000000, &s->cut[n->kind][nr]) < 0) {
+				error("cutoff '%s' in '%s' is not a positive integer", p, arg);
+				goto out;
+			}
+		} else {
+			if (parse_double(p, &s->pct[nr]) < 0 || s->pct[nr] < 0 || s->pct[nr] > 1) {
+				error("recall level '%s' in '%s' is not a number in [0, 1]", p, arg);
+				goto out;
+			}
+		}
+		nr++;
+		p = comma + 1;
+	} while (comma);
+	if (n->params == 1)
+		qsort(s->cut[n->kind], nr, sizeof(long), cmp_long);
+	else
+		qsort(s->pct, nr, sizeof(double), cmp_double);
+	for (size_t i = 1; i < nr; i++) {
+		if (n->params == 1 ? s->cut[n->kind][i] == s->cut[n->kind][i - 1]
+				   : s->pct[i] == s->pct[i - 1]) {
+			error("duplicate cutoffs in '%s'", arg);
+			goto out;
+		}
+	}
+	s->nr_cut[n->kind] = nr;
+	s->given[n->kind] = true;
+	ret = 0;
+out:
+	free(copy);
+	return ret;
+}
+
+static const struct te_name *te_lookup(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(te_names); i++)
+		if (strlen(te_names[i].name) == len && !strncmp(te_names[i].name, name, len))
+			return &te_names[i];
+	return NULL;
+}
+
+int te_select(struct te_selection *s, const char *arg)
+{
+	const char *dot = strchr(arg, '.');
+	size_t len = dot ? (size_t)(dot - arg) : strlen(arg);
+	const struct te_name *n;
+
+	if (len == 8 && !strncmp(arg, "official", 8) && !dot) {
+		static const char *const official[] = { "runid", "num_q", "num_ret", "num_rel",
+			"num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+			"iprec_at_recall", "P" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(official); i++)
+			if (te_select(s, official[i]) < 0)
+				return -1;
+		return 0;
+	}
+	n = te_lookup(arg, len);
+	if (!n)
+		return te_unknown(arg);
+	if (dot && !n->params) {
+		if (n->kind == MK_NDCG)
+			return error("gain parameters for 'ndcg' are not supported: '%s'", arg);
+		return error("measure '%s' takes no parameters: '%s'", n->name, arg);
+	}
+	s->on[n->kind] = true;
+	if (!n->params)
+		return 0;
+	if (dot && !s->given[n->kind])
+		return parse_params(s, n, arg, dot + 1);
+	if (!s->given[n->kind])
+		set_defaults(s, n->kind);
+	return 0;
+}
+
+size_t te_columns(const struct te_selection *s, struct te_column **cols)
+{
+	size_t nr = 0, alloc = 0;
+	struct te_column *c = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(te_names); i++) {
+		const struct te_name *n = &te_names[i];
+		size_t count = n->params ? s->nr_cut[n->kind] : 1;
+
+		if (!s->on[n->kind])
+			continue;
+		for (size_t j = 0; j < count; j++) {
+			struct te_column *col;
+
+			ALLOC_GROW(c, nr + 1, alloc);
+			col = &c[nr++];
+			memset(col, 0, sizeof(*col));
+			col->kind = n->kind;
+			col->type = n->type;
+			if (n->params == 1) {
+				col->k = s->cut[n->kind][j];
+				snprintf(col->name, sizeof(col->name), "%s_%ld", n->name, col->k);
+			} else if (n->params == 2) {
+				col->pct = s->pct[j];
+				snprintf(col->name, sizeof(col->name), "%s_%3.2f", n->name, col->pct);
+			} else {
+				snprintf(col->name, sizeof(col->name), "%s", n->name);
+			}
+		}
+	}
+	*cols = c;
+	return nr;
+}

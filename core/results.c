@@ -1,0 +1,394 @@
+/*
+ * results: per-question scores saved by `score --save` (format in results.h).
+ *
+ * Written and read with cJSON. Doubles are printed by cJSON with enough
+ * digits to round-trip exactly, so compare sees the values score computed.
+ * A value that was not scored (NAN) is written as null and read back as NAN.
+ * Loading checks every field's type and names the file and the field on
+ * error; unknown keys are ignored so the format can grow.
+ */
+#include "results.h"
+
+#include "error.h"
+#include "fsutil.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RESULTS_MAX_BYTES (512u << 20)
+
+void results_init(struct results *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+static void free_strings(char **s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i]);
+	free(s);
+}
+
+void results_release(struct results *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		struct question_result *q = &r->q[i];
+
+		free(q->id);
+		free(q->text);
+		free(q->origin);
+		free_strings(q->tags, q->nr_tags);
+		free(q->rel_ranks);
+		free_strings(q->top, q->nr_top);
+		free(q->values);
+	}
+	free(r->q);
+	free(r->set_name);
+	free(r->set_version);
+	free(r->set_digest);
+	free(r->run_path);
+	free(r->run_sha256);
+	free(r->run_name);
+	free_strings(r->measures, r->nr_measures);
+	free(r->aggregate);
+	free(r->file);
+	memset(r, 0, sizeof(*r));
+}
+
+long results_measure(const struct results *r, const char *measure)
+{
+	for (size_t i = 0; i < r->nr_measures; i++)
+		if (!strcmp(r->measures[i], measure))
+			return (long)i;
+	return -1;
+}
+
+struct question_result *results_find(const struct results *r, const char *id)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		if (!strcmp(r->q[i].id, id))
+			return &r->q[i];
+	return NULL;
+}
+
+static cJSON *str_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+/*
+ * Return 'v' as a JSON number written with the fewest digits that read back
+ * as exactly 'v' (cJSON's own printer rounds to 15 digits when they are
+ * "close enough", which would make compare see other values than score).
+ */
+static cJSON *num_or_null(double v)
+{
+	char buf[40];
+
+	if (!isfinite(v))
+		return cJSON_CreateNull();
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return cJSON_CreateRaw(buf);
+}
+
+static cJSON *to_tree(const struct results *r)
+{
+	cJSON *root = cJSON_CreateObject(), *o, *a;
+
+	cJSON_AddNumberToObject(root, "evalset_results", 1);
+	o = cJSON_AddObjectToObject(root, "set");
+	cJSON_AddItemToObject(o, "name", str_or_null(r->set_name));
+	cJSON_AddItemToObject(o, "version", str_or_null(r->set_version));
+	cJSON_AddItemToObject(o, "digest", str_or_null(r->set_digest));
+	o = cJSON_AddObjectToObject(root, "run");
+	cJSON_AddItemToObject(o, "path", str_or_null(r->run_path));
+	cJSON_AddItemToObject(o, "sha256", str_or_null(r->run_sha256));
+	cJSON_AddItemToObject(o, "name", str_or_null(r->run_name));
+	cJSON_AddNumberToObject(root, "k", r->k);
+	cJSON_AddNumberToObject(root, "depth", r->depth);
+	a = cJSON_AddArrayToObject(root, "measures");
+	for (size_t i = 0; i < r->nr_measures; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(r->measures[i]));
+	o = cJSON_AddObjectToObject(root, "aggregate");
+	for (size_t i = 0; i < r->nr_measures; i++)
+		cJSON_AddItemToObject(o, r->measures[i], num_or_null(r->aggregate[i]));
+	o = cJSON_AddObjectToObject(root, "decline");
+	cJSON_AddItemToObject(o, "Decline", num_or_null(r->decline));
+	cJSON_AddItemToObject(o, "FalseDecline", num_or_null(r->false_decline));
+	cJSON_AddNumberToObject(o, "unanswerable", (double)r->nr_unanswerable);
+	cJSON_AddNumberToObject(o, "answerable", (double)r->nr_answerable);
+	a = cJSON_AddArrayToObject(root, "questions");
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct question_result *q = &r->q[i];
+		cJSON *qo = cJSON_CreateObject(), *x;
+
+		cJSON_AddItemToObject(qo, "id", str_or_null(q->id));
+		cJSON_AddItemToObject(qo, "text", str_or_null(q->text));
+		cJSON_AddItemToObject(qo, "origin", str_or_null(q->origin));
+		cJSON_AddBoolToObject(qo, "answerable", q->answerable);
+		x = cJSON_AddArrayToObject(qo, "tags");
+		for (size_t t = 0; t < q->nr_tags; t++)
+			cJSON_AddItemToArray(x, cJSON_CreateString(q->tags[t]));
+		cJSON_AddBoolToObject(qo, "missing", q->missing);
+		cJSON_AddBoolToObject(qo, "declined", q->declined);
+		cJSON_AddNumberToObject(qo, "num_ret", (double)q->num_ret);
+		cJSON_AddNumberToObject(qo, "num_rel", (double)q->num_rel);
+		x = cJSON_AddArrayToObject(qo, "rel_ranks");
+		for (size_t t = 0; t < q->nr_rel_ranks; t++)
+			cJSON_AddItemToArray(x, cJSON_CreateNumber((double)q->rel_ranks[t]));
+		x = cJSON_AddArrayToObject(qo, "top");
+		for (size_t t = 0; t < q->nr_top; t++)
+			cJSON_AddItemToArray(x, cJSON_CreateString(q->top[t]));
+		x = cJSON_AddObjectToObject(qo, "values");
+		if (q->answerable && q->values)
+			for (size_t m = 0; m < r->nr_measures; m++)
+				cJSON_AddItemToObject(x, r->measures[m], num_or_null(q->values[m]));
+		cJSON_AddItemToArray(a, qo);
+	}
+	return root;
+}
+
+char *results_to_json(const struct results *r)
+{
+	cJSON *root = to_tree(r);
+	char *s = cJSON_Print(root);
+	char *out;
+
+	cJSON_Delete(root);
+	if (!s)
+		return xstrdup("{}");
+	out = xstrfmt("%s\n", s);
+	cJSON_free(s);
+	return out;
+}
+
+int results_save(const struct results *r, const char *path)
+{
+	char *s = results_to_json(r);
+	int ret = write_file_atomic(path, s, strlen(s));
+
+	free(s);
+	return ret;
+}
+
+/* ---- loading ---- */
+
+struct loader {
+	const char *file;
+	int failed;
+};
+
+static int bad(struct loader *l, const char *field, const char *want)
+{
+	if (!l->failed)
+		error("%s: field '%s' is not %s", l->file, field, want);
+	l->failed = 1;
+	return -1;
+}
+
+static char *get_str(struct loader *l, const cJSON *o, const char *key, const char *field, bool null_ok)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (cJSON_IsString(v))
+		return xstrdup(v->valuestring);
+	if ((!v || cJSON_IsNull(v)) && null_ok)
+		return NULL;
+	bad(l, field, null_ok ? "a string or null" : "a string");
+	return NULL;
+}
+
+static double get_num(struct loader *l, const cJSON *o, const char *key, const char *field, bool null_ok)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (cJSON_IsNumber(v))
+		return v->valuedouble;
+	if ((!v || cJSON_IsNull(v)) && null_ok)
+		return NAN;
+	bad(l, field, "a number");
+	return NAN;
+}
+
+static bool get_bool(struct loader *l, const cJSON *o, const char *key, const char *field)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!v)
+		return false;
+	if (!cJSON_IsBool(v))
+		bad(l, field, "true or false");
+	return cJSON_IsTrue(v);
+}
+
+static char **get_str_list(struct loader *l, const cJSON *o, const char *key, const char *field,
+			   size_t *nr)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key), *it;
+	char **out;
+	size_t n = 0;
+
+	*nr = 0;
+	if (!v)
+		return NULL;
+	if (!cJSON_IsArray(v)) {
+		bad(l, field, "a list of strings");
+		return NULL;
+	}
+	out = xcalloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(char *));
+	cJSON_ArrayForEach(it, v) {
+		if (!cJSON_IsString(it)) {
+			bad(l, field, "a list of strings");
+			break;
+		}
+		out[n++] = xstrdup(it->valuestring);
+	}
+	*nr = n;
+	return out;
+}
+
+static void load_question(struct loader *l, const struct results *r, const cJSON *qo,
+			  struct question_result *q)
+{
+	const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(qo, "rel_ranks");
+	const cJSON *values = cJSON_GetObjectItemCaseSensitive(qo, "values"), *it;
+
+	if (!cJSON_IsObject(qo)) {
+		bad(l, "questions[]", "an object");
+		return;
+	}
+	q->id = get_str(l, qo, "id", "questions[].id", false);
+	q->text = get_str(l, qo, "text", "questions[].text", true);
+	q->origin = get_str(l, qo, "origin", "questions[].origin", true);
+	q->answerable = cJSON_GetObjectItemCaseSensitive(qo, "answerable") ?
+		get_bool(l, qo, "answerable", "questions[].answerable") : true;
+	q->tags = get_str_list(l, qo, "tags", "questions[].tags", &q->nr_tags);
+	q->missing = get_bool(l, qo, "missing", "questions[].missing");
+	q->declined = get_bool(l, qo, "declined", "questions[].declined");
+	q->num_ret = (long)get_num(l, qo, "num_ret", "questions[].num_ret", true);
+	q->num_rel = (long)get_num(l, qo, "num_rel", "questions[].num_rel", true);
+	if (ranks && !cJSON_IsArray(ranks)) {
+		bad(l, "questions[].rel_ranks", "a list of numbers");
+	} else if (ranks) {
+		q->rel_ranks = xcalloc((size_t)cJSON_GetArraySize(ranks) + 1, sizeof(long));
+		cJSON_ArrayForEach(it, ranks) {
+			if (!cJSON_IsNumber(it)) {
+				bad(l, "questions[].rel_ranks", "a list of numbers");
+				break;
+			}
+			q->rel_ranks[q->nr_rel_ranks++] = (long)it->valuedouble;
+		}
+	}
+	q->top = get_str_list(l, qo, "top", "questions[].top", &q->nr_top);
+	q->values = xcalloc(r->nr_measures + 1, sizeof(double));
+	for (size_t m = 0; m < r->nr_measures; m++)
+		q->values[m] = NAN;
+	if (values && !cJSON_IsObject(values)) {
+		bad(l, "questions[].values", "an object");
+		return;
+	}
+	for (size_t m = 0; m < r->nr_measures && values; m++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(values, r->measures[m]);
+
+		if (cJSON_IsNumber(v))
+			q->values[m] = v->valuedouble;
+		else if (v && !cJSON_IsNull(v))
+			bad(l, "questions[].values", "an object of numbers");
+	}
+}
+
+int results_load(struct results *r, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct loader l = { path, 0 };
+	cJSON *root = NULL;
+	const cJSON *o, *it;
+
+	if (read_file(path, &sb, RESULTS_MAX_BYTES) < 0)
+		return -1;
+	root = cJSON_ParseWithLength(sb.buf, sb.len);
+	strbuf_release(&sb);
+	if (!root || !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return error("%s: not a results file (not a JSON object)", path);
+	}
+	o = cJSON_GetObjectItemCaseSensitive(root, "evalset_results");
+	if (!cJSON_IsNumber(o) || o->valuedouble != 1) {
+		cJSON_Delete(root);
+		return error("%s: not a results file of version 1 (no \"evalset_results\": 1)", path);
+	}
+	r->file = xstrdup(path);
+	o = cJSON_GetObjectItemCaseSensitive(root, "set");
+	if (!cJSON_IsObject(o)) {
+		bad(&l, "set", "an object");
+	} else {
+		r->set_name = get_str(&l, o, "name", "set.name", true);
+		r->set_version = get_str(&l, o, "version", "set.version", true);
+		r->set_digest = get_str(&l, o, "digest", "set.digest", true);
+	}
+	o = cJSON_GetObjectItemCaseSensitive(root, "run");
+	if (o && !cJSON_IsObject(o)) {
+		bad(&l, "run", "an object");
+	} else if (o) {
+		r->run_path = get_str(&l, o, "path", "run.path", true);
+		r->run_sha256 = get_str(&l, o, "sha256", "run.sha256", true);
+		r->run_name = get_str(&l, o, "name", "run.name", true);
+	}
+	r->k = (int)get_num(&l, root, "k", "k", false);
+	r->depth = (int)get_num(&l, root, "depth", "depth", false);
+	r->measures = get_str_list(&l, root, "measures", "measures", &r->nr_measures);
+	r->aggregate = xcalloc(r->nr_measures + 1, sizeof(double));
+	o = cJSON_GetObjectItemCaseSensitive(root, "aggregate");
+	for (size_t m = 0; m < r->nr_measures; m++)
+		r->aggregate[m] = cJSON_IsObject(o) ?
+			get_num(&l, o, r->measures[m], "aggregate", true) : NAN;
+	o = cJSON_GetObjectItemCaseSensitive(root, "decline");
+	if (cJSON_IsObject(o)) {
+		r->decline = get_num(&l, o, "Decline", "decline.Decline", true);
+		r->false_decline = get_num(&l, o, "FalseDecline", "decline.FalseDecline", true);
+		r->nr_unanswerable = (long)get_num(&l, o, "unanswerable", "decline.unanswerable", false);
+		r->nr_answerable = (long)get_num(&l, o, "answerable", "decline.answerable", false);
+	}
+	o = cJSON_GetObjectItemCaseSensitive(root, "questions");
+	if (!cJSON_IsArray(o)) {
+		bad(&l, "questions", "a list");
+	} else {
+		r->q = xcalloc((size_t)cJSON_GetArraySize(o) + 1, sizeof(*r->q));
+		cJSON_ArrayForEach(it, o) {
+			load_question(&l, r, it, &r->q[r->nr++]);
+			if (l.failed)
+				break;
+		}
+	}
+	cJSON_Delete(root);
+	if (l.failed) {
+		results_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+bool results_is_file(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	char buf[4096];
+	size_t n, i = 0;
+
+	if (!fp)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+		i++;
+	return i < n && buf[i] == '{' && strstr(buf + i, "\"evalset_results\"") != NULL;
+}

@@ -1,0 +1,119 @@
+/*
+ * run: a retriever's output for a set of questions (SPEC section 3), in any
+ * of the three formats, detected by content; gzip-compressed files are read
+ * directly.
+ *
+ *   TREC   `qid Q0 docid rank score tag`, whitespace separated. The rank
+ *          column is ignored; a question's ranking is score descending, ties
+ *          broken by docid descending in strcmp order (trec_eval's order).
+ *          Blank lines and lines starting with '#' are skipped.
+ *   JSONL  one object per question: {"qid", "results": [ids] or
+ *          [{"id", "score"}], "abstained"}; list order is the ranking; an
+ *          optional first line {"meta": {...}}.
+ *   JSON   {"qid": {"docid": score, ...}, ...}, ranked like TREC.
+ *
+ * Bad input is refused with FILE:LINE and the problem: fewer than 6 TREC
+ * fields, a score that is not a finite number, a docid twice for one
+ * question, a JSONL line that is not an object, "results" that is not a
+ * list, a question listed twice, a binary file. An empty file is a valid,
+ * empty run.
+ *
+ * Two ways in: run_load() builds a struct run in memory (for score, compare,
+ * report: sets of hundreds of questions); run_trec_scan() streams a TREC file
+ * one question at a time for trec-eval on runs of millions of lines.
+ *
+ * Ownership: a struct run owns everything it points to; run_release() frees
+ * it. Lines handed to a scan callback live until the callback returns.
+ */
+#ifndef EVALSET_RUN_H
+#define EVALSET_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+#include "strmap.h"
+
+enum run_format { RUN_EMPTY, RUN_TREC, RUN_JSONL, RUN_JSON };
+const char *run_format_name(enum run_format f);
+
+struct run_doc {
+	char *id;
+	double score;     /* NAN when the run gives none (JSONL id lists) */
+	long line;        /* where it was read (0: unknown) */
+};
+
+struct run_query {
+	char *qid;
+	struct run_doc *docs;   /* in ranking order */
+	size_t nr, alloc;
+	bool abstained;         /* JSONL "abstained": true */
+	long line;              /* first line of the question */
+};
+
+struct run {
+	enum run_format format;
+	char *path;
+	char *name;             /* TREC tag of the last line, or meta "name"/"retriever" */
+	char *meta;             /* JSONL meta object as compact JSON, or NULL */
+	struct run_query *q;    /* in order of first appearance */
+	size_t nr, alloc;
+	struct strmap index;    /* qid -> index + 1 */
+	long nr_docs;
+};
+
+void run_init(struct run *r);
+void run_release(struct run *r);
+/* Load the run in 'path' ("-": stdin). Return 0, or -1 after reporting the problem. */
+int run_load(struct run *r, const char *path);
+/* Return the question 'qid' of 'r', or NULL. */
+struct run_query *run_find(const struct run *r, const char *qid);
+
+/* ---- streaming a TREC run ---- */
+
+struct trec_line {
+	const char *doc;  /* NUL-terminated */
+	uint32_t len;
+	long line;
+	double score;
+};
+
+struct trec_group {
+	const char *qid;  /* NUL-terminated */
+	size_t qid_len;
+	struct trec_line *lines;  /* file order; the callback may reorder them */
+	size_t nr;
+};
+
+/* Called once per question; return 0 to go on, or -1 (reported) to stop. */
+typedef int (*trec_group_fn)(struct trec_group *g, void *data);
+
+#define RUN_SCAN_UNSORTED 1
+
+/*
+ * Read the TREC run 'path' and call 'fn' for each question. Without
+ * 'collect', lines are streamed and a question is handed over as soon as the
+ * next one starts, so memory stays at one question; when a question id comes
+ * back after another one, the scan stops and returns RUN_SCAN_UNSORTED (the
+ * caller discards what it got and scans again with 'collect'). With
+ * 'collect' the whole file is read and grouped first (memory proportional to
+ * the file) and questions come in order of first appearance. 'runid', when
+ * not NULL, receives the tag of the last line. Return 0, RUN_SCAN_UNSORTED,
+ * or -1 after reporting FILE:LINE and the problem.
+ */
+int run_trec_scan(const char *path, bool collect, trec_group_fn fn, void *data,
+		  struct strbuf *runid);
+
+/*
+ * Parse the 'len' bytes at 's' as a decimal floating-point number, exactly
+ * as strtod would (correctly rounded). Return 0, or -1 when the text is not
+ * a number or not finite.
+ */
+int run_parse_score(const char *s, size_t len, double *out);
+
+/* Compare two ranked documents in trec_eval order: score descending, then
+ * docid descending (strcmp). Negative when 'a' ranks first. */
+int run_rank_cmp(double sa, const char *da, double sb, const char *db);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * sample: choosing which mined queries to keep: a near-duplicate filter
+ * that scales to many thousands of queries, and sampling stratified by
+ * query frequency.
+ *
+ * Near-duplicates are exactly text_near_duplicate() at a threshold: same
+ * text_normalize() form, or Jaccard similarity of content words at or above
+ * the threshold. Candidates are found by prefix filtering (two sets with
+ * Jaccard >= t share one of their first |x| - ceil(t|x|) + 1 tokens in any
+ * fixed token order; the order used is the token hash), then verified, so
+ * the answer is the same as comparing every pair.
+ *
+ * Strata: with items sorted by count (most frequent first), the head is the
+ * shortest prefix holding a third of all occurrences, the torso the items
+ * up to two thirds, the tail the rest: many rare queries share the tail.
+ */
+#ifndef EVALSET_SAMPLE_H
+#define EVALSET_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum stratum { STRATUM_HEAD, STRATUM_TORSO, STRATUM_TAIL, NR_STRATA };
+const char *stratum_name(enum stratum s);
+
+/* Write the stratum of each of 'n' items into 'out'; 'counts' is sorted descending. */
+void strata_assign(const unsigned long *counts, size_t n, enum stratum *out);
+
+/*
+ * Choose 'want' of the 'n' items at random (seeded by 'seed', the same
+ * choice for the same input): an equal share per stratum (the remainder to
+ * the tail first, then the torso), a share a stratum cannot fill going to
+ * the others. Set 'chosen[i]' for the chosen items; return how many.
+ */
+size_t sample_stratified(const enum stratum *strata, size_t n, size_t want, uint64_t seed,
+			 bool *chosen);
+
+struct dedup;
+/* Return a new empty filter at 'threshold' (e.g. TEXT_NEAR_DUP_THRESHOLD). */
+struct dedup *dedup_new(double threshold);
+void dedup_free(struct dedup *d);
+/* Return the number given to dedup_add of a near-duplicate of 'text' held, or -1. */
+long dedup_find(struct dedup *d, const char *text);
+/* Hold 'text' under the number 'id' (returned by later dedup_find calls). */
+void dedup_add(struct dedup *d, const char *text, long id);
+
+#endif

@@ -1,0 +1,544 @@
+/*
+ * score: from rankings and judgments to measures (see score.h).
+ *
+ * Ranks without sorting: with n retrieved lines and m judged ones (m is tiny
+ * next to n: one or two per question on MS MARCO), sorting the m judged
+ * documents and counting, for every other line, the first judged document
+ * it outranks gives every judged rank in O(n log m). Ties follow trec_eval:
+ * equal scores are ordered by docid descending in strcmp order. A docid
+ * listed twice is found with an open-addressing table whose slots carry a
+ * generation number, so it is never cleared between questions.
+ */
+#include "score.h"
+
+#include "digest.h"
+#include "error.h"
+#include "fsutil.h"
+#include "set.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct jdoc {
+	double score;
+	const char *doc;
+	int rel;
+	uint32_t line;  /* index in the group */
+};
+
+struct dup_slot {
+	uint64_t hash;
+	uint32_t gen;   /* the slot is in use when gen is the context's */
+	uint32_t line;
+};
+
+void hit_ctx_init(struct hit_ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void hit_ctx_release(struct hit_ctx *c)
+{
+	free(c->hits);
+	free(c->j);
+	free(c->before);
+	free(c->slots);
+	free(c->is_judged);
+	free(c->order);
+	memset(c, 0, sizeof(*c));
+}
+
+static void reserve_hits(struct hit_ctx *c, size_t n)
+{
+	ALLOC_GROW(c->hits, n + 1, c->alloc_hits);
+}
+
+/* Prepare the duplicate table for 'n' ids. */
+static void dup_reset(struct hit_ctx *c, size_t n)
+{
+	size_t cap = 64;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	if (cap > c->cap) {
+		free(c->slots);
+		c->slots = xcalloc(cap, sizeof(*c->slots));
+		c->cap = cap;
+		c->gen = 0;
+	}
+	if (++c->gen == 0) {
+		memset(c->slots, 0, c->cap * sizeof(*c->slots));
+		c->gen = 1;
+	}
+}
+
+/* Record line 'i' of 'g' with hash 'h'; return the index of an earlier equal docid, or -1. */
+static long dup_insert(struct hit_ctx *c, const struct trec_group *g, uint32_t i, uint64_t h)
+{
+	size_t mask = c->cap - 1, s = h & mask;
+	const struct trec_line *l = &g->lines[i];
+
+	while (c->slots[s].gen == c->gen) {
+		if (c->slots[s].hash == h) {
+			const struct trec_line *o = &g->lines[c->slots[s].line];
+
+			if (o->len == l->len && !memcmp(o->doc, l->doc, l->len))
+				return c->slots[s].line;
+		}
+		s = (s + 1) & mask;
+	}
+	c->slots[s].gen = c->gen;
+	c->slots[s].hash = h;
+	c->slots[s].line = i;
+	return -1;
+}
+
+static int dup_error(const char *path, const struct trec_group *g, long a, long b)
+{
+	const struct trec_line *x = &g->lines[a], *y = &g->lines[b];
+	const struct trec_line *later = x->line > y->line ? x : y, *first = later == x ? y : x;
+
+	return error_at(path, later->line, 0,
+			"document '%s' listed twice for query '%s' (first at line %ld)",
+			later->doc, g->qid, first->line);
+}
+
+static int judged_rel(const struct qrels_query *qq, const char *doc, size_t len, uint64_t h)
+{
+	long jx = qq ? qrels_query_lookup(qq, doc, len, h) : -1;
+
+	if (jx < 0)
+		return REL_NONPOOL;
+	return qq->j[jx].rel < 0 ? REL_UNJUDGED : qq->j[jx].rel;
+}
+
+static void fill_levels(const struct qrels_query *qq, struct query_eval *e)
+{
+	e->levels = qq ? qq->levels : NULL;
+	e->nr_levels = qq ? qq->nr_levels : 0;
+	e->rel_level = 1;
+}
+
+static int cmp_jdoc(const void *a, const void *b)
+{
+	const struct jdoc *x = a, *y = b;
+
+	return run_rank_cmp(x->score, x->doc, y->score, y->doc);
+}
+
+static int cmp_line_ptr(const void *a, const void *b)
+{
+	const struct trec_line *x = *(const struct trec_line *const *)a;
+	const struct trec_line *y = *(const struct trec_line *const *)b;
+
+	return run_rank_cmp(x->score, x->doc, y->score, y->doc);
+}
+
+/* The -M path: sort, keep the first 'max_docs', then walk in order. */
+static int hits_sorted(struct hit_ctx *c, struct trec_group *g, const struct qrels_query *qq,
+		       bool judged_only, long max_docs, const char *path, struct query_eval *e)
+{
+	size_t n = g->nr, keep = max_docs > 0 && (size_t)max_docs < n ? (size_t)max_docs : n;
+	size_t nh = 0;
+	long pos = 0;
+
+	ALLOC_GROW(c->order, n, c->alloc_order);
+	for (size_t i = 0; i < n; i++)
+		c->order[i] = &g->lines[i];
+	qsort(c->order, n, sizeof(*c->order), cmp_line_ptr);
+	reserve_hits(c, keep);
+	dup_reset(c, keep);
+	for (size_t i = 0; i < keep; i++) {
+		const struct trec_line *l = c->order[i];
+		uint32_t idx = (uint32_t)(l - g->lines);
+		uint64_t h = qrels_hash(l->doc, l->len);
+		long d = dup_insert(c, g, idx, h);
+		int rel;
+
+		if (d >= 0)
+			return dup_error(path, g, d, idx);
+		rel = judged_rel(qq, l->doc, l->len, h);
+		if (judged_only && rel < 0)
+			continue;
+		pos++;
+		if (rel != REL_NONPOOL) {
+			c->hits[nh].rank = pos;
+			c->hits[nh].rel = rel;
+			nh++;
+		}
+	}
+	e->num_ret = judged_only ? pos : (long)keep;
+	e->hits = c->hits;
+	e->nr_hits = nh;
+	fill_levels(qq, e);
+	return 0;
+}
+
+int hits_from_group(struct hit_ctx *c, struct trec_group *g, const struct qrels_query *qq,
+		    bool judged_only, long max_docs, const char *path, struct query_eval *e)
+{
+	size_t n = g->nr, m = 0, nh = 0;
+
+	if (max_docs > 0 && (size_t)max_docs < n)
+		return hits_sorted(c, g, qq, judged_only, max_docs, path, e);
+	dup_reset(c, n);
+	ALLOC_GROW(c->is_judged, n, c->alloc_flags);
+	for (size_t i = 0; i < n; i++) {
+		const struct trec_line *l = &g->lines[i];
+		uint64_t h = qrels_hash(l->doc, l->len);
+		long d = dup_insert(c, g, (uint32_t)i, h);
+		int rel;
+
+		if (d >= 0)
+			return dup_error(path, g, d, (long)i);
+		rel = qq && qq->nr ? judged_rel(qq, l->doc, l->len, h) : REL_NONPOOL;
+		c->is_judged[i] = rel != REL_NONPOOL;
+		if (rel == REL_NONPOOL)
+			continue;
+		ALLOC_GROW(c->j, m + 1, c->alloc_j);
+		c->j[m].score = l->score;
+		c->j[m].doc = l->doc;
+		c->j[m].rel = rel;
+		c->j[m].line = (uint32_t)i;
+		m++;
+	}
+	if (m > 1)
+		qsort(c->j, m, sizeof(*c->j), cmp_jdoc);
+	reserve_hits(c, m);
+	if (judged_only) {
+		long pos = 0;
+
+		for (size_t i = 0; i < m; i++) {
+			if (c->j[i].rel < 0)
+				continue;
+			c->hits[nh].rank = ++pos;
+			c->hits[nh].rel = c->j[i].rel;
+			nh++;
+		}
+		e->num_ret = pos;
+	} else {
+		long run = 0;
+
+		ALLOC_GROW(c->before, m + 1, c->alloc_before);
+		memset(c->before, 0, (m + 1) * sizeof(*c->before));
+		if (m) {
+			for (size_t i = 0; i < n; i++) {
+				const struct trec_line *l = &g->lines[i];
+				size_t lo = 0, hi = m;
+
+				if (c->is_judged[i])
+					continue;
+				/* first judged document that 'l' outranks */
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+
+					if (run_rank_cmp(l->score, l->doc, c->j[mid].score, c->j[mid].doc) < 0)
+						hi = mid;
+					else
+						lo = mid + 1;
+				}
+				c->before[lo]++;
+			}
+		}
+		for (size_t i = 0; i < m; i++) {
+			run += c->before[i];
+			c->hits[nh].rank = 1 + (long)i + run;
+			c->hits[nh].rel = c->j[i].rel;
+			nh++;
+		}
+		e->num_ret = (long)n;
+	}
+	e->hits = c->hits;
+	e->nr_hits = nh;
+	fill_levels(qq, e);
+	return 0;
+}
+
+void hits_from_ranked(struct hit_ctx *c, const struct run_query *rq,
+		      const struct qrels_query *qq, bool judged_only, struct query_eval *e)
+{
+	size_t n = rq ? rq->nr : 0, nh = 0;
+	long pos = 0;
+
+	reserve_hits(c, n);
+	for (size_t i = 0; i < n; i++) {
+		const char *id = rq->docs[i].id;
+		size_t len = strlen(id);
+		int rel = judged_rel(qq, id, len, qrels_hash(id, len));
+
+		if (judged_only && rel < 0)
+			continue;
+		pos++;
+		if (rel != REL_NONPOOL) {
+			c->hits[nh].rank = pos;
+			c->hits[nh].rel = rel;
+			nh++;
+		}
+	}
+	e->num_ret = pos;
+	e->hits = c->hits;
+	e->nr_hits = nh;
+	fill_levels(qq, e);
+}
+
+/* ---- scoring into results ---- */
+
+size_t score_default_measures(struct measure *out, size_t max)
+{
+	static const char *const names[] = {
+		"R@1", "R@3", "R@5", "R@10", "R@20", "R@50", "R@100",
+		"Success@1", "Success@5", "Success@10", "P@5", "RR", "nDCG@10",
+		"Judged@5", "Judged@10",
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names) && n < max; i++)
+		if (!measure_parse(names[i], &out[n]))
+			n++;
+	return n;
+}
+
+void score_summary_release(struct score_summary *s)
+{
+	for (size_t i = 0; i < s->nr_unknown_ids; i++)
+		free(s->unknown_ids[i]);
+	free(s->unknown_ids);
+	memset(s, 0, sizeof(*s));
+}
+
+double score_mean(const struct results *r, size_t mi,
+		  bool (*match)(const struct question_result *q, const void *arg),
+		  const void *arg, long *n)
+{
+	double sum = 0.0;
+	long count = 0;
+
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct question_result *q = &r->q[i];
+
+		if (!q->answerable || (match && !match(q, arg)))
+			continue;
+		sum += q->values[mi];
+		count++;
+	}
+	if (n)
+		*n = count;
+	return count ? sum / (double)count : 0.0;
+}
+
+static char **copy_strings(char *const *src, size_t n)
+{
+	char **dst = n ? xcalloc(n, sizeof(*dst)) : NULL;
+
+	for (size_t i = 0; i < n; i++)
+		dst[i] = xstrdup(src[i]);
+	return dst;
+}
+
+static void start_results(struct results *out, const struct run *run, const char *run_path,
+			  const struct score_options *o)
+{
+	char sha[72];
+
+	out->run_path = xstrdup(run_path);
+	out->run_name = xstrdup(run->name);
+	if (run_path && strcmp(run_path, "-") && !file_sha256(run_path, sha))
+		out->run_sha256 = xstrdup(sha);
+	out->k = o->k;
+	out->depth = (int)o->depth;
+	out->nr_measures = o->nr_measures;
+	out->measures = xcalloc(o->nr_measures ? o->nr_measures : 1, sizeof(char *));
+	for (size_t i = 0; i < o->nr_measures; i++)
+		out->measures[i] = xstrdup(o->measures[i].name);
+	out->aggregate = xcalloc(o->nr_measures ? o->nr_measures : 1, sizeof(double));
+}
+
+/* Score one question into 'qr' (id, text, origin, tags, answerable already set). */
+static void score_one(struct hit_ctx *c, struct question_result *qr, const struct qrels_query *qq,
+		      const struct run_query *rq, const struct score_options *o,
+		      struct score_summary *sum)
+{
+	struct query_eval e;
+	size_t nrr = 0;
+
+	hits_from_ranked(c, rq, qq, o->judged_only, &e);
+	qr->missing = !rq;
+	qr->declined = !rq || rq->abstained || !rq->nr ||
+		       (o->has_decline_below && !isnan(rq->docs[0].score) &&
+			rq->docs[0].score < o->decline_below);
+	qr->num_ret = e.num_ret;
+	qr->num_rel = m_num_rel(&e, 1);
+	qr->rel_ranks = xcalloc(e.nr_hits ? e.nr_hits : 1, sizeof(long));
+	for (size_t i = 0; i < e.nr_hits; i++)
+		if (e.hits[i].rel >= 1)
+			qr->rel_ranks[nrr++] = e.hits[i].rank;
+	qr->nr_rel_ranks = nrr;
+	qr->nr_top = rq ? (rq->nr < RESULTS_TOP ? rq->nr : RESULTS_TOP) : 0;
+	qr->top = xcalloc(RESULTS_TOP, sizeof(char *));
+	for (size_t i = 0; i < qr->nr_top; i++)
+		qr->top[i] = xstrdup(rq->docs[i].id);
+	qr->values = xcalloc(o->nr_measures ? o->nr_measures : 1, sizeof(double));
+	for (size_t i = 0; i < o->nr_measures; i++)
+		qr->values[i] = qr->answerable ? measure_value(&o->measures[i], &e) : NAN;
+	if (qr->missing)
+		sum->missing++;
+	if (qr->answerable) {
+		long first = nrr ? qr->rel_ranks[0] : 0;
+
+		if (first && first <= o->k)
+			sum->found_top_k++;
+		else if (first && (o->depth <= 0 || first <= o->depth))
+			sum->found_low++;
+		else
+			sum->not_found++;
+		if (qr->declined)
+			sum->declined_answerable++;
+	} else if (qr->declined) {
+		sum->declined_unanswerable++;
+	}
+}
+
+static void finish_results(struct results *out, const struct score_options *o,
+			   const struct score_summary *sum)
+{
+	for (size_t m = 0; m < o->nr_measures; m++)
+		out->aggregate[m] = score_mean(out, m, NULL, NULL, NULL);
+	out->decline = out->nr_unanswerable ?
+		(double)sum->declined_unanswerable / (double)out->nr_unanswerable : 0.0;
+	out->false_decline = out->nr_answerable ?
+		(double)sum->declined_answerable / (double)out->nr_answerable : 0.0;
+}
+
+/* Count the run questions 'known' does not hold; refuse a run for another set. */
+static int check_unknown(const struct run *run, const char *what,
+			 bool (*known)(const void *ctx, const char *qid), const void *ctx,
+			 struct score_summary *sum)
+{
+	for (size_t i = 0; i < run->nr; i++) {
+		if (known(ctx, run->q[i].qid))
+			continue;
+		sum->unknown++;
+		if (sum->nr_unknown_ids < 5) {
+			sum->unknown_ids = xreallocarray(sum->unknown_ids, sum->nr_unknown_ids + 1,
+							 sizeof(char *));
+			sum->unknown_ids[sum->nr_unknown_ids++] = xstrdup(run->q[i].qid);
+		}
+	}
+	if (run->nr && (size_t)sum->unknown == run->nr)
+		return error("%s: none of the %zu questions of the run is in %s (a run for another set?)",
+			     run->path, run->nr, what);
+	if (!run->nr) {
+		sum->empty_run = 1;
+		warning("%s: the run is empty: every question counts as missing", run->path);
+	}
+	return 0;
+}
+
+static bool set_knows(const void *ctx, const char *qid)
+{
+	return set_find((const struct set *)ctx, qid) != NULL;
+}
+
+static bool qrels_knows(const void *ctx, const char *qid)
+{
+	return qrels_find((const struct qrels *)ctx, qid, strlen(qid)) != NULL;
+}
+
+int score_set(const struct set *s, const char *version, const struct run *run,
+	      const char *run_path, const struct score_options *o,
+	      struct results *out, struct score_summary *sum)
+{
+	struct hit_ctx c;
+	char digest[72];
+	char *what = xstrfmt("set '%s'", s->name ? s->name : "?");
+	int ret;
+
+	ret = check_unknown(run, what, set_knows, s, sum);
+	free(what);
+	if (ret < 0)
+		return -1;
+	hit_ctx_init(&c);
+	set_digest(s, digest);
+	out->set_name = xstrdup(s->name);
+	out->set_version = xstrdup(version);
+	out->set_digest = xstrdup(digest);
+	start_results(out, run, run_path, o);
+	out->q = xcalloc(s->nr ? s->nr : 1, sizeof(*out->q));
+	out->nr = s->nr;
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		struct question_result *qr = &out->q[i];
+		struct qrels_query qq;
+
+		memset(&qq, 0, sizeof(qq));
+		qq.qid = xstrdup(q->id);
+		for (size_t l = 0; l < q->nr_relevant; l++)
+			qrels_query_add(&qq, q->relevant[l].chunk, q->relevant[l].grade);
+		for (size_t l = 0; l < q->nr_irrelevant; l++)
+			qrels_query_add(&qq, q->irrelevant[l], 0);
+		if (qrels_query_finish(&qq, s->file) < 0) {
+			qrels_query_release(&qq);
+			hit_ctx_release(&c);
+			return -1;
+		}
+		qr->id = xstrdup(q->id);
+		qr->text = xstrdup(q->text);
+		qr->origin = q->origin == ORIGIN_NONE ? NULL : xstrdup(origin_name(q->origin));
+		qr->answerable = q->answerable;
+		qr->tags = copy_strings(q->tags, q->nr_tags);
+		qr->nr_tags = q->nr_tags;
+		if (q->answerable)
+			out->nr_answerable++;
+		else
+			out->nr_unanswerable++;
+		score_one(&c, qr, &qq, run_find(run, q->id), o, sum);
+		qrels_query_release(&qq);
+	}
+	finish_results(out, o, sum);
+	hit_ctx_release(&c);
+	return 0;
+}
+
+int score_qrels(const struct qrels *qr, const struct run *run, const char *run_path,
+		const struct score_options *o, struct results *out, struct score_summary *sum)
+{
+	struct hit_ctx c;
+	char *what = xstrfmt("qrels '%s'", qr->file ? qr->file : "?");
+	int ret = check_unknown(run, what, qrels_knows, qr, sum);
+
+	free(what);
+	if (ret < 0)
+		return -1;
+	hit_ctx_init(&c);
+	out->set_name = xstrdup(qr->file);
+	out->set_digest = NULL;
+	if (qr->file) {
+		char d[72];
+
+		if (!file_sha256(qr->file, d))
+			out->set_digest = xstrdup(d);
+	}
+	start_results(out, run, run_path, o);
+	out->q = xcalloc(qr->nr ? qr->nr : 1, sizeof(*out->q));
+	out->nr = qr->nr;
+	for (size_t i = 0; i < qr->nr; i++) {
+		const struct qrels_query *qq = &qr->q[i];
+		struct question_result *res = &out->q[i];
+		struct query_eval probe;
+
+		memset(&probe, 0, sizeof(probe));
+		fill_levels(qq, &probe);
+		res->id = xstrdup(qq->qid);
+		res->answerable = m_num_rel(&probe, 1) > 0;
+		if (res->answerable)
+			out->nr_answerable++;
+		else
+			out->nr_unanswerable++;
+		score_one(&c, res, qq, run_find(run, qq->qid), o, sum);
+	}
+	finish_results(out, o, sum);
+	hit_ctx_release(&c);
+	return 0;
+}

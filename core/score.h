@@ -1,0 +1,128 @@
+/*
+ * score: the scoring pipeline, from judgments and a ranking to measures.
+ *
+ * Two layers:
+ *   - hits: turn one question's ranking (a struct run_query already in
+ *     ranking order, or an unsorted group of TREC lines) into the
+ *     struct query_eval of metrics.h. For unsorted lines no sort is needed:
+ *     the rank of a judged document is 1 + the number of lines that sort
+ *     before it (score descending, docid descending), counted in one pass
+ *     with a binary search over the few judged documents.
+ *   - score_set / score_qrels: score a loaded run against a set (or TREC
+ *     qrels) into a struct results (core/results.h), the object that
+ *     `score --save` writes and compare/report read. Compare and report call
+ *     these directly to score a run file without the CLI.
+ *
+ * Conventions (SPEC section 4): averages are over the answerable questions;
+ * a question absent from the run counts as an empty list (zero everywhere)
+ * and is reported as missing; run entries for unknown questions are counted
+ * and ignored. A question is declined when its entry says "abstained", its
+ * list is empty (or absent), or with a decline threshold its top score is
+ * below it. With judged_only, documents that are not judged are dropped
+ * from the ranking before scoring (trec_eval -J).
+ *
+ * Ownership: struct hit_ctx owns reusable scratch buffers; hit_ctx_release
+ * frees them. A struct query_eval filled by the hit functions points into
+ * the context and is valid until its next use.
+ */
+#ifndef EVALSET_SCORE_H
+#define EVALSET_SCORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "measures.h"
+#include "metrics.h"
+#include "qrels.h"
+#include "results.h"
+#include "run.h"
+
+struct set;
+
+struct hit_ctx {
+	struct judged_hit *hits;
+	size_t alloc_hits;
+	struct jdoc *j;            /* judged documents of the current group */
+	size_t alloc_j;
+	long *before;
+	size_t alloc_before;
+	struct dup_slot *slots;    /* duplicate detection table */
+	size_t cap;
+	uint32_t gen;
+	unsigned char *is_judged;
+	size_t alloc_flags;
+	struct trec_line **order;  /* sort path */
+	size_t alloc_order;
+};
+
+void hit_ctx_init(struct hit_ctx *c);
+void hit_ctx_release(struct hit_ctx *c);
+
+/*
+ * Fill 'e' for the unsorted TREC lines of 'g' judged by 'qq' (NULL: no
+ * judgments). 'max_docs' > 0 keeps only the first max_docs of the ranking
+ * (trec_eval -M). Return 0, or -1 after reporting a docid listed twice
+ * (FILE:LINE) among the documents kept.
+ */
+int hits_from_group(struct hit_ctx *c, struct trec_group *g, const struct qrels_query *qq,
+		    bool judged_only, long max_docs, const char *path, struct query_eval *e);
+
+/* Fill 'e' for the ranked list 'rq' (NULL: empty) judged by 'qq'. */
+void hits_from_ranked(struct hit_ctx *c, const struct run_query *rq,
+		      const struct qrels_query *qq, bool judged_only, struct query_eval *e);
+
+/* ---- scoring a run into results ---- */
+
+struct score_options {
+	const struct measure *measures;  /* per-question measures, in output order */
+	size_t nr_measures;
+	int k;                           /* context size of find-vs-rank (default 5) */
+	long depth;                      /* K of find-vs-rank (default 50) */
+	bool judged_only;
+	bool has_decline_below;
+	double decline_below;
+};
+
+struct score_summary {
+	long missing;                    /* questions absent from the run */
+	long unknown;                    /* run questions the set does not have */
+	char **unknown_ids;              /* the first few of them */
+	size_t nr_unknown_ids;
+	long found_top_k;                /* answerable: a relevant document in the top k */
+	long found_low;                  /* ... only between k+1 and K */
+	long not_found;                  /* ... none in the top K */
+	long declined_answerable, declined_unanswerable;
+	long empty_run;                  /* the run holds no question at all */
+};
+
+void score_summary_release(struct score_summary *s);
+
+/*
+ * Score 'run' against the set 's' (version 'version' or NULL for the working
+ * copy, digest computed here) into 'out' (initialised by results_init).
+ * 'run_path' names the run file for the results and its SHA-256. Return 0,
+ * or -1 (reported): a run none of whose questions the set knows (a run for
+ * another set) is refused; an empty run is scored (zeros) with a warning.
+ */
+int score_set(const struct set *s, const char *version, const struct run *run,
+	      const char *run_path, const struct score_options *o,
+	      struct results *out, struct score_summary *sum);
+
+/* Like score_set for TREC qrels: every qrels query with a relevant document
+ * is answerable, the others unanswerable. The set name is the qrels path. */
+int score_qrels(const struct qrels *qr, const struct run *run, const char *run_path,
+		const struct score_options *o, struct results *out, struct score_summary *sum);
+
+/* The default measures of `score`: R@1,3,5,10,20,50,100 Success@1,5,10 P@5 RR nDCG@10 Judged@5,10. */
+size_t score_default_measures(struct measure *out, size_t max);
+
+/*
+ * Mean of measure 'mi' of 'r' over the answerable questions for which
+ * 'match' (NULL: all) returns true; '*n' receives their number.
+ */
+double score_mean(const struct results *r, size_t mi,
+		  bool (*match)(const struct question_result *q, const void *arg),
+		  const void *arg, long *n);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * set-check: the rules and warnings of SPEC section 2, as findings with the
+ * line and column where each question or label was read.
+ *
+ * Errors: a question without an id, duplicate ids, empty text, an answerable
+ * question without relevant chunks, an unanswerable one with some, grades
+ * outside 1..9, a chunk both relevant and irrelevant for one question, and
+ * (with a corpus) chunk ids the corpus does not hold. Warnings: near-duplicate
+ * texts (text_near_duplicate; pairwise up to CHECK_MAX_PAIRWISE questions,
+ * exact normalised duplicates beyond), a size outside 50..200, no unanswerable
+ * question. Findings come in question order, errors and warnings mixed.
+ */
+#include "set.h"
+#include "corpus.h"
+#include "error.h"
+#include "strmap.h"
+#include "text.h"
+#include "util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_MAX_PAIRWISE 2000
+#define SET_SIZE_MIN 50
+#define SET_SIZE_MAX 200
+
+void findings_add(struct findings *f, enum finding_level level, long line, long col,
+		  const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct finding *it;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	ALLOC_GROW(f->items, f->nr + 1, f->alloc);
+	it = &f->items[f->nr++];
+	it->level = level;
+	it->line = line;
+	it->col = col;
+	it->message = strbuf_detach(&sb, NULL);
+	if (level == FINDING_ERROR)
+		f->nr_errors++;
+	else
+		f->nr_warnings++;
+}
+
+void findings_release(struct findings *f)
+{
+	for (size_t i = 0; i < f->nr; i++)
+		free(f->items[i].message);
+	free(f->items);
+	f->items = NULL;
+	f->nr = f->alloc = f->nr_errors = f->nr_warnings = 0;
+}
+
+size_t findings_report_errors(const struct findings *f, const char *file)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct finding *it = &f->items[i];
+		if (it->level != FINDING_ERROR)
+			continue;
+		error_at(file, it->line, it->col, "%s", it->message);
+		n++;
+	}
+	return n;
+}
+
+static bool blank(const char *s)
+{
+	if (!s)
+		return true;
+	for (; *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return false;
+	return true;
+}
+
+static const char *qname(const struct question *q)
+{
+	return q->id ? q->id : "(no id)";
+}
+
+static void check_question(const struct question *q, const struct corpus *corpus,
+			   struct findings *out)
+{
+	if (!q->id || !*q->id)
+		findings_add(out, FINDING_ERROR, q->line, q->col, "question without an id");
+	if (blank(q->text))
+		findings_add(out, FINDING_ERROR, q->line, q->col, "question '%s' has no text",
+			     qname(q));
+	if (q->answerable && !q->nr_relevant)
+		findings_add(out, FINDING_ERROR, q->line, q->col,
+			     "answerable question '%s' has no relevant chunk (add one, or set "
+			     "'answerable: false')", qname(q));
+	if (!q->answerable && q->nr_relevant)
+		findings_add(out, FINDING_ERROR, q->relevant[0].line ? q->relevant[0].line : q->line,
+			     q->relevant[0].line ? q->relevant[0].col : q->col,
+			     "unanswerable question '%s' has %zu relevant chunk%s", qname(q),
+			     q->nr_relevant, q->nr_relevant == 1 ? "" : "s");
+	for (size_t i = 0; i < q->nr_relevant; i++) {
+		const struct label *l = &q->relevant[i];
+		long line = l->line ? l->line : q->line, col = l->line ? l->col : q->col;
+
+		if (l->grade < 1 || l->grade > 9)
+			findings_add(out, FINDING_ERROR, line, col,
+				     "grade %d of chunk '%s' in question '%s' is outside 1..9",
+				     l->grade, l->chunk, qname(q));
+		for (size_t k = 0; k < q->nr_irrelevant; k++)
+			if (!strcmp(q->irrelevant[k], l->chunk))
+				findings_add(out, FINDING_ERROR, line, col,
+					     "chunk '%s' is both relevant and irrelevant for "
+					     "question '%s'", l->chunk, qname(q));
+		if (corpus && !corpus_get(corpus, l->chunk))
+			findings_add(out, FINDING_ERROR, line, col,
+				     "relevant chunk '%s' of question '%s' is not in the corpus",
+				     l->chunk, qname(q));
+	}
+	if (corpus)
+		for (size_t k = 0; k < q->nr_irrelevant; k++)
+			if (!corpus_get(corpus, q->irrelevant[k]))
+				findings_add(out, FINDING_ERROR, q->line, q->col,
+					     "irrelevant chunk '%s' of question '%s' is not in "
+					     "the corpus", q->irrelevant[k], qname(q));
+}
+
+static void check_ids(const struct set *s, struct findings *out)
+{
+	struct strmap seen = STRMAP_INIT;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		struct strmap_entry *e;
+		int added;
+
+		if (!q->id || !*q->id)
+			continue;
+		e = strmap_intern(&seen, q->id, strlen(q->id), &added);
+		if (added) {
+			e->value = (void *)(uintptr_t)(i + 1);
+			continue;
+		}
+		findings_add(out, FINDING_ERROR, q->line, q->col,
+			     "duplicate question id '%s' (first at line %ld)", q->id,
+			     s->q[(uintptr_t)e->value - 1].line);
+	}
+	strmap_clear(&seen, 0);
+}
+
+static void run_checks(const struct set *s, const struct corpus *corpus,
+		       struct findings *out, bool warnings)
+{
+	size_t nr_unanswerable = 0;
+
+	check_ids(s, out);
+	for (size_t i = 0; i < s->nr; i++) {
+		check_question(&s->q[i], corpus, out);
+		if (!s->q[i].answerable)
+			nr_unanswerable++;
+	}
+	if (!warnings)
+		return;
+	if (s->nr <= CHECK_MAX_PAIRWISE) {
+		for (size_t i = 1; i < s->nr; i++) {
+			const struct question *q = &s->q[i];
+			if (blank(q->text))
+				continue;
+			for (size_t j = 0; j < i; j++) {
+				const struct question *p = &s->q[j];
+				if (blank(p->text) || !text_near_duplicate(q->text, p->text,
+									   TEXT_NEAR_DUP_THRESHOLD))
+					continue;
+				findings_add(out, FINDING_WARNING, q->line, q->col,
+					     "question '%s' is a near-duplicate of '%s' (line %ld)",
+					     qname(q), qname(p), p->line);
+				break;
+			}
+		}
+	} else {
+		struct strmap seen = STRMAP_INIT;
+		for (size_t i = 0; i < s->nr; i++) {
+			const struct question *q = &s->q[i];
+			struct strmap_entry *e;
+			char *norm;
+			int added;
+			if (blank(q->text))
+				continue;
+			norm = text_normalize(q->text, strlen(q->text));
+			e = strmap_intern(&seen, norm, strlen(norm), &added);
+			if (added)
+				e->value = (void *)(uintptr_t)(i + 1);
+			else
+				findings_add(out, FINDING_WARNING, q->line, q->col,
+					     "question '%s' is a duplicate of '%s' once normalised",
+					     qname(q), qname(&s->q[(uintptr_t)e->value - 1]));
+			free(norm);
+		}
+		strmap_clear(&seen, 0);
+	}
+	if (s->nr < SET_SIZE_MIN || s->nr > SET_SIZE_MAX)
+		findings_add(out, FINDING_WARNING, 0, 0,
+			     "the set has %zu question%s; %d to %d is the recommended size",
+			     s->nr, s->nr == 1 ? "" : "s", SET_SIZE_MIN, SET_SIZE_MAX);
+	if (s->nr && !nr_unanswerable)
+		findings_add(out, FINDING_WARNING, 0, 0,
+			     "the set has no unanswerable question (a retriever is never "
+			     "tested on declining)");
+}
+
+void set_check(const struct set *s, const struct corpus *corpus, struct findings *out)
+{
+	run_checks(s, corpus, out, true);
+}
+
+void set_check_errors(const struct set *s, const struct corpus *corpus, struct findings *out)
+{
+	run_checks(s, corpus, out, false);
+}

@@ -1,0 +1,406 @@
+/*
+ * set-ref: where sets live on disk (SPEC section 2): resolving a command-line
+ * set argument, opening a working copy or a frozen version, listing the
+ * frozen versions, and the id floor that keeps removed ids from coming back.
+ *
+ * Layout: DIR/set.yaml (working copy), DIR/versions/TAG.yaml (frozen, never
+ * rewritten), DIR/.evalset/ (lock, ids floor; git-ignored). A bare NAME is
+ * DIR = sets/NAME under the current directory. Tags match [A-Za-z0-9._-]+.
+ */
+#include "set.h"
+#include "digest.h"
+#include "error.h"
+#include "fsutil.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool valid_tag(const char *t)
+{
+	if (!*t)
+		return false;
+	for (; *t; t++)
+		if (!((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') ||
+		      (*t >= '0' && *t <= '9') || *t == '.' || *t == '_' || *t == '-'))
+			return false;
+	return true;
+}
+
+static char *base_name(const char *path)
+{
+	size_t len = strlen(path);
+	const char *slash;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	slash = memrchr(path, '/', len);
+	if (!slash)
+		return xstrndup(path, len);
+	return xstrndup(slash + 1, len - (size_t)(slash + 1 - path));
+}
+
+void set_ref_release(struct set_ref *ref)
+{
+	free(ref->dir);
+	free(ref->file);
+	free(ref->name);
+	free(ref->tag);
+	ref->dir = ref->file = ref->name = ref->tag = NULL;
+}
+
+/* Append the known tags of 'dir' to 'out' as "v1, v2", or "none". */
+static void known_tags(const char *dir, struct strbuf *out)
+{
+	struct set_ref tmp = SET_REF_INIT;
+	struct set_versions v = SET_VERSIONS_INIT;
+
+	tmp.dir = xstrdup(dir);
+	if (set_versions_list(&tmp, &v) == 0) {
+		for (size_t i = 0; i < v.nr; i++)
+			strbuf_addf(out, "%s%s", i ? ", " : "", v.items[i].tag);
+	}
+	if (!v.nr)
+		strbuf_addstr(out, "none");
+	set_versions_release(&v);
+	set_ref_release(&tmp);
+}
+
+int set_ref_resolve(struct set_ref *ref, const char *arg, bool must_exist)
+{
+	const char *at = strchr(arg, '@');
+	char *path = NULL;
+	int ret = -1;
+
+	set_ref_release(ref);
+	if (at && strchr(at + 1, '@')) {
+		error("malformed set reference '%s': more than one '@'", arg);
+		goto out;
+	}
+	path = at ? xstrndup(arg, (size_t)(at - arg)) : xstrdup(arg);
+	if (!*path) {
+		error("malformed set reference '%s': empty set name", arg);
+		goto out;
+	}
+	if (at && !valid_tag(at + 1)) {
+		error("malformed set reference '%s': a tag is made of letters, digits, '.', '_' "
+		      "and '-'", arg);
+		goto out;
+	}
+	if (ends_with(path, ".yaml") && !is_dir(path)) {
+		char *dir = dir_name(path);
+		char *base = base_name(dir);
+		if (!strcmp(base, "versions") && !at) {
+			char *file = base_name(path);
+			ref->tag = xstrndup(file, strlen(file) - 5);
+			ref->dir = dir_name(dir);
+			free(dir);
+			free(file);
+		} else {
+			ref->dir = dir;
+		}
+		free(base);
+		ref->file = xstrdup(path);
+	} else if (!strchr(path, '/') && strcmp(path, ".") && strcmp(path, "..")) {
+		ref->dir = path_join("sets", path);
+	} else {
+		size_t len = strlen(path);
+		while (len > 1 && path[len - 1] == '/')
+			len--;
+		ref->dir = xstrndup(path, len);
+	}
+	ref->name = base_name(ref->dir);
+	if (at) {
+		char *rel = xstrfmt("versions/%s.yaml", at + 1);
+		ref->tag = xstrdup(at + 1);
+		free(ref->file);
+		ref->file = path_join(ref->dir, rel);
+		free(rel);
+	} else if (!ref->file) {
+		ref->file = path_join(ref->dir, "set.yaml");
+	}
+	if (must_exist && !path_exists(ref->file)) {
+		if (ref->tag && path_exists(ref->dir)) {
+			struct strbuf known = STRBUF_INIT;
+			known_tags(ref->dir, &known);
+			error("unknown version '%s' of set '%s' (known: %s)", ref->tag, ref->dir,
+			      known.buf);
+			strbuf_release(&known);
+		} else if (!ends_with(path, ".yaml")) {
+			error("no set at '%s' (no set.yaml); create one with 'evalset init %s'",
+			      ref->dir, ref->dir);
+		} else {
+			error("no set file '%s'", ref->file);
+		}
+		goto out;
+	}
+	ret = 0;
+out:
+	free(path);
+	if (ret)
+		set_ref_release(ref);
+	return ret;
+}
+
+int set_open_ref(struct set *s, const struct set_ref *ref, bool check_rules)
+{
+	char computed[72];
+
+	if (set_load(s, ref->file) < 0)
+		return -1;
+	if (ref->tag) {
+		set_digest(s, computed);
+		if (!s->digest) {
+			error("frozen version '%s' records no digest", ref->file);
+			goto fail;
+		}
+		if (strcmp(s->digest, computed)) {
+			error("tampered or hand-edited frozen version '%s': digest %s recorded, "
+			      "%s computed", ref->file, s->digest, computed);
+			goto fail;
+		}
+	}
+	if (check_rules) {
+		struct findings f = FINDINGS_INIT;
+		size_t n;
+		set_check_errors(s, NULL, &f);
+		n = findings_report_errors(&f, ref->file);
+		findings_release(&f);
+		if (n) {
+			error("set '%s' breaks %zu rule%s; 'evalset check %s' lists every finding",
+			      ref->file, n, n == 1 ? "" : "s", ref->file);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	set_release(s);
+	return -1;
+}
+
+int set_open(struct set *s, struct set_ref *ref, const char *arg)
+{
+	if (set_ref_resolve(ref, arg, true) < 0)
+		return -1;
+	return set_open_ref(s, ref, true);
+}
+
+/* ---- the id floor ---- */
+
+/* Return the highest "q-<digits>" number found after an "id:" key in the
+ * text of 'path' (0 when none or unreadable). */
+static long scan_ids(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	long hi = 0;
+	const char *p;
+
+	if (read_file(path, &sb, SET_MAX_FILE_BYTES) < 0) {
+		strbuf_release(&sb);
+		return 0;
+	}
+	for (p = sb.buf; (p = strstr(p, "id:")); p += 3) {
+		const char *v = p + 3;
+		char num[16];
+		size_t n = 0;
+		long x;
+
+		if (p > sb.buf && !strchr(" \t\n{,-", p[-1]))
+			continue;
+		while (*v == ' ' || *v == '\t' || *v == '\'' || *v == '"')
+			v++;
+		if (!starts_with(v, "q-"))
+			continue;
+		for (v += 2; *v >= '0' && *v <= '9' && n + 1 < sizeof(num); v++)
+			num[n++] = *v;
+		num[n] = '\0';
+		if (n && n < 13 && parse_long(num, 0, 999999999999L, &x) == 0 && x > hi)
+			hi = x;
+	}
+	strbuf_release(&sb);
+	return hi;
+}
+
+static char *floor_path(const struct set_ref *ref)
+{
+	return path_join(ref->dir, ".evalset/ids");
+}
+
+static long read_floor(const struct set_ref *ref)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = floor_path(ref);
+	long n = 0;
+
+	if (path_exists(path) && read_file(path, &sb, 4096) == 0) {
+		strbuf_trim(&sb);
+		if (parse_long(sb.buf, 0, 999999999999L, &n) < 0)
+			n = 0;
+	}
+	strbuf_release(&sb);
+	free(path);
+	return n;
+}
+
+long set_id_floor(const struct set_ref *ref)
+{
+	char *wc = path_join(ref->dir, "set.yaml");
+	char *vdir = path_join(ref->dir, "versions");
+	long hi = read_floor(ref), n;
+	DIR *d;
+
+	n = scan_ids(wc);
+	if (n > hi)
+		hi = n;
+	d = opendir(vdir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			char *f;
+			if (!ends_with(e->d_name, ".yaml"))
+				continue;
+			f = path_join(vdir, e->d_name);
+			n = scan_ids(f);
+			if (n > hi)
+				hi = n;
+			free(f);
+		}
+		closedir(d);
+	}
+	free(wc);
+	free(vdir);
+	return hi;
+}
+
+char *set_lock_path(const struct set_ref *ref, bool create)
+{
+	char *dir = path_join(ref->dir, ".evalset");
+	char *path = path_join(dir, "lock");
+
+	if (create && !is_dir(dir) && mkdir_p(dir) < 0) {
+		free(dir);
+		free(path);
+		return NULL;
+	}
+	free(dir);
+	return path;
+}
+
+int set_id_floor_write(const struct set_ref *ref, long floor_id)
+{
+	char *path, *dir, *text;
+	int ret;
+
+	if (floor_id <= read_floor(ref))
+		return 0;
+	dir = path_join(ref->dir, ".evalset");
+	if (!is_dir(dir) && mkdir_p(dir) < 0) {
+		free(dir);
+		return -1;
+	}
+	path = floor_path(ref);
+	text = xstrfmt("%ld\n", floor_id);
+	ret = write_file_atomic(path, text, strlen(text));
+	free(text);
+	free(path);
+	free(dir);
+	return ret;
+}
+
+/* ---- frozen versions ---- */
+
+static int cmp_version(const void *a, const void *b)
+{
+	const struct set_version *x = a, *y = b;
+	int c;
+
+	if (!x->tagged_at != !y->tagged_at)
+		return x->tagged_at ? 1 : -1;
+	if (x->tagged_at && (c = strcmp(x->tagged_at, y->tagged_at)))
+		return c;
+	return strcmp(x->tag, y->tag);
+}
+
+void set_versions_release(struct set_versions *v)
+{
+	for (size_t i = 0; i < v->nr; i++) {
+		struct set_version *e = &v->items[i];
+		free(e->tag);
+		free(e->file);
+		free(e->tagged_at);
+		free(e->digest);
+		free(e->parent);
+		free(e->note);
+	}
+	free(v->items);
+	v->items = NULL;
+	v->nr = v->alloc = 0;
+}
+
+int set_versions_list(const struct set_ref *ref, struct set_versions *out)
+{
+	char *vdir = path_join(ref->dir, "versions");
+	struct dirent *e;
+	DIR *d;
+	int ret = -1;
+
+	d = opendir(vdir);
+	if (!d) {
+		free(vdir);
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		struct set s = SET_INIT;
+		struct set_version *v;
+		char *file;
+
+		if (e->d_name[0] == '.' || !ends_with(e->d_name, ".yaml"))
+			continue;
+		file = path_join(vdir, e->d_name);
+		if (set_load(&s, file) < 0) {
+			free(file);
+			goto out;
+		}
+		ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+		v = &out->items[out->nr++];
+		v->tag = xstrndup(e->d_name, strlen(e->d_name) - 5);
+		v->file = file;
+		v->tagged_at = s.tagged_at;
+		v->digest = s.digest;
+		v->parent = s.parent;
+		v->note = s.note;
+		v->nr_questions = s.nr;
+		s.tagged_at = s.digest = s.parent = s.note = NULL;
+		set_release(&s);
+	}
+	if (out->nr)
+		qsort(out->items, out->nr, sizeof(*out->items), cmp_version);
+	ret = 0;
+out:
+	closedir(d);
+	free(vdir);
+	return ret;
+}
+
+int set_latest_digest(const struct set_ref *ref, char out[72], char **tag)
+{
+	struct set_versions v = SET_VERSIONS_INIT;
+	int ret;
+
+	if (tag)
+		*tag = NULL;
+	if (set_versions_list(ref, &v) < 0)
+		return -1;
+	ret = 0;
+	if (v.nr) {
+		const struct set_version *last = &v.items[v.nr - 1];
+		snprintf(out, 72, "%s", last->digest ? last->digest : "");
+		if (tag)
+			*tag = xstrdup(last->tag);
+		ret = 1;
+	}
+	set_versions_release(&v);
+	return ret;
+}

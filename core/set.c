@@ -1,0 +1,463 @@
+/*
+ * set: the in-memory set model, question ids, and the canonical form the
+ * digest is computed over (see set.h).
+ *
+ * Canonical serialisation (docs/sets.md): one line per field, each value in a
+ * JSON-like typed form with explicit escaping, questions sorted by id (strcmp),
+ * fields in a fixed order, relevant labels sorted by chunk id, irrelevant
+ * chunks and tags sorted and de-duplicated (tags are a set), provenance as
+ * JSON with object keys sorted recursively and numbers in one form (integral
+ * values as integers, others as the shortest "%.17g"-exact decimal). Only the
+ * questions are hashed: header metadata (name, description, corpus, version,
+ * digest, parent, tagged_at, note) never changes the digest.
+ */
+#include "set.h"
+#include "digest.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const origin_names[] = { "", "synthetic", "mined", "hand" };
+
+const char *origin_name(enum origin o)
+{
+	if ((size_t)o >= ARRAY_SIZE(origin_names))
+		return "";
+	return origin_names[o];
+}
+
+int origin_parse(const char *s, enum origin *out)
+{
+	for (size_t i = 1; i < ARRAY_SIZE(origin_names); i++) {
+		if (!strcmp(s, origin_names[i])) {
+			*out = (enum origin)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void set_init(struct set *s)
+{
+	struct set blank = SET_INIT;
+	*s = blank;
+}
+
+void question_release(struct question *q)
+{
+	free(q->id);
+	free(q->text);
+	for (size_t i = 0; i < q->nr_relevant; i++)
+		free(q->relevant[i].chunk);
+	free(q->relevant);
+	for (size_t i = 0; i < q->nr_irrelevant; i++)
+		free(q->irrelevant[i]);
+	free(q->irrelevant);
+	for (size_t i = 0; i < q->nr_tags; i++)
+		free(q->tags[i]);
+	free(q->tags);
+	free(q->answer);
+	free(q->note);
+	cJSON_Delete(q->provenance);
+	memset(q, 0, sizeof(*q));
+	q->answerable = true;
+}
+
+void set_release(struct set *s)
+{
+	free(s->name);
+	free(s->description);
+	free(s->version);
+	free(s->digest);
+	free(s->parent);
+	free(s->tagged_at);
+	free(s->note);
+	free(s->corpus.path);
+	free(s->corpus.fingerprint);
+	for (size_t i = 0; i < s->nr; i++)
+		question_release(&s->q[i]);
+	free(s->q);
+	free(s->file);
+	set_init(s);
+}
+
+static char **copy_strings(char **src, size_t nr, size_t *alloc)
+{
+	char **dst;
+
+	*alloc = nr;
+	if (!nr)
+		return NULL;
+	dst = xcalloc(nr, sizeof(*dst));
+	for (size_t i = 0; i < nr; i++)
+		dst[i] = xstrdup(src[i]);
+	return dst;
+}
+
+void question_copy(struct question *dst, const struct question *src)
+{
+	*dst = *src;
+	dst->id = xstrdup(src->id);
+	dst->text = xstrdup(src->text);
+	dst->answer = xstrdup(src->answer);
+	dst->note = xstrdup(src->note);
+	dst->provenance = src->provenance ? cJSON_Duplicate(src->provenance, 1) : NULL;
+	dst->alloc_relevant = src->nr_relevant;
+	dst->relevant = NULL;
+	if (src->nr_relevant) {
+		dst->relevant = xcalloc(src->nr_relevant, sizeof(*dst->relevant));
+		for (size_t i = 0; i < src->nr_relevant; i++) {
+			dst->relevant[i] = src->relevant[i];
+			dst->relevant[i].chunk = xstrdup(src->relevant[i].chunk);
+		}
+	}
+	dst->irrelevant = copy_strings(src->irrelevant, src->nr_irrelevant, &dst->alloc_irrelevant);
+	dst->tags = copy_strings(src->tags, src->nr_tags, &dst->alloc_tags);
+}
+
+struct question *set_find(const struct set *s, const char *id)
+{
+	long i = set_index(s, id);
+	return i < 0 ? NULL : &s->q[i];
+}
+
+long set_index(const struct set *s, const char *id)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		if (s->q[i].id && !strcmp(s->q[i].id, id))
+			return (long)i;
+	return -1;
+}
+
+struct question *set_append(struct set *s)
+{
+	struct question *q;
+
+	ALLOC_GROW(s->q, s->nr + 1, s->alloc);
+	q = &s->q[s->nr++];
+	memset(q, 0, sizeof(*q));
+	q->answerable = true;
+	return q;
+}
+
+void set_remove(struct set *s, size_t index)
+{
+	if (index >= s->nr)
+		return;
+	question_release(&s->q[index]);
+	memmove(&s->q[index], &s->q[index + 1], (s->nr - index - 1) * sizeof(*s->q));
+	s->nr--;
+}
+
+static void remove_string(char **arr, size_t *nr, const char *s)
+{
+	for (size_t i = 0; i < *nr; i++) {
+		if (!strcmp(arr[i], s)) {
+			free(arr[i]);
+			memmove(&arr[i], &arr[i + 1], (*nr - i - 1) * sizeof(*arr));
+			(*nr)--;
+			return;
+		}
+	}
+}
+
+void question_set_label(struct question *q, const char *chunk, int grade)
+{
+	size_t i;
+
+	for (i = 0; i < q->nr_relevant; i++)
+		if (!strcmp(q->relevant[i].chunk, chunk))
+			break;
+	if (grade == 0) {
+		if (i < q->nr_relevant) {
+			free(q->relevant[i].chunk);
+			memmove(&q->relevant[i], &q->relevant[i + 1],
+				(q->nr_relevant - i - 1) * sizeof(*q->relevant));
+			q->nr_relevant--;
+		}
+		for (size_t k = 0; k < q->nr_irrelevant; k++)
+			if (!strcmp(q->irrelevant[k], chunk))
+				return;
+		ALLOC_GROW(q->irrelevant, q->nr_irrelevant + 1, q->alloc_irrelevant);
+		q->irrelevant[q->nr_irrelevant++] = xstrdup(chunk);
+		return;
+	}
+	remove_string(q->irrelevant, &q->nr_irrelevant, chunk);
+	if (grade != 1)
+		q->relevant_as_list = false;
+	if (i < q->nr_relevant) {
+		q->relevant[i].grade = grade;
+		return;
+	}
+	ALLOC_GROW(q->relevant, q->nr_relevant + 1, q->alloc_relevant);
+	q->relevant[q->nr_relevant].chunk = xstrdup(chunk);
+	q->relevant[q->nr_relevant].grade = grade;
+	q->relevant[q->nr_relevant].line = 0;
+	q->relevant[q->nr_relevant].col = 0;
+	q->nr_relevant++;
+}
+
+int question_grade(const struct question *q, const char *chunk)
+{
+	for (size_t i = 0; i < q->nr_relevant; i++)
+		if (!strcmp(q->relevant[i].chunk, chunk))
+			return q->relevant[i].grade;
+	for (size_t i = 0; i < q->nr_irrelevant; i++)
+		if (!strcmp(q->irrelevant[i], chunk))
+			return 0;
+	return -1;
+}
+
+bool question_has_tag(const struct question *q, const char *tag)
+{
+	for (size_t i = 0; i < q->nr_tags; i++)
+		if (!strcmp(q->tags[i], tag))
+			return true;
+	return false;
+}
+
+long question_id_number(const char *id)
+{
+	long n;
+
+	if (!id || !starts_with(id, "q-") || !id[2] || strlen(id) > 20)
+		return -1;
+	for (const char *p = id + 2; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -1;
+	if (parse_long(id + 2, 0, 999999999999L, &n) < 0)
+		return -1;
+	return n;
+}
+
+char *set_next_id(const struct set *s, long floor)
+{
+	long hi = floor > 0 ? floor : 0;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		long n = question_id_number(s->q[i].id);
+		if (n > hi)
+			hi = n;
+	}
+	return xstrfmt("q-%04ld", hi + 1);
+}
+
+/* ---- canonical form and digest ---- */
+
+static void canon_string(struct strbuf *out, const char *s)
+{
+	if (!s) {
+		strbuf_addstr(out, "null");
+		return;
+	}
+	strbuf_addch(out, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': strbuf_addstr(out, "\\\""); break;
+		case '\\': strbuf_addstr(out, "\\\\"); break;
+		case '\n': strbuf_addstr(out, "\\n"); break;
+		case '\r': strbuf_addstr(out, "\\r"); break;
+		case '\t': strbuf_addstr(out, "\\t"); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				strbuf_addf(out, "\\u%04x", *p);
+			else
+				strbuf_addch(out, (char)*p);
+		}
+	}
+	strbuf_addch(out, '"');
+}
+
+static void canon_number(struct strbuf *out, double d)
+{
+	char buf[64];
+
+	if (!isfinite(d)) {
+		strbuf_addstr(out, isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+		return;
+	}
+	if (d == floor(d) && fabs(d) < 1e18) {
+		strbuf_addf(out, "%lld", (long long)d);
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	strbuf_addstr(out, buf);
+}
+
+static int cmp_json_key(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	return strcmp(x->string ? x->string : "", y->string ? y->string : "");
+}
+
+static void canon_json(struct strbuf *out, const cJSON *j)
+{
+	if (!j || cJSON_IsNull(j)) {
+		strbuf_addstr(out, "null");
+	} else if (cJSON_IsBool(j)) {
+		strbuf_addstr(out, cJSON_IsTrue(j) ? "true" : "false");
+	} else if (cJSON_IsNumber(j)) {
+		canon_number(out, j->valuedouble);
+	} else if (cJSON_IsString(j)) {
+		canon_string(out, j->valuestring);
+	} else if (cJSON_IsArray(j)) {
+		const cJSON *c;
+		int first = 1;
+		strbuf_addch(out, '[');
+		cJSON_ArrayForEach(c, j) {
+			if (!first)
+				strbuf_addch(out, ',');
+			first = 0;
+			canon_json(out, c);
+		}
+		strbuf_addch(out, ']');
+	} else if (cJSON_IsObject(j)) {
+		const cJSON **items = NULL, *c;
+		size_t nr = 0, alloc = 0;
+		cJSON_ArrayForEach(c, j) {
+			ALLOC_GROW(items, nr + 1, alloc);
+			items[nr++] = c;
+		}
+		if (nr)
+			qsort(items, nr, sizeof(*items), cmp_json_key);
+		strbuf_addch(out, '{');
+		for (size_t i = 0; i < nr; i++) {
+			if (i)
+				strbuf_addch(out, ',');
+			canon_string(out, items[i]->string);
+			strbuf_addch(out, ':');
+			canon_json(out, items[i]);
+		}
+		strbuf_addch(out, '}');
+		free(items);
+	} else {
+		strbuf_addstr(out, "null");
+	}
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+	const struct label *x = a, *y = b;
+	int c = strcmp(x->chunk, y->chunk);
+	return c ? c : (x->grade > y->grade) - (x->grade < y->grade);
+}
+
+struct canon_item {
+	const char *id;
+	char *text;   /* the question's canonical lines */
+};
+
+/* Order by id, then by content, so even a set with duplicate ids (refused
+ * elsewhere, but still hashable) has one canonical form. */
+static int cmp_canon_item(const void *a, const void *b)
+{
+	const struct canon_item *x = a, *y = b;
+	int c = strcmp(x->id ? x->id : "", y->id ? y->id : "");
+	return c ? c : strcmp(x->text, y->text);
+}
+
+/* Append 'key' and the sorted, de-duplicated strings of 'arr' one per line. */
+static void canon_string_set(struct strbuf *out, const char *key, char **arr, size_t nr)
+{
+	char **sorted;
+
+	if (!nr)
+		return;
+	sorted = xcalloc(nr, sizeof(*sorted));
+	memcpy(sorted, arr, nr * sizeof(*sorted));
+	qsort(sorted, nr, sizeof(*sorted), cmp_str_ptr);
+	for (size_t i = 0; i < nr; i++) {
+		if (i && !strcmp(sorted[i], sorted[i - 1]))
+			continue;
+		strbuf_addf(out, "%s ", key);
+		canon_string(out, sorted[i]);
+		strbuf_addch(out, '\n');
+	}
+	free(sorted);
+}
+
+static void canon_question(struct strbuf *out, const struct question *q)
+{
+	struct label *rel;
+
+	strbuf_addstr(out, "question ");
+	canon_string(out, q->id);
+	strbuf_addstr(out, "\ntext ");
+	canon_string(out, q->text);
+	strbuf_addstr(out, "\norigin ");
+	canon_string(out, q->origin == ORIGIN_NONE ? NULL : origin_name(q->origin));
+	strbuf_addf(out, "\nanswerable %s\n", q->answerable ? "true" : "false");
+	if (q->nr_relevant) {
+		rel = xcalloc(q->nr_relevant, sizeof(*rel));
+		memcpy(rel, q->relevant, q->nr_relevant * sizeof(*rel));
+		qsort(rel, q->nr_relevant, sizeof(*rel), cmp_label);
+		for (size_t i = 0; i < q->nr_relevant; i++) {
+			strbuf_addstr(out, "relevant ");
+			canon_string(out, rel[i].chunk);
+			strbuf_addf(out, " %d\n", rel[i].grade);
+		}
+		free(rel);
+	}
+	canon_string_set(out, "irrelevant", q->irrelevant, q->nr_irrelevant);
+	canon_string_set(out, "tag", q->tags, q->nr_tags);
+	if (q->provenance) {
+		strbuf_addstr(out, "provenance ");
+		canon_json(out, q->provenance);
+		strbuf_addch(out, '\n');
+	}
+	if (q->answer) {
+		strbuf_addstr(out, "answer ");
+		canon_string(out, q->answer);
+		strbuf_addch(out, '\n');
+	}
+	if (q->note) {
+		strbuf_addstr(out, "note ");
+		canon_string(out, q->note);
+		strbuf_addch(out, '\n');
+	}
+	strbuf_addstr(out, "end\n");
+}
+
+void set_canonical(const struct set *s, struct strbuf *out)
+{
+	struct canon_item *items = NULL;
+
+	strbuf_addf(out, "evalset-canonical %d\n", SET_SCHEMA);
+	if (!s->nr)
+		return;
+	items = xcalloc(s->nr, sizeof(*items));
+	for (size_t i = 0; i < s->nr; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		canon_question(&sb, &s->q[i]);
+		items[i].id = s->q[i].id;
+		items[i].text = strbuf_detach(&sb, NULL);
+	}
+	qsort(items, s->nr, sizeof(*items), cmp_canon_item);
+	for (size_t i = 0; i < s->nr; i++) {
+		strbuf_addstr(out, items[i].text);
+		free(items[i].text);
+	}
+	free(items);
+}
+
+void set_digest(const struct set *s, char out[72])
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	set_canonical(s, &sb);
+	sha256_hex(sb.buf, sb.len, out);
+	strbuf_release(&sb);
+}

@@ -1,0 +1,468 @@
+/*
+ * setdiff: compare two versions of a set question by question (see
+ * setdiff.h for what counts as a change and in which order changes come).
+ *
+ * Labels are compared through question_grade() over the union of the chunks
+ * either side judges, so a chunk that moved from relevant to irrelevant, or
+ * whose grade changed, or that was added or dropped, is one label change
+ * each. Provenance is compared through its canonical JSON text, so key order
+ * never counts as a change, matching the digest.
+ */
+#include "setdiff.h"
+#include "set.h"
+#include "strmap.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_label_change(const void *a, const void *b)
+{
+	return strcmp(((const struct label_change *)a)->chunk,
+		      ((const struct label_change *)b)->chunk);
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+/* Return true when JSON values 'a' and 'b' are equal (object key order ignored). */
+static bool json_eq(const cJSON *a, const cJSON *b)
+{
+	if (!a || !b)
+		return a == b;
+	return cJSON_Compare(a, b, 1);
+}
+
+static void side_from_set(struct diff_side *side, const struct set *s)
+{
+	side->name = xstrdup(s->name ? s->name : "");
+	side->version = xstrdup(s->version);
+	set_digest(s, side->digest);
+	side->nr_questions = s->nr;
+}
+
+/* Add to 'c' every chunk whose grade differs between 'a' and 'b'. */
+static void diff_labels(const struct question *a, const struct question *b,
+			struct question_change *c)
+{
+	struct strmap seen = STRMAP_INIT;
+	const struct question *qs[2] = { a, b };
+
+	for (int side = 0; side < 2; side++) {
+		const struct question *q = qs[side];
+		size_t n = q->nr_relevant + q->nr_irrelevant;
+
+		for (size_t i = 0; i < n; i++) {
+			const char *chunk = i < q->nr_relevant ? q->relevant[i].chunk
+							       : q->irrelevant[i - q->nr_relevant];
+			int from, to;
+
+			if (strmap_get(&seen, chunk))
+				continue;
+			strmap_put(&seen, chunk, (void *)(uintptr_t)1);
+			from = question_grade(a, chunk);
+			to = question_grade(b, chunk);
+			if (from == to)
+				continue;
+			ALLOC_GROW(c->labels, c->nr_labels + 1, c->alloc_labels);
+			c->labels[c->nr_labels].chunk = xstrdup(chunk);
+			c->labels[c->nr_labels].from = from;
+			c->labels[c->nr_labels].to = to;
+			c->nr_labels++;
+		}
+	}
+	strmap_clear(&seen, 0);
+	if (c->nr_labels > 1)
+		qsort(c->labels, c->nr_labels, sizeof(*c->labels), cmp_label_change);
+}
+
+/* Append to 'out' the tags of 'q' that 'other' lacks, sorted, without repeats. */
+static void tags_missing(const struct question *q, const struct question *other,
+			 char ***out, size_t *nr, size_t *alloc)
+{
+	for (size_t i = 0; i < q->nr_tags; i++) {
+		bool dup = false;
+
+		if (question_has_tag(other, q->tags[i]))
+			continue;
+		for (size_t j = 0; j < *nr && !dup; j++)
+			dup = !strcmp((*out)[j], q->tags[i]);
+		if (dup)
+			continue;
+		ALLOC_GROW(*out, *nr + 1, *alloc);
+		(*out)[(*nr)++] = xstrdup(q->tags[i]);
+	}
+	if (*nr > 1)
+		qsort(*out, *nr, sizeof(**out), cmp_str);
+}
+
+static void add_other(struct question_change *c, const char *field)
+{
+	ALLOC_GROW(c->other, c->nr_other + 1, c->alloc_other);
+	c->other[c->nr_other++] = xstrdup(field);
+}
+
+static void question_change_release(struct question_change *c)
+{
+	free(c->id);
+	free(c->from_text);
+	free(c->to_text);
+	for (size_t i = 0; i < c->nr_labels; i++)
+		free(c->labels[i].chunk);
+	free(c->labels);
+	for (size_t i = 0; i < c->nr_tags_added; i++)
+		free(c->tags_added[i]);
+	free(c->tags_added);
+	for (size_t i = 0; i < c->nr_tags_removed; i++)
+		free(c->tags_removed[i]);
+	free(c->tags_removed);
+	for (size_t i = 0; i < c->nr_other; i++)
+		free(c->other[i]);
+	free(c->other);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Fill 'c' with what changed from 'a' to 'b' (same id); return its 'what'. */
+static unsigned diff_question(const struct question *a, const struct question *b,
+			      struct question_change *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!str_eq(a->text, b->text))
+		c->what |= QCHANGE_TEXT;
+	diff_labels(a, b, c);
+	if (c->nr_labels)
+		c->what |= QCHANGE_LABELS;
+	if (a->answerable != b->answerable)
+		c->what |= QCHANGE_ANSWERABLE;
+	tags_missing(b, a, &c->tags_added, &c->nr_tags_added, &c->alloc_tags_added);
+	tags_missing(a, b, &c->tags_removed, &c->nr_tags_removed, &c->alloc_tags_removed);
+	if (c->nr_tags_added || c->nr_tags_removed)
+		c->what |= QCHANGE_TAGS;
+	if (a->origin != b->origin)
+		add_other(c, "origin");
+	if (!json_eq(a->provenance, b->provenance))
+		add_other(c, "provenance");
+	if (!str_eq(a->answer, b->answer))
+		add_other(c, "answer");
+	if (!str_eq(a->note, b->note))
+		add_other(c, "note");
+	if (c->nr_other)
+		c->what |= QCHANGE_OTHER;
+	c->id = xstrdup(b->id);
+	c->from_text = xstrdup(a->text ? a->text : "");
+	c->to_text = xstrdup(b->text ? b->text : "");
+	c->from_answerable = a->answerable;
+	c->to_answerable = b->answerable;
+	return c->what;
+}
+
+static void push_question(struct diff_question **arr, size_t *nr, size_t *alloc,
+			  const struct question *q)
+{
+	ALLOC_GROW(*arr, *nr + 1, *alloc);
+	(*arr)[*nr].id = xstrdup(q->id ? q->id : "");
+	(*arr)[*nr].text = xstrdup(q->text ? q->text : "");
+	(*nr)++;
+}
+
+void set_diff_compute(const struct set *from, const struct set *to, struct set_diff *out)
+{
+	side_from_set(&out->from, from);
+	side_from_set(&out->to, to);
+	for (size_t i = 0; i < to->nr; i++) {
+		const struct question *b = &to->q[i];
+		const struct question *a = b->id ? set_find(from, b->id) : NULL;
+		struct question_change c;
+
+		if (!a) {
+			push_question(&out->added, &out->nr_added, &out->alloc_added, b);
+			continue;
+		}
+		if (!diff_question(a, b, &c)) {
+			question_change_release(&c);
+			out->nr_unchanged++;
+			continue;
+		}
+		out->nr_text += !!(c.what & QCHANGE_TEXT);
+		out->nr_labels += !!(c.what & QCHANGE_LABELS);
+		out->nr_answerable += !!(c.what & QCHANGE_ANSWERABLE);
+		out->nr_tags += !!(c.what & QCHANGE_TAGS);
+		out->nr_other += !!(c.what & QCHANGE_OTHER);
+		ALLOC_GROW(out->changed, out->nr_changed + 1, out->alloc_changed);
+		out->changed[out->nr_changed++] = c;
+	}
+	for (size_t i = 0; i < from->nr; i++) {
+		const struct question *a = &from->q[i];
+
+		if (!a->id || !set_find(to, a->id))
+			push_question(&out->removed, &out->nr_removed, &out->alloc_removed, a);
+	}
+}
+
+void set_diff_release(struct set_diff *d)
+{
+	free(d->from.name);
+	free(d->from.version);
+	free(d->to.name);
+	free(d->to.version);
+	for (size_t i = 0; i < d->nr_added; i++) {
+		free(d->added[i].id);
+		free(d->added[i].text);
+	}
+	free(d->added);
+	for (size_t i = 0; i < d->nr_removed; i++) {
+		free(d->removed[i].id);
+		free(d->removed[i].text);
+	}
+	free(d->removed);
+	for (size_t i = 0; i < d->nr_changed; i++)
+		question_change_release(&d->changed[i]);
+	free(d->changed);
+	memset(d, 0, sizeof(*d));
+}
+
+bool set_diff_empty(const struct set_diff *d)
+{
+	return !d->nr_added && !d->nr_removed && !d->nr_changed;
+}
+
+void diff_side_label(const struct diff_side *side, struct strbuf *out)
+{
+	strbuf_addstr(out, side->name ? side->name : "");
+	if (side->version)
+		strbuf_addf(out, "@%s", side->version);
+}
+
+void set_diff_summary(const struct set_diff *d, struct strbuf *out)
+{
+	if (set_diff_empty(d)) {
+		strbuf_addf(out, "no changes (%zu questions)", d->to.nr_questions);
+		return;
+	}
+	strbuf_addf(out, "%zu added, %zu removed, %zu changed", d->nr_added, d->nr_removed,
+		    d->nr_changed);
+	if (d->nr_changed) {
+		const size_t n[] = { d->nr_text, d->nr_labels, d->nr_answerable, d->nr_tags,
+				     d->nr_other };
+		const char *what[] = { "text", "labels", "answerable", "tags", "other" };
+		const char *sep = " (";
+
+		for (size_t i = 0; i < ARRAY_SIZE(n); i++) {
+			if (!n[i])
+				continue;
+			strbuf_addf(out, "%s%zu %s", sep, n[i], what[i]);
+			sep = ", ";
+		}
+		strbuf_addch(out, ')');
+	}
+	strbuf_addf(out, ", %zu unchanged", d->nr_unchanged);
+}
+
+/* Append a grade as shown to people: "none" for unjudged, else the number. */
+static void add_grade(struct strbuf *out, int grade)
+{
+	if (grade < 0)
+		strbuf_addstr(out, "none");
+	else
+		strbuf_addf(out, "%d", grade);
+}
+
+/* Append 's' in double quotes, with quotes, backslashes and line breaks escaped. */
+static void add_quoted(struct strbuf *out, const char *s)
+{
+	strbuf_addch(out, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			strbuf_addch(out, '\\');
+		if (*s == '\n')
+			strbuf_addstr(out, "\\n");
+		else
+			strbuf_addch(out, *s);
+	}
+	strbuf_addch(out, '"');
+}
+
+static void side_header(struct strbuf *out, const char *word, const struct diff_side *side)
+{
+	strbuf_addf(out, "%s ", word);
+	diff_side_label(side, out);
+	strbuf_addf(out, " (%s%zu questions, %.19s)\n", side->version ? "" : "working copy, ",
+		    side->nr_questions, side->digest);
+}
+
+void set_diff_format_text(const struct set_diff *d, struct strbuf *out)
+{
+	side_header(out, "from", &d->from);
+	side_header(out, "to  ", &d->to);
+	for (size_t i = 0; i < d->nr_added; i++) {
+		strbuf_addf(out, "added    %s  ", d->added[i].id);
+		add_quoted(out, d->added[i].text);
+		strbuf_addch(out, '\n');
+	}
+	for (size_t i = 0; i < d->nr_removed; i++) {
+		strbuf_addf(out, "removed  %s  ", d->removed[i].id);
+		add_quoted(out, d->removed[i].text);
+		strbuf_addch(out, '\n');
+	}
+	for (size_t i = 0; i < d->nr_changed; i++) {
+		const struct question_change *c = &d->changed[i];
+
+		strbuf_addf(out, "changed  %s\n", c->id);
+		if (c->what & QCHANGE_TEXT) {
+			strbuf_addstr(out, "    text        ");
+			add_quoted(out, c->from_text);
+			strbuf_addstr(out, " -> ");
+			add_quoted(out, c->to_text);
+			strbuf_addch(out, '\n');
+		}
+		if (c->what & QCHANGE_ANSWERABLE)
+			strbuf_addf(out, "    answerable  %s -> %s\n",
+				    c->from_answerable ? "true" : "false",
+				    c->to_answerable ? "true" : "false");
+		if (c->what & QCHANGE_LABELS) {
+			strbuf_addstr(out, "    labels      ");
+			for (size_t j = 0; j < c->nr_labels; j++) {
+				if (j)
+					strbuf_addstr(out, ", ");
+				strbuf_addf(out, "%s ", c->labels[j].chunk);
+				add_grade(out, c->labels[j].from);
+				strbuf_addstr(out, " -> ");
+				add_grade(out, c->labels[j].to);
+			}
+			strbuf_addch(out, '\n');
+		}
+		if (c->what & QCHANGE_TAGS) {
+			strbuf_addstr(out, "    tags       ");
+			for (size_t j = 0; j < c->nr_tags_added; j++)
+				strbuf_addf(out, " +%s", c->tags_added[j]);
+			for (size_t j = 0; j < c->nr_tags_removed; j++)
+				strbuf_addf(out, " -%s", c->tags_removed[j]);
+			strbuf_addch(out, '\n');
+		}
+		if (c->what & QCHANGE_OTHER) {
+			strbuf_addstr(out, "    other       ");
+			for (size_t j = 0; j < c->nr_other; j++)
+				strbuf_addf(out, "%s%s", j ? ", " : "", c->other[j]);
+			strbuf_addch(out, '\n');
+		}
+	}
+	set_diff_summary(d, out);
+	strbuf_addch(out, '\n');
+}
+
+static cJSON *side_json(const struct diff_side *side)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "set", side->name ? side->name : "");
+	if (side->version)
+		cJSON_AddStringToObject(o, "version", side->version);
+	else
+		cJSON_AddNullToObject(o, "version");
+	cJSON_AddStringToObject(o, "digest", side->digest);
+	cJSON_AddNumberToObject(o, "questions", (double)side->nr_questions);
+	return o;
+}
+
+static cJSON *questions_json(const struct diff_question *qs, size_t nr)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < nr; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "id", qs[i].id);
+		cJSON_AddStringToObject(o, "text", qs[i].text);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+static cJSON *grade_json(int grade)
+{
+	return grade < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(grade);
+}
+
+static cJSON *strings_json(char **items, size_t nr)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < nr; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(items[i]));
+	return arr;
+}
+
+static cJSON *change_json(const struct question_change *c)
+{
+	cJSON *o = cJSON_CreateObject(), *x;
+
+	cJSON_AddStringToObject(o, "id", c->id);
+	if (c->what & QCHANGE_TEXT) {
+		x = cJSON_AddObjectToObject(o, "text");
+		cJSON_AddStringToObject(x, "from", c->from_text);
+		cJSON_AddStringToObject(x, "to", c->to_text);
+	}
+	if (c->what & QCHANGE_ANSWERABLE) {
+		x = cJSON_AddObjectToObject(o, "answerable");
+		cJSON_AddBoolToObject(x, "from", c->from_answerable);
+		cJSON_AddBoolToObject(x, "to", c->to_answerable);
+	}
+	if (c->what & QCHANGE_LABELS) {
+		x = cJSON_AddArrayToObject(o, "labels");
+		for (size_t j = 0; j < c->nr_labels; j++) {
+			cJSON *l = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(l, "chunk", c->labels[j].chunk);
+			cJSON_AddItemToObject(l, "from", grade_json(c->labels[j].from));
+			cJSON_AddItemToObject(l, "to", grade_json(c->labels[j].to));
+			cJSON_AddItemToArray(x, l);
+		}
+	}
+	if (c->what & QCHANGE_TAGS) {
+		x = cJSON_AddObjectToObject(o, "tags");
+		cJSON_AddItemToObject(x, "added", strings_json(c->tags_added, c->nr_tags_added));
+		cJSON_AddItemToObject(x, "removed", strings_json(c->tags_removed, c->nr_tags_removed));
+	}
+	if (c->what & QCHANGE_OTHER)
+		cJSON_AddItemToObject(o, "other", strings_json(c->other, c->nr_other));
+	return o;
+}
+
+struct cJSON *set_diff_to_json(const struct set_diff *d)
+{
+	cJSON *o = cJSON_CreateObject(), *sum, *arr;
+	struct strbuf line = STRBUF_INIT;
+
+	cJSON_AddItemToObject(o, "from", side_json(&d->from));
+	cJSON_AddItemToObject(o, "to", side_json(&d->to));
+	sum = cJSON_AddObjectToObject(o, "summary");
+	cJSON_AddNumberToObject(sum, "added", (double)d->nr_added);
+	cJSON_AddNumberToObject(sum, "removed", (double)d->nr_removed);
+	cJSON_AddNumberToObject(sum, "changed", (double)d->nr_changed);
+	cJSON_AddNumberToObject(sum, "text", (double)d->nr_text);
+	cJSON_AddNumberToObject(sum, "labels", (double)d->nr_labels);
+	cJSON_AddNumberToObject(sum, "answerable", (double)d->nr_answerable);
+	cJSON_AddNumberToObject(sum, "tags", (double)d->nr_tags);
+	cJSON_AddNumberToObject(sum, "other", (double)d->nr_other);
+	cJSON_AddNumberToObject(sum, "unchanged", (double)d->nr_unchanged);
+	set_diff_summary(d, &line);
+	cJSON_AddStringToObject(sum, "line", line.buf);
+	strbuf_release(&line);
+	cJSON_AddItemToObject(o, "added", questions_json(d->added, d->nr_added));
+	cJSON_AddItemToObject(o, "removed", questions_json(d->removed, d->nr_removed));
+	arr = cJSON_AddArrayToObject(o, "changed");
+	for (size_t i = 0; i < d->nr_changed; i++)
+		cJSON_AddItemToArray(arr, change_json(&d->changed[i]));
+	return o;
+}

@@ -1,0 +1,111 @@
+/*
+ * setdiff: what changed between two versions of a set (issue 3).
+ *
+ * Questions are matched by id (ids are stable and never reused, SPEC
+ * section 2), so a question whose text was edited is "changed", not removed
+ * and added. A question is changed when anything the digest covers differs:
+ * its text, its labels (relevant grades and judged-irrelevant chunks), its
+ * answerable flag, its tags, or another field (origin, provenance, answer,
+ * note). Label lists and tags are compared as sets, so reordering them is no
+ * change, exactly as for the digest; two sets with equal digests therefore
+ * have an empty diff.
+ *
+ * Order: added questions in the order of the newer set, removed ones in the
+ * order of the older set, changed ones in the order of the newer set; label
+ * changes by chunk id (strcmp), tag changes by tag.
+ *
+ * Ownership: a struct set_diff owns copies of every string it holds, so the
+ * two sets can be released as soon as set_diff_compute returns.
+ */
+#ifndef EVALSET_SETDIFF_H
+#define EVALSET_SETDIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+
+struct cJSON;
+struct set;
+
+/* What changed in one question (bits of question_change.what). */
+#define QCHANGE_TEXT       (1u << 0)
+#define QCHANGE_LABELS     (1u << 1)
+#define QCHANGE_ANSWERABLE (1u << 2)
+#define QCHANGE_TAGS       (1u << 3)
+#define QCHANGE_OTHER      (1u << 4)   /* origin, provenance, answer or note */
+
+/* A chunk whose judgement changed: grades as question_grade() gives them
+ * (>= 1 relevant, 0 judged irrelevant, -1 not judged). */
+struct label_change {
+	char *chunk;
+	int from, to;
+};
+
+struct question_change {
+	char *id;
+	unsigned what;                 /* QCHANGE_* bits, never 0 */
+	char *from_text, *to_text;     /* both set (to the new text when unchanged) */
+	bool from_answerable, to_answerable;
+	struct label_change *labels;
+	size_t nr_labels, alloc_labels;
+	char **tags_added, **tags_removed;
+	size_t nr_tags_added, alloc_tags_added, nr_tags_removed, alloc_tags_removed;
+	char **other;                  /* names of the other fields that changed */
+	size_t nr_other, alloc_other;
+};
+
+/* A question present on one side only. */
+struct diff_question {
+	char *id;
+	char *text;
+};
+
+/* One side of a diff, as the user named it. */
+struct diff_side {
+	char *name;      /* the set's name */
+	char *version;   /* the tag, or NULL for a working copy */
+	char digest[72];
+	size_t nr_questions;
+};
+
+struct set_diff {
+	struct diff_side from, to;
+	struct diff_question *added, *removed;
+	size_t nr_added, alloc_added, nr_removed, alloc_removed;
+	struct question_change *changed;
+	size_t nr_changed, alloc_changed;
+	size_t nr_unchanged;
+	/* how many changed questions have each kind of change */
+	size_t nr_text, nr_labels, nr_answerable, nr_tags, nr_other;
+};
+
+#define SET_DIFF_INIT { { NULL, NULL, "", 0 }, { NULL, NULL, "", 0 }, NULL, NULL, 0, 0, 0, 0, \
+			NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
+
+/*
+ * Compute what changed from 'from' to 'to' into 'out' (SET_DIFF_INIT).
+ * The sides are described by the sets' own name and version fields.
+ */
+void set_diff_compute(const struct set *from, const struct set *to, struct set_diff *out);
+void set_diff_release(struct set_diff *d);
+/* Return true when the two sets have the same content. */
+bool set_diff_empty(const struct set_diff *d);
+
+/*
+ * Append the one-line summary (no newline), e.g. "2 added, 1 removed,
+ * 3 changed (1 text, 2 labels, 1 answerable), 167 unchanged" (kinds of
+ * change with a count of 0 left out; a question can count in several), or
+ * "no changes (173 questions)".
+ */
+void set_diff_summary(const struct set_diff *d, struct strbuf *out);
+/* Append the human-readable diff, ending with the summary line. */
+void set_diff_format_text(const struct set_diff *d, struct strbuf *out);
+/* Return the diff as a JSON object (from, to, summary, added, removed,
+ * changed); caller frees with cJSON_Delete. */
+struct cJSON *set_diff_to_json(const struct set_diff *d);
+
+/* Append "<name>" or "<name>@<version>" for a side. */
+void diff_side_label(const struct diff_side *side, struct strbuf *out);
+
+#endif

@@ -1,0 +1,226 @@
+/*
+ * treceval: trec_eval v10.0 compatible evaluation (see treceval.h).
+ *
+ * Each query's values are computed as soon as its lines are read (only the
+ * judged documents' ranks are needed, see score.c), stored as one row of
+ * doubles, and printed at the end sorted by qid, so the output order never
+ * depends on the order of the run file. Sums for the "all" line are taken in
+ * that same qid order, as trec_eval does, so they round the same way.
+ */
+#include "treceval.h"
+
+#include "error.h"
+#include "run.h"
+#include "score.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_GEO_MEAN 0.00001
+
+void te_output_release(struct te_output *out)
+{
+	for (size_t i = 0; i < out->nr; i++) {
+		free(out->q[i].qid);
+		free(out->q[i].v);
+	}
+	free(out->q);
+	free(out->cols);
+	free(out->runid);
+	memset(out, 0, sizeof(*out));
+}
+
+/* Compute every column for one query. */
+static void compute_row(const struct te_output *out, const struct query_eval *e, int level, double *v)
+{
+	double pct[TE_MAX_CUTS], ip[TE_MAX_CUTS];
+	size_t nr_pct = 0, first_ip = 0;
+
+	for (size_t i = 0; i < out->nr_cols; i++) {
+		const struct te_column *c = &out->cols[i];
+
+		switch (c->kind) {
+		case MK_NUM_Q: v[i] = 1; break;
+		case MK_NUM_RET: v[i] = (double)e->num_ret; break;
+		case MK_NUM_REL: v[i] = (double)m_num_rel(e, level); break;
+		case MK_NUM_REL_RET: v[i] = (double)m_num_rel_ret(e, level, 0); break;
+		case MK_MAP: v[i] = m_ap(e, level, 0); break;
+		case MK_GM_MAP: {
+			double ap = m_ap(e, level, 0);
+
+			v[i] = log(ap > MIN_GEO_MEAN ? ap : MIN_GEO_MEAN);
+			break;
+		}
+		case MK_RPREC: v[i] = m_rprec(e, level); break;
+		case MK_BPREF: v[i] = m_bpref(e, level); break;
+		case MK_RECIP_RANK: v[i] = m_recip_rank(e, level, 0); break;
+		case MK_IPREC:
+			if (!nr_pct)
+				first_ip = i;
+			pct[nr_pct++] = c->pct;
+			break;
+		case MK_P: v[i] = m_precision(e, level, c->k); break;
+		case MK_RECALL: v[i] = m_recall(e, level, c->k); break;
+		case MK_NDCG: v[i] = m_ndcg(e, 0); break;
+		case MK_NDCG_CUT: v[i] = m_ndcg(e, c->k); break;
+		case MK_MAP_CUT: v[i] = m_ap(e, level, c->k); break;
+		case MK_SUCCESS: v[i] = m_success(e, level, c->k); break;
+		default: v[i] = 0.0; break;
+		}
+	}
+	if (nr_pct) {
+		m_iprec_at_recall(e, level, pct, nr_pct, ip);
+		for (size_t j = 0; j < nr_pct; j++)
+			v[first_ip + j] = ip[j];
+	}
+}
+
+static void add_row(struct te_output *out, const char *qid, const struct query_eval *e, int level)
+{
+	struct te_query *q;
+
+	ALLOC_GROW(out->q, out->nr + 1, out->alloc);
+	q = &out->q[out->nr++];
+	q->qid = xstrdup(qid);
+	q->v = xcalloc(out->nr_cols ? out->nr_cols : 1, sizeof(double));
+	compute_row(out, e, level, q->v);
+}
+
+struct te_state {
+	const struct qrels *qr;
+	const struct te_options *o;
+	const char *path;
+	struct te_output *out;
+	struct hit_ctx hc;
+	unsigned char *seen;
+};
+
+static int on_group(struct trec_group *g, void *data)
+{
+	struct te_state *st = data;
+	const struct qrels_query *qq = qrels_find(st->qr, g->qid, g->qid_len);
+	struct query_eval e;
+
+	if (!qq)
+		return 0;
+	if (hits_from_group(&st->hc, g, qq, st->o->judged_only, st->o->max_docs, st->path, &e) < 0)
+		return -1;
+	e.rel_level = st->o->rel_level;
+	add_row(st->out, qq->qid, &e, st->o->rel_level);
+	st->seen[qq - st->qr->q] = 1;
+	return 0;
+}
+
+static void drop_rows(struct te_output *out)
+{
+	for (size_t i = 0; i < out->nr; i++) {
+		free(out->q[i].qid);
+		free(out->q[i].v);
+	}
+	out->nr = 0;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	return strcmp(((const struct te_query *)a)->qid, ((const struct te_query *)b)->qid);
+}
+
+int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_options *o,
+		struct te_output *out)
+{
+	struct te_state st;
+	struct strbuf runid = STRBUF_INIT;
+	int ret;
+
+	memset(&st, 0, sizeof(st));
+	st.qr = qr;
+	st.o = o;
+	st.path = run_path;
+	st.out = out;
+	st.seen = xcalloc(qr->nr + 1, 1);
+	hit_ctx_init(&st.hc);
+	out->nr_cols = te_columns(&o->sel, &out->cols);
+
+	ret = run_trec_scan(run_path, false, on_group, &st, &runid);
+	if (ret == RUN_SCAN_UNSORTED) {
+		drop_rows(out);
+		memset(st.seen, 0, qr->nr + 1);
+		ret = run_trec_scan(run_path, true, on_group, &st, &runid);
+	}
+	if (ret < 0)
+		goto out;
+	out->runid = strbuf_detach(&runid, NULL);
+	for (size_t i = 0; i < qr->nr; i++) {
+		struct query_eval e;
+
+		if (st.seen[i])
+			continue;
+		if (!o->complete) {
+			ret = error("query '%s' of '%s' has no results in '%s' (trec_eval v10.0 "
+				    "refuses this too); use -c to count it as zero",
+				    qr->q[i].qid, qr->file, run_path);
+			goto out;
+		}
+		memset(&e, 0, sizeof(e));
+		e.levels = qr->q[i].levels;
+		e.nr_levels = qr->q[i].nr_levels;
+		e.rel_level = o->rel_level;
+		add_row(out, qr->q[i].qid, &e, o->rel_level);
+	}
+	if (!out->nr) {
+		ret = error("no query of '%s' has judgments in '%s'", run_path, qr->file);
+		goto out;
+	}
+	qsort(out->q, out->nr, sizeof(*out->q), cmp_row);
+	ret = 0;
+out:
+	strbuf_release(&runid);
+	hit_ctx_release(&st.hc);
+	free(st.seen);
+	return ret;
+}
+
+void te_print(const struct te_output *out, const struct te_options *o, FILE *fp)
+{
+	double n = (double)out->nr;
+
+	if (o->per_query) {
+		for (size_t q = 0; q < out->nr; q++) {
+			for (size_t i = 0; i < out->nr_cols; i++) {
+				const struct te_column *c = &out->cols[i];
+
+				if (c->type == TE_FLOAT)
+					fprintf(fp, "%-22s\t%s\t%6.4f\n", c->name, out->q[q].qid, out->q[q].v[i]);
+				else if (c->type == TE_LONG)
+					fprintf(fp, "%-22s\t%s\t%ld\n", c->name, out->q[q].qid, (long)out->q[q].v[i]);
+			}
+		}
+	}
+	for (size_t i = 0; i < out->nr_cols; i++) {
+		const struct te_column *c = &out->cols[i];
+		double sum = 0.0;
+
+		for (size_t q = 0; q < out->nr; q++)
+			sum += out->q[q].v[i];
+		switch (c->type) {
+		case TE_FLOAT:
+			fprintf(fp, "%-22s\t%s\t%6.4f\n", c->name, "all", out->nr ? sum / n : 0.0);
+			break;
+		case TE_LONG:
+			fprintf(fp, "%-22s\t%s\t%ld\n", c->name, "all", (long)sum);
+			break;
+		case TE_GEO:
+			fprintf(fp, "%-22s\t%s\t%6.4f\n", c->name, "all", out->nr ? exp(sum / n) : 0.0);
+			break;
+		case TE_COUNT_Q:
+			fprintf(fp, "%-22s\t%s\t%ld\n", c->name, "all", (long)out->nr);
+			break;
+		case TE_RUNID:
+			fprintf(fp, "%-22s\t%s\t%s\n", c->name, "all", out->runid ? out->runid : "");
+			break;
+		}
+	}
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Browser test of `evalset report`, printing TAP (suite "browser").
+#
+# usage: run.sh EVALSET ARTIFACTS_DIR
+#
+# Builds two reports in a scratch directory: the demo (sets/squad-demo, BM25
+# with stemming as the candidate against BM25 without, both from
+# `evalset run`), and the escaping fixture (fixtures/evil, whose every string
+# tries to become markup). check-report.mjs then loads each in headless
+# Chromium (Debian's chromium package, through playwright-core installed
+# from tests/browser/package-lock.json), screenshots it into ARTIFACTS_DIR,
+# and compares the page's numbers with `evalset score --format json` at
+# k = 5 (as rendered), 1 and 10 (after moving the slider).
+#
+# Skips (TAP "1..0 # SKIP") only when chromium or node is missing; every
+# other problem is a failure.
+set -u
+evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+artifacts=$2
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+
+chromium=${CHROMIUM:-}
+for c in /usr/bin/chromium /usr/bin/chromium-browser; do
+  [ -z "$chromium" ] && [ -x "$c" ] && chromium=$c
+done
+if [ -z "$chromium" ]; then
+  echo "1..0 # SKIP chromium is not installed (Debian: apt-get install chromium)"
+  exit 0
+fi
+if ! command -v node >/dev/null 2>&1; then
+  echo "1..0 # SKIP node is not installed (Debian: apt-get install nodejs npm)"
+  exit 0
+fi
+
+fail_setup() { # fail_setup WHAT LOGFILE
+  echo "not ok 1 - $1"
+  sed 's/^/# /' "$2" | tail -40
+  echo "1..1"
+  exit 1
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+log=$tmp/setup.log
+: > "$log"
+
+# playwright-core from the lockfile, once per source tree (both builds share it)
+if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
+  command -v npm >/dev/null 2>&1 || { echo "npm is not installed (Debian: apt-get install npm)" > "$log"; fail_setup "npm is available to install playwright-core" "$log"; }
+  ( flock 9
+    [ -f "$here/node_modules/playwright-core/package.json" ] ||
+      (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+  ) 9>"${TMPDIR:-/tmp}/evalset-browser-npm.lock" >> "$log" 2>&1 ||
+    fail_setup "npm ci installs playwright-core in tests/browser" "$log"
+fi
+
+mkdir -p "$artifacts" "$tmp/work/sets" "$tmp/profile"
+cd "$tmp/work"
+
+# score_json SET RUN K OUT: the five slider measures at cutoff K, as score gives them
+score_json() {
+  "$evalset" score "$1" "$2" -m "P@$3" -m "R@$3" -m "Success@$3" -m RR -m "nDCG@$3" \
+    --format json > "$4" 2>> "$log"
+}
+
+# build NAME SETDIR: tag the set, make the two runs, the report and score's numbers
+build() {
+  local name=$1 set=$2
+  case $name in
+    demo)
+      "$evalset" run "$set" --bm25 -k 100 -o base.jsonl >> "$log" 2>&1 &&
+      "$evalset" run "$set" --bm25 --stem -k 100 -o cand.jsonl >> "$log" 2>&1 || return 1
+      runs=(cand.jsonl base.jsonl) ;;
+    evil)
+      runs=("$set/cand.jsonl" "$set/base.jsonl") ;;
+  esac
+  if [ ! -f "$set/versions/v1.yaml" ]; then
+    "$evalset" tag "$set" v1 -m "browser test" >> "$log" 2>&1 || return 1
+  fi
+  "$evalset" report "$set@v1" "${runs[@]}" -o "$name.html" >> "$log" 2>&1 || return 1
+  for k in 1 5 10; do
+    score_json "$set@v1" "${runs[0]}" "$k" "$name-k$k.json" || return 1
+  done
+  cp "$name.html" "$artifacts/$name.html"
+}
+
+cp -a "$src/sets/squad-demo" sets/squad-demo
+cp -a "$here/fixtures/evil" sets/evil
+rm -rf sets/*/.evalset
+build demo sets/squad-demo || fail_setup "the demo report builds (evalset run, tag, report, score)" "$log"
+build evil sets/evil || fail_setup "the escaping fixture's report builds" "$log"
+
+node - "$tmp/work" "$artifacts" "$chromium" "$tmp/profile" > config.json 2>> "$log" <<'JS' ||
+const fs = require('fs'), path = require('path');
+const [work, artifacts, chromium, profile] = process.argv.slice(2);
+// score --format json: the means are under "aggregate" (core/results.h)
+const agg = (f) => {
+  const j = JSON.parse(fs.readFileSync(path.join(work, f), 'utf8'));
+  const a = j.aggregate || (j.results && j.results.aggregate);
+  if (!a) throw new Error(`${f}: no "aggregate" in score's JSON`);
+  return a;
+};
+const expect = (name) => ({ 1: agg(`${name}-k1.json`), 5: agg(`${name}-k5.json`), 10: agg(`${name}-k10.json`) });
+const charts = ['chart-recall', 'chart-forest', 'chart-subsets', 'chart-findrank'];
+console.log(JSON.stringify({ chromium, profile, pages: [
+  { name: 'demo', file: path.join(work, 'demo.html'), artifacts, title: 'evalset report: sets/squad-demo@v1',
+    charts, k: 5, expect: expect('demo') },
+  { name: 'evil', file: path.join(work, 'evil.html'), artifacts, title: 'evalset report: sets/evil@v1',
+    charts, k: 5, expect: expect('evil'),
+    escape: ['<script>alert(1)</script> what is alpha?', '"><img src=x onerror=alert(2)> where is beta?',
+             'c-"><svg onload=alert(3)>', '</script><script>alert(4)</script>', '<script>alert(5)</script>',
+             '<b>bold</b>'] },
+] }));
+JS
+  fail_setup "score's JSON gives the expected measures" "$log"
+
+node "$here/check-report.mjs" config.json

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""fake_llm: a real OpenAI-compatible Chat Completions server for tests.
+
+Binds 127.0.0.1 on a free port and prints "PORT\n" on stdout as its first
+line. It exits when its standard input reaches end of file (so a test that
+dies never leaves it behind), on SIGTERM, or after --lifetime seconds.
+
+Endpoints:
+  POST .../chat/completions   the protocol (any prefix: /v1, /openai/...)
+  GET  /stats                 {"requests": N, "keys": {KEY: COUNT}, "answered":
+                              {KEY: COUNT}, "max_in_flight": N, "modes": {...}}
+
+A request's KEY is the first 16 hex digits of SHA-256 over its "messages"
+array, so the same question asked again (a retry, a response_format
+fallback) has the same key; "answered" counts 200 replies with content.
+
+Faults (--fault KIND[:P], repeatable) hit an attempt with probability P
+(default 1), drawn from a seeded generator; with --first-only only a key's
+first attempt can be hit (so every key eventually succeeds). KIND is one of:
+  429        rate limited, with --retry-after S and/or --retry-after-ms MS
+  quota      429 with code insufficient_quota
+  500 503    server errors;  401 403 404 400   client errors
+  drop       the connection is closed without a reply
+  malformed  200 with a body that is not JSON
+  length     200 with finish_reason "length" and a cut reply
+  invalid    200 whose content is JSON of the wrong shape
+--reject-schema answers 400 (about response_format) to json_schema requests;
+--reject-json-object does the same to json_object. --error-style flat|nested
+chooses {"error": "msg"} or {"error": {"message", "type", "code"}}.
+--expect-key K answers 401 unless "Authorization: Bearer K" or "api-key: K".
+"""
+import argparse
+import hashlib
+import json
+import os
+import random
+import re
+import signal
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+STOP_WORDS = set("""a an and are as at be by for from has have how in into is it its
+of on or that the their then there these this to was were what when where which
+while who why will with you your can does do not""".split())
+
+
+class State:
+    def __init__(self, args):
+        self.args = args
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.keys = {}
+        self.answered = {}
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.modes = {}
+        self.rng = random.Random(args.seed)
+        self.faults = []
+        for spec in args.fault:
+            kind, _, p = spec.partition(":")
+            self.faults.append((kind, float(p) if p else 1.0))
+
+
+def words_of(text):
+    out = []
+    for w in re.findall(r"[A-Za-z][A-Za-z0-9-]{3,}", text):
+        lw = w.lower()
+        if lw not in STOP_WORDS and lw not in out:
+            out.append(lw)
+    return out
+
+
+def make_questions(key, user, n, kind):
+    """Return n distinct, deterministic questions built from the prompt's words."""
+    m = re.search(r"<chunk>(.*?)</chunk>", user, re.S)
+    words = words_of(m.group(1) if m else user) or ["thing", "widget", "gadget"]
+    h = int(key, 16)
+    out = []
+    forms = [
+        "Which {0} option changes {1} for {2}?",
+        "How can I make {0} work with {1} and {2}?",
+        "Why would {0} break {1} in {2}?",
+        "Where do I configure {0} {1} {2}?",
+    ]
+    for i in range(n):
+        pick = [words[(h >> (4 * j + 8 * i)) % len(words)] for j in range(3)]
+        q = forms[(h + i) % len(forms)].format(*pick)
+        if kind == "unanswerable":
+            q = "Is there a limit on " + pick[0] + " " + pick[2] + " " + str(i) + "?"
+        out.append({"question": q, "answer": pick[1] + " " + pick[2]})
+    return out
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *a):
+        pass
+
+    def reply(self, code, obj=None, raw=None, headers=()):
+        body = raw if raw is not None else json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def error_body(self, msg, typ, code):
+        if self.server.st.args.error_style == "flat":
+            return {"error": msg}
+        return {"error": {"message": msg, "type": typ, "code": code, "param": None}}
+
+    def do_GET(self):
+        st = self.server.st
+        if self.path != "/stats":
+            return self.reply(404, self.error_body("not found", "invalid_request_error", None))
+        with st.lock:
+            obj = {"requests": st.requests, "keys": st.keys, "answered": st.answered,
+                   "max_in_flight": st.max_in_flight, "modes": st.modes}
+        self.reply(200, obj)
+
+    def do_POST(self):
+        st = self.server.st
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n)
+        if not self.path.split("?")[0].endswith("/chat/completions"):
+            return self.reply(404, self.error_body("unknown path " + self.path,
+                                                   "invalid_request_error", None))
+        try:
+            req = json.loads(raw)
+        except ValueError:
+            return self.reply(400, self.error_body("request body is not JSON",
+                                                   "invalid_request_error", None))
+        key = hashlib.sha256(json.dumps(req.get("messages"), sort_keys=True)
+                             .encode()).hexdigest()[:16]
+        rf = (req.get("response_format") or {}).get("type", "text")
+        with st.lock:
+            st.requests += 1
+            st.keys[key] = st.keys.get(key, 0) + 1
+            st.modes[rf] = st.modes.get(rf, 0) + 1
+            attempt = st.keys[key]
+            st.in_flight += 1
+            st.max_in_flight = max(st.max_in_flight, st.in_flight)
+            fault = None
+            if not (st.args.first_only and attempt > 1):
+                for kind, p in st.faults:
+                    if st.rng.random() < p:
+                        fault = kind
+                        break
+        try:
+            self.answer(st, req, key, rf, fault)
+        finally:
+            with st.lock:
+                st.in_flight -= 1
+
+    def answer(self, st, req, key, rf, fault):
+        a = st.args
+        if a.latency:
+            time.sleep(a.latency / 1000.0)
+        if a.expect_key is not None:
+            auth = self.headers.get("Authorization", "")
+            if auth != "Bearer " + a.expect_key and self.headers.get("api-key") != a.expect_key:
+                shown = (auth[7:] if auth.startswith("Bearer ") else self.headers.get("api-key", ""))
+                # like OpenAI, echo the key presented, so tests can check it is scrubbed
+                return self.reply(401, self.error_body("Incorrect API key provided: " + shown,
+                                                       "invalid_request_error", "invalid_api_key"))
+        if (rf == "json_schema" and a.reject_schema) or (rf == "json_object" and a.reject_json_object):
+            return self.reply(400, self.error_body(
+                "Invalid parameter: 'response_format' of type '%s' is not supported with this model." % rf,
+                "invalid_request_error", None))
+        if fault == "429":
+            hdrs = []
+            if a.retry_after is not None:
+                hdrs.append(("retry-after", str(a.retry_after)))
+            if a.retry_after_ms is not None:
+                hdrs.append(("retry-after-ms", str(a.retry_after_ms)))
+            return self.reply(429, self.error_body("Rate limit reached", "requests", "rate_limit_exceeded"),
+                              headers=hdrs)
+        if fault == "quota":
+            return self.reply(429, self.error_body(
+                "You exceeded your current quota, please check your plan and billing details.",
+                "insufficient_quota", "insufficient_quota"))
+        if fault in ("400", "401", "403", "404", "500", "503"):
+            return self.reply(int(fault), self.error_body("fault " + fault, "server_error", None))
+        if fault == "drop":
+            self.close_connection = True
+            try:
+                self.connection.shutdown(2)
+            except OSError:
+                pass
+            return
+        if fault == "malformed":
+            return self.reply(200, raw=b'{"id": "x", "choices": [{"message": ')
+        user = ""
+        for m in req.get("messages") or []:
+            if m.get("role") == "user":
+                user = m.get("content") or ""
+        mm = re.search(r"(\d+) question", user)
+        count = int(mm.group(1)) if mm else 1
+        km = re.search(r"kind: ([a-z-]+)", user)
+        kind = km.group(1) if km else "factoid"
+        content = json.dumps({"questions": make_questions(key, user, count, kind)})
+        finish = "stop"
+        if fault == "length":
+            content = content[: len(content) // 2]
+            finish = "length"
+        elif fault == "invalid":
+            content = json.dumps({"items": ["nope"]})
+        if rf == "text":
+            content = "Here are the questions:\n```json\n" + content + "\n```\n"
+        body = {
+            "id": "chatcmpl-" + key, "object": "chat.completion", "created": 0,
+            "model": req.get("model", "fake"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": finish}],
+            "usage": {"prompt_tokens": len(json.dumps(req.get("messages"))) // 4,
+                      "completion_tokens": len(content) // 4,
+                      "total_tokens": 0},
+        }
+        body["usage"]["total_tokens"] = body["usage"]["prompt_tokens"] + body["usage"]["completion_tokens"]
+        with st.lock:
+            if finish == "stop" and fault is None:
+                st.answered[key] = st.answered.get(key, 0) + 1
+        self.reply(200, body)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def handle_error(self, request, client_address):
+        pass  # a client that hung up (a cancelled or killed run) is not an error
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--latency", type=float, default=0, help="ms per request")
+    ap.add_argument("--fault", action="append", default=[])
+    ap.add_argument("--first-only", action="store_true")
+    ap.add_argument("--retry-after", type=float)
+    ap.add_argument("--retry-after-ms", type=float)
+    ap.add_argument("--reject-schema", action="store_true")
+    ap.add_argument("--reject-json-object", action="store_true")
+    ap.add_argument("--error-style", choices=["flat", "nested"], default="nested")
+    ap.add_argument("--expect-key")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--lifetime", type=float, default=900)
+    args = ap.parse_args()
+
+    srv = Server(("127.0.0.1", 0), Handler)
+    srv.st = State(args)
+    print(srv.server_address[1], flush=True)
+
+    def watch_stdin():
+        try:
+            while sys.stdin.buffer.read(4096):
+                pass
+        except (OSError, ValueError):
+            pass
+        os._exit(0)
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    threading.Timer(args.lifetime, lambda: os._exit(0)).start()
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# End-to-end tests of `evalset generate` against tests/fakes/fake_llm.py,
+# printing TAP. Each case starts its own fake server (a coprocess that exits
+# when this script closes its stdin or exits) and a scratch directory.
+#
+# usage: t-generate.sh EVALSET
+set -u
+evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+fake="$src/tests/fakes/fake_llm.py"
+n=0; failed=0
+root=$(mktemp -d)
+trap 'stop_fake; rm -rf "$root"' EXIT
+
+ok() {   # ok COND-EXIT-CODE DESCRIPTION [DIAG]
+	n=$((n+1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed+1)); [ -n "${3:-}" ] && echo "# $3"; fi
+}
+is() {   # is GOT WANT DESCRIPTION
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3" "got '$1', want '$2'"; fi
+}
+
+FAKE_PID=
+start_fake() {
+	coproc FAKE { exec python3 "$fake" "$@"; }
+	FAKE_PID=$FAKE_PID
+	read -r -u "${FAKE[0]}" PORT
+	BASE="http://127.0.0.1:$PORT/v1"
+}
+stop_fake() {
+	if [ -n "${FAKE_PID:-}" ]; then
+		eval "exec ${FAKE[1]}>&-" 2>/dev/null
+		kill "$FAKE_PID" 2>/dev/null
+		wait "$FAKE_PID" 2>/dev/null
+		FAKE_PID=
+	fi
+}
+stat_py() {  # stat_py PYTHON-EXPR over the fake's /stats as d
+	curl -s "http://127.0.0.1:$PORT/stats" | python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"
+}
+
+# A corpus of 24 chunks in 6 documents, distinct words per chunk.
+make_case() {
+	w="$root/$1"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
+	python3 - <<'EOF'
+import json, random
+random.seed(5)
+vocab = ["w%03d" % i for i in range(400)]
+with open("chunks.jsonl", "w") as f:
+    for i in range(24):
+        words = random.sample(vocab, 30)
+        f.write(json.dumps({"id": "c-%02d" % i, "doc": "d%d" % (i // 4), "title": "Doc %d" % (i // 4),
+                            "text": "Setting " + " ".join(words) + "."}) + "\n")
+EOF
+	"$evalset" init demo --corpus chunks.jsonl >/dev/null || exit 1
+}
+gen_bg() { ( exec "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" "$@" ) & }
+gen() { "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" "$@"; }
+count_q() { grep -c '^- id: q-' sets/demo/set.yaml; }
+ok_records() { grep -c '"status":"ok"' sets/demo/.evalset/generate.jsonl; }
+
+export OPENAI_API_KEY=sk-SENTINEL-7f3a9c
+
+# ---- basic run, provenance, rerun sends nothing ----
+make_case basic
+start_fake
+gen --kinds factoid,paraphrase,multi-hop,unanswerable --per-chunk 2 >out 2>err
+is "$?" 0 "generate succeeds"
+is "$(stat_py 'd["requests"]')" 96 "one request per chunk and kind (24 x 4)"
+is "$(stat_py 'max(d["keys"].values())')" 1 "no request sent twice"
+kept=$(count_q)
+ok $([ "$kept" -gt 150 ] && echo 0 || echo 1) "questions kept ($kept of 192)"
+grep -q "overlap of kept questions" out; ok $? "summary shows the overlap distribution"
+grep -q "answerable: false" sets/demo/set.yaml; ok $? "unanswerable questions added as answerable: false"
+grep -q "relevant: \[c-00, c-01\]" sets/demo/set.yaml; ok $? "multi-hop questions have both chunks relevant"
+for k in chunk kind model prompt seed sample overlap; do
+	grep -q "^    $k: " sets/demo/set.yaml || { ok 1 "provenance has $k"; continue; }
+	ok 0 "provenance has $k"
+done
+"$evalset" check demo --corpus chunks.jsonl >/dev/null 2>&1
+ok $([ $? -le 1 ] && echo 0 || echo 1) "the generated set loads and checks"
+"$evalset" check demo --corpus chunks.jsonl 2>&1 | grep -q "^error" && ok 1 "no check errors" || ok 0 "no check errors"
+gen --kinds factoid,paraphrase,multi-hop,unanswerable --per-chunk 2 >out 2>err
+is "$?" 0 "rerun succeeds"
+is "$(stat_py 'd["requests"]')" 96 "rerun sends no request"
+is "$(count_q)" "$kept" "rerun adds nothing"
+# same prompts, new seed: new requests, but the fake repeats itself: all duplicates
+gen --kinds factoid --per-chunk 2 --seed 2 >out 2>err
+is "$(stat_py 'd["requests"]')" 120 "a new seed is a new request"
+grep -q ", 0 kept" out; ok $? "questions already in the set are dropped" "$(grep questions: out)"
+dups=$(sed -n 's/.* \([0-9]*\) duplicate of the set.*/\1/p' out)
+ok $([ "${dups:-0}" -ge 40 ] && echo 0 || echo 1) "duplicates of the set counted ($dups)"
+stop_fake
+
+# ---- filters: max-overlap ----
+make_case overlap
+start_fake
+gen --kinds factoid --max-overlap 0.5 >out 2>err
+is "$?" 0 "generate with --max-overlap"
+over=$(sed -n 's/.* \([0-9]*\) over --max-overlap.*/\1/p' out)
+ok $([ "${over:-0}" -gt 0 ] && echo 0 || echo 1) "too-lexical questions dropped ($over)"
+stop_fake
+
+# ---- 429 and 503 on first attempts: nothing lost, nothing duplicated ----
+make_case flaky
+start_fake --fault 429:0.3 --fault 503:0.3 --fault drop:0.1 --first-only --retry-after-ms 50
+gen --kinds factoid,paraphrase >out 2>err
+is "$?" 0 "generate through 429/503/drops succeeds"
+is "$(ok_records)" 48 "every request answered and journaled"
+is "$(stat_py 'max(d["answered"].values())')" 1 "no answered request sent again"
+is "$(stat_py 'len(d["answered"])')" 48 "every request answered once"
+stop_fake
+
+# ---- kill -9 mid-run, then resume ----
+make_case kill
+start_fake --latency 150
+gen_bg --kinds factoid,paraphrase --concurrency 4 >out 2>err
+pid=$!
+for i in $(seq 50); do
+	[ -f sets/demo/.evalset/generate.jsonl ] && [ "$(grep -c '"status"' sets/demo/.evalset/generate.jsonl)" -ge 10 ] && break
+	sleep 0.1
+done
+kill -9 $pid; wait $pid 2>/dev/null
+journaled=$(ok_records)
+before=$(stat_py 'd["requests"]')
+ok $([ "$journaled" -ge 10 ] && [ "$journaled" -lt 48 ] && echo 0 || echo 1) "killed mid-run ($journaled of 48 journaled)"
+gen --kinds factoid,paraphrase --concurrency 4 >out 2>err
+is "$?" 0 "resume succeeds"
+after=$(stat_py 'd["requests"]')
+is "$((after - before))" "$((48 - journaled))" "resume sends exactly the unjournaled requests"
+is "$(ok_records)" 48 "all requests journaled after resume"
+kq=$(count_q)
+stop_fake
+make_case nokill
+start_fake --latency 0
+gen --kinds factoid,paraphrase >/dev/null 2>&1
+is "$kq" "$(count_q)" "resumed set holds as many questions as an uninterrupted run"
+stop_fake
+
+# ---- Ctrl-C: exit 130, resumable ----
+make_case sigint
+start_fake --latency 200
+gen_bg --kinds factoid,paraphrase --concurrency 2 >out 2>err
+pid=$!
+sleep 1.2
+kill -INT $pid; wait $pid
+is "$?" 130 "interrupted run exits 130"
+grep -q "resume" err; ok $? "message says how to resume"
+gen --kinds factoid,paraphrase --concurrency 8 >out 2>err
+is "$?" 0 "run after interrupt completes"
+is "$(ok_records)" 48 "all requests journaled"
+stop_fake
+
+# ---- structured output ladder ----
+make_case ladder
+start_fake --reject-schema
+gen --kinds factoid >out 2>err
+is "$?" 0 "server without json_schema: still succeeds"
+grep -q "structured output json_object" out; ok $? "fell back to json_object"
+is "$(stat_py 'd["modes"].get("json_object", 0)')" 24 "every request answered in json_object mode"
+stop_fake
+
+# ---- truncated replies are recorded failures, not retried forever ----
+make_case length
+start_fake --fault length
+gen --kinds factoid >out 2>err
+is "$?" 0 "always-truncated replies: run completes"
+grep -q "24 unusable" out; ok $? "truncated replies counted as unusable"
+is "$(stat_py 'd["requests"]')" 48 "one retry with a larger budget each"
+gen --kinds factoid >out 2>err
+is "$(stat_py 'd["requests"]')" 48 "recorded failures are not re-sent"
+stop_fake
+
+# ---- auth, quota, not found: exit 3, a message that says what to fix, key never shown ----
+make_case auth
+start_fake --expect-key right-key
+gen --kinds factoid >out 2>err
+is "$?" 3 "401 exits 3"
+grep -q "OPENAI_API_KEY" err; ok $? "message names the variable to fix"
+! grep -rq "SENTINEL" out err sets/; ok $? "key appears in no output, set file or journal"
+stop_fake
+make_case quota
+start_fake --fault quota --error-style flat
+gen --kinds factoid >out 2>err
+is "$?" 3 "insufficient_quota exits 3"
+grep -q "quota" err; ok $? "message says quota"
+is "$(stat_py 'max(d["keys"].values())')" 1 "quota errors not retried"
+stop_fake
+make_case notfound
+start_fake --fault 404
+gen --kinds factoid >out 2>err
+is "$?" 3 "404 exits 3"
+grep -q -- "--base-url" err; ok $? "message points at --base-url"
+stop_fake
+
+# ---- budget ----
+make_case budget
+start_fake
+gen --kinds factoid --max-requests 5 --concurrency 2 >out 2>err
+is "$?" 0 "budget run exits 0"
+is "$(stat_py 'd["requests"]')" 5 "server saw exactly --max-requests"
+grep -q "max-requests" err; ok $? "warning names the budget"
+stop_fake
+
+# ---- dry run ----
+make_case dry
+"$evalset" generate demo --corpus chunks.jsonl --model m --base-url http://127.0.0.1:9/v1 \
+	--prompt-dir "$src/prompts" --kinds factoid,multi-hop --dry-run >out 2>err
+is "$?" 0 "dry run exits 0"
+grep -q "dry run: 48 requests" out; ok $? "dry run counts requests" "$(cat out)"
+grep -q "prompt tokens" out; ok $? "dry run estimates prompt tokens"
+[ ! -e sets/demo/.evalset/generate.jsonl ]; ok $? "dry run writes no journal"
+
+# ---- batch out / batch in ----
+make_case batch
+"$evalset" generate demo --corpus chunks.jsonl --model m --base-url http://127.0.0.1:9/v1 \
+	--prompt-dir "$src/prompts" --kinds factoid --batch-out batch.jsonl >out 2>err
+is "$?" 0 "batch-out exits 0"
+is "$(wc -l < batch.jsonl)" 24 "one batch line per request"
+is "$(python3 -c 'import json; print(len({json.loads(l)["custom_id"] for l in open("batch.jsonl")}))')" 24 "custom_ids unique"
+! grep -q SENTINEL batch.jsonl; ok $? "batch file holds no key"
+python3 - <<'EOF'
+import json
+out = open("results.jsonl", "w"); errs = open("errors.jsonl", "w")
+for i, line in enumerate(open("batch.jsonl")):
+    r = json.loads(line)
+    if i == 3:
+        errs.write(json.dumps({"id": "b%d" % i, "custom_id": r["custom_id"], "response": {"status_code": 500, "body": {"error": {"message": "boom"}}}, "error": None}) + "\n")
+        continue
+    content = json.dumps({"questions": [{"question": "Which knob number %d controls zeta%d?" % (i, i), "answer": "knob %d" % i}]})
+    body = {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+    out.write(json.dumps({"id": "b%d" % i, "custom_id": r["custom_id"], "response": {"status_code": 200, "request_id": "r", "body": body}, "error": None}) + "\n")
+EOF
+"$evalset" generate demo --corpus chunks.jsonl --model m --base-url http://127.0.0.1:9/v1 \
+	--prompt-dir "$src/prompts" --kinds factoid --batch-in results.jsonl --batch-in errors.jsonl >out 2>err
+is "$?" 0 "batch-in exits 0"
+is "$(count_q)" 23 "batch results added through the filters"
+grep -q "1 errors" out; ok $? "batch errors counted" "$(cat out)"
+"$evalset" generate demo --corpus chunks.jsonl --model m --base-url http://127.0.0.1:9/v1 \
+	--prompt-dir "$src/prompts" --kinds factoid --batch-out again.jsonl >/dev/null 2>&1
+is "$(wc -l < again.jsonl)" 1 "a new batch holds only the unanswered request"
+
+# ---- shards partition the chunks ----
+make_case shard
+start_fake
+gen --kinds factoid --shard 1/3 >/dev/null 2>&1 && a=$(count_q)
+mv sets/demo/set.yaml s1.yaml; rm -rf sets/demo/.evalset; cp s1.yaml sets/demo/set.yaml
+python3 - <<'EOF'
+open("sets/demo/set.yaml", "w").write("evalset: 1\nname: demo\ncorpus:\n  path: chunks.jsonl\nquestions: []\n")
+EOF
+gen --kinds factoid --shard 2/3 >/dev/null 2>&1
+mv sets/demo/set.yaml s2.yaml; rm -rf sets/demo/.evalset
+python3 - <<'EOF'
+open("sets/demo/set.yaml", "w").write("evalset: 1\nname: demo\ncorpus:\n  path: chunks.jsonl\nquestions: []\n")
+EOF
+gen --kinds factoid --shard 3/3 >/dev/null 2>&1
+cp sets/demo/set.yaml s3.yaml
+chunks=$(cat s1.yaml s2.yaml s3.yaml | sed -n 's/^    chunk: //p' | sort)
+is "$(echo "$chunks" | wc -l)" 24 "three shards cover the 24 chunks"
+is "$(echo "$chunks" | sort -u | wc -l)" 24 "and no chunk twice"
+stop_fake
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,269 @@
+/*
+ * t-compare: the comparison of two results built in memory: identical runs,
+ * a run that loses hits, digest refusal, subsets, lost/gained and power.
+ */
+#include "test-lib.h"
+#include "../../core/compare.h"
+#include "../../core/results.h"
+#include "../../core/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Build results over 'n' questions with measures R@5 and RR: question i is
+ * answerable unless i % unans_every == unans_every - 1 (0: all answerable),
+ * found at rank ranks[i] (0: not found). Tag "hard" on every third question,
+ * origin mined on even ones, synthetic on odd ones. */
+static void build(struct results *r, const char *digest, const char *version, size_t n,
+		  const long *ranks, int unans_every, const bool *declined)
+{
+	static const char *const names[] = { "R@5", "RR" };
+
+	memset(r, 0, sizeof(*r));
+	r->set_name = xstrdup("demo");
+	r->set_version = xstrdup(version);
+	r->set_digest = xstrdup(digest);
+	r->run_name = xstrdup(version);
+	r->k = 5;
+	r->depth = 50;
+	r->nr_measures = 2;
+	r->measures = xcalloc(2, sizeof(char *));
+	for (size_t j = 0; j < 2; j++)
+		r->measures[j] = xstrdup(names[j]);
+	r->nr = n;
+	r->q = xcalloc(n, sizeof(*r->q));
+	for (size_t i = 0; i < n; i++) {
+		struct question_result *q = &r->q[i];
+
+		q->id = xstrfmt("q-%04zu", i + 1);
+		q->text = xstrfmt("question %zu", i + 1);
+		q->origin = xstrdup(i % 2 ? "synthetic" : "mined");
+		q->answerable = !(unans_every && (int)(i % (size_t)unans_every) == unans_every - 1);
+		if (i % 3 == 0) {
+			q->nr_tags = 1;
+			q->tags = xcalloc(1, sizeof(char *));
+			q->tags[0] = xstrdup("hard");
+		}
+		q->declined = declined ? declined[i] : false;
+		q->values = xcalloc(2, sizeof(double));
+		if (!q->answerable) {
+			q->values[0] = q->values[1] = NAN;
+			continue;
+		}
+		if (ranks[i]) {
+			q->nr_rel_ranks = 1;
+			q->rel_ranks = xcalloc(1, sizeof(long));
+			q->rel_ranks[0] = ranks[i];
+		}
+		q->values[0] = ranks[i] && ranks[i] <= 5 ? 1 : 0;
+		q->values[1] = ranks[i] ? 1.0 / (double)ranks[i] : 0;
+	}
+}
+
+static void release(struct results *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		struct question_result *q = &r->q[i];
+
+		free(q->id);
+		free(q->text);
+		free(q->origin);
+		for (size_t t = 0; t < q->nr_tags; t++)
+			free(q->tags[t]);
+		free(q->tags);
+		free(q->rel_ranks);
+		free(q->values);
+	}
+	free(r->q);
+	for (size_t j = 0; j < r->nr_measures; j++)
+		free(r->measures[j]);
+	free(r->measures);
+	free(r->set_name);
+	free(r->set_version);
+	free(r->set_digest);
+	free(r->run_name);
+	memset(r, 0, sizeof(*r));
+}
+
+static void test_identical(void)
+{
+	long ranks[150];
+	struct results a, b;
+	struct compare c;
+	struct compare_opts o = COMPARE_OPTS_INIT;
+	const struct measure_cmp *m;
+
+	for (int i = 0; i < 150; i++)
+		ranks[i] = i % 4 == 0 ? 0 : (i % 7) + 1;
+	build(&a, "sha256:aa", "v1", 150, ranks, 0, NULL);
+	build(&b, "sha256:aa", "v1", 150, ranks, 0, NULL);
+	compare_init(&c);
+	o.resamples = o.permutations = 2000;
+	is_int(compare_run(&c, &a, &b, &o), 0, "identical runs compare");
+	is_int(c.nr_measures, 2, "every measure both results hold, no Decline without unanswerable");
+	m = &c.subsets[0].m[0];
+	ok(m->delta == 0 && m->p == 1 && m->p_adj == 1, "identical: delta 0, p 1, p_adj 1");
+	is_int(c.nr_lost + c.nr_gained, 0, "identical: nothing lost or gained");
+	is_str(c.subsets[0].label, "all", "first subset is all");
+	ok(compare_subset(&c, SUBSET_ORIGIN, "mined") && compare_subset(&c, SUBSET_TAG, "hard") &&
+	   !compare_subset(&c, SUBSET_ORIGIN, "hand") && !compare_subset(&c, SUBSET_ANSWERABLE, "false"),
+	   "subsets exist exactly for what the questions hold");
+	compare_release(&c);
+	release(&a);
+	release(&b);
+}
+
+static void test_lost_hits(void)
+{
+	long rb[150], rc[150];
+	struct results a, b;
+	struct compare c;
+	struct compare_opts o = COMPARE_OPTS_INIT;
+	const struct measure_cmp *m;
+	const struct subset_cmp *hard;
+
+	/* Every question found at rank 2 in the baseline; the candidate pushes 30
+	 * of them (every fifth) to rank 20. */
+	for (int i = 0; i < 150; i++) {
+		rb[i] = 2;
+		rc[i] = i % 5 == 0 ? 20 : 2;
+	}
+	build(&a, "sha256:aa", "v1", 150, rb, 0, NULL);
+	build(&b, "sha256:aa", "v1", 150, rc, 0, NULL);
+	compare_init(&c);
+	is_int(compare_run(&c, &a, &b, &o), 0, "lost hits compare");
+	m = &c.subsets[0].m[0];
+	is_double(m->baseline, 1, 1e-12, "baseline R@5 1");
+	is_double(m->candidate, 0.8, 1e-12, "candidate R@5 0.8");
+	is_double(m->delta, -0.2, 1e-12, "delta -0.2");
+	ok(m->p < 0.001 && m->p_adj < 0.001, "30 of 150 lost: p %g, p_adj %g below 0.001", m->p, m->p_adj);
+	ok(m->ci_lo < -0.2 && m->ci_hi > -0.2 && m->ci_hi < 0, "CI [%g, %g] holds -0.2, excludes 0",
+	   m->ci_lo, m->ci_hi);
+	is_int(c.nr_lost, 30, "30 questions lost");
+	is_int(c.nr_gained, 0, "none gained");
+	ok(c.nr_lost && c.lost[0].rank_before == 2 && c.lost[0].rank_after == 20 &&
+	   !strcmp(c.lost[0].id, "q-0001") && !strcmp(c.lost[0].text, "question 1"),
+	   "a lost question carries id, text and both ranks");
+	hard = compare_subset(&c, SUBSET_TAG, "hard");
+	/* hard = i % 3 == 0 (50 questions); lost = i % 5 == 0; both: i % 15 == 0 (10). */
+	ok(hard && hard->nr_questions == 50 && fabs(hard->m[0].delta + 0.2) < 1e-12,
+	   "tag subset: 50 questions, delta -10/50");
+	ok(c.boot_seed == 1 && c.perm_seed == 2, "default seeds 1 (bootstrap) and 2 (permutations)");
+	compare_release(&c);
+	release(&a);
+	release(&b);
+}
+
+static void test_digest(void)
+{
+	long r[20] = { 0 };
+	struct results a, b;
+	struct compare c;
+	struct compare_opts o = COMPARE_OPTS_INIT;
+	const char *msg;
+
+	build(&a, "sha256:aa", "v1", 20, r, 0, NULL);
+	build(&b, "sha256:bb", "v2", 12, r, 0, NULL);
+	compare_init(&c);
+	test_capture_errors();
+	is_int(compare_run(&c, &a, &b, &o), -1, "different digests refused");
+	msg = test_captured();
+	ok(strstr(msg, "'v1'") && strstr(msg, "'v2'"), "the refusal names both versions: %s", msg);
+	compare_release(&c);
+	o.allow_set_change = true;
+	o.resamples = o.permutations = 100;
+	is_int(compare_run(&c, &a, &b, &o), 0, "--allow-set-change compares");
+	ok(c.set_changed && c.nr_questions == 12 && c.nr_only_base == 8 && c.nr_only_cand == 0,
+	   "only the 12 common questions are compared, and it says so");
+	compare_release(&c);
+	release(&a);
+	release(&b);
+}
+
+static void test_decline_and_small(void)
+{
+	long r[40];
+	bool da[40] = { 0 }, db[40] = { 0 };
+	struct results a, b;
+	struct compare c;
+	struct compare_opts o = COMPARE_OPTS_INIT;
+	const char *want[] = { "RR" };
+	long d;
+	const struct subset_cmp *un;
+
+	/* Every fourth question unanswerable (10); baseline declines all of them,
+	 * candidate declines 6. */
+	for (int i = 0; i < 40; i++) {
+		r[i] = 1;
+		da[i] = i % 4 == 3;
+		db[i] = i % 4 == 3 && i < 24;
+	}
+	build(&a, "sha256:aa", "v1", 40, r, 4, da);
+	build(&b, "sha256:aa", "v1", 40, r, 4, db);
+	compare_init(&c);
+	o.resamples = o.permutations = 1000;
+	is_int(compare_run(&c, &a, &b, &o), 0, "compare with unanswerable questions");
+	d = compare_measure(&c, "Decline");
+	ok(d == 2, "Decline is compared after the results' measures");
+	if (d >= 0) {
+		const struct measure_cmp *m = &c.subsets[0].m[d];
+
+		ok(m->n == 10 && m->baseline == 1 && fabs(m->candidate - 0.6) < 1e-12,
+		   "Decline over the 10 unanswerable questions: 1 -> 0.6");
+		ok(!m->too_small, "10 questions are enough to judge");
+	}
+	un = compare_subset(&c, SUBSET_ANSWERABLE, "false");
+	ok(un && un->m[0].n == 0 && isnan(un->m[0].p_adj), "no R@5 on unanswerable questions");
+	un = compare_subset(&c, SUBSET_TAG, "hard");
+	/* hard = i % 3 == 0; unanswerable among them: i = 3, 15, 27, 39 */
+	ok(un && un->m[d].n == 4 && un->m[d].too_small, "a subset with fewer than 10 is too small");
+	compare_release(&c);
+	o.measures = want;
+	o.nr_measures = 1;
+	is_int(compare_run(&c, &a, &b, &o), 0, "-m selects measures");
+	ok(c.nr_measures == 1 && !strcmp(c.measures[0], "RR"), "only the selected measure");
+	compare_release(&c);
+	want[0] = "nDCG@10";
+	test_capture_errors();
+	is_int(compare_run(&c, &a, &b, &o), -1, "a measure neither result holds is refused");
+	ok(strstr(test_captured(), "nDCG@10") != NULL, "naming it");
+	compare_release(&c);
+	release(&a);
+	release(&b);
+}
+
+static void test_power(void)
+{
+	long r[100];
+	struct results a, b;
+	struct power_estimate pe;
+
+	for (int i = 0; i < 100; i++)
+		r[i] = i % 2 ? 1 : 0; /* R@5 alternates 1, 0 */
+	build(&a, "sha256:aa", "v1", 100, r, 0, NULL);
+	build(&b, "sha256:aa", "v1", 100, r, 0, NULL);
+	is_int(power_estimate(&a, NULL, "R@5", 0.05, &pe), 0, "power from one result");
+	/* 50 ones and 50 zeros: sample sd = sqrt(25 / 99) */
+	is_double(pe.sd, sqrt(25.0 / 99), 1e-12, "per-question sd");
+	is_double(pe.mde, 2.801585218 * sqrt(25.0 / 99) / 10, 1e-6, "MDE at n = 100");
+	ok(pe.needed > 100 && pe.needed == (long)ceil(pow(2.801585218 * sqrt(25.0 / 99) / 0.05, 2)),
+	   "questions needed for 0.05 (%ld)", pe.needed);
+	is_int(power_estimate(&a, &b, "R@5", 0.05, &pe), 0, "power from two results");
+	ok(pe.paired && pe.sd == 0 && pe.needed == -1, "identical runs: no spread of deltas");
+	test_capture_errors();
+	is_int(power_estimate(&a, NULL, "AP", 0.05, &pe), -1, "unknown measure refused");
+	release(&a);
+	release(&b);
+}
+
+int main(void)
+{
+	test_identical();
+	test_lost_hits();
+	test_digest();
+	test_decline_and_small();
+	test_power();
+	return test_done();
+}

@@ -1,0 +1,295 @@
+/*
+ * t-run: reading runs in every format (core/run.c), the exact score parser,
+ * and results files (core/results.c) written and read back.
+ */
+#include "test-lib.h"
+#include "../../core/results.h"
+#include "../../core/run.h"
+#include "../../core/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static char tmpdir[] = "/tmp/t-run-XXXXXX";
+
+static char *write_tmp(const char *name, const char *content, size_t len)
+{
+	char *path = xstrfmt("%s/%s", tmpdir, name);
+	FILE *fp = fopen(path, "wb");
+
+	fwrite(content, 1, len, fp);
+	fclose(fp);
+	return path;
+}
+
+static int load_str(struct run *r, const char *name, const char *content)
+{
+	char *path = write_tmp(name, content, strlen(content));
+	int ret;
+
+	run_init(r);
+	ret = run_load(r, path);
+	free(path);
+	return ret;
+}
+
+static void test_scores(void)
+{
+	static const char *const texts[] = {
+		"27.088610", "5", "5.0", "5e0", "-0.5", "0.1234567891", "16777217", "1e22",
+		"1e23", "123456789012345678901234", "0.000000000000000000001", "3.14159265358979323846",
+		"-1e-300", "0x10", ".5", "5.",
+	};
+	bool exact = true;
+	double v;
+	char buf[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		double want = strtod(texts[i], NULL);
+
+		if (run_parse_score(texts[i], strlen(texts[i]), &v) < 0 || v != want) {
+			test_diag("'%s' parsed as %.17g, strtod gives %.17g", texts[i], v, want);
+			exact = false;
+		}
+	}
+	/* random decimals of up to 17 significant digits and exponents -30..30 */
+	for (int i = 0; i < 20000; i++) {
+		long long m = ((long long)rand() << 31 | rand()) % 100000000000000000LL;
+		int e = rand() % 61 - 30;
+
+		snprintf(buf, sizeof(buf), "%lldE%d", m, e);
+		if (run_parse_score(buf, strlen(buf), &v) < 0 || v != strtod(buf, NULL)) {
+			test_diag("'%s' differs from strtod", buf);
+			exact = false;
+			break;
+		}
+		snprintf(buf, sizeof(buf), "%.*f", rand() % 12, (double)m / 1e6);
+		if (run_parse_score(buf, strlen(buf), &v) < 0 || v != strtod(buf, NULL)) {
+			test_diag("'%s' differs from strtod", buf);
+			exact = false;
+			break;
+		}
+	}
+	ok(exact, "scores parse exactly as strtod does (fast path and fallback)");
+	ok(run_parse_score("nan", 3, &v) < 0, "NaN is refused");
+	ok(run_parse_score("inf", 3, &v) < 0, "infinity is refused");
+	ok(run_parse_score("1e999", 5, &v) < 0, "an overflow to infinity is refused");
+	ok(run_parse_score("abc", 3, &v) < 0, "a word is refused");
+	ok(run_parse_score("1.5x", 4, &v) < 0, "trailing bytes are refused");
+}
+
+static void test_trec(void)
+{
+	struct run r;
+	struct run_query *q;
+
+	ok(!load_str(&r, "a.trec",
+		     "q1 Q0 d1 1 5.0 tag\n"
+		     "q1 Q0 d2 2 5 tag\n"
+		     "# a comment\n"
+		     "\n"
+		     "q2\tQ0\tx 1 1.5 tag\n"
+		     "q1 Q0 d3 9 7.25 last\n"), "a TREC run with ties, tabs, comments and an unsorted line loads");
+	is_int(r.format, RUN_TREC, "detected as TREC");
+	q = run_find(&r, "q1");
+	ok(q && q->nr == 3, "q1 holds its three lines, wherever they are");
+	if (q && q->nr == 3) {
+		is_str(q->docs[0].id, "d3", "ranked by score first");
+		is_str(q->docs[1].id, "d2", "ties by docid descending");
+		is_str(q->docs[2].id, "d1", "... d2 before d1");
+	}
+	is_str(r.name, "last", "the run's name is the tag of its last line");
+	run_release(&r);
+
+	test_capture_errors();
+	ok(load_str(&r, "b.trec", "q1 Q0 d1 1 5.0 tag\nq1 Q0 d2 2 5.0\n") < 0, "a line of 5 fields is refused");
+	ok(strstr(test_captured(), "b.trec:2: expected 6 fields") != NULL, "... naming the file and line");
+	ok(load_str(&r, "c.trec", "q1 Q0 d1 1 high tag\n") < 0, "a non-numeric score is refused");
+	ok(strstr(test_captured(), "c.trec:1: score 'high' is not a finite number") != NULL, "... with the score");
+	ok(load_str(&r, "d.trec", "q1 Q0 d1 1 nan tag\n") < 0, "a NaN score is refused");
+	test_captured();
+	ok(load_str(&r, "e.trec", "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 1 t\nq1 Q0 d1 3 0.5 t\n") < 0,
+	   "a docid twice for one question is refused");
+	ok(strstr(test_captured(), "e.trec:3: document 'd1' listed twice for question 'q1' (first at line 1)") != NULL,
+	   "... naming the second line and the first");
+	{
+		char *bin = write_tmp("f.trec", "q1 Q0 d1\0 1 1 t\n", 16);
+
+		run_init(&r);
+		ok(run_load(&r, bin) < 0, "a binary file is refused");
+		ok(strstr(test_captured(), "f.trec:1: binary file") != NULL, "... naming the file");
+		free(bin);
+	}
+	test_captured();
+	ok(!load_str(&r, "empty.trec", ""), "an empty run is valid");
+	is_int(r.nr, 0, "... and holds no question");
+	run_release(&r);
+}
+
+static void test_json_formats(void)
+{
+	struct run r;
+	struct run_query *q;
+
+	ok(!load_str(&r, "a.jsonl",
+		     "{\"meta\": {\"retriever\": \"bm25\", \"digest\": \"sha256:x\"}}\n"
+		     "{\"qid\": \"q-1\", \"results\": [{\"id\": \"c-2\", \"score\": 1}, {\"id\": \"c-1\", \"score\": 3}]}\n"
+		     "{\"qid\": \"q-2\", \"results\": [\"c-9\", \"c-8\"], \"abstained\": false}\n"
+		     "{\"qid\": \"q-3\", \"results\": [], \"abstained\": true}\n"), "JSONL with meta loads");
+	is_int(r.format, RUN_JSONL, "detected as JSONL");
+	is_str(r.name, "bm25", "meta names the retriever");
+	q = run_find(&r, "q-1");
+	ok(q && q->nr == 2 && !strcmp(q->docs[0].id, "c-2"), "JSONL list order is the ranking, whatever the scores");
+	q = run_find(&r, "q-2");
+	ok(q && q->nr == 2 && isnan(q->docs[0].score), "a list of ids has no scores");
+	q = run_find(&r, "q-3");
+	ok(q && q->abstained && !q->nr, "abstained is kept");
+	run_release(&r);
+
+	ok(!load_str(&r, "a.json", "{\"q1\": {\"a\": 1.5, \"b\": 2.5, \"c\": 2.5}, \"q2\": {}}"),
+	   "a JSON dict run loads");
+	is_int(r.format, RUN_JSON, "detected as JSON");
+	q = run_find(&r, "q1");
+	ok(q && q->nr == 3 && !strcmp(q->docs[0].id, "c") && !strcmp(q->docs[2].id, "a"),
+	   "a JSON dict is ranked like TREC (score, then docid descending)");
+	run_release(&r);
+
+	test_capture_errors();
+	ok(load_str(&r, "b.jsonl", "{\"qid\": \"q\", \"results\": []}\n[1, 2]\n") < 0,
+	   "a JSONL line that is not an object is refused");
+	ok(strstr(test_captured(), "b.jsonl:2: line is a list, not a JSON object") != NULL, "... naming the line");
+	ok(load_str(&r, "c.jsonl", "{\"qid\": \"q\", \"results\": {\"a\": 1}}\n") < 0,
+	   "results that are not a list are refused");
+	ok(strstr(test_captured(), "c.jsonl:1: 'results' is an object, not a list") != NULL, "... naming the line");
+	ok(load_str(&r, "d.jsonl", "{\"qid\": \"q\", \"results\": [\"a\", \"b\", \"a\"]}\n") < 0,
+	   "a docid twice in a JSONL list is refused");
+	ok(load_str(&r, "e.jsonl", "{\"qid\": \"q\", \"results\": []}\n{\"qid\": \"q\", \"results\": []}\n") < 0,
+	   "a question listed twice is refused");
+	ok(strstr(test_captured(), "e.jsonl:2: question 'q' listed twice (first at line 1)") != NULL,
+	   "... naming both lines");
+	test_captured();
+}
+
+static void test_gzip(void)
+{
+	char *path = xstrfmt("%s/run.trec.gz", tmpdir);
+	gzFile gz = gzopen(path, "wb");
+	struct run r;
+
+	gzputs(gz, "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n");
+	gzclose(gz);
+	run_init(&r);
+	ok(!run_load(&r, path) && r.format == RUN_TREC && r.nr == 1 && r.q[0].nr == 2,
+	   "a gzip-compressed run is read directly");
+	run_release(&r);
+	free(path);
+}
+
+struct groups {
+	int n;
+	char qids[8][8];
+};
+
+static int count_group(struct trec_group *g, void *data)
+{
+	struct groups *gs = data;
+
+	if (gs->n < 8)
+		snprintf(gs->qids[gs->n], sizeof(gs->qids[0]), "%s", g->qid);
+	gs->n++;
+	return 0;
+}
+
+static void test_scan(void)
+{
+	const char *unsorted = "a Q0 x 1 1 t\nb Q0 x 1 1 t\na Q0 y 2 0 t\n";
+	char *path = write_tmp("u.trec", unsorted, strlen(unsorted));
+	struct groups gs;
+
+	memset(&gs, 0, sizeof(gs));
+	is_int(run_trec_scan(path, false, count_group, &gs, NULL), RUN_SCAN_UNSORTED,
+	       "streaming notices a question that comes back");
+	memset(&gs, 0, sizeof(gs));
+	is_int(run_trec_scan(path, true, count_group, &gs, NULL), 0, "collect mode reads an unsorted run");
+	is_int(gs.n, 2, "... as two questions");
+	is_str(gs.qids[0], "a", "... in order of first appearance");
+	free(path);
+}
+
+static void test_results_roundtrip(void)
+{
+	struct results r, back;
+	char *path = xstrfmt("%s/res.json", tmpdir);
+	static char *measures[] = { "R@5", "nDCG@10" };
+	double agg[] = { 0.1 + 0.2, 1.0 / 3 };
+	double v1[] = { 1.0 / 7, NAN };
+	long ranks[] = { 3, 17 };
+	char *top[] = { "c-1", "c-2" };
+	struct question_result q[2];
+
+	results_init(&r);
+	memset(q, 0, sizeof(q));
+	r.set_name = "demo";
+	r.set_digest = "sha256:abc";
+	r.run_path = "runs/x.jsonl";
+	r.k = 5;
+	r.depth = 50;
+	r.measures = measures;
+	r.nr_measures = 2;
+	r.aggregate = agg;
+	r.decline = 0.25;
+	r.nr_answerable = 1;
+	r.nr_unanswerable = 1;
+	q[0].id = "q-1";
+	q[0].answerable = true;
+	q[0].rel_ranks = ranks;
+	q[0].nr_rel_ranks = 2;
+	q[0].top = top;
+	q[0].nr_top = 2;
+	q[0].values = v1;
+	q[0].num_ret = 100;
+	q[1].id = "q-2";
+	q[1].declined = true;
+	r.q = q;
+	r.nr = 2;
+	ok(!results_save(&r, path), "results are saved");
+	ok(results_is_file(path), "a saved file is recognised as results");
+	results_init(&back);
+	ok(!results_load(&back, path), "and loads back");
+	is_str(back.set_digest, "sha256:abc", "the set digest survives");
+	ok(back.aggregate[0] == 0.1 + 0.2 && back.aggregate[1] == 1.0 / 3, "doubles round-trip exactly");
+	ok(back.nr == 2 && back.q[0].values[0] == 1.0 / 7 && isnan(back.q[0].values[1]),
+	   "per-question values round-trip; NAN stays NAN");
+	ok(back.q[0].nr_rel_ranks == 2 && back.q[0].rel_ranks[1] == 17, "rel_ranks round-trip");
+	ok(!back.q[1].answerable && back.q[1].declined, "unanswerable and declined kept");
+	is_int(results_measure(&back, "nDCG@10"), 1, "results_measure finds a measure");
+	ok(results_find(&back, "q-2") == &back.q[1], "results_find finds a question");
+	results_release(&back);
+	free(path);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_scores();
+	test_trec();
+	test_json_formats();
+	test_gzip();
+	test_scan();
+	test_results_roundtrip();
+	{
+		char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
+
+		if (system(cmd))
+			test_diag("could not remove %s", tmpdir);
+		free(cmd);
+	}
+	return test_done();
+}

@@ -1,0 +1,562 @@
+/*
+ * t-set: the set model: YAML round trips, the digest's stability and
+ * sensitivity, every load refusal with its line:column, the rules of
+ * set_check, id assignment, set references and frozen versions.
+ */
+#include "test-lib.h"
+#include "../../core/error.h"
+#include "../../core/fsutil.h"
+#include "../../core/set.h"
+#include "../../core/strbuf.h"
+#include "../../core/util.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *rich =
+	"evalset: 1\n"
+	"name: demo\n"
+	"description: questions about the docs\n"
+	"corpus:\n"
+	"  path: corpus/chunks.jsonl\n"
+	"  fingerprint: sha256:00ff\n"
+	"  chunks: 646\n"
+	"questions:\n"
+	"  - id: q-0001\n"
+	"    text: How do I rotate an API key?\n"
+	"    origin: synthetic\n"
+	"    relevant:\n"
+	"      c-0012: 2\n"
+	"      c-0040: 1\n"
+	"    irrelevant: [c-0007]\n"
+	"    tags: [hard, vocabulary-gap]\n"
+	"    provenance:\n"
+	"      chunk: c-0012\n"
+	"      seed: 7\n"
+	"      overlap: 0.31\n"
+	"      quoted: \"7\"\n"
+	"      flag: true\n"
+	"      nothing: null\n"
+	"      yes_word: 'true'\n"
+	"      nested: {a: [1, 2.5, x], b: {c: d}}\n"
+	"    note: crowd wording, kept on purpose\n"
+	"  - id: q-0002\n"
+	"    text: \"Two lines\\nsecond: with colon # and hash\"\n"
+	"    origin: mined\n"
+	"    relevant: [c-1, c-2]\n"
+	"    answer: \"- starts with a dash\"\n"
+	"  - id: q-0003\n"
+	"    text: Où est la clé ? ünïcödé\n"
+	"    answerable: false\n"
+	"    origin: hand\n";
+
+static int load_str(struct set *s, const char *yaml)
+{
+	return set_load_buf(s, yaml, strlen(yaml), "t.yaml");
+}
+
+static void digest_of(const char *yaml, char out[72])
+{
+	struct set s = SET_INIT;
+
+	if (load_str(&s, yaml) < 0) {
+		snprintf(out, 72, "load failed: %s", test_captured());
+		return;
+	}
+	set_digest(&s, out);
+	set_release(&s);
+}
+
+static void test_round_trip(void)
+{
+	struct set s = SET_INIT, t = SET_INIT;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, ca = STRBUF_INIT, cb = STRBUF_INIT;
+	const cJSON *p;
+
+	ok(load_str(&s, rich) == 0, "a rich set loads");
+	is_int(s.nr, 3, "three questions");
+	is_str(s.q[0].id, "q-0001", "question order is kept (first)");
+	is_str(s.q[2].id, "q-0003", "question order is kept (last)");
+	is_int(s.q[0].line, 9, "a question knows its line");
+	is_int(s.q[0].relevant[0].grade, 2, "a map gives grades");
+	is_int(s.q[0].relevant[0].line, 13, "a label knows its line");
+	ok(!s.q[0].relevant_as_list && s.q[1].relevant_as_list, "the relevant form is remembered");
+	ok(!s.q[2].answerable, "answerable: false is read");
+	is_int(s.corpus.chunks, 646, "corpus chunks read");
+	p = cJSON_GetObjectItemCaseSensitive(s.q[0].provenance, "seed");
+	ok(cJSON_IsNumber(p) && p->valuedouble == 7, "a plain 7 in provenance is a number");
+	p = cJSON_GetObjectItemCaseSensitive(s.q[0].provenance, "quoted");
+	ok(cJSON_IsString(p) && !strcmp(p->valuestring, "7"), "a quoted \"7\" is a string");
+	p = cJSON_GetObjectItemCaseSensitive(s.q[0].provenance, "yes_word");
+	ok(cJSON_IsString(p), "a quoted 'true' is a string");
+	p = cJSON_GetObjectItemCaseSensitive(s.q[0].provenance, "nothing");
+	ok(cJSON_IsNull(p), "null is null");
+	is_str(s.q[1].text, "Two lines\nsecond: with colon # and hash", "escapes are decoded");
+
+	ok(set_to_yaml(&s, &a) == 0, "the set serialises");
+	ok(set_load_buf(&t, a.buf, a.len, "saved.yaml") == 0, "the saved form loads again");
+	set_canonical(&s, &ca);
+	set_canonical(&t, &cb);
+	is_str(cb.buf, ca.buf, "the round trip keeps every field of every question");
+	ok(t.q[1].relevant_as_list && !t.q[0].relevant_as_list, "the relevant form survives");
+	is_str(t.description, "questions about the docs", "the header survives");
+	is_str(t.corpus.fingerprint, "sha256:00ff", "the corpus survives");
+	p = cJSON_GetObjectItemCaseSensitive(t.q[0].provenance, "quoted");
+	ok(cJSON_IsString(p), "a string that looks like a number stays a string");
+	p = cJSON_GetObjectItemCaseSensitive(t.q[0].provenance, "yes_word");
+	ok(cJSON_IsString(p), "a string that looks like a bool stays a string");
+	p = cJSON_GetObjectItemCaseSensitive(t.q[0].provenance, "overlap");
+	ok(cJSON_IsNumber(p) && p->valuedouble == 0.31, "a float stays the same float");
+	ok(set_to_yaml(&t, &b) == 0 && !strcmp(a.buf, b.buf), "saving again gives the same bytes");
+	set_release(&t);
+	set_release(&s);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&ca);
+	strbuf_release(&cb);
+}
+
+static void test_tricky_strings(void)
+{
+	static const char *const texts[] = {
+		"  leading and trailing spaces  ", "ends with a colon:", "key: value", "# not a comment",
+		"- not a list", "[not, a, list]", "{not: a map}", "'single' and \"double\" quotes",
+		"line one\nline two\n", "trailing newlines\n\n", "tab\there", "null", "~", "true", "FALSE",
+		"123", "-4.5e3", "0x1F", ".inf", "emoji \xf0\x9f\x94\x91 and \xc3\xa9t\xc3\xa9",
+		"back\\slash", "percent %s %d", "*star", "&amp", "!bang", "|pipe", ">folded", "@at", "`tick`",
+		"a very long line that goes on and on well past eighty columns of text so the emitter "
+		"might be tempted to fold it but must not change a single character of it",
+		"\x7f delete", "\r carriage", "",
+	};
+	int bad = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		struct set s = SET_INIT, t = SET_INIT;
+		struct strbuf sb = STRBUF_INIT;
+		struct question *q = set_append(&s);
+		cJSON *p;
+
+		q->id = xstrdup(texts[i]);
+		q->text = xstrdup(texts[i]);
+		q->note = xstrdup(texts[i]);
+		q->provenance = cJSON_CreateObject();
+		cJSON_AddStringToObject(q->provenance, texts[i], texts[i]);
+		question_set_label(q, *texts[i] ? texts[i] : "c", 1);
+		question_set_label(q, "tag-ish", 0);
+		ALLOC_GROW(q->tags, 1, q->alloc_tags);
+		q->tags[q->nr_tags++] = xstrdup(texts[i]);
+		if (set_to_yaml(&s, &sb) < 0 || set_load_buf(&t, sb.buf, sb.len, "rt.yaml") < 0 ||
+		    t.nr != 1 || strcmp(t.q[0].text, texts[i]) || strcmp(t.q[0].id, texts[i]) ||
+		    strcmp(t.q[0].note, texts[i]) || strcmp(t.q[0].tags[0], texts[i]) ||
+		    !(p = cJSON_GetObjectItemCaseSensitive(t.q[0].provenance, texts[i])) ||
+		    !cJSON_IsString(p) || strcmp(p->valuestring, texts[i]) ||
+		    strcmp(t.q[0].relevant[0].chunk, *texts[i] ? texts[i] : "c")) {
+			bad++;
+			test_diag("string %zu does not survive: [%s] -> %s", i, texts[i], sb.buf);
+		}
+		strbuf_release(&sb);
+		set_release(&s);
+		set_release(&t);
+	}
+	ok(bad == 0, "%zu tricky strings survive a round trip in every field", ARRAY_SIZE(texts));
+}
+
+static void test_digest(void)
+{
+	char base[72], d[72];
+	const char *same_flow =
+		"# a comment\n"
+		"evalset: 1\n"
+		"name: renamed\n"
+		"description: another description\n"
+		"version: v9\n"
+		"questions: [\n"
+		"  {id: q-0003, origin: hand, answerable: false, text: \"Où est la clé ? ünïcödé\"},\n"
+		"  {id: q-0002, relevant: {c-2: 1, c-1: 1}, text: \"Two lines\\nsecond: with colon # and hash\",\n"
+		"   origin: mined, answer: '- starts with a dash'},\n"
+		"  {note: 'crowd wording, kept on purpose', tags: [vocabulary-gap, hard],\n"
+		"   provenance: {nested: {b: {c: d}, a: [1, 2.5, x]}, yes_word: 'true', nothing: ~,\n"
+		"      flag: true, quoted: '7', overlap: 0.310, seed: 7, chunk: c-0012},\n"
+		"   irrelevant: [c-0007], relevant: {c-0040: 1, c-0012: 2}, origin: synthetic,\n"
+		"   text: How do I rotate an API key?, id: q-0001}\n"
+		"]\n";
+	struct {
+		const char *from, *to, *what;
+	} changes[] = {
+		{ "rotate an API key?", "rotate an API token?", "the text" },
+		{ "c-0012: 2", "c-0012: 3", "a grade" },
+		{ "c-0040: 1\n", "c-0040: 1\n      c-0041: 1\n", "a new relevant label" },
+		{ "irrelevant: [c-0007]", "irrelevant: [c-0008]", "an irrelevant label" },
+		{ "answerable: false", "answerable: false\n    relevant: [c-9]", "a label on another question" },
+		{ "tags: [hard, vocabulary-gap]", "tags: [hard]", "a tag" },
+		{ "seed: 7", "seed: 8", "a provenance value" },
+		{ "quoted: \"7\"", "quoted: 7", "a provenance type (string to number)" },
+		{ "origin: mined", "origin: hand", "the origin" },
+		{ "    answerable: false\n", "", "answerable" },
+		{ "kept on purpose", "kept", "the note" },
+		{ "id: q-0002", "id: q-0020", "an id" },
+	};
+
+	digest_of(rich, base);
+	ok(starts_with(base, "sha256:") && strlen(base) == 71, "the digest is sha256:<64 hex>");
+	digest_of(same_flow, d);
+	is_str(d, base, "flow style, key and question order, comments, numbers written 0.310 "
+		   "and header fields do not change the digest");
+	for (size_t i = 0; i < ARRAY_SIZE(changes); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *at = strstr(rich, changes[i].from);
+		if (!at) {
+			ok(0, "test data: '%s' not found", changes[i].from);
+			continue;
+		}
+		strbuf_add(&sb, rich, (size_t)(at - rich));
+		strbuf_addstr(&sb, changes[i].to);
+		strbuf_addstr(&sb, at + strlen(changes[i].from));
+		digest_of(sb.buf, d);
+		ok(strcmp(d, base) != 0, "changing %s changes the digest", changes[i].what);
+		strbuf_release(&sb);
+	}
+	{
+		const char *list = "questions:\n- {id: a, text: t, relevant: [c-1, c-2]}\n";
+		const char *map = "questions:\n- id: a\n  text: t\n  relevant:\n    c-2: 1\n    c-1: 1\n";
+		char d1[72], d2[72];
+		digest_of(list, d1);
+		digest_of(map, d2);
+		is_str(d1, d2, "a relevant list is the same content as a map of grade 1");
+	}
+	{
+		const char *ab = "questions:\n- {id: a, text: one, relevant: [c]}\n- {id: a, text: two, relevant: [c]}\n";
+		const char *ba = "questions:\n- {id: a, text: two, relevant: [c]}\n- {id: a, text: one, relevant: [c]}\n";
+		char d1[72], d2[72];
+		digest_of(ab, d1);
+		digest_of(ba, d2);
+		is_str(d1, d2, "questions sharing an id still hash the same in any order");
+	}
+	{
+		const char *indent2 = "questions:\n- id: a\n  text: t\n  relevant: [c-1]\n";
+		const char *indent4 = "questions:\n    -   id: a\n        text:    t\n        relevant:\n"
+				      "            - c-1\n";
+		char d1[72], d2[72];
+		digest_of(indent2, d1);
+		digest_of(indent4, d2);
+		is_str(d1, d2, "re-indenting does not change the digest");
+	}
+}
+
+struct bad_case {
+	const char *yaml;
+	const char *want;   /* expected in the error, with the position */
+	const char *what;
+};
+
+static void test_load_errors(void)
+{
+	static const struct bad_case cases[] = {
+		{ "questions:\n  - id: [q-1\n", "t.yaml:3:1: YAML syntax error", "a syntax error" },
+		{ "questions:\n  - id: q-1\n    text: {a: b}\n",
+		  "t.yaml:3:11: 'text' must be a string, not a mapping", "text as a map" },
+		{ "evalset: 1\nquestoins: []\n",
+		  "t.yaml:2:1: unknown key 'questoins' in a set file; did you mean 'questions'?",
+		  "an unknown top-level key, with a suggestion" },
+		{ "questions:\n- id: q-1\n  txt: hi\n",
+		  "t.yaml:3:3: unknown key 'txt' in a question; did you mean 'text'?",
+		  "an unknown question key" },
+		{ "questions:\n- id: q-1\n  text: a\n  text: b\n",
+		  "t.yaml:4:3: duplicate key 'text' (first at line 3)", "a duplicate key" },
+		{ "questions:\n- id: q-1\n  text: a\n  relevant: {c-1: high}\n",
+		  "t.yaml:4:19: the grade of 'c-1' must be an integer, not 'high'", "grade \"high\"" },
+		{ "questions:\n- id: q-1\n  text: a\n  relevant: {c-1: '2'}\n",
+		  "t.yaml:4:19: the grade of 'c-1' must be an integer, not '2'", "a quoted grade" },
+		{ "questions:\n- id: q-1\n  text: a\n  answerable: maybe\n",
+		  "t.yaml:4:15: 'answerable' must be true or false, not 'maybe'", "answerable: maybe" },
+		{ "questions:\n- id: q-1\n  origin: robot\n",
+		  "t.yaml:3:11: unknown origin 'robot'", "an unknown origin" },
+		{ "questions:\n- id: q-1\n  text: caf\xe9 ok\n",
+		  "t.yaml:3:12: invalid UTF-8 (byte 0xe9)", "a byte that is not UTF-8" },
+		{ "questions:\n- id: q-1\n  text: \xc3\xa9t\xc3\xa9\xff\n",
+		  "t.yaml:3:12: invalid UTF-8 (byte 0xff)", "the column counts characters" },
+		{ "questions:\n- id: q-1\n  text: a \001 b\n",
+		  "t.yaml:3:11: control characters are not allowed (byte 0x01)", "a raw control character" },
+		{ "", "t.yaml: empty set file", "an empty file" },
+		{ "# only a comment\n\n", "t.yaml: empty set file", "a file with only comments" },
+		{ "a: &x [1]\nb: *x\n", "t.yaml:1:4: YAML anchor '&x' not supported", "an anchor" },
+		{ "evalset: 1\nquestions: [*x]\n", "t.yaml:2:13: YAML alias '*x' not supported",
+		  "an alias (even an undefined one)" },
+		{ "questions:\n- id: !!int 5\n", "t.yaml:2:7: YAML tag 'tag:yaml.org,2002:int' not supported",
+		  "an explicit tag" },
+		{ "evalset: 2\n", "t.yaml:1:10: unsupported set schema 2", "a future schema" },
+		{ "evalset: 1\n---\nevalset: 1\n", "t.yaml:2:1: more than one YAML document",
+		  "two documents" },
+		{ "- a\n- b\n", "t.yaml:1:1: a set file must be a mapping, not a list", "a list at top level" },
+		{ "questions:\n- id: q-1\n  relevant: [c-1, c-1]\n",
+		  "t.yaml:3:19: chunk 'c-1' listed twice in 'relevant'", "a chunk listed twice" },
+		{ "questions:\n- id: q-1\n  tags: hard\n", "t.yaml:3:9: 'tags' must be a list, not 'hard'",
+		  "tags as a scalar" },
+		{ "questions: {}\n", "t.yaml:1:12: 'questions' must be a list, not a mapping",
+		  "questions as a map" },
+	};
+	struct set s = SET_INIT;
+
+	test_capture_errors();
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *got;
+		int rc = set_load_buf(&s, cases[i].yaml, strlen(cases[i].yaml), "t.yaml");
+		got = test_captured();
+		ok(rc < 0 && strstr(got, cases[i].want) != NULL, "refused: %s", cases[i].what);
+		if (rc == 0 || !strstr(got, cases[i].want))
+			test_diag("want '%s', got '%s'", cases[i].want, got);
+		ok(s.nr == 0 && s.file == NULL, "nothing kept after refusing %s", cases[i].what);
+		set_release(&s);
+	}
+	{
+		struct strbuf sb = STRBUF_INIT;
+		int rc;
+		strbuf_addstr(&sb, "evalset: 1\nname: ");
+		for (size_t i = 0; i < SET_MAX_LINE_BYTES + 10; i++)
+			strbuf_addch(&sb, 'x');
+		strbuf_addch(&sb, '\n');
+		rc = set_load_buf(&s, sb.buf, sb.len, "t.yaml");
+		ok(rc < 0 && strstr(test_captured(), "t.yaml:2:1: line longer than the limit"),
+		   "a line over 1 MiB is refused at its line");
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, "evalset: 1\nname: |\n");
+		for (size_t i = 0; i < 2000; i++)
+			strbuf_addstr(&sb, "  0123456789012345678901234567890123456789\n");
+		rc = set_load_buf(&s, sb.buf, sb.len, "t.yaml");
+		ok(rc < 0 && strstr(test_captured(), "t.yaml:2:7: scalar longer than the limit"),
+		   "a scalar over 64 KiB is refused");
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, "questions:\n- id: q-1\n  provenance: ");
+		for (int i = 0; i < SET_MAX_DEPTH + 5; i++)
+			strbuf_addch(&sb, '[');
+		for (int i = 0; i < SET_MAX_DEPTH + 5; i++)
+			strbuf_addch(&sb, ']');
+		strbuf_addch(&sb, '\n');
+		rc = set_load_buf(&s, sb.buf, sb.len, "t.yaml");
+		ok(rc < 0 && strstr(test_captured(), "nesting deeper than the limit"),
+		   "nesting deeper than SET_MAX_DEPTH is refused");
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, "name: a\0b\n");
+		rc = set_load_buf(&s, "name: a\0b\n", 10, "t.yaml");
+		ok(rc < 0 && strstr(test_captured(), "t.yaml:1:8: NUL byte"), "a NUL byte is refused");
+		strbuf_release(&sb);
+	}
+	set_error_routine(NULL);
+	set_warning_routine(NULL);
+}
+
+static bool has_finding(const struct findings *f, enum finding_level level, long line,
+			const char *text)
+{
+	for (size_t i = 0; i < f->nr; i++)
+		if (f->items[i].level == level && f->items[i].line == line &&
+		    strstr(f->items[i].message, text))
+			return true;
+	return false;
+}
+
+static void test_check(void)
+{
+	const char *yaml =
+		"questions:\n"
+		"- id: q-1\n"                                   /* 2 */
+		"  text: How do I rotate an API key?\n"
+		"  relevant: {c-1: 0, c-2: 12, c-3: 2}\n"       /* 4 */
+		"  irrelevant: [c-3]\n"
+		"- id: q-1\n"                                   /* 6 */
+		"  text: '  '\n"
+		"  relevant: [c-1]\n"
+		"- id: q-3\n"                                   /* 9 */
+		"  text: no labels\n"
+		"- id: q-4\n"                                   /* 11 */
+		"  text: cannot be answered\n"
+		"  answerable: false\n"
+		"  relevant: [c-9]\n"                           /* 14 */
+		"- text: without an id\n"                       /* 15 */
+		"  relevant: [c-1]\n"
+		"- id: q-6\n"                                   /* 17 */
+		"  text: how do I rotate an API-key\n"
+		"  relevant: [c-1]\n";
+	struct set s = SET_INIT;
+	struct findings f = FINDINGS_INIT, e = FINDINGS_INIT;
+
+	ok(load_str(&s, yaml) == 0, "rule violations that can be represented still load");
+	set_check(&s, NULL, &f);
+	ok(has_finding(&f, FINDING_ERROR, 6, "duplicate question id 'q-1' (first at line 2)"),
+	   "a duplicate id is an error at the second one");
+	ok(has_finding(&f, FINDING_ERROR, 4, "grade 0 of chunk 'c-1'"), "grade 0 is an error");
+	ok(has_finding(&f, FINDING_ERROR, 4, "grade 12 of chunk 'c-2'"), "grade 12 is an error");
+	ok(has_finding(&f, FINDING_ERROR, 4, "chunk 'c-3' is both relevant and irrelevant"),
+	   "a chunk both relevant and irrelevant is an error");
+	ok(has_finding(&f, FINDING_ERROR, 6, "has no text"), "blank text is an error");
+	ok(has_finding(&f, FINDING_ERROR, 9, "answerable question 'q-3' has no relevant chunk"),
+	   "an answerable question without labels is an error");
+	ok(has_finding(&f, FINDING_ERROR, 14, "unanswerable question 'q-4' has 1 relevant chunk"),
+	   "an unanswerable question with labels is an error at the label");
+	ok(has_finding(&f, FINDING_ERROR, 15, "question without an id"), "a missing id is an error");
+	ok(has_finding(&f, FINDING_WARNING, 17, "near-duplicate of 'q-1'"),
+	   "a near-duplicate text is a warning");
+	ok(has_finding(&f, FINDING_WARNING, 0, "the set has 6 questions"), "a small set is a warning");
+	is_int(f.nr_errors, 8, "eight errors in all");
+	set_check_errors(&s, NULL, &e);
+	ok(e.nr_errors == f.nr_errors && e.nr_warnings == 0, "set_check_errors gives only the errors");
+	findings_release(&f);
+	findings_release(&e);
+	set_release(&s);
+
+	ok(load_str(&s, "questions:\n- {id: a, text: x, relevant: [c]}\n") == 0, "a clean set loads");
+	set_check(&s, NULL, &f);
+	is_int(f.nr_errors, 0, "a clean set has no errors");
+	ok(has_finding(&f, FINDING_WARNING, 0, "no unanswerable question"),
+	   "a set without unanswerable questions gets a warning");
+	findings_release(&f);
+	set_release(&s);
+}
+
+static void test_ids(void)
+{
+	struct set s = SET_INIT;
+	char *id;
+
+	is_int(question_id_number("q-0042"), 42, "q-0042 is number 42");
+	is_int(question_id_number("q-12345"), 12345, "more than four digits");
+	is_int(question_id_number("q-12a"), -1, "not all digits");
+	is_int(question_id_number("custom"), -1, "a custom id has no number");
+	id = set_next_id(&s, 0);
+	is_str(id, "q-0001", "the first id of an empty set");
+	free(id);
+	load_str(&s, "questions:\n- {id: q-0007, text: a, relevant: [c]}\n"
+		     "- {id: custom, text: b, relevant: [c]}\n- {id: q-0003, text: c, relevant: [c]}\n");
+	id = set_next_id(&s, 0);
+	is_str(id, "q-0008", "next is one more than the highest, whatever the order");
+	free(id);
+	id = set_next_id(&s, 41);
+	is_str(id, "q-0042", "the floor of removed ids is never reused");
+	free(id);
+	id = set_next_id(&s, 9999);
+	is_str(id, "q-10000", "ids grow past four digits");
+	free(id);
+	set_release(&s);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	write_file_atomic(path, text, strlen(text));
+}
+
+static void test_refs_and_versions(void)
+{
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT;
+	struct set_versions v = SET_VERSIONS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char tmpl[] = "/tmp/t-set-XXXXXX", digest[72], latest[72], *tag = NULL;
+	const char *dir = mkdtemp(tmpl);
+
+	if (!dir || chdir(dir) < 0) {
+		ok(0, "cannot make a scratch directory");
+		return;
+	}
+	test_capture_errors();
+	ok(set_ref_resolve(&ref, "demo", false) == 0, "a bare name resolves");
+	is_str(ref.file, "sets/demo/set.yaml", "a bare name is looked up under sets/");
+	is_str(ref.name, "demo", "the name is the directory's");
+	ok(set_ref_resolve(&ref, "demo@v1", false) == 0 && !strcmp(ref.tag, "v1"), "NAME@TAG");
+	is_str(ref.file, "sets/demo/versions/v1.yaml", "a tag selects versions/TAG.yaml");
+	ok(set_ref_resolve(&ref, "other/place/", false) == 0 &&
+	   !strcmp(ref.file, "other/place/set.yaml"), "a path to a directory works");
+	ok(set_ref_resolve(&ref, "x/set.yaml", false) == 0 && !strcmp(ref.dir, "x") && !ref.tag,
+	   "a path to set.yaml works");
+	ok(set_ref_resolve(&ref, "x/versions/v2.yaml", false) == 0 && ref.tag &&
+	   !strcmp(ref.tag, "v2") && !strcmp(ref.dir, "x"), "a path to a frozen file is that version");
+	ok(set_ref_resolve(&ref, "a@b@c", false) < 0 && strstr(test_captured(), "more than one '@'"),
+	   "two '@' are refused");
+	ok(set_ref_resolve(&ref, "demo@", false) < 0, "an empty tag is refused");
+	ok(set_ref_resolve(&ref, "@v1", false) < 0 && strstr(test_captured(), "empty set name"),
+	   "an empty name is refused");
+	ok(set_ref_resolve(&ref, "demo@v 1", false) < 0, "a tag with a space is refused");
+	ok(set_ref_resolve(&ref, "demo", true) < 0 && strstr(test_captured(), "evalset init"),
+	   "a missing set is refused, suggesting init");
+
+	mkdir_p("sets/demo/versions");
+	load_str(&s, rich);
+	set_save(&s, "sets/demo/set.yaml");
+	set_digest(&s, digest);
+	s.version = xstrdup("v1");
+	s.digest = xstrdup(digest);
+	s.tagged_at = xstrdup("2026-11-01T00:00:00Z");
+	set_save(&s, "sets/demo/versions/v1.yaml");
+	free(s.version);
+	s.version = xstrdup("v0");
+	free(s.tagged_at);
+	s.tagged_at = xstrdup("2026-10-01T00:00:00Z");
+	set_remove(&s, 2);
+	set_digest(&s, digest);
+	free(s.digest);
+	s.digest = xstrdup(digest);
+	set_save(&s, "sets/demo/versions/v0.yaml");
+	set_release(&s);
+	test_captured();
+
+	ok(set_open(&s, &ref, "demo@v1") == 0, "an untouched frozen version opens");
+	set_release(&s);
+	ok(set_open(&s, &ref, "demo@v9") < 0 &&
+	   strstr(test_captured(), "unknown version 'v9' of set 'sets/demo' (known: v0, v1)"),
+	   "an unknown tag lists the known ones in tag order");
+	ok(set_ref_resolve(&ref, "demo", true) == 0 && set_versions_list(&ref, &v) == 0 &&
+	   v.nr == 2 && !strcmp(v.items[0].tag, "v0") && !strcmp(v.items[1].tag, "v1"),
+	   "versions are listed by tagged_at");
+	ok(set_latest_digest(&ref, latest, &tag) == 1 && tag && !strcmp(tag, "v1"),
+	   "the latest version is the last tagged");
+	set_versions_release(&v);
+	free(tag);
+
+	read_file("sets/demo/versions/v1.yaml", &sb, 0);
+	{
+		char *at = strstr(sb.buf, "rotate");
+		if (at)
+			at[0] = 'R';
+	}
+	write_text("sets/demo/versions/v1.yaml", sb.buf);
+	ok(set_open(&s, &ref, "demo@v1") < 0 &&
+	   strstr(test_captured(), "tampered or hand-edited frozen version "
+				   "'sets/demo/versions/v1.yaml': digest sha256:"),
+	   "a hand-edited frozen version is refused");
+
+	write_text("sets/demo/set.yaml", "questions:\n- {id: q-0002, text: a, relevant: [c]}\n"
+					 "- {id: q-0002, text: b, relevant: [c]}\n");
+	ok(set_open(&s, &ref, "demo") < 0 &&
+	   strstr(test_captured(), "sets/demo/set.yaml:3:3: duplicate question id 'q-0002'"),
+	   "set_open refuses a set that breaks a rule, at its place");
+	write_text("sets/demo/set.yaml", "questions:\n- {id: q-0002, text: a, relevant: [c]}\n");
+	is_int(set_id_floor(&ref), 3, "the floor counts ids of frozen versions");
+	ok(set_id_floor_write(&ref, 57) == 0 && set_id_floor(&ref) == 57,
+	   "the floor file is kept and read back");
+	ok(set_id_floor_write(&ref, 10) == 0 && set_id_floor(&ref) == 57,
+	   "the floor never goes down");
+	set_ref_release(&ref);
+	strbuf_release(&sb);
+	set_error_routine(NULL);
+	set_warning_routine(NULL);
+	if (chdir("/") == 0) {
+		char *cmd = xstrfmt("rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			test_diag("could not remove %s", dir);
+		free(cmd);
+	}
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_tricky_strings();
+	test_digest();
+	test_load_errors();
+	test_check();
+	test_ids();
+	test_refs_and_versions();
+	return test_done();
+}

@@ -1,0 +1,363 @@
+/*
+ * t-setdiff: what diff reports between two versions of a set, and the
+ * corpus fingerprint warning of corpuscheck.
+ */
+#include "test-lib.h"
+#include "../../core/corpus.h"
+#include "../../core/corpuscheck.h"
+#include "../../core/fsutil.h"
+#include "../../core/set.h"
+#include "../../core/setdiff.h"
+#include "../../core/strbuf.h"
+#include "../../core/util.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *old_yaml =
+	"evalset: 1\n"
+	"name: demo\n"
+	"version: v1\n"
+	"questions:\n"
+	"  - id: q-0001\n"
+	"    text: How do I rotate an API key?\n"
+	"    relevant: [c-1]\n"
+	"  - id: q-0002\n"
+	"    text: Where are logs kept?\n"
+	"    relevant: {c-1: 1, c-2: 1}\n"
+	"  - id: q-0003\n"
+	"    text: Can I export invoices?\n"
+	"    relevant: [c-5]\n"
+	"  - id: q-0004\n"
+	"    text: What is the rate limit?\n"
+	"    relevant: [c-7]\n"
+	"    tags: [x, keep]\n"
+	"  - id: q-0005\n"
+	"    text: Who wrote this?\n"
+	"    relevant: [c-9]\n"
+	"  - id: q-0006\n"
+	"    text: How big can uploads be?\n"
+	"    relevant: [c-4]\n"
+	"    provenance: {chunk: c-4, seed: 1}\n"
+	"  - id: q-0007\n"
+	"    text: Unchanged question?\n"
+	"    relevant: [c-8]\n";
+
+static const char *new_yaml =
+	"evalset: 1\n"
+	"name: demo\n"
+	"questions:\n"
+	"  - id: q-0001\n"
+	"    text: How do I rotate an API token?\n"
+	"    relevant: [c-1]\n"
+	"  - id: q-0002\n"
+	"    text: Where are logs kept?\n"
+	"    relevant: {c-1: 2, c-3: 1}\n"
+	"    irrelevant: [c-2]\n"
+	"  - id: q-0003\n"
+	"    text: Can I export invoices?\n"
+	"    answerable: false\n"
+	"  - id: q-0004\n"
+	"    text: What is the rate limit?\n"
+	"    relevant: [c-7]\n"
+	"    tags: [keep, hard]\n"
+	"  - id: q-0006\n"
+	"    text: How big can uploads be?\n"
+	"    relevant: [c-4]\n"
+	"    provenance: {chunk: c-4, seed: 2}\n"
+	"  - id: q-0007\n"
+	"    text: Unchanged question?\n"
+	"    relevant: [c-8]\n"
+	"  - id: q-0008\n"
+	"    text: Is there an SLA?\n"
+	"    relevant: [c-6]\n";
+
+/* The old set again, reformatted: other question order, key order, label
+ * and tag order, flow versus block style, quoting and comments. */
+static const char *old_reformatted =
+	"# the same content as old_yaml\n"
+	"name: demo\n"
+	"evalset: 1\n"
+	"questions:\n"
+	"- id: q-0007\n"
+	"  relevant:\n"
+	"  - c-8\n"
+	"  text: 'Unchanged question?'\n"
+	"- text: \"Who wrote this?\"\n"
+	"  id: q-0005\n"
+	"  relevant: [c-9]   # one label\n"
+	"- id: q-0004\n"
+	"  tags:\n"
+	"    - keep\n"
+	"    - x\n"
+	"  relevant: [c-7]\n"
+	"  text: What is the rate limit?\n"
+	"- id: q-0002\n"
+	"  text: Where are logs kept?\n"
+	"  relevant: {c-2: 1, c-1: 1}\n"
+	"- id: q-0006\n"
+	"  provenance:\n"
+	"    seed: 1\n"
+	"    chunk: c-4\n"
+	"  relevant: [c-4]\n"
+	"  text: How big can uploads be?\n"
+	"- id: q-0003\n"
+	"  text: Can I export invoices?\n"
+	"  relevant: [c-5]\n"
+	"- id: q-0001\n"
+	"  text: How do I rotate an API key?\n"
+	"  relevant: [c-1]\n";
+
+static void load(struct set *s, const char *yaml, const char *name)
+{
+	set_init(s);
+	if (set_load_buf(s, yaml, strlen(yaml), name) < 0)
+		test_diag("cannot load %s: %s", name, test_captured());
+}
+
+static const struct question_change *find_change(const struct set_diff *d, const char *id)
+{
+	for (size_t i = 0; i < d->nr_changed; i++)
+		if (!strcmp(d->changed[i].id, id))
+			return &d->changed[i];
+	return NULL;
+}
+
+static void test_kinds_of_change(void)
+{
+	struct set a, b;
+	struct set_diff d = SET_DIFF_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	const struct question_change *c;
+
+	load(&a, old_yaml, "old.yaml");
+	load(&b, new_yaml, "new.yaml");
+	set_diff_compute(&a, &b, &d);
+
+	is_int(d.nr_added, 1, "one question added");
+	ok(d.nr_added == 1 && !strcmp(d.added[0].id, "q-0008") &&
+	   !strcmp(d.added[0].text, "Is there an SLA?"), "the added question is q-0008 with its text");
+	is_int(d.nr_removed, 1, "one question removed");
+	ok(d.nr_removed == 1 && !strcmp(d.removed[0].id, "q-0005"), "the removed question is q-0005");
+	is_int(d.nr_changed, 5, "five questions changed");
+	is_int(d.nr_unchanged, 1, "one question unchanged");
+	ok(strcmp(d.from.digest, d.to.digest) != 0, "changed content has another digest");
+
+	c = find_change(&d, "q-0001");
+	ok(c && c->what == QCHANGE_TEXT, "an edited text is a text change only");
+	ok(c && !strcmp(c->from_text, "How do I rotate an API key?") &&
+	   !strcmp(c->to_text, "How do I rotate an API token?"), "both texts are kept");
+
+	c = find_change(&d, "q-0002");
+	ok(c && c->what == QCHANGE_LABELS, "regraded labels are a label change only");
+	if (c && c->nr_labels == 3) {
+		ok(!strcmp(c->labels[0].chunk, "c-1") && c->labels[0].from == 1 && c->labels[0].to == 2,
+		   "c-1 went from grade 1 to 2");
+		ok(!strcmp(c->labels[1].chunk, "c-2") && c->labels[1].from == 1 && c->labels[1].to == 0,
+		   "c-2 went from relevant to judged irrelevant");
+		ok(!strcmp(c->labels[2].chunk, "c-3") && c->labels[2].from == -1 && c->labels[2].to == 1,
+		   "c-3 went from unjudged to grade 1");
+	} else {
+		ok(0, "three label changes on q-0002, got %zu", c ? c->nr_labels : 0);
+	}
+
+	c = find_change(&d, "q-0003");
+	ok(c && c->what == (QCHANGE_ANSWERABLE | QCHANGE_LABELS),
+	   "turning unanswerable flips answerable and drops the label");
+	ok(c && c->from_answerable && !c->to_answerable, "answerable went from true to false");
+	ok(c && c->nr_labels == 1 && c->labels[0].from == 1 && c->labels[0].to == -1,
+	   "the dropped label goes from 1 to unjudged");
+
+	c = find_change(&d, "q-0004");
+	ok(c && c->what == QCHANGE_TAGS, "a swapped tag is a tag change only (order ignored)");
+	ok(c && c->nr_tags_added == 1 && !strcmp(c->tags_added[0], "hard") &&
+	   c->nr_tags_removed == 1 && !strcmp(c->tags_removed[0], "x"), "tag 'hard' added, 'x' removed");
+
+	c = find_change(&d, "q-0006");
+	ok(c && c->what == QCHANGE_OTHER && c->nr_other == 1 && !strcmp(c->other[0], "provenance"),
+	   "a provenance edit is reported as another field");
+
+	set_diff_summary(&d, &sb);
+	is_str(sb.buf, "1 added, 1 removed, 5 changed (1 text, 2 labels, 1 answerable, 1 tags, "
+	       "1 other), 1 unchanged", "the one-line summary counts every kind");
+	strbuf_reset(&sb);
+
+	set_diff_format_text(&d, &sb);
+	ok(strstr(sb.buf, "added    q-0008  \"Is there an SLA?\"\n") != NULL, "text lists the added question");
+	ok(strstr(sb.buf, "removed  q-0005  \"Who wrote this?\"\n") != NULL, "text lists the removed question");
+	ok(strstr(sb.buf, "    labels      c-1 1 -> 2, c-2 1 -> 0, c-3 none -> 1\n") != NULL,
+	   "text shows which chunks changed grade, and how");
+	ok(strstr(sb.buf, "    answerable  true -> false\n") != NULL, "text shows the answerable flip");
+	ok(strstr(sb.buf, "    tags        +hard -x\n") != NULL, "text shows tags added and removed");
+	ok(strstr(sb.buf, "from demo@v1 (7 questions, sha256:") != NULL &&
+	   strstr(sb.buf, "to   demo (working copy, 7 questions, sha256:") != NULL,
+	   "text names both sides, the working copy as such");
+	ok(sb.len && strstr(sb.buf, "), 1 unchanged\n") == sb.buf + sb.len - strlen("), 1 unchanged\n"),
+	   "text ends with the summary line");
+
+	strbuf_release(&sb);
+	set_diff_release(&d);
+	set_release(&a);
+	set_release(&b);
+}
+
+static void test_json(void)
+{
+	struct set a, b;
+	struct set_diff d = SET_DIFF_INIT;
+	cJSON *j, *x, *labels, *l;
+	char *text;
+
+	load(&a, old_yaml, "old.yaml");
+	load(&b, new_yaml, "new.yaml");
+	set_diff_compute(&a, &b, &d);
+	j = set_diff_to_json(&d);
+	/* through text and back, as a consumer of --format json sees it */
+	text = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	j = cJSON_Parse(text);
+	free(text);
+
+	x = cJSON_GetObjectItem(j, "from");
+	ok(x && cJSON_IsString(cJSON_GetObjectItem(x, "version")) &&
+	   !strcmp(cJSON_GetObjectItem(x, "version")->valuestring, "v1"), "from.version is v1");
+	x = cJSON_GetObjectItem(j, "to");
+	ok(x && cJSON_IsNull(cJSON_GetObjectItem(x, "version")), "to.version is null for a working copy");
+	x = cJSON_GetObjectItem(j, "summary");
+	ok(x && cJSON_GetObjectItem(x, "added")->valueint == 1 &&
+	   cJSON_GetObjectItem(x, "removed")->valueint == 1 &&
+	   cJSON_GetObjectItem(x, "changed")->valueint == 5 &&
+	   cJSON_GetObjectItem(x, "labels")->valueint == 2, "summary counts as numbers");
+	x = cJSON_GetObjectItem(j, "changed");
+	l = NULL;
+	labels = NULL;
+	for (cJSON *c = x ? x->child : NULL; c; c = c->next)
+		if (!strcmp(cJSON_GetObjectItem(c, "id")->valuestring, "q-0002"))
+			labels = cJSON_GetObjectItem(c, "labels");
+	if (labels)
+		l = cJSON_GetArrayItem(labels, 2);
+	ok(l && !strcmp(cJSON_GetObjectItem(l, "chunk")->valuestring, "c-3") &&
+	   cJSON_IsNull(cJSON_GetObjectItem(l, "from")) &&
+	   cJSON_GetObjectItem(l, "to")->valueint == 1, "an unjudged grade is null in JSON");
+	cJSON_Delete(j);
+	set_diff_release(&d);
+	set_release(&a);
+	set_release(&b);
+}
+
+static void test_formatting_is_no_change(void)
+{
+	struct set a, b;
+	struct set_diff d = SET_DIFF_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	load(&a, old_yaml, "old.yaml");
+	load(&b, old_reformatted, "reformatted.yaml");
+	set_diff_compute(&a, &b, &d);
+	ok(set_diff_empty(&d), "reordering, re-styling and comments are no change");
+	is_int(d.nr_unchanged, 7, "every question is unchanged");
+	is_str(d.from.digest, d.to.digest, "and the digests agree with the diff");
+	set_diff_summary(&d, &sb);
+	is_str(sb.buf, "no changes (7 questions)", "the summary says so");
+	strbuf_release(&sb);
+	set_diff_release(&d);
+	set_release(&a);
+	set_release(&b);
+}
+
+static char *write_temp(const char *dir, const char *name, const char *content)
+{
+	char *path = path_join(dir, name);
+
+	if (write_file_atomic(path, content, strlen(content)) < 0)
+		test_diag("cannot write %s", path);
+	return path;
+}
+
+static void test_corpus_fingerprint(void)
+{
+	char tmpl[] = "/tmp/t-setdiff-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	struct corpus c = CORPUS_INIT, c2 = CORPUS_INIT;
+	struct set s;
+	char fp[72], *path, *p1, *p2, *yaml;
+	const char *msg;
+
+	if (!dir) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	p1 = write_temp(dir, "corpus.jsonl",
+			"{\"id\": \"c-1\", \"text\": \"Rotate keys in settings.\"}\n"
+			"{\"id\": \"c-2\", \"text\": \"Logs are kept 30 days.\"}\n");
+	/* the same ids, the text cut differently: a re-chunked corpus */
+	p2 = write_temp(dir, "rechunked.jsonl",
+			"{\"id\": \"c-1\", \"text\": \"Rotate keys in settings. Logs are\"}\n"
+			"{\"id\": \"c-2\", \"text\": \"kept 30 days.\"}\n");
+	ok(corpus_load(&c, p1) == 0 && corpus_load(&c2, p2) == 0, "both corpora load");
+	corpus_fingerprint(&c, fp);
+
+	yaml = xstrfmt("evalset: 1\nname: demo\nversion: v1\n"
+		       "corpus: {path: corpus.jsonl, fingerprint: '%s', chunks: 2}\n"
+		       "questions:\n  - id: q-0001\n    text: How long are logs kept?\n"
+		       "    relevant: [c-2]\n", fp);
+	load(&s, yaml, "v1.yaml");
+
+	path = set_corpus_path(&s, dir);
+	ok(path && !strcmp(path, p1), "the corpus path is resolved against the set directory");
+	free(path);
+	path = set_corpus_path(&s, NULL);
+	is_str(path, "corpus.jsonl", "without a directory the path is kept as written");
+	free(path);
+
+	test_captured();
+	is_int(set_corpus_verify(&s, &c), 0, "the corpus it was tagged against passes");
+	is_str(test_captured(), "", "and nothing is said");
+	is_int(set_corpus_verify(&s, &c2), 1, "a re-chunked corpus is noticed");
+	msg = test_captured();
+	ok(strstr(msg, "warning: corpus '") && strstr(msg, "but set version v1 was tagged against sha256:") &&
+	   strstr(msg, "labels may point at re-chunked text"), "with the warning naming the version: %s", msg);
+
+	{
+		struct corpus loaded = CORPUS_INIT;
+		is_int(set_corpus_load(&s, dir, &loaded), 1, "set_corpus_load finds corpus.jsonl beside the set");
+		is_str(test_captured(), "", "and it matches");
+		corpus_release(&loaded);
+	}
+
+	free(s.corpus.fingerprint);
+	s.corpus.fingerprint = NULL;
+	is_int(set_corpus_verify(&s, &c2), 0, "a set recording no fingerprint is not checked");
+	set_release(&s);
+
+	load(&s, "evalset: 1\nname: demo\nquestions: []\n", "empty.yaml");
+	path = set_corpus_path(&s, dir);
+	ok(path == NULL, "a set naming no corpus has no corpus path");
+	{
+		struct corpus none = CORPUS_INIT;
+		is_int(set_corpus_load(&s, dir, &none), 0, "and set_corpus_load loads nothing");
+	}
+	set_release(&s);
+
+	unlink(p1);
+	unlink(p2);
+	rmdir(dir);
+	free(p1);
+	free(p2);
+	free(yaml);
+	corpus_release(&c);
+	corpus_release(&c2);
+}
+
+int main(void)
+{
+	test_capture_errors();
+	test_kinds_of_change();
+	test_json();
+	test_formatting_is_no_change();
+	test_corpus_fingerprint();
+	return test_done();
+}
