@@ -24,27 +24,34 @@ digest=$(sed -n 's/^digest: //p' sets/bench/versions/v1.yaml)
 python3 "$src/bench/gen-compare.py" results "$digest" "$n" base.json 0 1
 python3 "$src/bench/gen-compare.py" results "$digest" "$n" cand.json -0.01 2
 
-now() { date +%s.%N; }
-best() { # best of 3 runs of "$@", in seconds
-  local b=999999 t0 t1 d
+# best of 3: wall and CPU (user + sys) seconds of "$@"
+best() {
+  local bw=999999 bc=999999 line w c
   for _ in 1 2 3; do
-    t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now)
-    d=$(echo "$t1 - $t0" | bc -l)
-    b=$(echo "if ($d < $b) $d else $b" | bc -l)
+    line=$( { TIMEFORMAT='%R %U %S'; time "$@" >/dev/null 2>&1; } 2>&1 | tail -1 )
+    w=$(echo "$line" | awk '{print $1}')
+    c=$(echo "$line" | awk '{print $2 + $3}')
+    bw=$(echo "if ($w < $bw) $w else $bw" | bc -l)
+    bc=$(echo "if ($c < $bc) $c else $bc" | bc -l)
   done
-  echo "$b"
+  echo "$bw $bc"
 }
+ratio() { echo "$1 / $2" | bc -l; }
 
-floor=$(best cat base.json cand.json)
-load=$(best "$evalset" compare sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 --format json)
-full=$(best "$evalset" compare sets/bench@v1 base.json cand.json --resamples 10000 --permutations 10000 --format json)
+read -r floor_w floor_c < <(best cat base.json cand.json)
+read -r load_w load_c < <(best "$evalset" compare sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 --format json)
+read -r full_w full_c < <(best "$evalset" compare sets/bench@v1 base.json cand.json --resamples 10000 --permutations 10000 --format json)
 "$evalset" compare sets/bench@v1 base.json cand.json --format json > out.json || true
 subsets=$(grep -c '"subset":' out.json)
 measures=$(python3 -c 'import json; print(len(json.load(open("out.json"))["measures"]))')
 
-printf 'questions %s, measures %s, subsets %s, results files %s bytes each\n' \
-  "$n" "$measures" "$subsets" "$(stat -c %s base.json)"
-printf 'floor: cat both results files       %8.3f s\n' "$floor"
-printf 'compare, 1 resample/permutation     %8.3f s  (%.0fx cat)\n' "$load" "$(echo "$load / $floor" | bc -l)"
-printf 'compare, 10000 resamples + perms    %8.3f s  (%.0fx cat, %.1fx the 1-resample compare)\n' \
-  "$full" "$(echo "$full / $floor" | bc -l)" "$(echo "$full / $load" | bc -l)"
+printf 'questions %s, measures %s, subsets %s, results files %s bytes each; load %s\n' \
+  "$n" "$measures" "$subsets" "$(stat -c %s base.json)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-38s %8s %8s\n' '' 'wall s' 'cpu s'
+printf '%-38s %8.3f %8.3f\n' 'floor: cat both results files' "$floor_w" "$floor_c"
+printf '%-38s %8.3f %8.3f\n' 'compare, 1 resample, 1 permutation' "$load_w" "$load_c"
+printf '%-38s %8.3f %8.3f\n' 'compare, 10000 resamples + 10000 perms' "$full_w" "$full_c"
+printf 'ratios (wall): full/cat %.0fx, full/1-resample compare %.1fx\n' \
+  "$(ratio "$full_w" "$floor_w")" "$(ratio "$full_w" "$load_w")"
+printf 'ratio (cpu):  full/1-resample compare %.1fx (cat is too quick to time in cpu)\n' \
+  "$(ratio "$full_c" "$load_c")"

@@ -7,8 +7,8 @@
 #   EVALSET  the binary (default: build/evalset)
 #   WORKDIR  where the generated runs are kept (default: /tmp/evalset-bench)
 # Prints, per size: lines, best-of-3 seconds for wc -l and trec-eval, their
-# ratio, and trec-eval's peak RSS (from /usr/bin/time -v, or getrusage through
-# python3 when GNU time is missing). Not run by the test suite.
+# ratio, the same for CPU time (user + system, from getrusage), and
+# trec-eval's peak RSS. Not run by the test suite.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 evalset=${1:-$here/build/evalset}
@@ -22,7 +22,8 @@ if [ ! -s "$work/run.trec" ]; then
 fi
 total=$(wc -l < "$work/run.trec")
 [ -s "$work/run10.trec" ] || head -n $((total / 10)) "$work/run.trec" > "$work/run10.trec"
-measures=(-m P.5,10 -m recall.5,10,100 -m recip_rank -m ndcg_cut.10)
+# -c: the 1/10 file holds only some of the qrels queries
+measures=(-c -m P.5,10 -m recall.5,10,100 -m recip_rank -m ndcg_cut.10)
 
 now() { date +%s%N; }
 best_of_3() { # prints the fastest of three runs in seconds
@@ -35,25 +36,26 @@ best_of_3() { # prints the fastest of three runs in seconds
   done
   awk -v ns="$best" 'BEGIN { printf "%.3f", ns / 1e9 }'
 }
-peak_rss_kb() {
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident set size/ { print $2 }'
-  else
-    python3 -c 'import resource, subprocess, sys
+usage_of() { # prints "cpu_seconds peak_rss_kb" of one run, through getrusage
+  python3 -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
-  fi
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.3f %d" % (r.ru_utime + r.ru_stime, r.ru_maxrss))' "$@"
 }
 
-printf '%-8s %10s %8s %10s %7s %10s\n' size lines wc-l_s evalset_s ratio peak_MB
+"$evalset" trec-eval "${measures[@]}" "$qrels" "$work/run10.trec" > /dev/null  # fail early
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (wall times suffer from load; CPU times less)"
+printf '%-6s %9s | %8s %8s %6s | %8s %8s %6s | %8s\n' size lines wc_wall ev_wall ratio wc_cpu ev_cpu ratio peak_MB
 for f in run10.trec run.trec; do
   file=$work/$f
   cat "$file" > /dev/null   # warm the page cache for both commands alike
   lines=$(wc -l < "$file")
   twc=$(best_of_3 wc -l "$file")
   tev=$(best_of_3 "$evalset" trec-eval "${measures[@]}" "$qrels" "$file")
-  rss=$(peak_rss_kb "$evalset" trec-eval "${measures[@]}" "$qrels" "$file")
+  read -r cwc _ < <(usage_of wc -l "$file")
+  read -r cev rss < <(usage_of "$evalset" trec-eval "${measures[@]}" "$qrels" "$file")
   size=$([ "$f" = run.trec ] && echo full || echo 1/10)
-  awk -v s="$size" -v l="$lines" -v a="$twc" -v b="$tev" -v r="$rss" \
-    'BEGIN { printf "%-8s %10d %8.3f %10.3f %6.1fx %10.1f\n", s, l, a, b, (a > 0 ? b / a : 0), r / 1024 }'
+  awk -v s="$size" -v l="$lines" -v a="$twc" -v b="$tev" -v c="$cwc" -v d="$cev" -v r="$rss" \
+    'BEGIN { printf "%-6s %9d | %8.3f %8.3f %5.1fx | %8.3f %8.3f %5.1fx | %8.1f\n",
+             s, l, a, b, (a > 0 ? b / a : 0), c, d, (c > 0 ? d / c : 0), r / 1024 }'
 done

@@ -13,7 +13,9 @@
  */
 #include "builtin.h"
 #include "../core/corpus.h"
+#include "../core/corpuscheck.h"
 #include "../core/fsutil.h"
+#include "../core/interop.h"
 #include "../core/set.h"
 #include "../core/text.h"
 #include "../core/util.h"
@@ -27,6 +29,8 @@ static const char *const add_usage[] = {
 	"                  [--tag <tag>]... [--origin <origin>] [--id <id>] [--note <note>]",
 	"evalset add <set> --text <question> --unanswerable [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> --from <file.yaml | -> [--tag <tag>]... [--origin <origin>]",
+	"evalset add <set> (--from-beir <dir> [--split <name>] | --from-trec <topics> <qrels> |\n"
+	"                  --from-jsonl <file>) [--tag <tag>]... [--origin <origin>]",
 	NULL,
 };
 
@@ -64,6 +68,7 @@ struct add_opts {
 	struct string_list relevant, irrelevant, tags;
 	int unanswerable;
 	enum origin origin_value;
+	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/interop.h) */
 };
 
 /* Build the incoming cases into 'in'. Return 0 or -1 (reported). */
@@ -71,14 +76,14 @@ static int read_cases(const struct add_opts *o, struct set *in)
 {
 	struct question *q;
 
-	if (o->from) {
-		if (set_load_cases(in, o->from) < 0)
+	if (o->from || o->io.beir_dir || o->io.topics || o->io.jsonl) {
+		if ((o->from ? set_load_cases(in, o->from) : interop_import(in, &o->io)) < 0)
 			return -1;
 		if (!in->nr)
 			return error("no questions in '%s'", in->file);
 		for (size_t i = 0; i < in->nr; i++) {
 			q = &in->q[i];
-			if (q->origin == ORIGIN_NONE)
+			if (q->origin == ORIGIN_NONE && o->from)
 				q->origin = o->origin_value;
 			for (size_t k = 0; k < o->tags.nr; k++)
 				if (!question_has_tag(q, o->tags.items[k])) {
@@ -139,6 +144,7 @@ static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool 
 	struct findings f = FINDINGS_INIT;
 	struct corpus corpus = CORPUS_INIT;
 	bool have_corpus = false;
+	char *corpus_path = NULL;
 	long floor_id = set_id_floor(ref);
 	size_t old_nr;
 	int ret = -1;
@@ -146,13 +152,22 @@ static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool 
 	if (set_open_ref(s, ref, true) < 0)
 		goto out;
 	old_nr = s->nr;
+	if (set_refuse_reused_ids(ref, s, in)) {
+		error("nothing added");
+		goto out;
+	}
 	for (size_t i = 0; i < in->nr; i++) {
 		struct question *q = &in->q[i];
 		long n;
 
-		if (q->id && set_find(s, q->id)) {
-			error_at(in->file, q->line, q->col,
-				 "question id '%s' already exists in '%s'", q->id, ref->file);
+		if (q->id && (n = set_index(s, q->id)) >= 0) {
+			if ((size_t)n >= old_nr)
+				error_at(in->file, q->line, q->col,
+					 "duplicate question id '%s' (first at line %ld)", q->id,
+					 s->q[n].line);
+			else
+				error_at(in->file, q->line, q->col,
+					 "question id '%s' already exists in '%s'", q->id, ref->file);
 			goto out;
 		}
 		if (!q->id) {
@@ -164,10 +179,17 @@ static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool 
 			floor_id = n;
 		question_copy(set_append(s), q);
 	}
-	if (s->has_corpus && s->corpus.path && path_exists(s->corpus.path)) {
-		if (corpus_load(&corpus, s->corpus.path) < 0)
-			goto out;
-		have_corpus = true;
+	if ((corpus_path = set_corpus_path(s, ref->dir))) {
+		/* relative to the set directory; failing that, as written */
+		if (!path_exists(corpus_path) && path_exists(s->corpus.path)) {
+			free(corpus_path);
+			corpus_path = xstrdup(s->corpus.path);
+		}
+		if (path_exists(corpus_path)) {
+			if (corpus_load(&corpus, corpus_path) < 0)
+				goto out;
+			have_corpus = true;
+		}
 	}
 	set_check_errors(in, have_corpus ? &corpus : NULL, &f);
 	if (findings_report_errors(&f, in->file)) {
@@ -190,6 +212,7 @@ static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool 
 	*floor_out = floor_id;
 	ret = 0;
 out:
+	free(corpus_path);
 	findings_release(&f);
 	corpus_release(&corpus);
 	return ret;
@@ -210,6 +233,11 @@ int cmd_add(int argc, const char **argv)
 		OPT_STRING(0, "id", &o.id, "id", "the question id (default: the next q-NNNN)"),
 		OPT_STRING(0, "note", &o.note, "note", "a free-form note"),
 		OPT_STRING(0, "from", &o.from, "file", "add the cases of a YAML file ('-': stdin)"),
+		OPT_STRING(0, "from-beir", &o.io.beir_dir, "dir", "add the queries of a BEIR folder"),
+		OPT_STRING(0, "split", &o.io.split, "name", "the BEIR qrels split (default test)"),
+		OPT_STRING(0, "from-trec", &o.io.topics, "topics",
+			   "add TREC topics; the qrels file follows the set"),
+		OPT_STRING(0, "from-jsonl", &o.io.jsonl, "file", "add the questions of an evalset JSONL export"),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -220,14 +248,26 @@ int cmd_add(int argc, const char **argv)
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, add_usage);
-	if (argc != 1)
+	if (o.io.topics && argc == 2)
+		o.io.qrels = argv[--argc];
+	if (argc != 1 || (o.io.topics && !o.io.qrels))
 		usage_with_options(add_usage, opts);
+	if (!!o.from + !!o.text + !!o.io.beir_dir + !!o.io.topics + !!o.io.jsonl > 1) {
+		error("give one of --text, --from, --from-beir, --from-trec, --from-jsonl");
+		usage_with_options(add_usage, opts);
+	}
+	if ((o.io.beir_dir || o.io.topics || o.io.jsonl) &&
+	    (o.relevant.nr || o.irrelevant.nr || o.unanswerable || o.id || o.note)) {
+		error("--from-beir, --from-trec and --from-jsonl cannot be combined with --relevant, "
+		      "--irrelevant, --unanswerable, --id or --note");
+		usage_with_options(add_usage, opts);
+	}
 	if (o.from && (o.text || o.relevant.nr || o.irrelevant.nr || o.unanswerable || o.id || o.note)) {
 		error("--from cannot be combined with --text, --relevant, --irrelevant, "
 		      "--unanswerable, --id or --note");
 		usage_with_options(add_usage, opts);
 	}
-	if (!o.from && !o.text) {
+	if (!o.from && !o.text && !o.io.beir_dir && !o.io.topics && !o.io.jsonl) {
 		error("nothing to add: give --text or --from");
 		usage_with_options(add_usage, opts);
 	}
@@ -236,6 +276,8 @@ int cmd_add(int argc, const char **argv)
 		error("unknown origin '%s' (synthetic, mined or hand)", o.origin);
 		goto out;
 	}
+	o.io.origin = o.origin_value;
+	o.io.origin_given = o.origin != NULL;
 	if (set_ref_resolve(&ref, argv[0], false) < 0)
 		goto out;
 	if (ref.tag) {

@@ -38,5 +38,10 @@ int cmd_compare(int argc, const char **argv);
 int cmd_power(int argc, const char **argv);
 int cmd_import(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_pool(int argc, const char **argv);
+int cmd_judge(int argc, const char **argv);
+int cmd_label(int argc, const char **argv);
+int cmd_export(int argc, const char **argv);
+int cmd_config(int argc, const char **argv);
 
 #endif

@@ -8,11 +8,21 @@
  * Findings go to stdout, since they are this command's output:
  * "error: FILE:LINE:COL: message", then the composition and a summary line
  * "N errors, M warnings". The corpus is --corpus, else the one the set
- * records when that file exists (a missing or changed corpus is a warning).
+ * records (relative to the set directory, else as written) when that file
+ * exists; a missing or changed corpus is a warning. The warning about the
+ * latest tag compares the questions only (content digest, docs/sets.md).
+ *
+ * With --results (a saved result, or two for paired deltas), check also
+ * shows the statistical power of the set for R@k through power_estimate()
+ * (core/compare.h); a result scored against another version of the set is a
+ * warning, not an error.
  */
 #include "builtin.h"
 #include "../core/corpus.h"
+#include "../core/compare.h"
+#include "../core/corpuscheck.h"
 #include "../core/fsutil.h"
+#include "../core/results.h"
 #include "../core/set.h"
 #include "../core/strmap.h"
 #include "../core/util.h"
@@ -24,8 +34,19 @@
 #include <string.h>
 
 static const char *const check_usage[] = {
-	"evalset check <set> [--corpus <file>] [--format text|json]",
+	"evalset check <set> [--corpus <file>] [--format text|json]\n"
+	"                    [--results <file> [--results <file>]] [--k <k>] [--effect <e>]",
 	NULL,
+};
+
+#define CHECK_MAX_RESULTS 2
+
+/* The statistical power shown with --results (core/compare.h). */
+struct power_view {
+	char measure[32];
+	const char *files[CHECK_MAX_RESULTS];
+	size_t nr_files;
+	struct power_estimate pe;
 };
 
 struct tag_count {
@@ -102,8 +123,27 @@ static void composition_release(struct composition *c)
 	free(c->tags);
 }
 
-static void print_text(const char *file, const char *digest, const struct findings *f,
-		       const struct composition *c, const struct corpus *corpus)
+/* Print the power line of 'p' ("power: with N answerable questions, ..."). */
+static void print_power(const struct power_view *p)
+{
+	if (p->nr_files == 2)
+		printf("power (paired deltas from '%s' to '%s'): ", p->files[0], p->files[1]);
+	else
+		printf("power (from '%s'): ", p->files[0]);
+	if (p->pe.needed < 0) {
+		printf("with %zu answerable questions, every one has the same %s%s: "
+		       "no spread to estimate power from\n", p->pe.n, p->measure,
+		       p->pe.paired ? " delta" : "");
+		return;
+	}
+	printf("with %zu answerable questions, the smallest drop of %s this set can detect "
+	       "(alpha 0.05, power 0.8) is %.3f; to detect %g you need %ld questions\n",
+	       p->pe.n, p->measure, p->pe.mde, p->pe.effect, p->pe.needed);
+}
+
+static void print_text(const char *file, const char *digest, const char *content,
+		       const struct findings *f, const struct composition *c,
+		       const struct corpus *corpus, const struct power_view *power)
 {
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct finding *it = &f->items[i];
@@ -128,22 +168,27 @@ static void print_text(const char *file, const char *digest, const struct findin
 		printf("relevant chunks per answerable question: min %zu, mean %.2f, max %zu\n",
 		       c->rel_min, (double)c->rel_sum / (double)c->answerable, c->rel_max);
 	printf("digest: %s\n", digest);
+	printf("content digest: %s\n", content);
 	if (corpus)
 		printf("corpus: %s, %zu chunks, %zu labelled relevant (%.1f%%)\n", corpus->path,
 		       corpus->nr, c->covered,
 		       corpus->nr ? 100.0 * (double)c->covered / (double)corpus->nr : 0.0);
+	if (power)
+		print_power(power);
 	printf("%zu error%s, %zu warning%s\n", f->nr_errors, f->nr_errors == 1 ? "" : "s",
 	       f->nr_warnings, f->nr_warnings == 1 ? "" : "s");
 }
 
-static void print_json(const char *file, const char *digest, const struct findings *f,
-		       const struct composition *c, const struct corpus *corpus)
+static void print_json(const char *file, const char *digest, const char *content,
+		       const struct findings *f, const struct composition *c,
+		       const struct corpus *corpus, const struct power_view *power)
 {
 	cJSON *root = cJSON_CreateObject(), *arr, *comp, *obj;
 	char *text;
 
 	cJSON_AddStringToObject(root, "file", file);
 	cJSON_AddStringToObject(root, "digest", digest);
+	cJSON_AddStringToObject(root, "content_digest", content);
 	cJSON_AddNumberToObject(root, "errors", (double)f->nr_errors);
 	cJSON_AddNumberToObject(root, "warnings", (double)f->nr_warnings);
 	arr = cJSON_AddArrayToObject(root, "findings");
@@ -177,28 +222,114 @@ static void print_json(const char *file, const char *digest, const struct findin
 		cJSON_AddNumberToObject(obj, "chunks", (double)corpus->nr);
 		cJSON_AddNumberToObject(obj, "covered", (double)c->covered);
 	}
+	if (power) {
+		obj = cJSON_AddObjectToObject(root, "power");
+		cJSON_AddStringToObject(obj, "measure", power->measure);
+		arr = cJSON_AddArrayToObject(obj, "results");
+		for (size_t i = 0; i < power->nr_files; i++)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(power->files[i]));
+		cJSON_AddBoolToObject(obj, "paired", power->pe.paired);
+		cJSON_AddNumberToObject(obj, "questions", (double)power->pe.n);
+		cJSON_AddNumberToObject(obj, "sd", power->pe.sd);
+		cJSON_AddNumberToObject(obj, "alpha", 0.05);
+		cJSON_AddNumberToObject(obj, "power", 0.8);
+		cJSON_AddNumberToObject(obj, "mde", power->pe.mde);
+		cJSON_AddNumberToObject(obj, "effect", power->pe.effect);
+		if (power->pe.needed >= 0)
+			cJSON_AddNumberToObject(obj, "needed", (double)power->pe.needed);
+		else
+			cJSON_AddNullToObject(obj, "needed");
+	}
 	text = cJSON_Print(root);
 	printf("%s\n", text);
 	free(text);
 	cJSON_Delete(root);
 }
 
+/*
+ * Warn in 'f' when the results 'r' were not scored against the set 's'
+ * (digest 'digest'): say how many of the set's answerable questions they
+ * hold, since the spread then comes from other questions.
+ */
+static void warn_results_set(const struct set *s, const char *digest, const struct results *r,
+			     struct findings *f)
+{
+	size_t answerable = 0, covered = 0;
+
+	if (r->set_digest && !strcmp(r->set_digest, digest))
+		return;
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question_result *qr;
+
+		if (!s->q[i].answerable)
+			continue;
+		answerable++;
+		qr = s->q[i].id ? results_find(r, s->q[i].id) : NULL;
+		covered += qr && qr->answerable;
+	}
+	findings_add(f, FINDING_WARNING, 0, 0,
+		     "results '%s' were scored against %s %s (%.19s), not this set: they hold "
+		     "%zu of its %zu answerable questions", r->file ? r->file : "?",
+		     r->set_name ? r->set_name : "?", compare_version_name(r->set_version),
+		     r->set_digest ? r->set_digest : "no digest", covered, answerable);
+}
+
+/*
+ * Load the results 'files' and estimate the power of R@'k' for 'effect' into
+ * 'p' (power_estimate: one result, the per-question spread; two, the spread
+ * of their paired deltas). Return 0, or -1 (reported).
+ */
+static int load_power(const struct string_list *files, long k, double effect,
+		      const struct set *s, const char *digest, struct findings *f,
+		      struct power_view *p)
+{
+	struct results r[CHECK_MAX_RESULTS];
+	int ret = -1;
+
+	for (size_t i = 0; i < CHECK_MAX_RESULTS; i++)
+		results_init(&r[i]);
+	snprintf(p->measure, sizeof(p->measure), "R@%ld", k);
+	p->nr_files = files->nr;
+	for (size_t i = 0; i < files->nr; i++) {
+		p->files[i] = files->items[i];
+		if (results_load(&r[i], files->items[i]) < 0)
+			goto out;
+		warn_results_set(s, digest, &r[i], f);
+	}
+	if (power_estimate(&r[0], files->nr == 2 ? &r[1] : NULL, p->measure, effect, &p->pe) < 0)
+		goto out;
+	ret = 0;
+out:
+	for (size_t i = 0; i < CHECK_MAX_RESULTS; i++)
+		results_release(&r[i]);
+	return ret;
+}
+
 int cmd_check(int argc, const char **argv)
 {
 	const char *corpus_arg = NULL, *format = "text";
+	struct string_list results = STRING_LIST_INIT;
+	long k = 5;
+	double effect = 0.02;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_arg, "file",
 			   "check chunk ids against this corpus (default: the one the set records)"),
 		OPT_STRING(0, "format", &format, "format", "text (default) or json"),
+		OPT_STRING_LIST(0, "results", &results, "file",
+				"a saved result: show the set's power for R@k (twice: paired)"),
+		OPT_INT(0, "k", &k, "k", "the k of R@k for --results (default 5)"),
+		OPT_DOUBLE(0, "effect", &effect, "e",
+			   "the drop to size the set for with --results (default 0.02)"),
 		OPT_END(),
 	};
+	struct power_view power;
 	struct set_ref ref = SET_REF_INIT;
 	struct set s = SET_INIT;
 	struct corpus corpus = CORPUS_INIT;
 	struct findings f = FINDINGS_INIT, pre = FINDINGS_INIT;
 	struct composition comp;
 	bool have_corpus = false;
-	char digest[72], latest[72], *latest_tag = NULL;
+	char digest[72], content[72], latest[72], *latest_tag = NULL, *recorded = NULL;
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, check_usage);
@@ -208,19 +339,38 @@ int cmd_check(int argc, const char **argv)
 		error("unknown format '%s' (text or json)", format);
 		usage_with_options(check_usage, opts);
 	}
+	if (results.nr > CHECK_MAX_RESULTS) {
+		error("--results given %zu times: give one saved result, or two for paired deltas",
+		      results.nr);
+		usage_with_options(check_usage, opts);
+	}
+	if (k < 1 || k > 1000) {
+		error("--k must be 1..1000, not %ld", k);
+		usage_with_options(check_usage, opts);
+	}
+	if (!(effect > 0 && effect <= 1)) {
+		error("--effect must be above 0 and at most 1, not '%g'", effect);
+		usage_with_options(check_usage, opts);
+	}
+	memset(&power, 0, sizeof(power));
 	if (set_ref_resolve(&ref, argv[0], true) < 0 || set_open_ref(&s, &ref, false) < 0)
 		goto out;
 	if (corpus_arg) {
 		if (corpus_load(&corpus, corpus_arg) < 0)
 			goto out;
 		have_corpus = true;
-	} else if (s.has_corpus && s.corpus.path) {
-		if (!path_exists(s.corpus.path)) {
+	} else if ((recorded = set_corpus_path(&s, ref.dir))) {
+		/* relative to the set directory; failing that, as written (docs/versions.md) */
+		if (!path_exists(recorded) && path_exists(s.corpus.path)) {
+			free(recorded);
+			recorded = xstrdup(s.corpus.path);
+		}
+		if (!path_exists(recorded)) {
 			findings_add(&pre, FINDING_WARNING, 0, 0,
-				     "corpus '%s' the set records not found; chunk ids not checked",
-				     s.corpus.path);
+				     "corpus '%s' the set records not found (looked for '%s'); "
+				     "chunk ids not checked", s.corpus.path, recorded);
 		} else {
-			if (corpus_load(&corpus, s.corpus.path) < 0)
+			if (corpus_load(&corpus, recorded) < 0)
 				goto out;
 			have_corpus = true;
 		}
@@ -238,19 +388,36 @@ int cmd_check(int argc, const char **argv)
 	for (size_t i = 0; i < pre.nr; i++)
 		findings_add(&f, pre.items[i].level, 0, 0, "%s", pre.items[i].message);
 	set_digest(&s, digest);
-	if (!ref.tag && set_latest_digest(&ref, latest, &latest_tag) == 1) {
-		if (strcmp(digest, latest))
-			findings_add(&f, FINDING_WARNING, 0, 0,
-				     "the working copy differs from its latest tag '%s'", latest_tag);
+	set_content_digest(&s, content);
+	if (!ref.tag) {
+		struct set last = SET_INIT;
+		int found = set_latest_load(&ref, &last, &latest_tag);
+
+		if (found < 0)
+			goto out;
+		if (found) {
+			set_content_digest(&last, latest);
+			if (strcmp(content, latest))
+				findings_add(&f, FINDING_WARNING, 0, 0,
+					     "the working copy differs from its latest tag '%s'",
+					     latest_tag);
+		}
+		set_release(&last);
 	}
+	if (results.nr && load_power(&results, k, effect, &s, digest, &f, &power) < 0)
+		goto out;
 	compose(&s, have_corpus ? &corpus : NULL, &comp);
 	if (!strcmp(format, "json"))
-		print_json(ref.file, digest, &f, &comp, have_corpus ? &corpus : NULL);
+		print_json(ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
+			   results.nr ? &power : NULL);
 	else
-		print_text(ref.file, digest, &f, &comp, have_corpus ? &corpus : NULL);
+		print_text(ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
+			   results.nr ? &power : NULL);
 	composition_release(&comp);
 	ret = f.nr_errors ? EXIT_FAILED : EXIT_OK;
 out:
+	string_list_clear(&results);
+	free(recorded);
 	free(latest_tag);
 	findings_release(&f);
 	findings_release(&pre);

@@ -8,6 +8,8 @@
  * every check runs before the first file is written).
  */
 #include "builtin.h"
+#include "resample.h"
+#include "../core/config.h"
 #include "../core/compare-input.h"
 #include "../core/compare-out.h"
 #include "../core/compare.h"
@@ -23,30 +25,11 @@
 #include <unistd.h>
 
 static const char *const compare_usage[] = {
-	"evalset compare <set>@<tag> <baseline> <candidate> [--gate <file>] [-m <measure>]... [--k <k>]",
-	"                [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]",
-	"                [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>]",
+	"evalset compare <set>@<tag> <baseline> <candidate> [--gate <file>] [-m <measure>]... [--k <k>]\n"
+	"                      [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]\n"
+	"                      [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>]",
 	NULL,
 };
-
-/* Return the measure name 'rule' means in 'r': Hit@k and Success@k alias. */
-static const char *gate_measure_in(const struct results *r, const char *name)
-{
-	static char buf[64];
-
-	if (results_measure(r, name) >= 0 || !strcmp(name, COMPARE_DECLINE))
-		return name;
-	if (starts_with(name, "Hit@") && strlen(name) < 40) {
-		snprintf(buf, sizeof(buf), "Success@%s", name + 4);
-		if (results_measure(r, buf) >= 0)
-			return buf;
-	} else if (starts_with(name, "Success@") && strlen(name) < 40) {
-		snprintf(buf, sizeof(buf), "Hit@%s", name + 8);
-		if (results_measure(r, buf) >= 0)
-			return buf;
-	}
-	return name;
-}
 
 /* Refuse a gate rule whose measure 'r' (loaded from 'path') does not hold,
  * at the rule's place in the gate file. */
@@ -54,7 +37,8 @@ static int check_gate_measures(const struct gate *g, const struct results *r,
 			       const char *path, const char *what)
 {
 	for (size_t i = 0; i < g->nr; i++) {
-		const char *name = gate_measure_in(r, g->rules[i].measure);
+		char buf[64];
+		const char *name = compare_input_measure(r, g->rules[i].measure, buf);
 		struct strbuf has = STRBUF_INIT;
 
 		if (!strcmp(name, COMPARE_DECLINE) || results_measure(r, name) >= 0)
@@ -85,15 +69,14 @@ int cmd_compare(int argc, const char **argv)
 {
 	const char *gate_file = NULL, *format = "text", *md_file = NULL, *junit_file = NULL;
 	struct string_list measures = STRING_LIST_INIT;
-	long k = 5, resamples = 10000, permutations = 10000, seed = 1, show = 10;
+	long k = 5, show = 10;
+	struct resample_opts ro = RESAMPLE_OPTS_INIT;
 	int allow = 0;
 	struct option opts[] = {
 		OPT_STRING(0, "gate", &gate_file, "file", "gate file (default: R@k max_drop 0.02 significant)"),
 		OPT_STRING_LIST('m', "measure", &measures, "measure", "compare this measure (repeatable; default all)"),
 		OPT_INT(0, "k", &k, "k", "context size for lost/gained and the default gate (default 5)"),
-		OPT_INT(0, "resamples", &resamples, "n", "bootstrap resamples (default 10000)"),
-		OPT_INT(0, "permutations", &permutations, "n", "randomisation permutations (default 10000)"),
-		OPT_INT(0, "seed", &seed, "s", "bootstrap seed; permutations use s + 1 (default 1)"),
+		OPT_RESAMPLE(&ro),
 		OPT_BOOL(0, "allow-set-change", &allow, "compare the common questions of different set versions"),
 		OPT_STRING(0, "format", &format, "text|json", "what stdout shows (default text)"),
 		OPT_STRING(0, "markdown", &md_file, "file", "also write a Markdown summary (PR comment, step summary)"),
@@ -109,24 +92,35 @@ int cmd_compare(int argc, const char **argv)
 	struct gate_outcome *outcomes = NULL;
 	struct compare_opts co = COMPARE_OPTS_INIT;
 	const char **extra = NULL, **wanted = NULL;
+	char (*extra_buf)[64] = NULL;
 	size_t nr_wanted = 0;
 	struct compare_input_opts io;
 	struct strbuf out = STRBUF_INIT, note = STRBUF_INIT;
 	struct compare_view view;
 	int failed, ret = EXIT_BAD_INPUT;
 	const char *gha;
+	struct config *cfg;
+	const char *const *cfg_measures;
+	size_t nr_cfg_measures;
 
+	/* project config defaults (core/config.h): flags parsed next override them */
+	if (config_use(&cfg) < 0 || config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)
+		return EXIT_BAD_INPUT;
 	argc = parse_options(argc, argv, opts, compare_usage);
+	if (!gate_file)
+		gate_file = config_get_string(cfg, "gate", "EVALSET_GATE", NULL, NULL);
+	if (!measures.nr) {
+		nr_cfg_measures = config_get_list(cfg, "measures", "EVALSET_MEASURES", &cfg_measures, NULL);
+		for (size_t i = 0; i < nr_cfg_measures; i++)
+			string_list_append(&measures, cfg_measures[i]);
+	}
 	if (argc != 3)
 		usage_with_options(compare_usage, opts);
 	if (strcmp(format, "text") && strcmp(format, "json"))
 		die(EXIT_BAD_INPUT, "unknown format '%s' (text or json)", format);
 	if (k < 1 || k > 100000)
 		die(EXIT_BAD_INPUT, "--k must be between 1 and 100000, not '%ld'", k);
-	if (resamples < 1 || resamples > 10000000 || permutations < 1 || permutations > 10000000)
-		die(EXIT_BAD_INPUT, "--resamples and --permutations must be between 1 and 10000000");
-	if (seed < 0)
-		die(EXIT_BAD_INPUT, "--seed must be 0 or more, not '%ld'", seed);
+	resample_opts_check(&ro, 1000000);
 	if (show < 0)
 		die(EXIT_BAD_INPUT, "--show must be 0 or more, not '%ld'", show);
 
@@ -159,19 +153,15 @@ int cmd_compare(int argc, const char **argv)
 	    check_gate_measures(&gate, &cand, argv[2], "candidate") < 0)
 		goto out;
 	extra = xcalloc(gate.nr + 1, sizeof(*extra));
-	for (size_t i = 0; i < gate.nr; i++) {
-		const char *name = gate_measure_in(&base, gate.rules[i].measure);
-
-		extra[i] = name == gate.rules[i].measure ? name : xstrdup(name);
-	}
+	extra_buf = xcalloc(gate.nr + 1, sizeof(*extra_buf));
+	for (size_t i = 0; i < gate.nr; i++)
+		extra[i] = compare_input_measure(&base, gate.rules[i].measure, extra_buf[i]);
 	co.measures = measures.items;
 	co.nr_measures = measures.nr;
 	co.extra = extra;
 	co.nr_extra = gate.nr;
 	co.k = (int)k;
-	co.resamples = resamples;
-	co.permutations = permutations;
-	co.seed = (uint64_t)seed;
+	resample_opts_apply(&ro, &co);
 	co.allow_set_change = allow;
 	if (compare_run(&c, &base, &cand, &co) < 0)
 		goto out;
@@ -227,11 +217,8 @@ int cmd_compare(int argc, const char **argv)
 out:
 	if (outcomes)
 		gate_outcomes_release(outcomes, gate.nr);
-	if (extra)
-		for (size_t i = 0; i < gate.nr; i++)
-			if (extra[i] != gate.rules[i].measure)
-				free((char *)extra[i]);
 	free(extra);
+	free(extra_buf);
 	free(wanted);
 	free(outcomes);
 	strbuf_release(&out);

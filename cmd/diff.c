@@ -6,8 +6,10 @@
  * "diff SET@A SET") compares a version with the working copy, and "diff SET"
  * compares the latest version with the working copy. Frozen versions are
  * digest-checked on load, so a tampered file is refused (exit 2) rather than
- * diffed. Exit 0 whatever the differences, unless --exit-code (then 1 when
- * there are any), like git diff.
+ * diffed. Questions are compared through their content (set_content_digest
+ * covers the same fields); a change of name, description or corpus is shown
+ * in the summary. Exit 0 whatever the differences, unless --exit-code (then
+ * 1 when there are any, header changes included), like git diff.
  */
 #include "builtin.h"
 #include "../core/set.h"
@@ -102,7 +104,7 @@ int cmd_diff(int argc, const char **argv)
 		set_diff_format_text(&d, &out);
 	}
 	fwrite(out.buf, 1, out.len, stdout);
-	ret = exit_code && !set_diff_empty(&d) ? EXIT_FAILED : EXIT_OK;
+	ret = exit_code && (!set_diff_empty(&d) || d.header) ? EXIT_FAILED : EXIT_OK;
 
 	strbuf_release(&out);
 	set_diff_release(&d);

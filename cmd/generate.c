@@ -9,9 +9,11 @@
  * is read from the environment and handed to core/llm only.
  */
 #include "builtin.h"
+#include "../core/config.h"
 #include "../core/corpus.h"
 #include "../core/fsutil.h"
 #include "../core/generate.h"
+#include "../core/prompt.h"
 #include "../core/set.h"
 #include "../core/util.h"
 
@@ -25,8 +27,9 @@
 static const char *const generate_usage[] = {
 	"evalset generate <set> --corpus <chunks.jsonl> [--sample <n> | --chunks <id>,...] [--per-chunk <n>]\n"
 	"                       [--kinds <kind>,...] [--seed <s>] [--model <m>] [--base-url <url>]\n"
-	"                       [--prompt-dir <dir>] [--concurrency <n>] [--max-requests <n>] [--dry-run]\n"
-	"                       [--max-overlap <x>] [--shard <i>/<n>] [--quiet]",
+	"                       [--api-key-env <var>] [--prompt-dir <dir>] [--concurrency <n>]\n"
+	"                       [--max-requests <n>] [--max-attempts <n>] [--dry-run] [--max-overlap <x>]\n"
+	"                       [--max-copied <x>] [--max-chars <n>] [--shard <i>/<n>] [--quiet]",
 	"evalset generate <set> --corpus <chunks.jsonl> --batch-out <file> [<selection options>]",
 	"evalset generate <set> --corpus <chunks.jsonl> --batch-in <file>... [<selection options>]",
 	NULL,
@@ -140,7 +143,12 @@ static const char *find_prompt_dir(const char *given, char *buf, size_t size)
 		if (is_dir(buf))
 			return buf;
 	}
-	return "prompts";
+	{
+		char *d = prompt_default_dir(NULL);  /* ends with the install data dir compiled in */
+		snprintf(buf, size, "%s", d);
+		free(d);
+		return buf;
+	}
 }
 
 static int parse_shard(const char *s, long *i, long *n)
@@ -168,7 +176,7 @@ int cmd_generate(int argc, const char **argv)
 	int dry_run = 0, quiet = 0;
 	struct string_list batch_in = STRING_LIST_INIT;
 	struct option opts[] = {
-		OPT_STRING(0, "corpus", &corpus_path, "file", "the chunks (JSONL; default: the set's corpus.path)"),
+		OPT_STRING(0, "corpus", &corpus_path, "chunks.jsonl", "the chunks (JSONL; default: the set's corpus.path)"),
 		OPT_INT(0, "sample", &sample, "n", "a seeded sample of n chunks (default: all)"),
 		OPT_STRING(0, "chunks", &chunks, "id,...", "only these chunks"),
 		OPT_INT(0, "per-chunk", &per_chunk, "n", "questions asked per chunk and kind (default 1)"),
@@ -203,9 +211,15 @@ int cmd_generate(int argc, const char **argv)
 	char prompt_buf[PATH_MAX + 64];
 	char *lock_path = NULL, *what = NULL, *journal = NULL;
 	const char *key = NULL;
+	struct config *cfg;
 	int ret = EXIT_BAD_INPUT, rc;
 
 	memset(&st, 0, sizeof(st));
+	/* project config defaults (core/config.h): flags parsed next override them */
+	if (config_use(&cfg) < 0 ||
+	    config_get_long(cfg, "concurrency", "EVALSET_CONCURRENCY", 16, 1, 1024, &concurrency, NULL) < 0)
+		return EXIT_BAD_INPUT;
+	key_env = config_get_string(cfg, "api_key_env", NULL, key_env, NULL);
 	argc = parse_options(argc, argv, opts, generate_usage);
 	if (argc != 1)
 		usage_with_options(generate_usage, opts);
@@ -232,13 +246,13 @@ int cmd_generate(int argc, const char **argv)
 	if (gen_kinds_parse(kinds, &go.kinds))
 		goto out;
 	if (!model)
-		model = getenv("EVALSET_MODEL");
+		model = config_get_string(cfg, "model", "EVALSET_MODEL", NULL, NULL);
 	if (!model || !*model) {
 		error("no model: give --model or set EVALSET_MODEL");
 		goto out;
 	}
 	if (!base_url)
-		base_url = getenv("OPENAI_BASE_URL");
+		base_url = config_get_string(cfg, "base_url", "OPENAI_BASE_URL", NULL, NULL);
 	if (!base_url || !*base_url)
 		base_url = "https://api.openai.com/v1";
 	if (!starts_with(base_url, "http://") && !starts_with(base_url, "https://")) {
@@ -258,6 +272,8 @@ int cmd_generate(int argc, const char **argv)
 	}
 	if (set_open_ref(&s, &ref, true) < 0)
 		goto out;
+	if (!corpus_path)
+		corpus_path = config_corpus(cfg, ref.name, NULL);
 	if (!corpus_path && s.has_corpus)
 		corpus_path = s.corpus.path;
 	if (!corpus_path) {
@@ -276,6 +292,8 @@ int cmd_generate(int argc, const char **argv)
 	go.sample = sample;
 	go.seed = seed;
 	go.per_chunk = per_chunk;
+	if (!prompt_dir)
+		prompt_dir = config_get_string(cfg, "prompt_dir", "EVALSET_PROMPT_DIR", NULL, NULL);
 	go.prompt_dir = find_prompt_dir(prompt_dir, prompt_buf, sizeof(prompt_buf));
 	go.max_overlap = max_overlap;
 	go.max_copied = max_copied;

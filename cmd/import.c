@@ -9,6 +9,7 @@
  */
 #include "builtin.h"
 #include "../core/corpus.h"
+#include "../core/corpuscheck.h"
 #include "../core/fsutil.h"
 #include "../core/importset.h"
 #include "../core/logimport.h"
@@ -192,7 +193,7 @@ int cmd_import(int argc, const char **argv)
 	struct corpus corpus = CORPUS_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
 	struct strbuf ul = STRBUF_INIT;
-	char *lock_path = NULL, *what = NULL;
+	char *lock_path = NULL, *what = NULL, *corpus_path = NULL;
 	int ret = EXIT_BAD_INPUT;
 
 	memset(&im, 0, sizeof(im));
@@ -246,10 +247,17 @@ int cmd_import(int argc, const char **argv)
 	}
 	if (set_open_ref(&s, &ref, true) < 0)
 		goto out;
-	if (s.has_corpus && s.corpus.path && path_exists(s.corpus.path)) {
-		if (corpus_load(&corpus, s.corpus.path) < 0)
-			goto out;
-		ao.corpus = &corpus;
+	if ((corpus_path = set_corpus_path(&s, ref.dir))) {
+		/* relative to the set directory; failing that, as written (as add does) */
+		if (!path_exists(corpus_path) && path_exists(s.corpus.path)) {
+			free(corpus_path);
+			corpus_path = xstrdup(s.corpus.path);
+		}
+		if (path_exists(corpus_path)) {
+			if (corpus_load(&corpus, corpus_path) < 0)
+				goto out;
+			ao.corpus = &corpus;
+		}
 	}
 	ao.replace_synthetic = c.replace_synthetic;
 	ao.have_sample = c.sample > 0;
@@ -281,6 +289,7 @@ out:
 	lock_release(&lock);
 	free(lock_path);
 	free(what);
+	free(corpus_path);
 	strbuf_release(&ul);
 	import_outcome_release(&out);
 	import_release(&im);

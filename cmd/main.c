@@ -2,6 +2,7 @@
  * main: dispatch "evalset <command> [<args>]" through a flat command table.
  */
 #include "builtin.h"
+#include "../core/config.h"
 #include "../core/version.h"
 
 #include <cjson/cJSON.h>
@@ -35,12 +36,17 @@ static const struct command commands[] = {
 	{ "power", cmd_power, "show the smallest change a set can detect, and the size needed" },
 	{ "report", cmd_report, "write an HTML report with plots and a k slider" },
 	{ "import", cmd_import, "mine labelled questions from query logs into a set" },
+	{ "export", cmd_export, "write a set as TREC qrels, BEIR or JSONL" },
+	{ "pool", cmd_pool, "write a worksheet of unlabelled documents several runs found" },
+	{ "judge", cmd_judge, "grade a pool's pairs with an LLM judge, or measure its agreement" },
+	{ "label", cmd_label, "merge a graded pool into a set's labels" },
+	{ "config", cmd_config, "show the effective defaults and where each comes from" },
 	/* COMMANDS: one row per subcommand, in the order of the tour */
 };
 
 static void print_help(FILE *fp)
 {
-	fprintf(fp, "usage: evalset [--version] [-h] <command> [<args>]\n\n"
+	fprintf(fp, "usage: evalset [--version] [-h] [--config <file>] <command> [<args>]\n\n"
 		    "Build evaluation sets for retrieval and gate merges on regressions.\n\n"
 		    "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -61,6 +67,12 @@ static void print_version(void)
 
 int main(int argc, const char **argv)
 {
+	/* --config FILE before the command: the project config (core/config.h) */
+	if (argc >= 3 && !strcmp(argv[1], "--config")) {
+		config_set_path(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 2) {
 		print_help(stderr);
 		return EXIT_BAD_INPUT;

@@ -19,7 +19,8 @@
 #include <string.h>
 
 static const char *const power_usage[] = {
-	"evalset power <set>@<tag> <results> [<results>] [-m <measure>]... [--effect <e>] [--format text|json]",
+	"evalset power <set>@<tag> <results> [<results>] [-m <measure>]... [--effect <e>] [--allow-set-change]\n"
+	"                    [--format text|json]",
 	NULL,
 };
 
@@ -123,7 +124,7 @@ int cmd_power(int argc, const char **argv)
 			       " give two results for the measured spread of a real change)\n",
 			       argv[0], argv[1]);
 		printf("alpha 0.05 two-sided, power 0.8; MDE: smallest mean change detected 80%% of the time\n\n");
-		printf("  %-12s %6s %8s %8s  %s\n", "measure", "n", "sd", "MDE", "");
+		printf("  %-12s %6s %8s %8s  %s\n", "measure", "n", "sd", "MDE", "set size for --effect");
 		for (size_t i = 0; i < nr; i++) {
 			printf("  %-12s %6zu %8.4f %8.4f  ", names[i], pe[i].n, pe[i].sd, pe[i].mde);
 			if (pe[i].needed > 0)

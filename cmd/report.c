@@ -2,8 +2,8 @@
  * report: write the self-contained HTML report of a candidate run, with an
  * optional baseline and gate (issue 10, docs/report.md).
  *
- * Inputs are runs or saved results: a run is scored here through
- * core/score.h with score's default measures (so the page shows what
+ * Inputs are runs or saved results: a run is scored through
+ * core/compare-input.h with score's default measures (so the page shows what
  * `evalset score --format json` prints) and is also kept for its top 20
  * ids, which the k slider needs; saved results give the slider their top
  * ids and relevant ranks only. With a baseline the two are compared
@@ -13,15 +13,15 @@
  * input (nothing written).
  */
 #include "builtin.h"
+#include "resample.h"
+#include "../core/compare-input.h"
 #include "../core/compare.h"
 #include "../core/corpus.h"
 #include "../core/fsutil.h"
 #include "../core/gate.h"
-#include "../core/measures.h"
 #include "../core/report.h"
 #include "../core/results.h"
 #include "../core/run.h"
-#include "../core/score.h"
 #include "../core/set.h"
 #include "../core/util.h"
 
@@ -30,8 +30,8 @@
 #include <string.h>
 
 static const char *const report_usage[] = {
-	"evalset report <set>[@<tag>] <run> [<baseline>] [--gate <file>] [-k <k>] [-o <file>]",
-	"               [--resamples <n>] [--permutations <n>] [--seed <s>]",
+	"evalset report <set>[@<tag>] <run> [<baseline>] [--gate <file>] [-k <k>] [-o <file>]\n"
+	"                     [--resamples <n>] [--permutations <n>] [--seed <s>]",
 	NULL,
 };
 
@@ -42,65 +42,38 @@ struct input {
 	bool is_run;
 };
 
-/* Load 'path' as saved results or score it as a run against 'set'. Return 0
- * or -1 (reported). */
+/* Load 'path' as saved results of this very set, or score it as a run
+ * against 'set', keeping the run. Return 0 or -1 (reported). */
 static int load_input(struct input *in, const struct set *set, const char *path,
 		      const char *what, int k)
 {
-	struct measure m[32];
-	struct score_options so = { m, 0, k, 50, false, false, 0 };
-	struct score_summary sum;
+	struct compare_input_opts io = { false, k, NULL, 0 };
 	char digest[72];
-	int ret;
+	int got = compare_input_read(&in->r, set, path, what, &io, &in->run);
 
-	if (!path_exists(path))
-		return error("cannot read %s '%s': no such file", what, path);
-	if (results_is_file(path)) {
-		if (results_load(&in->r, path) < 0)
-			return -1;
-		set_digest(set, digest);
-		if (!in->r.set_digest || strcmp(in->r.set_digest, digest))
-			return error("%s '%s' was scored against %s (%s), not this set (%s); "
-				     "rescore it", what, path, compare_version_name(in->r.set_version),
-				     in->r.set_digest ? in->r.set_digest : "no digest", digest);
-		return 0;
-	}
-	if (run_load(&in->run, path) < 0)
+	if (got < 0)
 		return -1;
-	in->is_run = true;
-	so.nr_measures = score_default_measures(m, ARRAY_SIZE(m));
-	memset(&sum, 0, sizeof(sum));
-	ret = score_set(set, set->version, &in->run, path, &so, &in->r, &sum);
-	score_summary_release(&sum);
-	return ret;
-}
-
-/* Return the measure a gate rule names as 'r' holds it (Hit@k and Success@k
- * are aliases); 'buf' holds a rewritten name. */
-static const char *gate_measure_in(const struct results *r, const char *name, char buf[64])
-{
-	if (results_measure(r, name) >= 0 || !strcmp(name, COMPARE_DECLINE) || strlen(name) > 40)
-		return name;
-	if (starts_with(name, "Hit@"))
-		snprintf(buf, 64, "Success@%s", name + 4);
-	else if (starts_with(name, "Success@"))
-		snprintf(buf, 64, "Hit@%s", name + 8);
-	else
-		return name;
-	return results_measure(r, buf) >= 0 ? buf : name;
+	in->is_run = got == 1;
+	if (in->is_run)
+		return 0;
+	set_digest(set, digest);
+	if (!in->r.set_digest || strcmp(in->r.set_digest, digest))
+		return error("%s '%s' was scored against %s (%s), not this set (%s); "
+			     "rescore it", what, path, compare_version_name(in->r.set_version),
+			     in->r.set_digest ? in->r.set_digest : "no digest", digest);
+	return 0;
 }
 
 int cmd_report(int argc, const char **argv)
 {
 	const char *gate_file = NULL, *output = NULL;
-	long k = 5, resamples = 10000, permutations = 10000, seed = 1;
+	long k = 5;
+	struct resample_opts ro = RESAMPLE_OPTS_INIT;
 	struct option opts[] = {
 		OPT_STRING('o', "output", &output, "file", "write the report here (default: standard output)"),
 		OPT_INT('k', "k", &k, "k", "context size: marked on the curves, the slider's start (1-20, default 5)"),
 		OPT_STRING(0, "gate", &gate_file, "file", "judge the comparison by this gate file (needs a baseline)"),
-		OPT_INT(0, "resamples", &resamples, "n", "bootstrap resamples (default 10000)"),
-		OPT_INT(0, "permutations", &permutations, "n", "randomisation permutations (default 10000)"),
-		OPT_INT(0, "seed", &seed, "s", "bootstrap seed; permutations use s + 1 (default 1)"),
+		OPT_RESAMPLE(&ro),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -127,10 +100,7 @@ int cmd_report(int argc, const char **argv)
 	have_base = argc == 3;
 	if (k < 1 || k > REPORT_SLIDER_MAX)
 		die(EXIT_BAD_INPUT, "-k must be between 1 and %d, not '%ld'", REPORT_SLIDER_MAX, k);
-	if (resamples < 1 || resamples > 10000000 || permutations < 1 || permutations > 10000000)
-		die(EXIT_BAD_INPUT, "--resamples and --permutations must be between 1 and 10000000");
-	if (seed < 0)
-		die(EXIT_BAD_INPUT, "--seed must be 0 or more, not '%ld'", seed);
+	resample_opts_check(&ro, 10000000);
 	if (gate_file && !have_base)
 		die(EXIT_BAD_INPUT, "--gate needs a baseline to compare against");
 
@@ -155,13 +125,11 @@ int cmd_report(int argc, const char **argv)
 		extra = xcalloc(gate.nr + 1, sizeof(*extra));
 		extra_buf = xcalloc(gate.nr + 1, sizeof(*extra_buf));
 		for (size_t i = 0; i < gate.nr; i++)
-			extra[i] = gate_measure_in(&base.r, gate.rules[i].measure, extra_buf[i]);
+			extra[i] = compare_input_measure(&base.r, gate.rules[i].measure, extra_buf[i]);
 		co.extra = extra;
 		co.nr_extra = gate.nr;
 		co.k = (int)k;
-		co.resamples = resamples;
-		co.permutations = permutations;
-		co.seed = (uint64_t)seed;
+		resample_opts_apply(&ro, &co);
 		if (compare_run(&cmp, &base.r, &cand.r, &co) < 0)
 			goto out;
 		if (gate_file) {

@@ -39,6 +39,7 @@ int cmd_rm(int argc, const char **argv)
 	struct set_ref ref = SET_REF_INIT;
 	struct set s = SET_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
+	struct string_list removed = STRING_LIST_INIT;
 	char *lock_path = NULL, *what = NULL;
 	int ret = EXIT_BAD_INPUT;
 	long floor_id;
@@ -71,13 +72,15 @@ int cmd_rm(int argc, const char **argv)
 		if (idx < 0)
 			continue;  /* the same id given twice */
 		set_remove(&s, (size_t)idx);
+		string_list_append(&removed, argv[i]);
 	}
 	if (set_save(&s, ref.file) < 0)
 		goto out;
-	for (int i = 1; i < argc; i++)
-		printf("removed %s\n", argv[i]);
+	for (size_t i = 0; i < removed.nr; i++)
+		printf("removed %s\n", removed.items[i]);
 	ret = EXIT_OK;
 out:
+	string_list_clear(&removed);
 	lock_release(&lock);
 	free(lock_path);
 	free(what);

@@ -24,9 +24,12 @@
 #include <time.h>
 
 static const char *const run_usage[] = {
-	"evalset run <set>[@<tag>] [--bm25] [--corpus <chunks.jsonl>] [--k1 <n>] [--b <n>] [--stem] [-k <n>] [-o <file>]",
-	"evalset run <set>[@<tag>] --cmd <command> [--timeout <seconds>] [-k <n>] [-o <file>]",
-	"evalset run <set>[@<tag>] --url <url> [--header '<name>: <value>']... [--body <template>] [--results <path>] [--concurrency <n>] [--retries <n>] [--timeout <seconds>] [-k <n>] [-o <file>]",
+	"evalset run <set>[@<tag>] [--bm25] [--corpus <chunks.jsonl>] [--k1 <n>] [--b <n>] [--stem] [-k <n>]\n"
+	"                  [-o <file>]",
+	"evalset run <set>[@<tag>] --cmd <command> [--timeout <seconds>] [-k <n>] [-o <file> [--resume]]",
+	"evalset run <set>[@<tag>] --url <url> [--header '<name>: <value>']... [--body <template>]\n"
+	"                  [--results <path>] [--concurrency <n>] [--retries <n>] [--timeout <seconds>] [-k <n>]\n"
+	"                  [-o <file> [--resume]]",
 	NULL,
 };
 
@@ -34,7 +37,7 @@ struct run_opts {
 	const char *output, *cmd, *url, *corpus, *body, *results;
 	struct string_list headers;
 	long k, concurrency, retries;
-	int bm25, stem;
+	int bm25, stem, resume;
 	double k1, b, timeout;
 };
 
@@ -63,6 +66,10 @@ static void check_options(struct run_opts *o, const struct option *opts)
 	}
 	if (!o->url && (o->headers.nr || o->body || o->results || o->concurrency >= 0 || o->retries >= 0)) {
 		error("--header, --body, --results, --concurrency and --retries only apply to --url");
+		usage_with_options(run_usage, opts);
+	}
+	if (o->resume && (o->bm25 || !o->output)) {
+		error("--resume needs --cmd or --url, and -o <file>");
 		usage_with_options(run_usage, opts);
 	}
 	if (o->bm25 && !isnan(o->timeout)) {
@@ -163,7 +170,7 @@ out:
 	return rc;
 }
 
-static int run_url(const struct run_opts *o, struct job *job, char **desc, cJSON *params)
+static int run_url(const struct run_opts *o, struct job *job, cJSON *params)
 {
 	struct url_retriever u;
 	struct strbuf probe = STRBUF_INIT;
@@ -184,9 +191,9 @@ static int run_url(const struct run_opts *o, struct job *job, char **desc, cJSON
 	/* A template that cannot give JSON is bad input: refuse it before any request. */
 	if (url_render_body(u.body, "q-0001", "a \"quoted\" query", job->k, &probe) < 0)
 		goto out;
-	*desc = xstrfmt("url %s", safe);
 	cJSON_AddStringToObject(params, "url", safe);
-	cJSON_AddStringToObject(params, "body", u.body);
+	/* The template itself may carry a key: record only whether it was ours. */
+	cJSON_AddStringToObject(params, "body", o->body ? "custom" : "default");
 	cJSON_AddStringToObject(params, "results", u.results_path);
 	rc = retrieve_url(&u, job);
 out:
@@ -213,7 +220,7 @@ static void print_summary(const struct job *job, const char *desc, double secs,
 int cmd_run(int argc, const char **argv)
 {
 	struct run_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, STRING_LIST_INIT,
-			      100, -1, -1, 0, 0, NAN, NAN, NAN };
+			      100, -1, -1, 0, 0, 0, NAN, NAN, NAN };
 	struct option opts[] = {
 		OPT_STRING('o', "output", &o.output, "file", "write the run to <file> (default: standard output)"),
 		OPT_INT('k', NULL, &o.k, "n", "results per question (default 100)"),
@@ -230,6 +237,7 @@ int cmd_run(int argc, const char **argv)
 		OPT_INT(0, "concurrency", &o.concurrency, "n", "URL: requests in flight (default 4)"),
 		OPT_INT(0, "retries", &o.retries, "n", "URL: retries of a failed request (default 3)"),
 		OPT_DOUBLE(0, "timeout", &o.timeout, "seconds", "per question (default 30)"),
+		OPT_BOOL(0, "resume", &o.resume, "keep the answers of an incomplete -o <file>, ask the rest"),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -271,24 +279,38 @@ int cmd_run(int argc, const char **argv)
 	job.stop = interrupted;
 	handle_interrupts();
 
+	meta.set_name = s.name ? s.name : ref.name;
+	meta.version = ref.tag;
+	meta.digest = digest;
+	meta.params = params;
+	if (o.cmd) {
+		desc = xstrfmt("cmd %s", o.cmd);
+	} else if (o.url) {
+		char *safe = url_redact(o.url);
+		desc = xstrfmt("url %s", safe);
+		free(safe);
+	}
+	meta.retriever = desc;
+	if (o.resume && path_exists(o.output)) {
+		long kept = run_resume(&job, &meta, o.output);
+		if (kept < 0)
+			goto out;
+		note("resuming '%s': %ld of %zu questions already answered", o.output, kept, job.nr);
+	}
+
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (o.bm25) {
 		rc = run_bm25(&o, &s, &ref, &job, &desc, params);
+		meta.retriever = desc;
 	} else if (o.cmd) {
-		desc = xstrfmt("cmd %s", o.cmd);
 		cJSON_AddStringToObject(params, "cmd", o.cmd);
 		rc = retrieve_cmd(o.cmd, isnan(o.timeout) ? 30000 : (long)(o.timeout * 1000), &job);
 	} else {
-		rc = run_url(&o, &job, &desc, params);
+		rc = run_url(&o, &job, params);
 	}
 	if (rc == ERR_INPUT)
 		goto out;
 
-	meta.set_name = s.name ? s.name : ref.name;
-	meta.version = ref.tag;
-	meta.digest = digest;
-	meta.retriever = desc;
-	meta.params = params;
 	run_format(&meta, &job, latency, &out);
 	if (o.output) {
 		if (write_file_atomic(o.output, out.buf, out.len) < 0) {

@@ -1,10 +1,11 @@
 /*
- * score: `evalset score SET[@TAG] RUN` and `evalset score --qrels QRELS RUN`:
+ * score: `evalset score <set>[@<tag>] <run>` and `evalset score --qrels <qrels> <run>`:
  * score a run (TREC, JSONL or JSON; plain or gzip) against a set version or
  * TREC qrels, print the measures of SPEC section 4 and optionally save the
  * per-question results for compare and report.
  */
 #include "builtin.h"
+#include "../core/config.h"
 
 #include "../core/qrels.h"
 #include "../core/results.h"
@@ -23,8 +24,10 @@
 #define MAX_MEASURES 64
 
 static const char *const score_usage[] = {
-	"evalset score [<options>] SET[@TAG] RUN",
-	"evalset score [<options>] --qrels QRELS RUN",
+	"evalset score <set>[@<tag>] <run> [-m <measure>]... [--k <k>] [--depth <n>] [--per-query]\n"
+	"                    [--by origin,tag] [--decline-below <t>] [--judged-only]\n"
+	"                    [--format table|json|csv|markdown] [--save <file>]",
+	"evalset score --qrels <qrels> <run> [<options>]",
 	NULL,
 };
 
@@ -42,7 +45,7 @@ static void row(struct out_ctx *o, const char *name, const char *value, const ch
 		strbuf_addf(o->sb, "%s,%s\n", name, value);
 		break;
 	case FMT_MARKDOWN:
-		strbuf_addf(o->sb, "| %s | %s |%s%s\n", name, value, note ? " " : "", note ? note : "");
+		strbuf_addf(o->sb, "| %s | %s | %s |\n", name, value, note ? note : "");
 		break;
 	default:
 		strbuf_addf(o->sb, "%-14s %8s%s%s\n", name, value, note ? "   " : "", note ? note : "");
@@ -68,7 +71,10 @@ static void print_header(struct out_ctx *o, const struct results *r, const struc
 			 const struct score_summary *sum, bool qrels_mode)
 {
 	struct strbuf *sb = o->sb;
-	const char *lead = o->fmt == FMT_MARKDOWN ? "- " : o->fmt == FMT_CSV ? "# " : "";
+	const char *lead = o->fmt == FMT_MARKDOWN ? "- " : "";
+
+	if (o->fmt == FMT_CSV)
+		return; /* plain CSV: rows only, so that any CSV reader takes it */
 
 	if (qrels_mode)
 		strbuf_addf(sb, "%sqrels     %s (%s)\n", lead, r->set_name, r->set_digest ? r->set_digest : "?");
@@ -107,12 +113,20 @@ static void print_find_vs_rank(struct out_ctx *o, const struct results *r,
 	}
 	strbuf_addf(sb, "\n%sfind vs rank at k=%d, K=%s (answerable questions)%s\n",
 		    o->fmt == FMT_MARKDOWN ? "**" : "", r->k, depth, o->fmt == FMT_MARKDOWN ? "**\n" : "");
-	strbuf_addf(sb, "%s found in the top %d            %5ld  %6s\n",
-		    o->fmt == FMT_MARKDOWN ? "-" : " ", r->k, s->found_top_k, pct((double)s->found_top_k, n, a, sizeof(a)));
-	strbuf_addf(sb, "%s found only at ranks %d..%-8s %5ld  %6s   found but ranked low: a ranking problem\n",
-		    o->fmt == FMT_MARKDOWN ? "-" : " ", r->k + 1, depth, s->found_low, pct((double)s->found_low, n, b, sizeof(b)));
-	strbuf_addf(sb, "%s not found in the top %-9s %5ld  %6s   not found: a chunking/embedding/recall problem\n",
-		    o->fmt == FMT_MARKDOWN ? "-" : " ", depth, s->not_found, pct((double)s->not_found, n, c, sizeof(c)));
+	{
+		const char *bullet = o->fmt == FMT_MARKDOWN ? "-" : " ";
+		char l1[96], l2[96], l3[96];
+
+		snprintf(l1, sizeof(l1), "found in the top %d", r->k);
+		snprintf(l2, sizeof(l2), "found only at ranks %d..%s", r->k + 1, depth);
+		snprintf(l3, sizeof(l3), "not found in the top %s", depth);
+		strbuf_addf(sb, "%s %-34s %5ld  %6s\n", bullet, l1, s->found_top_k,
+			    pct((double)s->found_top_k, n, a, sizeof(a)));
+		strbuf_addf(sb, "%s %-34s %5ld  %6s   found but ranked low: a ranking problem\n", bullet, l2,
+			    s->found_low, pct((double)s->found_low, n, b, sizeof(b)));
+		strbuf_addf(sb, "%s %-34s %5ld  %6s   not found: a chunking/embedding/recall problem\n",
+			    bullet, l3, s->not_found, pct((double)s->not_found, n, c, sizeof(c)));
+	}
 	strbuf_addf(sb, "%sdiagnosis: ", o->fmt == FMT_MARKDOWN ? "\n" : "");
 	if (!s->found_low && !s->not_found)
 		strbuf_addf(sb, "every answerable question has a relevant chunk in the top %d\n", r->k);
@@ -137,7 +151,7 @@ static void print_measures(struct out_ctx *o, const struct results *r,
 	if (o->fmt == FMT_CSV)
 		strbuf_addstr(o->sb, "measure,value\n");
 	else if (o->fmt == FMT_MARKDOWN)
-		strbuf_addstr(o->sb, "| measure | value |\n|---|---:|\n");
+		strbuf_addstr(o->sb, "| measure | value | note |\n|---|---:|---|\n");
 	else
 		strbuf_addf(o->sb, "%-14s %8s   (over %ld answerable questions)\n", "measure", "value",
 			    r->nr_answerable);
@@ -297,16 +311,16 @@ int cmd_score(int argc, const char **argv)
 	double decline_below = NAN;
 	int per_query = 0, judged_only = 0;
 	struct option opts[] = {
-		OPT_STRING_LIST('m', "measure", &mlist, "MEASURE", "measure to report, as R@5 or P(rel=2)@5 (repeatable)"),
-		OPT_INT(0, "k", &k, "N", "context size for find-vs-rank (default 5)"),
-		OPT_INT(0, "depth", &depth, "K", "depth K for find-vs-rank (default 50; 0: the list depth)"),
+		OPT_STRING_LIST('m', "measure", &mlist, "measure", "measure to report, as R@5 or P(rel=2)@5 (repeatable)"),
+		OPT_INT(0, "k", &k, "k", "context size for find-vs-rank (default 5)"),
+		OPT_INT(0, "depth", &depth, "n", "depth for find-vs-rank (default 50; 0: the list depth)"),
 		OPT_BOOL(0, "per-query", &per_query, "print every question's values"),
 		OPT_STRING(0, "by", &by, "origin,tag", "break the measures down by origin and/or tag"),
-		OPT_DOUBLE(0, "decline-below", &decline_below, "T", "count a question as declined when its top score is below T"),
+		OPT_DOUBLE(0, "decline-below", &decline_below, "t", "count a question as declined when its top score is below t"),
 		OPT_BOOL(0, "judged-only", &judged_only, "drop unjudged documents before scoring (like trec_eval -J)"),
-		OPT_STRING(0, "format", &format, "FMT", "table, json, csv or markdown (default table)"),
-		OPT_STRING(0, "save", &save, "FILE", "write per-question results as JSON for compare"),
-		OPT_STRING(0, "qrels", &qrels_path, "QRELS", "score against TREC qrels instead of a set"),
+		OPT_STRING(0, "format", &format, "table|json|csv|markdown", "what stdout shows (default table)"),
+		OPT_STRING(0, "save", &save, "file", "write per-question results as JSON for compare"),
+		OPT_STRING(0, "qrels", &qrels_path, "qrels", "score against TREC qrels instead of a set"),
 		OPT_END(),
 	};
 	struct measure measures[MAX_MEASURES];
@@ -322,10 +336,16 @@ int cmd_score(int argc, const char **argv)
 	size_t nr_measures = 0;
 	const char *run_path;
 	int ret = EXIT_BAD_INPUT;
+	struct config *cfg;
+	const char *const *cfg_measures;
+	size_t nr_cfg_measures;
 
+	/* project config defaults (core/config.h): flags parsed next override them */
+	if (config_use(&cfg) < 0 || config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)
+		return EXIT_BAD_INPUT;
 	argc = parse_options(argc, argv, opts, score_usage);
 	if (argc != (qrels_path ? 1 : 2)) {
-		error("%s", qrels_path ? "expected RUN after --qrels QRELS" : "expected SET[@TAG] RUN");
+		error("%s", qrels_path ? "expected <run> after --qrels <qrels>" : "expected <set>[@<tag>] <run>");
 		string_list_clear(&mlist);
 		usage_with_options(score_usage, opts);
 	}
@@ -350,6 +370,11 @@ int cmd_score(int argc, const char **argv)
 	if (depth && depth < k) {
 		string_list_clear(&mlist);
 		die(EXIT_BAD_INPUT, "--depth %ld is smaller than --k %ld", depth, k);
+	}
+	if (!mlist.nr) {
+		nr_cfg_measures = config_get_list(cfg, "measures", "EVALSET_MEASURES", &cfg_measures, NULL);
+		for (size_t i = 0; i < nr_cfg_measures; i++)
+			string_list_append(&mlist, cfg_measures[i]);
 	}
 	for (size_t i = 0; i < mlist.nr; i++) {
 		if (nr_measures == MAX_MEASURES) {

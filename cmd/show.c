@@ -1,8 +1,18 @@
 /*
  * show: print one question of a set in full, as YAML in the set's own
- * schema (so it can be pasted into a --from file) or as JSON.
+ * schema (so it can be pasted into a --from file) or as JSON, followed by
+ * the text of each relevant chunk when the set's corpus is available.
+ *
+ * The chunk texts come after the question as YAML comments, so the output
+ * stays a valid --from file; in JSON they are a "chunks" array next to the
+ * question's fields. A text is cut to SHOW_TEXT_CHARS characters (never
+ * inside a UTF-8 sequence) unless --full. A relevant chunk the corpus does
+ * not hold is shown as such; a set without a corpus, or whose corpus file
+ * is missing (a warning), is shown without texts.
  */
 #include "builtin.h"
+#include "../core/corpus.h"
+#include "../core/corpuscheck.h"
 #include "../core/set.h"
 #include "../core/util.h"
 
@@ -11,23 +21,121 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SHOW_TEXT_CHARS 300
+
 static const char *const show_usage[] = {
-	"evalset show <set> <id> [--format yaml|json]",
+	"evalset show <set> <id> [--format yaml|json] [--full]",
 	NULL,
 };
+
+/*
+ * Return the byte length of the first 'max' characters of the UTF-8 string
+ * 's' (all of it when shorter), and the number of characters left out in
+ * '*rest'.
+ */
+static size_t utf8_prefix(const char *s, size_t max, size_t *rest)
+{
+	size_t chars = 0, cut = 0;
+
+	*rest = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p & 0xc0) == 0x80)
+			continue;  /* a continuation byte belongs to the character before */
+		if (chars == max)
+			cut = (size_t)((const char *)p - s);
+		if (chars >= max)
+			(*rest)++;
+		chars++;
+	}
+	return *rest ? cut : strlen(s);
+}
+
+/* Append the first 'len' bytes of 'text' to 'out' as comment lines "#   ...". */
+static void comment_text(struct strbuf *out, const char *text, size_t len)
+{
+	strbuf_addstr(out, "#   ");
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\r')
+			continue;
+		strbuf_addch(out, text[i]);
+		if (text[i] == '\n' && i + 1 < len)
+			strbuf_addstr(out, "#   ");
+	}
+	if (!len || text[len - 1] != '\n')
+		strbuf_addch(out, '\n');
+}
+
+static void chunks_yaml(const struct question *q, const struct corpus *corpus, bool full,
+			struct strbuf *out)
+{
+	if (!q->nr_relevant)
+		return;
+	strbuf_addf(out, "# relevant chunks (from %s):\n", corpus->path ? corpus->path : "the corpus");
+	for (size_t i = 0; i < q->nr_relevant; i++) {
+		const struct label *l = &q->relevant[i];
+		const struct chunk *c = corpus_get(corpus, l->chunk);
+		size_t rest = 0, len;
+
+		if (!c) {
+			strbuf_addf(out, "# %s (grade %d): not in the corpus\n", l->chunk, l->grade);
+			continue;
+		}
+		strbuf_addf(out, "# %s (grade %d)", l->chunk, l->grade);
+		if (c->title)
+			strbuf_addf(out, ", %s", c->title);
+		strbuf_addstr(out, ":\n");
+		len = full ? strlen(c->text) : utf8_prefix(c->text, SHOW_TEXT_CHARS, &rest);
+		comment_text(out, c->text, len);
+		if (rest)
+			strbuf_addf(out, "#   [... %zu more characters; --full shows all]\n", rest);
+	}
+}
+
+static void chunks_json(cJSON *j, const struct question *q, const struct corpus *corpus,
+			bool full)
+{
+	cJSON *arr = cJSON_AddArrayToObject(j, "chunks");
+
+	for (size_t i = 0; i < q->nr_relevant; i++) {
+		const struct label *l = &q->relevant[i];
+		const struct chunk *c = corpus_get(corpus, l->chunk);
+		cJSON *o = cJSON_CreateObject();
+		size_t rest = 0, len;
+		char *text;
+
+		cJSON_AddStringToObject(o, "id", l->chunk);
+		cJSON_AddNumberToObject(o, "grade", l->grade);
+		if (!c) {
+			cJSON_AddNullToObject(o, "text");
+		} else {
+			if (c->title)
+				cJSON_AddStringToObject(o, "title", c->title);
+			len = full ? strlen(c->text) : utf8_prefix(c->text, SHOW_TEXT_CHARS, &rest);
+			text = xstrndup(c->text, len);
+			cJSON_AddStringToObject(o, "text", text);
+			free(text);
+			cJSON_AddNumberToObject(o, "omitted_chars", (double)rest);
+		}
+		cJSON_AddItemToArray(arr, o);
+	}
+}
 
 int cmd_show(int argc, const char **argv)
 {
 	const char *format = "yaml";
+	int full = 0;
 	struct option opts[] = {
 		OPT_STRING(0, "format", &format, "format", "yaml (default) or json"),
+		OPT_BOOL(0, "full", &full, "print the whole text of each relevant chunk "
+			 "(default: the first 300 characters)"),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
 	struct set s = SET_INIT;
+	struct corpus corpus = CORPUS_INIT;
 	struct strbuf out = STRBUF_INIT;
 	const struct question *q;
-	int ret = EXIT_BAD_INPUT;
+	int has_corpus = 0, ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, show_usage);
 	if (argc != 2)
@@ -42,20 +150,29 @@ int cmd_show(int argc, const char **argv)
 		error("no question '%s' in '%s'", argv[1], ref.file);
 		goto out;
 	}
+	if ((has_corpus = set_corpus_load(&s, ref.dir, &corpus)) < 0)
+		goto out;
 	if (!strcmp(format, "json")) {
 		cJSON *j = question_to_json(q);
-		char *text = cJSON_PrintUnformatted(j);
+		char *text;
+
+		if (has_corpus)
+			chunks_json(j, q, &corpus, full);
+		text = cJSON_PrintUnformatted(j);
 		printf("%s\n", text);
 		free(text);
 		cJSON_Delete(j);
 	} else {
 		if (question_to_yaml(q, &out) < 0)
 			goto out;
+		if (has_corpus)
+			chunks_yaml(q, &corpus, full, &out);
 		fputs(out.buf, stdout);
 	}
 	ret = EXIT_OK;
 out:
 	strbuf_release(&out);
+	corpus_release(&corpus);
 	set_release(&s);
 	set_ref_release(&ref);
 	return ret;

@@ -9,7 +9,8 @@
  * cannot be found is a warning and no fingerprint is recorded, as check
  * treats it). Only a working
  * copy that passes check (errors; warnings are shown) is tagged, and never
- * one identical to the latest tag. The set lock (sets/NAME/.evalset/lock) is
+ * one identical to the latest tag (same questions, name, description, corpus
+ * path and fingerprint: see same_as_version). The set lock (sets/NAME/.evalset/lock) is
  * held while the versions folder is read for the last time and the file is
  * written, so two tag commands at once cannot both succeed or pick the same
  * parent. Every refusal happens before anything is written, except the
@@ -20,6 +21,7 @@
 #include "../core/corpuscheck.h"
 #include "../core/fsutil.h"
 #include "../core/set.h"
+#include "../core/setdiff.h"
 #include "../core/strbuf.h"
 #include "../core/util.h"
 
@@ -51,11 +53,36 @@ static const char *tag_problem(const char *tag)
 }
 
 /*
- * Refuse (die 2) when 'tag' exists among the versions of 'ref' or the
- * working copy digest 'digest' equals the latest version's. Return the
- * latest tag (caller frees), or NULL when the set has no versions yet.
+ * Return true when tagging the working copy 's' would freeze nothing new
+ * after the version in 'file': the same questions (content digest), name,
+ * description and corpus path, and the same corpus fingerprint 'fp' (NULL:
+ * none will be recorded; not compared). Tag metadata (note, parent, time)
+ * does not count: it alone never makes a new version (docs/versions.md).
  */
-static char *check_versions(const struct set_ref *ref, const char *tag, const char *digest)
+static bool same_as_version(const struct set *s, const char *file, const char *fp)
+{
+	struct set last = SET_INIT;
+	char a[72], b[72];
+	bool same = false;
+
+	if (set_load(&last, file) < 0)
+		die(EXIT_BAD_INPUT, "cannot read frozen version '%s'", file);
+	set_content_digest(s, a);
+	set_content_digest(&last, b);
+	if (!strcmp(a, b) && !set_header_changes(&last, s))
+		same = !fp || (last.corpus.fingerprint && !strcmp(fp, last.corpus.fingerprint));
+	set_release(&last);
+	return same;
+}
+
+/*
+ * Refuse (die 2) when 'tag' exists among the versions of 'ref' or the
+ * working copy 's' is the same as the latest version (same_as_version, with
+ * the corpus fingerprint 'fp' tag would record, or NULL). Return the latest
+ * tag (caller frees), or NULL when the set has no versions yet.
+ */
+static char *check_versions(const struct set_ref *ref, const char *tag, const struct set *s,
+			    const char *fp)
 {
 	struct set_versions v = SET_VERSIONS_INIT;
 	char *file = xstrfmt("%s/versions/%s.yaml", ref->dir, tag);
@@ -73,9 +100,10 @@ static char *check_versions(const struct set_ref *ref, const char *tag, const ch
 	if (v.nr) {
 		const struct set_version *last = &v.items[v.nr - 1];
 
-		if (last->digest && !strcmp(last->digest, digest))
+		if (same_as_version(s, last->file, fp))
 			die(EXIT_BAD_INPUT, "the working copy of set '%s' is identical to tag '%s' "
-			    "(%.19s): nothing to tag", ref->name, last->tag, digest);
+			    "(%.19s): nothing to tag", ref->name, last->tag,
+			    last->digest ? last->digest : "no digest");
 		parent = xstrdup(last->tag);
 	}
 	set_versions_release(&v);
@@ -153,20 +181,19 @@ int cmd_tag(int argc, const char **argv)
 	if (has_corpus < 0)
 		die(EXIT_BAD_INPUT, "cannot tag set '%s': its corpus cannot be read", ref.name);
 	check_or_die(&s, has_corpus ? &corpus : NULL, &ref);
-	set_digest(&s, digest);
-	free(check_versions(&ref, tag, digest));
+	if (has_corpus)
+		corpus_fingerprint(&corpus, fp);
+	free(check_versions(&ref, tag, &s, has_corpus ? fp : NULL));
 
 	/* Under the lock, read the versions again: another tag may have landed. */
 	lock_path = set_lock_path(&ref, true);
 	what = xstrfmt("set '%s'", ref.name);
 	if (!lock_path || lock_take(&lk, lock_path, what) < 0)
 		die(EXIT_BAD_INPUT, "cannot tag set '%s' now", ref.name);
-	parent = check_versions(&ref, tag, digest);
+	parent = check_versions(&ref, tag, &s, has_corpus ? fp : NULL);
 
 	free(s.version);
 	s.version = xstrdup(tag);
-	free(s.digest);
-	s.digest = xstrdup(digest);
 	free(s.parent);
 	s.parent = xstrdup(parent);
 	free(s.tagged_at);
@@ -177,11 +204,14 @@ int cmd_tag(int argc, const char **argv)
 	if (has_corpus) {
 		if (parent)
 			warn_rechunked(&ref, parent, &corpus);
-		corpus_fingerprint(&corpus, fp);
 		free(s.corpus.fingerprint);
 		s.corpus.fingerprint = xstrdup(fp);
 		s.corpus.chunks = (long)corpus.nr;
 	}
+	/* the digest covers the header just filled in (not version, digest, tagged_at) */
+	set_digest(&s, digest);
+	free(s.digest);
+	s.digest = xstrdup(digest);
 
 	/* Prove the file will load back to the same digest before writing it. */
 	if (set_to_yaml(&s, &yaml) < 0)

@@ -1,5 +1,5 @@
 /*
- * trec-eval: `evalset trec-eval [-q] [-c] [-J] [-l N] [-M N] [-m NAME]... QRELS RUN`,
+ * trec-eval: `evalset trec-eval [-q] [-c] [-J] [-l <n>] [-M <n>] [-m <measure>]... <qrels> <run>`,
  * a drop-in for trec_eval v10.0 (see core/treceval.h).
  */
 #include "builtin.h"
@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 static const char *const trec_eval_usage[] = {
-	"evalset trec-eval [-q] [-c] [-J] [-l N] [-M N] [-m NAME[.k,k...]]... QRELS RUN",
+	"evalset trec-eval [-q] [-c] [-J] [-l <n>] [-M <n>] [-m <measure>[.<k>,<k>...]]... <qrels> <run>",
 	NULL,
 };
 
@@ -23,9 +23,9 @@ int cmd_trec_eval(int argc, const char **argv)
 		OPT_BOOL('q', NULL, &per_query, "print every query's values, then the averages"),
 		OPT_BOOL('c', NULL, &complete, "average over every qrels query (missing ones count as zero)"),
 		OPT_BOOL('J', NULL, &judged, "score judged documents only"),
-		OPT_INT('l', NULL, &level, "N", "lowest grade counted as relevant (default 1)"),
-		OPT_INT('M', NULL, &max_docs, "N", "evaluate only the first N documents of each query"),
-		OPT_STRING_LIST('m', NULL, &measures, "NAME", "measure, as P.5,10 or ndcg_cut.10 (default: official)"),
+		OPT_INT('l', NULL, &level, "n", "lowest grade counted as relevant (default 1)"),
+		OPT_INT('M', NULL, &max_docs, "n", "evaluate only the first n documents of each query"),
+		OPT_STRING_LIST('m', NULL, &measures, "measure", "measure, as P.5,10 or ndcg_cut.10 (default: official)"),
 		OPT_END(),
 	};
 	struct te_options o;

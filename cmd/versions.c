@@ -6,8 +6,9 @@
  * content no longer matches its recorded digest is listed with
  * "TAMPERED" in place of its digest and reported (exit 2, like every command
  * that meets a tampered version). The working-copy line compares the working
- * copy's digest with the latest version's and, when they differ, gives the
- * one-line diff summary.
+ * copy's questions (content digest, through set_diff) and header (name,
+ * description, corpus path) with the latest version's and, when they differ,
+ * gives the one-line diff summary: "unchanged" means tag would refuse it.
  */
 #include "builtin.h"
 #include "../core/fsutil.h"
@@ -57,7 +58,6 @@ static size_t working_copy_state(const struct set_ref *ref, const struct set_ver
 {
 	char *wc = path_join(ref->dir, "set.yaml");
 	struct set s = SET_INIT, frozen = SET_INIT;
-	char digest[72];
 	size_t nr = 0;
 
 	*state = "none";
@@ -72,17 +72,15 @@ static size_t working_copy_state(const struct set_ref *ref, const struct set_ver
 		*state = "untagged";
 		goto out;
 	}
-	set_digest(&s, digest);
-	if (last->digest && !strcmp(digest, last->digest)) {
-		*state = "unchanged";
-		goto out;
-	}
 	*state = "changed";
 	if (set_load(&frozen, last->file) == 0) {
 		struct set_diff d = SET_DIFF_INIT;
 
 		set_diff_compute(&frozen, &s, &d);
-		set_diff_summary(&d, summary);
+		if (set_diff_empty(&d) && !d.header)
+			*state = "unchanged";
+		else
+			set_diff_summary(&d, summary);
 		set_diff_release(&d);
 		set_release(&frozen);
 	}

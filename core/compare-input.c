@@ -1,6 +1,6 @@
 /*
- * compare-input: loading the inputs of compare and power (contract in
- * compare-input.h). A run is scored to depth 50 with score's default
+ * compare-input: loading the inputs of compare, power and report (contract
+ * in compare-input.h). A run is scored to depth 50 with score's default
  * measures followed by the caller's, without duplicates.
  */
 #include "compare-input.h"
@@ -14,23 +14,27 @@
 #include "set.h"
 #include "util.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define MAX_MEASURES 64
 
+/* Score the run 'path' against 'set' into 'r'; keep the run in 'keep'
+ * when not NULL. Return 0 or -1 (reported). */
 static int score_run(struct results *r, const struct set *set, const char *path,
-		     const struct compare_input_opts *o)
+		     const struct compare_input_opts *o, struct run *keep)
 {
 	struct measure ms[MAX_MEASURES];
 	struct score_options so;
 	struct score_summary sum;
-	struct run run;
+	struct run local, *run = keep ? keep : &local;
 	size_t nr;
 	int ret = -1;
 
 	memset(&so, 0, sizeof(so));
 	memset(&sum, 0, sizeof(sum));
-	run_init(&run);
+	if (!keep)
+		run_init(&local);
 	nr = score_default_measures(ms, MAX_MEASURES);
 	for (size_t i = 0; i < o->nr_measures; i++) {
 		struct measure m;
@@ -45,17 +49,41 @@ static int score_run(struct results *r, const struct set *set, const char *path,
 		if (!dup && nr < MAX_MEASURES)
 			ms[nr++] = m;
 	}
-	if (run_load(&run, path) < 0)
+	if (run_load(run, path) < 0)
 		goto out;
 	so.measures = ms;
 	so.nr_measures = nr;
 	so.k = o->k > 0 ? o->k : 5;
 	so.depth = 50;
-	ret = score_set(set, set->version, &run, path, &so, r, &sum);
+	ret = score_set(set, set->version, run, path, &so, r, &sum);
 	score_summary_release(&sum);
 out:
-	run_release(&run);
+	if (!keep)
+		run_release(&local);
 	return ret;
+}
+
+int compare_input_read(struct results *r, const struct set *set, const char *path,
+		       const char *what, const struct compare_input_opts *o, struct run *run)
+{
+	if (!path_exists(path))
+		return error("cannot read %s '%s': no such file", what, path);
+	if (results_is_file(path))
+		return results_load(r, path) < 0 ? -1 : 0;
+	return score_run(r, set, path, o, run) < 0 ? -1 : 1;
+}
+
+const char *compare_input_measure(const struct results *r, const char *name, char buf[64])
+{
+	if (results_measure(r, name) >= 0 || !strcmp(name, COMPARE_DECLINE) || strlen(name) >= 40)
+		return name;
+	if (starts_with(name, "Hit@"))
+		snprintf(buf, 64, "Success@%s", name + 4);
+	else if (starts_with(name, "Success@"))
+		snprintf(buf, 64, "Hit@%s", name + 8);
+	else
+		return name;
+	return results_measure(r, buf) >= 0 ? buf : name;
 }
 
 int compare_input_load(struct results *r, const struct set *set, const char *set_arg,
@@ -64,14 +92,8 @@ int compare_input_load(struct results *r, const struct set *set, const char *set
 {
 	char digest[72];
 
-	if (!path_exists(path))
-		return error("cannot read %s '%s': no such file", what, path);
-	if (results_is_file(path)) {
-		if (results_load(r, path) < 0)
-			return -1;
-	} else if (score_run(r, set, path, o) < 0) {
+	if (compare_input_read(r, set, path, what, o, NULL) < 0)
 		return -1;
-	}
 	set_digest(set, digest);
 	if (r->set_digest && !strcmp(r->set_digest, digest))
 		return 0;

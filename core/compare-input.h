@@ -1,6 +1,6 @@
 /*
- * compare-input: turns a command-line BASELINE / CANDIDATE / RESULTS argument
- * into a struct results for compare and power: a saved results file
+ * compare-input: turns a command-line <baseline> / <candidate> / <results>
+ * argument into a struct results for compare, power and report: a saved results file
  * (core/results.h) is loaded; any other file is read as a run (core/run.h)
  * and scored against the set (core/score.h) with score's default measures
  * plus the ones the caller names.
@@ -19,6 +19,7 @@
 #include "strbuf.h"
 
 struct results;
+struct run;
 struct set;
 
 struct compare_input_opts {
@@ -36,5 +37,23 @@ struct compare_input_opts {
 int compare_input_load(struct results *r, const struct set *set, const char *set_arg,
 		       const char *path, const char *what,
 		       const struct compare_input_opts *o, struct strbuf *note);
+
+/*
+ * Read 'path' as the results of 'what' on 'set' without the set check of
+ * compare_input_load: a saved results file is loaded as is, any other file
+ * is read as a run and scored like compare_input_load does. When 'run' is
+ * not NULL (run_init'ed; the caller releases it either way) it keeps the
+ * run that was scored. Return 1 for a run, 0 for saved results, or -1 with
+ * an error.
+ */
+int compare_input_read(struct results *r, const struct set *set, const char *path,
+		       const char *what, const struct compare_input_opts *o, struct run *run);
+
+/*
+ * Return the name under which 'r' holds the measure 'name' of a gate rule:
+ * 'name' itself, or its alias (Hit@k and Success@k are one measure) written
+ * into 'buf' when only the alias is in 'r'.
+ */
+const char *compare_input_measure(const struct results *r, const char *name, char buf[64]);
 
 #endif

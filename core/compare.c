@@ -94,13 +94,17 @@ static long measure_index(const struct results *r, const char *name)
 	return -1;
 }
 
-static const char *results_label(const struct results *r)
+/* Return how to name 'r' to a user: "NAME (FILE)", or whichever is known;
+ * caller frees. */
+static char *results_label(const struct results *r)
 {
+	const char *where = r->file ? r->file : r->run_path;
+
+	if (r->run_name && where && strcmp(r->run_name, where))
+		return xstrfmt("%s (%s)", r->run_name, where);
 	if (r->run_name)
-		return r->run_name;
-	if (r->file)
-		return r->file;
-	return r->run_path ? r->run_path : "(unnamed)";
+		return xstrdup(r->run_name);
+	return xstrdup(where ? where : "(unnamed)");
 }
 
 static const char *origin_of(const struct question_result *q)
@@ -136,8 +140,10 @@ static int add_measure(struct compare *c, size_t *alloc, const struct results *b
 
 		for (size_t j = 0; j < miss->nr_measures; j++)
 			strbuf_addf(&sb, "%s, ", miss->measures[j]);
-		error("measure '%s' is not in results '%s' (it has: %sDecline)", name,
-		      results_label(miss), sb.buf);
+		char *label = results_label(miss);
+
+		error("measure '%s' is not in results '%s' (it has: %sDecline)", name, label, sb.buf);
+		free(label);
 		strbuf_release(&sb);
 		return -1;
 	}
@@ -316,9 +322,17 @@ static int compute_subset(struct compare *c, struct subset_cmp *s, const struct 
 			unans[nu++] = i;
 	}
 	s->nr_questions = na + nu;
-	if (nir && fill_group(c, s, pairs, ans, na, ir_cols, nir, bcol, ccol) < 0)
+	/* A group holding every question of its kind is the group of "all":
+	 * same questions, same seeds, same numbers, so copy them. */
+	if (nir && s != c->subsets && na == c->nr_answerable) {
+		for (size_t j = 0; j < nir; j++)
+			s->m[ir_cols[j]] = c->subsets[0].m[ir_cols[j]];
+	} else if (nir && fill_group(c, s, pairs, ans, na, ir_cols, nir, bcol, ccol) < 0) {
 		goto fail;
-	if (has_decline && fill_group(c, s, pairs, unans, nu, &decline_col, 1, bcol, ccol) < 0)
+	}
+	if (has_decline && s != c->subsets && nu == c->nr_unanswerable)
+		s->m[decline_col] = c->subsets[0].m[decline_col];
+	else if (has_decline && fill_group(c, s, pairs, unans, nu, &decline_col, 1, bcol, ccol) < 0)
 		goto fail;
 	for (size_t j = 0; j < c->nr_measures; j++)
 		p[j] = s->m[j].p;
@@ -436,8 +450,8 @@ int compare_run(struct compare *c, const struct results *base,
 	c->cand_version = xstrdup(cand->set_version);
 	c->base_digest = xstrdup(base->set_digest);
 	c->cand_digest = xstrdup(cand->set_digest);
-	c->base_label = xstrdup(results_label(base));
-	c->cand_label = xstrdup(results_label(cand));
+	c->base_label = results_label(base);
+	c->cand_label = results_label(cand);
 	c->k = o->k > 0 ? o->k : 5;
 	c->resamples = o->resamples > 0 ? o->resamples : 10000;
 	c->permutations = o->permutations > 0 ? o->permutations : 10000;
@@ -489,6 +503,18 @@ out:
 	return ret;
 }
 
+/* Report that 'measure' is absent from 'r' ('absent') or has no question there. */
+static void error_results(const struct results *r, bool absent, const char *measure)
+{
+	char *label = results_label(r);
+
+	if (absent)
+		error("measure '%s' is not in results '%s'", measure, label);
+	else
+		error("no question to measure '%s' on in results '%s'", measure, label);
+	free(label);
+}
+
 int power_estimate(const struct results *base, const struct results *cand,
 		   const char *measure, double effect, struct power_estimate *out)
 {
@@ -502,13 +528,13 @@ int power_estimate(const struct results *base, const struct results *cand,
 
 	memset(out, 0, sizeof(*out));
 	if (!decline && bc < 0) {
-		error("measure '%s' is not in results '%s'", measure, results_label(base));
+		error_results(base, true, measure);
 		goto out;
 	}
 	if (cand) {
 		cc = decline ? -1 : measure_index(cand, measure);
 		if (!decline && cc < 0) {
-			error("measure '%s' is not in results '%s'", measure, results_label(cand));
+			error_results(cand, true, measure);
 			goto out;
 		}
 		for (size_t i = 0; i < cand->nr; i++)
@@ -533,7 +559,7 @@ int power_estimate(const struct results *base, const struct results *cand,
 		v[n++] = x;
 	}
 	if (!n) {
-		error("no question to measure '%s' on in results '%s'", measure, results_label(base));
+		error_results(base, false, measure);
 		goto out;
 	}
 	out->n = n;

@@ -13,6 +13,8 @@ static unsigned long nr_warnings;
 
 void set_error_routine(report_fn fn) { error_routine = fn; }
 void set_warning_routine(report_fn fn) { warning_routine = fn; }
+report_fn get_error_routine(void) { return error_routine; }
+report_fn get_warning_routine(void) { return warning_routine; }
 void set_quiet(int q) { quiet = q; }
 int is_quiet(void) { return quiet; }
 unsigned long warning_count(void) { return nr_warnings; }

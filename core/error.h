@@ -42,6 +42,9 @@ typedef void (*report_fn)(const char *prefix, const char *msg);
 /* Route messages of kind "error"/"warning"/"note" to 'fn' (NULL: stderr). */
 void set_error_routine(report_fn fn);
 void set_warning_routine(report_fn fn);
+/* Return the routines installed (NULL: stderr), to restore them after a temporary one. */
+report_fn get_error_routine(void);
+report_fn get_warning_routine(void);
 /* Silence notes and warnings (--quiet); errors are always shown. */
 void set_quiet(int quiet);
 int is_quiet(void);

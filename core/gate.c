@@ -402,6 +402,9 @@ static void judge(const struct gate *g, const struct gate_rule *r, const struct 
 		o->judged = false;
 		o->pass = true;
 		strbuf_addf(&sb, "too small to judge (%zu questions, fewer than %d)", m->n, COMPARE_MIN_N);
+	} else if (o->drop <= 0) {
+		o->pass = true;
+		strbuf_addstr(&sb, "no drop");
 	} else if (!over) {
 		o->pass = true;
 		strbuf_addf(&sb, "drop %.4f within max_drop %g", o->drop, r->max_drop);

@@ -3,19 +3,25 @@
  * contract: journal keys, checkpoints, filters).
  *
  * Invariants: a request whose key is in the journal is never sent again; a
- * journal record is fsync'ed before its questions reach the set; the set
+ * journal record is written (to the kernel: it survives kill -9) before its
+ * questions reach the set in memory, and fsync'ed (about once a second, and
+ * always before the set file is saved) before they can reach the file; the set
  * file is only ever replaced atomically (set_save) and a checkpoint record
  * follows each save, so the records after the last checkpoint are exactly
  * those whose questions may be missing from the file.
  *
- * Duplicate detection keeps, for every question of the set, its normalised
- * text (exact matches) and the sorted hashes of its content words, so a new
- * question is compared by merging small arrays; candidates that come close
- * are confirmed with text_near_duplicate, which stays the definition.
+ * Duplicates are found through core/dupindex.h (text_near_duplicate's
+ * definition, without re-tokenising the whole set for every question).
+ *
+ * This file is the job loop; the plan and its journal keys are in
+ * generate-plan.c, the Batch API files in generate-batch.c (shared state:
+ * generate-internal.h).
  */
 #include "generate.h"
+#include "generate-internal.h"
 #include "corpus.h"
 #include "digest.h"
+#include "dupindex.h"
 #include "error.h"
 #include "fsutil.h"
 #include "journal.h"
@@ -92,53 +98,6 @@ void gen_stats_release(struct gen_stats *st)
 	st->nr_overlaps = st->alloc_overlaps = 0;
 }
 
-struct gen;
-
-struct item {
-	struct gen *g;
-	size_t chunk, neighbour;   /* corpus indexes; neighbour SIZE_MAX: none */
-	enum gen_kind kind;
-	char key[40];
-	bool done;
-};
-
-/* What duplicate detection keeps per question. */
-struct known {
-	uint64_t *words;           /* sorted unique content-word hashes */
-	size_t nr;
-	bool this_run;
-	const char *text;          /* the set's copy (stable: we keep an index, see below) */
-	size_t index;              /* question index in the set */
-};
-
-struct gen {
-	const struct gen_options *o;
-	struct gen_stats *st;
-	struct set *set;
-	struct prompt prompts[GEN_NR_KINDS];
-	char *prompt_ids[GEN_NR_KINDS];
-	char **chunk_digests;      /* per corpus index, lazily */
-	struct item *items;
-	size_t nr_items, alloc_items;
-	struct strmap plan;        /* key -> item + 1 */
-	struct strmap done;        /* journaled keys */
-	cJSON **replay;            /* records after the last checkpoint */
-	size_t nr_replay, alloc_replay;
-	struct journal journal;
-	bool journal_open;
-	long records_since_save;
-	long floor;
-	bool dirty;                /* questions added since the last save */
-	bool abort;
-	int abort_code;
-	struct known *known;
-	size_t nr_known, alloc_known;
-	struct strmap exact;       /* normalised text -> known index + 1 */
-	struct llm *llm;
-	int64_t started_ms;
-	int64_t last_progress;
-};
-
 static int64_t mono_ms(void)
 {
 	struct timespec ts;
@@ -147,249 +106,18 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Fill the sorted unique content-word hashes of 'text'. */
-static uint64_t *content_words(const char *text, size_t *nr)
-{
-	struct tokens t = TOKENS_INIT;
-	uint64_t *h;
-	size_t n = 0, u = 0;
-
-	text_tokenize(text, strlen(text), &t);
-	h = xcalloc(t.nr + 1, sizeof(*h));
-	for (size_t i = 0; i < t.nr; i++)
-		if (!text_is_stopword(t.items[i]))
-			h[n++] = strhash(t.items[i], strlen(t.items[i]));
-	qsort(h, n, sizeof(*h), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (!u || h[u - 1] != h[i])
-			h[u++] = h[i];
-	tokens_release(&t);
-	*nr = u;
-	return h;
-}
-
-static double jaccard(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
-{
-	size_t i = 0, j = 0, inter = 0;
-
-	while (i < na && j < nb) {
-		if (a[i] == b[j]) {
-			inter++;
-			i++;
-			j++;
-		} else if (a[i] < b[j]) {
-			i++;
-		} else {
-			j++;
-		}
-	}
-	return na + nb - inter ? (double)inter / (double)(na + nb - inter) : 1.0;
-}
-
-static void know(struct gen *g, size_t index, bool this_run)
-{
-	const char *text = g->set->q[index].text ? g->set->q[index].text : "";
-	char *norm = text_normalize(text, strlen(text));
-	struct known *k;
-
-	ALLOC_GROW(g->known, g->nr_known + 1, g->alloc_known);
-	k = &g->known[g->nr_known];
-	k->words = content_words(text, &k->nr);
-	k->this_run = this_run;
-	k->index = index;
-	k->text = NULL;
-	if (!strmap_get(&g->exact, norm))
-		strmap_put(&g->exact, norm, (void *)(uintptr_t)(g->nr_known + 1));
-	g->nr_known++;
-	free(norm);
-}
-
-/* Return the known index + 1 of a duplicate of 'text', or 0. */
-static size_t find_duplicate(struct gen *g, const char *text)
-{
-	char *norm = text_normalize(text, strlen(text));
-	uintptr_t hit = (uintptr_t)strmap_get(&g->exact, norm);
-	size_t nr;
-	uint64_t *w;
-
-	free(norm);
-	if (hit)
-		return hit;
-	w = content_words(text, &nr);
-	for (size_t i = 0; i < g->nr_known; i++) {
-		struct known *k = &g->known[i];
-		double lo = nr < k->nr ? (double)nr / (double)k->nr : k->nr ? (double)k->nr / (double)nr : 1;
-		if (nr && k->nr && lo < TEXT_NEAR_DUP_THRESHOLD - 1e-9)
-			continue; /* Jaccard cannot reach the threshold */
-		if ((nr && k->nr && jaccard(w, nr, k->words, k->nr) < TEXT_NEAR_DUP_THRESHOLD - 0.05))
-			continue;
-		if (text_near_duplicate(text, g->set->q[k->index].text, TEXT_NEAR_DUP_THRESHOLD)) {
-			free(w);
-			return i + 1;
-		}
-	}
-	free(w);
-	return 0;
-}
-
-static const char *chunk_digest(struct gen *g, size_t i)
-{
-	if (!g->chunk_digests[i]) {
-		const struct chunk *c = &g->o->corpus->chunks[i];
-		char d[72];
-		sha256_hex(c->text, strlen(c->text), d);
-		g->chunk_digests[i] = xstrdup(d);
-	}
-	return g->chunk_digests[i];
-}
-
-static void make_key(struct gen *g, struct item *it)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char d[72];
-
-	strbuf_addf(&sb, "%s", chunk_digest(g, it->chunk));
-	if (it->neighbour != SIZE_MAX)
-		strbuf_addf(&sb, "+%s", chunk_digest(g, it->neighbour));
-	strbuf_addf(&sb, "\n%s\n%s\n%s\n%ld\n%d", kind_names[it->kind], g->prompts[it->kind].digest,
-		    g->o->llm.model ? g->o->llm.model : "", g->o->seed, 0);
-	sha256_hex(sb.buf, sb.len, d);
-	snprintf(it->key, sizeof(it->key), "g-%.32s", d + 7);
-	strbuf_release(&sb);
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-struct ranked {
-	uint64_t rank;
-	size_t index;
-};
-
-static int cmp_ranked(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Fill 'out' with the selected corpus indexes, in corpus order. Return 0 or -1. */
-static int select_chunks(struct gen *g, size_t **out, size_t *nr)
-{
-	const struct corpus *c = g->o->corpus;
-	size_t *sel = NULL, n = 0;
-
-	if (g->o->chunk_ids) {
-		const char *s = g->o->chunk_ids;
-		sel = xcalloc(c->nr + 1, sizeof(*sel));
-		while (*s) {
-			size_t len = strcspn(s, ",");
-			char *id = xstrndup(s, len);
-			uintptr_t at = (uintptr_t)strmap_get(&c->index, id);
-			if (!at) {
-				error("unknown chunk '%s' in --chunks (not in '%s')", id, c->path);
-				free(id);
-				free(sel);
-				return -1;
-			}
-			free(id);
-			if (n < c->nr + 1)
-				sel[n++] = at - 1;
-			s += len;
-			if (*s == ',')
-				s++;
-		}
-		qsort(sel, n, sizeof(*sel), cmp_size);
-		/* drop repeats */
-		{
-			size_t u = 0;
-			for (size_t i = 0; i < n; i++)
-				if (!u || sel[u - 1] != sel[i])
-					sel[u++] = sel[i];
-			n = u;
-		}
-	} else {
-		sel = xcalloc(c->nr + 1, sizeof(*sel));
-		for (size_t i = 0; i < c->nr; i++)
-			sel[n++] = i;
-		if (g->o->sample > 0 && (size_t)g->o->sample < n) {
-			struct ranked *r = xcalloc(n, sizeof(*r));
-			for (size_t i = 0; i < n; i++) {
-				const char *id = c->chunks[i].id;
-				r[i].rank = mix(strhash(id, strlen(id)) ^ mix((uint64_t)g->o->seed + 1));
-				r[i].index = i;
-			}
-			qsort(r, n, sizeof(*r), cmp_ranked);
-			n = (size_t)g->o->sample;
-			for (size_t i = 0; i < n; i++)
-				sel[i] = r[i].index;
-			free(r);
-			qsort(sel, n, sizeof(*sel), cmp_size);
-		}
-	}
-	if (g->o->shard_n > 1) {
-		size_t u = 0;
-		for (size_t i = 0; i < n; i++) {
-			const char *id = c->chunks[sel[i]].id;
-			if (mix(strhash(id, strlen(id))) % (uint64_t)g->o->shard_n == (uint64_t)(g->o->shard_i - 1))
-				sel[u++] = sel[i];
-		}
-		n = u;
-	}
-	*out = sel;
-	*nr = n;
-	return 0;
-}
-
-/* Return the next chunk of the same document after 'i' (else the one before), or SIZE_MAX. */
-static size_t neighbour_of(const struct corpus *c, size_t i)
-{
-	const char *doc = c->chunks[i].doc;
-
-	if (!doc)
-		return SIZE_MAX;
-	for (size_t j = i + 1; j < c->nr; j++)
-		if (c->chunks[j].doc && !strcmp(c->chunks[j].doc, doc))
-			return j;
-	for (size_t j = i; j-- > 0;)
-		if (c->chunks[j].doc && !strcmp(c->chunks[j].doc, doc))
-			return j;
-	return SIZE_MAX;
-}
-
 static int load_prompts(struct gen *g)
 {
 	for (int k = 0; k < GEN_NR_KINDS; k++) {
 		char *file, *path;
 		if (!(g->o->kinds & (1u << k)))
 			continue;
-		file = xstrfmt("generate-%s.md", kind_names[k]);
+		file = xstrfmt("generate-%s.md", gen_kind_name(k));
 		path = path_join(g->o->prompt_dir, file);
 		free(file);
 		if (!path_exists(path)) {
 			error("no prompt for kind '%s': '%s' does not exist (see --prompt-dir)",
-			      kind_names[k], path);
+			      gen_kind_name(k), path);
 			free(path);
 			return -1;
 		}
@@ -403,8 +131,7 @@ static int load_prompts(struct gen *g)
 	return 0;
 }
 
-/* Render the system and user messages of 'it'. Return 0 or -1. */
-static int render(struct gen *g, const struct item *it, struct strbuf *sys, struct strbuf *user)
+int gen_render(struct gen *g, const struct item *it, struct strbuf *sys, struct strbuf *user)
 {
 	const struct corpus *c = g->o->corpus;
 	const struct chunk *ch = &c->chunks[it->chunk];
@@ -412,7 +139,7 @@ static int render(struct gen *g, const struct item *it, struct strbuf *sys, stru
 	char n[32];
 	struct prompt_var vars[] = {
 		{ "chunk.text", ch->text }, { "chunk.title", ch->title ? ch->title : "" },
-		{ "chunk.id", ch->id }, { "n", n }, { "kind", kind_names[it->kind] },
+		{ "chunk.id", ch->id }, { "n", n }, { "kind", gen_kind_name(it->kind) },
 		{ "neighbour.text", nb ? nb->text : "" },
 		{ "neighbour.title", nb && nb->title ? nb->title : "" },
 		{ "neighbour.id", nb ? nb->id : "" },
@@ -456,6 +183,10 @@ static int save(struct gen *g)
 
 	if (!g->dirty && !g->records_since_save)
 		return 0;
+	/* the set file never holds questions whose journal record could be lost */
+	if (g->journal_open && journal_sync(&g->journal))
+		return -1;
+	g->last_save = mono_ms();
 	if (g->dirty) {
 		if (set_save(g->set, g->o->set_file) || set_id_floor_write(g->o->ref, g->floor))
 			return -1;
@@ -471,7 +202,7 @@ static int save(struct gen *g)
 	return rc;
 }
 
-static const char *json_str(const cJSON *o, const char *key)
+const char *gen_json_str(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
@@ -491,16 +222,16 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 		     const struct chunk *ch, const struct chunk *nb, enum gen_kind kind)
 {
 	struct strbuf text = STRBUF_INIT, both = STRBUF_INIT;
-	const char *answer = json_str(qj, "answer");
+	const char *answer = gen_json_str(qj, "answer");
 	struct gen_stats *st = g->st;
 	struct question *q;
 	double overlap, copied;
-	size_t dup;
+	const struct dup_entry *dup;
 	char *id;
 	cJSON *prov;
 
 	st->proposed++;
-	strbuf_addstr(&text, json_str(qj, "question") ? json_str(qj, "question") : "");
+	strbuf_addstr(&text, gen_json_str(qj, "question") ? gen_json_str(qj, "question") : "");
 	/* one line of text: newlines in a question are noise */
 	for (size_t i = 0; i < text.len; i++)
 		if (text.buf[i] == '\n' || text.buf[i] == '\r' || text.buf[i] == '\t')
@@ -514,9 +245,9 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 		st->drop_long++;
 		goto out;
 	}
-	dup = find_duplicate(g, text.buf);
+	dup = dup_index_find(&g->dups, text.buf, TEXT_NEAR_DUP_THRESHOLD);
 	if (dup) {
-		if (g->known[dup - 1].this_run)
+		if (dup->tag)
 			st->drop_dup_run++;
 		else
 			st->drop_dup_set++;
@@ -563,11 +294,11 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	cJSON_AddStringToObject(prov, "chunk", ch->id);
 	if (nb)
 		cJSON_AddStringToObject(prov, "neighbour", nb->id);
-	cJSON_AddStringToObject(prov, "kind", kind_names[kind]);
-	if (json_str(rec, "model"))
-		cJSON_AddStringToObject(prov, "model", json_str(rec, "model"));
-	if (json_str(rec, "prompt"))
-		cJSON_AddStringToObject(prov, "prompt", json_str(rec, "prompt"));
+	cJSON_AddStringToObject(prov, "kind", gen_kind_name(kind));
+	if (gen_json_str(rec, "model"))
+		cJSON_AddStringToObject(prov, "model", gen_json_str(rec, "model"));
+	if (gen_json_str(rec, "prompt"))
+		cJSON_AddStringToObject(prov, "prompt", gen_json_str(rec, "prompt"));
 	{
 		const cJSON *seed = cJSON_GetObjectItemCaseSensitive(rec, "seed");
 		if (cJSON_IsNumber(seed))
@@ -576,7 +307,7 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	cJSON_AddNumberToObject(prov, "sample", (double)sample);
 	cJSON_AddNumberToObject(prov, "overlap", round(overlap * 100) / 100);
 	q->provenance = prov;
-	know(g, g->set->nr - 1, true);
+	dup_index_add(&g->dups, q->text, 1);
 	ALLOC_GROW(st->overlaps, st->nr_overlaps + 1, st->alloc_overlaps);
 	st->overlaps[st->nr_overlaps++] = overlap;
 	st->kept++;
@@ -590,8 +321,8 @@ out:
 static void apply_record(struct gen *g, const cJSON *rec)
 {
 	const struct corpus *c = g->o->corpus;
-	const char *cid = json_str(rec, "chunk"), *nid = json_str(rec, "neighbour");
-	const char *status = json_str(rec, "status"), *kname = json_str(rec, "kind");
+	const char *cid = gen_json_str(rec, "chunk"), *nid = gen_json_str(rec, "neighbour");
+	const char *status = gen_json_str(rec, "status"), *kname = gen_json_str(rec, "kind");
 	const struct chunk *ch, *nb = NULL;
 	const cJSON *qs, *q;
 	int kind;
@@ -615,11 +346,14 @@ static void apply_record(struct gen *g, const cJSON *rec)
 	}
 }
 
+/* Save the set every 'checkpoint_every' seconds of records (default 5). */
 static void maybe_checkpoint(struct gen *g)
 {
-	long every = g->o->checkpoint_every > 0 ? g->o->checkpoint_every : 25;
+	long every = g->o->checkpoint_every > 0 ? g->o->checkpoint_every : 5;
 
-	if (++g->records_since_save >= every && save(g)) {
+	if (!g->records_since_save || mono_ms() - g->last_save < every * 1000)
+		return;
+	if (save(g)) {
 		g->abort = true;
 		g->abort_code = ERR_INPUT;
 	}
@@ -636,7 +370,7 @@ static cJSON *new_record(struct gen *g, const struct item *it, const char *statu
 	cJSON_AddStringToObject(rec, "chunk", c->chunks[it->chunk].id);
 	if (it->neighbour != SIZE_MAX)
 		cJSON_AddStringToObject(rec, "neighbour", c->chunks[it->neighbour].id);
-	cJSON_AddStringToObject(rec, "kind", kind_names[it->kind]);
+	cJSON_AddStringToObject(rec, "kind", gen_kind_name(it->kind));
 	cJSON_AddStringToObject(rec, "model", g->o->llm.model ? g->o->llm.model : "");
 	cJSON_AddStringToObject(rec, "prompt", g->prompt_ids[it->kind]);
 	cJSON_AddNumberToObject(rec, "seed", (double)g->o->seed);
@@ -644,8 +378,7 @@ static cJSON *new_record(struct gen *g, const struct item *it, const char *statu
 	return rec;
 }
 
-/* Journal and apply the outcome of 'it'. */
-static void record_result(struct gen *g, struct item *it, const struct llm_result *res)
+void gen_record_result(struct gen *g, struct item *it, const struct llm_result *res)
 {
 	cJSON *rec;
 
@@ -662,8 +395,8 @@ static void record_result(struct gen *g, struct item *it, const struct llm_resul
 		cJSON *out = cJSON_AddArrayToObject(rec, "questions"), *q;
 		cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(res->json, "questions")) {
 			cJSON *o = cJSON_CreateObject();
-			const char *a = json_str(q, "answer");
-			cJSON_AddStringToObject(o, "question", json_str(q, "question"));
+			const char *a = gen_json_str(q, "answer");
+			cJSON_AddStringToObject(o, "question", gen_json_str(q, "question"));
 			if (a && *a)
 				cJSON_AddStringToObject(o, "answer", a);
 			cJSON_AddItemToArray(out, o);
@@ -678,7 +411,8 @@ static void record_result(struct gen *g, struct item *it, const struct llm_resul
 		cJSON_AddNumberToObject(u, "prompt_tokens", (double)res->prompt_tokens);
 		cJSON_AddNumberToObject(u, "completion_tokens", (double)res->completion_tokens);
 	}
-	if (g->journal_open && journal_append(&g->journal, rec)) {
+	g->records_since_save++;
+	if (g->journal_open && journal_write(&g->journal, rec)) {
 		g->abort = true;
 		g->abort_code = ERR_INPUT;
 		cJSON_Delete(rec);
@@ -695,7 +429,7 @@ static void on_llm_done(const struct llm_result *res, void *data)
 {
 	struct item *it = data;
 
-	record_result(it->g, it, res);
+	gen_record_result(it->g, it, res);
 }
 
 static int stop_job(void *ctx)
@@ -712,6 +446,11 @@ static void tick(void *ctx)
 {
 	struct gen *g = ctx;
 
+	if (g->journal_open && journal_sync(&g->journal)) {
+		g->abort = true;
+		g->abort_code = ERR_INPUT;
+	}
+	maybe_checkpoint(g);
 	if (g->llm)
 		llm_get_usage(g->llm, &g->st->usage);
 	g->st->elapsed = (mono_ms() - g->started_ms) / 1000.0;
@@ -722,7 +461,7 @@ static void tick(void *ctx)
 static int read_record(const cJSON *rec, long line, void *data)
 {
 	struct gen *g = data;
-	const char *key = json_str(rec, "key");
+	const char *key = gen_json_str(rec, "key");
 
 	(void)line;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "checkpoint"))) {
@@ -739,119 +478,9 @@ static int read_record(const cJSON *rec, long line, void *data)
 	return 0;
 }
 
-/* Write the Batch API input file for the items not yet done. */
-static int batch_out(struct gen *g)
-{
-	struct strbuf out = STRBUF_INIT, sys = STRBUF_INIT, user = STRBUF_INIT, body = STRBUF_INIT;
-	int rc = -1;
-
-	for (size_t i = 0; i < g->nr_items; i++) {
-		struct item *it = &g->items[i];
-		if (it->done)
-			continue;
-		strbuf_reset(&sys);
-		strbuf_reset(&user);
-		strbuf_reset(&body);
-		if (render(g, it, &sys, &user))
-			goto out;
-		llm_request_body(g->llm, sys.buf, user.buf, LLM_JSON_SCHEMA, 0, &body);
-		strbuf_addf(&out, "{\"custom_id\":\"%s\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":",
-			    it->key);
-		strbuf_add(&out, body.buf, body.len);
-		strbuf_addstr(&out, "}\n");
-		g->st->batch_written++;
-	}
-	rc = write_file_atomic(g->o->batch_out, out.buf, out.len);
-out:
-	strbuf_release(&out);
-	strbuf_release(&sys);
-	strbuf_release(&user);
-	strbuf_release(&body);
-	return rc;
-}
-
-/* Ingest Batch API output and error files, joined on custom_id. */
-static int batch_in(struct gen *g)
-{
-	int rc = 0;
-
-	for (size_t f = 0; f < g->o->nr_batch_in && !rc; f++) {
-		const char *path = g->o->batch_in[f];
-		FILE *fp = fopen(path, "rb");
-		struct strbuf line = STRBUF_INIT;
-		long nr = 0;
-		int got;
-
-		if (!fp) {
-			rc = error("cannot open batch file '%s'", path);
-			break;
-		}
-		line.limit = JOURNAL_MAX_LINE;
-		while ((got = strbuf_getline(&line, fp)) != EOF) {
-			cJSON *j, *resp, *body;
-			const char *cid;
-			uintptr_t at;
-			struct item *it;
-			struct llm_result res;
-			long status = 0;
-
-			nr++;
-			if (got == -2) {
-				rc = error_at(path, nr, 0, "line too long");
-				break;
-			}
-			strbuf_trim(&line);
-			if (!line.len)
-				continue;
-			j = cJSON_ParseWithLength(line.buf, line.len);
-			cid = json_str(j, "custom_id");
-			if (!j || !cid) {
-				cJSON_Delete(j);
-				rc = error_at(path, nr, 0, "not a Batch API output line (no custom_id)");
-				break;
-			}
-			at = (uintptr_t)strmap_get(&g->plan, cid);
-			if (!at) {
-				g->st->batch_unmatched++;
-				cJSON_Delete(j);
-				continue;
-			}
-			it = &g->items[at - 1];
-			g->st->batch_matched++;
-			if (it->done) {
-				cJSON_Delete(j);
-				continue;
-			}
-			resp = cJSON_GetObjectItemCaseSensitive(j, "response");
-			body = cJSON_GetObjectItemCaseSensitive(resp, "body");
-			if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(resp, "status_code")))
-				status = (long)cJSON_GetObjectItemCaseSensitive(resp, "status_code")->valuedouble;
-			if (status != 200 || !cJSON_IsObject(body)) {
-				g->st->batch_errors++;
-				cJSON_Delete(j);
-				continue;
-			}
-			{
-				char *text = cJSON_PrintUnformatted(body);
-				int r = llm_accept(g->llm, text, strlen(text), it, &res);
-				(void)r;
-				record_result(g, it, &res);
-				free(text);
-			}
-			cJSON_Delete(j);
-			if (g->abort)
-				break;
-		}
-		fclose(fp);
-		strbuf_release(&line);
-	}
-	return rc;
-}
-
 int gen_run(const struct gen_options *o, struct gen_stats *st)
 {
 	struct gen g;
-	size_t *sel = NULL, nr_sel = 0;
 	int rc = ERR_INPUT;
 	struct llm_options lo;
 
@@ -860,38 +489,11 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 	g.st = st;
 	g.set = o->set;
 	g.journal.fd = -1;
-	g.started_ms = mono_ms();
+	g.started_ms = g.last_save = mono_ms();
 	if (load_prompts(&g))
 		goto out;
-	g.chunk_digests = xcalloc(o->corpus->nr + 1, sizeof(char *));
-	if (select_chunks(&g, &sel, &nr_sel))
+	if (gen_plan(&g))
 		goto out;
-	st->chunks = nr_sel;
-	for (size_t i = 0; i < nr_sel; i++)
-		for (int k = 0; k < GEN_NR_KINDS; k++) {
-			struct item *it;
-			size_t nb = SIZE_MAX;
-			if (!(o->kinds & (1u << k)))
-				continue;
-			if (k == GEN_MULTIHOP) {
-				nb = neighbour_of(o->corpus, sel[i]);
-				if (nb == SIZE_MAX) {
-					st->no_neighbour++;
-					continue;
-				}
-			}
-			ALLOC_GROW(g.items, g.nr_items + 1, g.alloc_items);
-			it = &g.items[g.nr_items++];
-			memset(it, 0, sizeof(*it));
-			it->g = &g;
-			it->chunk = sel[i];
-			it->neighbour = nb;
-			it->kind = (enum gen_kind)k;
-			make_key(&g, it);
-		}
-	st->planned = g.nr_items;
-	for (size_t i = 0; i < g.nr_items; i++)
-		strmap_put(&g.plan, g.items[i].key, (void *)(uintptr_t)(i + 1));
 	if (journal_read(o->journal_path, read_record, &g))
 		goto out;
 	for (size_t i = 0; i < g.nr_items; i++)
@@ -902,7 +504,7 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 			st->to_send++;
 		}
 	for (size_t i = 0; i < g.set->nr; i++)
-		know(&g, i, false);
+		dup_index_add(&g.dups, g.set->q[i].text ? g.set->q[i].text : "", 0);
 	g.floor = set_id_floor(o->ref);
 
 	lo = o->llm;
@@ -929,7 +531,7 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 				continue;
 			strbuf_reset(&sys);
 			strbuf_reset(&user);
-			render(&g, &g.items[i], &sys, &user);
+			gen_render(&g, &g.items[i], &sys, &user);
 			st->est_prompt_tokens += (long)(sys.len + user.len + 3) / 4 + 8;
 		}
 		strbuf_release(&sys);
@@ -938,7 +540,7 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 		goto out;
 	}
 	if (o->batch_out) {
-		rc = batch_out(&g) ? ERR_INPUT : 0;
+		rc = gen_batch_out(&g) ? ERR_INPUT : 0;
 		goto out;
 	}
 	if (journal_open(&g.journal, o->journal_path))
@@ -953,7 +555,7 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 	if (save(&g))
 		goto out;
 	if (o->nr_batch_in) {
-		rc = batch_in(&g);
+		rc = gen_batch_in(&g);
 		if (!rc && g.abort)
 			rc = g.abort_code;
 		goto out_save;
@@ -962,7 +564,7 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 		struct strbuf sys = STRBUF_INIT, user = STRBUF_INIT;
 		if (g.items[i].done)
 			continue;
-		if (render(&g, &g.items[i], &sys, &user)) {
+		if (gen_render(&g, &g.items[i], &sys, &user)) {
 			strbuf_release(&sys);
 			strbuf_release(&user);
 			goto out;
@@ -996,13 +598,9 @@ out:
 	for (size_t i = 0; i < g.nr_replay; i++)
 		cJSON_Delete(g.replay[i]);
 	free(g.replay);
-	for (size_t i = 0; i < g.nr_known; i++)
-		free(g.known[i].words);
-	free(g.known);
-	strmap_clear(&g.exact, 0);
+	dup_index_release(&g.dups);
 	strmap_clear(&g.plan, 0);
 	strmap_clear(&g.done, 0);
 	free(g.items);
-	free(sel);
 	return rc;
 }

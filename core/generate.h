@@ -10,7 +10,8 @@
  * no multi-hop request.
  *
  * Journal key of a request: "g-" + 32 hex digits of SHA-256 over (chunk
- * digest [+ neighbour digest], kind, prompt digest, model, seed, sample 0).
+ * digest [+ neighbour digest], kind, prompt digest, model, seed, sample 0,
+ * per_chunk): asking for more questions per chunk is a new request.
  * The journal (sets/NAME/.evalset/generate.jsonl) holds one record per
  * answered request (its questions, or why the reply was unusable) and a
  * checkpoint record after each atomic save of the set. On start, every
@@ -87,7 +88,7 @@ struct gen_options {
 	const char *const *batch_in;
 	size_t nr_batch_in;
 	struct llm_options llm;       /* endpoint, key, model, http (schema etc. set here) */
-	long checkpoint_every;        /* records between saves; 0: 25 */
+	long checkpoint_every;        /* seconds between saves of the set; 0: 5 */
 	void (*progress)(const struct gen_stats *st, void *ctx);  /* about once a second */
 	void *ctx;
 };

@@ -37,6 +37,7 @@ struct http_req {
 	size_t slot;             /* index in the client's 'flying' while in flight */
 	struct strbuf reply;
 	long retry_after_ms;
+	bool too_big;            /* the reply passed HTTP_MAX_BODY */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -51,6 +52,7 @@ struct http_client {
 	size_t alloc_flying;
 	int in_flight;
 	int limit;
+	int min_limit;                /* lowest 'limit' so far */
 	int ok_streak;                /* deliveries since the last 429 or increase */
 	int64_t last_cut;             /* when the limit was last halved */
 	struct http_stats st;
@@ -116,7 +118,7 @@ struct http_client *http_client_new(const struct http_options *opts)
 		c->o.max_attempts = 1;
 	if (!c->o.classify)
 		c->o.classify = http_classify_default;
-	c->limit = c->o.concurrency;
+	c->limit = c->min_limit = c->o.concurrency;
 	c->multi = curl_multi_init();
 	if (!c->multi) {
 		fprintf(stderr, "fatal: cannot initialise libcurl\n");
@@ -177,8 +179,10 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata)
 	struct http_req *r = userdata;
 	size_t n = size * nmemb;
 
-	if (r->reply.len + n > r->reply.limit)
+	if (r->reply.len + n > r->reply.limit) {
+		r->too_big = true;
 		return 0; /* curl fails the attempt with CURLE_WRITE_ERROR */
+	}
 	strbuf_add(&r->reply, ptr, n);
 	return n;
 }
@@ -239,6 +243,7 @@ static int start_attempt(struct http_client *c, struct http_req *r)
 		r->started = now_ms();
 	strbuf_reset(&r->reply);
 	r->retry_after_ms = -1;
+	r->too_big = false;
 	r->errbuf[0] = '\0';
 	curl_easy_setopt(e, CURLOPT_URL, r->url);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, r);
@@ -286,6 +291,11 @@ static void fill_response(struct http_req *r, struct http_response *res, long st
 	res->status = status;
 	res->transport_error = code;
 	res->error = code ? (r->errbuf[0] ? r->errbuf : curl_easy_strerror(code)) : "";
+	if (code && r->too_big) {
+		snprintf(r->errbuf, sizeof(r->errbuf), "the reply is larger than the limit of %u bytes",
+			 HTTP_MAX_BODY);
+		res->error = r->errbuf;
+	}
 	res->body = r->reply.buf;
 	res->body_len = r->reply.len;
 	res->retry_after_ms = r->retry_after_ms;
@@ -365,8 +375,12 @@ static void on_throttled(struct http_client *c, int64_t now)
 {
 	c->st.throttled++;
 	c->ok_streak = 0;
-	if (now - c->last_cut >= 1000 && c->limit > 1) {
-		c->limit = (c->limit + 1) / 2;
+	if (now - c->last_cut >= 2000 && c->limit > 1) {
+		c->limit = c->limit * 3 / 4;
+		if (c->limit < 1)
+			c->limit = 1;
+		if (c->limit < c->min_limit)
+			c->min_limit = c->limit;
 		c->last_cut = now;
 	}
 }
@@ -375,7 +389,7 @@ static void on_success(struct http_client *c)
 {
 	if (c->limit >= c->o.concurrency)
 		return;
-	if (++c->ok_streak >= c->limit) {
+	if (++c->ok_streak >= (c->limit + 1) / 2) {
 		c->limit++;
 		c->ok_streak = 0;
 	}
@@ -516,6 +530,7 @@ void http_get_stats(const struct http_client *c, struct http_stats *out)
 {
 	*out = c->st;
 	out->limit = c->limit;
+	out->min_limit = c->min_limit;
 	out->in_flight = c->in_flight;
 	out->queued = (c->nr_fresh - c->fresh_head) + c->nr_waiting;
 }

@@ -20,9 +20,10 @@
  *    to stop, or the request budget). Only then may the caller free 'data'.
  *    Callbacks run on the caller's thread, inside http_run(), and may submit
  *    new requests (which run in the same http_run()).
- *  - A 429 halves the number of requests in flight (at most once per second);
- *    each run of 'limit' consecutive deliveries without a 429 adds one back, up
- *    to 'concurrency' (additive increase, multiplicative decrease).
+ *  - A 429 cuts the number of requests in flight by a quarter (at most once
+ *    every 2 s); each run of limit/2 deliveries without a 429 adds one back,
+ *    up to 'concurrency' (additive increase, multiplicative decrease). The
+ *    throttled request itself waits for its retry-after.
  *  - Connections are kept and reused across requests; HTTP/2 is used where
  *    the server offers it (multiplexed). Connect timeout and whole-request
  *    timeout are per attempt; there is no low-speed abort.
@@ -100,6 +101,7 @@ struct http_stats {
 	unsigned long cancelled;   /* requests handed to 'done' as cancelled */
 	unsigned long throttled;   /* 429 responses seen */
 	int limit;                 /* current in-flight limit */
+	int min_limit;             /* lowest limit reached (adaptive concurrency) */
 	int in_flight;
 	size_t queued;             /* waiting to be sent (including retries) */
 };

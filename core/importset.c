@@ -3,7 +3,7 @@
  * of a set, and the provenance they carry.
  *
  * Provenance of a mined question (a JSON object kept in the set's YAML):
- * source "log", count, sessions (distinct; an estimate past 256), first_seen
+ * source "log", count, sessions (distinct; an estimate past 1024), first_seen
  * and last_seen (when the log has times), stratum, signals (per document:
  * positive, sessions, clicks, cites, ratings, negative, short_clicks; the 20
  * documents with most positive events), logs (the digests of the log files).
@@ -29,7 +29,7 @@ static int by_positive(const void *a, const void *b)
 		return x->positive > y->positive ? -1 : 1;
 	if (x->negative != y->negative)
 		return x->negative > y->negative ? -1 : 1;
-	return strcmp(x->id, y->id);
+	return strcmp(import_doc_id(x), import_doc_id(y));
 }
 
 /* Return the documents of 'q' with any signal, most positive first (caller frees). */
@@ -67,7 +67,7 @@ static cJSON *signals_json(const struct import_query *q)
 			cJSON_AddNumberToObject(o, "negative", (double)d->negative);
 		if (d->short_clicks)
 			cJSON_AddNumberToObject(o, "short_clicks", (double)d->short_clicks);
-		cJSON_AddItemToObject(sig, d->id, o);
+		cJSON_AddItemToObject(sig, import_doc_id(d), o);
 	}
 	free(docs);
 	return sig;
@@ -107,7 +107,7 @@ static unsigned long prune_labels(struct import_query *q, const struct corpus *c
 	if (!corpus)
 		return 0;
 	for (size_t k = 0; k < q->nr_docs; k++)
-		if (q->docs[k].grade && !corpus_get(corpus, q->docs[k].id)) {
+		if (q->docs[k].grade && !corpus_get(corpus, import_doc_id(&q->docs[k]))) {
 			q->docs[k].grade = 0;
 			q->nr_labels--;
 			dropped++;
@@ -206,7 +206,8 @@ int import_apply(struct import *im, struct set *s, const struct import_apply_opt
 
 	for (size_t i = 0; i < im->nr; i++) {
 		struct import_query *q = &im->q[i];
-		long dup = dedup_find(dd, q->text);
+		long dup = q->dd.norm ? dedup_check_prepared(dd, q->text, &q->dd, (long)(nr_set + i))
+				      : dedup_check(dd, q->text, (long)(nr_set + i));
 
 		if (dup >= 0) {
 			out->status[i] = IMPORT_DUPLICATE;
@@ -215,7 +216,6 @@ int import_apply(struct import *im, struct set *s, const struct import_apply_opt
 			out->duplicates++;
 			continue;
 		}
-		dedup_add(dd, q->text, (long)(nr_set + i));
 		out->dropped_labels += prune_labels(q, o->corpus);
 		if (!q->nr_labels) {
 			out->status[i] = IMPORT_UNLABELLED;
@@ -257,7 +257,7 @@ int import_apply(struct import *im, struct set *s, const struct import_apply_opt
 		nq->answerable = true;
 		for (size_t d = 0; d < q->nr_docs; d++)
 			if (q->docs[d].grade)
-				question_set_label(nq, q->docs[d].id, q->docs[d].grade);
+				question_set_label(nq, import_doc_id(&q->docs[d]), q->docs[d].grade);
 		nq->provenance = provenance_json(im, q, out->stratum[i]);
 		out->ids[i] = xstrdup(nq->id);
 		out->added++;

@@ -78,7 +78,7 @@ out:
 	return rc;
 }
 
-int journal_append(struct journal *j, const struct cJSON *rec)
+static int append(struct journal *j, const struct cJSON *rec, int sync)
 {
 	char *text = cJSON_PrintUnformatted(rec);
 	size_t len, done = 0;
@@ -104,7 +104,7 @@ int journal_append(struct journal *j, const struct cJSON *rec)
 		}
 		done += (size_t)n;
 	}
-	if (fsync(j->fd)) {
+	if (sync && fsync(j->fd)) {
 		error("cannot sync '%s': %s", j->path, strerror(errno));
 		goto out;
 	}
@@ -113,6 +113,23 @@ out:
 	free(text);
 	free(line);
 	return rc;
+}
+
+int journal_append(struct journal *j, const struct cJSON *rec)
+{
+	return append(j, rec, 1);
+}
+
+int journal_write(struct journal *j, const struct cJSON *rec)
+{
+	return append(j, rec, 0);
+}
+
+int journal_sync(struct journal *j)
+{
+	if (j->fd >= 0 && fsync(j->fd))
+		return error("cannot sync '%s': %s", j->path, strerror(errno));
+	return 0;
 }
 
 void journal_close(struct journal *j)

@@ -5,7 +5,8 @@
  *
  * Each record is one JSON object on one line, written with a single write(2)
  * to a file opened O_APPEND and fsync'ed before journal_append returns, so a
- * record the caller was told is written survives a crash. A crash can only
+ * record the caller was told is written survives a crash (journal_write and
+ * journal_sync let a busy job group the fsyncs). A crash can only
  * tear the last line: the reader ignores a last line without its newline
  * (or that does not parse), and journal_open cuts such a tail off before
  * appending, so the file never holds a torn line in the middle. Any other
@@ -36,6 +37,15 @@ struct journal {
 int journal_open(struct journal *j, const char *path);
 /* Append 'rec' as one line and fsync. Return 0 or -1 (reported). */
 int journal_append(struct journal *j, const struct cJSON *rec);
+/*
+ * Append 'rec' as one line without waiting for the disk: the record survives
+ * the process being killed (it is in the kernel), not a power cut until the
+ * next journal_sync. For jobs that write many records a second and sync
+ * in groups. Return 0 or -1 (reported).
+ */
+int journal_write(struct journal *j, const struct cJSON *rec);
+/* Flush every record written so far to disk. Return 0 or -1 (reported). */
+int journal_sync(struct journal *j);
 void journal_close(struct journal *j);
 
 /* Receive one record ('line' is its 1-based line number); return 0 to go on,

@@ -237,6 +237,14 @@ static void finish(struct llm *l, struct llm_call *c, struct llm_result *res)
 	call_free(c);
 }
 
+/* Return the token count 'v' of a reply's usage: 0 unless a number in [0, 1e15]. */
+static long token_count(const cJSON *v)
+{
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 1e15))
+		return 0;
+	return (long)v->valuedouble;
+}
+
 int llm_accept(struct llm *l, const char *body, size_t len, void *data, struct llm_result *res)
 {
 	cJSON *j = cJSON_ParseWithLength(body, len);
@@ -255,10 +263,10 @@ int llm_accept(struct llm *l, const char *body, size_t len, void *data, struct l
 		return -1;
 	}
 	usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
-	if ((v = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens")) && cJSON_IsNumber(v))
-		res->prompt_tokens = (long)v->valuedouble;
-	if ((v = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens")) && cJSON_IsNumber(v))
-		res->completion_tokens = (long)v->valuedouble;
+	if ((v = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens")))
+		res->prompt_tokens = token_count(v);
+	if ((v = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens")))
+		res->completion_tokens = token_count(v);
 	l->usage.prompt_tokens += (unsigned long)res->prompt_tokens;
 	l->usage.completion_tokens += (unsigned long)res->completion_tokens;
 	choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "choices"), 0);

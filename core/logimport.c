@@ -1,10 +1,17 @@
 /*
  * logimport: fold log records into query groups and decide labels.
  *
- * The hot path is one hash lookup of the raw query bytes: each distinct raw
- * form is checked for UTF-8, redacted and normalised once, and remembered
- * with the group it belongs to. A group's displayed text is its most
- * frequent redacted form (ties: the form seen first).
+ * The hot path is a few hash probes per record. The raw query bytes find
+ * their group through a table of distinct raw forms (hash and pointer side
+ * by side, so a probe touches one slot and one record): each distinct raw
+ * form is checked for UTF-8, redacted and normalised once. Document ids are
+ * interned to small numbers once (a log names few documents), so a query's
+ * documents are found by comparing numbers. A group's displayed text is its
+ * most frequent redacted form (ties: the form seen first).
+ *
+ * Raw forms and document ids live in an arena freed at once. One thread
+ * reads: on the shared 2-core machine two threads and a merge used more CPU
+ * for a result a single reader gives as fast (docs/import.md, "Speed").
  */
 #include "logimport.h"
 
@@ -12,15 +19,36 @@
 #include "text.h"
 #include "util.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#define ARENA_CHUNK (1u << 20)
+
+struct import_arena {
+	struct import_arena *prev;  /* the chunk filled before */
+	size_t used, cap;
+	char mem[];
+};
 
 struct form {
 	long group;            /* index into im->q; -1: dropped for PII; -2: empty */
-	unsigned long count;
+	unsigned long count;   /* summed from the raw forms by import_label */
 	const char *text;      /* the redacted text (the key in im->forms) */
+};
+
+/* A distinct raw query as read, with what the hot path needs in one place. */
+struct raw {
+	struct form *form;
+	long group;            /* form->group, copied */
+	unsigned long count;
+	uint32_t len;
+	bool pii;
+	char bytes[];
+};
+
+struct raw_slot {
+	uint64_t hash;
+	struct raw *r;         /* NULL: empty */
 };
 
 static const char *const field_names[IMPORT_NR_FIELDS] = {
@@ -56,48 +84,22 @@ void import_init(struct import *im, const struct import_options *opt)
 	im->opt = *opt;
 }
 
-static void sketch_release(struct sketch *s)
+/* Return 'len' bytes of the arena of 'im', aligned for any record. */
+static void *arena_alloc(struct import *im, size_t len)
 {
-	free(s->h);
-	s->h = NULL;
-	s->nr = s->alloc = 0;
-}
+	struct import_arena *a = im->arena;
 
-/* Add 'h' to 's', keeping the 'cap' smallest distinct hashes in order. */
-static void sketch_add(struct sketch *s, uint64_t h, uint32_t cap)
-{
-	uint32_t lo = 0, hi = s->nr;
-
-	if (s->nr == cap && h >= s->h[cap - 1])
-		return;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (s->h[mid] < h)
-			lo = mid + 1;
-		else
-			hi = mid;
+	len = (len + 15) & ~(size_t)15;
+	if (!a || a->cap - a->used < len) {
+		size_t cap = len > ARENA_CHUNK ? len : ARENA_CHUNK;
+		a = xmalloc(sizeof(*a) + cap);
+		a->prev = im->arena;
+		a->used = 0;
+		a->cap = cap;
+		im->arena = a;
 	}
-	if (lo < s->nr && s->h[lo] == h)
-		return;
-	if (s->nr == cap) {
-		s->nr--;  /* the largest falls out */
-	} else if (s->nr == s->alloc) {
-		s->alloc = s->alloc ? s->alloc * 2 : 4;
-		if (s->alloc > cap)
-			s->alloc = cap;
-		s->h = xreallocarray(s->h, s->alloc, sizeof(uint64_t));
-	}
-	memmove(s->h + lo + 1, s->h + lo, (s->nr - lo) * sizeof(uint64_t));
-	s->h[lo] = h;
-	s->nr++;
-}
-
-double sketch_count(const struct sketch *s, uint32_t cap)
-{
-	if (s->nr < cap)
-		return s->nr;
-	/* k-minimum-values estimate */
-	return (double)(cap - 1) / ((double)s->h[cap - 1] / 18446744073709551616.0);
+	a->used += len;
+	return a->mem + a->used - len;
 }
 
 static uint64_t mix64(uint64_t x)
@@ -110,26 +112,58 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
+/*
+ * Return a 64-bit hash of 'len' bytes of 's', eight bytes at a time: the
+ * hot path hashes every query, document id and session of the log.
+ */
+static uint64_t fast_hash(const char *s, size_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+
+	while (len >= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ mix64(w)) * 0xff51afd7ed558ccdULL;
+		s += 8;
+		len -= 8;
+	}
+	w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ mix64(w ^ ((uint64_t)len << 56))) * 0xc4ceb9fe1a85ec53ULL;
+	return mix64(h);
+}
+
+/* Free what query 'q' owns. */
+static void query_release(struct import_query *q)
+{
+	for (size_t d = 0; d < q->nr_docs; d++)
+		sketch_release(&q->docs[d].sessions);
+	free(q->docs);
+	free(q->dtab);
+	sketch_release(&q->sessions);
+	dedup_text_release(&q->dd);
+	free(q->key);
+}
+
 void import_release(struct import *im)
 {
 	struct strmap_entry *e;
 
-	for (size_t i = 0; i < im->nr; i++) {
-		struct import_query *q = &im->q[i];
-		for (size_t d = 0; d < q->nr_docs; d++)
-			sketch_release(&q->docs[d].sessions);
-		free(q->docs);
-		free(q->dtab);
-		sketch_release(&q->sessions);
-		free(q->key);
-	}
+	for (size_t i = 0; i < im->nr; i++)
+		query_release(&im->q[i]);
 	free(im->q);
 	strmap_for_each(&im->forms, e)
 		free(e->value);
 	strmap_clear(&im->forms, 0);
-	strmap_clear(&im->raw, 0);
+	free(im->form_list);
+	free(im->rtab);
+	while (im->arena) {
+		struct import_arena *prev = im->arena->prev;
+		free(im->arena);
+		im->arena = prev;
+	}
 	strmap_clear(&im->groups, 0);
-	strmap_clear(&im->docs, 0);
+	free(im->doc_names);
+	free(im->doctab);
 	for (size_t i = 0; i < im->nr_logs; i++)
 		free(im->logs[i].path);
 	free(im->logs);
@@ -140,180 +174,25 @@ void import_release(struct import *im)
 	memset(im, 0, sizeof(*im));
 }
 
-/* ---- time ---- */
-
-static long days_from_civil(long y, long m, long d)
-{
-	y -= m <= 2;
-	long era = (y >= 0 ? y : y - 399) / 400;
-	long yoe = y - era * 400;
-	long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static int digits(const char *s, size_t len, size_t *i, int n, long *out)
-{
-	long v = 0;
-	for (int k = 0; k < n; k++, (*i)++) {
-		if (*i >= len || s[*i] < '0' || s[*i] > '9')
-			return -1;
-		v = v * 10 + (s[*i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-int import_parse_time(const char *s, size_t len, double *out, bool *date_only)
-{
-	size_t i = 0;
-	long y, mo, d, h = 0, mi = 0, sec = 0, zh, zm;
-	double frac = 0, off = 0;
-	char tmp[64];
-
-	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-		len--;
-	while (len && (*s == ' ' || *s == '\t'))
-		s++, len--;
-	if (!len || len >= sizeof(tmp))
-		return -1;
-	if (date_only)
-		*date_only = false;
-	if (len < 10 || s[4] != '-') {
-		double v;
-		memcpy(tmp, s, len);
-		tmp[len] = '\0';
-		if (parse_double(tmp, &v) || v < 0)
-			return -1;
-		*out = v > 1e11 ? v / 1000 : v;
-		return 0;
-	}
-	if (digits(s, len, &i, 4, &y) || s[i++] != '-' || digits(s, len, &i, 2, &mo) ||
-	    i >= len || s[i++] != '-' || digits(s, len, &i, 2, &d))
-		return -1;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31)
-		return -1;
-	if (i == len) {
-		if (date_only)
-			*date_only = true;
-		goto done;
-	}
-	if (s[i] != 'T' && s[i] != 't' && s[i] != ' ')
-		return -1;
-	i++;
-	if (digits(s, len, &i, 2, &h) || i >= len || s[i++] != ':' || digits(s, len, &i, 2, &mi))
-		return -1;
-	if (i < len && s[i] == ':') {
-		i++;
-		if (digits(s, len, &i, 2, &sec))
-			return -1;
-		if (i < len && (s[i] == '.' || s[i] == ',')) {
-			double scale = 0.1;
-			i++;
-			if (i >= len || s[i] < '0' || s[i] > '9')
-				return -1;
-			while (i < len && s[i] >= '0' && s[i] <= '9') {
-				frac += (s[i++] - '0') * scale;
-				scale /= 10;
-			}
-		}
-	}
-	if (h > 24 || mi > 59 || sec > 60)
-		return -1;
-	if (i < len && (s[i] == 'Z' || s[i] == 'z')) {
-		i++;
-	} else if (i < len && (s[i] == '+' || s[i] == '-')) {
-		int sign = s[i++] == '-' ? -1 : 1;
-		if (digits(s, len, &i, 2, &zh))
-			return -1;
-		if (i < len && s[i] == ':')
-			i++;
-		if (digits(s, len, &i, 2, &zm))
-			return -1;
-		off = sign * (zh * 3600.0 + zm * 60.0);
-	}
-	if (i != len)
-		return -1;
-done:
-	*out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + sec + frac - off;
-	return 0;
-}
-
-void import_format_time(double t, char out[32])
-{
-	time_t tt = (time_t)floor(t);
-	struct tm tm;
-
-	gmtime_r(&tt, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* ---- signals ---- */
-
-static bool word_is(const char *s, size_t len, const char *w)
-{
-	size_t n = strlen(w);
-	if (n != len)
-		return false;
-	for (size_t k = 0; k < n; k++) {
-		char c = s[k];
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c + 32);
-		if (c == '-' || c == ' ')
-			c = '_';
-		if (c != w[k])
-			return false;
-	}
-	return true;
-}
-
-enum signal_kind import_signal_kind(const char *s, size_t len)
-{
-	static const char *const pos[] = { "thumbs_up", "thumbsup", "up", "like", "liked",
-		"positive", "helpful", "good", "true", "yes", NULL };
-	static const char *const neg[] = { "thumbs_down", "thumbsdown", "down", "dislike",
-		"disliked", "negative", "unhelpful", "not_helpful", "bad", "false", "no", NULL };
-	char tmp[32];
-	double v;
-
-	while (len && (*s == ' ' || *s == '\t'))
-		s++, len--;
-	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-		len--;
-	if (word_is(s, len, "click") || word_is(s, len, "clicked") || word_is(s, len, "open"))
-		return SIGNAL_CLICK;
-	if (word_is(s, len, "cite") || word_is(s, len, "citation") || word_is(s, len, "cited") ||
-	    word_is(s, len, "cites"))
-		return SIGNAL_CITE;
-	for (size_t k = 0; pos[k]; k++)
-		if (word_is(s, len, pos[k]))
-			return SIGNAL_POSITIVE;
-	for (size_t k = 0; neg[k]; k++)
-		if (word_is(s, len, neg[k]))
-			return SIGNAL_NEGATIVE;
-	if (len > 7 && word_is(s, 7, "rating:")) {
-		s += 7;
-		len -= 7;
-	}
-	if (len && len < sizeof(tmp)) {
-		memcpy(tmp, s, len);
-		tmp[len] = '\0';
-		if (!parse_double(tmp, &v) || (tmp[0] == '+' && !parse_double(tmp + 1, &v))) {
-			if (v > 0)
-				return SIGNAL_POSITIVE;
-			if (v < 0)
-				return SIGNAL_NEGATIVE;
-		}
-	}
-	return SIGNAL_OTHER;
-}
-
 /* ---- reading ---- */
 
-static void keep_place(char **at, size_t *nr, const char *path, long line)
+/* Where a record was skipped, kept for the warnings and the summary. */
+struct place {
+	long line;
+	const char *why;   /* a string literal */
+};
+
+struct places {
+	struct place at[IMPORT_KEEP_LINES];
+	size_t nr;
+};
+
+static void keep_place(struct places *p, long line, const char *why)
 {
-	if (*nr < IMPORT_KEEP_LINES)
-		at[(*nr)++] = xstrfmt("%s:%ld", path, line);
+	if (p->nr < IMPORT_KEEP_LINES) {
+		p->at[p->nr].line = line;
+		p->at[p->nr++].why = why;
+	}
 }
 
 static bool parse_seconds(const struct log_value *v, double *out)
@@ -326,30 +205,82 @@ static bool parse_seconds(const struct log_value *v, double *out)
 	return !parse_double(tmp, out);
 }
 
-/*
- * Return the form for the raw query 'raw', creating it (and its group) on
- * first sight. '*pii' tells whether the raw form held PII; the raw map keeps
- * that in the low bit of the (aligned) form pointer.
- */
-static struct form *form_of(struct import *im, const char *raw, size_t len, bool *bad_utf8, bool *pii)
+/* Insert 'r' of hash 'h' into the raw table, growing it to stay at most half full. */
+static void raw_insert(struct import *im, uint64_t h, struct raw *r)
 {
-	struct strmap_entry *e = strmap_find(&im->raw, raw, len);
+	size_t mask, i;
+
+	if (2 * (im->nr_raw + 1) > im->rcap) {
+		struct raw_slot *old = im->rtab;
+		size_t oldcap = im->rcap;
+		im->rcap = im->rcap ? 2 * im->rcap : 1024;
+		im->rtab = xcalloc(im->rcap, sizeof(*im->rtab));
+		im->nr_raw = 0;
+		for (size_t k = 0; k < oldcap; k++)
+			if (old[k].r)
+				raw_insert(im, old[k].hash, old[k].r);
+		free(old);
+	}
+	mask = im->rcap - 1;
+	for (i = (size_t)h & mask; im->rtab[i].r; i = (i + 1) & mask)
+		;
+	im->rtab[i].hash = h;
+	im->rtab[i].r = r;
+	im->nr_raw++;
+}
+
+/* Return the group of the redacted form 'red' (a new one on first sight). */
+static long group_of(struct import *im, const struct strbuf *red)
+{
+	char *key = text_normalize_query(red->buf, red->len);
+	struct strmap_entry *g;
+	int added;
+
+	if (!*key) {
+		free(key);
+		return -2;
+	}
+	g = strmap_intern(&im->groups, key, strlen(key), &added);
+	if (!added) {
+		free(key);
+		return (long)(uintptr_t)g->value - 1;
+	}
+	ALLOC_GROW(im->q, im->nr + 1, im->alloc);
+	memset(&im->q[im->nr], 0, sizeof(im->q[0]));
+	im->q[im->nr].key = key;
+	im->q[im->nr].order = im->nr;
+	/* any form of the group prepares the same: done once, while reading */
+	dedup_text_prepare(red->buf, red->len, &im->q[im->nr].dd);
+	g->value = (void *)(uintptr_t)(im->nr + 1);
+	return (long)im->nr++;
+}
+
+/*
+ * Return the raw form 'raw' of 'len' bytes, creating it (and its redacted
+ * form and group) on first sight, or NULL when it is not valid UTF-8.
+ */
+static struct raw *raw_of(struct import *im, const char *raw, size_t len)
+{
+	uint64_t h = fast_hash(raw, len);
 	struct strbuf red = STRBUF_INIT;
+	struct pii_counts pc = { { 0 } };
+	struct strmap_entry *e;
 	struct form *f;
+	struct raw *r;
 	size_t found;
 	int added;
 
-	*bad_utf8 = false;
-	if (e) {
-		*pii = (uintptr_t)e->value & 1;
-		return (struct form *)((uintptr_t)e->value & ~(uintptr_t)1);
+	if (im->rcap) {
+		size_t mask = im->rcap - 1;
+		for (size_t i = (size_t)h & mask; (r = im->rtab[i].r); i = (i + 1) & mask)
+			if (im->rtab[i].hash == h && r->len == len && !memcmp(r->bytes, raw, len))
+				return r;
 	}
-	if (!utf8_valid(raw, len, NULL)) {
-		*bad_utf8 = true;
+	if (!utf8_valid(raw, len, NULL))
 		return NULL;
-	}
-	found = pii_redact(raw, len, &red, &im->st.pii);
-	*pii = found > 0;
+	found = pii_redact(raw, len, &red, &pc);
+	for (int k = 0; k < PII_NR_KINDS; k++)
+		im->st.pii.n[k] += pc.n[k];
 	e = strmap_intern(&im->forms, red.buf, red.len, &added);
 	if (!added) {
 		f = e->value;
@@ -357,39 +288,78 @@ static struct form *form_of(struct import *im, const char *raw, size_t len, bool
 		f = xcalloc(1, sizeof(*f));
 		f->text = e->key;
 		e->value = f;
-		if (found && im->opt.pii == PII_DROP) {
-			f->group = -1;
-			im->st.pii_dropped_queries++;
-		} else {
-			char *key = text_normalize_query(red.buf, red.len);
-			if (!*key) {
-				f->group = -2;
-				free(key);
-			} else {
-				struct strmap_entry *g = strmap_intern(&im->groups, key, strlen(key), &added);
-				if (added) {
-					ALLOC_GROW(im->q, im->nr + 1, im->alloc);
-					memset(&im->q[im->nr], 0, sizeof(im->q[0]));
-					im->q[im->nr].key = key;
-					im->q[im->nr].order = im->nr;
-					g->value = (void *)(uintptr_t)(im->nr + 1);
-					im->nr++;
-				} else {
-					free(key);
-				}
-				f->group = (long)(uintptr_t)g->value - 1;
-			}
-		}
+		ALLOC_GROW(im->form_list, im->nr_forms + 1, im->alloc_forms);
+		im->form_list[im->nr_forms++] = f;
+		f->group = found && im->opt.pii == PII_DROP ? -1 : group_of(im, &red);
 	}
 	strbuf_release(&red);
-	e = strmap_intern(&im->raw, raw, len, &added);
-	e->value = (void *)((uintptr_t)f | (uintptr_t)*pii);
-	return f;
+	r = arena_alloc(im, sizeof(*r) + len + 1);
+	r->form = f;
+	r->group = f->group;
+	r->count = 0;
+	r->len = (uint32_t)len;
+	r->pii = found > 0;
+	memcpy(r->bytes, raw, len);
+	r->bytes[len] = '\0';
+	raw_insert(im, h, r);
+	return r;
 }
 
-static size_t ptr_slot(const void *p, size_t cap)
+/* Insert document key 'key' (of hash 'h') into the id table, growing it. */
+static void doc_key_insert(struct import *im, uint64_t h, uint32_t key)
 {
-	return (size_t)mix64((uint64_t)(uintptr_t)p) & (cap - 1);
+	size_t mask, i;
+
+	if (2 * (size_t)(key + 1) > im->doccap) {
+		free(im->doctab);
+		im->doccap = im->doccap ? 2 * im->doccap : 256;
+		im->doctab = xcalloc(im->doccap, sizeof(*im->doctab));
+		for (uint32_t k = 0; k < key; k++)
+			doc_key_insert(im, im->doc_names[k].hash, k);
+	}
+	mask = im->doccap - 1;
+	for (i = (size_t)h & mask; im->doctab[i]; i = (i + 1) & mask)
+		;
+	im->doctab[i] = key + 1;
+}
+
+/* Return the number of document id 'id' of 'len' bytes, interning it on first sight. */
+static uint32_t doc_key(struct import *im, const char *id, size_t len)
+{
+	uint64_t h = fast_hash(id, len);
+	struct import_doc_name *n;
+	uint32_t key;
+	char *copy;
+
+	if (im->doccap) {
+		size_t mask = im->doccap - 1;
+		for (size_t i = (size_t)h & mask; im->doctab[i]; i = (i + 1) & mask) {
+			n = &im->doc_names[im->doctab[i] - 1];
+			if (n->hash == h && n->len == len && !memcmp(n->id, id, len))
+				return im->doctab[i] - 1;
+		}
+	}
+	key = (uint32_t)im->nr_doc_names;
+	copy = arena_alloc(im, len + 1);
+	memcpy(copy, id, len);
+	copy[len] = '\0';
+	ALLOC_GROW(im->doc_names, im->nr_doc_names + 1, im->alloc_doc_names);
+	n = &im->doc_names[im->nr_doc_names++];
+	n->id = copy;
+	n->hash = h;
+	n->len = len;
+	doc_key_insert(im, h, key);
+	return key;
+}
+
+/* Return the slot of a query's document table where 'key' is or belongs. */
+static size_t doc_slot(const struct import_query *q, uint32_t key)
+{
+	size_t mask = q->dcap - 1, i = (size_t)mix64(key) & mask;
+
+	while (q->dtab[i] && q->docs[q->dtab[i] - 1].key != key)
+		i = (i + 1) & mask;
+	return i;
 }
 
 /* Rebuild the document table of 'q' with room for twice its documents. */
@@ -401,46 +371,40 @@ static void doc_table_grow(struct import_query *q)
 	free(q->dtab);
 	q->dtab = xcalloc(cap, sizeof(uint32_t));
 	q->dcap = cap;
-	for (size_t k = 0; k < q->nr_docs; k++) {
-		size_t i = ptr_slot(q->docs[k].id, cap);
-		while (q->dtab[i])
-			i = (i + 1) & (cap - 1);
-		q->dtab[i] = (uint32_t)(k + 1);
-	}
+	for (size_t k = 0; k < q->nr_docs; k++)
+		q->dtab[doc_slot(q, q->docs[k].key)] = (uint32_t)(k + 1);
 }
 
 /*
- * Return the statistics of document 'id' for 'q', creating them. Ids are
- * interned, so a query's documents are found by pointer: a linear scan
- * while there are few, a small hash table once there are many.
+ * Return the statistics of document 'id' for 'q', creating them. A query's
+ * documents are found by the id's number: a scan while there are few, a
+ * small hash table once there are many.
  */
 static struct import_doc *doc_of(struct import *im, struct import_query *q, const char *id, size_t len)
 {
-	struct strmap_entry *e;
-	const char *key;
-	size_t i = 0;
-	int added;
+	uint32_t key = doc_key(im, id, len);
+	struct import_doc *d;
+	size_t slot = 0;
 
-	e = strmap_intern(&im->docs, id, len, &added);
-	key = e->key;
 	if (!q->dtab) {
 		for (size_t k = 0; k < q->nr_docs; k++)
-			if (q->docs[k].id == key)
+			if (q->docs[k].key == key)
 				return &q->docs[k];
 	} else {
-		for (i = ptr_slot(key, q->dcap); q->dtab[i]; i = (i + 1) & (q->dcap - 1))
-			if (q->docs[q->dtab[i] - 1].id == key)
-				return &q->docs[q->dtab[i] - 1];
+		slot = doc_slot(q, key);
+		if (q->dtab[slot])
+			return &q->docs[q->dtab[slot] - 1];
 	}
 	ALLOC_GROW(q->docs, q->nr_docs + 1, q->alloc_docs);
-	memset(&q->docs[q->nr_docs], 0, sizeof(q->docs[0]));
-	q->docs[q->nr_docs].id = key;
-	q->nr_docs++;
+	d = &q->docs[q->nr_docs++];
+	memset(d, 0, sizeof(*d));
+	d->key = key;
+	d->id = im->doc_names[key].id;
 	if (q->nr_docs > 8 && (!q->dtab || 2 * q->nr_docs > q->dcap))
 		doc_table_grow(q);
 	else if (q->dtab)
-		q->dtab[i] = (uint32_t)q->nr_docs;
-	return &q->docs[q->nr_docs - 1];
+		q->dtab[slot] = (uint32_t)q->nr_docs;
+	return d;
 }
 
 /* Split a CSV/TSV cell holding several document ids ("a,b", "a;b", "[\"a\", \"b\"]"). */
@@ -462,48 +426,79 @@ static void split_cell(const struct log_value *cell, struct log_values *out)
 	}
 }
 
+/* The state of reading one log. */
 struct reader_ctx {
 	struct log_path path[IMPORT_NR_FIELDS];
-	bool mapped[IMPORT_NR_FIELDS];
 	struct log_values vals, docs;
+	size_t file_idx;
+	struct places malformed, missing;
 };
 
-static void skip_malformed(struct import *im, const char *path, long line, const char *why)
+/* Fetch field 'f' of the current record into 'out' (appending); count it as seen. */
+static size_t get_field(struct import *im, struct log_reader *r, struct reader_ctx *cx,
+			enum import_field f, struct log_values *out)
+{
+	size_t n = log_reader_get(r, &cx->path[f], out);
+	if (n)
+		im->st.field_seen[f]++;
+	return n;
+}
+
+static void skip_malformed(struct import *im, struct reader_ctx *cx, long line, const char *why)
 {
 	im->st.malformed++;
-	if (im->st.nr_malformed_at < IMPORT_KEEP_LINES)
-		warning_at(path, line, 0, "skipping malformed record: %s", why);
-	keep_place(im->st.malformed_at, &im->st.nr_malformed_at, path, line);
+	keep_place(&cx->malformed, line, why);
+}
+
+/* Count one event of kind 'kind' (dwell 'dwell', -1 unknown) on 'd' of 'q' by session 'sess'. */
+static void count_event(struct import *im, struct import_query *q, struct import_doc *d,
+			enum signal_kind kind, double dwell, uint64_t sess)
+{
+	if (kind == SIGNAL_NEGATIVE) {
+		d->negative++;
+		q->negative++;
+		im->st.negative++;
+	} else if (kind == SIGNAL_CLICK && dwell >= 0 && dwell < im->opt.min_dwell) {
+		d->short_clicks++;
+		q->short_clicks++;
+		im->st.short_clicks++;
+	} else {
+		if (kind == SIGNAL_CLICK)
+			d->clicks++;
+		else if (kind == SIGNAL_CITE)
+			d->cites++;
+		else
+			d->ratings++;
+		d->positive++;
+		q->positive++;
+		im->st.positive++;
+		sketch_add(&d->sessions, sess, IMPORT_DOC_SKETCH);
+	}
 }
 
 /* Fold the current record of 'r' into 'im'. */
-static void fold_record(struct import *im, struct log_reader *r, struct reader_ctx *cx, size_t file_idx)
+static void fold_record(struct import *im, struct log_reader *r, struct reader_ctx *cx)
 {
 	const struct import_options *o = &im->opt;
 	struct log_values *v = &cx->vals;
 	struct import_query *q;
-	struct form *f;
+	struct raw *rf;
 	double t = 0, dwell = -1, end;
-	bool dated = false, bad_utf8, pii;
+	bool dated = false;
 	uint64_t sess;
 	enum signal_kind kind = SIGNAL_CLICK;
 	struct log_value query;
 
-	for (int k = 0; k < IMPORT_NR_FIELDS; k++) {
-		v->nr = 0;
-		if (cx->mapped[k] && log_reader_get(r, &cx->path[k], v))
-			im->st.field_seen[k]++;
-	}
 	v->nr = 0;
-	if (!log_reader_get(r, &cx->path[FIELD_QUERY], v)) {
+	if (!get_field(im, r, cx, FIELD_QUERY, v)) {
 		im->st.missing_query++;
-		keep_place(im->st.missing_at, &im->st.nr_missing_at, r->path, r->lineno);
+		keep_place(&cx->missing, r->lineno, "no query");
 		return;
 	}
 	query = v->v[0];
 
 	v->nr = 0;
-	if (log_reader_get(r, &cx->path[FIELD_TIME], v))
+	if (get_field(im, r, cx, FIELD_TIME, v))
 		dated = !import_parse_time(v->v[0].s, v->v[0].len, &t, NULL);
 	if (o->have_since || o->have_until) {
 		if (!dated) {
@@ -517,38 +512,34 @@ static void fold_record(struct import *im, struct log_reader *r, struct reader_c
 	}
 
 	if (memchr(query.s, '\0', query.len)) {
-		skip_malformed(im, r->path, r->lineno, "NUL character in the query");
+		skip_malformed(im, cx, r->lineno, "NUL character in the query");
 		return;
 	}
-	f = form_of(im, query.s, query.len, &bad_utf8, &pii);
-	if (bad_utf8) {
-		skip_malformed(im, r->path, r->lineno, "invalid UTF-8 in the query");
+	rf = raw_of(im, query.s, query.len);
+	if (!rf) {
+		skip_malformed(im, cx, r->lineno, "invalid UTF-8 in the query");
 		return;
 	}
-	if (pii)
+	if (rf->pii)
 		im->st.pii_records++;
-	if (f->group == -1) {
+	if (rf->group == -1) {
 		im->st.pii_dropped++;
 		return;
 	}
-	if (f->group == -2) {
+	if (rf->group == -2) {
 		im->st.empty_query++;
 		return;
 	}
 	im->st.used++;
-	q = &im->q[f->group];
-	f->count++;
-	if (f->count > q->text_count) {
-		q->text_count = f->count;
-		q->text = f->text;
-	}
+	rf->count++;
+	q = &im->q[rf->group];
 	q->count++;
 
 	v->nr = 0;
-	if (log_reader_get(r, &cx->path[FIELD_SESSION], v) && v->v[0].len)
-		sess = mix64(strhash(v->v[0].s, v->v[0].len));
+	if (get_field(im, r, cx, FIELD_SESSION, v) && v->v[0].len)
+		sess = fast_hash(v->v[0].s, v->v[0].len);
 	else
-		sess = mix64(((uint64_t)file_idx << 40) ^ (uint64_t)r->lineno ^ 0x5e55104eULL);
+		sess = mix64(((uint64_t)cx->file_idx << 40) ^ (uint64_t)r->lineno ^ 0x5e55104eULL);
 	sketch_add(&q->sessions, sess, IMPORT_SESSION_SKETCH);
 	if (dated) {
 		if (!q->dated || t < q->first)
@@ -559,7 +550,7 @@ static void fold_record(struct import *im, struct log_reader *r, struct reader_c
 	}
 
 	cx->docs.nr = 0;
-	if (!log_reader_get(r, &cx->path[FIELD_DOC], &cx->docs))
+	if (!get_field(im, r, cx, FIELD_DOC, &cx->docs))
 		return;
 	if (r->format != LOG_FORMAT_JSONL) {
 		struct log_value cell = cx->docs.v[0];
@@ -567,7 +558,7 @@ static void fold_record(struct import *im, struct log_reader *r, struct reader_c
 		split_cell(&cell, &cx->docs);
 	}
 	v->nr = 0;
-	if (log_reader_get(r, &cx->path[FIELD_SIGNAL], v))
+	if (get_field(im, r, cx, FIELD_SIGNAL, v))
 		kind = import_signal_kind(v->v[0].s, v->v[0].len);
 	if (kind == SIGNAL_OTHER) {
 		im->st.other_signals++;
@@ -575,64 +566,57 @@ static void fold_record(struct import *im, struct log_reader *r, struct reader_c
 	}
 	if (kind == SIGNAL_CLICK) {
 		v->nr = 0;
-		if (log_reader_get(r, &cx->path[FIELD_DWELL], v) && parse_seconds(&v->v[0], &dwell)) {
+		if (get_field(im, r, cx, FIELD_DWELL, v) && parse_seconds(&v->v[0], &dwell)) {
 			;
-		} else if (dated && (v->nr = 0, log_reader_get(r, &cx->path[FIELD_END], v))) {
+		} else if (dated && (v->nr = 0, get_field(im, r, cx, FIELD_END, v))) {
 			if (!import_parse_time(v->v[0].s, v->v[0].len, &end, NULL))
 				dwell = end - t;
 		}
 	}
 	for (size_t k = 0; k < cx->docs.nr; k++) {
 		const struct log_value *id = &cx->docs.v[k];
-		struct import_doc *d;
 		bool repeat = false;
 
 		if (!id->len || !utf8_valid(id->s, id->len, NULL))
 			continue;
 		for (size_t j = 0; j < k && !repeat; j++)
 			repeat = cx->docs.v[j].len == id->len && !memcmp(cx->docs.v[j].s, id->s, id->len);
-		if (repeat)
-			continue;
-		d = doc_of(im, q, id->s, id->len);
-		if (kind == SIGNAL_NEGATIVE) {
-			d->negative++;
-			q->negative++;
-			im->st.negative++;
-		} else if (kind == SIGNAL_CLICK && dwell >= 0 && dwell < o->min_dwell) {
-			d->short_clicks++;
-			q->short_clicks++;
-			im->st.short_clicks++;
-		} else {
-			if (kind == SIGNAL_CLICK)
-				d->clicks++;
-			else if (kind == SIGNAL_CITE)
-				d->cites++;
-			else
-				d->ratings++;
-			d->positive++;
-			q->positive++;
-			im->st.positive++;
-			sketch_add(&d->sessions, sess, IMPORT_DOC_SKETCH);
+		if (!repeat)
+			count_event(im, q, doc_of(im, q, id->s, id->len), kind, dwell, sess);
+	}
+}
+
+/* Warn about the skipped records of 'cx' and keep them for the summary. */
+static void report_places(struct import *im, const char *path, const struct reader_ctx *cx)
+{
+	for (size_t k = 0; k < cx->malformed.nr; k++) {
+		long line = cx->malformed.at[k].line;
+		if (im->st.nr_malformed_at < IMPORT_KEEP_LINES) {
+			warning_at(path, line, 0, "skipping malformed record: %s", cx->malformed.at[k].why);
+			im->st.malformed_at[im->st.nr_malformed_at++] = xstrfmt("%s:%ld", path, line);
 		}
 	}
+	for (size_t k = 0; k < cx->missing.nr; k++)
+		if (im->st.nr_missing_at < IMPORT_KEEP_LINES)
+			im->st.missing_at[im->st.nr_missing_at++] =
+				xstrfmt("%s:%ld", path, cx->missing.at[k].line);
 }
 
 int import_read(struct import *im, const char *path)
 {
-	struct log_reader r;
 	struct reader_ctx cx;
-	struct import_log *lg;
+	struct import_log lg;
+	struct log_reader r;
 	unsigned long before = im->st.records;
-	size_t file_idx = im->nr_logs;
 	int rc, ret = -1;
 
 	memset(&cx, 0, sizeof(cx));
+	memset(&lg, 0, sizeof(lg));
+	cx.file_idx = im->nr_logs;
 	if (log_reader_open(&r, path, im->opt.format) < 0)
 		return -1;
-	for (int k = 0; k < IMPORT_NR_FIELDS; k++) {
-		cx.mapped[k] = im->opt.field[k] != NULL;
+	for (int k = 0; k < IMPORT_NR_FIELDS; k++)
 		log_path_init(&cx.path[k], &r, im->opt.field[k] ? im->opt.field[k] : field_names[k]);
-	}
 	if (r.format != LOG_FORMAT_JSONL && cx.path[FIELD_QUERY].column < 0) {
 		error_at(path, 1, 0, "no column '%s' for the query in the header",
 			 cx.path[FIELD_QUERY].text);
@@ -643,19 +627,19 @@ int import_read(struct import *im, const char *path)
 			goto out;
 		im->st.records++;
 		if (rc == -2) {
-			skip_malformed(im, path, r.lineno, r.why);
+			skip_malformed(im, &cx, r.lineno, r.why);
 			continue;
 		}
-		fold_record(im, &r, &cx, file_idx);
+		fold_record(im, &r, &cx);
 	}
+	report_places(im, path, &cx);
+	log_reader_digest(&r, lg.digest);
+	lg.gzip = log_reader_gzip(&r);
+	lg.format = r.format;
+	lg.path = xstrdup(path);
+	lg.records = im->st.records - before;
 	ALLOC_GROW(im->logs, im->nr_logs + 1, im->alloc_logs);
-	lg = &im->logs[im->nr_logs++];
-	memset(lg, 0, sizeof(*lg));
-	lg->path = xstrdup(path);
-	log_reader_digest(&r, lg->digest);
-	lg->gzip = log_reader_gzip(&r);
-	lg->format = r.format;
-	lg->records = im->st.records - before;
+	im->logs[im->nr_logs++] = lg;
 	ret = 0;
 out:
 	for (int k = 0; k < IMPORT_NR_FIELDS; k++)
@@ -676,21 +660,40 @@ static int by_count(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* Give every group the text of its most frequent form (ties: the form seen first). */
+static void choose_texts(struct import *im)
+{
+	for (size_t i = 0; i < im->nr_forms; i++)
+		im->form_list[i]->count = 0;
+	for (size_t i = 0; i < im->rcap; i++)
+		if (im->rtab[i].r)
+			im->rtab[i].r->form->count += im->rtab[i].r->count;
+	for (size_t i = 0; i < im->nr; i++)
+		im->q[i].text_count = 0;
+	for (size_t i = 0; i < im->nr_forms; i++) {
+		struct form *f = im->form_list[i];
+		if (f->group >= 0 && f->count > im->q[f->group].text_count) {
+			im->q[f->group].text_count = f->count;
+			im->q[f->group].text = f->text;
+		}
+	}
+}
+
 void import_label(struct import *im)
 {
 	size_t kept = 0;
+
+	choose_texts(im);
+	im->st.pii_dropped_queries = 0;
+	for (size_t i = 0; i < im->nr_forms; i++)
+		im->st.pii_dropped_queries += im->form_list[i]->group == -1;
 
 	for (size_t i = 0; i < im->nr; i++) {
 		struct import_query *q = &im->q[i];
 
 		if (q->count < (unsigned long)im->opt.min_count) {
 			im->st.below_min_count++;
-			for (size_t d = 0; d < q->nr_docs; d++)
-				sketch_release(&q->docs[d].sessions);
-			free(q->docs);
-			free(q->dtab);
-			sketch_release(&q->sessions);
-			free(q->key);
+			query_release(q);
 			continue;
 		}
 		q->nr_labels = 0;

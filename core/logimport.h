@@ -4,8 +4,12 @@
  * Records are read with logread and folded into one group per normalised
  * query (text_normalize_query after PII redaction). Memory grows with the
  * distinct query forms, the documents per query and a bounded sketch of
- * sessions per query (exact up to IMPORT_SESSION_SKETCH sessions, estimated
- * past that), never with the number of log lines.
+ * sessions per query (core/sketch.h: exact up to IMPORT_SESSION_SKETCH
+ * sessions, estimated past that with about 3% standard error), never with
+ * the number of log lines. Per record the work is a few hash probes: the
+ * raw query bytes find their group (normalisation runs once per distinct
+ * raw form), document ids are interned to small integers once, and the
+ * records of the import (raw forms, document ids) live in an arena.
  *
  * Signals (docs/import.md has the table): a record naming documents is an
  * event on each of them. Its kind comes from the signal field: "click"
@@ -33,11 +37,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "logfield.h"
 #include "logread.h"
 #include "pii.h"
+#include "sample.h"
+#include "sketch.h"
 #include "strmap.h"
 
-#define IMPORT_SESSION_SKETCH 256  /* exact distinct-session counts below this */
+#define IMPORT_SESSION_SKETCH 1024 /* exact distinct-session counts below this */
 #define IMPORT_DOC_SKETCH 64       /* per document; also the largest min_clicks */
 #define IMPORT_KEEP_LINES 5        /* malformed line numbers kept for the summary */
 
@@ -64,34 +71,37 @@ struct import_options {
 };
 void import_options_init(struct import_options *o);
 
-/* A small set of 64-bit hashes: exact below its capacity, an estimate above. */
-struct sketch {
-	uint64_t *h;
-	uint32_t nr, alloc;
-};
-
 struct import_doc {
 	const char *id;          /* interned in struct import */
-	unsigned long positive, negative, short_clicks;
-	unsigned long clicks, cites, ratings;  /* positive events by kind */
-	struct sketch sessions;  /* sessions with a positive event */
+	uint32_t key;            /* the id's number in struct import */
 	int grade;               /* set by import_label: 0 not relevant */
+	uint32_t positive, negative, short_clicks;
+	uint32_t clicks, cites, ratings;  /* positive events by kind */
+	struct sketch sessions;  /* sessions with a positive event */
 };
 
+/* Return the id of 'd' (owned by the struct import 'd' belongs to). */
+static inline const char *import_doc_id(const struct import_doc *d)
+{
+	return d->id;
+}
+
 struct import_query {
-	char *key;               /* normalised form */
-	const char *text;        /* most frequent original (redacted) form */
-	unsigned long text_count;
+	/* what every record of the query touches comes first */
 	unsigned long count, positive, negative, short_clicks;
 	struct sketch sessions;
-	double first, last;      /* epoch seconds, when 'dated' */
-	bool dated;
 	struct import_doc *docs;
 	size_t nr_docs, alloc_docs;
-	uint32_t *dtab;          /* index + 1 of docs by id pointer, once there are many */
+	uint32_t *dtab;          /* index + 1 of docs by document key, once there are many */
 	size_t dcap;
+	double first, last;      /* epoch seconds, when 'dated' */
+	bool dated;
+	char *key;               /* normalised form */
+	const char *text;        /* most frequent original (redacted) form (import_label) */
+	unsigned long text_count;
 	size_t nr_labels;        /* set by import_label */
 	size_t order;            /* order of first appearance */
+	struct dd_text dd;       /* prepared for the near-duplicate filter while reading */
 };
 
 struct import_stats {
@@ -107,7 +117,7 @@ struct import_stats {
 	unsigned long used;             /* records that counted for a query */
 	unsigned long pii_records;      /* records whose query held PII */
 	unsigned long pii_dropped;      /* records dropped for PII (--pii drop) */
-	unsigned long pii_dropped_queries;  /* distinct query forms dropped */
+	unsigned long pii_dropped_queries;  /* distinct query forms dropped (import_label) */
 	struct pii_counts pii;          /* spans by kind, over distinct forms */
 	unsigned long positive, negative, short_clicks, other_signals;
 	unsigned long field_seen[IMPORT_NR_FIELDS];  /* records holding the field */
@@ -123,12 +133,28 @@ struct import_log {
 	unsigned long records;
 };
 
+struct import_arena;
+struct raw_slot;
+
+struct import_doc_name {
+	const char *id;              /* in the arena */
+	uint64_t hash;
+	size_t len;
+};
+
 struct import {
 	struct import_options opt;
-	struct strmap raw;     /* raw query bytes -> struct form * */
-	struct strmap forms;   /* redacted text -> struct form * */
-	struct strmap groups;  /* normalised key -> index + 1 */
-	struct strmap docs;    /* interned document ids */
+	struct import_arena *arena;  /* raw forms and document ids */
+	struct raw_slot *rtab;       /* distinct raw queries, open addressing */
+	size_t rcap, nr_raw;
+	struct strmap forms;         /* redacted text -> struct form * */
+	struct form **form_list;     /* forms in order of first appearance */
+	size_t nr_forms, alloc_forms;
+	struct strmap groups;        /* normalised key -> index + 1 */
+	struct import_doc_name *doc_names;  /* document ids by key */
+	size_t nr_doc_names, alloc_doc_names;
+	uint32_t *doctab;            /* key + 1 by id hash, open addressing */
+	size_t doccap;
 	struct import_query *q;
 	size_t nr, alloc;
 	struct import_log *logs;
@@ -152,23 +178,4 @@ int import_read(struct import *im, const char *path);
  * most frequent first (ties by first appearance).
  */
 void import_label(struct import *im);
-
-/* Return the number of distinct sessions in 's' (an estimate past its capacity). */
-double sketch_count(const struct sketch *s, uint32_t cap);
-
-/*
- * Parse a time: ISO 8601 "YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|+HH:MM|-HHMM]"
- * (no zone: UTC; 'T' or a space between date and time) or a number of
- * seconds since the epoch (a number above 1e11 is taken as milliseconds).
- * '*date_only' (may be NULL) tells whether only a date was given. Return 0
- * or -1 (nothing printed).
- */
-int import_parse_time(const char *s, size_t len, double *out, bool *date_only);
-/* Format epoch seconds 't' as "YYYY-MM-DDTHH:MM:SSZ" into 'out'. */
-void import_format_time(double t, char out[32]);
-
-enum signal_kind { SIGNAL_CLICK, SIGNAL_CITE, SIGNAL_POSITIVE, SIGNAL_NEGATIVE, SIGNAL_OTHER };
-/* Classify the signal value 'len' bytes of 's' (see above). */
-enum signal_kind import_signal_kind(const char *s, size_t len);
-
 #endif

@@ -1,17 +1,14 @@
 /*
- * logread: the byte stream (read, hash, inflate), the JSON Lines parser and
- * the CSV/TSV record reader behind log_reader_next().
+ * logread: the byte stream (read, hash, inflate), the lines of JSON Lines
+ * (parsed by core/logjson.c) and the CSV/TSV record reader behind
+ * log_reader_next().
  *
  * The stream hashes the bytes as stored before anything else looks at them,
  * so the digest covers the whole file even when records are skipped. Gzip is
  * recognised by its magic bytes; concatenated members are read in turn.
- *
- * The JSON parser is strict (RFC 8259: no trailing commas, no comments, no
- * bare control characters in strings) and decodes strings in place in the
- * stream buffer: an unescaped string never grows, so values are slices of
- * the line. Nodes live in an arena reused for every record.
  */
 #include "logread.h"
+#include "logjson.h"
 
 #include "digest.h"
 #include "error.h"
@@ -37,15 +34,6 @@ struct log_stream {
 	size_t raw_len;
 	char *buf;          /* decoded bytes [pos, end) */
 	size_t pos, end, cap;
-};
-
-enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jnode {
-	enum jtype type;
-	const char *key, *val;
-	size_t key_len, val_len;
-	long child, next;   /* indexes into the arena, -1: none */
 };
 
 int log_format_parse(const char *s, enum log_format *out)
@@ -78,7 +66,7 @@ void log_values_release(struct log_values *vals)
 	vals->nr = vals->alloc = 0;
 }
 
-static void push_value(struct log_values *out, const char *s, size_t len)
+void log_values_push(struct log_values *out, const char *s, size_t len)
 {
 	ALLOC_GROW(out->v, out->nr + 1, out->alloc);
 	out->v[out->nr].s = s;
@@ -168,353 +156,6 @@ static ssize_t stream_fill(struct log_stream *st, const char *path)
 bad:
 	st->failed = true;
 	return error("cannot decompress '%s': %s", path, st->z.msg ? st->z.msg : "corrupt gzip data");
-}
-
-/* ---- JSON ---- */
-
-struct jparse {
-	struct log_reader *r;
-	char *p, *end;
-	int depth;
-	const char *why;
-};
-
-static long new_node(struct log_reader *r, enum jtype t)
-{
-	ALLOC_GROW(r->nodes, r->nr_nodes + 1, r->alloc_nodes);
-	struct jnode *n = &r->nodes[r->nr_nodes];
-	n->type = t;
-	n->key = n->val = NULL;
-	n->key_len = n->val_len = 0;
-	n->child = n->next = -1;
-	return (long)r->nr_nodes++;
-}
-
-static void skip_ws(struct jparse *jp)
-{
-	while (jp->p < jp->end && (*jp->p == ' ' || *jp->p == '\t' || *jp->p == '\r' || *jp->p == '\n'))
-		jp->p++;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9') return c - '0';
-	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-	return -1;
-}
-
-static int read_hex4(struct jparse *jp, unsigned *out)
-{
-	unsigned v = 0;
-	if (jp->end - jp->p < 4)
-		return -1;
-	for (int k = 0; k < 4; k++) {
-		int h = hexval((unsigned char)jp->p[k]);
-		if (h < 0)
-			return -1;
-		v = v * 16 + (unsigned)h;
-	}
-	jp->p += 4;
-	*out = v;
-	return 0;
-}
-
-static char *put_utf8(char *w, unsigned cp)
-{
-	if (cp < 0x80) {
-		*w++ = (char)cp;
-	} else if (cp < 0x800) {
-		*w++ = (char)(0xC0 | (cp >> 6));
-		*w++ = (char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		*w++ = (char)(0xE0 | (cp >> 12));
-		*w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-		*w++ = (char)(0x80 | (cp & 0x3F));
-	} else {
-		*w++ = (char)(0xF0 | (cp >> 18));
-		*w++ = (char)(0x80 | ((cp >> 12) & 0x3F));
-		*w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-		*w++ = (char)(0x80 | (cp & 0x3F));
-	}
-	return w;
-}
-
-/* Parse the string at jp->p (on the opening quote), decoding it in place. */
-static int jstring(struct jparse *jp, const char **s, size_t *len)
-{
-	char *w, *start;
-
-	jp->p++;
-	start = w = jp->p;
-	/* fast path: no escapes */
-	while (jp->p < jp->end && *jp->p != '"' && *jp->p != '\\' && (unsigned char)*jp->p >= 0x20)
-		jp->p++;
-	w = jp->p;
-	while (jp->p < jp->end) {
-		unsigned char c = (unsigned char)*jp->p;
-		if (c == '"') {
-			*s = start;
-			*len = (size_t)(w - start);
-			jp->p++;
-			return 0;
-		}
-		if (c < 0x20) {
-			jp->why = "control character in a JSON string";
-			return -1;
-		}
-		if (c != '\\') {
-			*w++ = (char)c;
-			jp->p++;
-			continue;
-		}
-		jp->p++;
-		if (jp->p >= jp->end)
-			break;
-		c = (unsigned char)*jp->p++;
-		switch (c) {
-		case '"': *w++ = '"'; break;
-		case '\\': *w++ = '\\'; break;
-		case '/': *w++ = '/'; break;
-		case 'b': *w++ = '\b'; break;
-		case 'f': *w++ = '\f'; break;
-		case 'n': *w++ = '\n'; break;
-		case 'r': *w++ = '\r'; break;
-		case 't': *w++ = '\t'; break;
-		case 'u': {
-			unsigned cp, lo;
-			if (read_hex4(jp, &cp)) {
-				jp->why = "bad \\u escape in a JSON string";
-				return -1;
-			}
-			if (cp >= 0xD800 && cp <= 0xDBFF && jp->end - jp->p >= 6 && jp->p[0] == '\\' &&
-			    jp->p[1] == 'u') {
-				char *save = jp->p;
-				jp->p += 2;
-				if (!read_hex4(jp, &lo) && lo >= 0xDC00 && lo <= 0xDFFF)
-					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-				else
-					jp->p = save;
-			}
-			if (cp >= 0xD800 && cp <= 0xDFFF)
-				cp = 0xFFFD;  /* a lone surrogate */
-			w = put_utf8(w, cp);
-			break;
-		}
-		default:
-			jp->why = "bad escape in a JSON string";
-			return -1;
-		}
-	}
-	jp->why = "unterminated JSON string";
-	return -1;
-}
-
-static int jnumber(struct jparse *jp)
-{
-	char *p = jp->p;
-	const char *e = jp->end;
-#define DIGIT(c) ((c) >= '0' && (c) <= '9')
-	if (p < e && *p == '-')
-		p++;
-	if (p < e && *p == '0')
-		p++;
-	else if (p < e && DIGIT(*p))
-		while (p < e && DIGIT(*p))
-			p++;
-	else
-		return -1;
-	if (p < e && *p == '.') {
-		p++;
-		if (!(p < e && DIGIT(*p)))
-			return -1;
-		while (p < e && DIGIT(*p))
-			p++;
-	}
-	if (p < e && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < e && (*p == '+' || *p == '-'))
-			p++;
-		if (!(p < e && DIGIT(*p)))
-			return -1;
-		while (p < e && DIGIT(*p))
-			p++;
-	}
-#undef DIGIT
-	jp->p = p;
-	return 0;
-}
-
-static long jvalue(struct jparse *jp);
-
-static long jcontainer(struct jparse *jp, int is_obj)
-{
-	long self = new_node(jp->r, is_obj ? J_OBJ : J_ARR), last = -1;
-	char close = is_obj ? '}' : ']';
-
-	if (++jp->depth > LOG_MAX_DEPTH) {
-		jp->why = "JSON nested too deeply";
-		return -1;
-	}
-	jp->p++;
-	skip_ws(jp);
-	if (jp->p < jp->end && *jp->p == close) {
-		jp->p++;
-		jp->depth--;
-		return self;
-	}
-	for (;;) {
-		const char *key = NULL;
-		size_t key_len = 0;
-		long child;
-
-		skip_ws(jp);
-		if (is_obj) {
-			if (jp->p >= jp->end || *jp->p != '"') {
-				jp->why = "expected a key in a JSON object";
-				return -1;
-			}
-			if (jstring(jp, &key, &key_len))
-				return -1;
-			skip_ws(jp);
-			if (jp->p >= jp->end || *jp->p != ':') {
-				jp->why = "expected ':' in a JSON object";
-				return -1;
-			}
-			jp->p++;
-		}
-		child = jvalue(jp);
-		if (child < 0)
-			return -1;
-		jp->r->nodes[child].key = key;
-		jp->r->nodes[child].key_len = key_len;
-		if (last < 0)
-			jp->r->nodes[self].child = child;
-		else
-			jp->r->nodes[last].next = child;
-		last = child;
-		skip_ws(jp);
-		if (jp->p < jp->end && *jp->p == ',') {
-			jp->p++;
-			continue;
-		}
-		if (jp->p < jp->end && *jp->p == close) {
-			jp->p++;
-			jp->depth--;
-			return self;
-		}
-		jp->why = is_obj ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array";
-		return -1;
-	}
-}
-
-static long jvalue(struct jparse *jp)
-{
-	long n;
-	char *start;
-
-	skip_ws(jp);
-	if (jp->p >= jp->end) {
-		jp->why = "unexpected end of JSON";
-		return -1;
-	}
-	start = jp->p;
-	switch (*jp->p) {
-	case '{':
-		return jcontainer(jp, 1);
-	case '[':
-		return jcontainer(jp, 0);
-	case '"': {
-		const char *s;
-		size_t len;
-		if (jstring(jp, &s, &len))
-			return -1;
-		n = new_node(jp->r, J_STR);
-		jp->r->nodes[n].val = s;
-		jp->r->nodes[n].val_len = len;
-		return n;
-	}
-	case 't':
-	case 'f':
-	case 'n': {
-		static const char *const lit[] = { "true", "false", "null" };
-		static const enum jtype types[] = { J_TRUE, J_FALSE, J_NULL };
-		for (int k = 0; k < 3; k++) {
-			size_t l = strlen(lit[k]);
-			if ((size_t)(jp->end - jp->p) >= l && !memcmp(jp->p, lit[k], l)) {
-				jp->p += l;
-				n = new_node(jp->r, types[k]);
-				jp->r->nodes[n].val = lit[k];
-				jp->r->nodes[n].val_len = l;
-				return n;
-			}
-		}
-		break;
-	}
-	default:
-		if (!jnumber(jp)) {
-			n = new_node(jp->r, J_NUM);
-			jp->r->nodes[n].val = start;
-			jp->r->nodes[n].val_len = (size_t)(jp->p - start);
-			return n;
-		}
-	}
-	jp->why = "invalid JSON value";
-	return -1;
-}
-
-/* Parse one line as a JSON object into the arena. Return 0, 1 for a blank line, -1. */
-static int parse_json_line(struct log_reader *r, char *line, size_t len)
-{
-	struct jparse jp = { r, line, line + len, 0, NULL };
-	long root;
-
-	r->nr_nodes = 0;
-	skip_ws(&jp);
-	if (jp.p == jp.end)
-		return 1;
-	if (*jp.p != '{') {
-		r->why = "not a JSON object";
-		return -1;
-	}
-	root = jvalue(&jp);
-	if (root < 0) {
-		r->why = jp.why ? jp.why : "invalid JSON";
-		return -1;
-	}
-	skip_ws(&jp);
-	if (jp.p != jp.end) {
-		r->why = "text after the JSON object";
-		return -1;
-	}
-	return 0;
-}
-
-static void jget(struct log_reader *r, long idx, const struct log_path *p, size_t k,
-		 struct log_values *out)
-{
-	const struct jnode *n = &r->nodes[idx];
-
-	if (n->type == J_ARR) {
-		for (long c = n->child; c >= 0; c = r->nodes[c].next)
-			jget(r, c, p, k, out);
-		return;
-	}
-	if (k == p->nr) {
-		if (n->type != J_OBJ && n->type != J_NULL)
-			push_value(out, n->val, n->val_len);
-		return;
-	}
-	if (n->type != J_OBJ)
-		return;
-	size_t want = p->lens[k];
-	for (long c = n->child; c >= 0; c = r->nodes[c].next) {
-		const struct jnode *ch = &r->nodes[c];
-		if (ch->key_len == want && !memcmp(ch->key, p->parts[k], want)) {
-			jget(r, c, p, k + 1, out);
-			return;
-		}
-	}
 }
 
 /* Read one line of the stream into '*line'. Return 1, 0 at EOF, -2 too long, -1. */
@@ -791,7 +432,7 @@ int log_reader_next(struct log_reader *r)
 			r->why = "line longer than 1 MiB";
 			return -2;
 		}
-		rc = parse_json_line(r, line, len);
+		rc = log_json_parse(r, line, len);
 		if (rc == 1)
 			continue;  /* blank lines are not records */
 		return rc == 0 ? 1 : -2;
@@ -842,11 +483,10 @@ size_t log_reader_get(struct log_reader *r, const struct log_path *p, struct log
 
 	if (r->format != LOG_FORMAT_JSONL) {
 		if (p->column >= 0 && (size_t)p->column < r->nr_cells)
-			push_value(out, r->cells[p->column].s, r->cells[p->column].len);
+			log_values_push(out, r->cells[p->column].s, r->cells[p->column].len);
 		return out->nr - before;
 	}
-	if (r->nr_nodes)
-		jget(r, 0, p, 0, out);
+	log_json_get(r, p, out);
 	return out->nr - before;
 }
 
@@ -856,7 +496,7 @@ void log_reader_digest(struct log_reader *r, char out[72])
 
 	if (st->sha) {
 		/* hash whatever the reader did not need to read */
-		while (!st->raw_eof && !st->failed && raw_read(st, r->path) > 0)
+		while (!st->failed && raw_read(st, r->path) > 0)
 			;
 		sha256_final(st->sha, st->digest);
 		st->sha = NULL;

@@ -4,7 +4,7 @@
  * computes the SHA-256 of the file's bytes as stored.
  *
  * JSON Lines: one JSON object per line, parsed by a small strict parser
- * into a per-record arena (no allocation per value). A field is a dotted
+ * (core/logjson.h) into a per-record arena (no allocation per value). A field is a dotted
  * path ("a.b.c"); where the path meets an array it continues into every
  * element, so "citations.id" collects the ids of a list of objects.
  *
@@ -31,6 +31,14 @@
 #define LOG_MAX_DEPTH 64           /* JSON nesting depth */
 
 enum log_format { LOG_FORMAT_AUTO, LOG_FORMAT_JSONL, LOG_FORMAT_CSV, LOG_FORMAT_TSV };
+
+/*
+ * JSON Lines records that are flat objects (scalar values or lists of
+ * scalars, strings without escapes) are read by a one-pass scanner; any
+ * other line goes to the full parser. Both give the same values and the
+ * same verdicts. True by default; tests turn it off to compare the two.
+ */
+extern bool log_json_fast;
 
 /* Return 0 and set '*out' for "jsonl"/"json"/"ndjson", "csv", "tsv"; else -1 (nothing printed). */
 int log_format_parse(const char *s, enum log_format *out);
@@ -104,7 +112,7 @@ void log_path_release(struct log_path *p);
  */
 size_t log_reader_get(struct log_reader *r, const struct log_path *p, struct log_values *out);
 
-/* After end of file: the digest of the file's bytes as stored ("sha256:..."). */
+/* After end of file: the digest of the whole file's bytes as stored ("sha256:..."). */
 void log_reader_digest(struct log_reader *r, char out[72]);
 /* True when the file was gzip-compressed. */
 bool log_reader_gzip(const struct log_reader *r);

@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void prompt_release(struct prompt *p)
 {
@@ -60,8 +61,12 @@ int prompt_parse(struct prompt *p, const char *text, size_t len, const char *nam
 	memset(p, 0, sizeof(*p));
 	p->file = xstrdup(name);
 	sha256_hex(text, len, p->digest);
-	if (!utf8_valid(text, len, NULL)) {
-		error_at(name, 0, 0, "prompt is not valid UTF-8");
+	if (!utf8_valid(text, len, &n)) {
+		long bad_line = 1;
+
+		for (size_t i = 0; i < n; i++)
+			bad_line += text[i] == '\n';
+		error_at(name, bad_line, 0, "prompt is not valid UTF-8");
 		goto fail;
 	}
 	n = line_len(s, end);
@@ -224,4 +229,39 @@ int prompt_render(const char *tmpl, const struct prompt_var *vars, size_t nr, st
 char *prompt_id(const struct prompt *p)
 {
 	return xstrfmt("%s@%s", p->name, p->digest);
+}
+
+#ifndef EVALSET_DATADIR
+#define EVALSET_DATADIR "/usr/local/share/evalset"
+#endif
+
+char *prompt_default_dir(const char *given)
+{
+	const char *env = getenv("EVALSET_PROMPT_DIR");
+	char exe[4096];
+	ssize_t n;
+
+	if (given)
+		return xstrdup(given);
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *dir, *share;
+
+		exe[n] = '\0';
+		dir = dir_name(exe);
+#if defined(EVALSET_BUILD_ROOT) && defined(EVALSET_SOURCE_ROOT)
+		if (!strcmp(dir, EVALSET_BUILD_ROOT)) {
+			free(dir);
+			return xstrdup(EVALSET_SOURCE_ROOT "/prompts");
+		}
+#endif
+		share = xstrfmt("%s/../share/evalset/prompts", dir);
+		free(dir);
+		if (is_dir(share))
+			return share;
+		free(share);
+	}
+	return xstrdup(EVALSET_DATADIR "/prompts");
 }

@@ -67,4 +67,14 @@ int prompt_render(const char *tmpl, const struct prompt_var *vars, size_t nr, st
 /* Return "name@sha256:..." for provenance; caller frees. */
 char *prompt_id(const struct prompt *p);
 
+/*
+ * Return the prompt directory to use (caller frees): 'given' (--prompt-dir)
+ * when not NULL; else $EVALSET_PROMPT_DIR when set; else the source tree's
+ * prompts/ when this binary runs from the build directory it was built in;
+ * else <binary dir>/../share/evalset/prompts when it exists (an installed or
+ * DESTDIR-staged tree); else the install data directory compiled in
+ * (EVALSET_DATADIR "/prompts").
+ */
+char *prompt_default_dir(const char *given);
+
 #endif

@@ -18,6 +18,16 @@
 
 #define QRELS_MAX_LINE (1u << 20)
 
+/* Return the little-endian reading of the 8 bytes loaded into 'w'. */
+static inline uint64_t le64(uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return __builtin_bswap64(w);
+#else
+	return w;
+#endif
+}
+
 uint64_t qrels_hash(const char *s, size_t len)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)len;
@@ -27,6 +37,7 @@ uint64_t qrels_hash(const char *s, size_t len)
 		uint64_t w;
 
 		memcpy(&w, s + i, 8);
+		w = le64(w);
 		h = (h ^ w) * 0xff51afd7ed558ccdULL;
 		h ^= h >> 32;
 	}
@@ -35,6 +46,32 @@ uint64_t qrels_hash(const char *s, size_t len)
 
 		for (size_t b = 0; i < len; i++, b += 8)
 			w |= (uint64_t)(unsigned char)s[i] << b;
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	}
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
+	return h;
+}
+
+uint64_t qrels_hash_padded(const char *s, size_t len)
+{
+	static const uint64_t tail_mask[8] = {
+		0, 0xffULL, 0xffffULL, 0xffffffULL, 0xffffffffULL, 0xffffffffffULL,
+		0xffffffffffffULL, 0xffffffffffffffULL,
+	};
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)len, w;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		w = le64(w);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	if (i < len) {
+		memcpy(&w, s + i, 8);
+		w = le64(w) & tail_mask[len - i];
 		h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
 	}
 	h ^= h >> 29;

@@ -74,5 +74,8 @@ long qrels_query_lookup(const struct qrels_query *q, const char *doc, size_t len
 
 /* Hash 'len' bytes of 's' (a fast word-at-a-time hash for short ids). */
 uint64_t qrels_hash(const char *s, size_t len);
+/* The same value as qrels_hash, faster: may read (never use) up to 7 bytes
+ * past the end of 's', so those must be readable (ids inside a run buffer). */
+uint64_t qrels_hash_padded(const char *s, size_t len);
 
 #endif

@@ -3,12 +3,13 @@
  * definitions of every number computed here).
  *
  * The page is built top to bottom into one strbuf; each section is one
- * static function. Text from the set, the runs and the corpus only ever
- * reaches the page through html_text/html_attr (markup) or
- * html_script_json (the slider's data block); the script writes to the
- * page with textContent only.
+ * static function (the k slider lives in report-slider.c). Text from the
+ * set, the runs and the corpus only ever reaches the page through
+ * html_text/html_attr (markup) or html_script_json (the slider's data
+ * block); the script writes to the page with textContent only.
  */
 #include "report.h"
+#include "report-slider.h"
 #include "compare.h"
 #include "corpus.h"
 #include "error.h"
@@ -19,7 +20,7 @@
 #include "svg.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,108 +28,10 @@
 #define SNIPPET_BYTES 200
 #define MAX_TAG_GROUPS 12
 
-/* One question of the slider: its ranking to depth REPORT_SLIDER_MAX with grades. */
-struct slider_q {
-	const struct question_result *qr;
-	const char *ids[REPORT_SLIDER_MAX];   /* NULL: an id the results did not keep */
-	int grades[REPORT_SLIDER_MAX];        /* >= 1 relevant, 0 judged not, -1 unjudged */
-	size_t nr;
-	int ideal[REPORT_SLIDER_MAX];
-	size_t nr_ideal;
-	long num_rel, first_rel;
-	bool assumed;                         /* a grade beyond the kept ids was assumed */
-};
-
-void report_cutoff_measures(const int *grades, size_t nr, const int *ideal, size_t nr_ideal,
-			    long num_rel, long first_rel, int k, double out[5])
-{
-	long rel = 0;
-	double dcg = 0, idcg = 0;
-
-	for (size_t i = 0; i < nr && i < (size_t)k; i++) {
-		if (grades[i] >= 1) {
-			rel++;
-			dcg += grades[i] / log2((double)i + 2);
-		}
-	}
-	for (size_t i = 0; i < nr_ideal && i < (size_t)k; i++)
-		idcg += ideal[i] / log2((double)i + 2);
-	out[0] = (double)rel / k;
-	out[1] = num_rel > 0 ? (double)rel / (double)num_rel : 0;
-	out[2] = rel > 0 ? 1 : 0;
-	out[3] = first_rel > 0 ? 1.0 / (double)first_rel : 0;
-	out[4] = idcg > 0 ? dcg / idcg : 0;
-}
-
-static const char *const cutoff_names[5] = { "P@k", "R@k", "Success@k", "RR", "nDCG@k" };
-static const char *const cutoff_keys[5] = { "P", "R", "S", "RR", "nDCG" };
-
-static int cmp_int_desc(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x < y) - (x > y);
-}
-
 /* Return the rank of the first relevant document of 'qr' (0: none). */
 static long first_rel(const struct question_result *qr)
 {
 	return qr && qr->nr_rel_ranks ? qr->rel_ranks[0] : 0;
-}
-
-/* Fill 'sq' for the set question 'q' from 'qr' and, when given, 'ranking'. */
-static void slider_fill(struct slider_q *sq, const struct question *q,
-			const struct question_result *qr, const struct report_ranking *ranking)
-{
-	int common = -1;
-
-	memset(sq, 0, sizeof(*sq));
-	sq->qr = qr;
-	sq->num_rel = q ? (long)q->nr_relevant : qr->num_rel;
-	sq->first_rel = first_rel(qr);
-	if (q) {
-		for (size_t i = 0; i < q->nr_relevant; i++) {
-			int g = q->relevant[i].grade;
-			if (i == 0)
-				common = g;
-			else if (g != common)
-				common = 0;
-		}
-		for (size_t i = 0; i < q->nr_relevant && sq->nr_ideal < REPORT_SLIDER_MAX; i++)
-			sq->ideal[sq->nr_ideal++] = q->relevant[i].grade;
-		/* every relevant grade must enter the sort, not only the first 20 */
-		if (q->nr_relevant > REPORT_SLIDER_MAX) {
-			int *all = xcalloc(q->nr_relevant, sizeof(*all));
-			for (size_t i = 0; i < q->nr_relevant; i++)
-				all[i] = q->relevant[i].grade;
-			qsort(all, q->nr_relevant, sizeof(*all), cmp_int_desc);
-			memcpy(sq->ideal, all, sizeof(sq->ideal));
-			free(all);
-		} else {
-			qsort(sq->ideal, sq->nr_ideal, sizeof(*sq->ideal), cmp_int_desc);
-		}
-	}
-	if (ranking) {
-		for (size_t i = 0; i < ranking->nr && i < REPORT_SLIDER_MAX; i++) {
-			sq->ids[i] = ranking->ids[i];
-			sq->grades[i] = q ? question_grade(q, ranking->ids[i]) : -1;
-		}
-		sq->nr = ranking->nr < REPORT_SLIDER_MAX ? ranking->nr : REPORT_SLIDER_MAX;
-		return;
-	}
-	/* from the results: the kept top ids, then the relevant ranks below them */
-	sq->nr = qr->num_ret < REPORT_SLIDER_MAX ? (size_t)qr->num_ret : REPORT_SLIDER_MAX;
-	for (size_t i = 0; i < sq->nr; i++) {
-		sq->ids[i] = i < qr->nr_top ? qr->top[i] : NULL;
-		sq->grades[i] = sq->ids[i] && q ? question_grade(q, sq->ids[i]) : -1;
-	}
-	for (size_t i = 0; i < qr->nr_rel_ranks; i++) {
-		long r = qr->rel_ranks[i];
-		if (r < 1 || r > (long)sq->nr || sq->ids[r - 1])
-			continue;
-		sq->grades[r - 1] = common > 0 ? common : 1;
-		if (common <= 0)
-			sq->assumed = true;
-	}
 }
 
 /* ---- small formatting helpers ---- */
@@ -141,6 +44,7 @@ static void num(struct strbuf *out, double v)
 		strbuf_addf(out, "%.4f", v);
 }
 
+/* Append 'v' with its sign and four decimals, or a dash for NAN. */
 static void signed_num(struct strbuf *out, double v)
 {
 	if (isnan(v))
@@ -149,6 +53,7 @@ static void signed_num(struct strbuf *out, double v)
 		strbuf_addf(out, "%+.4f", v);
 }
 
+/* Append a numeric table cell carrying the exact value in data-value. */
 static void td_num(struct strbuf *out, double v)
 {
 	strbuf_addf(out, "<td class=\"n\" data-value=\"%.17g\">", v);
@@ -156,6 +61,7 @@ static void td_num(struct strbuf *out, double v)
 	strbuf_addstr(out, "</td>");
 }
 
+/* Append a cell with a 1-based rank, or a dash when nothing relevant was retrieved. */
 static void rank_cell(struct strbuf *out, long rank)
 {
 	if (rank > 0)
@@ -164,6 +70,7 @@ static void rank_cell(struct strbuf *out, long rank)
 		strbuf_addstr(out, "<td class=\"n\" title=\"no relevant chunk retrieved\">&ndash;</td>");
 }
 
+/* Return the name to show for a run: its name, else its path, else its file. */
 static const char *run_label(const struct results *r)
 {
 	if (r->run_name && *r->run_name)
@@ -171,6 +78,19 @@ static const char *run_label(const struct results *r)
 	if (r->run_path && *r->run_path)
 		return r->run_path;
 	return r->file ? r->file : "run";
+}
+
+/* Add the definition-list row 'what' naming the run of 'r' and its digest. */
+static void add_run_row(struct strbuf *out, const char *what, const struct results *r)
+{
+	strbuf_addf(out, "<dt>%s</dt><dd>", what);
+	html_text(out, run_label(r));
+	if (r->run_sha256) {
+		strbuf_addstr(out, " <code class=\"small\">");
+		html_text(out, r->run_sha256);
+		strbuf_addstr(out, "</code>");
+	}
+	strbuf_addstr(out, "</dd>");
 }
 
 /* Return the number of answerable questions in 'r'. */
@@ -199,6 +119,7 @@ struct tag_count {
 	size_t n;
 };
 
+/* Order tags by question count, most used first, then by name. */
 static int cmp_tag_count(const void *a, const void *b)
 {
 	const struct tag_count *x = a, *y = b;
@@ -234,6 +155,7 @@ static struct tag_count *set_tags(const struct set *s, size_t *nr)
 	return t;
 }
 
+/* Append the header: set, digest, size, composition, runs and the gate verdict. */
 static void section_headline(struct strbuf *out, const struct report_input *in, int k)
 {
 	const struct set *s = in->set;
@@ -272,24 +194,10 @@ static void section_headline(struct strbuf *out, const struct report_input *in, 
 		add_count(out, tags[i].tag, tags[i].n, &first);
 	if (!nr_tags)
 		strbuf_addstr(out, "none");
-	strbuf_addstr(out, "</dd><dt>Candidate</dt><dd>");
-	html_text(out, run_label(in->cand));
-	if (in->cand->run_sha256) {
-		strbuf_addstr(out, " <code class=\"small\">");
-		html_text(out, in->cand->run_sha256);
-		strbuf_addstr(out, "</code>");
-	}
 	strbuf_addstr(out, "</dd>");
-	if (in->base) {
-		strbuf_addstr(out, "<dt>Baseline</dt><dd>");
-		html_text(out, run_label(in->base));
-		if (in->base->run_sha256) {
-			strbuf_addstr(out, " <code class=\"small\">");
-			html_text(out, in->base->run_sha256);
-			strbuf_addstr(out, "</code>");
-		}
-		strbuf_addstr(out, "</dd>");
-	}
+	add_run_row(out, "Candidate", in->cand);
+	if (in->base)
+		add_run_row(out, "Baseline", in->base);
 	strbuf_addf(out, "<dt>Context size</dt><dd>k = %d, depth K = %d</dd></dl>\n", k,
 		    in->cand->depth);
 	free(tags);
@@ -321,6 +229,7 @@ static void section_headline(struct strbuf *out, const struct report_input *in, 
 	}
 }
 
+/* Append the table of every measure, with deltas when compared. */
 static void section_measures(struct strbuf *out, const struct report_input *in)
 {
 	const struct results *c = in->cand, *b = in->base;
@@ -368,6 +277,18 @@ static void section_measures(struct strbuf *out, const struct report_input *in)
 	strbuf_addstr(out, "</tbody></table></section>\n");
 }
 
+/* Return R@k of one answerable question from its relevant ranks. */
+static double question_recall(const struct question_result *q, int k)
+{
+	size_t hit = 0;
+
+	if (q->num_rel <= 0)
+		return 0;
+	while (hit < q->nr_rel_ranks && q->rel_ranks[hit] <= k)
+		hit++;
+	return (double)hit / (double)q->num_rel;
+}
+
 /* Fill 'y[0..REPORT_CURVE_MAX)' with the mean R@k, k = 1.., over the
  * answerable questions of 'r'. */
 static void recall_curve(const struct results *r, double *y)
@@ -376,19 +297,14 @@ static void recall_curve(const struct results *r, double *y)
 
 	for (int k = 1; k <= REPORT_CURVE_MAX; k++) {
 		double sum = 0;
-		for (size_t i = 0; i < r->nr; i++) {
-			const struct question_result *q = &r->q[i];
-			size_t hit = 0;
-			if (!q->answerable || q->num_rel <= 0)
-				continue;
-			while (hit < q->nr_rel_ranks && q->rel_ranks[hit] <= k)
-				hit++;
-			sum += (double)hit / (double)q->num_rel;
-		}
+		for (size_t i = 0; i < r->nr; i++)
+			if (r->q[i].answerable)
+				sum += question_recall(&r->q[i], k);
 		y[k - 1] = n ? sum / (double)n : NAN;
 	}
 }
 
+/* Append the R@k curves, k = 1..100 on a log axis, with k marked. */
 static void section_curves(struct strbuf *out, const struct report_input *in, int k)
 {
 	double x[REPORT_CURVE_MAX], yc[REPORT_CURVE_MAX], yb[REPORT_CURVE_MAX];
@@ -402,10 +318,10 @@ static void section_curves(struct strbuf *out, const struct report_input *in, in
 	for (int i = 0; i < REPORT_CURVE_MAX; i++)
 		x[i] = i + 1;
 	recall_curve(in->cand, yc);
-	s[n++] = (struct svg_series){ run_label(in->cand), x, yc, REPORT_CURVE_MAX, 0, false };
+	s[n++] = (struct svg_series){ "candidate", x, yc, REPORT_CURVE_MAX, 0, false };
 	if (in->base) {
 		recall_curve(in->base, yb);
-		s[n++] = (struct svg_series){ run_label(in->base), x, yb, REPORT_CURVE_MAX, 1, true };
+		s[n++] = (struct svg_series){ "baseline", x, yb, REPORT_CURVE_MAX, 1, true };
 	}
 	c.nr_series = n;
 	snprintf(mark, sizeof(mark), "context size k = %d", k);
@@ -418,6 +334,7 @@ static void section_curves(struct strbuf *out, const struct report_input *in, in
 			   "</figure></section>\n");
 }
 
+/* Append the forest plot of the deltas and their CIs (comparison only). */
 static void section_forest(struct strbuf *out, const struct report_input *in)
 {
 	const struct compare *cmp = in->cmp;
@@ -457,39 +374,39 @@ static void section_forest(struct strbuf *out, const struct report_input *in)
 	free(rows);
 }
 
-/* Return the mean of measure 'measure' over the answerable questions of 'r'
- * that 'match' accepts (NAN when none or the measure is missing). */
-static double subset_mean(const struct results *r, const char *measure,
+/* Return the mean R@k over the answerable questions of 'r' that 'match'
+ * accepts (NAN when there are none). */
+static double subset_mean(const struct results *r, int k,
 			  bool (*match)(const struct question_result *, const char *), const char *arg)
 {
-	long j = results_measure(r, measure);
 	double sum = 0;
 	size_t n = 0;
 
-	if (j < 0)
-		return NAN;
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct question_result *q = &r->q[i];
-		if (!q->answerable || !match(q, arg) || isnan(q->values[j]))
+		if (!q->answerable || !match(q, arg))
 			continue;
-		sum += q->values[j];
+		sum += question_recall(q, k);
 		n++;
 	}
 	return n ? sum / (double)n : NAN;
 }
 
+/* Accept every question (the "all answerable" subset). */
 static bool match_all(const struct question_result *q, const char *arg)
 {
 	(void)q; (void)arg;
 	return true;
 }
 
+/* Accept questions of origin 'arg' (no origin counts as hand). */
 static bool match_origin(const struct question_result *q, const char *arg)
 {
 	const char *o = q->origin && *q->origin ? q->origin : "hand";
 	return !strcmp(o, arg);
 }
 
+/* Accept questions tagged 'arg'. */
 static bool match_tag(const struct question_result *q, const char *arg)
 {
 	for (size_t i = 0; i < q->nr_tags; i++)
@@ -498,6 +415,7 @@ static bool match_tag(const struct question_result *q, const char *arg)
 	return false;
 }
 
+/* Return the share of unanswerable questions declined (NAN when none). */
 static double decline_share(const struct results *r)
 {
 	size_t n = 0, d = 0;
@@ -533,11 +451,11 @@ static size_t add_group(struct groups *g, size_t n, char *label, double cand, do
 	return n + 1;
 }
 
+/* Append the per-subset bars: R@k per origin and tag, Decline. */
 static void section_subsets(struct strbuf *out, const struct report_input *in, int k)
 {
 	static const char *const origins[] = { "synthetic", "mined", "hand" };
 	const struct results *c = in->cand, *b = in->base;
-	char *measure = xstrfmt("R@%d", k);
 	struct svg_bar_group *groups;
 	double *values;
 	char **labels;
@@ -549,10 +467,6 @@ static void section_subsets(struct strbuf *out, const struct report_input *in, i
 	struct svg_bars bars;
 	struct groups g;
 
-	if (results_measure(c, measure) < 0) {
-		free(measure);
-		measure = xstrdup(c->nr_measures ? c->measures[0] : "R@5");
-	}
 	if (nr_tags > MAX_TAG_GROUPS)
 		nr_tags = MAX_TAG_GROUPS;
 	max = 1 + ARRAY_SIZE(origins) + nr_tags + 1;
@@ -560,14 +474,14 @@ static void section_subsets(struct strbuf *out, const struct report_input *in, i
 	values = xcalloc(max * 2, sizeof(*values));
 	labels = xcalloc(max, sizeof(*labels));
 #define ADD_GROUP(label, fn, arg) \
-	n = add_group(&g, n, (label), subset_mean(c, measure, fn, arg), \
-		      b ? subset_mean(b, measure, fn, arg) : NAN)
+	n = add_group(&g, n, (label), subset_mean(c, k, fn, arg), \
+		      b ? subset_mean(b, k, fn, arg) : NAN)
 	g = (struct groups){ groups, values, labels, b != NULL };
 	if (b) {
-		series[0] = run_label(b); colors[0] = 1;
-		series[1] = run_label(c); colors[1] = 0;
+		series[0] = "baseline"; colors[0] = 1;
+		series[1] = "candidate"; colors[1] = 0;
 	} else {
-		series[0] = run_label(c); colors[0] = 0;
+		series[0] = "candidate"; colors[0] = 0;
 	}
 	ADD_GROUP(xstrdup("all answerable"), match_all, NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(origins); i++)
@@ -577,7 +491,7 @@ static void section_subsets(struct strbuf *out, const struct report_input *in, i
 #undef ADD_GROUP
 	n = add_group(&g, n, xstrdup("unanswerable: Decline"), decline_share(c),
 		      b ? decline_share(b) : NAN);
-	snprintf(title, sizeof(title), "%s by subset (Decline for the unanswerable)", measure);
+	snprintf(title, sizeof(title), "R@%d by subset (Decline for the unanswerable)", k);
 	bars = (struct svg_bars){ "chart-subsets", title, "mean over the subset's questions",
 				  series, ns, colors, groups, n, 1, 0 };
 	strbuf_addstr(out, "<section id=\"subsets\"><h2>Subsets</h2>\n<figure>");
@@ -589,14 +503,13 @@ static void section_subsets(struct strbuf *out, const struct report_input *in, i
 	free(values);
 	free(groups);
 	free(tags);
-	free(measure);
 }
 
 /* Count 'r''s answerable questions found in the top k, found only in
  * (k, K], and not found in the top K. */
 static void find_rank(const struct results *r, int k, size_t out[3])
 {
-	long depth = r->depth > 0 ? r->depth : 50;
+	long depth = r->depth > 0 ? r->depth : LONG_MAX;   /* 0: the list depth */
 
 	out[0] = out[1] = out[2] = 0;
 	for (size_t i = 0; i < r->nr; i++) {
@@ -612,20 +525,27 @@ static void find_rank(const struct results *r, int k, size_t out[3])
 	}
 }
 
+/* Append the find-versus-rank stacked bars and the diagnosis sentence. */
 static void section_find_rank(struct strbuf *out, const struct report_input *in, int k)
 {
 	const struct results *runs[2] = { in->base, in->cand };
 	const char *rows[2];
 	double values[6];
 	size_t nr_rows = 0, cnt[3], total;
-	char p1[48], p2[48];
-	const char *parts[3] = { "found in the top k", p1, p2 };
+	char p0[48], p1[80], p2[80];
+	const char *parts[3] = { p0, p1, p2 };
 	size_t colors[3] = { 2, 1, 3 };
 	struct svg_stacked st;
-	long depth = in->cand->depth > 0 ? in->cand->depth : 50;
+	char depth[32];
 
-	snprintf(p1, sizeof(p1), "found at ranks %d to %ld", k + 1, depth);
-	snprintf(p2, sizeof(p2), "not found in the top %ld", depth);
+	/* the words of `score`'s find-vs-rank block, so both read the same */
+	if (in->cand->depth > 0)
+		snprintf(depth, sizeof(depth), "%d", in->cand->depth);
+	else
+		snprintf(depth, sizeof(depth), "the list depth");
+	snprintf(p0, sizeof(p0), "found in the top %d", k);
+	snprintf(p1, sizeof(p1), "found only at ranks %d..%s", k + 1, depth);
+	snprintf(p2, sizeof(p2), "not found in the top %s", depth);
 	for (size_t i = 0; i < 2; i++) {
 		if (!runs[i])
 			continue;
@@ -633,22 +553,26 @@ static void section_find_rank(struct strbuf *out, const struct report_input *in,
 		total = cnt[0] + cnt[1] + cnt[2];
 		for (size_t j = 0; j < 3; j++)
 			values[nr_rows * 3 + j] = total ? (double)cnt[j] / (double)total : NAN;
-		rows[nr_rows++] = run_label(runs[i]);
+		rows[nr_rows++] = runs[i] == in->cand ? "candidate" : "baseline";
 	}
-	st = (struct svg_stacked){ "chart-findrank", "Find versus rank", parts, colors, 3,
-				   rows, values, nr_rows, 1, 0 };
+	st = (struct svg_stacked){ "chart-findrank", "Find versus rank (answerable questions)",
+				   parts, colors, 3, rows, values, nr_rows, 1, 0 };
 	strbuf_addstr(out, "<section id=\"findrank\"><h2>Find versus rank</h2>\n<figure>");
 	svg_stacked(out, &st);
 	find_rank(in->cand, k, cnt);
-	strbuf_addstr(out, "<figcaption id=\"diagnosis\">");
+	strbuf_addstr(out, "<figcaption id=\"diagnosis\">Diagnosis for the candidate: ");
 	if (!cnt[1] && !cnt[2])
-		strbuf_addf(out, "Every answerable question has a relevant chunk in the top %d.", k);
+		strbuf_addf(out, "every answerable question has a relevant chunk in the top %d.", k);
 	else if (cnt[1] > cnt[2])
-		strbuf_addf(out, "Most misses (%zu of %zu) are found but ranked low (ranks %d to %ld): "
-			    "a reranking problem.", cnt[1], cnt[1] + cnt[2], k + 1, depth);
+		strbuf_addf(out, "most misses are found but ranked low (%zu vs %zu not found): "
+			    "improve ranking (a reranker, better scoring) before recall.", cnt[1], cnt[2]);
+	else if (cnt[2] > cnt[1])
+		strbuf_addf(out, "most misses are not found in the top %s (%zu vs %zu ranked low): "
+			    "improve recall (chunking, embeddings, hybrid search) before reranking.",
+			    depth, cnt[2], cnt[1]);
 	else
-		strbuf_addf(out, "Most misses (%zu of %zu) are not found in the top %ld: a chunking, "
-			    "embedding or recall problem.", cnt[2], cnt[1] + cnt[2], depth);
+		strbuf_addf(out, "misses split evenly between ranked low and not found (%zu each): "
+			    "both ranking and recall need work.", cnt[1]);
 	strbuf_addstr(out, "</figcaption></figure></section>\n");
 }
 
@@ -694,6 +618,7 @@ static void question_row(struct strbuf *out, const struct report_input *in, cons
 	strbuf_addstr(out, "</td></tr>\n");
 }
 
+/* Append a per-question table's heading, explanation and header row (no table when 'n' is 0). */
 static void table_head(struct strbuf *out, const struct report_input *in, const char *id,
 		       const char *title, size_t n, const char *explain)
 {
@@ -712,6 +637,7 @@ static void table_head(struct strbuf *out, const struct report_input *in, const 
 	strbuf_addstr(out, "<th>top retrieved chunk (candidate)</th></tr></thead><tbody>\n");
 }
 
+/* Append the lost, gained and never-found tables. */
 static void section_questions(struct strbuf *out, const struct report_input *in, int k)
 {
 	char explain[200];
@@ -785,6 +711,7 @@ static void judged(const struct report_input *in, const struct results *r, int k
 	*share = n ? sum / (double)n : NAN;
 }
 
+/* Append Decline, FalseDecline, Judged@k and unjudged counts per run. */
 static void section_decline(struct strbuf *out, const struct report_input *in, int k)
 {
 	const struct results *runs[2] = { in->base, in->cand };
@@ -801,7 +728,7 @@ static void section_decline(struct strbuf *out, const struct report_input *in, i
 		if (!runs[i])
 			continue;
 		judged(in, runs[i], jk, &share, &unj);
-		strbuf_addstr(out, "<tr><th>");
+		strbuf_addstr(out, runs[i] == in->cand ? "<tr><th>candidate: " : "<tr><th>baseline: ");
 		html_text(out, run_label(runs[i]));
 		strbuf_addstr(out, "</th>");
 		td_num(out, runs[i]->decline);
@@ -815,123 +742,6 @@ static void section_decline(struct strbuf *out, const struct report_input *in, i
 		    "%d positions holding a labelled chunk; unjudged chunks count as not relevant, so a "
 		    "low Judged@k means the set may under-rate this run.</p></section>\n",
 		    in->cand->nr_unanswerable, in->cand->nr_answerable, jk, jk);
-}
-
-static void ranked_list(struct strbuf *out, const struct slider_q *sq, int k)
-{
-	strbuf_addstr(out, "<ol id=\"ranked\" class=\"ranked\">");
-	for (size_t i = 0; i < sq->nr; i++) {
-		strbuf_addf(out, "<li class=\"%s%s\">", sq->grades[i] >= 1 ? "rel" : "",
-			    (int)i >= k ? " cut" : "");
-		html_text(out, sq->ids[i] ? sq->ids[i] : "(id not kept)");
-		if (sq->grades[i] >= 1)
-			strbuf_addf(out, " <b>relevant, grade %d</b>", sq->grades[i]);
-		else if (sq->grades[i] < 0)
-			strbuf_addstr(out, " <i>unjudged</i>");
-		strbuf_addstr(out, "</li>");
-	}
-	if (!sq->nr)
-		strbuf_addstr(out, "<li class=\"cut\">(nothing retrieved)</li>");
-	strbuf_addstr(out, "</ol>\n");
-}
-
-static void cutoff_row(struct strbuf *out, const char *row, const double v[5])
-{
-	for (size_t m = 0; m < 5; m++)
-		strbuf_addf(out, "<td class=\"n\"><output id=\"%s-%s\" data-value=\"%.17g\">%.4f"
-			    "</output></td>", row, cutoff_keys[m], v[m], v[m]);
-}
-
-static void section_slider(struct strbuf *out, const struct report_input *in, int k,
-			   const struct slider_q *qs, size_t nr, size_t chosen)
-{
-	double sum[5] = { 0 }, v[5];
-	cJSON *data = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(data, "questions");
-	char *json;
-	bool assumed = false;
-
-	for (size_t i = 0; i < nr; i++) {
-		const struct slider_q *sq = &qs[i];
-		cJSON *o = cJSON_CreateObject(), *list = cJSON_CreateArray();
-		report_cutoff_measures(sq->grades, sq->nr, sq->ideal, sq->nr_ideal, sq->num_rel,
-				       sq->first_rel, k, v);
-		for (size_t m = 0; m < 5; m++)
-			sum[m] += v[m];
-		cJSON_AddStringToObject(o, "id", sq->qr->id);
-		cJSON_AddNumberToObject(o, "num_rel", (double)sq->num_rel);
-		cJSON_AddNumberToObject(o, "first_rel", (double)sq->first_rel);
-		cJSON_AddItemToObject(o, "ideal", cJSON_CreateIntArray(sq->ideal, (int)sq->nr_ideal));
-		cJSON_AddItemToObject(o, "grades", cJSON_CreateIntArray(sq->grades, (int)sq->nr));
-		for (size_t j = 0; j < sq->nr; j++)
-			cJSON_AddItemToArray(list, sq->ids[j] ? cJSON_CreateString(sq->ids[j])
-							      : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "ids", list);
-		cJSON_AddItemToArray(arr, o);
-		assumed |= sq->assumed;
-	}
-	cJSON_AddNumberToObject(data, "k", k);
-
-	strbuf_addstr(out, "<section id=\"cutoff\"><h2>Move the cutoff</h2>\n");
-	strbuf_addf(out, "<p class=\"explain\">Drag k to see what each measure rewards: precision "
-		    "falls as k grows while recall rises; RR only looks at the first relevant chunk, "
-		    "wherever it is, so it ignores k and everything after that first hit. ");
-	strbuf_addstr(out, 		    "Numbers are for ");
-	html_text(out, run_label(in->cand));
-	strbuf_addf(out, " over its %zu answerable questions.</p>\n", nr);
-	strbuf_addf(out, "<p class=\"slider\"><label for=\"k\">k = <output id=\"k-value\">%d</output>"
-		    "</label> <input type=\"range\" id=\"k\" min=\"1\" max=\"%d\" step=\"1\" value=\"%d\">"
-		    "</p>\n", k, REPORT_SLIDER_MAX, k);
-	strbuf_addstr(out, "<table class=\"num cutoff\"><thead><tr><th></th>");
-	for (size_t m = 0; m < 5; m++) {
-		strbuf_addstr(out, "<th>");
-		html_text(out, cutoff_names[m]);
-		strbuf_addstr(out, "</th>");
-	}
-	strbuf_addf(out, "</tr></thead><tbody><tr><th>whole set (%zu answerable)</th>", nr);
-	for (size_t m = 0; m < 5; m++)
-		v[m] = nr ? sum[m] / (double)nr : 0;
-	cutoff_row(out, "set", v);
-	strbuf_addstr(out, "</tr>\n<tr><th><label for=\"q\">question</label> <select id=\"q\">");
-	for (size_t i = 0; i < nr; i++) {
-		const char *text = qs[i].qr->text ? qs[i].qr->text : "";
-		size_t len = strlen(text), cut = len > 70 ? 70 : len;
-		while (cut < len && cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80)
-			cut--;
-		strbuf_addf(out, "<option value=\"%zu\"%s>", i, i == chosen ? " selected" : "");
-		html_text(out, qs[i].qr->id);
-		strbuf_addstr(out, ": ");
-		html_text_len(out, text, cut);
-		if (cut < len)
-			strbuf_addstr(out, "&hellip;");
-		strbuf_addstr(out, "</option>");
-	}
-	strbuf_addstr(out, "</select></th>");
-	if (nr) {
-		const struct slider_q *sq = &qs[chosen];
-		report_cutoff_measures(sq->grades, sq->nr, sq->ideal, sq->nr_ideal, sq->num_rel,
-				       sq->first_rel, k, v);
-	}
-	cutoff_row(out, "q", v);
-	strbuf_addstr(out, "</tr></tbody></table>\n<div class=\"qdetail\"><p id=\"q-text\" class=\"qtext\">");
-	if (nr)
-		html_text(out, qs[chosen].qr->text);
-	strbuf_addstr(out, "</p><p id=\"q-facts\" class=\"explain\">");
-	if (nr)
-		strbuf_addf(out, "%ld relevant; first relevant at rank %ld", qs[chosen].num_rel,
-			    qs[chosen].first_rel);
-	strbuf_addstr(out, "</p>");
-	if (nr)
-		ranked_list(out, &qs[chosen], k);
-	strbuf_addstr(out, "</div>\n");
-	if (assumed)
-		strbuf_addstr(out, "<p class=\"warn\">Some relevant chunks below the kept top ids were "
-				   "given grade 1; nDCG may differ from score for graded questions.</p>\n");
-	strbuf_addstr(out, "<script type=\"application/json\" id=\"slider-data\">");
-	json = cJSON_PrintUnformatted(data);
-	html_script_json(out, json);
-	free(json);
-	cJSON_Delete(data);
-	strbuf_addstr(out, "</script>\n</section>\n");
 }
 
 static const char page_css[] =
@@ -960,66 +770,15 @@ static const char page_css[] =
 	"@media print{body{max-width:none;font-size:11pt}.slider input,select{display:none}"
 	"section,figure,tr{break-inside:avoid}a{color:inherit}}\n";
 
-/* The slider: recompute the five measures with the arithmetic of
- * report_cutoff_measures, write with textContent only. */
-static const char page_js[] =
-	"(function(){'use strict';\n"
-	"var D=JSON.parse(document.getElementById('slider-data').textContent);\n"
-	"var Q=D.questions,K=['P','R','S','RR','nDCG'];\n"
-	"function m(q,k){var rel=0,dcg=0,idcg=0,i;\n"
-	" for(i=0;i<q.grades.length&&i<k;i++){if(q.grades[i]>=1){rel++;dcg+=q.grades[i]/Math.log2(i+2);}}\n"
-	" for(i=0;i<q.ideal.length&&i<k;i++)idcg+=q.ideal[i]/Math.log2(i+2);\n"
-	" return [rel/k,q.num_rel>0?rel/q.num_rel:0,rel>0?1:0,q.first_rel>0?1/q.first_rel:0,idcg>0?dcg/idcg:0];}\n"
-	"function put(row,v){for(var j=0;j<5;j++){var e=document.getElementById(row+'-'+K[j]);\n"
-	" e.textContent=v[j].toFixed(4);e.setAttribute('data-value',String(v[j]));}}\n"
-	"function list(q,k){var ol=document.getElementById('ranked');if(!ol)return;\n"
-	" while(ol.firstChild)ol.removeChild(ol.firstChild);\n"
-	" for(var i=0;i<q.ids.length;i++){var li=document.createElement('li');var g=q.grades[i];\n"
-	"  li.className=(g>=1?'rel':'')+(i>=k?' cut':'');\n"
-	"  li.appendChild(document.createTextNode(q.ids[i]===null?'(id not kept)':q.ids[i]));\n"
-	"  if(g>=1){var b=document.createElement('b');b.textContent=' relevant, grade '+g;li.appendChild(b);}\n"
-	"  else if(g<0){var it=document.createElement('i');it.textContent=' unjudged';li.appendChild(it);}\n"
-	"  ol.appendChild(li);}\n"
-	" if(!q.ids.length){var e=document.createElement('li');e.className='cut';e.textContent='(nothing retrieved)';ol.appendChild(e);}}\n"
-	"var slider=document.getElementById('k'),sel=document.getElementById('q');\n"
-	"function update(){var k=parseInt(slider.value,10),s=[0,0,0,0,0],i,j,v;\n"
-	" document.getElementById('k-value').textContent=String(k);\n"
-	" for(i=0;i<Q.length;i++){v=m(Q[i],k);for(j=0;j<5;j++)s[j]+=v[j];}\n"
-	" for(j=0;j<5;j++)s[j]=Q.length?s[j]/Q.length:0;put('set',s);\n"
-	" if(Q.length){var q=Q[parseInt(sel.value,10)];put('q',m(q,k));list(q,k);\n"
-	"  document.getElementById('q-text').textContent=sel.options[sel.selectedIndex].text.replace(/^[^:]*: /,'');\n"
-	"  document.getElementById('q-facts').textContent=q.num_rel+' relevant; first relevant at rank '+q.first_rel;}}\n"
-	"slider.addEventListener('input',update);sel.addEventListener('change',update);\n"
-	"})();\n";
-
 int report_render(const struct report_input *in, struct strbuf *out)
 {
 	int k = in->k > 0 ? in->k : in->cand->k;
-	struct slider_q *qs = NULL;
-	size_t nr = 0, chosen = 0;
-	bool have_chosen = false;
 
 	if (k < 1 || k > REPORT_SLIDER_MAX)
 		return error("context size k = %d out of range for the report (1 to %d)",
 			     k, REPORT_SLIDER_MAX);
-	qs = xcalloc(in->cand->nr ? in->cand->nr : 1, sizeof(*qs));
-	for (size_t i = 0; i < in->cand->nr; i++) {
-		const struct question_result *qr = &in->cand->q[i];
-		if (!qr->answerable)
-			continue;
-		slider_fill(&qs[nr], set_find(in->set, qr->id), qr,
-			    in->cand_rankings ? &in->cand_rankings[i] : NULL);
-		/* show first a question where k matters: first hit below rank 1 */
-		if (!have_chosen && qs[nr].first_rel > 1 && qs[nr].first_rel <= REPORT_SLIDER_MAX) {
-			chosen = nr;
-			have_chosen = true;
-		}
-		nr++;
-	}
-	if (!nr) {
-		free(qs);
+	if (!count_answerable(in->cand))
 		return error("no answerable question in the results of '%s'", run_label(in->cand));
-	}
 
 	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 			   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -1036,7 +795,7 @@ int report_render(const struct report_input *in, struct strbuf *out)
 	section_forest(out, in);
 	section_subsets(out, in, k);
 	section_find_rank(out, in, k);
-	section_slider(out, in, k, qs, nr, chosen);
+	report_slider_section(out, in, k, run_label(in->cand));
 	section_questions(out, in, k);
 	section_decline(out, in, k);
 	strbuf_addstr(out, "<footer>Made by evalset");
@@ -1046,8 +805,7 @@ int report_render(const struct report_input *in, struct strbuf *out)
 	}
 	strbuf_addstr(out, ". Self-contained: no network, no external scripts or fonts.</footer>\n"
 			   "<script>");
-	strbuf_addstr(out, page_js);
+	strbuf_addstr(out, report_slider_js);
 	strbuf_addstr(out, "</script>\n</body></html>\n");
-	free(qs);
 	return 0;
 }

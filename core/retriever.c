@@ -1,44 +1,31 @@
 /*
- * retriever: the three ways of answering a job (BM25, a command, an HTTP
- * endpoint) and the JSONL run writer (see retriever.h for the contract).
+ * retriever: jobs and their answers, the checks every reply goes through,
+ * the built-in BM25 retriever and the JSONL run file (see retriever.h).
+ * The command and HTTP retrievers live in retriever-cmd.c and
+ * retriever-url.c.
  *
  * Invariants: an answer is either untouched (answered false, no hits) or
  * complete and valid (answered true: ids non-empty and unique, at most k);
  * a reply that fails a check never leaves a half-filled answer behind, so
  * whatever stops a job, the answers kept are exactly the accepted ones.
- *
- * The command protocol is strictly one request, one reply, in order: the
- * next request is written only after the reply to the previous one was
- * accepted, so a hang is always attributed to the question being asked.
- * Both pipe ends are non-blocking and every wait goes through poll() with a
- * deadline, sliced so that an interrupt is noticed within 200 ms.
  */
 #include "retriever.h"
 #include "bm25.h"
 #include "corpus.h"
 #include "error.h"
-#include "http.h"
+#include "fsutil.h"
 #include "strmap.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
-#define REPLY_MAX_BYTES (64u << 20)
 #define EXCERPT_BYTES 60
 
-static double now_ms(void)
+double retriever_now_ms(void)
 {
 	struct timespec ts;
 
@@ -46,8 +33,7 @@ static double now_ms(void)
 	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
-/* Append at most EXCERPT_BYTES of 's' to 'out', control bytes shown as '?'. */
-static void add_excerpt(struct strbuf *out, const char *s, size_t len)
+void retriever_excerpt(struct strbuf *out, const char *s, size_t len)
 {
 	size_t n = len < EXCERPT_BYTES ? len : EXCERPT_BYTES;
 
@@ -194,9 +180,11 @@ int retrieve_bm25(const struct bm25 *ix, struct job *job)
 
 	for (size_t i = 0; i < job->nr; i++) {
 		struct answer *a = &job->ans[i];
-		double t0 = now_ms();
+		double t0 = retriever_now_ms();
 		size_t n;
 
+		if (a->answered)
+			continue;
 		if (job->stop && job->stop()) {
 			rc = ERR_INTERRUPTED;
 			break;
@@ -211,566 +199,9 @@ int retrieve_bm25(const struct bm25 *ix, struct job *job)
 		}
 		a->nr = n;
 		a->answered = true;
-		a->latency_ms = now_ms() - t0;
+		a->latency_ms = retriever_now_ms() - t0;
 	}
 	free(hits);
-	return rc;
-}
-
-/* ---- a command speaking JSON lines ---- */
-
-struct child {
-	pid_t pid;
-	int in;                 /* its stdin, our write end */
-	int out;                /* its stdout, our read end */
-	struct strbuf rbuf;     /* bytes read, not yet consumed */
-	bool reaped;
-	int status;
-};
-
-static int start_child(struct child *ch, const char *command)
-{
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
-
-	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
-		error("cannot create pipes for the retriever: %s", strerror(errno));
-		goto fail;
-	}
-	ch->pid = fork();
-	if (ch->pid < 0) {
-		error("cannot start the retriever: %s", strerror(errno));
-		goto fail;
-	}
-	if (!ch->pid) {
-		/* The child: its own process group, so a timeout kills all it started. */
-		setpgid(0, 0);
-		signal(SIGPIPE, SIG_DFL);
-		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
-			_exit(127);
-		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-		_exit(127);
-	}
-	setpgid(ch->pid, ch->pid); /* also here: whichever runs first wins the race */
-	close(in[0]);
-	close(out[1]);
-	ch->in = in[1];
-	ch->out = out[0];
-	fcntl(ch->in, F_SETFL, fcntl(ch->in, F_GETFL) | O_NONBLOCK);
-	fcntl(ch->out, F_SETFL, fcntl(ch->out, F_GETFL) | O_NONBLOCK);
-	return 0;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (in[i] >= 0)
-			close(in[i]);
-		if (out[i] >= 0)
-			close(out[i]);
-	}
-	return -1;
-}
-
-/* Wait up to 'grace_ms' for the child to exit; return true when it has. */
-static bool reap(struct child *ch, double grace_ms)
-{
-	double deadline = now_ms() + grace_ms;
-
-	while (!ch->reaped) {
-		pid_t r = waitpid(ch->pid, &ch->status, WNOHANG);
-		if (r == ch->pid || (r < 0 && errno != EINTR)) {
-			ch->reaped = true;
-			break;
-		}
-		if (now_ms() >= deadline)
-			return false;
-		usleep(10000);
-	}
-	return true;
-}
-
-/* Stop the child and everything it started: TERM, a second of grace, KILL. */
-static void kill_child(struct child *ch)
-{
-	if (ch->reaped)
-		return;
-	if (kill(-ch->pid, SIGTERM) < 0)
-		kill(ch->pid, SIGTERM);
-	if (reap(ch, 1000))
-		return;
-	if (kill(-ch->pid, SIGKILL) < 0)
-		kill(ch->pid, SIGKILL);
-	reap(ch, 5000);
-}
-
-/* Describe how the child ended ("exited with status 1") into 'out'. */
-static void describe_exit(struct child *ch, struct strbuf *out)
-{
-	if (!reap(ch, 1000)) {
-		strbuf_addstr(out, "closed its output");
-		return;
-	}
-	if (WIFEXITED(ch->status) && WEXITSTATUS(ch->status) > 128)
-		strbuf_addf(out, "exited with status %d (signal %d in the shell's command?)",
-			    WEXITSTATUS(ch->status), WEXITSTATUS(ch->status) - 128);
-	else if (WIFEXITED(ch->status))
-		strbuf_addf(out, "exited with status %d", WEXITSTATUS(ch->status));
-	else if (WIFSIGNALED(ch->status))
-		strbuf_addf(out, "was killed by signal %d", WTERMSIG(ch->status));
-	else
-		strbuf_addstr(out, "ended");
-}
-
-/*
- * Wait until 'fd' is ready for 'events' or 'deadline' passes. Return 1 when
- * ready, 0 on timeout, ERR_INTERRUPTED when the job's stop() says so.
- */
-static int wait_fd(int fd, short events, double deadline, struct job *job)
-{
-	for (;;) {
-		struct pollfd p = { fd, events, 0 };
-		double left = deadline - now_ms();
-		int r;
-
-		if (job->stop && job->stop())
-			return ERR_INTERRUPTED;
-		if (left <= 0)
-			return 0;
-		r = poll(&p, 1, left > 200 ? 200 : (int)left + 1);
-		if (r > 0)
-			return 1;
-		if (r < 0 && errno != EINTR)
-			return 1; /* let the read or write report the problem */
-	}
-}
-
-enum io_result { IO_OK, IO_TIMEOUT, IO_CLOSED, IO_INTERRUPTED, IO_TOO_LONG };
-
-static enum io_result send_all(struct child *ch, const char *buf, size_t len, double deadline,
-			       struct job *job)
-{
-	while (len) {
-		ssize_t n = write(ch->in, buf, len);
-		if (n > 0) {
-			buf += n;
-			len -= (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
-			int w = wait_fd(ch->in, POLLOUT, deadline, job);
-			if (w == ERR_INTERRUPTED)
-				return IO_INTERRUPTED;
-			if (!w)
-				return IO_TIMEOUT;
-			continue;
-		}
-		return IO_CLOSED; /* EPIPE: the child is gone */
-	}
-	return IO_OK;
-}
-
-/* Read one line (without "\n") into 'line'. */
-static enum io_result recv_line(struct child *ch, struct strbuf *line, double deadline,
-				struct job *job)
-{
-	char chunk[65536];
-
-	for (;;) {
-		char *nl = memchr(ch->rbuf.buf, '\n', ch->rbuf.len);
-		ssize_t n;
-
-		if (nl) {
-			size_t len = (size_t)(nl - ch->rbuf.buf);
-			strbuf_reset(line);
-			strbuf_add(line, ch->rbuf.buf, len && nl[-1] == '\r' ? len - 1 : len);
-			memmove(ch->rbuf.buf, nl + 1, ch->rbuf.len - len - 1);
-			strbuf_setlen(&ch->rbuf, ch->rbuf.len - len - 1);
-			return IO_OK;
-		}
-		if (ch->rbuf.len > REPLY_MAX_BYTES)
-			return IO_TOO_LONG;
-		n = read(ch->out, chunk, sizeof(chunk));
-		if (n > 0) {
-			strbuf_add(&ch->rbuf, chunk, (size_t)n);
-			continue;
-		}
-		if (n == 0)
-			return IO_CLOSED;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN) {
-			int w = wait_fd(ch->out, POLLIN, deadline, job);
-			if (w == ERR_INTERRUPTED)
-				return IO_INTERRUPTED;
-			if (!w)
-				return IO_TIMEOUT;
-			continue;
-		}
-		return IO_CLOSED;
-	}
-}
-
-/* Check one reply line of the command for question 'i' and accept it. */
-static int take_reply(struct job *job, size_t i, const struct strbuf *line)
-{
-	struct strbuf why = STRBUF_INIT;
-	cJSON *reply = cJSON_ParseWithLength(line->buf, line->len);
-	const cJSON *qid = NULL;
-	const char *wrong = "";
-	int rc = ERR_REMOTE;
-
-	if (!cJSON_IsObject(reply)) {
-		strbuf_addstr(&why, line->len ? "is not a JSON object: '" : "is an empty line");
-		if (line->len) {
-			add_excerpt(&why, line->buf, line->len);
-			strbuf_addch(&why, '\'');
-		}
-		goto out;
-	}
-	qid = cJSON_GetObjectItemCaseSensitive(reply, "qid");
-	if (!cJSON_IsString(qid)) {
-		strbuf_addstr(&why, "has no \"qid\" string");
-		goto out;
-	}
-	if (strcmp(qid->valuestring, job->qid[i])) {
-		strbuf_addstr(&why, "is for another question '");
-		add_excerpt(&why, qid->valuestring, strlen(qid->valuestring));
-		strbuf_addch(&why, '\'');
-		goto out;
-	}
-	if (job_accept(job, i, cJSON_GetObjectItemCaseSensitive(reply, "results"),
-		       cJSON_GetObjectItemCaseSensitive(reply, "abstained"), &why)) {
-		wrong = "is wrong: ";
-		goto out;
-	}
-	rc = 0;
-out:
-	if (rc)
-		error("retriever's reply to question '%s' %s%s", job->qid[i], wrong, why.buf);
-	cJSON_Delete(reply);
-	strbuf_release(&why);
-	return rc;
-}
-
-int retrieve_cmd(const char *command, long timeout_ms, struct job *job)
-{
-	struct child ch = { -1, -1, -1, STRBUF_INIT, false, 0 };
-	struct strbuf req = STRBUF_INIT, line = STRBUF_INIT, how = STRBUF_INIT;
-	struct sigaction ign, old_pipe;
-	int rc = 0;
-
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGPIPE, &ign, &old_pipe); /* a dead child must give EPIPE, not kill us */
-	if (start_child(&ch, command)) {
-		rc = ERR_REMOTE;
-		goto out;
-	}
-	for (size_t i = 0; i < job->nr; i++) {
-		cJSON *o = cJSON_CreateObject();
-		char *s;
-		double t0 = now_ms(), deadline = t0 + (double)timeout_ms;
-		enum io_result io;
-
-		cJSON_AddStringToObject(o, "qid", job->qid[i]);
-		cJSON_AddStringToObject(o, "query", job->query[i]);
-		cJSON_AddNumberToObject(o, "k", (double)job->k);
-		s = cJSON_PrintUnformatted(o);
-		cJSON_Delete(o);
-		strbuf_reset(&req);
-		strbuf_addstr(&req, s);
-		strbuf_addch(&req, '\n');
-		cJSON_free(s);
-
-		io = send_all(&ch, req.buf, req.len, deadline, job);
-		if (io == IO_OK)
-			io = recv_line(&ch, &line, deadline, job);
-		switch (io) {
-		case IO_OK:
-			job->ans[i].latency_ms = now_ms() - t0;
-			rc = take_reply(job, i, &line);
-			break;
-		case IO_INTERRUPTED:
-			rc = ERR_INTERRUPTED;
-			break;
-		case IO_TIMEOUT:
-			rc = ERR_REMOTE;
-			error("retriever did not answer question '%s' within %g s",
-			      job->qid[i], timeout_ms / 1000.0);
-			break;
-		case IO_TOO_LONG:
-			rc = ERR_REMOTE;
-			error("retriever's reply to question '%s' is longer than %u MiB without a newline",
-			      job->qid[i], REPLY_MAX_BYTES >> 20);
-			break;
-		case IO_CLOSED:
-			rc = ERR_REMOTE;
-			describe_exit(&ch, &how);
-			error("retriever %s before answering question '%s'", how.buf, job->qid[i]);
-			break;
-		}
-		if (rc)
-			goto out;
-	}
-
-	/* Every question answered: end of input tells the command to finish. */
-	close(ch.in);
-	ch.in = -1;
-	if (!reap(&ch, 2000)) {
-		warning("retriever still running after its input ended; stopping it");
-		kill_child(&ch);
-	} else if (WIFEXITED(ch.status) && WEXITSTATUS(ch.status)) {
-		warning("retriever exited with status %d after answering every question",
-			WEXITSTATUS(ch.status));
-	} else if (WIFSIGNALED(ch.status)) {
-		warning("retriever was killed by signal %d after answering every question",
-			WTERMSIG(ch.status));
-	}
-out:
-	if (ch.pid > 0)
-		kill_child(&ch);
-	if (ch.in >= 0)
-		close(ch.in);
-	if (ch.out >= 0)
-		close(ch.out);
-	sigaction(SIGPIPE, &old_pipe, NULL);
-	strbuf_release(&ch.rbuf);
-	strbuf_release(&req);
-	strbuf_release(&line);
-	strbuf_release(&how);
-	return rc;
-}
-
-/* ---- an HTTP endpoint ---- */
-
-/* Append 's' JSON-escaped (no quotes) to 'out'. */
-static void add_json_escaped(struct strbuf *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		switch (c) {
-		case '"': strbuf_addstr(out, "\\\""); break;
-		case '\\': strbuf_addstr(out, "\\\\"); break;
-		case '\n': strbuf_addstr(out, "\\n"); break;
-		case '\r': strbuf_addstr(out, "\\r"); break;
-		case '\t': strbuf_addstr(out, "\\t"); break;
-		default:
-			if (c < 0x20)
-				strbuf_addf(out, "\\u%04x", c);
-			else
-				strbuf_addch(out, (char)c);
-		}
-	}
-}
-
-int url_render_body(const char *tmpl, const char *qid, const char *query, long k,
-		    struct strbuf *out)
-{
-	const char *p = tmpl;
-	cJSON *check;
-
-	strbuf_reset(out);
-	while (*p) {
-		const char *open = strstr(p, "{{"), *close;
-		if (!open) {
-			strbuf_addstr(out, p);
-			break;
-		}
-		strbuf_add(out, p, (size_t)(open - p));
-		close = strstr(open + 2, "}}");
-		if (!close)
-			return error("unclosed '{{' in the body template");
-		if (close - open == 7 && !strncmp(open, "{{query}}", 9))
-			add_json_escaped(out, query);
-		else if (close - open == 5 && !strncmp(open, "{{qid}}", 7))
-			add_json_escaped(out, qid);
-		else if (close - open == 3 && !strncmp(open, "{{k}}", 5))
-			strbuf_addf(out, "%ld", k);
-		else
-			return error("unknown placeholder '%.*s' in the body template "
-				     "(known: {{query}}, {{qid}}, {{k}})", (int)(close + 2 - open), open);
-		p = close + 2;
-	}
-	check = cJSON_ParseWithLength(out->buf, out->len);
-	if (!check)
-		return error("the body template does not give valid JSON (put {{query}} "
-			     "inside quotes): '%s'", out->buf);
-	cJSON_Delete(check);
-	return 0;
-}
-
-char *url_redact(const char *url)
-{
-	const char *scheme = strstr(url, "://"), *host, *end, *at;
-	struct strbuf sb = STRBUF_INIT;
-
-	host = scheme ? scheme + 3 : url;
-	end = host + strcspn(host, "/?#");
-	at = memchr(host, '@', (size_t)(end - host));
-	while (at && memchr(at + 1, '@', (size_t)(end - at - 1)))
-		at = memchr(at + 1, '@', (size_t)(end - at - 1));
-	strbuf_add(&sb, url, (size_t)(host - url));
-	strbuf_add(&sb, at ? at + 1 : host, (size_t)(end - (at ? at + 1 : host)));
-	strbuf_add(&sb, end, strcspn(end, "?#"));
-	return strbuf_detach(&sb, NULL);
-}
-
-/* Follow the dotted 'path' ("data.hits", "results.0.docs") from 'root'; NULL when absent. */
-static const cJSON *follow_path(const cJSON *root, const char *path)
-{
-	const cJSON *cur = root;
-	struct strbuf seg = STRBUF_INIT;
-
-	while (cur && *path) {
-		size_t n = strcspn(path, ".");
-		long idx;
-
-		strbuf_reset(&seg);
-		strbuf_add(&seg, path, n);
-		if (cJSON_IsArray(cur) && !parse_long(seg.buf, 0, INT32_MAX, &idx))
-			cur = cJSON_GetArrayItem(cur, (int)idx);
-		else if (cJSON_IsObject(cur))
-			cur = cJSON_GetObjectItemCaseSensitive(cur, seg.buf);
-		else
-			cur = NULL;
-		path += n;
-		if (*path == '.')
-			path++;
-	}
-	strbuf_release(&seg);
-	return cur;
-}
-
-struct url_ctx {
-	const struct url_retriever *u;
-	struct job *job;
-};
-
-struct url_req {
-	struct url_ctx *ctx;
-	size_t i;   /* the question it asks */
-};
-
-static int url_done(const struct http_response *res, void *data)
-{
-	struct url_req *r = data;
-	struct job *job = r->ctx->job;
-	const char *qid = job->qid[r->i];
-	const char *path = r->ctx->u->results_path;
-	struct strbuf why = STRBUF_INIT;
-	cJSON *reply = NULL;
-	const cJSON *results;
-	int rc = 1;
-
-	if (res->cancelled)
-		return 0;
-	if (!res->status) {
-		error("endpoint unreachable for question '%s' after %d attempt%s: %s", qid,
-		      res->attempts, res->attempts == 1 ? "" : "s", res->error);
-		goto out;
-	}
-	if (res->status < 200 || res->status > 299) {
-		add_excerpt(&why, res->body, res->body_len);
-		error("endpoint answered HTTP %ld for question '%s' after %d attempt%s: '%s'",
-		      res->status, qid, res->attempts, res->attempts == 1 ? "" : "s", why.buf);
-		goto out;
-	}
-	reply = cJSON_ParseWithLength(res->body, res->body_len);
-	if (!reply) {
-		add_excerpt(&why, res->body, res->body_len);
-		error("endpoint's reply to question '%s' is not JSON: '%s'", qid, why.buf);
-		goto out;
-	}
-	results = *path ? follow_path(reply, path) : reply;
-	if (!results) {
-		error("endpoint's reply to question '%s' has no '%s' (set the path with --results)",
-		      qid, path);
-		goto out;
-	}
-	if (!cJSON_IsArray(results)) {
-		error("endpoint's reply to question '%s' has a '%s' that is not a list", qid, path);
-		goto out;
-	}
-	job->ans[r->i].latency_ms = res->elapsed * 1000.0;
-	if (job_accept(job, r->i, results,
-		       cJSON_IsObject(reply) ? cJSON_GetObjectItemCaseSensitive(reply, "abstained") : NULL,
-		       &why)) {
-		error("endpoint's reply to question '%s' is wrong: %s", qid, why.buf);
-		goto out;
-	}
-	rc = 0;
-out:
-	cJSON_Delete(reply);
-	strbuf_release(&why);
-	return rc;
-}
-
-static int url_stop(void *data)
-{
-	struct url_ctx *ctx = data;
-	return ctx->job->stop && ctx->job->stop();
-}
-
-/* True when 'headers' sets 'name' (case-insensitive). */
-static bool has_header(const char *const *headers, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (; headers && *headers; headers++)
-		if (!strncasecmp(*headers, name, n) && (*headers)[n] == ':')
-			return true;
-	return false;
-}
-
-int retrieve_url(const struct url_retriever *u, struct job *job)
-{
-	struct http_options o = HTTP_OPTIONS_INIT;
-	struct url_ctx ctx = { u, job };
-	struct url_req *reqs = xcalloc(job->nr ? job->nr : 1, sizeof(*reqs));
-	struct strbuf body = STRBUF_INIT;
-	const char **headers;
-	size_t nh = 0;
-	struct http_client *c = NULL;
-	int rc = 0;
-
-	for (const char *const *h = u->headers; h && *h; h++)
-		nh++;
-	headers = xcalloc(nh + 3, sizeof(*headers));
-	nh = 0;
-	for (const char *const *h = u->headers; h && *h; h++)
-		headers[nh++] = *h;
-	if (!has_header(u->headers, "Content-Type"))
-		headers[nh++] = "Content-Type: application/json";
-	if (!has_header(u->headers, "Accept"))
-		headers[nh++] = "Accept: application/json";
-
-	o.concurrency = u->concurrency > 0 ? u->concurrency : 4;
-	if (u->timeout_ms > 0)
-		o.timeout_ms = u->timeout_ms;
-	if (u->max_attempts > 0)
-		o.max_attempts = u->max_attempts;
-	o.done = url_done;
-	o.stop = url_stop;
-	o.ctx = &ctx;
-	c = http_client_new(&o);
-	for (size_t i = 0; i < job->nr; i++) {
-		if (url_render_body(u->body, job->qid[i], job->query[i], job->k, &body)) {
-			rc = ERR_INPUT;
-			goto out;
-		}
-		reqs[i].ctx = &ctx;
-		reqs[i].i = i;
-		http_submit(c, "POST", u->url, headers, body.buf, body.len, &reqs[i]);
-	}
-	rc = http_run(c);
-	if (rc && rc != ERR_INTERRUPTED)
-		rc = ERR_REMOTE;
-out:
-	if (c)
-		http_client_free(c);
-	free(headers);
-	free(reqs);
-	strbuf_release(&body);
 	return rc;
 }
 
@@ -847,4 +278,84 @@ void run_format(const struct run_meta *meta, const struct job *job, bool with_la
 	for (size_t i = 0; i < job->nr; i++)
 		if (job->ans[i].answered)
 			add_line(out, answer_line(job, i, with_latency));
+}
+
+
+/* Return the number or string 'key' of 'meta' as a string for comparing; caller frees. */
+static char *meta_value(const cJSON *meta, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, key);
+
+	if (cJSON_IsString(v))
+		return xstrdup(v->valuestring);
+	if (cJSON_IsNumber(v))
+		return xstrfmt("%.17g", v->valuedouble);
+	return xstrdup("");
+}
+
+long run_resume(struct job *job, const struct run_meta *meta, const char *path)
+{
+	struct strbuf file = STRBUF_INIT, why = STRBUF_INIT;
+	struct strmap index = STRMAP_INIT;
+	const char *p, *end;
+	long lineno = 0, loaded = 0, rc = -1;
+	char *k_want = xstrfmt("%.17g", (double)job->k);
+
+	if (read_file(path, &file, 0) < 0)
+		goto out;
+	for (size_t i = 0; i < job->nr; i++)
+		strmap_put(&index, job->qid[i], (void *)(uintptr_t)(i + 1));
+	for (p = file.buf; p < file.buf + file.len; p = end + 1) {
+		cJSON *o;
+		const cJSON *qid;
+		size_t i;
+
+		end = memchr(p, '\n', (size_t)(file.buf + file.len - p));
+		if (!end)
+			end = file.buf + file.len;
+		lineno++;
+		o = cJSON_ParseWithLength(p, (size_t)(end - p));
+		if (lineno == 1) {
+			const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "meta");
+			char *digest = meta_value(m, "digest"), *ret = meta_value(m, "retriever");
+			char *k = meta_value(m, "k");
+			bool same = cJSON_IsObject(m) && !strcmp(digest, meta->digest) &&
+				    !strcmp(ret, meta->retriever) && !strcmp(k, k_want);
+
+			free(digest);
+			free(ret);
+			free(k);
+			cJSON_Delete(o);  /* 'm' points into 'o': not used below */
+			if (!same) {
+				error_at(path, 1, 0, "not a run of this set with this retriever and k "
+					 "to resume: remove it or drop --resume");
+				goto out;
+			}
+			continue;
+		}
+		qid = cJSON_GetObjectItemCaseSensitive(o, "qid");
+		i = cJSON_IsString(qid) ? (uintptr_t)strmap_get(&index, qid->valuestring) : 0;
+		strbuf_reset(&why);
+		if (!i || job_accept(job, i - 1, cJSON_GetObjectItemCaseSensitive(o, "results"),
+				     cJSON_GetObjectItemCaseSensitive(o, "abstained"), &why)) {
+			error_at(path, lineno, 0, "cannot resume from this line%s%s",
+				 why.len ? ": " : "", why.buf);
+			cJSON_Delete(o);
+			goto out;
+		}
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "latency_ms")))
+			job->ans[i - 1].latency_ms =
+				cJSON_GetObjectItemCaseSensitive(o, "latency_ms")->valuedouble;
+		loaded++;
+		cJSON_Delete(o);
+		if (end == file.buf + file.len)
+			break;
+	}
+	rc = loaded;
+out:
+	free(k_want);
+	strmap_clear(&index, 0);
+	strbuf_release(&file);
+	strbuf_release(&why);
+	return rc;
 }

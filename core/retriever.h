@@ -24,6 +24,12 @@
  * string. More than k results are cut to the first k (list order is the
  * ranking; scores are kept as given, never re-sorted).
  *
+ * A question already answered when a retriever starts (loaded by
+ * run_resume) is not asked again.
+ *
+ * Code: retriever.c (jobs, reply checks, BM25, the run file),
+ * retriever-cmd.c (the command), retriever-url.c (the endpoint).
+ *
  * Ownership: a struct job owns its answers (job_release); the questions'
  * ids and texts are borrowed from the caller and must outlive the job.
  */
@@ -132,5 +138,19 @@ struct run_meta {
  */
 void run_format(const struct run_meta *meta, const struct job *job, bool with_latency,
 		struct strbuf *out);
+
+/*
+ * Load the answers of the run file 'path' (written by run_format) into
+ * 'job', whose retrievers then ask only the other questions. The file's meta
+ * line must name the same set digest, retriever description and k as
+ * 'meta' and 'job'. Return the number of answers loaded, or -1 (reported,
+ * naming FILE:LINE) when the file cannot be resumed from.
+ */
+long run_resume(struct job *job, const struct run_meta *meta, const char *path);
+
+/* Shared by retriever*.c: a monotonic clock in milliseconds, and up to 60
+ * bytes of 'len' bytes of 's' appended to 'out' with control bytes as '?'. */
+double retriever_now_ms(void);
+void retriever_excerpt(struct strbuf *out, const char *s, size_t len);
 
 #endif

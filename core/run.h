@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "strbuf.h"
 #include "strmap.h"
@@ -84,6 +85,7 @@ struct trec_group {
 	size_t qid_len;
 	struct trec_line *lines;  /* file order; the callback may reorder them */
 	size_t nr;
+	bool padded;              /* 7 readable bytes follow every doc (see qrels_hash_padded) */
 };
 
 /* Called once per question; return 0 to go on, or -1 (reported) to stop. */
@@ -104,6 +106,22 @@ typedef int (*trec_group_fn)(struct trec_group *g, void *data);
  */
 int run_trec_scan(const char *path, bool collect, trec_group_fn fn, void *data,
 		  struct strbuf *runid);
+
+/*
+ * Like run_trec_scan (streaming) over the bytes [start, end) of the plain
+ * file 'path', 'start' being the beginning of a line. Line numbers count
+ * from the start of the range, so callers use it only where a failure is
+ * retried with run_trec_scan to report the right place.
+ */
+int run_trec_scan_range(const char *path, off_t start, off_t end, trec_group_fn fn,
+			void *data, struct strbuf *runid);
+/*
+ * Return an offset near the middle of the plain (not compressed) TREC file
+ * 'path' where one question ends and the next begins, for splitting the work
+ * in two; 0 when there is none (a small, compressed or special file, or one
+ * question spanning the middle megabyte). '*size' receives the file size.
+ */
+off_t run_trec_split(const char *path, off_t *size);
 
 /*
  * Parse the 'len' bytes at 's' as a decimal floating-point number, exactly

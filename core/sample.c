@@ -30,7 +30,9 @@ void strata_assign(const unsigned long *counts, size_t n, enum stratum *out)
 	for (size_t i = 0; i < n; i++)
 		total += (double)counts[i];
 	for (size_t i = 0; i < n; i++) {
-		if (before * 3 < total)
+		if (i && counts[i] == counts[i - 1])
+			out[i] = out[i - 1];  /* equal counts share a stratum */
+		else if (before * 3 < total)
 			out[i] = STRATUM_HEAD;
 		else if (before * 3 < 2 * total)
 			out[i] = STRATUM_TORSO;
@@ -109,7 +111,9 @@ struct dd_item {
 struct dedup {
 	double t;
 	struct strmap exact;    /* text_normalize form -> item index + 1 */
-	struct strmap post;     /* hash (hex) -> struct posting * */
+	uint64_t *post_key;     /* token hash -> posting: open addressing, 0 = empty */
+	struct posting **post_val;
+	size_t post_cap, post_nr;
 	struct dd_item *items;
 	size_t nr, alloc;
 	char **empties;         /* texts without content words */
@@ -166,16 +170,15 @@ struct dedup *dedup_new(double threshold)
 
 void dedup_free(struct dedup *d)
 {
-	struct strmap_entry *e;
-
 	if (!d)
 		return;
-	strmap_for_each(&d->post, e) {
-		struct posting *p = e->value;
-		free(p->items);
-		free(p);
-	}
-	strmap_clear(&d->post, 0);
+	for (size_t i = 0; i < d->post_cap; i++)
+		if (d->post_val[i]) {
+			free(d->post_val[i]->items);
+			free(d->post_val[i]);
+		}
+	free(d->post_key);
+	free(d->post_val);
 	strmap_clear(&d->exact, 0);
 	for (size_t i = 0; i < d->nr; i++)
 		free(d->items[i].h);
@@ -188,42 +191,88 @@ void dedup_free(struct dedup *d)
 	free(d);
 }
 
-static void hex_key(uint64_t h, char out[17])
+/* Return the slot of token hash 'h' in the posting table (its own or the empty one). */
+static size_t post_slot(const struct dedup *d, uint64_t h)
 {
-	static const char digits[] = "0123456789abcdef";
-	for (int k = 15; k >= 0; k--, h >>= 4)
-		out[k] = digits[h & 15];
-	out[16] = '\0';
+	size_t mask = d->post_cap - 1, i = (size_t)(h ^ (h >> 29)) & mask;
+	uint64_t key = h | 1;  /* 0 marks an empty slot */
+	while (d->post_key[i] && d->post_key[i] != key)
+		i = (i + 1) & mask;
+	return i;
 }
 
-long dedup_find(struct dedup *d, const char *text)
+static struct posting *post_get(const struct dedup *d, uint64_t h)
 {
-	char *norm = text_normalize(text, strlen(text));
-	struct strmap_entry *e = strmap_find(&d->exact, norm, strlen(norm));
-	uint64_t *h = NULL;
-	size_t nr;
+	return d->post_cap ? d->post_val[post_slot(d, h)] : NULL;
+}
+
+static struct posting *post_intern(struct dedup *d, uint64_t h)
+{
+	size_t i;
+
+	if (2 * (d->post_nr + 1) > d->post_cap) {
+		uint64_t *ok = d->post_key;
+		struct posting **ov = d->post_val;
+		size_t oc = d->post_cap;
+		d->post_cap = oc ? 2 * oc : 1024;
+		d->post_key = xcalloc(d->post_cap, sizeof(uint64_t));
+		d->post_val = xcalloc(d->post_cap, sizeof(struct posting *));
+		for (size_t k = 0; k < oc; k++)
+			if (ok[k]) {
+				i = post_slot(d, ok[k]);
+				d->post_key[i] = ok[k];
+				d->post_val[i] = ov[k];
+			}
+		free(ok);
+		free(ov);
+	}
+	i = post_slot(d, h);
+	if (!d->post_key[i]) {
+		d->post_key[i] = h | 1;
+		d->post_val[i] = xcalloc(1, sizeof(struct posting));
+		d->post_nr++;
+	}
+	return d->post_val[i];
+}
+
+void dedup_text_prepare(const char *text, size_t len, struct dd_text *t)
+{
+	char *copy = xstrndup(text, len);
+	t->norm = text_normalize(copy, len);
+	t->nr = content_hashes(copy, &t->h);
+	free(copy);
+}
+
+void dedup_text_release(struct dd_text *t)
+{
+	free(t->norm);
+	free(t->h);
+	t->norm = NULL;
+	t->h = NULL;
+	t->nr = 0;
+}
+
+static long find_prepared(struct dedup *d, const char *text, const struct dd_text *t)
+{
+	struct strmap_entry *e = strmap_find(&d->exact, t->norm, strlen(t->norm));
+	const uint64_t *h = t->h;
+	size_t nr = t->nr;
 	long found = -1;
 
-	free(norm);
 	if (e)
 		return (long)(uintptr_t)e->value - 1;
-	nr = content_hashes(text, &h);
 	if (!nr) {
 		for (size_t i = 0; i < d->nr_empty && found < 0; i++)
 			if (text_near_duplicate(text, d->empties[i], d->t))
 				found = d->empty_ids[i];
-		goto out;
+		return found;
 	}
 	if (++d->now == 0) {
 		memset(d->stamp, 0, d->alloc_stamp * sizeof(unsigned));
 		d->now = 1;
 	}
 	for (size_t k = 0, p = prefix_len(nr, d->t); k < p && found < 0; k++) {
-		char key[17];
-		struct posting *post;
-
-		hex_key(h[k], key);
-		post = strmap_get(&d->post, key);
+		struct posting *post = post_get(d, h[k]);
 		for (size_t j = 0; post && j < post->nr && found < 0; j++) {
 			size_t it = post->items[j];
 			const struct dd_item *x = &d->items[it];
@@ -247,47 +296,83 @@ long dedup_find(struct dedup *d, const char *text)
 				found = x->id;
 		}
 	}
-out:
-	free(h);
+	return found;
+}
+
+/* Hold the prepared text 't' (taking its hashes) under 'id'. */
+static void add_prepared(struct dedup *d, const char *text, struct dd_text *t, long id)
+{
+	struct strmap_entry *e;
+	struct dd_item *x;
+	int added;
+
+	e = strmap_intern(&d->exact, t->norm, strlen(t->norm), &added);
+	if (added)
+		e->value = (void *)(uintptr_t)(id + 1);
+	if (!t->nr) {
+		ALLOC_GROW(d->empties, d->nr_empty + 1, d->alloc_empty);
+		ALLOC_GROW(d->empty_ids, d->nr_empty + 1, d->alloc_empty_ids);
+		d->empties[d->nr_empty] = xstrdup(text);
+		d->empty_ids[d->nr_empty++] = id;
+		return;
+	}
+	ALLOC_GROW(d->items, d->nr + 1, d->alloc);
+	x = &d->items[d->nr];
+	x->id = id;
+	x->h = t->h;
+	x->nr = t->nr;
+	t->h = NULL;
+	ALLOC_GROW(d->stamp, d->nr + 1, d->alloc_stamp);
+	d->stamp[d->nr] = 0;
+	for (size_t k = 0, p = prefix_len(x->nr, d->t); k < p; k++) {
+		struct posting *post = post_intern(d, x->h[k]);
+
+		ALLOC_GROW(post->items, post->nr + 1, post->alloc);
+		post->items[post->nr++] = d->nr;
+	}
+	d->nr++;
+}
+
+long dedup_find(struct dedup *d, const char *text)
+{
+	struct dd_text t;
+	long found;
+
+	dedup_text_prepare(text, strlen(text), &t);
+	found = find_prepared(d, text, &t);
+	free(t.norm);
+	free(t.h);
 	return found;
 }
 
 void dedup_add(struct dedup *d, const char *text, long id)
 {
-	char *norm = text_normalize(text, strlen(text));
-	struct strmap_entry *e;
-	struct dd_item *x;
-	int added;
+	struct dd_text t;
 
-	e = strmap_intern(&d->exact, norm, strlen(norm), &added);
-	if (added)
-		e->value = (void *)(uintptr_t)(id + 1);
-	free(norm);
-	ALLOC_GROW(d->items, d->nr + 1, d->alloc);
-	x = &d->items[d->nr];
-	x->id = id;
-	x->nr = content_hashes(text, &x->h);
-	if (!x->nr) {
-		ALLOC_GROW(d->empties, d->nr_empty + 1, d->alloc_empty);
-		ALLOC_GROW(d->empty_ids, d->nr_empty + 1, d->alloc_empty_ids);
-		d->empties[d->nr_empty] = xstrdup(text);
-		d->empty_ids[d->nr_empty++] = id;
-		free(x->h);
-		return;
-	}
-	ALLOC_GROW(d->stamp, d->nr + 1, d->alloc_stamp);
-	d->stamp[d->nr] = 0;
-	for (size_t k = 0, p = prefix_len(x->nr, d->t); k < p; k++) {
-		char key[17];
-		struct posting *post;
+	dedup_text_prepare(text, strlen(text), &t);
+	add_prepared(d, text, &t, id);
+	free(t.norm);
+	free(t.h);
+}
 
-		hex_key(x->h[k], key);
-		e = strmap_intern(&d->post, key, 16, &added);
-		if (added)
-			e->value = xcalloc(1, sizeof(struct posting));
-		post = e->value;
-		ALLOC_GROW(post->items, post->nr + 1, post->alloc);
-		post->items[post->nr++] = d->nr;
-	}
-	d->nr++;
+long dedup_check(struct dedup *d, const char *text, long id)
+{
+	struct dd_text t;
+	long found;
+
+	dedup_text_prepare(text, strlen(text), &t);
+	found = find_prepared(d, text, &t);
+	if (found < 0)
+		add_prepared(d, text, &t, id);
+	free(t.norm);
+	free(t.h);
+	return found;
+}
+
+long dedup_check_prepared(struct dedup *d, const char *text, struct dd_text *t, long id)
+{
+	long found = find_prepared(d, text, t);
+	if (found < 0)
+		add_prepared(d, text, t, id);
+	return found;
 }

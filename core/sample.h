@@ -13,6 +13,9 @@
  * Strata: with items sorted by count (most frequent first), the head is the
  * shortest prefix holding a third of all occurrences, the torso the items
  * up to two thirds, the tail the rest: many rare queries share the tail.
+ * Queries with the same count share the stratum of the first of them, so
+ * when every query has the same count (no frequency information) all are
+ * head.
  */
 #ifndef EVALSET_SAMPLE_H
 #define EVALSET_SAMPLE_H
@@ -37,6 +40,19 @@ size_t sample_stratified(const enum stratum *strata, size_t n, size_t want, uint
 			 bool *chosen);
 
 struct dedup;
+
+/* A text prepared for the filter: its text_normalize form and the sorted
+ * hashes of its content words. Texts that differ only in case, Unicode
+ * compatibility forms, whitespace and punctuation prepare the same. */
+struct dd_text {
+	char *norm;
+	uint64_t *h;
+	size_t nr;
+};
+/* Prepare 'len' bytes of 'text' into 't' (release with dedup_text_release). */
+void dedup_text_prepare(const char *text, size_t len, struct dd_text *t);
+void dedup_text_release(struct dd_text *t);
+
 /* Return a new empty filter at 'threshold' (e.g. TEXT_NEAR_DUP_THRESHOLD). */
 struct dedup *dedup_new(double threshold);
 void dedup_free(struct dedup *d);
@@ -44,5 +60,11 @@ void dedup_free(struct dedup *d);
 long dedup_find(struct dedup *d, const char *text);
 /* Hold 'text' under the number 'id' (returned by later dedup_find calls). */
 void dedup_add(struct dedup *d, const char *text, long id);
+/* Return the number of a near-duplicate of 'text' held, or -1 after holding
+ * 'text' under 'id' (dedup_find then dedup_add, preparing the text once). */
+long dedup_check(struct dedup *d, const char *text, long id);
+/* Like dedup_check with 't' prepared from 'text' (or a text that prepares the
+ * same); holding it takes its hashes (t->h becomes NULL). */
+long dedup_check_prepared(struct dedup *d, const char *text, struct dd_text *t, long id);
 
 #endif

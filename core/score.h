@@ -48,8 +48,7 @@ struct hit_ctx {
 	long *before;
 	size_t alloc_before;
 	struct dup_slot *slots;    /* duplicate detection table */
-	size_t cap;
-	uint32_t gen;
+	size_t cap, alloc_slots;
 	unsigned char *is_judged;
 	size_t alloc_flags;
 	struct trec_line **order;  /* sort path */

@@ -6,7 +6,8 @@
  * question without relevant chunks, an unanswerable one with some, grades
  * outside 1..9, a chunk both relevant and irrelevant for one question, and
  * (with a corpus) chunk ids the corpus does not hold. Warnings: near-duplicate
- * texts (text_near_duplicate; pairwise up to CHECK_MAX_PAIRWISE questions,
+ * texts (text_near_duplicate, with each text's words hashed once so that
+ * the pairwise pass stays fast; pairwise up to CHECK_MAX_PAIRWISE questions,
  * exact normalised duplicates beyond), a size outside 50..200, no unanswerable
  * question. Findings come in question order, errors and warnings mixed.
  */
@@ -21,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK_MAX_PAIRWISE 2000
+#define CHECK_MAX_PAIRWISE 20000
 #define SET_SIZE_MIN 50
 #define SET_SIZE_MAX 200
 
@@ -151,6 +152,122 @@ static void check_ids(const struct set *s, struct findings *out)
 	strmap_clear(&seen, 0);
 }
 
+/* What text_near_duplicate compares, computed once per question: the
+ * normalised text and the sorted, de-duplicated hashes of its content words
+ * (of all its words when it has no content word), as core/text.c does. */
+struct dup_key {
+	char *norm;
+	uint64_t *h;
+	size_t nr;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void dup_key_init(struct dup_key *k, const char *text)
+{
+	struct tokens t = TOKENS_INIT;
+	size_t n = 0;
+
+	k->norm = text_normalize(text, strlen(text));
+	text_tokenize(text, strlen(text), &t);
+	k->h = xcalloc(t.nr + 1, sizeof(*k->h));
+	for (int all = 0; all < 2 && !n; all++)
+		for (size_t i = 0; i < t.nr; i++)
+			if (all || !text_is_stopword(t.items[i]))
+				k->h[n++] = strhash(t.items[i], strlen(t.items[i]));
+	qsort(k->h, n, sizeof(*k->h), cmp_u64);
+	k->nr = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k->nr || k->h[k->nr - 1] != k->h[i])
+			k->h[k->nr++] = k->h[i];
+	tokens_release(&t);
+}
+
+/* Return true when 'a' and 'b' may be near-duplicates; exact for texts that
+ * both have content words or both have none, a superset otherwise (the
+ * caller confirms with text_near_duplicate). */
+static bool dup_candidates(const struct dup_key *a, const struct dup_key *b)
+{
+	size_t i = 0, j = 0, inter = 0, lo, hi;
+
+	if (!strcmp(a->norm, b->norm))
+		return true;
+	lo = a->nr < b->nr ? a->nr : b->nr;
+	hi = a->nr < b->nr ? b->nr : a->nr;
+	if ((double)lo < TEXT_NEAR_DUP_THRESHOLD * (double)hi - 1e-9)
+		return hi == 0;
+	while (i < a->nr && j < b->nr) {
+		if (a->h[i] == b->h[j]) {
+			inter++;
+			i++;
+			j++;
+		} else if (a->h[i] < b->h[j]) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	return (double)inter >= TEXT_NEAR_DUP_THRESHOLD * (double)(a->nr + b->nr - inter) - 1e-9;
+}
+
+static void check_near_duplicates(const struct set *s, struct findings *out)
+{
+	struct dup_key *keys = xcalloc(s->nr ? s->nr : 1, sizeof(*keys));
+
+	for (size_t i = 0; i < s->nr; i++)
+		if (!blank(s->q[i].text))
+			dup_key_init(&keys[i], s->q[i].text);
+	for (size_t i = 1; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		if (!keys[i].norm)
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			const struct question *p = &s->q[j];
+			if (!keys[j].norm || !dup_candidates(&keys[i], &keys[j]) ||
+			    !text_near_duplicate(q->text, p->text, TEXT_NEAR_DUP_THRESHOLD))
+				continue;
+			findings_add(out, FINDING_WARNING, q->line, q->col,
+				     "question '%s' is a near-duplicate of '%s' (line %ld)",
+				     qname(q), qname(p), p->line);
+			break;
+		}
+	}
+	for (size_t i = 0; i < s->nr; i++) {
+		free(keys[i].norm);
+		free(keys[i].h);
+	}
+	free(keys);
+}
+
+static void check_exact_duplicates(const struct set *s, struct findings *out)
+{
+	struct strmap seen = STRMAP_INIT;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		struct strmap_entry *e;
+		char *norm;
+		int added;
+
+		if (blank(q->text))
+			continue;
+		norm = text_normalize(q->text, strlen(q->text));
+		e = strmap_intern(&seen, norm, strlen(norm), &added);
+		if (added)
+			e->value = (void *)(uintptr_t)(i + 1);
+		else
+			findings_add(out, FINDING_WARNING, q->line, q->col,
+				     "question '%s' is a duplicate of '%s' once normalised",
+				     qname(q), qname(&s->q[(uintptr_t)e->value - 1]));
+		free(norm);
+	}
+	strmap_clear(&seen, 0);
+}
+
 static void run_checks(const struct set *s, const struct corpus *corpus,
 		       struct findings *out, bool warnings)
 {
@@ -164,43 +281,10 @@ static void run_checks(const struct set *s, const struct corpus *corpus,
 	}
 	if (!warnings)
 		return;
-	if (s->nr <= CHECK_MAX_PAIRWISE) {
-		for (size_t i = 1; i < s->nr; i++) {
-			const struct question *q = &s->q[i];
-			if (blank(q->text))
-				continue;
-			for (size_t j = 0; j < i; j++) {
-				const struct question *p = &s->q[j];
-				if (blank(p->text) || !text_near_duplicate(q->text, p->text,
-									   TEXT_NEAR_DUP_THRESHOLD))
-					continue;
-				findings_add(out, FINDING_WARNING, q->line, q->col,
-					     "question '%s' is a near-duplicate of '%s' (line %ld)",
-					     qname(q), qname(p), p->line);
-				break;
-			}
-		}
-	} else {
-		struct strmap seen = STRMAP_INIT;
-		for (size_t i = 0; i < s->nr; i++) {
-			const struct question *q = &s->q[i];
-			struct strmap_entry *e;
-			char *norm;
-			int added;
-			if (blank(q->text))
-				continue;
-			norm = text_normalize(q->text, strlen(q->text));
-			e = strmap_intern(&seen, norm, strlen(norm), &added);
-			if (added)
-				e->value = (void *)(uintptr_t)(i + 1);
-			else
-				findings_add(out, FINDING_WARNING, q->line, q->col,
-					     "question '%s' is a duplicate of '%s' once normalised",
-					     qname(q), qname(&s->q[(uintptr_t)e->value - 1]));
-			free(norm);
-		}
-		strmap_clear(&seen, 0);
-	}
+	if (s->nr <= CHECK_MAX_PAIRWISE)
+		check_near_duplicates(s, out);
+	else
+		check_exact_duplicates(s, out);
 	if (s->nr < SET_SIZE_MIN || s->nr > SET_SIZE_MAX)
 		findings_add(out, FINDING_WARNING, 0, 0,
 			     "the set has %zu question%s; %d to %d is the recommended size",

@@ -1,7 +1,8 @@
 /*
  * set-ref: where sets live on disk (SPEC section 2): resolving a command-line
  * set argument, opening a working copy or a frozen version, listing the
- * frozen versions, and the id floor that keeps removed ids from coming back.
+ * frozen versions (in parent-chain order), and the id floor and version
+ * scan that keep removed ids from coming back for other text.
  *
  * Layout: DIR/set.yaml (working copy), DIR/versions/TAG.yaml (frozen, never
  * rewritten), DIR/.evalset/ (lock, ids floor; git-ignored). A bare NAME is
@@ -84,6 +85,10 @@ int set_ref_resolve(struct set_ref *ref, const char *arg, bool must_exist)
 		error("malformed set reference '%s': empty set name", arg);
 		goto out;
 	}
+	if (at && !at[1]) {
+		error("malformed set reference '%s': empty tag", arg);
+		goto out;
+	}
 	if (at && !valid_tag(at + 1)) {
 		error("malformed set reference '%s': a tag is made of letters, digits, '.', '_' "
 		      "and '-'", arg);
@@ -159,6 +164,11 @@ int set_open_ref(struct set *s, const struct set_ref *ref, bool check_rules)
 		if (strcmp(s->digest, computed)) {
 			error("tampered or hand-edited frozen version '%s': digest %s recorded, "
 			      "%s computed", ref->file, s->digest, computed);
+			goto fail;
+		}
+		if (s->version && strcmp(s->version, ref->tag)) {
+			error("renamed frozen version '%s': it records version '%s'", ref->file,
+			      s->version);
 			goto fail;
 		}
 	}
@@ -323,6 +333,65 @@ static int cmp_version(const void *a, const void *b)
 	return strcmp(x->tag, y->tag);
 }
 
+/* Return the index of the version tagged 'tag' in 'v', or -1. */
+static long version_index(const struct set_versions *v, const char *tag)
+{
+	if (!tag)
+		return -1;
+	for (size_t i = 0; i < v->nr; i++)
+		if (!strcmp(v->items[i].tag, tag))
+			return (long)i;
+	return -1;
+}
+
+/*
+ * Sort 'v' so that every version comes after its parent (roots first), using
+ * cmp_version only to choose among versions whose parent is already placed:
+ * tagged_at has a resolution of one second, so it cannot order two tags made
+ * in the same second, but the parent chain always can. A parent that is not
+ * among the versions makes a root; a cycle (only possible by hand-editing,
+ * which the digest catches) is broken at its earliest member.
+ */
+static void order_versions(struct set_versions *v)
+{
+	struct set_version *sorted;
+	bool *placed;
+	long *parent;
+
+	if (v->nr < 2)
+		return;
+	sorted = xcalloc(v->nr, sizeof(*sorted));
+	placed = xcalloc(v->nr, sizeof(*placed));
+	parent = xcalloc(v->nr, sizeof(*parent));
+	for (size_t i = 0; i < v->nr; i++) {
+		parent[i] = version_index(v, v->items[i].parent);
+		if (parent[i] == (long)i)
+			parent[i] = -1;
+	}
+	for (size_t n = 0; n < v->nr; n++) {
+		long best = -1, any = -1;
+
+		for (size_t i = 0; i < v->nr; i++) {
+			if (placed[i])
+				continue;
+			if (any < 0 || cmp_version(&v->items[i], &v->items[any]) < 0)
+				any = (long)i;
+			if (parent[i] >= 0 && !placed[parent[i]])
+				continue;
+			if (best < 0 || cmp_version(&v->items[i], &v->items[best]) < 0)
+				best = (long)i;
+		}
+		if (best < 0)
+			best = any;  /* a cycle */
+		placed[best] = true;
+		sorted[n] = v->items[best];
+	}
+	memcpy(v->items, sorted, v->nr * sizeof(*sorted));
+	free(sorted);
+	free(placed);
+	free(parent);
+}
+
 void set_versions_release(struct set_versions *v)
 {
 	for (size_t i = 0; i < v->nr; i++) {
@@ -375,8 +444,7 @@ int set_versions_list(const struct set_ref *ref, struct set_versions *out)
 		s.tagged_at = s.digest = s.parent = s.note = NULL;
 		set_release(&s);
 	}
-	if (out->nr)
-		qsort(out->items, out->nr, sizeof(*out->items), cmp_version);
+	order_versions(out);
 	ret = 0;
 out:
 	closedir(d);
@@ -403,4 +471,83 @@ int set_latest_digest(const struct set_ref *ref, char out[72], char **tag)
 	}
 	set_versions_release(&v);
 	return ret;
+}
+
+int set_latest_load(const struct set_ref *ref, struct set *out, char **tag)
+{
+	struct set_versions v = SET_VERSIONS_INIT;
+	int ret = -1;
+
+	if (tag)
+		*tag = NULL;
+	if (set_versions_list(ref, &v) < 0)
+		goto out;
+	ret = 0;
+	if (!v.nr)
+		goto out;
+	ret = -1;
+	if (set_load(out, v.items[v.nr - 1].file) < 0)
+		goto out;
+	if (tag)
+		*tag = xstrdup(v.items[v.nr - 1].tag);
+	ret = 1;
+out:
+	set_versions_release(&v);
+	return ret;
+}
+
+/* Return the index of the last of the loaded versions 'vs' that holds 'id', or -1. */
+static long last_holding(const struct set *vs, size_t nr, const char *id)
+{
+	for (size_t i = nr; i-- > 0;)
+		if (set_find(&vs[i], id))
+			return (long)i;
+	return -1;
+}
+
+size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
+			     const struct set *in)
+{
+	struct set_versions v = SET_VERSIONS_INIT;
+	struct set *vs = NULL;
+	size_t nr_vs = 0, refused = 0;
+	long floor_id = read_floor(ref);
+
+	if (set_versions_list(ref, &v) == 0 && v.nr) {
+		/* one entry per version; one that cannot be read stays empty */
+		vs = xcalloc(v.nr, sizeof(*vs));
+		for (nr_vs = 0; nr_vs < v.nr; nr_vs++) {
+			set_init(&vs[nr_vs]);
+			if (set_load(&vs[nr_vs], v.items[nr_vs].file) < 0)
+				set_init(&vs[nr_vs]);
+		}
+	}
+	for (size_t i = 0; i < in->nr; i++) {
+		const struct question *q = &in->q[i], *old;
+		long at, n;
+
+		if (!q->id || set_find(wc, q->id))
+			continue;
+		if ((at = last_holding(vs, nr_vs, q->id)) >= 0) {
+			old = set_find(&vs[at], q->id);
+			if (old->text && q->text && !strcmp(old->text, q->text))
+				continue;  /* the same question coming back */
+			error_at(in->file, q->line, q->col, "id '%s' was used before (in versions/%s.yaml); "
+				 "ids are never reused for other text", q->id, v.items[at].tag);
+			refused++;
+			continue;
+		}
+		n = question_id_number(q->id);
+		if (n > 0 && n <= floor_id) {
+			error_at(in->file, q->line, q->col, "id '%s' may have been used before: ids up "
+				 "to q-%04ld have been handed out in '%s' (.evalset/ids); ids are never "
+				 "reused for other text", q->id, floor_id, ref->dir);
+			refused++;
+		}
+	}
+	for (size_t i = 0; i < nr_vs; i++)
+		set_release(&vs[i]);
+	free(vs);
+	set_versions_release(&v);
+	return refused;
 }

@@ -1,6 +1,6 @@
 /*
- * set-yaml: reading a set from YAML (libyaml's event parser) and writing it
- * back (libyaml's emitter), plus the JSON form of a question.
+ * set-yaml: reading a set from YAML with libyaml's event parser (writing is
+ * in set-write.c).
  *
  * Reading happens in three steps, each refusing with FILE:LINE:COL:
  *   1. raw bytes: the size limit, an empty file, lines over
@@ -16,9 +16,7 @@
  *      are refused; rule violations (duplicate ids, grades 0 or 12...) are
  *      kept for set_check.
  * Plain scalars resolve as in the YAML 1.2 core schema (null, bool, int,
- * float, else string); quoted scalars are always strings. Writing quotes any
- * string that would otherwise resolve as another type, so provenance types
- * survive a round trip.
+ * float, else string; set_scalar_resolve); quoted scalars are always strings.
  */
 #include "set.h"
 #include "error.h"
@@ -248,8 +246,6 @@ out:
 
 /* ---- step 3: nodes into the set ---- */
 
-enum scalar_type { S_NULL, S_BOOL, S_INT, S_FLOAT, S_STR };
-
 static bool all_in(const char *s, const char *set)
 {
 	if (!*s)
@@ -296,31 +292,30 @@ static bool is_float_text(const char *s)
 	return !*p;
 }
 
-/* Return how the plain scalar 's' resolves in the YAML 1.2 core schema. */
-static enum scalar_type resolve_plain(const char *s)
+enum set_scalar_type set_scalar_resolve(const char *s)
 {
 	const char *p = s;
 
 	if (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL"))
-		return S_NULL;
+		return SET_SCALAR_NULL;
 	if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE") ||
 	    !strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
-		return S_BOOL;
+		return SET_SCALAR_BOOL;
 	if (*p == '+' || *p == '-')
 		p++;
 	if (all_in(p, "0123456789"))
-		return S_INT;
+		return SET_SCALAR_INT;
 	if ((starts_with(s, "0o") && all_in(s + 2, "01234567")) ||
 	    (starts_with(s, "0x") && all_in(s + 2, "0123456789abcdefABCDEF")))
-		return S_INT;
+		return SET_SCALAR_INT;
 	if (is_float_text(s))
-		return S_FLOAT;
-	return S_STR;
+		return SET_SCALAR_FLOAT;
+	return SET_SCALAR_STR;
 }
 
-static enum scalar_type node_type(const struct ynode *n)
+static enum set_scalar_type node_type(const struct ynode *n)
 {
-	return n->plain ? resolve_plain(n->value) : S_STR;
+	return n->plain ? set_scalar_resolve(n->value) : SET_SCALAR_STR;
 }
 
 /* Parse an integer scalar (core schema forms) within [min, max]. */
@@ -329,7 +324,7 @@ static int node_int(const struct ynode *n, long min, long max, long *out)
 	long v;
 	char *end;
 
-	if (n->kind != Y_SCALAR || node_type(n) != S_INT)
+	if (n->kind != Y_SCALAR || node_type(n) != SET_SCALAR_INT)
 		return -1;
 	if (starts_with(n->value, "0o") || starts_with(n->value, "0x")) {
 		unsigned long long u = strtoull(n->value + 2, &end, n->value[1] == 'o' ? 8 : 16);
@@ -368,7 +363,7 @@ static int get_string(struct loader *ld, const struct ynode *n, const char *what
 	*out = NULL;
 	if (n->kind != Y_SCALAR)
 		return type_error(ld, n, what, "a string");
-	if (node_type(n) == S_NULL)
+	if (node_type(n) == SET_SCALAR_NULL)
 		return 0;
 	*out = xstrdup(n->value);
 	return 0;
@@ -443,13 +438,13 @@ static int check_keys(struct loader *ld, const struct ynode *m, const char *cons
 static int get_string_list(struct loader *ld, const struct ynode *n, const char *what,
 			   char ***arr, size_t *nr, size_t *alloc)
 {
-	if (n->kind == Y_SCALAR && node_type(n) == S_NULL)
+	if (n->kind == Y_SCALAR && node_type(n) == SET_SCALAR_NULL)
 		return 0;
 	if (n->kind != Y_SEQ)
 		return type_error(ld, n, what, "a list");
 	for (size_t i = 0; i < n->nr; i++) {
 		const struct ynode *it = n->kids[i];
-		if (it->kind != Y_SCALAR || node_type(it) == S_NULL)
+		if (it->kind != Y_SCALAR || node_type(it) == SET_SCALAR_NULL)
 			return type_error(ld, it, "an item of this list", "a string");
 		ALLOC_GROW(*arr, *nr + 1, *alloc);
 		(*arr)[(*nr)++] = xstrdup(it->value);
@@ -471,13 +466,13 @@ static void add_label(struct question *q, const struct ynode *at, const char *ch
 
 static int get_relevant(struct loader *ld, const struct ynode *n, struct question *q)
 {
-	if (n->kind == Y_SCALAR && node_type(n) == S_NULL)
+	if (n->kind == Y_SCALAR && node_type(n) == SET_SCALAR_NULL)
 		return 0;
 	if (n->kind == Y_SEQ) {
 		q->relevant_as_list = true;
 		for (size_t i = 0; i < n->nr; i++) {
 			const struct ynode *it = n->kids[i];
-			if (it->kind != Y_SCALAR || node_type(it) == S_NULL)
+			if (it->kind != Y_SCALAR || node_type(it) == SET_SCALAR_NULL)
 				return type_error(ld, it, "a relevant chunk id", "a string");
 			for (size_t k = 0; k < q->nr_relevant; k++)
 				if (!strcmp(q->relevant[k].chunk, it->value))
@@ -553,17 +548,17 @@ static struct cJSON *to_json(struct loader *ld, const struct ynode *n)
 		return j;
 	}
 	switch (node_type(n)) {
-	case S_NULL:
+	case SET_SCALAR_NULL:
 		return cJSON_CreateNull();
-	case S_BOOL:
+	case SET_SCALAR_BOOL:
 		return cJSON_CreateBool(n->value[0] == 't' || n->value[0] == 'T');
-	case S_INT: {
+	case SET_SCALAR_INT: {
 		long v;
 		if (node_int(n, -(1L << 53), 1L << 53, &v) == 0)
 			return cJSON_CreateNumber((double)v);
 		return cJSON_CreateNumber(strtod(n->value, NULL));
 	}
-	case S_FLOAT: {
+	case SET_SCALAR_FLOAT: {
 		double d = strtod(n->value, NULL);
 		if (isfinite(d))
 			return cJSON_CreateNumber(d);
@@ -606,11 +601,11 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 		} else if (!strcmp(k, "origin")) {
 			if (v->kind != Y_SCALAR)
 				rc = type_error(ld, v, "'origin'", "synthetic, mined or hand");
-			else if (node_type(v) != S_NULL && origin_parse(v->value, &q->origin) < 0)
+			else if (node_type(v) != SET_SCALAR_NULL && origin_parse(v->value, &q->origin) < 0)
 				rc = error_at(ld->name, v->line, v->col,
 					      "unknown origin '%s' (synthetic, mined or hand)", v->value);
 		} else if (!strcmp(k, "answerable")) {
-			if (v->kind != Y_SCALAR || node_type(v) != S_BOOL)
+			if (v->kind != Y_SCALAR || node_type(v) != SET_SCALAR_BOOL)
 				rc = type_error(ld, v, "'answerable'", "true or false");
 			else
 				q->answerable = v->value[0] == 't' || v->value[0] == 'T';
@@ -622,7 +617,7 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 		} else if (!strcmp(k, "tags")) {
 			rc = get_string_list(ld, v, "'tags'", &q->tags, &q->nr_tags, &q->alloc_tags);
 		} else if (!strcmp(k, "provenance")) {
-			if (v->kind == Y_SCALAR && node_type(v) == S_NULL)
+			if (v->kind == Y_SCALAR && node_type(v) == SET_SCALAR_NULL)
 				continue;
 			if (v->kind != Y_MAP)
 				rc = type_error(ld, v, "'provenance'", "a mapping");
@@ -637,7 +632,7 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 
 static int load_questions(struct loader *ld, const struct ynode *n, struct set *s)
 {
-	if (n->kind == Y_SCALAR && node_type(n) == S_NULL)
+	if (n->kind == Y_SCALAR && node_type(n) == SET_SCALAR_NULL)
 		return 0;
 	if (n->kind != Y_SEQ)
 		return type_error(ld, n, "'questions'", "a list");
@@ -658,7 +653,7 @@ static const char *const corpus_keys[] = { "path", "fingerprint", "chunks", NULL
 
 static int load_corpus(struct loader *ld, const struct ynode *n, struct set *s)
 {
-	if (n->kind == Y_SCALAR && node_type(n) == S_NULL)
+	if (n->kind == Y_SCALAR && node_type(n) == SET_SCALAR_NULL)
 		return 0;
 	if (n->kind != Y_MAP)
 		return type_error(ld, n, "'corpus'", "a mapping");
@@ -685,10 +680,22 @@ static int load_corpus(struct loader *ld, const struct ynode *n, struct set *s)
 	return 0;
 }
 
+/* Return true when the mapping 'n' has the key 'key'. */
+static bool map_has(const struct ynode *n, const char *key)
+{
+	for (size_t i = 0; i + 1 < n->nr; i += 2)
+		if (n->kids[i]->kind == Y_SCALAR && !strcmp(n->kids[i]->value, key))
+			return true;
+	return false;
+}
+
 static int load_top(struct loader *ld, const struct ynode *root, struct set *s, bool cases)
 {
 	if (cases && root->kind == Y_SEQ)
 		return load_questions(ld, root, s);
+	/* one question on its own, as show prints it */
+	if (cases && root->kind == Y_MAP && map_has(root, "text") && !map_has(root, "questions"))
+		return load_question(ld, root, s);
 	if (root->kind != Y_MAP)
 		return type_error(ld, root, "a set file", "a mapping");
 	if (check_keys(ld, root, top_keys, "a set file") < 0)
@@ -743,7 +750,7 @@ static int load_buf(struct set *s, const char *buf, size_t len, const char *name
 	}
 	if (check_raw(buf, len, name) < 0 || parse_tree(buf, len, name, &root) < 0)
 		goto out;
-	if (!root || (root->kind == Y_SCALAR && node_type(root) == S_NULL)) {
+	if (!root || (root->kind == Y_SCALAR && node_type(root) == SET_SCALAR_NULL)) {
 		error("%s: empty set file", name);
 		goto out;
 	}
@@ -786,294 +793,4 @@ int set_load(struct set *s, const char *path)
 int set_load_cases(struct set *s, const char *path)
 {
 	return load_path(s, path, true);
-}
-
-/* ---- writing ---- */
-
-static int write_handler(void *data, unsigned char *buffer, size_t size)
-{
-	strbuf_add(data, buffer, size);
-	return 1;
-}
-
-static int emit(yaml_emitter_t *em, yaml_event_t *ev, int ok)
-{
-	if (!ok || !yaml_emitter_emit(em, ev))
-		return -1;
-	return 0;
-}
-
-static int emit_raw(yaml_emitter_t *em, const char *s, yaml_scalar_style_t style)
-{
-	yaml_event_t ev;
-
-	return emit(em, &ev, yaml_scalar_event_initialize(&ev, NULL, NULL,
-			(yaml_char_t *)s, (int)strlen(s), 1, 1, style));
-}
-
-/* Emit the string 's' so that it reads back as a string. */
-static int emit_str(yaml_emitter_t *em, const char *s)
-{
-	return emit_raw(em, s, resolve_plain(s) == S_STR ? YAML_ANY_SCALAR_STYLE
-							 : YAML_SINGLE_QUOTED_SCALAR_STYLE);
-}
-
-static int emit_plain(yaml_emitter_t *em, const char *s)
-{
-	return emit_raw(em, s, YAML_PLAIN_SCALAR_STYLE);
-}
-
-static int emit_long(yaml_emitter_t *em, long v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%ld", v);
-	return emit_plain(em, buf);
-}
-
-static int start_map(yaml_emitter_t *em, bool flow)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
-			flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE));
-}
-
-static int end_map(yaml_emitter_t *em)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_mapping_end_event_initialize(&ev));
-}
-
-static int start_seq(yaml_emitter_t *em, bool flow)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-			flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE));
-}
-
-static int end_seq(yaml_emitter_t *em)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_sequence_end_event_initialize(&ev));
-}
-
-static int emit_kv_str(yaml_emitter_t *em, const char *k, const char *v)
-{
-	if (!v)
-		return 0;
-	return emit_plain(em, k) || emit_str(em, v) ? -1 : 0;
-}
-
-static int emit_str_list(yaml_emitter_t *em, const char *k, char **arr, size_t nr)
-{
-	if (!nr)
-		return 0;
-	if (emit_plain(em, k) || start_seq(em, true))
-		return -1;
-	for (size_t i = 0; i < nr; i++)
-		if (emit_str(em, arr[i]))
-			return -1;
-	return end_seq(em);
-}
-
-static int emit_json(yaml_emitter_t *em, const cJSON *j)
-{
-	const cJSON *c;
-
-	if (cJSON_IsObject(j)) {
-		if (start_map(em, false))
-			return -1;
-		cJSON_ArrayForEach(c, j)
-			if (emit_str(em, c->string) || emit_json(em, c))
-				return -1;
-		return end_map(em);
-	}
-	if (cJSON_IsArray(j)) {
-		if (start_seq(em, false))
-			return -1;
-		cJSON_ArrayForEach(c, j)
-			if (emit_json(em, c))
-				return -1;
-		return end_seq(em);
-	}
-	if (cJSON_IsBool(j))
-		return emit_plain(em, cJSON_IsTrue(j) ? "true" : "false");
-	if (cJSON_IsNumber(j)) {
-		char buf[64];
-		double d = j->valuedouble;
-		if (d == floor(d) && fabs(d) < 1e15) {
-			snprintf(buf, sizeof(buf), "%lld", (long long)d);
-		} else {
-			for (int prec = 15; prec <= 17; prec++) {
-				snprintf(buf, sizeof(buf), "%.*g", prec, d);
-				if (strtod(buf, NULL) == d)
-					break;
-			}
-		}
-		return emit_plain(em, buf);
-	}
-	if (cJSON_IsString(j))
-		return emit_str(em, j->valuestring);
-	return emit_plain(em, "null");
-}
-
-static int emit_question(yaml_emitter_t *em, const struct question *q)
-{
-	if (start_map(em, false) ||
-	    emit_kv_str(em, "id", q->id) ||
-	    emit_kv_str(em, "text", q->text) ||
-	    (q->origin != ORIGIN_NONE && emit_kv_str(em, "origin", origin_name(q->origin))))
-		return -1;
-	if (!q->answerable && (emit_plain(em, "answerable") || emit_plain(em, "false")))
-		return -1;
-	if (q->nr_relevant) {
-		bool as_list = q->relevant_as_list;
-		for (size_t i = 0; i < q->nr_relevant; i++)
-			if (q->relevant[i].grade != 1)
-				as_list = false;
-		if (emit_plain(em, "relevant") || (as_list ? start_seq(em, true) : start_map(em, false)))
-			return -1;
-		for (size_t i = 0; i < q->nr_relevant; i++) {
-			if (emit_str(em, q->relevant[i].chunk))
-				return -1;
-			if (!as_list && emit_long(em, q->relevant[i].grade))
-				return -1;
-		}
-		if (as_list ? end_seq(em) : end_map(em))
-			return -1;
-	}
-	if (emit_str_list(em, "irrelevant", q->irrelevant, q->nr_irrelevant) ||
-	    emit_str_list(em, "tags", q->tags, q->nr_tags))
-		return -1;
-	if (q->provenance && (emit_plain(em, "provenance") || emit_json(em, q->provenance)))
-		return -1;
-	if (emit_kv_str(em, "answer", q->answer) || emit_kv_str(em, "note", q->note))
-		return -1;
-	return end_map(em);
-}
-
-static int emit_begin(yaml_emitter_t *em, struct strbuf *out)
-{
-	yaml_event_t ev;
-
-	if (!yaml_emitter_initialize(em))
-		return error("cannot initialise the YAML emitter");
-	yaml_emitter_set_output(em, write_handler, out);
-	yaml_emitter_set_unicode(em, 1);
-	yaml_emitter_set_width(em, -1);
-	yaml_emitter_set_indent(em, 2);
-	if (emit(em, &ev, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING)) ||
-	    emit(em, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1)))
-		return -1;
-	return 0;
-}
-
-static int emit_end(yaml_emitter_t *em)
-{
-	yaml_event_t ev;
-
-	if (emit(em, &ev, yaml_document_end_event_initialize(&ev, 1)) ||
-	    emit(em, &ev, yaml_stream_end_event_initialize(&ev)) ||
-	    !yaml_emitter_flush(em))
-		return -1;
-	return 0;
-}
-
-int question_to_yaml(const struct question *q, struct strbuf *out)
-{
-	yaml_emitter_t em;
-	int ret = -1;
-
-	if (emit_begin(&em, out) < 0)
-		goto out;
-	if (emit_question(&em, q) || emit_end(&em))
-		goto out;
-	ret = 0;
-out:
-	if (ret)
-		error("cannot write YAML: %s", em.problem ? em.problem : "unknown problem");
-	yaml_emitter_delete(&em);
-	return ret;
-}
-
-int set_to_yaml(const struct set *s, struct strbuf *out)
-{
-	yaml_emitter_t em;
-	int ret = -1;
-
-	if (emit_begin(&em, out) < 0)
-		goto out;
-	if (start_map(&em, false) || emit_plain(&em, "evalset") || emit_long(&em, s->schema) ||
-	    emit_kv_str(&em, "name", s->name) ||
-	    emit_kv_str(&em, "description", s->description) ||
-	    emit_kv_str(&em, "version", s->version) ||
-	    emit_kv_str(&em, "digest", s->digest) ||
-	    emit_kv_str(&em, "parent", s->parent) ||
-	    emit_kv_str(&em, "tagged_at", s->tagged_at) ||
-	    emit_kv_str(&em, "note", s->note))
-		goto out;
-	if (s->has_corpus) {
-		if (emit_plain(&em, "corpus") || start_map(&em, false) ||
-		    emit_kv_str(&em, "path", s->corpus.path) ||
-		    emit_kv_str(&em, "fingerprint", s->corpus.fingerprint) ||
-		    (s->corpus.chunks >= 0 &&
-		     (emit_plain(&em, "chunks") || emit_long(&em, s->corpus.chunks))) ||
-		    end_map(&em))
-			goto out;
-	}
-	if (emit_plain(&em, "questions") || start_seq(&em, s->nr == 0))
-		goto out;
-	for (size_t i = 0; i < s->nr; i++)
-		if (emit_question(&em, &s->q[i]))
-			goto out;
-	if (end_seq(&em) || end_map(&em) || emit_end(&em))
-		goto out;
-	ret = 0;
-out:
-	if (ret)
-		error("cannot write YAML: %s", em.problem ? em.problem : "unknown problem");
-	yaml_emitter_delete(&em);
-	return ret;
-}
-
-int set_save(const struct set *s, const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int ret = -1;
-
-	if (set_to_yaml(s, &sb) < 0)
-		goto out;
-	ret = write_file_atomic(path, sb.buf, sb.len);
-out:
-	strbuf_release(&sb);
-	return ret;
-}
-
-/* ---- JSON ---- */
-
-struct cJSON *question_to_json(const struct question *q)
-{
-	cJSON *j = cJSON_CreateObject(), *rel, *arr;
-
-	cJSON_AddItemToObject(j, "id", q->id ? cJSON_CreateString(q->id) : cJSON_CreateNull());
-	cJSON_AddItemToObject(j, "text", q->text ? cJSON_CreateString(q->text) : cJSON_CreateNull());
-	if (q->origin != ORIGIN_NONE)
-		cJSON_AddStringToObject(j, "origin", origin_name(q->origin));
-	cJSON_AddBoolToObject(j, "answerable", q->answerable);
-	rel = cJSON_AddObjectToObject(j, "relevant");
-	for (size_t i = 0; i < q->nr_relevant; i++)
-		cJSON_AddNumberToObject(rel, q->relevant[i].chunk, q->relevant[i].grade);
-	arr = cJSON_AddArrayToObject(j, "irrelevant");
-	for (size_t i = 0; i < q->nr_irrelevant; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(q->irrelevant[i]));
-	arr = cJSON_AddArrayToObject(j, "tags");
-	for (size_t i = 0; i < q->nr_tags; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(q->tags[i]));
-	if (q->provenance)
-		cJSON_AddItemToObject(j, "provenance", cJSON_Duplicate(q->provenance, 1));
-	if (q->answer)
-		cJSON_AddStringToObject(j, "answer", q->answer);
-	if (q->note)
-		cJSON_AddStringToObject(j, "note", q->note);
-	return j;
 }

@@ -7,9 +7,14 @@
  * fields in a fixed order, relevant labels sorted by chunk id, irrelevant
  * chunks and tags sorted and de-duplicated (tags are a set), provenance as
  * JSON with object keys sorted recursively and numbers in one form (integral
- * values as integers, others as the shortest "%.17g"-exact decimal). Only the
- * questions are hashed: header metadata (name, description, corpus, version,
- * digest, parent, tagged_at, note) never changes the digest.
+ * values as integers, others as the shortest "%.17g"-exact decimal).
+ *
+ * Two forms (set.h): the set form (set_canonical, SPEC section 2) starts with
+ * the header lines (schema, name, description, parent, note, corpus) in that
+ * order, absent fields as null, then the questions; version, digest and
+ * tagged_at are left out, so a frozen file can hold its own digest. The
+ * content form (set_content_canonical) is the questions only. The two start
+ * with different first lines, so they never coincide.
  */
 #include "set.h"
 #include "digest.h"
@@ -431,11 +436,11 @@ static void canon_question(struct strbuf *out, const struct question *q)
 	strbuf_addstr(out, "end\n");
 }
 
-void set_canonical(const struct set *s, struct strbuf *out)
+/* Append the canonical lines of the questions of 's', sorted by id. */
+static void canon_questions(const struct set *s, struct strbuf *out)
 {
 	struct canon_item *items = NULL;
 
-	strbuf_addf(out, "evalset-canonical %d\n", SET_SCHEMA);
 	if (!s->nr)
 		return;
 	items = xcalloc(s->nr, sizeof(*items));
@@ -453,11 +458,58 @@ void set_canonical(const struct set *s, struct strbuf *out)
 	free(items);
 }
 
-void set_digest(const struct set *s, char out[72])
+static void canon_field(struct strbuf *out, const char *key, const char *value)
+{
+	strbuf_addf(out, "%s ", key);
+	canon_string(out, value);
+	strbuf_addch(out, '\n');
+}
+
+void set_canonical(const struct set *s, struct strbuf *out)
+{
+	strbuf_addf(out, "evalset-set %d\n", SET_SCHEMA);
+	strbuf_addf(out, "schema %d\n", s->schema);
+	canon_field(out, "name", s->name);
+	canon_field(out, "description", s->description);
+	canon_field(out, "parent", s->parent);
+	canon_field(out, "note", s->note);
+	if (!s->has_corpus) {
+		strbuf_addstr(out, "corpus null\n");
+	} else {
+		strbuf_addstr(out, "corpus ");
+		canon_string(out, s->corpus.path);
+		strbuf_addch(out, ' ');
+		canon_string(out, s->corpus.fingerprint);
+		if (s->corpus.chunks >= 0)
+			strbuf_addf(out, " %ld\n", s->corpus.chunks);
+		else
+			strbuf_addstr(out, " null\n");
+	}
+	canon_questions(s, out);
+}
+
+void set_content_canonical(const struct set *s, struct strbuf *out)
+{
+	strbuf_addf(out, "evalset-canonical %d\n", SET_SCHEMA);
+	canon_questions(s, out);
+}
+
+static void digest_of(const struct set *s, char out[72],
+		      void (*canonical)(const struct set *, struct strbuf *))
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	set_canonical(s, &sb);
+	canonical(s, &sb);
 	sha256_hex(sb.buf, sb.len, out);
 	strbuf_release(&sb);
+}
+
+void set_digest(const struct set *s, char out[72])
+{
+	digest_of(s, out, set_canonical);
+}
+
+void set_content_digest(const struct set *s, char out[72])
+{
+	digest_of(s, out, set_content_canonical);
 }

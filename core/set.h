@@ -6,12 +6,16 @@
  * hand-edited file are not kept when a subcommand rewrites it). Every load
  * error names FILE:LINE:COL.
  *
- * The digest is SHA-256 over a canonical serialisation of the questions only
- * (docs/sets.md): questions sorted by id, fields in a fixed order, labels and
- * tags sorted (tags are a set), provenance keys sorted recursively. Header
- * metadata (name, description, corpus, version, digest, parent, tagged_at,
- * note) is not hashed. Formatting, key order, question order and comments
- * never change it; any change of question content does.
+ * Two digests, both SHA-256 over a canonical serialisation (docs/sets.md):
+ * questions sorted by id, fields in a fixed order, labels and tags sorted
+ * (tags are a set), provenance keys sorted recursively. Formatting, key
+ * order, question order and comments never change either.
+ *  - set_digest (SPEC section 2) covers everything but the header fields
+ *    version, digest and tagged_at: schema, name, description, parent, note,
+ *    corpus (path, fingerprint, chunks) and the questions. It is what a
+ *    frozen file records and is checked against, and what results record.
+ *  - set_content_digest covers the questions only. It answers "did the
+ *    questions change" (tag, versions, check, diff), whatever the header.
  *
  * Loading refuses what cannot be read (exit 2 everywhere); rule violations
  * that can be represented are loaded and reported by set_check, and refused
@@ -115,10 +119,23 @@ int set_load(struct set *s, const char *path);
 int set_load_buf(struct set *s, const char *buf, size_t len, const char *name);
 /*
  * Load a file of cases for "add --from": either a set file (its questions
- * are taken, its header ignored) or a bare YAML sequence of questions.
+ * are taken, its header ignored), a bare YAML sequence of questions, or a
+ * single question mapping (a mapping with 'text' and no 'questions', as
+ * "evalset show" prints one).
  * "-" reads standard input. Same refusals and return as set_load.
  */
 int set_load_cases(struct set *s, const char *path);
+
+/* How a plain (unquoted, untagged) YAML scalar resolves in the YAML 1.2
+ * core schema; a quoted scalar is always a string. */
+enum set_scalar_type {
+	SET_SCALAR_NULL,    /* "", "~", null, Null, NULL */
+	SET_SCALAR_BOOL,    /* true/True/TRUE, false/False/FALSE */
+	SET_SCALAR_INT,     /* [-+]?[0-9]+, 0o[0-7]+, 0x[0-9a-fA-F]+ */
+	SET_SCALAR_FLOAT,   /* [-+]?(.[0-9]+|[0-9]+(.[0-9]*)?)([eE][-+]?[0-9]+)?, .inf, .nan */
+	SET_SCALAR_STR,
+};
+enum set_scalar_type set_scalar_resolve(const char *plain);
 
 /* Serialise 's' as YAML into 'out' (appending). Return 0 or -1. */
 int set_to_yaml(const struct set *s, struct strbuf *out);
@@ -130,10 +147,17 @@ struct cJSON *question_to_json(const struct question *q);
 /* Write 's' to 'path' atomically (SPEC section 7). Return 0 or -1. */
 int set_save(const struct set *s, const char *path);
 
-/* Append the canonical serialisation of the content of 's' to 'out'. */
+/* Append the canonical serialisation of 's' (every field but version,
+ * digest and tagged_at) to 'out'. */
 void set_canonical(const struct set *s, struct strbuf *out);
-/* Write the digest of 's' ("sha256:<hex>") into 'out'. */
+/* Write the SPEC digest of 's' ("sha256:<hex>", over set_canonical) into 'out'. */
 void set_digest(const struct set *s, char out[72]);
+/* Append the canonical serialisation of the questions of 's' only to 'out'. */
+void set_content_canonical(const struct set *s, struct strbuf *out);
+/* Write the digest of the questions of 's' ("sha256:<hex>", over
+ * set_content_canonical) into 'out': equal for two sets exactly when
+ * set_diff finds no question added, removed or changed. */
+void set_content_digest(const struct set *s, char out[72]);
 
 /* Return the question with 'id', or NULL. */
 struct question *set_find(const struct set *s, const char *id);
@@ -205,6 +229,17 @@ int set_open_ref(struct set *s, const struct set_ref *ref, bool check_rules);
  * .evalset/ids. 0 when none. (A broken version file is scanned as text.)
  */
 long set_id_floor(const struct set_ref *ref);
+/*
+ * Report every id that 'in' gives (an explicit --id, an id in a --from file)
+ * that the set in 'ref' used before for another question: an id held by a
+ * frozen version with another text ("was used before (in versions/v1.yaml)";
+ * the same text is that question coming back, and is accepted), or, held by
+ * no version, a q-NNNN numbered at or below the floor recorded in
+ * .evalset/ids. Ids 'wc' (the working copy) holds are left to the caller.
+ * Errors go through error_at('in->file', ...). Return how many were refused.
+ */
+size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
+			     const struct set *in);
 /* Record 'floor' in 'ref->dir'/.evalset/ids (atomically) when it is higher
  * than the one recorded. Return 0 or -1 (reported). */
 int set_id_floor_write(const struct set_ref *ref, long floor);
@@ -228,8 +263,10 @@ struct set_versions {
 };
 #define SET_VERSIONS_INIT { NULL, 0, 0 }
 /*
- * List the frozen versions of the set in 'ref->dir' in tag order: by
- * tagged_at (missing first), then by tag (strcmp). Every file is loaded (not
+ * List the frozen versions of the set in 'ref->dir' in tag order: every
+ * version after its parent (roots first); versions whose order the parent
+ * chain leaves open (unrelated chains, roots) by tagged_at (missing first),
+ * then by tag (strcmp). Every file is loaded (not
  * digest-checked: set_open does that). Return 0 (an empty list when there
  * is no versions/ directory), or -1 when a version file cannot be read.
  */
@@ -241,6 +278,13 @@ void set_versions_release(struct set_versions *v);
  * be NULL). Return 1 when found, 0 when the set has no versions, -1 on error.
  */
 int set_latest_digest(const struct set_ref *ref, char out[72], char **tag);
+/*
+ * Load the latest frozen version of the set in 'ref' (the last of
+ * set_versions_list; not digest-checked) into 'out' (SET_INIT) and its tag
+ * into '*tag' (caller frees; may be NULL). Return 1 when loaded, 0 when the
+ * set has no versions, -1 when a version cannot be read (reported).
+ */
+int set_latest_load(const struct set_ref *ref, struct set *out, char **tag);
 
 /* ---- check (the rules and warnings of SPEC section 2) ---- */
 

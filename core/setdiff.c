@@ -49,6 +49,7 @@ static void side_from_set(struct diff_side *side, const struct set *s)
 	side->name = xstrdup(s->name ? s->name : "");
 	side->version = xstrdup(s->version);
 	set_digest(s, side->digest);
+	set_content_digest(s, side->content_digest);
 	side->nr_questions = s->nr;
 }
 
@@ -176,10 +177,30 @@ static void push_question(struct diff_question **arr, size_t *nr, size_t *alloc,
 	(*nr)++;
 }
 
+unsigned set_header_changes(const struct set *from, const struct set *to)
+{
+	unsigned what = 0;
+
+	if (!str_eq(from->name, to->name))
+		what |= HCHANGE_NAME;
+	if (!str_eq(from->description, to->description))
+		what |= HCHANGE_DESCRIPTION;
+	if (from->has_corpus != to->has_corpus ||
+	    (from->has_corpus && !str_eq(from->corpus.path, to->corpus.path)))
+		what |= HCHANGE_CORPUS;
+	/* a working copy's fingerprint is the one init saw; only tag's are comparable */
+	if (from->has_corpus && to->has_corpus && from->version && to->version &&
+	    (!str_eq(from->corpus.fingerprint, to->corpus.fingerprint) ||
+	     from->corpus.chunks != to->corpus.chunks))
+		what |= HCHANGE_CORPUS;
+	return what;
+}
+
 void set_diff_compute(const struct set *from, const struct set *to, struct set_diff *out)
 {
 	side_from_set(&out->from, from);
 	side_from_set(&out->to, to);
+	out->header = set_header_changes(from, to);
 	for (size_t i = 0; i < to->nr; i++) {
 		const struct question *b = &to->q[i];
 		const struct question *a = b->id ? set_find(from, b->id) : NULL;
@@ -244,10 +265,25 @@ void diff_side_label(const struct diff_side *side, struct strbuf *out)
 		strbuf_addf(out, "@%s", side->version);
 }
 
+/* Append "; header changed: name, description" for the bits of 'header'. */
+static void header_summary(unsigned header, struct strbuf *out)
+{
+	const char *names[] = { "name", "description", "corpus" };
+	const char *sep = "; header changed: ";
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!(header & (1u << i)))
+			continue;
+		strbuf_addf(out, "%s%s", sep, names[i]);
+		sep = ", ";
+	}
+}
+
 void set_diff_summary(const struct set_diff *d, struct strbuf *out)
 {
 	if (set_diff_empty(d)) {
 		strbuf_addf(out, "no changes (%zu questions)", d->to.nr_questions);
+		header_summary(d->header, out);
 		return;
 	}
 	strbuf_addf(out, "%zu added, %zu removed, %zu changed", d->nr_added, d->nr_removed,
@@ -267,6 +303,7 @@ void set_diff_summary(const struct set_diff *d, struct strbuf *out)
 		strbuf_addch(out, ')');
 	}
 	strbuf_addf(out, ", %zu unchanged", d->nr_unchanged);
+	header_summary(d->header, out);
 }
 
 /* Append a grade as shown to people: "none" for unjudged, else the number. */
@@ -371,6 +408,7 @@ static cJSON *side_json(const struct diff_side *side)
 	else
 		cJSON_AddNullToObject(o, "version");
 	cJSON_AddStringToObject(o, "digest", side->digest);
+	cJSON_AddStringToObject(o, "content_digest", side->content_digest);
 	cJSON_AddNumberToObject(o, "questions", (double)side->nr_questions);
 	return o;
 }
@@ -441,7 +479,8 @@ static cJSON *change_json(const struct question_change *c)
 
 struct cJSON *set_diff_to_json(const struct set_diff *d)
 {
-	cJSON *o = cJSON_CreateObject(), *sum, *arr;
+	static const char *const header_names[] = { "name", "description", "corpus" };
+	cJSON *o = cJSON_CreateObject(), *sum, *arr, *x_header;
 	struct strbuf line = STRBUF_INIT;
 
 	cJSON_AddItemToObject(o, "from", side_json(&d->from));
@@ -456,6 +495,10 @@ struct cJSON *set_diff_to_json(const struct set_diff *d)
 	cJSON_AddNumberToObject(sum, "tags", (double)d->nr_tags);
 	cJSON_AddNumberToObject(sum, "other", (double)d->nr_other);
 	cJSON_AddNumberToObject(sum, "unchanged", (double)d->nr_unchanged);
+	x_header = cJSON_AddArrayToObject(sum, "header");
+	for (size_t i = 0; i < ARRAY_SIZE(header_names); i++)
+		if (d->header & (1u << i))
+			cJSON_AddItemToArray(x_header, cJSON_CreateString(header_names[i]));
 	set_diff_summary(d, &line);
 	cJSON_AddStringToObject(sum, "line", line.buf);
 	strbuf_release(&line);

@@ -3,12 +3,14 @@
  *
  * Questions are matched by id (ids are stable and never reused, SPEC
  * section 2), so a question whose text was edited is "changed", not removed
- * and added. A question is changed when anything the digest covers differs:
+ * and added. A question is changed when anything the content digest
+ * (set_content_digest) covers differs:
  * its text, its labels (relevant grades and judged-irrelevant chunks), its
  * answerable flag, its tags, or another field (origin, provenance, answer,
  * note). Label lists and tags are compared as sets, so reordering them is no
- * change, exactly as for the digest; two sets with equal digests therefore
- * have an empty diff.
+ * change, exactly as for the digest; two sets have an empty diff exactly
+ * when their content digests are equal. Header changes (name, description,
+ * corpus) are reported apart, as HCHANGE_* bits.
  *
  * Order: added questions in the order of the newer set, removed ones in the
  * order of the older set, changed ones in the order of the newer set; label
@@ -34,6 +36,14 @@ struct set;
 #define QCHANGE_ANSWERABLE (1u << 2)
 #define QCHANGE_TAGS       (1u << 3)
 #define QCHANGE_OTHER      (1u << 4)   /* origin, provenance, answer or note */
+
+/* What changed in the header (bits of set_diff.header): the fields that come
+ * from the working copy. Tag metadata (version, digest, parent, tagged_at,
+ * note) is never a change. */
+#define HCHANGE_NAME        (1u << 0)
+#define HCHANGE_DESCRIPTION (1u << 1)
+#define HCHANGE_CORPUS      (1u << 2)   /* corpus path; fingerprint or chunk
+					 * count when both sides are frozen */
 
 /* A chunk whose judgement changed: grades as question_grade() gives them
  * (>= 1 relevant, 0 judged irrelevant, -1 not judged). */
@@ -65,7 +75,8 @@ struct diff_question {
 struct diff_side {
 	char *name;      /* the set's name */
 	char *version;   /* the tag, or NULL for a working copy */
-	char digest[72];
+	char digest[72];          /* set_digest (SPEC): what results record */
+	char content_digest[72];  /* set_content_digest: the questions only */
 	size_t nr_questions;
 };
 
@@ -78,10 +89,11 @@ struct set_diff {
 	size_t nr_unchanged;
 	/* how many changed questions have each kind of change */
 	size_t nr_text, nr_labels, nr_answerable, nr_tags, nr_other;
+	unsigned header;          /* HCHANGE_* bits */
 };
 
-#define SET_DIFF_INIT { { NULL, NULL, "", 0 }, { NULL, NULL, "", 0 }, NULL, NULL, 0, 0, 0, 0, \
-			NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define SET_DIFF_INIT { { NULL, NULL, "", "", 0 }, { NULL, NULL, "", "", 0 }, NULL, NULL, 0, 0, \
+			0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /*
  * Compute what changed from 'from' to 'to' into 'out' (SET_DIFF_INIT).
@@ -89,14 +101,20 @@ struct set_diff {
  */
 void set_diff_compute(const struct set *from, const struct set *to, struct set_diff *out);
 void set_diff_release(struct set_diff *d);
-/* Return true when the two sets have the same content. */
+/* Return true when the two sets have the same questions (no question
+ * added, removed or changed): exactly when their content digests are equal.
+ * The header is not looked at (see d->header). */
 bool set_diff_empty(const struct set_diff *d);
+/* Return the HCHANGE_* bits of what differs between the headers of 'from'
+ * and 'to'. */
+unsigned set_header_changes(const struct set *from, const struct set *to);
 
 /*
  * Append the one-line summary (no newline), e.g. "2 added, 1 removed,
  * 3 changed (1 text, 2 labels, 1 answerable), 167 unchanged" (kinds of
  * change with a count of 0 left out; a question can count in several), or
- * "no changes (173 questions)".
+ * "no changes (173 questions)"; a header change is appended as
+ * "; header changed: description, corpus".
  */
 void set_diff_summary(const struct set_diff *d, struct strbuf *out);
 /* Append the human-readable diff, ending with the summary line. */

@@ -16,6 +16,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,7 @@ struct te_state {
 	struct te_output *out;
 	struct hit_ctx hc;
 	unsigned char *seen;
+	struct strmap *qids;   /* parallel halves: every qid met, to find one in both */
 };
 
 static int on_group(struct trec_group *g, void *data)
@@ -104,6 +106,11 @@ static int on_group(struct trec_group *g, void *data)
 	const struct qrels_query *qq = qrels_find(st->qr, g->qid, g->qid_len);
 	struct query_eval e;
 
+	if (st->qids) {
+		int added;
+
+		strmap_intern(st->qids, g->qid, g->qid_len, &added);
+	}
 	if (!qq)
 		return 0;
 	if (hits_from_group(&st->hc, g, qq, st->o->judged_only, st->o->max_docs, st->path, &e) < 0)
@@ -128,6 +135,107 @@ static int cmp_row(const void *a, const void *b)
 	return strcmp(((const struct te_query *)a)->qid, ((const struct te_query *)b)->qid);
 }
 
+/* ---- two halves in parallel ---- */
+
+struct half {
+	struct te_state st;
+	struct te_output out;
+	struct strbuf runid;
+	struct strmap qids;
+	off_t start, end;
+	int ret;
+};
+
+static void *half_main(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = run_trec_scan_range(h->st.path, h->start, h->end, on_group, &h->st, &h->runid);
+	return NULL;
+}
+
+static void mute(const char *prefix, const char *msg)
+{
+	(void)prefix;
+	(void)msg;
+}
+
+/*
+ * Evaluate the two halves of a large plain run, split at a question
+ * boundary, on two threads. Return 0 when it worked (rows appended to 'out',
+ * 'seen' and 'runid' filled), or 1 when the caller must do it again in one
+ * pass: any error (reported then with the right line number), or a question
+ * met in both halves (an unsorted run). Messages are muted meanwhile.
+ */
+static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, struct strbuf *runid)
+{
+	struct half h[2];
+	pthread_t thread;
+	bool threaded, ok = true;
+	struct strmap_entry *e;
+
+	for (int i = 0; i < 2; i++) {
+		memset(&h[i], 0, sizeof(h[i]));
+		h[i].st = *main_st;
+		hit_ctx_init(&h[i].st.hc);
+		h[i].st.out = &h[i].out;
+		h[i].st.seen = xcalloc(main_st->qr->nr + 1, 1);
+		h[i].st.qids = &h[i].qids;
+		h[i].out.cols = main_st->out->cols;
+		h[i].out.nr_cols = main_st->out->nr_cols;
+		strbuf_init(&h[i].runid, 0);
+	}
+	h[0].start = 0;
+	h[0].end = split;
+	h[1].start = split;
+	h[1].end = size;
+	report_fn saved_error = get_error_routine(), saved_warning = get_warning_routine();
+
+	set_error_routine(mute);
+	set_warning_routine(mute);
+	threaded = !pthread_create(&thread, NULL, half_main, &h[1]);
+	half_main(&h[0]);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		half_main(&h[1]);
+	set_error_routine(saved_error);
+	set_warning_routine(saved_warning);
+
+	ok = !h[0].ret && !h[1].ret;
+	strmap_for_each(&h[0].qids, e)
+		if (ok && strmap_find(&h[1].qids, e->key, strlen(e->key)))
+			ok = false;
+	if (ok) {
+		struct te_output *out = main_st->out;
+
+		for (int i = 0; i < 2; i++) {
+			for (size_t q = 0; q < h[i].out.nr; q++) {
+				ALLOC_GROW(out->q, out->nr + 1, out->alloc);
+				out->q[out->nr++] = h[i].out.q[q];
+			}
+			h[i].out.nr = 0;
+			for (size_t q = 0; q < main_st->qr->nr; q++)
+				main_st->seen[q] |= h[i].st.seen[q];
+		}
+		strbuf_reset(runid);
+		{
+		const struct strbuf *last = h[1].runid.len ? &h[1].runid : &h[0].runid;
+
+		strbuf_add(runid, last->buf, last->len);
+	}
+	}
+	for (int i = 0; i < 2; i++) {
+		h[i].out.cols = NULL;
+		te_output_release(&h[i].out);
+		hit_ctx_release(&h[i].st.hc);
+		free(h[i].st.seen);
+		strmap_clear(&h[i].qids, 0);
+		strbuf_release(&h[i].runid);
+	}
+	return ok ? 0 : 1;
+}
+
 int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_options *o,
 		struct te_output *out)
 {
@@ -144,7 +252,13 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 	hit_ctx_init(&st.hc);
 	out->nr_cols = te_columns(&o->sel, &out->cols);
 
-	ret = run_trec_scan(run_path, false, on_group, &st, &runid);
+	{
+		off_t size, split = run_trec_split(run_path, &size);
+
+		ret = split > 0 ? evaluate_halves(&st, split, size, &runid) : 1;
+	}
+	if (ret)
+		ret = run_trec_scan(run_path, false, on_group, &st, &runid);
 	if (ret == RUN_SCAN_UNSORTED) {
 		drop_rows(out);
 		memset(st.seen, 0, qr->nr + 1);

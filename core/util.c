@@ -72,6 +72,8 @@ char *xstrfmt(const char *fmt, ...)
 	int n;
 	char *p;
 
+	if (!fmt) /* never true; tells gcc -fsanitize=undefined that fmt is not NULL */
+		return xstrdup("");
 	va_start(ap, fmt);
 	va_copy(ap2, ap);
 	n = vsnprintf(probe, sizeof(probe), fmt, ap);

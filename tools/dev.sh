@@ -12,10 +12,18 @@ cd "$here"
 
 packages=(gcc meson ninja-build pkg-config libcurl4-openssl-dev libcjson-dev
   libyaml-dev libssl-dev libutf8proc-dev zlib1g-dev python3 ca-certificates)
+# the browser suite: Debian's Chromium, driven by playwright-core under Node.js
+test_packages=(chromium fonts-dejavu-core)
 
-deps() {
-  local missing=()
-  for p in "${packages[@]}"; do
+deps() { # deps [test]: install what is missing
+  local missing=() want=("${packages[@]}")
+  if [ "${1:-}" = test ]; then
+    want+=("${test_packages[@]}")
+    # Node.js: the machine's own when present (it brings npm), else Debian's
+    command -v node >/dev/null 2>&1 || want+=(nodejs)
+    command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || want+=(npm)
+  fi
+  for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -67,7 +75,7 @@ case "${1:-}" in
     exec bash tools/demo.sh
     ;;
   test)
-    deps
+    deps test
     echo "== plain build (warnings are errors)"
     build build
     echo "== sanitizer build (address, undefined)"

@@ -123,6 +123,13 @@ async function checkPage(context, p) {
     ok(at && close(at[1], want[`R@${p.k}`]),
        `${p.name}: the candidate's R@${p.k} point equals score's R@${p.k}`,
        `chart ${at && at[1]}, score ${want[`R@${p.k}`]}`);
+    const bar = await page.evaluate(() => {
+      const r = document.querySelector('#chart-subsets g.group[data-group="all answerable"] rect.bar[data-series="candidate"]');
+      return r ? Number(r.getAttribute('data-value')) : null;
+    });
+    ok(bar !== null && close(bar, want[`R@${p.k}`]),
+       `${p.name}: the candidate's "all answerable" subset bar equals score's R@${p.k}`,
+       `bar ${bar}, score ${want[`R@${p.k}`]}`);
     checkSlider(`${p.name} (as rendered)`, await readSlider(page, 'set'), want, p.k);
   }
   for (const k of Object.keys(p.expect).map(Number).filter((k) => k !== p.k)) {
@@ -152,13 +159,20 @@ async function checkPage(context, p) {
 
 // A persistent context is how playwright takes --user-data-dir: a fresh,
 // empty directory made by the caller for this run.
-const context = await chromium.launchPersistentContext(config.profile, {
-  executablePath: config.chromium,
-  headless: true,
-  viewport: { width: 1280, height: 900 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+let context;
+try {
+  context = await chromium.launchPersistentContext(config.profile, {
+    executablePath: config.chromium,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+} catch (e) {
+  ok(false, `chromium starts (${config.chromium})`, e.stack || String(e));
+  console.log(`1..${n}`);
+  process.exit(1);
+}
 try {
   for (const p of config.pages) {
     try {

@@ -28,6 +28,13 @@ first attempt can be hit (so every key eventually succeeds). KIND is one of:
 --reject-json-object does the same to json_object. --error-style flat|nested
 chooses {"error": "msg"} or {"error": {"message", "type", "code"}}.
 --expect-key K answers 401 unless "Authorization: Bearer K" or "api-key: K".
+
+Judge mode: a request whose user message holds a <question> element (the
+prompts/judge.md shape) is answered {"grade": G, "reason": "..."}. G is the
+grade of the first key of --judge-grades FILE (JSON {"text fragment": G})
+found in the <chunk> text, else --judge-grade G, else the number of
+question words (capped at 3) found in the chunk. Fault "prose" (for any
+request) answers 200 with plain prose and no JSON at all.
 """
 import argparse
 import hashlib
@@ -95,6 +102,7 @@ def make_questions(key, user, n, kind):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out without a delayed-ACK stall
 
     def log_message(self, fmt, *a):
         pass
@@ -195,10 +203,14 @@ class Handler(BaseHTTPRequestHandler):
             return
         if fault == "malformed":
             return self.reply(200, raw=b'{"id": "x", "choices": [{"message": ')
+        if fault == "prose":
+            return self.completion(st, req, key, "I think this passage is fairly relevant.", "stop", counted=False)
         user = ""
         for m in req.get("messages") or []:
             if m.get("role") == "user":
                 user = m.get("content") or ""
+        if "<question>" in user:
+            return self.judge(st, req, key, rf, fault, user)
         mm = re.search(r"(\d+) question", user)
         count = int(mm.group(1)) if mm else 1
         km = re.search(r"kind: ([a-z-]+)", user)
@@ -228,6 +240,48 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, body)
 
 
+    def completion(self, st, req, key, content, finish, counted=True):
+        body = {
+            "id": "chatcmpl-" + key, "object": "chat.completion", "created": 0,
+            "model": req.get("model", "fake"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": finish}],
+            "usage": {"prompt_tokens": len(json.dumps(req.get("messages"))) // 4,
+                      "completion_tokens": len(content) // 4},
+        }
+        body["usage"]["total_tokens"] = body["usage"]["prompt_tokens"] + body["usage"]["completion_tokens"]
+        with st.lock:
+            if counted and finish == "stop":
+                st.answered[key] = st.answered.get(key, 0) + 1
+        self.reply(200, body)
+
+    def judge(self, st, req, key, rf, fault, user):
+        a = st.args
+        qm = re.search(r"<question>(.*?)</question>", user, re.S)
+        cm = re.search(r"<chunk>(.*?)</chunk>", user, re.S)
+        question = qm.group(1) if qm else ""
+        chunk = cm.group(1) if cm else ""
+        grade = None
+        for frag, g in (st.judge_grades or {}).items():
+            if frag in chunk:
+                grade = g
+                break
+        if grade is None and a.judge_grade is not None:
+            grade = a.judge_grade
+        if grade is None:
+            cw = set(words_of(chunk))
+            grade = min(3, sum(1 for w in words_of(question) if w in cw))
+        content = json.dumps({"grade": grade, "reason": "fake judge"})
+        finish = "stop"
+        if fault == "length":
+            content, finish = content[: len(content) // 2], "length"
+        elif fault == "invalid":
+            content = json.dumps({"items": ["nope"]})
+        if rf == "text":
+            content = "My grade:\n```json\n" + content + "\n```\n"
+        self.completion(st, req, key, content, finish, counted=fault is None)
+
+
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
@@ -248,11 +302,17 @@ def main():
     ap.add_argument("--error-style", choices=["flat", "nested"], default="nested")
     ap.add_argument("--expect-key")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--judge-grade", type=int)
+    ap.add_argument("--judge-grades")
     ap.add_argument("--lifetime", type=float, default=900)
     args = ap.parse_args()
 
     srv = Server(("127.0.0.1", 0), Handler)
     srv.st = State(args)
+    srv.st.judge_grades = None
+    if args.judge_grades:
+        with open(args.judge_grades) as f:
+            srv.st.judge_grades = json.load(f)
     print(srv.server_address[1], flush=True)
 
     def watch_stdin():

@@ -18,8 +18,10 @@ the questions before it are answered correctly:
   crash    kills itself with SIGSEGV
   hang     never answers (sleeps)
   noread   exits with status 1 at once, before reading anything
+FAKE_RETRIEVER_MODE in the environment, when set, is the default --mode (so
+one command line can behave differently from one run to the next).
 --pidfile FILE writes the process id first (so a test can check that a
-hung retriever was stopped).
+hung retriever was stopped); --log FILE appends the qid of every request.
 """
 import argparse
 import json
@@ -40,9 +42,10 @@ def ranked(query, k):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mode", default="ok")
+    ap.add_argument("--mode", default=os.environ.get("FAKE_RETRIEVER_MODE", "ok"))
     ap.add_argument("--at", type=int, default=2)
     ap.add_argument("--pidfile")
+    ap.add_argument("--log")
     args = ap.parse_args()
     if args.pidfile:
         with open(args.pidfile, "w") as f:
@@ -55,6 +58,9 @@ def main():
         n += 1
         req = json.loads(line)
         qid, query, k = req["qid"], req["query"], req["k"]
+        if args.log:
+            with open(args.log, "a") as f:
+                f.write(qid + "\n")
         reply = {"qid": qid, "results": ranked(query, k)}
         if "decline" in query.lower():
             reply = {"qid": qid, "results": [], "abstained": True}

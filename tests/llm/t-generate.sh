@@ -260,5 +260,9 @@ is "$(echo "$chunks" | wc -l)" 24 "three shards cover the 24 chunks"
 is "$(echo "$chunks" | sort -u | wc -l)" 24 "and no chunk twice"
 stop_fake
 
+# ---- the key never reaches any file of any case (sets, journals, outputs, batches) ----
+cd "$root" || exit 1
+! grep -rq "SENTINEL" "$root"; ok $? "no file written by any case holds the API key"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

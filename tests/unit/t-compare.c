@@ -3,10 +3,13 @@
  * a run that loses hits, digest refusal, subsets, lost/gained and power.
  */
 #include "test-lib.h"
+#include "../../core/compare-out.h"
 #include "../../core/compare.h"
+#include "../../core/gate.h"
 #include "../../core/results.h"
 #include "../../core/util.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +261,76 @@ static void test_power(void)
 	release(&b);
 }
 
+static void test_render(void)
+{
+	long rb[40], rc[40];
+	struct results a, b;
+	struct compare c;
+	struct compare_opts o = COMPARE_OPTS_INIT;
+	struct gate g;
+	struct gate_outcome out[1];
+	struct compare_view v;
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *json;
+	int failed;
+
+	for (int i = 0; i < 40; i++) {
+		rb[i] = 1;
+		rc[i] = i < 20 ? 0 : 1;
+	}
+	build(&a, "sha256:aa", "v1", 40, rb, 0, NULL);
+	build(&b, "sha256:aa", "v1", 40, rc, 0, NULL);
+	free(b.q[0].text);
+	b.q[0].text = xstrdup("pipes | and <tags> & 100% \"quotes\"\nsecond line");
+	compare_init(&c);
+	o.resamples = o.permutations = 500;
+	compare_run(&c, &a, &b, &o);
+	gate_init(&g);
+	gate_default(&g, 5);
+	failed = gate_evaluate(&g, &c, out);
+	is_int(failed, 1, "losing half the hits fails the default gate");
+	v = (struct compare_view){ &c, "demo@v1", NULL, &g, out, failed, 5, false };
+
+	compare_render_markdown(&v, &sb);
+	ok(strstr(sb.buf, "pipes \\| and \\<tags\\> & 100% \"quotes\" second line |") != NULL,
+	   "Markdown: a question's pipes, angle brackets and newline cannot break the table");
+	ok(strstr(sb.buf, "15 more not shown.") != NULL, "Markdown: --show limits the lost list");
+	strbuf_reset(&sb);
+	compare_render_junit(&v, &sb);
+	ok(strstr(sb.buf, "<failure type=\"regression\"") && strstr(sb.buf, "failures=\"1\"") &&
+	   !strstr(sb.buf, "<tags>"), "JUnit: one failure, user text escaped");
+	strbuf_reset(&sb);
+	compare_render_annotations(&v, &sb);
+	ok(starts_with(sb.buf, "::error title=evalset gate::R@5") && strstr(sb.buf, "95%25 CI") &&
+	   strchr(sb.buf, '\n') == sb.buf + sb.len - 1,
+	   "annotations: one line per failed rule, '%%' escaped: %s", sb.buf);
+	strbuf_reset(&sb);
+	compare_render_json(&v, &sb);
+	json = cJSON_Parse(sb.buf);
+	ok(json != NULL, "JSON output parses");
+	if (json) {
+		cJSON *lost = cJSON_GetObjectItem(json, "lost");
+		cJSON *first = cJSON_GetArrayItem(lost, 0);
+
+		ok(cJSON_GetArraySize(lost) == 20 &&
+		   !strcmp(cJSON_GetObjectItem(first, "text")->valuestring, b.q[0].text) &&
+		   cJSON_IsNull(cJSON_GetObjectItem(first, "rank_after")),
+		   "JSON lists every lost question, text intact, no rank as null");
+		ok(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(json, "gate"), "passed")),
+		   "JSON: gate passed false");
+		cJSON_Delete(json);
+	}
+	strbuf_reset(&sb);
+	compare_render_text(&v, &sb);
+	ok(!strchr(sb.buf, '\033'), "text without colour has no escape sequences");
+	strbuf_release(&sb);
+	gate_outcomes_release(out, g.nr);
+	gate_release(&g);
+	compare_release(&c);
+	release(&a);
+	release(&b);
+}
+
 int main(void)
 {
 	test_identical();
@@ -265,5 +338,6 @@ int main(void)
 	test_digest();
 	test_decline_and_small();
 	test_power();
+	test_render();
 	return test_done();
 }

@@ -163,7 +163,8 @@ int main(void)
 		is_int(rc, ERR_REMOTE, "401 stops the job");
 		is_int(t.ok, 0, "nothing answered");
 		is_int(t.ok + t.failed + t.cancelled, 4, "every call handed back");
-		ok(strstr(msg, "OPENAI_API_KEY") != NULL, "message says which variable to fix: %s", msg);
+		if (!ok(strstr(msg, "OPENAI_API_KEY") != NULL, "message says which variable to fix"))
+			test_diag("message: %.300s", msg ? msg : "");
 		ok(!strstr(msg, "SENTINEL"), "message does not show the key");
 	}
 	{
@@ -174,7 +175,8 @@ int main(void)
 		msg = test_captured();
 		is_int(rc, ERR_REMOTE, "insufficient_quota stops the job");
 		ok(u.requests <= 3, "quota errors are not retried (%lu requests)", u.requests);
-		ok(strstr(msg, "quota") != NULL, "message says quota: %s", msg);
+		if (!ok(strstr(msg, "quota") != NULL, "message says quota"))
+			test_diag("message: %.300s", msg ? msg : "");
 	}
 	{
 		const char *args[] = { "--fault", "404", NULL };

@@ -55,6 +55,7 @@ static int eval_group(struct hit_ctx *c, const struct doc *docs, size_t n,
 	g.qid_len = 1;
 	g.lines = lines;
 	g.nr = n;
+	g.padded = false;
 	ret = hits_from_group(c, &g, qq, judged_only, max_docs, "run", e);
 	free(lines);
 	return ret;
@@ -312,6 +313,20 @@ static void test_properties(void)
 	hit_ctx_release(&c2);
 }
 
+static void test_hash(void)
+{
+	char buf[64];
+	bool same = true;
+
+	for (size_t len = 0; len < 40; len++) {
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = (char)('a' + (rng() % 26));
+		if (qrels_hash(buf, len) != qrels_hash_padded(buf, len))
+			same = false;
+	}
+	ok(same, "the padded hash equals the plain one for every length");
+}
+
 static void test_iprec(void)
 {
 	static const struct judged_hit hits[] = { { 1, 1 }, { 3, 0 }, { 4, 1 } };
@@ -384,6 +399,7 @@ int main(void)
 	test_judged_only();
 	test_duplicates();
 	test_properties();
+	test_hash();
 	test_iprec();
 	test_measure_names();
 	test_trec_names();

@@ -3,7 +3,9 @@
  * and results files (core/results.c) written and read back.
  */
 #include "test-lib.h"
+#include "../../core/qrels.h"
 #include "../../core/results.h"
+#include "../../core/treceval.h"
 #include "../../core/run.h"
 #include "../../core/util.h"
 
@@ -220,6 +222,86 @@ static void test_scan(void)
 	free(path);
 }
 
+/* Write a run of 'nq' questions x 'nd' documents; 'order' 1 interleaves questions. */
+static char *write_big_run(const char *name, int nq, int nd, int order, long bad_line)
+{
+	char *path = xstrfmt("%s/%s", tmpdir, name);
+	FILE *fp = fopen(path, "w");
+	long line = 0;
+
+	for (int a = 0; a < (order ? nd : nq); a++) {
+		for (int b = 0; b < (order ? nq : nd); b++) {
+			int q = order ? b : a, d = order ? a : b;
+
+			if (++line == bad_line)
+				fprintf(fp, "q%d Q0 doc%d-%d %d oops tag\n", q, q, d, d + 1);
+			else
+				fprintf(fp, "q%d Q0 doc%d-%d %d %.6f tag\n", q, q, d, d + 1,
+					(double)((q * 7 + d * 13) % 101) / 7.0);
+		}
+	}
+	fclose(fp);
+	return path;
+}
+
+static void test_parallel_halves(void)
+{
+	char *qpath = xstrfmt("%s/big.qrels", tmpdir);
+	FILE *fp = fopen(qpath, "w");
+	char *sorted, *interleaved, *bad;
+	struct qrels qr;
+	struct te_options o;
+	struct te_output a = { 0 }, b = { 0 };
+	off_t size;
+	bool same = true;
+
+	for (int q = 0; q < 1000; q++)
+		fprintf(fp, "q%d 0 doc%d-%d %d\nq%d 0 doc%d-%d 1\n", q, q, q % 37, 1 + q % 3, q, q, 900 + q % 5);
+	fclose(fp);
+	/* 1000 x 600 lines of about 35 bytes: over the 16 MB where the work is split */
+	sorted = write_big_run("big.trec", 1000, 600, 0, 0);
+	interleaved = write_big_run("mixed.trec", 1000, 600, 1, 0);
+	qrels_init(&qr);
+	ok(!qrels_load(&qr, qpath), "qrels load");
+	ok(run_trec_split(sorted, &size) > 0, "a large grouped run is split in two at a question boundary");
+	te_selection_init(&o.sel);
+	te_select(&o.sel, "official");
+	te_select(&o.sel, "ndcg_cut.10");
+	o.per_query = true;
+	o.complete = false;
+	o.judged_only = false;
+	o.rel_level = 1;
+	o.max_docs = 0;
+	ok(!te_evaluate(&qr, sorted, &o, &a), "the halves are evaluated");
+	ok(!te_evaluate(&qr, interleaved, &o, &b), "an interleaved run falls back to one pass");
+	is_int(a.nr, 1000, "every query evaluated once");
+	for (size_t i = 0; i < a.nr && i < b.nr && same; i++) {
+		if (strcmp(a.q[i].qid, b.q[i].qid))
+			same = false;
+		for (size_t c = 0; c < a.nr_cols && same; c++)
+			if (a.q[i].v[c] != b.q[i].v[c])
+				same = false;
+	}
+	ok(same && a.nr == b.nr, "two threads give the values of one pass");
+	te_output_release(&a);
+	te_output_release(&b);
+	bad = write_big_run("bad.trec", 1000, 600, 0, 400123);
+	test_capture_errors();
+	ok(te_evaluate(&qr, bad, &o, &a) < 0, "a bad line in the second half is refused");
+	ok(strstr(test_captured(), "bad.trec:400123: score 'oops'") != NULL,
+	   "... with its line number counted from the start of the file");
+	test_captured();
+	te_output_release(&a);
+	qrels_release(&qr);
+	unlink(sorted);
+	unlink(interleaved);
+	unlink(bad);
+	free(sorted);
+	free(interleaved);
+	free(bad);
+	free(qpath);
+}
+
 static void test_results_roundtrip(void)
 {
 	struct results r, back;
@@ -283,6 +365,7 @@ int main(void)
 	test_json_formats();
 	test_gzip();
 	test_scan();
+	test_parallel_halves();
 	test_results_roundtrip();
 	{
 		char *cmd = xstrfmt("rm -rf '%s'", tmpdir);

@@ -8,6 +8,7 @@
 #include "../../core/fsutil.h"
 #include "../../core/set.h"
 #include "../../core/strbuf.h"
+#include "../../core/text.h"
 #include "../../core/util.h"
 
 #include <cjson/cJSON.h>
@@ -70,6 +71,32 @@ static void digest_of(const char *yaml, char out[72])
 	set_release(&s);
 }
 
+static void content_digest_of(const char *yaml, char out[72])
+{
+	struct set s = SET_INIT;
+
+	if (load_str(&s, yaml) < 0) {
+		snprintf(out, 72, "load failed: %s", test_captured());
+		return;
+	}
+	set_content_digest(&s, out);
+	set_release(&s);
+}
+
+/* Return a copy of 'text' with the first 'from' replaced by 'to' (NULL when absent). */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *at = strstr(text, from);
+
+	if (!at)
+		return NULL;
+	strbuf_add(&sb, text, (size_t)(at - text));
+	strbuf_addstr(&sb, to);
+	strbuf_addstr(&sb, at + strlen(from));
+	return strbuf_detach(&sb, NULL);
+}
+
 static void test_round_trip(void)
 {
 	struct set s = SET_INIT, t = SET_INIT;
@@ -127,8 +154,8 @@ static void test_tricky_strings(void)
 		"line one\nline two\n", "trailing newlines\n\n", "tab\there", "null", "~", "true", "FALSE",
 		"123", "-4.5e3", "0x1F", ".inf", "emoji \xf0\x9f\x94\x91 and \xc3\xa9t\xc3\xa9",
 		"back\\slash", "percent %s %d", "*star", "&amp", "!bang", "|pipe", ">folded", "@at", "`tick`",
-		"a very long line that goes on and on well past eighty columns of text so the emitter "
-		"might be tempted to fold it but must not change a single character of it",
+		("a very long line that goes on and on well past eighty columns of text so the emitter "
+		 "might be tempted to fold it but must not change a single character of it"),
 		"\x7f delete", "\r carriage", "",
 	};
 	int bad = 0;
@@ -166,13 +193,16 @@ static void test_tricky_strings(void)
 
 static void test_digest(void)
 {
-	char base[72], d[72];
+	char base[72], d[72], cbase[72], cd[72];
 	const char *same_flow =
 		"# a comment\n"
-		"evalset: 1\n"
-		"name: renamed\n"
-		"description: another description\n"
+		"corpus: {chunks: 646, fingerprint: 'sha256:00ff', path: corpus/chunks.jsonl}\n"
 		"version: v9\n"
+		"digest: sha256:1234\n"
+		"tagged_at: 2030-01-01T00:00:00Z\n"
+		"evalset: 1\n"
+		"description: questions about the docs\n"
+		"name: demo\n"
 		"questions: [\n"
 		"  {id: q-0003, origin: hand, answerable: false, text: \"Où est la clé ? ünïcödé\"},\n"
 		"  {id: q-0002, relevant: {c-2: 1, c-1: 1}, text: \"Two lines\\nsecond: with colon # and hash\",\n"
@@ -200,24 +230,72 @@ static void test_digest(void)
 		{ "id: q-0002", "id: q-0020", "an id" },
 	};
 
+	/* header fields: part of the SPEC digest, never of the content digest */
+	static const struct {
+		const char *from, *to, *what;
+	} header[] = {
+		{ "name: demo", "name: renamed", "the name" },
+		{ "description: questions about the docs", "description: other", "the description" },
+		{ "name: demo\n", "name: demo\nnote: a note\n", "a note" },
+		{ "name: demo\n", "name: demo\nparent: v1\n", "a parent" },
+		{ "path: corpus/chunks.jsonl", "path: corpus/other.jsonl", "the corpus path" },
+		{ "fingerprint: sha256:00ff", "fingerprint: sha256:00fe", "the corpus fingerprint" },
+		{ "chunks: 646", "chunks: 647", "the corpus chunk count" },
+		{ "corpus:\n  path: corpus/chunks.jsonl\n  fingerprint: sha256:00ff\n  chunks: 646\n", "",
+		  "the whole corpus block" },
+	};
+	/* the fields a frozen file holds about itself: in neither digest */
+	static const struct {
+		const char *from, *to, *what;
+	} excluded[] = {
+		{ "name: demo\n", "name: demo\nversion: v3\n", "a version" },
+		{ "name: demo\n", "name: demo\ndigest: sha256:abcd\n", "a recorded digest" },
+		{ "name: demo\n", "name: demo\ntagged_at: 2026-01-01T00:00:00Z\n", "tagged_at" },
+	};
+
 	digest_of(rich, base);
+	content_digest_of(rich, cbase);
 	ok(starts_with(base, "sha256:") && strlen(base) == 71, "the digest is sha256:<64 hex>");
+	ok(starts_with(cbase, "sha256:") && strlen(cbase) == 71 && strcmp(base, cbase),
+	   "the content digest is sha256:<64 hex> too, and another value");
 	digest_of(same_flow, d);
-	is_str(d, base, "flow style, key and question order, comments, numbers written 0.310 "
-		   "and header fields do not change the digest");
+	is_str(d, base, "flow style, key and question order, comments, numbers written 0.310, "
+		   "header key order and version/digest/tagged_at do not change the digest");
+	content_digest_of(same_flow, cd);
+	is_str(cd, cbase, "nor the content digest");
 	for (size_t i = 0; i < ARRAY_SIZE(changes); i++) {
-		struct strbuf sb = STRBUF_INIT;
-		const char *at = strstr(rich, changes[i].from);
-		if (!at) {
+		char *text = replaced(rich, changes[i].from, changes[i].to);
+		if (!text) {
 			ok(0, "test data: '%s' not found", changes[i].from);
 			continue;
 		}
-		strbuf_add(&sb, rich, (size_t)(at - rich));
-		strbuf_addstr(&sb, changes[i].to);
-		strbuf_addstr(&sb, at + strlen(changes[i].from));
-		digest_of(sb.buf, d);
+		digest_of(text, d);
+		content_digest_of(text, cd);
 		ok(strcmp(d, base) != 0, "changing %s changes the digest", changes[i].what);
-		strbuf_release(&sb);
+		ok(strcmp(cd, cbase) != 0, "changing %s changes the content digest", changes[i].what);
+		free(text);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(header); i++) {
+		char *text = replaced(rich, header[i].from, header[i].to);
+		if (!text) {
+			ok(0, "test data: '%s' not found", header[i].from);
+			continue;
+		}
+		digest_of(text, d);
+		content_digest_of(text, cd);
+		ok(strcmp(d, base) != 0, "changing %s changes the digest", header[i].what);
+		ok(!strcmp(cd, cbase), "changing %s leaves the content digest", header[i].what);
+		free(text);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(excluded); i++) {
+		char *text = replaced(rich, excluded[i].from, excluded[i].to);
+		if (!text) {
+			ok(0, "test data: '%s' not found", excluded[i].from);
+			continue;
+		}
+		digest_of(text, d);
+		ok(!strcmp(d, base), "adding %s does not change the digest", excluded[i].what);
+		free(text);
 	}
 	{
 		const char *list = "questions:\n- {id: a, text: t, relevant: [c-1, c-2]}\n";
@@ -416,6 +494,46 @@ static void test_check(void)
 	set_release(&s);
 }
 
+static void test_near_duplicates_agree(void)
+{
+	static const char *const texts[] = {
+		"How do I rotate an API key?", "how do I rotate an api-key", "Rotate API key how",
+		"What is it?", "what is it", "Is it what?", "it is what it is", "The the the",
+		"Which plans include single sign-on?", "single sign on plans which include",
+		"Which plans include SSO?", "Can I pay by invoice?", "pay by invoice can I",
+		"Can I pay by invoice or card?", "Ｆｕｌｌｗｉｄｔｈ ｔｅｘｔ", "fullwidth text",
+		"?!", "...", "a b c d e", "a b c d e f", "invoice", "invoices", "the invoice",
+		"an invoice", "Straße", "STRASSE", "rotate key api", "key rotate api now",
+	};
+	struct set s = SET_INIT;
+	struct findings f = FINDINGS_INIT;
+	int mismatches = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		struct question *q = set_append(&s);
+		q->id = xstrfmt("q-%04zu", i + 1);
+		q->text = xstrdup(texts[i]);
+		q->line = (long)i + 1;
+		question_set_label(q, "c", 1);
+	}
+	set_check(&s, NULL, &f);
+	for (size_t i = 1; i < s.nr; i++) {
+		bool want = false, got = false;
+		for (size_t j = 0; j < i && !want; j++)
+			want = text_near_duplicate(texts[i], texts[j], TEXT_NEAR_DUP_THRESHOLD);
+		for (size_t k = 0; k < f.nr; k++)
+			if (f.items[k].line == (long)i + 1 && strstr(f.items[k].message, "near-duplicate"))
+				got = true;
+		if (want != got) {
+			mismatches++;
+			test_diag("'%s': check says %d, text_near_duplicate says %d", texts[i], got, want);
+		}
+	}
+	ok(mismatches == 0, "check's near-duplicate warnings agree with text_near_duplicate");
+	findings_release(&f);
+	set_release(&s);
+}
+
 static void test_ids(void)
 {
 	struct set s = SET_INIT;
@@ -474,7 +592,8 @@ static void test_refs_and_versions(void)
 	   !strcmp(ref.tag, "v2") && !strcmp(ref.dir, "x"), "a path to a frozen file is that version");
 	ok(set_ref_resolve(&ref, "a@b@c", false) < 0 && strstr(test_captured(), "more than one '@'"),
 	   "two '@' are refused");
-	ok(set_ref_resolve(&ref, "demo@", false) < 0, "an empty tag is refused");
+	ok(set_ref_resolve(&ref, "demo@", false) < 0 && strstr(test_captured(), "empty tag"),
+	   "an empty tag is refused");
 	ok(set_ref_resolve(&ref, "@v1", false) < 0 && strstr(test_captured(), "empty set name"),
 	   "an empty name is refused");
 	ok(set_ref_resolve(&ref, "demo@v 1", false) < 0, "a tag with a space is refused");
@@ -549,6 +668,126 @@ static void test_refs_and_versions(void)
 	}
 }
 
+/* Freeze 'yaml' as version 'tag' (parent 'parent', may be NULL) of sets/demo. */
+static void freeze(const char *yaml, const char *tag, const char *parent, const char *when)
+{
+	struct set s = SET_INIT;
+	char digest[72], *file = xstrfmt("sets/demo/versions/%s.yaml", tag);
+
+	load_str(&s, yaml);
+	s.version = xstrdup(tag);
+	s.parent = xstrdup(parent);
+	s.tagged_at = xstrdup(when);
+	set_digest(&s, digest);
+	s.digest = xstrdup(digest);
+	if (set_save(&s, file) < 0)
+		test_diag("cannot write %s", file);
+	set_release(&s);
+	free(file);
+}
+
+static void test_version_order_and_reuse(void)
+{
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT, in = SET_INIT, wc = SET_INIT;
+	struct set_versions v = SET_VERSIONS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char tmpl[] = "/tmp/t-set-XXXXXX", *tag = NULL;
+	const char *dir = mkdtemp(tmpl);
+	const char *same_second = "2026-11-01T10:00:00Z";
+
+	if (!dir || chdir(dir) < 0) {
+		ok(0, "cannot make a scratch directory");
+		return;
+	}
+	test_capture_errors();
+	mkdir_p("sets/demo/versions");
+	write_text("sets/demo/set.yaml", "name: demo\nquestions:\n- {id: q-0005, text: new, relevant: [c]}\n");
+	freeze(rich, "v9", NULL, same_second);
+	freeze(rich, "v10", "v9", same_second);
+	ok(set_ref_resolve(&ref, "demo", true) == 0 && set_versions_list(&ref, &v) == 0 &&
+	   v.nr == 2 && !strcmp(v.items[0].tag, "v9") && !strcmp(v.items[1].tag, "v10"),
+	   "two tags of one second are ordered by their parent, not by name (v9 before v10)");
+	set_versions_release(&v);
+	ok(set_latest_load(&ref, &s, &tag) == 1 && tag && !strcmp(tag, "v10") && s.version &&
+	   !strcmp(s.version, "v10"), "so the latest version is v10");
+	set_release(&s);
+	free(tag);
+	tag = NULL;
+
+	/* a child tagged "before" its parent (clock skew): the chain still wins */
+	freeze(rich, "a-late", "v10", "2026-10-01T00:00:00Z");
+	ok(set_versions_list(&ref, &v) == 0 && v.nr == 3 && !strcmp(v.items[2].tag, "a-late"),
+	   "a version always comes after its parent, whatever its tagged_at");
+	set_versions_release(&v);
+	/* an unrelated root tagged later comes after the chain's earlier members */
+	freeze(rich, "b-root", NULL, "2026-11-02T00:00:00Z");
+	ok(set_versions_list(&ref, &v) == 0 && v.nr == 4 && !strcmp(v.items[0].tag, "v9") &&
+	   !strcmp(v.items[3].tag, "b-root"),
+	   "unrelated versions are ordered by tagged_at");
+	set_versions_release(&v);
+
+	/* the header is covered: a hand-edited note of a frozen file is tampering */
+	ok(set_open(&s, &ref, "demo@v10") == 0, "an untouched frozen version opens");
+	set_release(&s);
+	read_file("sets/demo/versions/v10.yaml", &sb, 0);
+	{
+		char *edited = replaced(sb.buf, "parent: v9\n", "parent: v9\nnote: edited later\n");
+		ok(edited != NULL, "test data: the frozen file records its parent");
+		if (edited)
+			write_text("sets/demo/versions/v10.yaml", edited);
+		free(edited);
+	}
+	ok(set_open(&s, &ref, "demo@v10") < 0 &&
+	   strstr(test_captured(), "tampered or hand-edited frozen version"),
+	   "adding a note to a frozen file is refused as tampering");
+	strbuf_reset(&sb);
+	read_file("sets/demo/versions/v9.yaml", &sb, 0);
+	{
+		char *edited = replaced(sb.buf, "description: questions about the docs",
+					"description: better words");
+		if (edited)
+			write_text("sets/demo/versions/v9.yaml", edited);
+		free(edited);
+	}
+	ok(set_open(&s, &ref, "demo@v9") < 0 &&
+	   strstr(test_captured(), "tampered or hand-edited frozen version"),
+	   "editing a frozen file's description is refused as tampering");
+
+	/* ids used before: by a frozen version, or below the recorded floor */
+	load_str(&wc, "questions:\n- {id: q-0005, text: new, relevant: [c]}\n");
+	load_str(&in, "questions:\n"
+		      "- {id: q-0002, text: another question, relevant: [c]}\n"
+		      "- {id: q-0001, text: How do I rotate an API key?, relevant: [c]}\n"
+		      "- {id: faq-1, text: free-form id, relevant: [c]}\n"
+		      "- {id: q-0005, text: in the working copy, relevant: [c]}\n");
+	is_int(set_refuse_reused_ids(&ref, &wc, &in), 1,
+	       "one id is refused: q-0002 held other text in a frozen version");
+	ok(strstr(test_captured(), "t.yaml:2:3: id 'q-0002' was used before (in versions/") != NULL,
+	   "the refusal names the place and the version file");
+	set_release(&in);
+	set_id_floor_write(&ref, 40);
+	load_str(&in, "questions:\n- {id: q-0040, text: t, relevant: [c]}\n"
+		      "- {id: q-0041, text: t, relevant: [c]}\n");
+	is_int(set_refuse_reused_ids(&ref, &wc, &in), 1,
+	       "an id at the floor recorded in .evalset/ids is refused, one above it is not");
+	ok(strstr(test_captured(), "id 'q-0040' may have been used before") != NULL,
+	   "and the message says why");
+	set_release(&in);
+	set_release(&wc);
+
+	set_ref_release(&ref);
+	strbuf_release(&sb);
+	set_error_routine(NULL);
+	set_warning_routine(NULL);
+	if (chdir("/") == 0) {
+		char *cmd = xstrfmt("rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			test_diag("could not remove %s", dir);
+		free(cmd);
+	}
+}
+
 int main(void)
 {
 	test_round_trip();
@@ -556,7 +795,9 @@ int main(void)
 	test_digest();
 	test_load_errors();
 	test_check();
+	test_near_duplicates_agree();
 	test_ids();
 	test_refs_and_versions();
+	test_version_order_and_reuse();
 	return test_done();
 }

@@ -137,6 +137,9 @@ static void test_kinds_of_change(void)
 	load(&b, new_yaml, "new.yaml");
 	set_diff_compute(&a, &b, &d);
 
+	ok(strcmp(d.from.content_digest, d.to.content_digest) != 0,
+	   "a diff with changes has different content digests");
+	is_int(d.header, 0, "and no header change (a version field is tag metadata)");
 	is_int(d.nr_added, 1, "one question added");
 	ok(d.nr_added == 1 && !strcmp(d.added[0].id, "q-0008") &&
 	   !strcmp(d.added[0].text, "Is there an SLA?"), "the added question is q-0008 with its text");
@@ -259,11 +262,58 @@ static void test_formatting_is_no_change(void)
 	set_diff_compute(&a, &b, &d);
 	ok(set_diff_empty(&d), "reordering, re-styling and comments are no change");
 	is_int(d.nr_unchanged, 7, "every question is unchanged");
-	is_str(d.from.digest, d.to.digest, "and the digests agree with the diff");
+	is_str(d.from.content_digest, d.to.content_digest,
+	       "and the content digests agree with the diff");
 	set_diff_summary(&d, &sb);
 	is_str(sb.buf, "no changes (7 questions)", "the summary says so");
 	strbuf_release(&sb);
 	set_diff_release(&d);
+	set_release(&a);
+	set_release(&b);
+}
+
+static void test_header_changes(void)
+{
+	struct set a, b;
+	struct set_diff d = SET_DIFF_INIT;
+	struct strbuf sb = STRBUF_INIT, text = STRBUF_INIT;
+
+	load(&a, old_yaml, "old.yaml");
+	strbuf_addstr(&text, "description: now described\ncorpus: {path: corpus.jsonl}\n");
+	strbuf_addstr(&text, old_reformatted);
+	load(&b, text.buf, "described.yaml");
+	set_diff_compute(&a, &b, &d);
+	ok(set_diff_empty(&d), "a description and a corpus are no question change");
+	is_str(d.from.content_digest, d.to.content_digest, "the content digests agree");
+	ok(strcmp(d.from.digest, d.to.digest) != 0, "the SPEC digests do not");
+	is_int(d.header, HCHANGE_DESCRIPTION | HCHANGE_CORPUS, "the header change is named");
+	set_diff_summary(&d, &sb);
+	is_str(sb.buf, "no changes (7 questions); header changed: description, corpus",
+	       "the summary says the questions are the same and what changed in the header");
+	set_diff_release(&d);
+	set_release(&b);
+
+	/* a note or a parent is tag metadata: never a header change */
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "note: tagged for the demo\nparent: v0\n");
+	strbuf_addstr(&text, old_reformatted);
+	load(&b, text.buf, "noted.yaml");
+	ok(set_header_changes(&a, &b) == 0, "a note and a parent are not header changes");
+	set_release(&b);
+
+	/* corpus fingerprints count only between two frozen versions */
+	load(&b, "name: demo\ncorpus: {path: c.jsonl, fingerprint: 'sha256:01'}\n", "b.yaml");
+	set_release(&a);
+	load(&a, "name: demo\nversion: v1\ncorpus: {path: c.jsonl, fingerprint: 'sha256:02'}\n",
+	     "a.yaml");
+	ok(set_header_changes(&a, &b) == 0,
+	   "a working copy's stale fingerprint is not a change from a version");
+	free(b.version);
+	b.version = xstrdup("v2");
+	is_int(set_header_changes(&a, &b), HCHANGE_CORPUS,
+	       "between two versions a new fingerprint is a corpus change");
+	strbuf_release(&sb);
+	strbuf_release(&text);
 	set_release(&a);
 	set_release(&b);
 }
@@ -358,6 +408,7 @@ int main(void)
 	test_kinds_of_change();
 	test_json();
 	test_formatting_is_no_change();
+	test_header_changes();
 	test_corpus_fingerprint();
 	return test_done();
 }

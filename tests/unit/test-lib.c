@@ -17,10 +17,17 @@ static char *last_captured;
 
 static void vreport(bool pass, const char *file, int line, const char *fmt, va_list ap)
 {
+	struct strbuf desc = STRBUF_INIT;
+
 	count++;
-	printf("%sok %d - ", pass ? "" : "not ", count);
-	vprintf(fmt, ap);
-	printf("\n");
+	strbuf_vaddf(&desc, fmt, ap);
+	/* a description is one TAP line: fold newlines of captured messages */
+	for (size_t i = 0; i < desc.len; i++)
+		if (desc.buf[i] == '\n' || desc.buf[i] == '\r')
+			desc.buf[i] = ' ';
+	strbuf_trim(&desc);
+	printf("%sok %d - %s\n", pass ? "" : "not ", count, desc.buf);
+	strbuf_release(&desc);
 	if (!pass) {
 		failed++;
 		printf("#   failed at %s:%d\n", file, line);

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# bench/generate.sh: throughput of `evalset generate` against the fake server.
+#
+# usage: bench/generate.sh [EVALSET] [CHUNKS] [LATENCY_MS] [CONCURRENCY]
+#
+# Runs CHUNKS (default 1000) factoid requests at LATENCY_MS (default 200) per
+# request and CONCURRENCY (default 32) in flight, twice: a clean server, and
+# one where 10% of replies are 429 (retry-after 1 s, half of them) or 503
+# (the other half). Reports wall time against the ideal
+# CHUNKS x LATENCY / CONCURRENCY, and checks that every chunk was answered
+# and journaled exactly once. Targets (issue 6): clean <= 1.15x, faults <= 1.6x.
+# A floor is measured first in the same run (curl --parallel against the same
+# fake), since the fake's own CPU use and a busy machine move every figure.
+# Not run by the test suite.
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+evalset=${1:-$src/build/evalset}
+chunks=${2:-1000}
+latency=${3:-200}
+conc=${4:-32}
+evalset=$(cd "$(dirname "$evalset")" && pwd)/$(basename "$evalset")
+work=$(mktemp -d)
+trap 'stop_fake; rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+FAKE_PID=
+start_fake() {
+	coproc FAKE { exec python3 "$src/tests/fakes/fake_llm.py" "$@"; }
+	read -r -u "${FAKE[0]}" PORT
+}
+stop_fake() {
+	if [ -n "${FAKE_PID:-}" ]; then
+		eval "exec ${FAKE[1]}>&-" 2>/dev/null
+		kill "$FAKE_PID" 2>/dev/null
+		wait "$FAKE_PID" 2>/dev/null
+		FAKE_PID=
+	fi
+}
+
+python3 - "$chunks" <<'EOF'
+import json, random, sys
+random.seed(11)
+vocab = ["w%04d" % i for i in range(5000)]
+with open("chunks.jsonl", "w") as f:
+    for i in range(int(sys.argv[1])):
+        f.write(json.dumps({"id": "c-%05d" % i, "text": " ".join(random.sample(vocab, 60))}) + "\n")
+EOF
+ideal=$(python3 -c "print($chunks * $latency / 1000 / $conc)")
+echo "chunks $chunks, latency ${latency} ms, concurrency $conc: ideal ${ideal}s"
+
+run() {   # run NAME FAKE-ARGS...
+	local name=$1; shift
+	rm -rf sets
+	"$evalset" init demo >/dev/null
+	start_fake --latency "$latency" "$@"
+	local t0 t1
+	t0=$(date +%s.%N)
+	OPENAI_API_KEY=bench "$evalset" generate demo --corpus chunks.jsonl --model bench \
+		--base-url "http://127.0.0.1:$PORT/v1" --prompt-dir "$src/prompts" --kinds factoid \
+		--concurrency "$conc" --quiet --max-copied 2 >out.txt 2>err.txt
+	local rc=$?
+	t1=$(date +%s.%N)
+	local stats
+	stats=$(curl -s "http://127.0.0.1:$PORT/stats")
+	stop_fake
+	local journaled
+	journaled=$(grep -c '"status":"ok"' sets/demo/.evalset/generate.jsonl)
+	python3 - "$name" "$t0" "$t1" "$ideal" "$rc" "$journaled" "$chunks" "$stats" "$floor_s" <<'EOF'
+import json, sys
+name, t0, t1, ideal, rc, journaled, chunks, stats, floor_s = sys.argv[1:]
+wall = float(t1) - float(t0)
+s = json.loads(stats)
+answered = s["answered"]
+print("%-8s wall %6.2fs  ratio %.3fx  vs floor %.3fx  exit %s  requests %d  journaled %s/%s  answered keys %d  max answered per key %d  max in flight %d"
+      % (name, wall, wall / float(ideal), wall / float(floor_s), rc, s["requests"], journaled, chunks, len(answered),
+         max(answered.values()) if answered else 0, s["max_in_flight"]))
+EOF
+	grep "^usage" out.txt | sed 's/^/         /'
+}
+
+# floor: the same fake and request count driven by curl --parallel (no
+# journal, no filters, no set): what this machine and the fake can do
+floor() {
+	start_fake --latency "$latency"
+	python3 - "$chunks" "$PORT" <<'EOF2'
+import json, sys
+n, port = int(sys.argv[1]), sys.argv[2]
+with open("curl.cfg", "w") as cfg:
+    for i in range(n):
+        body = {"model": "bench", "messages": [{"role": "user", "content": "Write 1 question(s) <chunk>floor %d</chunk>" % i}]}
+        open("b%d.json" % i, "w").write(json.dumps(body))
+        cfg.write('url = "http://127.0.0.1:%s/v1/chat/completions"\n' % port)
+        cfg.write('data = "@b%d.json"\nheader = "Content-Type: application/json"\noutput = "/dev/null"\n' % i)
+        if i + 1 < n:
+            cfg.write("next\n")
+EOF2
+	local t0 t1
+	t0=$(date +%s.%N)
+	curl -s --no-progress-meter --parallel --parallel-max "$conc" -K curl.cfg
+	t1=$(date +%s.%N)
+	stop_fake
+	rm -f b*.json curl.cfg
+	floor_s=$(python3 -c "print($t1 - $t0)")
+	python3 -c "print('floor    wall %6.2fs  ratio %.3fx  (curl --parallel-max $conc, same fake)' % ($floor_s, $floor_s / $ideal))"
+}
+
+floor
+run clean
+run faults --fault 429:0.05 --fault 503:0.0526 --retry-after 1

@@ -1,0 +1,151 @@
+/*
+ * config: print the effective defaults and where each one came from
+ * (flag, env VAR, config FILE:LINE or built-in), so that a user can see
+ * why a command used the model, k or gate it used. The flags of
+ * the other commands that read the config are accepted here too, to show
+ * the precedence flag > environment > config > built-in. The API key
+ * itself is never printed: only whether its variable is set.
+ */
+#include "builtin.h"
+#include "../core/config.h"
+#include "../core/prompt.h"
+#include "../core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const config_usage[] = {
+	"evalset config [--config <file>] [--model <m>] [--base-url <url>] [--api-key-env <var>]\n"
+	"               [--concurrency <n>] [-k <n>] [-m <measure>]... [--gate <file>] [--prompt-dir <dir>]",
+	NULL,
+};
+
+static void row(const char *key, const char *value, const struct config_origin *from)
+{
+	char *src = config_origin_describe(from);
+
+	printf("%-18s %-40s %s\n", key, value && *value ? value : "(none)", src);
+	free(src);
+}
+
+static const struct config_origin flag_origin = { CONFIG_FROM_FLAG, NULL, NULL, 0 };
+
+/* Print 'key' from the flag 'flag', else from the config lookups. */
+static void string_row(struct config *cfg, const char *key, const char *flag, const char *env,
+		       const char *builtin)
+{
+	struct config_origin from;
+	const char *v;
+
+	if (flag) {
+		row(key, flag, &flag_origin);
+		return;
+	}
+	v = config_get_string(cfg, key, env, builtin, &from);
+	row(key, v, &from);
+}
+
+static int long_row(struct config *cfg, const char *key, long flag, const char *env, long builtin,
+		    long min, long max)
+{
+	struct config_origin from;
+	char buf[32];
+	long v;
+
+	if (flag >= 0) {
+		if (flag < min || flag > max)
+			return error("--%s must be in %ld..%ld", key, min, max);
+		snprintf(buf, sizeof(buf), "%ld", flag);
+		row(key, buf, &flag_origin);
+		return 0;
+	}
+	if (config_get_long(cfg, key, env, builtin, min, max, &v, &from) < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%ld", v);
+	row(key, buf, &from);
+	return 0;
+}
+
+int cmd_config(int argc, const char **argv)
+{
+	const char *path = NULL, *model = NULL, *base_url = NULL, *key_env = NULL, *gate = NULL;
+	const char *prompt_dir = NULL;
+	long concurrency = -1, k = -1;
+	struct string_list measures = STRING_LIST_INIT;
+	struct option opts[] = {
+		OPT_STRING(0, "config", &path, "file", "the config file (default: search, see below)"),
+		OPT_STRING(0, "model", &model, "m", "as generate --model"),
+		OPT_STRING(0, "base-url", &base_url, "url", "as generate --base-url"),
+		OPT_STRING(0, "api-key-env", &key_env, "var", "as generate --api-key-env"),
+		OPT_INT(0, "concurrency", &concurrency, "n", "as generate --concurrency"),
+		OPT_INT('k', "k", &k, "n", "as score/compare --k"),
+		OPT_STRING_LIST('m', "measure", &measures, "measure", "as score/compare -m (repeatable)"),
+		OPT_STRING(0, "gate", &gate, "file", "as compare --gate"),
+		OPT_STRING(0, "prompt-dir", &prompt_dir, "dir", "as generate --prompt-dir"),
+		OPT_END(),
+	};
+	struct config *cfg;
+	struct config_origin from;
+	const char *const *items;
+	const char *key_var, *key_value;
+	char *builtin_prompts = NULL;
+	struct strbuf list = STRBUF_INIT;
+	size_t n;
+	long n_check;
+	int ret = EXIT_BAD_INPUT;
+
+	argc = parse_options(argc, argv, opts, config_usage);
+	if (argc != 0)
+		usage_with_options(config_usage, opts);
+	if (path)
+		config_set_path(path);
+	if (config_use(&cfg) < 0)
+		goto out;
+	/* refuse a bad number before printing anything */
+	if ((concurrency < 0 &&
+	     config_get_long(cfg, "concurrency", "EVALSET_CONCURRENCY", 16, 1, 1024, &n_check, NULL) < 0) ||
+	    (k < 0 && config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &n_check, NULL) < 0))
+		goto out;
+	if (cfg->file)
+		printf("config file: %s\n", cfg->file);
+	else
+		printf("config file: none (looked for --config, $EVALSET_CONFIG, ./evalset.yaml and "
+		       "evalset.yaml up to the repository root)\n");
+	string_row(cfg, "model", model, "EVALSET_MODEL", NULL);
+	string_row(cfg, "base_url", base_url, "OPENAI_BASE_URL", "https://api.openai.com/v1");
+	string_row(cfg, "api_key_env", key_env, NULL, "OPENAI_API_KEY");
+	if (long_row(cfg, "concurrency", concurrency, "EVALSET_CONCURRENCY", 16, 1, 1024) < 0 ||
+	    long_row(cfg, "k", k, "EVALSET_K", 5, 1, 100000) < 0)
+		goto out;
+	if (measures.nr) {
+		for (size_t i = 0; i < measures.nr; i++)
+			strbuf_addf(&list, "%s%s", i ? "," : "", measures.items[i]);
+		row("measures", list.buf, &flag_origin);
+	} else {
+		n = config_get_list(cfg, "measures", "EVALSET_MEASURES", &items, &from);
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(&list, "%s%s", i ? "," : "", items[i]);
+		row("measures", n ? list.buf : "(the command's defaults)", &from);
+	}
+	string_row(cfg, "gate", gate, "EVALSET_GATE", NULL);
+	if (!prompt_dir && !getenv("EVALSET_PROMPT_DIR"))
+		builtin_prompts = prompt_default_dir(NULL);
+	string_row(cfg, "prompt_dir", prompt_dir, "EVALSET_PROMPT_DIR", builtin_prompts);
+	for (size_t i = 0; i < cfg->nr; i++)
+		if (starts_with(cfg->v[i].key, "corpus.")) {
+			struct config_origin o = { CONFIG_FROM_FILE, NULL, cfg->file, cfg->v[i].line };
+			row(cfg->v[i].key, cfg->v[i].value, &o);
+		}
+	/* the key: only whether it is set, never its value */
+	key_var = key_env ? key_env : config_get_string(cfg, "api_key_env", NULL, "OPENAI_API_KEY", NULL);
+	key_value = getenv(key_var);
+	printf("%-18s $%s is %s (the value is never shown)\n", "api key", key_var,
+	       key_value && *key_value ? "set" : "not set");
+	ret = EXIT_OK;
+out:
+	free(builtin_prompts);
+	strbuf_release(&list);
+	string_list_clear(&measures);
+	return ret;
+}

@@ -1,0 +1,499 @@
+/*
+ * judge: fill the grades of a pool worksheet with an LLM judge, or measure
+ * how far the judge agrees with existing labels (docs/pool.md).
+ *
+ * The job itself (keys, journal, asking) is core/judge.c; this file finds
+ * the pool's set and corpus, checks the pool against them before anything is
+ * sent (unknown questions and chunks are bad input), runs the job, writes
+ * the grades back into the pool atomically, and prints the summary. Only
+ * ungraded pairs are asked; grades already in the pool (people's or an
+ * earlier judge's) are never replaced. A pool edited while the judge ran is
+ * not overwritten: the grades stay in the journal and the next run applies
+ * them without asking again.
+ *
+ * With --against SET@TAG nothing is written to the pool: the judge grades
+ * the pairs that SET@TAG has labelled (for the pool's questions) and the
+ * pairs people graded in the pool, and Cohen's kappa and the confusion
+ * tables between judge and labels are printed.
+ */
+#include "builtin.h"
+#include "../core/agreement.h"
+#include "../core/corpus.h"
+#include "../core/corpuscheck.h"
+#include "../core/fsutil.h"
+#include "../core/judge.h"
+#include "../core/pool.h"
+#include "../core/prompt.h"
+#include "../core/set.h"
+#include "../core/util.h"
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const judge_usage[] = {
+	"evalset judge <pool.yaml> [--corpus <chunks.jsonl>] [--model <m>] [--base-url <url>] [--api-key-env <var>]\n"
+	"                          [--prompt-dir <dir>] [--concurrency <n>] [--max-requests <n>] [--retry-failed]\n"
+	"                          [--dry-run] [--quiet]",
+	"evalset judge <pool.yaml> --against <set>@<tag> [<options>]",
+	NULL,
+};
+
+struct progress {
+	int tty;
+	double last_line;
+};
+
+static int stop_on_signal(void *ctx)
+{
+	(void)ctx;
+	return interrupted();
+}
+
+static void show_progress(const struct judge_stats *st, void *ctx)
+{
+	struct progress *p = ctx;
+	size_t done = st->graded + st->failed + st->lost;
+
+	if (is_quiet())
+		return;
+	if (p->tty) {
+		fprintf(stderr, "\rjudge: %zu/%zu pairs, %lu retries, %zu failed   ", done, st->to_send,
+			st->usage.retries, st->failed + st->lost);
+		fflush(stderr);
+	} else if (st->elapsed - p->last_line >= 10) {
+		p->last_line = st->elapsed;
+		fprintf(stderr, "judge: %zu/%zu pairs, %lu retries, %zu failed\n", done, st->to_send,
+			st->usage.retries, st->failed + st->lost);
+	}
+}
+
+/* Return the prompt file to use: a new string; caller frees. */
+static char *find_prompt(const char *dir)
+{
+	const char *env = getenv("EVALSET_PROMPT_DIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (dir)
+		return path_join(dir, "judge.md");
+	if (env && *env)
+		return path_join(env, "judge.md");
+	if (path_exists("prompts/judge.md"))
+		return xstrdup("prompts/judge.md");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *bin, *p;
+		exe[n] = '\0';
+		bin = dir_name(exe);
+		p = xstrfmt("%s/../share/evalset/prompts/judge.md", bin);
+		if (!path_exists(p)) {
+			free(p);
+			p = xstrfmt("%s/../prompts/judge.md", bin);
+		}
+		free(bin);
+		if (path_exists(p))
+			return p;
+		free(p);
+	}
+	return xstrdup("prompts/judge.md");
+}
+
+static void print_usage_line(const struct judge_stats *st)
+{
+	printf("usage: %lu HTTP requests, %lu retries, %lu prompt tokens, %lu completion tokens, %.1fs\n",
+	       st->usage.requests, st->usage.retries, st->usage.prompt_tokens, st->usage.completion_tokens,
+	       st->elapsed);
+}
+
+static const char *kappa_text(double k, char *buf, size_t size)
+{
+	if (isnan(k))
+		return "undefined (every pair in one level)";
+	snprintf(buf, size, "%.3f", k);
+	return buf;
+}
+
+static void print_agreement(const struct agreement *a)
+{
+	long b[2][2];
+	char kb[64];
+
+	printf("\n%-10s", "");
+	for (int j = 0; j < AGREEMENT_LEVELS; j++)
+		printf(" %8s%d", "judge ", j);
+	printf("\n");
+	for (int i = 0; i < AGREEMENT_LEVELS; i++) {
+		printf("label %-4d", i);
+		for (int j = 0; j < AGREEMENT_LEVELS; j++)
+			printf(" %9ld", a->table[i][j]);
+		printf("\n");
+	}
+	printf("kappa (4 levels): %s, observed agreement %.3f\n", kappa_text(agreement_kappa(a), kb, sizeof(kb)),
+	       observed_agreement(&a->table[0][0], AGREEMENT_LEVELS));
+	agreement_binary(a, 1, b);
+	printf("\n%-10s %9s %9s\n", "", "judge 0", "judge 1-3");
+	printf("%-10s %9ld %9ld\n", "label 0", b[0][0], b[0][1]);
+	printf("%-10s %9ld %9ld\n", "label 1-3", b[1][0], b[1][1]);
+	printf("kappa (binary, relevant = grade >= 1): %s, observed agreement %.3f\n",
+	       kappa_text(agreement_kappa_binary(a, 1), kb, sizeof(kb)), observed_agreement(&b[0][0], 2));
+}
+
+/* One labelled pair for --against: where its label came from. */
+struct against_pair {
+	int label;          /* 0..3 (set grades above 3 count as 3) */
+	bool from_pool;     /* graded by people in the pool */
+	bool list_form;     /* a list-form label (grade 1 meaning only "relevant") */
+};
+
+int cmd_judge(int argc, const char **argv)
+{
+	const char *corpus_path = NULL, *model = NULL, *base_url = NULL, *key_env = "OPENAI_API_KEY";
+	const char *prompt_dir = NULL, *against = NULL;
+	long concurrency = 16, max_requests = 0, max_attempts = 6;
+	int dry_run = 0, quiet = 0, retry_failed = 0;
+	struct option opts[] = {
+		OPT_STRING(0, "corpus", &corpus_path, "file", "the chunks (default: the pool's corpus, else the set's)"),
+		OPT_STRING(0, "model", &model, "m", "the judge model (default $EVALSET_MODEL)"),
+		OPT_STRING(0, "base-url", &base_url, "url",
+			   "the endpoint (default $OPENAI_BASE_URL, else https://api.openai.com/v1)"),
+		OPT_STRING(0, "api-key-env", &key_env, "var", "the variable holding the key (default OPENAI_API_KEY)"),
+		OPT_STRING(0, "prompt-dir", &prompt_dir, "dir", "where judge.md is"),
+		OPT_INT(0, "concurrency", &concurrency, "n", "requests in flight (default 16)"),
+		OPT_INT(0, "max-requests", &max_requests, "n", "send at most n HTTP requests (retries count)"),
+		OPT_INT(0, "max-attempts", &max_attempts, "n", "attempts per request before giving up (default 6)"),
+		OPT_BOOL(0, "retry-failed", &retry_failed, "ask again the pairs whose reply was unusable before"),
+		OPT_STRING(0, "against", &against, "set@tag", "grade the pairs this version labelled and print the agreement"),
+		OPT_BOOL(0, "dry-run", &dry_run, "show how many pairs would be asked; send nothing"),
+		OPT_BOOL('q', "quiet", &quiet, "no progress or notes"),
+		OPT_END(),
+	};
+	struct pool p = POOL_INIT;
+	struct set_ref ref = SET_REF_INIT, aref = SET_REF_INIT;
+	struct set s = SET_INIT, as = SET_INIT;
+	struct corpus corpus = CORPUS_INIT;
+	struct prompt prompt = PROMPT_INIT;
+	struct lock_file lock = LOCK_FILE_INIT;
+	struct judge_options jo;
+	struct judge_stats st;
+	struct judge_item *items = NULL;
+	struct pool_pair **targets = NULL;
+	struct against_pair *ap = NULL;
+	size_t nr = 0, alloc = 0, alloc_t = 0, alloc_ap = 0;
+	struct progress prog = { 0 };
+	char *prompt_path = NULL, *journal = NULL, *lock_path = NULL, *judge_name = NULL, *pid = NULL;
+	char *set_arg = NULL, *what = NULL;
+	char loaded_sha[72];
+	const char *key;
+	int ret = EXIT_BAD_INPUT, rc;
+	bool have_corpus;
+
+	memset(&st, 0, sizeof(st));
+	argc = parse_options(argc, argv, opts, judge_usage);
+	if (argc != 1)
+		usage_with_options(judge_usage, opts);
+	set_quiet(quiet);
+	if (concurrency < 1 || concurrency > 1024 || max_requests < 0 || max_attempts < 1 || max_attempts > 100) {
+		error("out of range: --concurrency 1..1024, --max-requests >= 0, --max-attempts 1..100");
+		usage_with_options(judge_usage, opts);
+	}
+	if (!model)
+		model = getenv("EVALSET_MODEL");
+	if (!model || !*model) {
+		error("no model: give --model or set EVALSET_MODEL");
+		goto out;
+	}
+	if (!base_url)
+		base_url = getenv("OPENAI_BASE_URL");
+	if (!base_url || !*base_url)
+		base_url = "https://api.openai.com/v1";
+	if (!starts_with(base_url, "http://") && !starts_with(base_url, "https://")) {
+		error("bad --base-url '%s': expected http:// or https://", base_url);
+		goto out;
+	}
+	key = getenv(key_env);
+	if ((!key || !*key) && !dry_run && strstr(base_url, "api.openai.com")) {
+		error("no API key: set %s (or name another variable with --api-key-env)", key_env);
+		goto out;
+	}
+	judge_name = xstrfmt("llm:%s", model);
+
+	if (file_sha256(argv[0], loaded_sha) < 0 || pool_load(&p, argv[0]) < 0)
+		goto out;
+	if (!p.set_path) {
+		error("pool '%s' does not say where its set is (set.path)", argv[0]);
+		goto out;
+	}
+	set_arg = p.set_version ? xstrfmt("%s@%s", p.set_path, p.set_version) : xstrdup(p.set_path);
+	if (set_ref_resolve(&ref, set_arg, true) < 0 || set_open_ref(&s, &ref, true) < 0)
+		goto out;
+	if (p.set_digest) {
+		char d[72];
+		set_digest(&s, d);
+		if (strcmp(d, p.set_digest))
+			note("set '%s' changed since the pool was made (digest %s, pool %s)", set_arg, d, p.set_digest);
+	}
+	if (corpus_path) {
+		if (corpus_load(&corpus, corpus_path) < 0)
+			goto out;
+		have_corpus = true;
+	} else if (p.corpus_path && path_exists(p.corpus_path)) {
+		if (corpus_load(&corpus, p.corpus_path) < 0)
+			goto out;
+		have_corpus = true;
+	} else {
+		rc = set_corpus_load(&s, ref.dir, &corpus);
+		if (rc < 0)
+			goto out;
+		have_corpus = rc > 0;
+	}
+	if (!have_corpus) {
+		error("no corpus: give --corpus (the judge reads each chunk's text from it)");
+		goto out;
+	}
+	if (p.corpus_fingerprint) {
+		char fp[72];
+		corpus_fingerprint(&corpus, fp);
+		if (strcmp(fp, p.corpus_fingerprint))
+			warning("corpus '%s' has fingerprint %s but the pool was made with %s: chunk texts may have changed",
+				corpus.path, fp, p.corpus_fingerprint);
+	}
+	if (pool_check(&p, &s, &corpus))
+		goto out;
+	prompt_path = find_prompt(prompt_dir);
+	if (!path_exists(prompt_path)) {
+		error("no judge prompt: '%s' does not exist (see --prompt-dir)", prompt_path);
+		goto out;
+	}
+	if (judge_prompt_load(&prompt, prompt_path) < 0)
+		goto out;
+	pid = prompt_id(&prompt);
+
+	/* the pairs to ask */
+	if (against) {
+		if (set_open(&as, &aref, against) < 0)
+			goto out;
+		if (!aref.tag) {
+			error("--against needs a tagged version (<set>@<tag>), not the working copy '%s'", against);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < p.nr; i++) {
+		struct pool_question *pq = &p.q[i];
+		const struct question *q = set_find(&s, pq->id);
+		const struct question *aq = against ? set_find(&as, pq->id) : NULL;
+		const char *qtext = q && q->text ? q->text : pq->text;
+
+		if (against && aq) {
+			for (size_t k = 0; k < aq->nr_relevant + aq->nr_irrelevant; k++) {
+				const char *cid = k < aq->nr_relevant ? aq->relevant[k].chunk
+								      : aq->irrelevant[k - aq->nr_relevant];
+				const struct chunk *ch = corpus_get(&corpus, cid);
+				int g = k < aq->nr_relevant ? aq->relevant[k].grade : 0;
+				if (!ch) {
+					warning("chunk '%s' labelled for '%s' in '%s' is not in the corpus; skipped",
+						cid, aq->id, against);
+					continue;
+				}
+				ALLOC_GROW(items, nr + 1, alloc);
+				ALLOC_GROW(ap, nr + 1, alloc_ap);
+				items[nr] = (struct judge_item){ .qid = pq->id, .question = aq->text, .chunk = ch->id,
+								 .title = ch->title, .text = ch->text };
+				ap[nr].label = g > 3 ? 3 : g;
+				ap[nr].from_pool = false;
+				ap[nr].list_form = k < aq->nr_relevant && aq->relevant_as_list;
+				nr++;
+			}
+		}
+		for (size_t j = 0; j < pq->nr; j++) {
+			struct pool_pair *pp = &pq->pairs[j];
+			const struct chunk *ch = corpus_get(&corpus, pp->chunk);
+			if (against ? pp->grade < 0 || starts_with(pool_pair_judge(pp), "llm:") : pp->grade >= 0)
+				continue;
+			ALLOC_GROW(items, nr + 1, alloc);
+			items[nr] = (struct judge_item){ .qid = pq->id, .question = qtext, .chunk = ch->id,
+							 .title = ch->title, .text = ch->text };
+			if (against) {
+				ALLOC_GROW(ap, nr + 1, alloc_ap);
+				ap[nr].label = pp->grade;
+				ap[nr].from_pool = true;
+				ap[nr].list_form = false;
+			} else {
+				ALLOC_GROW(targets, nr + 1, alloc_t);
+				targets[nr] = pp;
+			}
+			nr++;
+		}
+	}
+	/* a judge grading its own questions */
+	{
+		size_t own = 0;
+		for (size_t i = 0; i < p.nr; i++) {
+			const struct question *q = set_find(&s, p.q[i].id);
+			const cJSON *m = q && q->provenance ? cJSON_GetObjectItemCaseSensitive(q->provenance, "model") : NULL;
+			if (cJSON_IsString(m) && !strcmp(m->valuestring, model))
+				own++;
+		}
+		if (own)
+			warning("the judge '%s' generated %zu of the %zu pooled questions: a model tends to favour "
+				"passages close to its own wording; prefer another model as judge", model, own, p.nr);
+	}
+
+	journal = path_join(ref.dir, ".evalset/judge.jsonl");
+	memset(&jo, 0, sizeof(jo));
+	jo.prompt = &prompt;
+	jo.journal_path = journal;
+	jo.retry_failed = retry_failed;
+	jo.dry_run = true;
+	jo.llm.base_url = base_url;
+	jo.llm.api_key = key;
+	jo.llm.api_key_env = key_env;
+	jo.llm.model = model;
+	jo.llm.temperature = -1;
+	jo.llm.max_tokens = 200;
+	jo.llm.seed = -1;
+	jo.llm.http = (struct http_options)HTTP_OPTIONS_INIT;
+	jo.llm.http.concurrency = (int)concurrency;
+	jo.llm.http.max_requests = max_requests;
+	jo.llm.http.max_attempts = (int)max_attempts;
+	jo.llm.http.stop = stop_on_signal;
+	if (judge_run(&jo, items, nr, &st))
+		goto out;
+	if (dry_run) {
+		printf("dry run: %zu pairs to ask (%zu distinct, %zu graded in the journal, %zu failed before%s); nothing sent\n",
+		       st.to_send, st.planned, st.done_before, st.failed_before,
+		       retry_failed ? ", asked again" : ", not asked again without --retry-failed");
+		ret = EXIT_OK;
+		goto out;
+	}
+	what = xstrfmt("judge journal of set '%s'", ref.dir);
+	lock_path = path_join(ref.dir, ".evalset/judge.lock");
+	{
+		char *dir = path_join(ref.dir, ".evalset");
+		rc = mkdir_p(dir);
+		free(dir);
+	}
+	if (rc < 0 || lock_take(&lock, lock_path, what) < 0)
+		goto out;
+	handle_interrupts();
+	prog.tty = isatty(2);
+	jo.dry_run = false;
+	jo.progress = show_progress;
+	jo.ctx = &prog;
+	judge_items_release(items, nr);
+	rc = judge_run(&jo, items, nr, &st);
+	if (prog.tty && !is_quiet())
+		fprintf(stderr, "\r%*s\r", 80, "");
+
+	if (against) {
+		struct agreement a = AGREEMENT_INIT;
+		size_t from_pool = 0, failed = 0, pending = 0, list_form = 0;
+		printf("agreement: judge %s (prompt %s) against %s\n", judge_name, pid, against);
+		for (size_t i = 0; i < nr; i++) {
+			if (items[i].status != JUDGE_GRADED) {
+				failed += items[i].status == JUDGE_FAILED;
+				pending += items[i].status != JUDGE_FAILED;
+				continue;
+			}
+			agreement_add(&a, ap[i].label, items[i].grade);
+			from_pool += ap[i].from_pool;
+			list_form += ap[i].list_form;
+		}
+		printf("pairs: %zu labelled; %ld judged (%zu of them graded by people in the pool), %zu unusable replies, "
+		       "%zu not judged\n", nr, a.n, from_pool, failed, pending);
+		if (list_form)
+			printf("note: %zu labels are list-form relevant (grade 1 meaning only \"relevant\"): "
+			       "read the binary kappa for them\n", list_form);
+		print_agreement(&a);
+	} else {
+		size_t changed = 0, failed = 0, pending = 0;
+		for (size_t i = 0; i < nr; i++) {
+			struct pool_pair *pp = targets[i];
+			if (items[i].status != JUDGE_GRADED) {
+				failed += items[i].status == JUDGE_FAILED;
+				pending += items[i].status != JUDGE_FAILED;
+				continue;
+			}
+			pp->grade = items[i].grade;
+			free(pp->judge);
+			pp->judge = xstrdup(judge_name);
+			free(pp->prompt);
+			pp->prompt = xstrdup(pid);
+			free(pp->reason);
+			pp->reason = xstrdup(items[i].reason);
+			changed++;
+		}
+		if (changed) {
+			char now_sha[72];
+			if (file_sha256(argv[0], now_sha) < 0 || strcmp(now_sha, loaded_sha)) {
+				error("'%s' changed while the judge ran; not overwritten. The %zu grades are in the "
+				      "journal: run the same command again to apply them", argv[0], changed);
+				ret = EXIT_BAD_INPUT;
+				goto out;
+			}
+			if (pool_save(&p, argv[0]) < 0)
+				goto out;
+		}
+		printf("judge: %s (model %s, prompt %s, structured output %s)\n", argv[0], model, pid,
+		       llm_mode_name(st.mode));
+		if (!nr)
+			printf("nothing to grade: every pair of the pool has a grade\n");
+		else
+			printf("pairs: %zu to grade (%zu distinct); %zu graded from the journal, %zu graded now, "
+			       "%zu unusable replies, %zu not judged\n", nr, st.planned, st.done_before, st.graded,
+			       failed, pending);
+		if (failed)
+			warning("%zu pairs stay ungraded: the judge's reply was unusable (see %s); "
+				"--retry-failed asks them again", failed, journal);
+	}
+	print_usage_line(&st);
+	switch (rc) {
+	case 0:
+		ret = EXIT_OK;
+		if (st.lost) {
+			error("%zu requests failed after retries; run the same command again to retry them", st.lost);
+			ret = EXIT_REMOTE;
+		}
+		break;
+	case HTTP_BUDGET_SPENT:
+		warning("--max-requests %ld spent; %zu pairs not asked (run again to continue)", max_requests,
+			st.cancelled);
+		ret = EXIT_OK;
+		break;
+	case ERR_REMOTE:
+		ret = EXIT_REMOTE;
+		break;
+	case ERR_INTERRUPTED:
+		error("interrupted; %zu grades are kept, run the same command to resume", st.graded);
+		ret = EXIT_INTERRUPTED;
+		break;
+	default:
+		ret = EXIT_BAD_INPUT;
+		break;
+	}
+out:
+	lock_release(&lock);
+	judge_items_release(items, nr);
+	free(items);
+	free(targets);
+	free(ap);
+	free(prompt_path);
+	free(journal);
+	free(lock_path);
+	free(judge_name);
+	free(pid);
+	free(set_arg);
+	free(what);
+	prompt_release(&prompt);
+	corpus_release(&corpus);
+	pool_release(&p);
+	set_release(&s);
+	set_release(&as);
+	set_ref_release(&ref);
+	set_ref_release(&aref);
+	return ret;
+}

@@ -1,0 +1,119 @@
+/*
+ * pool: write the judging worksheet of issue 9 (docs/pool.md): for each
+ * question of a set version, the union of the top-depth documents of several
+ * runs that the set has not labelled yet, with their text and which runs
+ * found them at which rank, to be graded 0-3 by people or `evalset judge`.
+ *
+ * An existing worksheet may hold hours of grading: it is never replaced
+ * without --force. Bad input (a set, a run or the corpus that cannot be
+ * read) writes nothing.
+ */
+#include "builtin.h"
+#include "../core/corpus.h"
+#include "../core/corpuscheck.h"
+#include "../core/fsutil.h"
+#include "../core/pool.h"
+#include "../core/run.h"
+#include "../core/set.h"
+#include "../core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const pool_usage[] = {
+	"evalset pool <set>[@<tag>] <run>... -o <pool.yaml> [--depth <n>] [--corpus <chunks.jsonl>] [--force]",
+	NULL,
+};
+
+int cmd_pool(int argc, const char **argv)
+{
+	const char *out_path = NULL, *corpus_path = NULL;
+	long depth = 10, not_in_corpus = 0;
+	int force = 0;
+	struct option opts[] = {
+		OPT_STRING('o', "output", &out_path, "file", "the worksheet to write (required)"),
+		OPT_INT(0, "depth", &depth, "n", "documents taken from the top of each run (default 10)"),
+		OPT_STRING(0, "corpus", &corpus_path, "file", "chunks for the text of each pair (default: the set's corpus)"),
+		OPT_BOOL(0, "force", &force, "replace an existing worksheet (its grades are lost)"),
+		OPT_END(),
+	};
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT;
+	struct corpus corpus = CORPUS_INIT;
+	struct pool p = POOL_INIT;
+	struct pool_counts pc;
+	struct run *runs = NULL;
+	const char **paths = NULL;
+	size_t nr_runs = 0;
+	bool have_corpus = false;
+	int ret = EXIT_BAD_INPUT;
+
+	argc = parse_options(argc, argv, opts, pool_usage);
+	if (argc < 2) {
+		error("expected a set and at least one run");
+		usage_with_options(pool_usage, opts);
+	}
+	if (!out_path) {
+		error("no output: give -o <pool.yaml>");
+		usage_with_options(pool_usage, opts);
+	}
+	if (depth < 1 || depth > 10000) {
+		error("--depth must be in 1..10000");
+		usage_with_options(pool_usage, opts);
+	}
+	if (!force && path_exists(out_path)) {
+		error("'%s' exists and may hold grades; give --force to replace it", out_path);
+		goto out;
+	}
+	if (set_open(&s, &ref, argv[0]) < 0)
+		goto out;
+	if (corpus_path) {
+		if (corpus_load(&corpus, corpus_path) < 0)
+			goto out;
+		set_corpus_verify(&s, &corpus);
+		have_corpus = true;
+	} else {
+		int rc = set_corpus_load(&s, ref.dir, &corpus);
+		if (rc < 0)
+			goto out;
+		have_corpus = rc > 0;
+	}
+	if (!have_corpus)
+		warning("no corpus (give --corpus): the worksheet has chunk ids but no text to read");
+	nr_runs = (size_t)argc - 1;
+	runs = xcalloc(nr_runs, sizeof(*runs));
+	paths = xcalloc(nr_runs, sizeof(*paths));
+	for (size_t i = 0; i < nr_runs; i++) {
+		run_init(&runs[i]);
+		paths[i] = argv[i + 1];
+	}
+	for (size_t i = 0; i < nr_runs; i++)
+		if (run_load(&runs[i], paths[i]) < 0)
+			goto out;
+	if (pool_build(&p, &s, ref.dir, ref.tag, runs, paths, nr_runs, depth,
+		       have_corpus ? &corpus : NULL, &not_in_corpus) < 0)
+		goto out;
+	if (not_in_corpus)
+		warning("%ld document%s of the runs %s not in corpus '%s'; left out of the pool",
+			not_in_corpus, not_in_corpus == 1 ? "" : "s", not_in_corpus == 1 ? "is" : "are", corpus.path);
+	if (pool_save(&p, out_path) < 0)
+		goto out;
+	pool_count(&p, &pc);
+	printf("pool: %zu pairs to grade for %zu questions, from %zu runs at depth %ld, against %s%s%s (%s)\n",
+	       pc.pairs, pc.questions, nr_runs, depth, s.name, ref.tag ? "@" : "", ref.tag ? ref.tag : "",
+	       p.set_digest);
+	printf("wrote %s: fill in grade 0-3 per pair, or run `evalset judge %s`, then `evalset label %s --from %s`\n",
+	       out_path, out_path, ref.dir, out_path);
+	ret = EXIT_OK;
+out:
+	for (size_t i = 0; runs && i < nr_runs; i++)
+		run_release(&runs[i]);
+	free(runs);
+	free(paths);
+	pool_release(&p);
+	corpus_release(&corpus);
+	set_release(&s);
+	set_ref_release(&ref);
+	return ret;
+}

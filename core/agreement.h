@@ -1,0 +1,43 @@
+/*
+ * agreement: how far an LLM judge agrees with existing labels (issue 9,
+ * `evalset judge --against`), as unweighted Cohen's kappa with the
+ * confusion table, on the four grade levels 0..3 and on binary relevance
+ * (grade >= 1 against 0).
+ *
+ *   kappa = (po - pe) / (1 - pe)
+ *
+ * where po is the share of pairs on the diagonal and pe the agreement
+ * expected by chance from the row and column totals. Kappa is undefined
+ * (NAN) when there are no pairs or when pe is 1 (both raters put every pair
+ * in one and the same level): no statistic can tell agreement from chance
+ * there.
+ *
+ * Ownership: plain values; nothing to free.
+ */
+#ifndef EVALSET_AGREEMENT_H
+#define EVALSET_AGREEMENT_H
+
+#define AGREEMENT_LEVELS 4
+
+struct agreement {
+	long table[AGREEMENT_LEVELS][AGREEMENT_LEVELS]; /* [label][judge] */
+	long n;
+};
+#define AGREEMENT_INIT { { { 0 } }, 0 }
+
+/* Count one pair: 'label' and 'judge' are clamped to 0..3. */
+void agreement_add(struct agreement *a, int label, int judge);
+
+/* Return Cohen's kappa of the k x k table 'table' (row-major), or NAN. */
+double cohen_kappa(const long *table, int k);
+/* Return the observed agreement (share on the diagonal) of 'table', or NAN when empty. */
+double observed_agreement(const long *table, int k);
+
+/* Kappa over the four levels, or NAN. */
+double agreement_kappa(const struct agreement *a);
+/* Fill the 2 x 2 binary table (0: grade 0, 1: grade >= 'min_grade') of 'a'. */
+void agreement_binary(const struct agreement *a, int min_grade, long out[2][2]);
+/* Kappa on binary relevance at 'min_grade', or NAN. */
+double agreement_kappa_binary(const struct agreement *a, int min_grade);
+
+#endif

@@ -1,0 +1,199 @@
+/*
+ * generate-plan: what one `evalset generate` asks for (contract in
+ * generate.h): the selected chunks, the shard, one item per (chunk, kind),
+ * and each item's journal key.
+ *
+ * Invariants: selection and sharding depend only on chunk ids, --seed and
+ * the shard, never on corpus order or on earlier runs, so shards partition
+ * any selection and a rerun plans the same keys; a key changes whenever the
+ * chunk text, its neighbour, the kind, the prompt, the model, the seed or
+ * --per-chunk does.
+ */
+#include "generate-internal.h"
+#include "corpus.h"
+#include "digest.h"
+#include "error.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *chunk_digest(struct gen *g, size_t i)
+{
+	if (!g->chunk_digests[i]) {
+		const struct chunk *c = &g->o->corpus->chunks[i];
+		char d[72];
+		sha256_hex(c->text, strlen(c->text), d);
+		g->chunk_digests[i] = xstrdup(d);
+	}
+	return g->chunk_digests[i];
+}
+
+static void make_key(struct gen *g, struct item *it)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char d[72];
+
+	strbuf_addf(&sb, "%s", chunk_digest(g, it->chunk));
+	if (it->neighbour != SIZE_MAX)
+		strbuf_addf(&sb, "+%s", chunk_digest(g, it->neighbour));
+	strbuf_addf(&sb, "\n%s\n%s\n%s\n%ld\n%d\n%ld", gen_kind_name(it->kind), g->prompts[it->kind].digest,
+		    g->o->llm.model ? g->o->llm.model : "", g->o->seed, 0, g->o->per_chunk);
+	sha256_hex(sb.buf, sb.len, d);
+	snprintf(it->key, sizeof(it->key), "g-%.32s", d + 7);
+	strbuf_release(&sb);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+struct ranked {
+	uint64_t rank;
+	size_t index;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Fill 'out' with the selected corpus indexes, in corpus order. Return 0 or -1. */
+static int select_chunks(struct gen *g, size_t **out, size_t *nr)
+{
+	const struct corpus *c = g->o->corpus;
+	size_t *sel = NULL, n = 0;
+
+	if (g->o->chunk_ids) {
+		const char *s = g->o->chunk_ids;
+		sel = xcalloc(c->nr + 1, sizeof(*sel));
+		while (*s) {
+			size_t len = strcspn(s, ",");
+			char *id = xstrndup(s, len);
+			uintptr_t at = (uintptr_t)strmap_get(&c->index, id);
+			if (!at) {
+				error("unknown chunk '%s' in --chunks (not in '%s')", id, c->path);
+				free(id);
+				free(sel);
+				return -1;
+			}
+			free(id);
+			if (n < c->nr + 1)
+				sel[n++] = at - 1;
+			s += len;
+			if (*s == ',')
+				s++;
+		}
+		qsort(sel, n, sizeof(*sel), cmp_size);
+		/* drop repeats */
+		{
+			size_t u = 0;
+			for (size_t i = 0; i < n; i++)
+				if (!u || sel[u - 1] != sel[i])
+					sel[u++] = sel[i];
+			n = u;
+		}
+	} else {
+		sel = xcalloc(c->nr + 1, sizeof(*sel));
+		for (size_t i = 0; i < c->nr; i++)
+			sel[n++] = i;
+		if (g->o->sample > 0 && (size_t)g->o->sample < n) {
+			struct ranked *r = xcalloc(n, sizeof(*r));
+			for (size_t i = 0; i < n; i++) {
+				const char *id = c->chunks[i].id;
+				r[i].rank = mix(strhash(id, strlen(id)) ^ mix((uint64_t)g->o->seed + 1));
+				r[i].index = i;
+			}
+			qsort(r, n, sizeof(*r), cmp_ranked);
+			n = (size_t)g->o->sample;
+			for (size_t i = 0; i < n; i++)
+				sel[i] = r[i].index;
+			free(r);
+			qsort(sel, n, sizeof(*sel), cmp_size);
+		}
+	}
+	if (g->o->shard_n > 1) {
+		size_t u = 0;
+		for (size_t i = 0; i < n; i++) {
+			const char *id = c->chunks[sel[i]].id;
+			if (mix(strhash(id, strlen(id))) % (uint64_t)g->o->shard_n == (uint64_t)(g->o->shard_i - 1))
+				sel[u++] = sel[i];
+		}
+		n = u;
+	}
+	*out = sel;
+	*nr = n;
+	return 0;
+}
+
+/* Return the next chunk of the same document after 'i' (else the one before), or SIZE_MAX. */
+static size_t neighbour_of(const struct corpus *c, size_t i)
+{
+	const char *doc = c->chunks[i].doc;
+
+	if (!doc)
+		return SIZE_MAX;
+	for (size_t j = i + 1; j < c->nr; j++)
+		if (c->chunks[j].doc && !strcmp(c->chunks[j].doc, doc))
+			return j;
+	for (size_t j = i; j-- > 0;)
+		if (c->chunks[j].doc && !strcmp(c->chunks[j].doc, doc))
+			return j;
+	return SIZE_MAX;
+}
+
+int gen_plan(struct gen *g)
+{
+	const struct gen_options *o = g->o;
+	struct gen_stats *st = g->st;
+	size_t *sel = NULL, nr_sel = 0;
+
+	g->chunk_digests = xcalloc(o->corpus->nr + 1, sizeof(char *));
+	if (select_chunks(g, &sel, &nr_sel))
+		return -1;
+	st->chunks = nr_sel;
+	for (size_t i = 0; i < nr_sel; i++)
+		for (int k = 0; k < GEN_NR_KINDS; k++) {
+			struct item *it;
+			size_t nb = SIZE_MAX;
+			if (!(o->kinds & (1u << k)))
+				continue;
+			if (k == GEN_MULTIHOP) {
+				nb = neighbour_of(o->corpus, sel[i]);
+				if (nb == SIZE_MAX) {
+					st->no_neighbour++;
+					continue;
+				}
+			}
+			ALLOC_GROW(g->items, g->nr_items + 1, g->alloc_items);
+			it = &g->items[g->nr_items++];
+			memset(it, 0, sizeof(*it));
+			it->g = g;
+			it->chunk = sel[i];
+			it->neighbour = nb;
+			it->kind = (enum gen_kind)k;
+			make_key(g, it);
+		}
+	free(sel);
+	st->planned = g->nr_items;
+	for (size_t i = 0; i < g->nr_items; i++)
+		strmap_put(&g->plan, g->items[i].key, (void *)(uintptr_t)(i + 1));
+	return 0;
+}

@@ -1,0 +1,686 @@
+/*
+ * interop-import: read questions from a BEIR folder, TREC topics + qrels, or
+ * an evalset JSONL export (the contract and the import rules are in
+ * interop.h).
+ *
+ * Questions are first read in full into a scratch set indexed by id, with
+ * the "extras" (sidecar or BEIR metadata) kept per question; labels are then
+ * attached from the qrels, and only at the end are the questions worth
+ * keeping copied out, so a refusal half way leaves the caller's set empty.
+ */
+#include "interop.h"
+
+#include "error.h"
+#include "fsutil.h"
+#include "lineio.h"
+#include "qrels.h"
+#include "strmap.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INTEROP_MAX_FILE (512u << 20)
+#define INTEROP_MAX_LINE (16u << 20)
+
+static const char *split_of(const char *split)
+{
+	return split && *split ? split : "test";
+}
+
+/* ---- import ---- */
+
+/* The questions being read, by id, with their extras. */
+struct importing {
+	struct set all;
+	struct strmap index;   /* id -> index + 1 */
+	cJSON **extras;        /* per question, owned, or NULL */
+	size_t alloc_extras;
+	const char *file;      /* where the questions came from, for messages */
+};
+
+static void importing_release(struct importing *im)
+{
+	for (size_t i = 0; im->extras && i < im->all.nr; i++)
+		cJSON_Delete(im->extras[i]);
+	free(im->extras);
+	set_release(&im->all);
+	strmap_clear(&im->index, 0);
+}
+
+/* Append question 'id' with 'text' read at 'file':'line'. Return it, or NULL after an error. */
+static struct question *importing_add(struct importing *im, const char *id, const char *text,
+				      long line)
+{
+	struct question *q;
+	int added;
+	struct strmap_entry *e;
+
+	if (!*id) {
+		error_at(im->file, line, 0, "empty query id");
+		return NULL;
+	}
+	e = strmap_intern(&im->index, id, strlen(id), &added);
+	if (!added) {
+		error_at(im->file, line, 0, "duplicate query id '%s'", id);
+		return NULL;
+	}
+	q = set_append(&im->all);
+	e->value = (void *)(uintptr_t)im->all.nr;
+	q->id = xstrdup(id);
+	q->text = xstrdup(text);
+	q->line = line;
+	q->answerable = true;
+	ALLOC_GROW(im->extras, im->all.nr, im->alloc_extras);
+	im->extras[im->all.nr - 1] = NULL;
+	return q;
+}
+
+static struct question *importing_find(const struct importing *im, const char *id)
+{
+	uintptr_t n = (uintptr_t)strmap_get(&im->index, id);
+
+	return n ? &im->all.q[n - 1] : NULL;
+}
+
+/* Add the judgment 'doc' 'grade' of the qrels line 'file':'line' to 'q'. */
+static int add_judgment(struct question *q, const char *doc, long grade, const char *file, long line)
+{
+	if (grade > 9)
+		return error_at(file, line, 0, "grade %ld of '%s' for query '%s' is outside 0..9",
+				grade, doc, q->id);
+	if (question_grade(q, doc) >= 0)
+		return error_at(file, line, 0, "document '%s' judged twice for query '%s'", doc, q->id);
+	question_set_label(q, doc, (int)grade);
+	return 0;
+}
+
+static int string_field(const cJSON *obj, const char *key, char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	*out = NULL;
+	if (cJSON_IsString(v)) {
+		*out = xstrdup(v->valuestring);
+		return 0;
+	}
+	if (cJSON_IsNumber(v) && v->valuedouble == (double)(long)v->valuedouble) {
+		*out = xstrfmt("%ld", (long)v->valuedouble);
+		return 0;
+	}
+	return v && !cJSON_IsNull(v) ? -1 : 0;
+}
+
+/* Apply the extras 'x' to 'q'. Return 0 or -1 (reported at 'file':'line'). */
+static int apply_extras(struct question *q, const cJSON *x, const struct interop_import *o,
+			const char *file, long line)
+{
+	const cJSON *v;
+
+	if (!cJSON_IsObject(x))
+		return error_at(file, line, 0, "metadata of query '%s' is not an object", q->id);
+	if ((v = cJSON_GetObjectItemCaseSensitive(x, "text"))) {
+		if (!cJSON_IsString(v))
+			return error_at(file, line, 0, "'text' of query '%s' is not a string", q->id);
+		free(q->text);
+		q->text = xstrdup(v->valuestring);
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(x, "origin")) && !o->origin_given) {
+		if (cJSON_IsNull(v))
+			q->origin = ORIGIN_NONE;
+		else if (!cJSON_IsString(v) || origin_parse(v->valuestring, &q->origin) < 0)
+			return error_at(file, line, 0, "bad 'origin' for query '%s'", q->id);
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(x, "answerable"))) {
+		if (!cJSON_IsBool(v))
+			return error_at(file, line, 0, "'answerable' of query '%s' is not a boolean", q->id);
+		q->answerable = cJSON_IsTrue(v);
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(x, "tags"))) {
+		const cJSON *t;
+
+		if (!cJSON_IsArray(v))
+			return error_at(file, line, 0, "'tags' of query '%s' is not a list", q->id);
+		cJSON_ArrayForEach(t, v) {
+			if (!cJSON_IsString(t))
+				return error_at(file, line, 0, "a tag of query '%s' is not a string", q->id);
+			if (question_has_tag(q, t->valuestring))
+				continue;
+			ALLOC_GROW(q->tags, q->nr_tags + 1, q->alloc_tags);
+			q->tags[q->nr_tags++] = xstrdup(t->valuestring);
+		}
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(x, "provenance")) && !cJSON_IsNull(v)) {
+		if (!cJSON_IsObject(v))
+			return error_at(file, line, 0, "'provenance' of query '%s' is not an object", q->id);
+		cJSON_Delete(q->provenance);
+		q->provenance = cJSON_Duplicate(v, 1);
+	}
+	if (string_field(x, "answer", &q->answer) < 0 || string_field(x, "note", &q->note) < 0)
+		return error_at(file, line, 0, "'answer' or 'note' of query '%s' is not a string", q->id);
+	return 0;
+}
+
+/*
+ * Move the questions of 'im' worth keeping into 'out': judged ones, and
+ * unjudged ones whose extras say unanswerable. Return 0 or -1.
+ */
+static int importing_finish(struct importing *im, struct set *out, const struct interop_import *o,
+			    const char *labels_file, const char *recorded_digest)
+{
+	size_t restored = 0, skipped = 0;
+
+	for (size_t i = 0; i < im->all.nr; i++) {
+		struct question *q = &im->all.q[i];
+		bool judged = q->nr_relevant || q->nr_irrelevant;
+		bool all_one = true;
+
+		q->origin = o->origin;
+		q->answerable = q->nr_relevant > 0;
+		if (im->extras[i]) {
+			if (apply_extras(q, im->extras[i], o, im->file, q->line) < 0)
+				return -1;
+			restored++;
+		}
+		if (!judged && (!im->extras[i] || q->answerable)) {
+			skipped++;
+			continue;
+		}
+		for (size_t k = 0; k < q->nr_relevant; k++)
+			if (q->relevant[k].grade != 1)
+				all_one = false;
+		q->relevant_as_list = all_one;
+		question_copy(set_append(out), q);
+	}
+	free(out->file);
+	out->file = xstrdup(labels_file);
+	if (skipped)
+		note("skipped %zu quer%s of '%s' with no judgment in '%s'", skipped,
+		     skipped == 1 ? "y" : "ies", im->file, labels_file);
+	if (!out->nr)
+		return error("no judged queries in '%s'", labels_file);
+	if (recorded_digest && restored == im->all.nr && !o->origin_given) {
+		char digest[72];
+
+		set_content_digest(out, digest);
+		if (strcmp(digest, recorded_digest))
+			warning("imported questions have content digest %s, not the %s recorded at export",
+				digest, recorded_digest);
+	}
+	return 0;
+}
+
+/* Load the JSON file 'path' into '*out' (caller frees). Return 0 or -1. */
+static int load_json_file(const char *path, cJSON **out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = -1;
+
+	if (read_file(path, &sb, INTEROP_MAX_FILE) < 0)
+		goto out;
+	*out = cJSON_ParseWithLength(sb.buf, sb.len);
+	if (!*out || !cJSON_IsObject(*out)) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		error("'%s' is not a JSON object", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+static const char *json_string(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* ---- TREC topics and qrels ---- */
+
+static void trim(char **s)
+{
+	char *e;
+
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+	e = *s + strlen(*s);
+	while (e > *s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = '\0';
+}
+
+/* Read TREC SGML topics (<top> <num> Number: N <title> text ...). */
+static int read_sgml_topics(struct importing *im, char *buf)
+{
+	char *line = buf, *next, *num = NULL;
+	struct strbuf title = STRBUF_INIT;
+	long lineno = 0, top_line = 0;
+	bool in_title = false;
+	int ret = -1;
+
+	for (; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		trim(&line);
+		if (starts_with(line, "<top>")) {
+			free(num);
+			num = NULL;
+			strbuf_reset(&title);
+			top_line = lineno;
+			in_title = false;
+		} else if (starts_with(line, "<num>")) {
+			char *v = line + 5;
+			trim(&v);
+			if (starts_with(v, "Number:"))
+				v += 7;
+			trim(&v);
+			free(num);
+			num = xstrdup(v);
+			in_title = false;
+		} else if (starts_with(line, "<title>")) {
+			char *v = line + 7;
+			trim(&v);
+			if (starts_with(v, "Topic:"))
+				v += 6;
+			trim(&v);
+			strbuf_addstr(&title, v);
+			in_title = true;
+		} else if (starts_with(line, "</top>")) {
+			if (!num || !title.len) {
+				error_at(im->file, top_line, 0, "topic without <num> or <title>");
+				goto out;
+			}
+			if (!importing_add(im, num, title.buf, top_line))
+				goto out;
+			in_title = false;
+		} else if (line[0] == '<') {
+			in_title = false;
+		} else if (in_title && *line) {
+			if (title.len)
+				strbuf_addch(&title, ' ');
+			strbuf_addstr(&title, line);
+		}
+	}
+	ret = 0;
+out:
+	free(num);
+	strbuf_release(&title);
+	return ret;
+}
+
+/* Read "qid<TAB>text" topics. */
+static int read_tsv_topics(struct importing *im, char *buf)
+{
+	char *line = buf, *next;
+	long lineno = 0;
+
+	for (; line && *line; line = next) {
+		char *tab;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		if (*line && line[strlen(line) - 1] == '\r')
+			line[strlen(line) - 1] = '\0';
+		if (!*line)
+			continue;
+		if (!(tab = strchr(line, '\t')))
+			return error_at(im->file, lineno, 0, "expected 'qid<TAB>text' in a topics file");
+		*tab = '\0';
+		if (!importing_add(im, line, tab + 1, lineno))
+			return -1;
+	}
+	return 0;
+}
+
+static int import_trec(struct set *out, const struct interop_import *o)
+{
+	struct importing im = { SET_INIT, STRMAP_INIT, NULL, 0, o->topics };
+	struct strbuf buf = STRBUF_INIT;
+	struct qrels qr;
+	char *meta_path = xstrfmt("%s.meta.json", o->qrels);
+	cJSON *meta = NULL;
+	const cJSON *qs = NULL;
+	const char *p;
+	int ret = -1;
+
+	qrels_init(&qr);
+	if (read_file(o->topics, &buf, INTEROP_MAX_FILE) < 0)
+		goto out;
+	if (!utf8_valid(buf.buf, buf.len, NULL)) {
+		error("topics file '%s' is not valid UTF-8 text", o->topics);
+		goto out;
+	}
+	for (p = buf.buf; *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'; p++)
+		;
+	if ((starts_with(p, "<top>") ? read_sgml_topics(&im, buf.buf) : read_tsv_topics(&im, buf.buf)) < 0)
+		goto out;
+	if (!im.all.nr) {
+		error("no topics in '%s'", o->topics);
+		goto out;
+	}
+	if (qrels_load(&qr, o->qrels) < 0)
+		goto out;
+	for (size_t i = 0; i < qr.nr; i++) {
+		const struct qrels_query *qq = &qr.q[i];
+		struct question *q = importing_find(&im, qq->qid);
+
+		if (!q) {
+			error_at(o->qrels, qq->line, 0, "query '%s' is not in the topics '%s'", qq->qid,
+				 o->topics);
+			goto out;
+		}
+		for (size_t k = 0; k < qq->nr; k++) {
+			if (qq->j[k].rel < 0)
+				continue;
+			if (add_judgment(q, qq->j[k].doc, qq->j[k].rel, o->qrels, qq->line) < 0)
+				goto out;
+		}
+	}
+	if (path_exists(meta_path)) {
+		if (load_json_file(meta_path, &meta) < 0)
+			goto out;
+		qs = cJSON_GetObjectItemCaseSensitive(meta, "questions");
+		for (size_t i = 0; cJSON_IsObject(qs) && i < im.all.nr; i++)
+			im.extras[i] = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(qs, im.all.q[i].id), 1);
+	}
+	ret = importing_finish(&im, out, o, o->qrels, meta ? json_string(meta, "content_digest") : NULL);
+out:
+	cJSON_Delete(meta);
+	free(meta_path);
+	qrels_release(&qr);
+	strbuf_release(&buf);
+	importing_release(&im);
+	return ret;
+}
+
+/* ---- BEIR ---- */
+
+/* Say which qrels splits 'dir' holds, for the error about a missing one. */
+static void list_splits(const char *dir, struct strbuf *out)
+{
+	static const char *const known[] = { "train", "dev", "test", "validation" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++) {
+		char *p = xstrfmt("%s/qrels/%s.tsv", dir, known[i]);
+		if (path_exists(p))
+			strbuf_addf(out, "%s%s", out->len ? ", " : "", known[i]);
+		free(p);
+	}
+}
+
+static int read_beir_queries(struct importing *im, const char *path)
+{
+	struct line_reader lr;
+	struct strbuf line = STRBUF_INIT;
+	int r, ret = -1;
+
+	if (line_reader_open(&lr, path, INTEROP_MAX_LINE) < 0)
+		return -1;
+	while ((r = line_reader_next(&lr, &line)) == 1) {
+		cJSON *j;
+		char *id = NULL;
+		const char *text;
+		struct question *q;
+
+		if (!line.len || strspn(line.buf, " \t") == line.len)
+			continue;
+		j = cJSON_ParseWithLength(line.buf, line.len);
+		if (!cJSON_IsObject(j)) {
+			cJSON_Delete(j);
+			error_at(path, lr.lineno, 0, "not a JSON object");
+			goto out;
+		}
+		if (string_field(j, "_id", &id) < 0 || !id || !(text = json_string(j, "text"))) {
+			free(id);
+			cJSON_Delete(j);
+			error_at(path, lr.lineno, 0, "a query needs a string '_id' and 'text'");
+			goto out;
+		}
+		q = importing_add(im, id, text, lr.lineno);
+		free(id);
+		if (!q) {
+			cJSON_Delete(j);
+			goto out;
+		}
+		{
+			const cJSON *md = cJSON_GetObjectItemCaseSensitive(j, "metadata");
+			/* only metadata evalset wrote is applied: it says "answerable" */
+			if (cJSON_IsObject(md) && cJSON_GetObjectItemCaseSensitive(md, "answerable"))
+				im->extras[im->all.nr - 1] = cJSON_Duplicate(md, 1);
+		}
+		cJSON_Delete(j);
+	}
+	ret = r < 0 ? -1 : 0;
+out:
+	line_reader_close(&lr);
+	strbuf_release(&line);
+	return ret;
+}
+
+static int read_beir_qrels(struct importing *im, const char *path)
+{
+	struct line_reader lr;
+	struct strbuf line = STRBUF_INIT;
+	int r, ret = -1;
+
+	if (line_reader_open(&lr, path, INTEROP_MAX_LINE) < 0)
+		return -1;
+	while ((r = line_reader_next(&lr, &line)) == 1) {
+		char *f[4] = { NULL }, *p = line.buf, *tab;
+		size_t n = 0;
+		long grade;
+		struct question *q;
+
+		if (!line.len)
+			continue;
+		while (n < 4) {
+			f[n++] = p;
+			if (!(tab = strchr(p, '\t')))
+				break;
+			*tab = '\0';
+			p = tab + 1;
+		}
+		if (lr.lineno == 1 && !strcmp(f[0], "query-id"))
+			continue;
+		if (n != 3) {
+			error_at(path, lr.lineno, 0, "expected 'query-id<TAB>corpus-id<TAB>score'");
+			goto out;
+		}
+		if (parse_long(f[2], -1000000, 1000000, &grade) < 0) {
+			error_at(path, lr.lineno, 0, "score '%s' is not an integer", f[2]);
+			goto out;
+		}
+		if (!(q = importing_find(im, f[0]))) {
+			error_at(path, lr.lineno, 0, "query '%s' is not in the queries '%s'", f[0], im->file);
+			goto out;
+		}
+		if (grade < 0)
+			continue;
+		if (add_judgment(q, f[1], grade, path, lr.lineno) < 0)
+			goto out;
+	}
+	ret = r < 0 ? -1 : 0;
+out:
+	line_reader_close(&lr);
+	strbuf_release(&line);
+	return ret;
+}
+
+static int import_beir(struct set *out, const struct interop_import *o)
+{
+	char *queries = path_join(o->beir_dir, "queries.jsonl");
+	char *qrels = xstrfmt("%s/qrels/%s.tsv", o->beir_dir, split_of(o->split));
+	char *meta_path = path_join(o->beir_dir, "evalset.meta.json");
+	struct importing im = { SET_INIT, STRMAP_INIT, NULL, 0, queries };
+	struct strbuf have = STRBUF_INIT;
+	cJSON *meta = NULL;
+	int ret = -1;
+
+	if (!is_dir(o->beir_dir)) {
+		error("BEIR folder '%s' does not exist", o->beir_dir);
+		goto out;
+	}
+	if (!path_exists(queries)) {
+		error("BEIR folder '%s' has no queries.jsonl", o->beir_dir);
+		goto out;
+	}
+	if (!path_exists(qrels)) {
+		list_splits(o->beir_dir, &have);
+		error("BEIR folder '%s' has no qrels for split '%s' (no '%s'; %s%s)", o->beir_dir,
+		      split_of(o->split), qrels, have.len ? "splits found: " : "no qrels/ splits found",
+		      have.buf);
+		goto out;
+	}
+	if (read_beir_queries(&im, queries) < 0 || read_beir_qrels(&im, qrels) < 0)
+		goto out;
+	if (path_exists(meta_path) && load_json_file(meta_path, &meta) < 0)
+		goto out;
+	ret = importing_finish(&im, out, o, qrels, meta ? json_string(meta, "content_digest") : NULL);
+out:
+	cJSON_Delete(meta);
+	strbuf_release(&have);
+	importing_release(&im);
+	free(queries);
+	free(qrels);
+	free(meta_path);
+	return ret;
+}
+
+/* ---- evalset JSONL ---- */
+
+static int read_labels_json(struct question *q, const cJSON *j, const char *file, long line)
+{
+	const cJSON *rel = cJSON_GetObjectItemCaseSensitive(j, "relevant");
+	const cJSON *irr = cJSON_GetObjectItemCaseSensitive(j, "irrelevant");
+	const cJSON *v;
+
+	if (cJSON_IsObject(rel)) {
+		cJSON_ArrayForEach(v, rel) {
+			if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble ||
+			    v->valuedouble < 1 || v->valuedouble > 9)
+				return error_at(file, line, 0, "grade of '%s' for question '%s' is not 1..9",
+						v->string, q->id);
+			if (add_judgment(q, v->string, (long)v->valuedouble, file, line) < 0)
+				return -1;
+		}
+	} else if (cJSON_IsArray(rel)) {
+		cJSON_ArrayForEach(v, rel) {
+			if (!cJSON_IsString(v))
+				return error_at(file, line, 0, "'relevant' of question '%s' holds a non-string", q->id);
+			if (add_judgment(q, v->valuestring, 1, file, line) < 0)
+				return -1;
+		}
+	} else if (rel && !cJSON_IsNull(rel)) {
+		return error_at(file, line, 0, "'relevant' of question '%s' is not a map", q->id);
+	}
+	if (cJSON_IsArray(irr)) {
+		cJSON_ArrayForEach(v, irr) {
+			if (!cJSON_IsString(v))
+				return error_at(file, line, 0, "'irrelevant' of question '%s' holds a non-string", q->id);
+			if (add_judgment(q, v->valuestring, 0, file, line) < 0)
+				return -1;
+		}
+	} else if (irr && !cJSON_IsNull(irr)) {
+		return error_at(file, line, 0, "'irrelevant' of question '%s' is not a list", q->id);
+	}
+	return 0;
+}
+
+static int import_jsonl(struct set *out, const struct interop_import *o)
+{
+	struct line_reader lr;
+	struct strbuf line = STRBUF_INIT;
+	char *digest = NULL;
+	size_t nr_lines = 0;
+	int r, ret = -1;
+
+	if (line_reader_open(&lr, o->jsonl, INTEROP_MAX_LINE) < 0)
+		return -1;
+	while ((r = line_reader_next(&lr, &line)) == 1) {
+		cJSON *j;
+		const cJSON *meta;
+		char *id = NULL;
+		struct question *q;
+
+		if (!line.len || strspn(line.buf, " \t") == line.len)
+			continue;
+		j = cJSON_ParseWithLength(line.buf, line.len);
+		if (!cJSON_IsObject(j)) {
+			cJSON_Delete(j);
+			error_at(o->jsonl, lr.lineno, 0, "not a JSON object");
+			goto out;
+		}
+		if (!nr_lines++ && cJSON_IsObject(meta = cJSON_GetObjectItemCaseSensitive(j, "meta"))) {
+			digest = xstrdup(json_string(meta, "content_digest"));
+			cJSON_Delete(j);
+			continue;
+		}
+		if (string_field(j, "id", &id) < 0 || !id || !json_string(j, "text")) {
+			free(id);
+			cJSON_Delete(j);
+			error_at(o->jsonl, lr.lineno, 0, "a question needs a string 'id' and 'text'");
+			goto out;
+		}
+		if (set_find(out, id)) {
+			error_at(o->jsonl, lr.lineno, 0, "duplicate question id '%s'", id);
+			free(id);
+			cJSON_Delete(j);
+			goto out;
+		}
+		q = set_append(out);
+		q->id = id;
+		q->text = xstrdup(json_string(j, "text"));
+		q->line = lr.lineno;
+		q->origin = o->origin;
+		r = read_labels_json(q, j, o->jsonl, lr.lineno);
+		if (r == 0 && !cJSON_GetObjectItemCaseSensitive(j, "answerable"))
+			q->answerable = q->nr_relevant > 0;
+		if (r < 0 || apply_extras(q, j, o, o->jsonl, lr.lineno) < 0) {
+			cJSON_Delete(j);
+			goto out;
+		}
+		q->relevant_as_list = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "relevant"));
+		cJSON_Delete(j);
+	}
+	if (r < 0)
+		goto out;
+	free(out->file);
+	out->file = xstrdup(o->jsonl);
+	if (!out->nr) {
+		error("no questions in '%s'", o->jsonl);
+		goto out;
+	}
+	if (digest && !o->origin_given) {
+		char now[72];
+
+		set_content_digest(out, now);
+		if (strcmp(now, digest))
+			warning("imported questions have content digest %s, not the %s recorded at export",
+				now, digest);
+	}
+	ret = 0;
+out:
+	free(digest);
+	line_reader_close(&lr);
+	strbuf_release(&line);
+	return ret;
+}
+
+int interop_import(struct set *out, const struct interop_import *o)
+{
+	if (o->beir_dir)
+		return import_beir(out, o);
+	if (o->topics && o->qrels)
+		return import_trec(out, o);
+	if (o->jsonl)
+		return import_jsonl(out, o);
+	return error("nothing to import");
+}

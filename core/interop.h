@@ -1,0 +1,103 @@
+/*
+ * interop: a set to and from the files other evaluation tools read
+ * (docs/formats/trec-qrels.md, beir.md, jsonl.md).
+ *
+ * Export writes only standard files plus one sidecar of evalset's own:
+ *
+ *   trec-qrels  PATH             "qid 0 docid grade", judged-irrelevant as 0
+ *               PATH.topics.tsv  "qid<TAB>text" (tabs and line breaks in a
+ *                                text become spaces; the sidecar keeps the
+ *                                exact text when that changed it)
+ *               PATH.meta.json   set name, tag, digest, and per question what
+ *                                the qrels cannot hold (origin, answerable,
+ *                                tags, provenance, answer, note)
+ *   beir        DIR/queries.jsonl      {"_id", "text", "metadata": {...}}: the
+ *                                      metadata holds what the qrels cannot
+ *               DIR/qrels/SPLIT.tsv    "query-id<TAB>corpus-id<TAB>score" header
+ *               DIR/evalset.meta.json  set name, tag, digest
+ *   jsonl       PATH   a first line {"meta": {set, version, digest}}, then one
+ *                      question per line (the fields of the YAML)
+ *
+ * The set's name, tag, digest (set_digest) and content digest
+ * (set_content_digest) are recorded in the sidecar, in BEIR's
+ * evalset.meta.json and in the JSONL meta line.
+ *
+ * Invariant: importing what export wrote gives questions with the content
+ * digest of the exported set, and so the same set digest when imported into
+ * a set with the same header (the round trip of the tests), because every
+ * question field the digest covers is either in the standard file or in the
+ * sidecar/metadata.
+ * A collection made by another tool (no sidecar, no metadata) imports with
+ * the origin given (default hand), no tags, and ids kept as they are.
+ *
+ * Import rules: a query judged only with grade 0 is unanswerable; a query
+ * with no judgment in the qrels is skipped (BEIR keeps every split's queries
+ * in one queries.jsonl) unless its metadata says it is unanswerable; a qrels
+ * line for a query missing from the topics is an error naming FILE:LINE;
+ * negative TREC grades ("in the pool, unjudged") are skipped; grades above 9
+ * are refused.
+ *
+ * Ownership: the caller owns the struct set it passes in; nothing returned
+ * needs freeing beyond it.
+ */
+#ifndef EVALSET_INTEROP_H
+#define EVALSET_INTEROP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "set.h"
+
+enum interop_format {
+	INTEROP_TREC_QRELS,
+	INTEROP_BEIR,
+	INTEROP_JSONL,
+};
+
+/* Return 0 and set '*out' for "trec-qrels", "beir" or "jsonl", else -1 (nothing printed). */
+int interop_format_parse(const char *s, enum interop_format *out);
+
+struct interop_export {
+	enum interop_format format;
+	const char *path;      /* PATH, or the BEIR directory */
+	const char *split;     /* BEIR qrels split (default "test") */
+	const char *name;      /* recorded set name */
+	const char *version;   /* recorded tag, NULL for the working copy */
+	bool force;            /* replace existing files */
+};
+
+/*
+ * Return the files an export with 'o' writes, as a new array of 'nr' new
+ * strings (caller frees each and the array).
+ */
+char **interop_export_targets(const struct interop_export *o, size_t *nr);
+
+/*
+ * Write 's' in the format of 'o'. Without 'o->force', refuse (-1, reported,
+ * nothing written) when any target exists. Every file is written atomically;
+ * the digest recorded is set_digest('s'). Return 0 or -1 (reported).
+ */
+int interop_export(const struct set *s, const struct interop_export *o);
+
+struct interop_import {
+	const char *beir_dir;   /* --from-beir DIR */
+	const char *split;      /* its split (default "test") */
+	const char *topics;     /* --from-trec TOPICS QRELS */
+	const char *qrels;
+	const char *jsonl;      /* --from-jsonl FILE */
+	enum origin origin;     /* for questions whose origin nothing records */
+	bool origin_given;      /* --origin given: it replaces recorded origins too */
+};
+
+/*
+ * Read the questions of a BEIR folder, a TREC topics + qrels pair, or an
+ * evalset JSONL file (whichever 'o' names) into 'out' (initialised), with
+ * out->file set to the file the labels came from. Topics may be TSV
+ * ("qid<TAB>text") or TREC SGML (<top> <num> <title>). When the sidecar
+ * records a digest and nothing was overridden, a mismatch after import is
+ * reported as a warning. Return 0, or -1 (reported; 'out' then holds
+ * nothing the caller should use).
+ */
+int interop_import(struct set *out, const struct interop_import *o);
+
+#endif

@@ -1,0 +1,377 @@
+/*
+ * judge: plan, journal, ask, record (see judge.h for the contract).
+ *
+ * Invariants: a pair whose key has an "ok" record in the journal is never
+ * sent again (nor one with an "unusable" record, unless 'retry_failed'); a
+ * record reaches the journal (the kernel: it survives kill -9) before its
+ * grade reaches the item, and the journal is fsync'ed about once a second
+ * and at the end. Items that share a key are asked once and all receive the
+ * result.
+ */
+#include "judge.h"
+#include "digest.h"
+#include "error.h"
+#include "journal.h"
+#include "prompt.h"
+#include "strmap.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const prompt_vars[] = {
+	"question.id", "question.text", "chunk.id", "chunk.title", "chunk.text", NULL,
+};
+
+#define REPLY_SCHEMA \
+	"{\"type\":\"object\",\"properties\":{\"grade\":{\"type\":\"integer\",\"enum\":[0,1,2,3]}," \
+	"\"reason\":{\"type\":\"string\"}},\"required\":[\"grade\",\"reason\"]," \
+	"\"additionalProperties\":false}"
+#define REPLY_HINT "{\"grade\": 0, \"reason\": \"one short sentence\"}"
+
+int judge_prompt_load(struct prompt *p, const char *path)
+{
+	if (prompt_load(p, path) || prompt_check_vars(p, prompt_vars))
+		return -1;
+	return 0;
+}
+
+void judge_items_release(struct judge_item *items, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		free(items[i].reason);
+		free(items[i].why);
+		items[i].reason = items[i].why = NULL;
+	}
+}
+
+int judge_validate_reply(const cJSON *json, struct strbuf *why)
+{
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(json, "grade");
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(json, "reason");
+
+	if (!cJSON_IsObject(json)) {
+		strbuf_addstr(why, "reply is not a JSON object");
+		return -1;
+	}
+	if (!cJSON_IsNumber(g)) {
+		strbuf_addstr(why, "reply has no numeric 'grade'");
+		return -1;
+	}
+	if (g->valuedouble != floor(g->valuedouble) || g->valuedouble < 0 || g->valuedouble > 3) {
+		strbuf_addf(why, "reply grade %g is not an integer in 0..3", g->valuedouble);
+		return -1;
+	}
+	if (r && !cJSON_IsString(r) && !cJSON_IsNull(r)) {
+		strbuf_addstr(why, "reply has a 'reason' that is not a string");
+		return -1;
+	}
+	return 0;
+}
+
+static int validate(const cJSON *json, void *data, struct strbuf *why)
+{
+	(void)data;
+	return judge_validate_reply(json, why);
+}
+
+struct job;
+
+/* What one request carries through the client. */
+struct call {
+	struct job *j;
+	size_t first;           /* the first item with the key */
+};
+
+struct job {
+	const struct judge_options *o;
+	struct judge_stats *st;
+	struct judge_item *items;
+	size_t nr;
+	size_t *first;          /* per item: index of the first item with its key */
+	struct call *calls;     /* per item (only first items are used) */
+	struct strmap plan;     /* key -> first item + 1 */
+	struct strmap done;     /* key -> journal record (owned) */
+	struct journal journal;
+	bool journal_open;
+	bool abort;
+	struct llm *llm;
+	int64_t started_ms;
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void make_key(const struct judge_options *o, struct judge_item *it)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char td[72], d[72];
+
+	sha256_hex(it->text ? it->text : "", it->text ? strlen(it->text) : 0, td);
+	strbuf_addf(&sb, "%s\n%s\n%s\n%s\n%s\n%s", it->qid, it->question ? it->question : "", it->chunk,
+		    td, o->llm.model ? o->llm.model : "", o->prompt->digest);
+	sha256_hex(sb.buf, sb.len, d);
+	snprintf(it->key, sizeof(it->key), "j-%.32s", d + 7);
+	strbuf_release(&sb);
+}
+
+static const char *json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Give item 'it' the outcome in journal record 'rec'. */
+static void apply(struct judge_item *it, const cJSON *rec, bool from_journal)
+{
+	const char *status = json_str(rec, "status");
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(rec, "grade");
+
+	free(it->reason);
+	free(it->why);
+	it->reason = xstrdup(json_str(rec, "reason"));
+	it->why = xstrdup(json_str(rec, "why"));
+	it->from_journal = from_journal;
+	if (status && !strcmp(status, "ok") && cJSON_IsNumber(g) && g->valuedouble >= 0 && g->valuedouble <= 3) {
+		it->status = JUDGE_GRADED;
+		it->grade = (int)g->valuedouble;
+	} else {
+		it->status = JUDGE_FAILED;
+		it->grade = -1;
+	}
+}
+
+static int read_record(const cJSON *rec, long line, void *data)
+{
+	struct job *j = data;
+	const char *key = json_str(rec, "key");
+	cJSON *old;
+
+	(void)line;
+	if (!key || !json_str(rec, "status"))
+		return 0;
+	/* a later record wins: an ok after a retried failure */
+	old = strmap_put(&j->done, key, cJSON_Duplicate(rec, 1));
+	cJSON_Delete(old);
+	return 0;
+}
+
+static void deliver(struct job *j, size_t first, const cJSON *rec)
+{
+	for (size_t i = first; i < j->nr; i++)
+		if (j->first[i] == first)
+			apply(&j->items[i], rec, false);
+}
+
+static void on_done(const struct llm_result *res, void *data)
+{
+	struct call *c = data;
+	struct job *j = c->j;
+	struct judge_item *it = &j->items[c->first];
+	cJSON *rec;
+
+	if (res->status == LLM_CANCELLED) {
+		j->st->cancelled++;
+		return;
+	}
+	if (res->status == LLM_FAILED && !res->answered) {
+		j->st->lost++;
+		for (size_t i = c->first; i < j->nr; i++)
+			if (j->first[i] == c->first)
+				j->items[i].status = JUDGE_LOST;
+		return;
+	}
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "key", it->key);
+	cJSON_AddStringToObject(rec, "status", res->status == LLM_OK ? "ok" : "unusable");
+	cJSON_AddStringToObject(rec, "question", it->qid);
+	cJSON_AddStringToObject(rec, "chunk", it->chunk);
+	cJSON_AddStringToObject(rec, "model", j->o->llm.model ? j->o->llm.model : "");
+	cJSON_AddStringToObject(rec, "prompt", j->o->prompt->digest);
+	if (res->status == LLM_OK) {
+		const cJSON *g = cJSON_GetObjectItemCaseSensitive(res->json, "grade");
+		const char *reason = json_str(res->json, "reason");
+		cJSON_AddNumberToObject(rec, "grade", g->valuedouble);
+		if (reason && *reason)
+			cJSON_AddStringToObject(rec, "reason", reason);
+		j->st->graded++;
+	} else {
+		struct strbuf why = STRBUF_INIT;
+		strbuf_addstr(&why, res->why ? res->why : "unusable reply");
+		if (res->content && *res->content) {
+			strbuf_addstr(&why, ": ");
+			strbuf_add(&why, res->content, strlen(res->content) > 200 ? 200 : strlen(res->content));
+		}
+		cJSON_AddStringToObject(rec, "why", why.buf);
+		strbuf_release(&why);
+		j->st->failed++;
+	}
+	{
+		cJSON *u = cJSON_AddObjectToObject(rec, "usage");
+		cJSON_AddNumberToObject(u, "prompt_tokens", (double)res->prompt_tokens);
+		cJSON_AddNumberToObject(u, "completion_tokens", (double)res->completion_tokens);
+	}
+	if (j->journal_open && journal_write(&j->journal, rec))
+		j->abort = true;
+	else
+		deliver(j, c->first, rec);
+	cJSON_Delete(rec);
+}
+
+static int stop_job(void *ctx)
+{
+	struct job *j = ctx;
+	const struct http_options *ho = &j->o->llm.http;
+
+	if (j->abort)
+		return 1;
+	return ho->stop ? ho->stop(ho->ctx) : 0;
+}
+
+static void tick(void *ctx)
+{
+	struct job *j = ctx;
+
+	if (j->journal_open && journal_sync(&j->journal))
+		j->abort = true;
+	if (j->llm)
+		llm_get_usage(j->llm, &j->st->usage);
+	j->st->elapsed = (double)(mono_ms() - j->started_ms) / 1000.0;
+	if (j->o->progress)
+		j->o->progress(j->st, j->o->ctx);
+}
+
+static int render(const struct job *j, const struct judge_item *it, struct strbuf *sys, struct strbuf *user)
+{
+	struct prompt_var vars[] = {
+		{ "question.id", it->qid }, { "question.text", it->question ? it->question : "" },
+		{ "chunk.id", it->chunk }, { "chunk.title", it->title ? it->title : "" },
+		{ "chunk.text", it->text ? it->text : "" },
+	};
+
+	if (prompt_render(j->o->prompt->system, vars, ARRAY_SIZE(vars), sys) ||
+	    prompt_render(j->o->prompt->user, vars, ARRAY_SIZE(vars), user))
+		return -1;
+	return 0;
+}
+
+int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr,
+	      struct judge_stats *st)
+{
+	struct job j;
+	struct llm_options lo;
+	struct strmap_entry *e;
+	int rc = ERR_INPUT;
+
+	memset(&j, 0, sizeof(j));
+	memset(st, 0, sizeof(*st));
+	j.o = o;
+	j.st = st;
+	j.items = items;
+	j.nr = nr;
+	j.journal.fd = -1;
+	j.started_ms = mono_ms();
+	j.first = xcalloc(nr + 1, sizeof(*j.first));
+	j.calls = xcalloc(nr + 1, sizeof(*j.calls));
+	for (size_t i = 0; i < nr; i++) {
+		uintptr_t at;
+		items[i].status = JUDGE_PENDING;
+		items[i].grade = -1;
+		make_key(o, &items[i]);
+		at = (uintptr_t)strmap_get(&j.plan, items[i].key);
+		if (!at) {
+			strmap_put(&j.plan, items[i].key, (void *)(uintptr_t)(i + 1));
+			j.first[i] = i;
+			st->planned++;
+		} else {
+			j.first[i] = at - 1;
+		}
+	}
+	if (journal_read(o->journal_path, read_record, &j))
+		goto out;
+	for (size_t i = 0; i < nr; i++) {
+		const cJSON *rec = strmap_get(&j.done, items[i].key);
+		const char *status = rec ? json_str(rec, "status") : NULL;
+		bool ok = status && !strcmp(status, "ok");
+		if (rec && (ok || !o->retry_failed))
+			apply(&items[i], rec, true);
+		if (j.first[i] != i)
+			continue;
+		if (rec && ok)
+			st->done_before++;
+		else if (rec && !o->retry_failed)
+			st->failed_before++;
+		else
+			st->to_send++;
+	}
+
+	lo = o->llm;
+	lo.schema_name = "grade";
+	lo.schema = REPLY_SCHEMA;
+	lo.shape_hint = REPLY_HINT;
+	lo.validate = validate;
+	lo.done = on_done;
+	lo.http.stop = stop_job;
+	lo.http.tick = tick;
+	lo.http.ctx = &j;
+	if (!lo.model || !*lo.model)
+		lo.model = "unset";
+	if (!lo.base_url || !*lo.base_url)
+		lo.base_url = "https://api.openai.com/v1";
+	if (o->dry_run || !st->to_send) {
+		rc = 0;
+		goto out;
+	}
+	j.llm = llm_new(&lo);
+	if (!j.llm)
+		goto out;
+	if (journal_open(&j.journal, o->journal_path))
+		goto out;
+	j.journal_open = true;
+	for (size_t i = 0; i < nr; i++) {
+		struct strbuf sys = STRBUF_INIT, user = STRBUF_INIT;
+		if (j.first[i] != i || items[i].status == JUDGE_GRADED ||
+		    (items[i].status == JUDGE_FAILED && !o->retry_failed))
+			continue;
+		if (render(&j, &items[i], &sys, &user)) {
+			strbuf_release(&sys);
+			strbuf_release(&user);
+			goto out;
+		}
+		j.calls[i].j = &j;
+		j.calls[i].first = i;
+		llm_submit(j.llm, sys.buf, user.buf, &j.calls[i]);
+		strbuf_release(&sys);
+		strbuf_release(&user);
+	}
+	rc = llm_run(j.llm);
+	if (j.abort && !rc)
+		rc = ERR_INPUT;
+	if (journal_sync(&j.journal) && !rc)
+		rc = ERR_INPUT;
+out:
+	if (j.llm) {
+		llm_get_usage(j.llm, &st->usage);
+		st->mode = llm_current_mode(j.llm);
+		llm_free(j.llm);
+	}
+	st->elapsed = (double)(mono_ms() - j.started_ms) / 1000.0;
+	if (j.journal_open)
+		journal_close(&j.journal);
+	strmap_for_each(&j.done, e)
+		cJSON_Delete(e->value);
+	strmap_clear(&j.done, 0);
+	strmap_clear(&j.plan, 0);
+	free(j.first);
+	free(j.calls);
+	return rc;
+}

@@ -1,0 +1,89 @@
+/*
+ * judge: grading (question, chunk) pairs 0..3 with an LLM (evalset judge,
+ * issue 9), resumable through a journal.
+ *
+ * The prompt is prompts/judge.md (variables {{question.id}},
+ * {{question.text}}, {{chunk.id}}, {{chunk.title}}, {{chunk.text}}); the
+ * reply must be {"grade": 0..3, "reason": "..."}. A reply that does not
+ * parse or has another shape (after the client's one re-ask) is a failure:
+ * journaled as "unusable", counted, and the pair stays ungraded; it is
+ * never taken as a 0. Journaled failures are not asked again unless
+ * 'retry_failed'.
+ *
+ * Journal key of a pair: "j-" + 32 hex digits of SHA-256 over (question id,
+ * question text, chunk id, digest of the chunk text, model, prompt digest),
+ * so changing any of them asks again and nothing else does. A pair asked
+ * twice in one job (the same key) is sent once. Records are written before
+ * the result reaches the caller, so a killed job loses no paid reply.
+ *
+ * Ownership: items are the caller's; judge_run fills their result fields
+ * ('reason' and 'why' are then owned by the item: judge_items_release).
+ */
+#ifndef EVALSET_JUDGE_H
+#define EVALSET_JUDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llm.h"
+
+struct prompt;
+
+enum judge_status {
+	JUDGE_PENDING = 0,   /* not asked (cancelled, budget, or not run) */
+	JUDGE_GRADED,        /* 'grade' holds 0..3 */
+	JUDGE_FAILED,        /* the model answered, but not with a usable grade */
+	JUDGE_LOST,          /* transport failure after retries (asked again next time) */
+};
+
+struct judge_item {
+	/* in: borrowed for the call */
+	const char *qid, *question, *chunk, *title, *text;
+	/* out */
+	enum judge_status status;
+	int grade;           /* JUDGE_GRADED: 0..3 */
+	char *reason;        /* the model's reason, or NULL */
+	char *why;           /* JUDGE_FAILED: why the reply was unusable */
+	bool from_journal;   /* the result came from an earlier run */
+	char key[40];
+};
+
+struct judge_stats {
+	size_t planned;        /* distinct pairs */
+	size_t done_before;    /* graded from the journal */
+	size_t failed_before;  /* failures in the journal (not asked again) */
+	size_t to_send;
+	size_t graded, failed, lost, cancelled;  /* this run */
+	struct llm_usage usage;
+	double elapsed;
+	enum llm_mode mode;
+};
+
+struct judge_options {
+	const struct prompt *prompt;  /* loaded with judge_prompt_load */
+	const char *journal_path;
+	bool retry_failed;
+	bool dry_run;                 /* plan and read the journal only */
+	struct llm_options llm;       /* endpoint, key, model, http (schema etc. set here) */
+	void (*progress)(const struct judge_stats *st, void *ctx);  /* about once a second */
+	void *ctx;
+};
+
+/* Load the judge prompt 'path' and check its variables. Return 0 or -1 (reported). */
+int judge_prompt_load(struct prompt *p, const char *path);
+
+/*
+ * Grade the 'nr' 'items'. Return 0; ERR_INPUT (the journal, reported);
+ * ERR_REMOTE when the endpoint stopped the job; ERR_INTERRUPTED; or
+ * HTTP_BUDGET_SPENT. In every case the items hold every result obtained.
+ */
+int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr,
+	      struct judge_stats *st);
+
+/* Free the result strings of the items. */
+void judge_items_release(struct judge_item *items, size_t nr);
+
+/* Validate a reply object: {"grade": integer 0..3, "reason": string}. Return 0 or -1 with 'why'. */
+int judge_validate_reply(const struct cJSON *json, struct strbuf *why);
+
+#endif

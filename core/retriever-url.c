@@ -1,0 +1,251 @@
+/*
+ * retriever-url: a retriever behind HTTP, one POST per question through
+ * core/http.h (see retriever.h). Answers arrive in any order; each is
+ * checked like a command's reply and stored at its question's index, and
+ * the first failure stops the run (requests still in flight are cancelled).
+ */
+#include "retriever.h"
+#include "error.h"
+#include "http.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Append 's' JSON-escaped (no quotes) to 'out'. */
+static void add_json_escaped(struct strbuf *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
+		case '"': strbuf_addstr(out, "\\\""); break;
+		case '\\': strbuf_addstr(out, "\\\\"); break;
+		case '\n': strbuf_addstr(out, "\\n"); break;
+		case '\r': strbuf_addstr(out, "\\r"); break;
+		case '\t': strbuf_addstr(out, "\\t"); break;
+		default:
+			if (c < 0x20)
+				strbuf_addf(out, "\\u%04x", c);
+			else
+				strbuf_addch(out, (char)c);
+		}
+	}
+}
+
+int url_render_body(const char *tmpl, const char *qid, const char *query, long k,
+		    struct strbuf *out)
+{
+	const char *p = tmpl;
+	cJSON *check;
+
+	strbuf_reset(out);
+	while (*p) {
+		const char *open = strstr(p, "{{"), *close;
+		if (!open) {
+			strbuf_addstr(out, p);
+			break;
+		}
+		strbuf_add(out, p, (size_t)(open - p));
+		close = strstr(open + 2, "}}");
+		if (!close)
+			return error("unclosed '{{' in the body template");
+		if (close - open == 7 && !strncmp(open, "{{query}}", 9))
+			add_json_escaped(out, query);
+		else if (close - open == 5 && !strncmp(open, "{{qid}}", 7))
+			add_json_escaped(out, qid);
+		else if (close - open == 3 && !strncmp(open, "{{k}}", 5))
+			strbuf_addf(out, "%ld", k);
+		else
+			return error("unknown placeholder '%.*s' in the body template "
+				     "(known: {{query}}, {{qid}}, {{k}})", (int)(close + 2 - open), open);
+		p = close + 2;
+	}
+	check = cJSON_ParseWithLength(out->buf, out->len);
+	if (!check)
+		return error("the body template does not give valid JSON (put {{query}} "
+			     "inside quotes): '%s'", out->buf);
+	cJSON_Delete(check);
+	return 0;
+}
+
+char *url_redact(const char *url)
+{
+	const char *scheme = strstr(url, "://"), *host, *end, *at;
+	struct strbuf sb = STRBUF_INIT;
+
+	host = scheme ? scheme + 3 : url;
+	end = host + strcspn(host, "/?#");
+	at = memchr(host, '@', (size_t)(end - host));
+	while (at && memchr(at + 1, '@', (size_t)(end - at - 1)))
+		at = memchr(at + 1, '@', (size_t)(end - at - 1));
+	strbuf_add(&sb, url, (size_t)(host - url));
+	strbuf_add(&sb, at ? at + 1 : host, (size_t)(end - (at ? at + 1 : host)));
+	strbuf_add(&sb, end, strcspn(end, "?#"));
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Follow the dotted 'path' ("data.hits", "results.0.docs") from 'root'; NULL when absent. */
+static const cJSON *follow_path(const cJSON *root, const char *path)
+{
+	const cJSON *cur = root;
+	struct strbuf seg = STRBUF_INIT;
+
+	while (cur && *path) {
+		size_t n = strcspn(path, ".");
+		long idx;
+
+		strbuf_reset(&seg);
+		strbuf_add(&seg, path, n);
+		if (cJSON_IsArray(cur) && !parse_long(seg.buf, 0, INT32_MAX, &idx))
+			cur = cJSON_GetArrayItem(cur, (int)idx);
+		else if (cJSON_IsObject(cur))
+			cur = cJSON_GetObjectItemCaseSensitive(cur, seg.buf);
+		else
+			cur = NULL;
+		path += n;
+		if (*path == '.')
+			path++;
+	}
+	strbuf_release(&seg);
+	return cur;
+}
+
+struct url_ctx {
+	const struct url_retriever *u;
+	struct job *job;
+};
+
+struct url_req {
+	struct url_ctx *ctx;
+	size_t i;   /* the question it asks */
+};
+
+static int url_done(const struct http_response *res, void *data)
+{
+	struct url_req *r = data;
+	struct job *job = r->ctx->job;
+	const char *qid = job->qid[r->i];
+	const char *path = r->ctx->u->results_path;
+	struct strbuf why = STRBUF_INIT;
+	cJSON *reply = NULL;
+	const cJSON *results;
+	int rc = 1;
+
+	if (res->cancelled)
+		return 0;
+	if (!res->status) {
+		error("endpoint unreachable for question '%s' after %d attempt%s: %s", qid,
+		      res->attempts, res->attempts == 1 ? "" : "s", res->error);
+		goto out;
+	}
+	if (res->status < 200 || res->status > 299) {
+		retriever_excerpt(&why, res->body, res->body_len);
+		error("endpoint answered HTTP %ld for question '%s' after %d attempt%s: '%s'",
+		      res->status, qid, res->attempts, res->attempts == 1 ? "" : "s", why.buf);
+		goto out;
+	}
+	reply = cJSON_ParseWithLength(res->body, res->body_len);
+	if (!reply) {
+		retriever_excerpt(&why, res->body, res->body_len);
+		error("endpoint's reply to question '%s' is not JSON: '%s'", qid, why.buf);
+		goto out;
+	}
+	results = *path ? follow_path(reply, path) : reply;
+	if (!results) {
+		error("endpoint's reply to question '%s' has no '%s' (set the path with --results)",
+		      qid, path);
+		goto out;
+	}
+	if (!cJSON_IsArray(results)) {
+		error("endpoint's reply to question '%s' has a '%s' that is not a list", qid, path);
+		goto out;
+	}
+	job->ans[r->i].latency_ms = res->elapsed * 1000.0;
+	if (job_accept(job, r->i, results,
+		       cJSON_IsObject(reply) ? cJSON_GetObjectItemCaseSensitive(reply, "abstained") : NULL,
+		       &why)) {
+		error("endpoint's reply to question '%s' is wrong: %s", qid, why.buf);
+		goto out;
+	}
+	rc = 0;
+out:
+	cJSON_Delete(reply);
+	strbuf_release(&why);
+	return rc;
+}
+
+static int url_stop(void *data)
+{
+	struct url_ctx *ctx = data;
+	return ctx->job->stop && ctx->job->stop();
+}
+
+/* True when 'headers' sets 'name' (case-insensitive). */
+static bool has_header(const char *const *headers, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (; headers && *headers; headers++)
+		if (!strncasecmp(*headers, name, n) && (*headers)[n] == ':')
+			return true;
+	return false;
+}
+
+int retrieve_url(const struct url_retriever *u, struct job *job)
+{
+	struct http_options o = HTTP_OPTIONS_INIT;
+	struct url_ctx ctx = { u, job };
+	struct url_req *reqs = xcalloc(job->nr ? job->nr : 1, sizeof(*reqs));
+	struct strbuf body = STRBUF_INIT;
+	const char **headers;
+	size_t nh = 0;
+	struct http_client *c = NULL;
+	int rc = 0;
+
+	for (const char *const *h = u->headers; h && *h; h++)
+		nh++;
+	headers = xcalloc(nh + 3, sizeof(*headers));
+	nh = 0;
+	for (const char *const *h = u->headers; h && *h; h++)
+		headers[nh++] = *h;
+	if (!has_header(u->headers, "Content-Type"))
+		headers[nh++] = "Content-Type: application/json";
+	if (!has_header(u->headers, "Accept"))
+		headers[nh++] = "Accept: application/json";
+
+	o.concurrency = u->concurrency > 0 ? u->concurrency : 4;
+	if (u->timeout_ms > 0)
+		o.timeout_ms = u->timeout_ms;
+	if (u->max_attempts > 0)
+		o.max_attempts = u->max_attempts;
+	o.done = url_done;
+	o.stop = url_stop;
+	o.ctx = &ctx;
+	c = http_client_new(&o);
+	for (size_t i = 0; i < job->nr; i++) {
+		if (job->ans[i].answered)
+			continue; /* kept from an earlier run (--resume) */
+		if (url_render_body(u->body, job->qid[i], job->query[i], job->k, &body)) {
+			rc = ERR_INPUT;
+			goto out;
+		}
+		reqs[i].ctx = &ctx;
+		reqs[i].i = i;
+		http_submit(c, "POST", u->url, headers, body.buf, body.len, &reqs[i]);
+	}
+	rc = http_run(c);
+	if (rc && rc != ERR_INTERRUPTED)
+		rc = ERR_REMOTE;
+out:
+	if (c)
+		http_client_free(c);
+	free(headers);
+	free(reqs);
+	strbuf_release(&body);
+	return rc;
+}
+

@@ -1,0 +1,210 @@
+/*
+ * run-json: the JSONL and JSON run readers (contract in run.h). Both parse
+ * a buffer already read whole by run_load and add questions through the
+ * helpers of run-internal.h, so duplicate checks and ranking are the same
+ * as for TREC runs. JSONL keeps list order as the ranking; a JSON dict is
+ * ranked like TREC (run_rank_cmp).
+ */
+#include "run.h"
+#include "run-internal.h"
+
+#include "error.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *json_type(const cJSON *j)
+{
+	if (cJSON_IsObject(j)) return "an object";
+	if (cJSON_IsArray(j)) return "a list";
+	if (cJSON_IsString(j)) return "a string";
+	if (cJSON_IsNumber(j)) return "a number";
+	if (cJSON_IsBool(j)) return "a boolean";
+	if (cJSON_IsNull(j)) return "null";
+	return "invalid";
+}
+
+static int parse_jsonl_meta(struct run *r, const cJSON *meta, long line)
+{
+	const cJSON *name;
+
+	if (!cJSON_IsObject(meta))
+		return error_at(r->path, line, 0, "'meta' is %s, not an object", json_type(meta));
+	r->meta = cJSON_PrintUnformatted(meta);
+	name = cJSON_GetObjectItemCaseSensitive(meta, "name");
+	if (!cJSON_IsString(name))
+		name = cJSON_GetObjectItemCaseSensitive(meta, "retriever");
+	if (cJSON_IsString(name)) {
+		free(r->name);
+		r->name = xstrdup(name->valuestring);
+	}
+	return 0;
+}
+
+static int parse_jsonl_line(struct run *r, const cJSON *o, long line)
+{
+	const cJSON *qid = cJSON_GetObjectItemCaseSensitive(o, "qid");
+	const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "results");
+	const cJSON *abst = cJSON_GetObjectItemCaseSensitive(o, "abstained");
+	const cJSON *it;
+	struct run_query *q;
+	char num[32];
+	const char *id;
+
+	if (cJSON_IsString(qid)) {
+		id = qid->valuestring;
+	} else if (cJSON_IsNumber(qid) && qid->valuedouble == floor(qid->valuedouble)) {
+		snprintf(num, sizeof(num), "%.0f", qid->valuedouble);
+		id = num;
+	} else {
+		return error_at(r->path, line, 0, qid ? "'qid' is %s, not a string" : "no 'qid' in the object",
+				json_type(qid));
+	}
+	if (res && !cJSON_IsArray(res))
+		return error_at(r->path, line, 0, "'results' is %s, not a list", json_type(res));
+	if (abst && !cJSON_IsBool(abst))
+		return error_at(r->path, line, 0, "'abstained' is %s, not true or false", json_type(abst));
+	if (!(q = run_add_query(r, id, line)))
+		return -1;
+	q->abstained = cJSON_IsTrue(abst);
+	cJSON_ArrayForEach(it, res) {
+		if (cJSON_IsString(it)) {
+			run_add_doc(q, it->valuestring, NAN, line);
+		} else if (cJSON_IsObject(it)) {
+			const cJSON *did = cJSON_GetObjectItemCaseSensitive(it, "id");
+			const cJSON *sc = cJSON_GetObjectItemCaseSensitive(it, "score");
+			double score = NAN;
+
+			if (!did)
+				did = cJSON_GetObjectItemCaseSensitive(it, "docid");
+			if (!cJSON_IsString(did))
+				return error_at(r->path, line, 0, "a result of question '%s' has no string 'id'", id);
+			if (sc && !cJSON_IsNull(sc)) {
+				if (!cJSON_IsNumber(sc) || !isfinite(sc->valuedouble))
+					return error_at(r->path, line, 0,
+							"score of '%s' for question '%s' is not a finite number",
+							did->valuestring, id);
+				score = sc->valuedouble;
+			}
+			run_add_doc(q, did->valuestring, score, line);
+		} else {
+			return error_at(r->path, line, 0, "a result of question '%s' is %s, not an id or an object",
+					id, json_type(it));
+		}
+	}
+	r->nr_docs += (long)q->nr;
+	return run_check_dups(r, q);
+}
+
+int run_parse_jsonl(struct run *r, char *buf, size_t len)
+{
+	long line = 0;
+	size_t pos = 0;
+
+	while (pos < len) {
+		char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+		char *p = buf + pos;
+		size_t n = end - pos;
+		cJSON *o;
+		int ret = 0;
+
+		line++;
+		pos = end + 1;
+		while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		while (n && (*p == ' ' || *p == '\t')) {
+			p++;
+			n--;
+		}
+		if (!n)
+			continue;
+		o = cJSON_ParseWithLength(p, n);
+		if (!o)
+			return error_at(r->path, line, 0, "not valid JSON");
+		if (!cJSON_IsObject(o)) {
+			ret = error_at(r->path, line, 0, "line is %s, not a JSON object", json_type(o));
+		} else if (cJSON_GetObjectItemCaseSensitive(o, "meta") &&
+			   !cJSON_GetObjectItemCaseSensitive(o, "qid")) {
+			if (r->nr || r->meta)
+				ret = error_at(r->path, line, 0, "a 'meta' line is only allowed first");
+			else
+				ret = parse_jsonl_meta(r, cJSON_GetObjectItemCaseSensitive(o, "meta"), line);
+		} else {
+			ret = parse_jsonl_line(r, o, line);
+		}
+		cJSON_Delete(o);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int run_parse_json_dict(struct run *r, const char *buf, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLength(buf, len);
+	const cJSON *qo, *d;
+	int ret = 0;
+
+	if (!root) {
+		/* name the line where parsing stopped (cJSON_GetErrorPtr points into 'buf') */
+		const char *at = cJSON_GetErrorPtr();
+		long line = 1;
+
+		if (at && at >= buf && at <= buf + len)
+			for (const char *p = buf; p < at; p++)
+				line += *p == '\n';
+		return error_at(r->path, line, 0, "not valid JSON (nor JSONL, nor a TREC run)");
+	}
+	if (!cJSON_IsObject(root)) {
+		ret = error("%s: the run is %s, not an object {qid: {docid: score}}", r->path, json_type(root));
+		goto out;
+	}
+	cJSON_ArrayForEach(qo, root) {
+		struct run_query *q;
+
+		if (!cJSON_IsObject(qo)) {
+			ret = error("%s: question '%s' maps to %s, not an object {docid: score}",
+				    r->path, qo->string, json_type(qo));
+			goto out;
+		}
+		if (!(q = run_add_query(r, qo->string, 0))) {
+			ret = -1;
+			goto out;
+		}
+		cJSON_ArrayForEach(d, qo) {
+			if (!cJSON_IsNumber(d) || !isfinite(d->valuedouble)) {
+				ret = error("%s: score of '%s' for question '%s' is not a finite number",
+					    r->path, d->string, q->qid);
+				goto out;
+			}
+			run_add_doc(q, d->string, d->valuedouble, 0);
+		}
+		r->nr_docs += (long)q->nr;
+		if (run_check_dups(r, q) < 0) {
+			ret = -1;
+			goto out;
+		}
+		run_sort_docs(q);
+	}
+out:
+	cJSON_Delete(root);
+	return ret;
+}
+
+bool run_looks_jsonl(const char *p, size_t len)
+{
+	const char *nl = memchr(p, '\n', len);
+	cJSON *o = cJSON_ParseWithLength(p, nl ? (size_t)(nl - p) : len);
+	bool yes = o && cJSON_IsObject(o) &&
+		   (cJSON_GetObjectItemCaseSensitive(o, "qid") ||
+		    cJSON_GetObjectItemCaseSensitive(o, "meta") ||
+		    cJSON_GetObjectItemCaseSensitive(o, "results"));
+
+	cJSON_Delete(o);
+	return yes;
+}

@@ -1,0 +1,652 @@
+/*
+ * run-trec: the TREC run reader (contract in run.h), the hot path of
+ * `trec-eval` on runs of millions of lines.
+ *
+ * The scanner reads large blocks (through zlib, which passes plain files
+ * through), finds lines with memchr, splits fields by hand with the line's
+ * '\n' as a sentinel, NUL-terminates the qid and docid in place, and parses
+ * scores with an exact fast path (run_parse_score). In streaming mode the
+ * bytes of the current question stay contiguous at the front of the buffer:
+ * before each read the finished part is dropped with one memmove, so memory
+ * is one question plus one block. Line offsets are kept relative to the
+ * start of the question so that moving or growing the buffer needs no fixup.
+ * In collect mode (stdin, unsorted runs, run_load) the whole file stays in
+ * the buffer and lines are grouped by question at the end.
+ */
+#include "run.h"
+#include "run-internal.h"
+
+#include "error.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define SCAN_BLOCK (4u << 20)
+#define SCAN_SLACK 16           /* spare bytes after the data, for word-wide reads */
+
+/* ---- scores ---- */
+
+static const double pow10_exact[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+static int parse_score_slow(const char *s, size_t len, double *out)
+{
+	char small[64];
+	char *tmp = len < sizeof(small) ? small : xmalloc(len + 1);
+	char *end;
+	double v;
+	int ret = -1;
+
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	errno = 0;
+	v = strtod(tmp, &end);
+	if (len && end == tmp + len && isfinite(v)) {
+		*out = v;
+		ret = 0;
+	}
+	if (tmp != small)
+		free(tmp);
+	return ret;
+}
+
+int run_parse_score(const char *s, size_t len, double *out)
+{
+	const unsigned char *p = (const unsigned char *)s, *e = p + len, *frac;
+	uint64_t m = 0;
+	unsigned d;
+	int nd, exp10 = 0;
+	bool neg = false;
+	double v;
+
+	if (p < e && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	frac = p;
+	while (p < e && (d = (unsigned)*p - '0') < 10) {
+		m = m * 10 + d;
+		p++;
+	}
+	nd = (int)(p - frac);
+	if (p < e && *p == '.') {
+		frac = ++p;
+		while (p < e && (d = (unsigned)*p - '0') < 10) {
+			m = m * 10 + d;
+			p++;
+		}
+		exp10 = -(int)(p - frac);
+		nd -= exp10;
+	}
+	/* 19 digits always fit in 64 bits; more (even leading zeros) take the slow path */
+	if (!nd || nd > 19)
+		return parse_score_slow(s, len, out);
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		bool eneg = false;
+		int x = 0;
+
+		p++;
+		if (p < e && (*p == '-' || *p == '+'))
+			eneg = *p++ == '-';
+		if (p == e || (unsigned)*p - '0' >= 10)
+			return parse_score_slow(s, len, out);
+		for (; p < e && (d = (unsigned)*p - '0') < 10; p++) {
+			if (x > 10000)
+				return parse_score_slow(s, len, out);
+			x = x * 10 + (int)d;
+		}
+		exp10 += eneg ? -x : x;
+	}
+	if (p != e)
+		return parse_score_slow(s, len, out);
+	if (!m) {
+		*out = neg ? -0.0 : 0.0;
+		return 0;
+	}
+	if (m > ((uint64_t)1 << 53) || exp10 < -22 || exp10 > 22)
+		return parse_score_slow(s, len, out);
+	/* Clinger's fast path: both operands exact, so one correctly rounded operation */
+	v = (double)m;
+	v = exp10 >= 0 ? v * pow10_exact[exp10] : v / pow10_exact[-exp10];
+	*out = neg ? -v : v;
+	return 0;
+}
+
+/* ---- the TREC scanner ---- */
+
+struct fields {
+	char *qid, *doc;
+	size_t qid_len, doc_len;
+	char *tag;
+	size_t tag_len;
+	double score;
+};
+
+/* Byte classes: 1 blank (a field separator), 2 end of line, 0 anything else. */
+static const unsigned char byte_class[256] = {
+	['\t'] = 1, ['\r'] = 1, ['\v'] = 1, ['\f'] = 1, [' '] = 1, ['\n'] = 2,
+};
+/* Spaces and tabs by comparison (no table load on the hot path), the rare rest by table. */
+#define IS_BLANK(c) ((c) == ' ' || (c) == '\t' || \
+		     ((unsigned char)(c) < 0x20 && byte_class[(unsigned char)(c)] == 1))
+#define IS_TEXT(c) (!byte_class[(unsigned char)(c)])
+
+/*
+ * Scan the token at 'p': set '*end' to its end (the first blank or end of
+ * line) and return the start of the next token, or the '\n' ending the
+ * line. Eight bytes at a time: the lowest byte below 0x21 is found exactly
+ * by the usual borrow trick (higher bytes may be flagged wrongly, the lowest
+ * never is); a control byte that is not a separator is stepped over. When a
+ * single blank is followed by text in the same word, the next start is known
+ * without reading memory again, which keeps loads off the critical path.
+ * Reads up to 7 bytes past the line's '\n': buffers keep SCAN_SLACK spare.
+ */
+static inline char *scan_token(char *p, char **end)
+{
+	size_t n = 0;
+
+	for (;;) {
+		uint64_t w, t;
+
+		memcpy(&w, p + n, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
+		t = (w - 0x2121212121212121ULL) & ~w & 0x8080808080808080ULL;
+		if (t) {
+			unsigned idx = (unsigned)__builtin_ctzll(t) >> 3;
+			unsigned char c = (unsigned char)(w >> (idx * 8));
+			char *q;
+
+			if (c != ' ' && IS_TEXT(c)) {
+				n += idx + 1;
+				continue;
+			}
+			*end = p + n + idx;
+			if (c == '\n')
+				return *end;
+			if (idx < 7 && (unsigned char)(w >> ((idx + 1) * 8)) > 0x20)
+				return *end + 1;
+			q = *end + 1;
+			while (IS_BLANK(*q))
+				q++;
+			return q;
+		}
+		n += 8;
+	}
+}
+
+/*
+ * Split the line at 'p' (its '\n' at 'e' is the sentinel). Return 1 for a
+ * run line, 0 for a blank or comment line, -1 on a bad line (reported).
+ */
+static int parse_line(char *p, char *e, const char *path, long lineno, struct fields *f)
+{
+	char *start[6], *end[6];
+	int n = 0;
+
+	while (IS_BLANK(*p))
+		p++;
+	if (p == e || *p == '#')
+		return 0;
+	for (; n < 6; n++) {
+		start[n] = p;
+		p = scan_token(p, &end[n]);
+		if (p >= e && n < 5) {
+			int found = n + 1;
+
+			return error_at(path, lineno, 0,
+					"expected 6 fields 'qid Q0 docid rank score tag', found %d", found);
+		}
+	}
+	f->qid = start[0];
+	f->qid_len = (size_t)(end[0] - start[0]);
+	f->doc = start[2];
+	f->doc_len = (size_t)(end[2] - start[2]);
+	f->tag = start[5];
+	f->tag_len = (size_t)(end[5] - start[5]);
+	if (run_parse_score(start[4], (size_t)(end[4] - start[4]), &f->score) < 0) {
+		int len = (int)(end[4] - start[4]);
+
+		return error_at(path, lineno, 0, "score '%.*s' is not a finite number",
+				len > 40 ? 40 : len, start[4]);
+	}
+	*end[0] = '\0';
+	*end[2] = '\0';
+	return 1;
+}
+
+struct cline {
+	size_t qid_off, doc_off;
+	uint32_t qid_len, doc_len;
+	double score;
+	long line;
+};
+
+struct scan {
+	const char *path;
+	gzFile gz;
+	int fd;                  /* range scans: pread from [off, end) instead of gz */
+	off_t off, end;
+	bool collect;
+	trec_group_fn fn;
+	void *data;
+	char *buf;
+	size_t cap, len, pos;
+	size_t group_start;      /* streaming: offset of the current question's first line */
+	size_t qid_off, qid_len; /* streaming: relative to group_start */
+	struct trec_line *lines;
+	uint32_t *off_doc;       /* streaming: doc offsets relative to group_start */
+	size_t nr, alloc, alloc_off;
+	struct cline *cl;        /* collect: every line */
+	size_t nr_cl, alloc_cl;
+	struct strmap seen;
+	size_t tag_off, tag_len; /* absolute */
+	bool have_tag;
+	long lineno;
+};
+
+static int emit_group(struct scan *s)
+{
+	struct trec_group g;
+	char *base = s->buf + s->group_start;
+
+	for (size_t i = 0; i < s->nr; i++)
+		s->lines[i].doc = base + s->off_doc[i];
+	g.qid = base + s->qid_off;
+	g.qid_len = s->qid_len;
+	g.lines = s->lines;
+	g.nr = s->nr;
+	g.padded = true;
+	s->nr = 0;
+	return s->fn(&g, s->data);
+}
+
+/*
+ * Compare two qids inside the scan buffer, where at least 8 bytes follow
+ * each: one masked word compare for the usual short qid, memcmp beyond.
+ */
+static inline bool same_bytes(const char *a, const char *b, size_t la, size_t lb)
+{
+	uint64_t wa, wb;
+
+	if (la != lb)
+		return false;
+	if (la > 8)
+		return !memcmp(a, b, la);
+	memcpy(&wa, a, 8);
+	memcpy(&wb, b, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	wa = __builtin_bswap64(wa);
+	wb = __builtin_bswap64(wb);
+#endif
+	return la == 8 ? wa == wb : !((wa ^ wb) & ((1ULL << (8 * la)) - 1));
+}
+
+static int stream_line(struct scan *s, size_t line_start, const struct fields *f)
+{
+	if (!s->nr || !same_bytes(f->qid, s->buf + s->group_start + s->qid_off, f->qid_len, s->qid_len)) {
+		/* a new question starts here: hand over the previous one */
+		int added;
+
+		if (s->nr && emit_group(s) < 0)
+			return -1;
+		strmap_intern(&s->seen, f->qid, f->qid_len, &added);
+		if (!added)
+			return RUN_SCAN_UNSORTED;
+		s->group_start = line_start;
+		s->qid_off = (size_t)(f->qid - (s->buf + line_start));
+		s->qid_len = f->qid_len;
+	}
+	if (s->nr == s->alloc) {
+		ALLOC_GROW(s->lines, s->nr + 1, s->alloc);
+		ALLOC_GROW(s->off_doc, s->nr + 1, s->alloc_off);
+	}
+	s->off_doc[s->nr] = (uint32_t)(f->doc - (s->buf + s->group_start));
+	s->lines[s->nr].len = (uint32_t)f->doc_len;
+	s->lines[s->nr].line = s->lineno;
+	s->lines[s->nr].score = f->score;
+	s->nr++;
+	return 0;
+}
+
+static void collect_line(struct scan *s, const struct fields *f)
+{
+	struct cline *c;
+
+	ALLOC_GROW(s->cl, s->nr_cl + 1, s->alloc_cl);
+	c = &s->cl[s->nr_cl++];
+	c->qid_off = (size_t)(f->qid - s->buf);
+	c->qid_len = (uint32_t)f->qid_len;
+	c->doc_off = (size_t)(f->doc - s->buf);
+	c->doc_len = (uint32_t)f->doc_len;
+	c->score = f->score;
+	c->line = s->lineno;
+}
+
+/* Process the complete line [start, nl) of the buffer. */
+static int scan_line(struct scan *s, size_t start, char *nl)
+{
+	struct fields f;
+	int r;
+
+	s->lineno++;
+	/* a UTF-8 byte order mark before the first line is not part of its qid */
+	if (s->lineno == 1 && nl - (s->buf + start) >= 3 && !memcmp(s->buf + start, "\xef\xbb\xbf", 3))
+		start += 3;
+	r = parse_line(s->buf + start, nl, s->path, s->lineno, &f);
+	if (r <= 0)
+		return r;
+	if (f.doc_len > UINT32_MAX / 2 || f.qid_len > UINT32_MAX / 2)
+		return error_at(s->path, s->lineno, 0, "field too long");
+	s->tag_off = (size_t)(f.tag - s->buf);
+	s->tag_len = f.tag_len;
+	s->have_tag = true;
+	if (s->collect) {
+		collect_line(s, &f);
+		return 0;
+	}
+	return stream_line(s, start, &f);
+}
+
+/* Hand the collected lines over question by question, in order of first appearance. */
+static int emit_collected(struct scan *s)
+{
+	struct strmap groups = STRMAP_INIT;
+	size_t nr_groups = 0, *count = NULL, *first = NULL, *pos = NULL, alloc = 0, alloc_f = 0;
+	uint32_t *gid = xmalloc((s->nr_cl ? s->nr_cl : 1) * sizeof(*gid));
+	struct trec_line *all = xmalloc((s->nr_cl ? s->nr_cl : 1) * sizeof(*all));
+	int ret = 0;
+
+	for (size_t i = 0; i < s->nr_cl; i++) {
+		int added;
+		struct strmap_entry *e = strmap_intern(&groups, s->buf + s->cl[i].qid_off,
+						       s->cl[i].qid_len, &added);
+
+		if (added) {
+			ALLOC_GROW(count, nr_groups + 1, alloc);
+			ALLOC_GROW(first, nr_groups + 1, alloc_f);
+			count[nr_groups] = 0;
+			first[nr_groups] = i;
+			e->value = (void *)(uintptr_t)++nr_groups;
+		}
+		gid[i] = (uint32_t)((uintptr_t)e->value - 1);
+		count[gid[i]]++;
+	}
+	pos = xcalloc(nr_groups + 1, sizeof(*pos));
+	for (size_t g = 0; g < nr_groups; g++)
+		pos[g + 1] = pos[g] + count[g];
+	for (size_t i = 0; i < s->nr_cl; i++) {
+		struct trec_line *t = &all[pos[gid[i]]++];
+
+		t->doc = s->buf + s->cl[i].doc_off;
+		t->len = s->cl[i].doc_len;
+		t->line = s->cl[i].line;
+		t->score = s->cl[i].score;
+	}
+	for (size_t g = 0, at = 0; g < nr_groups && !ret; g++) {
+		struct trec_group grp;
+		const struct cline *c = &s->cl[first[g]];
+
+		grp.qid = s->buf + c->qid_off;
+		grp.qid_len = c->qid_len;
+		grp.lines = all + at;
+		grp.nr = count[g];
+		grp.padded = true;
+		at += count[g];
+		ret = s->fn(&grp, s->data);
+	}
+	strmap_clear(&groups, 0);
+	free(gid);
+	free(all);
+	free(count);
+	free(first);
+	free(pos);
+	return ret;
+}
+
+/* Read up to 'want' bytes of the range at s->off; return the count, or -1 (reported). */
+static long range_read_block(struct scan *s, char *dst, size_t want)
+{
+	size_t got = 0;
+
+	if ((off_t)want > s->end - s->off)
+		want = (size_t)(s->end - s->off);
+	while (got < want) {
+		ssize_t n = pread(s->fd, dst + got, want - got, s->off + (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			error("cannot read '%s': %s", s->path, strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	s->off += (off_t)got;
+	return (long)got;
+}
+
+static int scan_run(struct scan *s)
+{
+	bool eof = !s->gz && s->fd < 0, first = true;
+
+	for (;;) {
+		char *nl;
+		int r;
+
+		while ((nl = memchr(s->buf + s->pos, '\n', s->len - s->pos))) {
+			size_t start = s->pos;
+
+			s->pos = (size_t)(nl - s->buf) + 1;
+			if ((r = scan_line(s, start, nl)))
+				return r;
+		}
+		if (eof) {
+			if (s->pos < s->len) {
+				size_t start = s->pos;
+
+				s->buf[s->len] = '\n';
+				s->pos = s->len;
+				if ((r = scan_line(s, start, s->buf + s->len)))
+					return r;
+			}
+			break;
+		}
+		if (!s->collect) {
+			/* drop everything before the current question */
+			size_t keep = s->nr ? s->group_start : s->pos;
+
+			if (keep) {
+				memmove(s->buf, s->buf + keep, s->len - keep);
+				s->len -= keep;
+				s->pos -= keep;
+				if (s->have_tag && s->tag_off >= keep)
+					s->tag_off -= keep;
+				else
+					s->have_tag = false;
+				s->group_start = 0;
+			}
+		}
+		if (s->cap - s->len < SCAN_BLOCK / 2 + SCAN_SLACK) {
+			s->cap = s->cap * 2;
+			s->buf = xrealloc(s->buf, s->cap);
+		}
+		{
+			long n = s->gz ? run_gz_read_block(s->gz, s->path, s->buf + s->len,
+						       s->cap - s->len - SCAN_SLACK)
+				       : range_read_block(s, s->buf + s->len, s->cap - s->len - SCAN_SLACK);
+
+			if (n < 0)
+				return -1;
+			if (first && run_check_binary(s->path, s->buf + s->len,
+						  (size_t)n < 8192 ? (size_t)n : 8192) < 0)
+				return -1;
+			first = false;
+			if ((size_t)n < s->cap - s->len - SCAN_SLACK)
+				eof = true;
+			s->len += (size_t)n;
+		}
+	}
+	if (s->collect)
+		return emit_collected(s);
+	if (s->nr)
+		return emit_group(s);
+	return 0;
+}
+
+/* Start the scan 's' of 'path' for 'fn'; the caller sets its source. */
+static void scan_init(struct scan *s, const char *path, trec_group_fn fn, void *data)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	s->path = path;
+	s->fn = fn;
+	s->data = data;
+}
+
+/* Finish the scan 's' that returned 'ret': hand the tag of the last line
+ * to 'runid' (when not NULL and all went well) and free the buffers. */
+static void scan_finish(struct scan *s, int ret, struct strbuf *runid)
+{
+	if (!ret && runid && s->have_tag) {
+		strbuf_reset(runid);
+		strbuf_add(runid, s->buf + s->tag_off, s->tag_len);
+	}
+	free(s->buf);
+	free(s->lines);
+	free(s->off_doc);
+	free(s->cl);
+	strmap_clear(&s->seen, 0);
+}
+
+int run_trec_scan(const char *path, bool collect, trec_group_fn fn, void *data,
+		  struct strbuf *runid)
+{
+	struct scan s;
+	int ret;
+
+	scan_init(&s, path, fn, data);
+	s.collect = collect || !strcmp(path, "-");
+	if (!(s.gz = run_open_gz(path)))
+		return -1;
+	s.cap = SCAN_BLOCK + SCAN_SLACK;
+	s.buf = xmalloc(s.cap);
+	ret = scan_run(&s);
+	if (ret == RUN_SCAN_UNSORTED && s.collect)
+		ret = -1; /* cannot happen: collect mode never reports unsorted */
+	gzclose(s.gz);
+	scan_finish(&s, ret, runid);
+	return ret;
+}
+
+int run_trec_scan_range(const char *path, off_t start, off_t end, trec_group_fn fn,
+			void *data, struct strbuf *runid)
+{
+	struct scan s;
+	int ret;
+
+	scan_init(&s, path, fn, data);
+	s.off = start;
+	s.end = end;
+	if ((s.fd = open(path, O_RDONLY)) < 0)
+		return error("cannot open '%s': %s", path, strerror(errno));
+	s.cap = SCAN_BLOCK + SCAN_SLACK;
+	s.buf = xmalloc(s.cap);
+	ret = scan_run(&s);
+	close(s.fd);
+	scan_finish(&s, ret, runid);
+	return ret;
+}
+
+int run_trec_scan_buffer(struct strbuf *sb, const char *path, trec_group_fn fn,
+			 void *data, struct strbuf *runid)
+{
+	struct scan s;
+	int ret;
+
+	scan_init(&s, path, fn, data);
+	s.collect = true;
+	strbuf_grow(sb, SCAN_SLACK);
+	memset(sb->buf + sb->len, 0, SCAN_SLACK);
+	s.len = sb->len;
+	s.cap = sb->alloc;
+	s.buf = strbuf_detach(sb, NULL);
+	ret = scan_run(&s);
+	scan_finish(&s, ret, runid);
+	return ret;
+}
+
+/* Return the length of the qid of the line at 'p' (its blanks skipped into '*q'). */
+static size_t line_qid(const char *p, const char *e, const char **q)
+{
+	const char *start;
+
+	while (p < e && IS_BLANK(*p))
+		p++;
+	start = p;
+	while (p < e && IS_TEXT(*p))
+		p++;
+	*q = start;
+	return (size_t)(p - start);
+}
+
+off_t run_trec_split(const char *path, off_t *size_out)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	size_t cap = 1u << 20;
+	char *buf = NULL;
+	off_t split = 0;
+
+	*size_out = 0;
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)(16u << 20))
+		goto out;
+	*size_out = st.st_size;
+	buf = xmalloc(cap);
+	if (pread(fd, buf, 2, 0) != 2 || ((unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b))
+		goto out;
+	{
+		off_t mid = st.st_size / 2;
+		ssize_t n = pread(fd, buf, cap, mid);
+		const char *p, *e, *prev_q = NULL;
+		size_t prev_len = 0;
+
+		if (n <= 0)
+			goto out;
+		e = buf + n;
+		p = memchr(buf, '\n', (size_t)n);
+		while (p && ++p < e) {
+			const char *nl = memchr(p, '\n', (size_t)(e - p)), *q;
+			size_t len;
+
+			if (!nl)
+				break;
+			len = line_qid(p, nl, &q);
+			if (len && *q != '#') {
+				if (prev_q && (len != prev_len || memcmp(q, prev_q, len))) {
+					split = mid + (off_t)(p - buf);
+					break;
+				}
+				prev_q = q;
+				prev_len = len;
+			}
+			p = nl;
+		}
+	}
+out:
+	free(buf);
+	close(fd);
+	return split;
+}

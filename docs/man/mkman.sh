@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Write the man page of one evalset subcommand (or of evalset itself) in roff,
+# from what the binary says (`evalset <cmd> -h`, `evalset -h`) and from the
+# opening comment of cmd/<cmd>.c, so the pages never drift from the options.
+#
+# usage: mkman.sh EVALSET SRCDIR CMD|evalset OUT VERSION
+set -euo pipefail
+evalset=$1 src=$2 cmd=$3 out=$4 version=$5
+# a sanitizer build must not fail the page for a leak report at exit
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+# roff-escape a line: backslashes, leading dots and quotes, hyphens in options
+esc() { sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\\&'/" -e 's/-/\\-/g'; }
+
+exit_status() {
+  cat <<'ROFF'
+.SH EXIT STATUS
+.TP
+.B 0
+success; the gate passed
+.TP
+.B 1
+a gate failed, a regression was found, or check found errors
+.TP
+.B 2
+bad usage or bad input (the message names the file, line and problem);
+nothing is written
+.TP
+.B 3
+a remote failure: an LLM or retriever endpoint unreachable, or auth or quota refused
+.TP
+.B 130
+interrupted; the work done so far is kept and resumable
+ROFF
+}
+
+environment() {
+  cat <<'ROFF'
+.SH ENVIRONMENT
+.TP
+.B EVALSET_CONFIG
+the project config file (else ./evalset.yaml, then parents up to the repository root)
+.TP
+.B EVALSET_MODEL, OPENAI_BASE_URL, EVALSET_CONCURRENCY, EVALSET_K, EVALSET_MEASURES, EVALSET_GATE
+defaults that override the config file and are overridden by flags
+.TP
+.B EVALSET_PROMPT_DIR
+where the prompt templates are (else the installed ones)
+.TP
+.B OPENAI_API_KEY
+the API key (or the variable named by \-\-api\-key\-env); never written anywhere
+ROFF
+}
+
+{
+  if [ "$cmd" = evalset ]; then
+    echo ".TH EVALSET 1 \"\" \"evalset $version\" \"evalset manual\""
+    echo ".SH NAME"
+    echo "evalset \\- build evaluation sets for retrieval and gate merges on regressions"
+    echo ".SH SYNOPSIS"
+    echo ".B evalset"
+    echo "[\\-\\-version] [\\-h] [\\-\\-config \\fIfile\\fR] \\fIcommand\\fR [\\fIargs\\fR]"
+    echo ".SH DESCRIPTION"
+    echo "evalset builds 50\\(en200 question evaluation sets for the retrieval step of RAG,"
+    echo "versions them as YAML, scores retriever runs against a tagged version, and fails"
+    echo "CI when recall@k drops for real. Each command has its own page,"
+    echo ".BR evalset\\-<command> (1)."
+    echo ".SH COMMANDS"
+    "$evalset" -h | sed -n 's/^    \([a-z-]*\) \+\(.*\)$/\1\t\2/p' | while IFS=$'\t' read -r name summary; do
+      echo ".TP"
+      echo ".BR evalset\\-$(printf '%s' "$name" | esc) (1)"
+      printf '%s\n' "$summary" | esc
+    done
+    echo ".SH OPTIONS"
+    echo ".TP"
+    echo ".B \\-\\-version"
+    echo "print the version of evalset and of the libcurl, cJSON, libyaml and utf8proc it runs with"
+    echo ".TP"
+    echo ".BI \\-\\-config \" file\""
+    echo "read the project config from \\fIfile\\fR (see \\fBevalset\\-config\\fR(1))"
+    echo ".TP"
+    echo ".B \\-h"
+    echo "list the commands"
+    environment
+    exit_status
+  else
+    summary=$("$evalset" -h | sed -n "s/^    $cmd \\+\\(.*\\)\$/\\1/p")
+    help=$("$evalset" "$cmd" -h)
+    upper=$(printf '%s' "$cmd" | tr a-z A-Z)
+    echo ".TH EVALSET-$upper 1 \"\" \"evalset $version\" \"evalset manual\""
+    echo ".SH NAME"
+    echo "evalset\\-$(printf '%s' "$cmd" | esc) \\- $(printf '%s' "$summary" | esc)"
+    echo ".SH SYNOPSIS"
+    echo ".nf"
+    # the usage lines: everything before the first blank line
+    printf '%s\n' "$help" | sed -n '1,/^$/p' | sed -e 's/^usage: //' -e 's/^   or: //' -e '/^$/d' | esc
+    echo ".fi"
+    echo ".SH DESCRIPTION"
+    # the opening comment of cmd/<cmd>.c says what the command does
+    file="$src/cmd/$cmd.c"
+    if [ -f "$file" ]; then
+      awk 'NR==1 && !/^\/\*/ {exit} NR>1 && /\*\// {exit} NR>1 {sub(/^ \* ?/, ""); print}' "$file" |
+        sed -e "s/^$cmd: //" | esc | sed 's/^$/.PP/'
+    else
+      printf '%s\n' "$summary" | esc
+    fi
+    echo ".SH OPTIONS"
+    printf '%s\n' "$help" | sed -n '/^$/,$p' | sed '/^$/d' | while IFS= read -r line; do
+      opt=$(printf '%s' "$line" | sed -E 's/^ +(-[^ ]+(, -[^ ]+)?( [^ ]+)?) {2,}.*$/\1/')
+      text=$(printf '%s' "$line" | sed -E 's/^ +-[^ ]+(, -[^ ]+)?( [^ ]+)? {2,}//')
+      if [ "$opt" = "$line" ]; then
+        printf '%s\n' "$line" | sed 's/^ *//' | esc
+      else
+        echo ".TP"
+        printf '.B %s\n' "$(printf '%s' "$opt" | esc)"
+        printf '%s\n' "$text" | esc
+      fi
+    done
+    echo ".TP"
+    echo ".B \\-h, \\-\\-help"
+    echo "print the usage and options, and exit 0"
+    exit_status
+    echo ".SH SEE ALSO"
+    echo ".BR evalset (1)"
+  fi
+} > "$out.tmp"
+mv "$out.tmp" "$out"

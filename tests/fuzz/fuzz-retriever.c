@@ -1,0 +1,98 @@
+/*
+ * fuzz-retriever: what `evalset run` parses from a retriever or a file, on
+ * arbitrary bytes: a reply (job_accept), a run file to resume from
+ * (run_resume), a body template (url_render_body), and the Porter stemmer
+ * on the bytes mapped to a-z.
+ */
+#include "fuzz.h"
+#include "../../core/error.h"
+#include "../../core/retriever.h"
+#include "../../core/stem.h"
+#include "../../core/strmap.h"
+#include "../../core/util.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void quiet(const char *prefix, const char *msg)
+{
+	(void)prefix;
+	(void)msg;
+}
+
+static const char *qids[] = { "q-0001", "q-0002", "q-0003" };
+
+/* Trap unless every answer holds at most k unique, non-empty ids. */
+static void check_answers(const struct job *job)
+{
+	for (size_t i = 0; i < job->nr; i++) {
+		struct strmap seen = STRMAP_INIT;
+		const struct answer *a = &job->ans[i];
+
+		if ((long)a->nr > job->k || (!a->answered && a->nr))
+			__builtin_trap();
+		for (size_t h = 0; h < a->nr; h++) {
+			int added;
+			if (!*a->hits[h].id)
+				__builtin_trap();
+			strmap_intern(&seen, a->hits[h].id, strlen(a->hits[h].id), &added);
+			if (!added)
+				__builtin_trap();
+		}
+		strmap_clear(&seen, 0);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct run_meta meta = { "fuzz", NULL, "sha256:00", "cmd fuzz", NULL };
+	struct strbuf why = STRBUF_INIT, body = STRBUF_INIT;
+	struct job job;
+	char *text = xstrndup((const char *)data, size), *word;
+	cJSON *reply;
+	size_t n;
+
+	set_error_routine(quiet);
+	set_warning_routine(quiet);
+
+	job_init(&job, 3, 5);
+	for (size_t i = 0; i < 3; i++) {
+		job.qid[i] = qids[i];
+		job.query[i] = text;
+	}
+	reply = cJSON_ParseWithLength((const char *)data, size);
+	if (cJSON_IsObject(reply))
+		job_accept(&job, 0, cJSON_GetObjectItemCaseSensitive(reply, "results"),
+			   cJSON_GetObjectItemCaseSensitive(reply, "abstained"), &why);
+	else
+		job_accept(&job, 1, reply, NULL, &why);
+	cJSON_Delete(reply);
+	check_answers(&job);
+	job_release(&job);
+
+	job_init(&job, 3, 5);
+	for (size_t i = 0; i < 3; i++) {
+		job.qid[i] = qids[i];
+		job.query[i] = text;
+	}
+	run_resume(&job, &meta, fuzz_temp_file(data, size));
+	check_answers(&job);
+	job_release(&job);
+
+	url_render_body(text, "q-1", text, 10, &body);
+	url_render_body(URL_BODY_DEFAULT, text, text, 10, &body);
+
+	word = xstrndup((const char *)data, size);
+	for (size_t i = 0; i < size; i++)
+		word[i] = (char)('a' + (unsigned char)data[i] % 26);
+	n = porter_stem(word, size);
+	if (n > size || (size > 2 && n == 0))
+		__builtin_trap();
+
+	free(word);
+	free(text);
+	strbuf_release(&why);
+	strbuf_release(&body);
+	return 0;
+}

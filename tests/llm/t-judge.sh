@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# End-to-end tests of `evalset pool`, `evalset judge` and `evalset label`
+# against tests/fakes/fake_llm.py (judge mode), printing TAP. Each case gets
+# its own fake server (a coprocess that exits when this script closes its
+# stdin or exits) and a scratch directory.
+#
+# usage: t-judge.sh EVALSET
+set -u
+evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+fake="$src/tests/fakes/fake_llm.py"
+n=0; failed=0
+root=$(mktemp -d)
+trap 'stop_fake; rm -rf "$root"' EXIT
+
+ok() {   # ok COND-EXIT-CODE DESCRIPTION [DIAG]
+	n=$((n+1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed+1)); [ -n "${3:-}" ] && echo "# $3"; fi
+}
+is() {   # is GOT WANT DESCRIPTION
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3" "got '$1', want '$2'"; fi
+}
+
+FAKE_PID=
+start_fake() {
+	coproc FAKE { exec python3 "$fake" "$@"; }
+	FAKE_PID=$FAKE_PID
+	read -r -u "${FAKE[0]}" PORT
+	BASE="http://127.0.0.1:$PORT/v1"
+}
+stop_fake() {
+	if [ -n "${FAKE_PID:-}" ]; then
+		eval "exec ${FAKE[1]}>&-" 2>/dev/null
+		kill "$FAKE_PID" 2>/dev/null
+		wait "$FAKE_PID" 2>/dev/null
+		FAKE_PID=
+	fi
+}
+stat_py() {  # stat_py PYTHON-EXPR over the fake's /stats as d
+	curl -s "http://127.0.0.1:$PORT/stats" | python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"
+}
+
+# A corpus of 30 chunks, each with a unique marker word "mkNN"; a set of 6
+# questions (q-0001..q-0006; q-0006 unanswerable), each labelled with one
+# relevant chunk; two runs that return 5 documents per question, overlapping.
+make_case() {
+	w="$root/$1"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
+	python3 - <<'EOF'
+import json, random
+random.seed(9)
+vocab = ["w%03d" % i for i in range(300)]
+with open("chunks.jsonl", "w") as f:
+    for i in range(30):
+        f.write(json.dumps({"id": "c-%02d" % i, "title": "Doc %d" % (i // 5),
+                            "text": "mk%02d " % i + " ".join(random.sample(vocab, 20)) + "."}) + "\n")
+cases = []
+for q in range(5):
+    cases.append({"text": "Question number %d about w%03d?" % (q, q), "relevant": ["c-%02d" % (q * 5)]})
+cases.append({"text": "Is there anything about the moon?", "answerable": False})
+json.dump(cases, open("cases.json", "w"))
+with open("a.trec", "w") as f:
+    for q in range(6):
+        for r in range(5):
+            f.write("q-%04d Q0 c-%02d %d %d a\n" % (q + 1, (q * 5 + r) % 30, r + 1, 50 - r))
+with open("b.jsonl", "w") as f:
+    for q in range(6):
+        f.write(json.dumps({"qid": "q-%04d" % (q + 1), "results": ["c-%02d" % ((q * 5 + r + 3) % 30) for r in range(5)]}) + "\n")
+EOF
+	python3 -c 'import json,sys; [print("- text: %s\n  %s" % (json.dumps(c["text"]), "relevant: [%s]" % c["relevant"][0] if "relevant" in c else "answerable: false")) for c in json.load(open("cases.json"))]' > cases.yaml
+	"$evalset" init demo --corpus chunks.jsonl >/dev/null 2>&1 || exit 1
+	"$evalset" add demo --from cases.yaml >/dev/null 2>&1 || exit 1
+	"$evalset" tag demo v1 >/dev/null 2>&1 || exit 1
+	"$evalset" pool demo@v1 a.trec b.jsonl --depth 5 -o pool.yaml >pool.out 2>pool.err || exit 1
+}
+judge() { "$evalset" judge pool.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" "$@"; }
+nulls() { grep -c "grade: null" pool.yaml; }
+graded() { grep -c "grade: [0-3]" pool.yaml; }
+
+export OPENAI_API_KEY=sk-SENTINEL-4b1d2e
+
+# ---- the worksheet: union of unlabelled top-5 documents of both runs ----
+make_case basic
+# per answerable question: a.trec ranks q*5..q*5+4, b.jsonl q*5+3..q*5+7; the
+# relevant chunk q*5 is labelled: 7 unlabelled documents each, 35 in all
+is "$(grep -c '^  - chunk: ' pool.yaml)" 35 "pool holds the 35 unlabelled pairs (5 questions x 7)"
+is "$(nulls)" 35 "every pair starts ungraded"
+grep -q "found_by: \[{run: a, rank: 4}, {run: b, rank: 1}\]" pool.yaml; ok $? "a pair found by both runs lists both ranks"
+! grep -q "id: q-0006" pool.yaml; ok $? "the unanswerable question is not pooled"
+"$evalset" pool demo@v1 a.trec -o pool.yaml >out 2>err
+is "$?" 2 "an existing worksheet is not replaced"
+grep -q -- "--force" err; ok $? "the message names --force"
+
+# ---- judge: every pair graded once, with its provenance; rerun sends nothing ----
+start_fake --judge-grade 2
+judge >out 2>err
+is "$?" 0 "judge succeeds"
+is "$(stat_py 'd["requests"]')" 35 "one request per pair"
+is "$(nulls)" 0 "no pair left ungraded"
+is "$(grep -c 'judge: llm:fake-1' pool.yaml)" 35 "every grade records judge llm:MODEL"
+is "$(grep -c 'prompt: judge@sha256:' pool.yaml)" 35 "every grade records the prompt digest"
+judge >out 2>err
+is "$(stat_py 'd["requests"]')" 35 "rerun sends no request"
+# a fresh worksheet over the same pairs is graded from the journal
+"$evalset" pool demo@v1 a.trec b.jsonl --depth 5 -o pool.yaml --force >/dev/null 2>&1
+judge >out 2>err
+is "$(stat_py 'd["requests"]')" 35 "a rebuilt worksheet is graded from the journal"
+is "$(graded)" 35 "and every pair holds its grade"
+grep -q "35 graded from the journal" out; ok $? "summary says the grades came from the journal" "$(cat out)"
+! grep -rq "SENTINEL" out err pool.yaml sets/; ok $? "the key appears in no output, pool or journal"
+stop_fake
+
+# ---- people's grades are kept and not asked ----
+make_case human
+python3 - <<'EOF'
+s = open("pool.yaml").read()
+s = s.replace("grade: null", "grade: 3\n    note: checked by hand", 2)
+open("pool.yaml", "w").write(s)
+EOF
+start_fake --judge-grade 0
+judge >out 2>err
+is "$(stat_py 'd["requests"]')" 33 "pairs graded by people are not sent"
+is "$(grep -c 'grade: 3' pool.yaml)" 2 "their grades are kept"
+is "$(grep -c 'note: checked by hand' pool.yaml)" 2 "their notes are kept"
+stop_fake
+
+# ---- an unparseable reply is a recorded failure, never a 0 ----
+make_case prose
+start_fake --fault prose
+judge >out 2>err
+is "$?" 0 "judge with unparseable replies completes"
+is "$(nulls)" 35 "no pair got a grade from an unparseable reply"
+! grep -q "grade: 0" pool.yaml; ok $? "no silent zeros"
+grep -q "35 unusable replies" out; ok $? "failures counted" "$(cat out)"
+grep -q "ungraded" err; ok $? "warning says pairs stay ungraded"
+is "$(grep -c '"status":"unusable"' sets/demo/.evalset/judge.jsonl)" 35 "failures journaled"
+before=$(stat_py 'd["requests"]')
+judge >out 2>err
+is "$(stat_py 'd["requests"]')" "$before" "journaled failures are not asked again by default"
+stop_fake
+start_fake --judge-grade 1
+judge --retry-failed >out 2>err
+is "$?" 0 "--retry-failed run succeeds"
+is "$(stat_py 'd["requests"]')" 35 "--retry-failed asks every failed pair again"
+is "$(nulls)" 0 "and grades them"
+stop_fake
+
+# ---- a judge grade outside 0..3 is a failure, not a clamp ----
+make_case outside
+start_fake --judge-grade 4
+judge >out 2>err
+is "$?" 0 "judge with out-of-range grades completes"
+is "$(nulls)" 35 "no grade 4 clamped into the pool"
+grep -q '"why":"reply grade 4 is not an integer in 0..3' sets/demo/.evalset/judge.jsonl; ok $? "the journal says why"
+stop_fake
+
+# ---- kill -9 mid-run, then resume ----
+make_case kill
+start_fake --latency 150 --judge-grade 2
+( exec "$evalset" judge pool.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" --concurrency 2 ) >out 2>err &
+pid=$!
+for i in $(seq 80); do
+	[ -f sets/demo/.evalset/judge.jsonl ] && [ "$(grep -c '"status"' sets/demo/.evalset/judge.jsonl)" -ge 6 ] && break
+	sleep 0.1
+done
+kill -9 $pid; wait $pid 2>/dev/null
+journaled=$(grep -c '"status":"ok"' sets/demo/.evalset/judge.jsonl)
+before=$(stat_py 'd["requests"]')
+ok $([ "$journaled" -ge 6 ] && [ "$journaled" -lt 35 ] && echo 0 || echo 1) "killed mid-run ($journaled of 35 journaled)"
+judge >out 2>err
+is "$?" 0 "resume succeeds"
+is "$(( $(stat_py 'd["requests"]') - before ))" "$((35 - journaled))" "resume sends exactly the unjournaled pairs"
+is "$(graded)" 35 "every pair graded after resume"
+stop_fake
+
+# ---- Ctrl-C: exit 130, grades so far kept in the pool ----
+make_case sigint
+start_fake --latency 200 --judge-grade 2
+( exec "$evalset" judge pool.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" --concurrency 2 ) >out 2>err &
+pid=$!
+sleep 1.2
+kill -INT $pid; wait $pid
+is "$?" 130 "interrupted judge exits 130"
+g=$(graded)
+ok $([ "$g" -gt 0 ] && [ "$g" -lt 35 ] && echo 0 || echo 1) "grades obtained before the interrupt are in the pool ($g)"
+judge >out 2>err
+is "$(graded)" 35 "rerun completes the pool"
+stop_fake
+
+# ---- someone edits the pool while the judge runs: their edit is not overwritten ----
+make_case edited
+start_fake --latency 200 --judge-grade 2
+( exec "$evalset" judge pool.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" --concurrency 1 ) >out 2>err &
+pid=$!
+sleep 1
+python3 - <<'EOF2'
+s = open("pool.yaml").read()
+open("pool.yaml", "w").write(s.replace("grade: null", "grade: 3\n    note: edited during the run", 1))
+EOF2
+wait $pid
+is "$?" 2 "judge refuses to overwrite a pool edited during the run"
+grep -q "changed while the judge ran" err; ok $? "the message says why" "$(cat err)"
+is "$(grep -c 'note: edited during the run' pool.yaml)" 1 "the person's edit is kept"
+before=$(stat_py 'd["requests"]')
+judge >out 2>err
+is "$?" 0 "the next run succeeds"
+is "$(stat_py 'd["requests"]')" "$before" "and takes the grades from the journal without asking again"
+is "$(graded)" 35 "every pair graded"
+stop_fake
+
+# ---- the same model generated the questions: a warning ----
+make_case own
+python3 - <<'EOF'
+s = open("sets/demo/set.yaml").read()
+s = s.replace("- id: q-0001\n", "- id: q-0001\n  provenance: {model: fake-1}\n", 1)
+open("sets/demo/set.yaml", "w").write(s)
+EOF
+"$evalset" pool demo a.trec b.jsonl --depth 5 -o pool.yaml --force >/dev/null 2>&1
+start_fake --judge-grade 1
+judge >out 2>err
+grep -q "generated 1 of the 5 pooled questions" err; ok $? "warning when the judge generated the questions" "$(cat err)"
+"$evalset" judge pool.yaml --model other-2 --base-url "$BASE" --prompt-dir "$src/prompts" >out 2>err
+! grep -q "generated" err; ok $? "no warning for another model"
+stop_fake
+
+# ---- agreement with the labels of a version ----
+make_case kappa
+# v1 labels: q-0001..q-0005 each relevant c-(q*5) at grade 1 (list form).
+# People grade two pool pairs 0 (q-0001: c-01, c-02). The judge says 3 for
+# c-00, c-05, 0 for c-10, c-15, c-20, and 0 for c-01, 2 for c-02.
+python3 - <<'EOF'
+import json, re
+s = open("pool.yaml").read()
+for c in ("c-01", "c-02"):
+    s = re.sub(r"(chunk: %s\n(?:    .*\n)*?    grade: )null" % c, r"\g<1>0", s, count=1)
+open("pool.yaml", "w").write(s)
+json.dump({"mk00": 3, "mk05": 3, "mk10": 0, "mk15": 0, "mk20": 0, "mk01": 0, "mk02": 2}, open("grades.json", "w"))
+EOF
+start_fake --judge-grades grades.json
+judge --against demo@v1 >out 2>err
+is "$?" 0 "judge --against succeeds"
+# pairs (label, judge): (1,3) (1,3) (1,0) (1,0) (1,0) from the set, (0,0) (0,2) from people
+# binary [[1,1],[3,2]]: po 3/7; rows 2/7 5/7, cols 4/7 3/7: pe 23/49; kappa (21-23)/(49-23) = -1/13
+# 4 levels: po 1/7; rows 2/7 5/7; cols 4/7 0 1/7 2/7: pe 8/49; kappa (7-8)/(49-8) = -1/41
+grep -q "pairs: 7 labelled; 7 judged (2 of them graded by people in the pool)" out; ok $? "seven labelled pairs judged" "$(cat out)"
+grep -q "kappa (binary, relevant = grade >= 1): -0.077, observed agreement 0.429" out; ok $? "binary kappa as worked by hand" "$(grep kappa out)"
+grep -q "label 1            3         0         0         2" out; ok $? "confusion row for label 1" "$(cat out)"
+grep -q "kappa (4 levels): -0.024, observed agreement 0.143" out; ok $? "4-level kappa as worked by hand" "$(grep kappa out)"
+grep -q "list-form" out; ok $? "a note says list-form labels only mean relevant"
+is "$(nulls)" 33 "--against does not write grades into the pool"
+stop_fake
+
+# ---- the whole loop: pool, judge, label; labels carry their provenance ----
+make_case loop
+python3 -c 'import json; json.dump({"mk01": 3, "mk02": 1, "mk03": 0}, open("grades.json", "w"))'
+start_fake --judge-grades grades.json --judge-grade 0
+judge >out 2>err
+"$evalset" label demo --from pool.yaml >out 2>err
+is "$?" 0 "label merges the judged pool"
+grep -q "2 new relevant, 33 new irrelevant" out; ok $? "grade >= 1 relevant, 0 irrelevant" "$(cat out)"
+python3 - <<'EOF' > got
+import re
+s = open("sets/demo/set.yaml").read()
+q1 = s.split("- id: q-0001")[1].split("- id: q-0002")[0]
+print("c-01: 3" in q1, "c-02: 1" in q1, "c-00: 1" in q1, "c-01: llm:fake-1" in q1)
+EOF
+is "$(cat got)" "True True True True" "grades, the old label and the provenance in the set"
+"$evalset" check demo --corpus chunks.jsonl >out 2>&1
+! grep -q "^error" out; ok $? "the labelled set checks without errors"
+stop_fake
+
+# ---- auth failure: exit 3, key never shown ----
+make_case auth
+start_fake --expect-key right-key
+judge >out 2>err
+is "$?" 3 "401 exits 3"
+! grep -rq "SENTINEL" out err pool.yaml sets/; ok $? "key appears in no output, pool or journal"
+is "$(nulls)" 35 "nothing graded"
+stop_fake
+
+echo "1..$n"
+[ "$failed" = 0 ]

@@ -1,0 +1,628 @@
+/*
+ * t-logimport: the log readers (JSON Lines, CSV/TSV, gzip, limits), the
+ * folding of records into labelled query groups, and the choice helpers
+ * (near-duplicate filter, stratified sample).
+ */
+#include "test-lib.h"
+#include "../../core/digest.h"
+#include "../../core/fsutil.h"
+#include "../../core/logimport.h"
+#include "../../core/logread.h"
+#include "../../core/sample.h"
+#include "../../core/text.h"
+#include "../../core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static char tmpdir[] = "/tmp/t-logimport-XXXXXX";
+
+static char *write_tmp(const char *name, const char *content)
+{
+	char *path = path_join(tmpdir, name);
+	write_file_atomic(path, content, strlen(content));
+	return path;
+}
+
+/* Return value 'k' of 'field' in the current record as a new string ("" when absent). */
+static char *value(struct log_reader *r, const char *field, size_t k)
+{
+	struct log_path p;
+	struct log_values v = LOG_VALUES_INIT;
+	char *s;
+
+	log_path_init(&p, r, field);
+	log_reader_get(r, &p, &v);
+	s = k < v.nr ? xstrndup(v.v[k].s, v.v[k].len) : xstrdup("");
+	log_values_release(&v);
+	log_path_release(&p);
+	return s;
+}
+
+static size_t count(struct log_reader *r, const char *field)
+{
+	struct log_path p;
+	struct log_values v = LOG_VALUES_INIT;
+	size_t n;
+
+	log_path_init(&p, r, field);
+	n = log_reader_get(r, &p, &v);
+	log_values_release(&v);
+	log_path_release(&p);
+	return n;
+}
+
+#define IS_VALUE(r, field, k, want, what) do { \
+		char *got_ = value((r), (field), (k)); \
+		is_str(got_, (want), (what)); \
+		free(got_); \
+	} while (0)
+
+static void test_jsonl(void)
+{
+	char *path = write_tmp("a.jsonl",
+		"{\"q\": \"caf\\u00e9 \\\"x\\\"\", \"meta\": {\"s\": \"s1\", \"n\": 12.5}, \"doc\": [\"c-1\", \"c-2\"]}\n"
+		"\n"
+		"{\"q\": \"second\", \"cites\": [{\"id\": \"c-3\"}, {\"id\": \"c-4\"}], \"ok\": true, \"x\": null}\r\n"
+		"{\"q\": \"trailing comma\",}\n"
+		"[1, 2]\n"
+		"{\"q\": \"emoji \\ud83d\\ude00\"}\n"
+		"{\"q\": \"unterminated}\n"
+		"{\"q\": \"last, no newline\"}");
+	struct log_reader r;
+
+	ok(!log_reader_open(&r, path, LOG_FORMAT_AUTO), "open a .jsonl log");
+	is_int(r.format, LOG_FORMAT_JSONL, "the format comes from the name");
+	is_int(log_reader_next(&r), 1, "first record");
+	is_int(r.lineno, 1, "first record is on line 1");
+	IS_VALUE(&r, "q", 0, "caf\xc3\xa9 \"x\"", "escapes are decoded (\\u00e9, \\\")");
+	IS_VALUE(&r, "meta.s", 0, "s1", "a dotted path reaches into an object");
+	IS_VALUE(&r, "meta.n", 0, "12.5", "a number is returned as its text");
+	is_int(count(&r, "doc"), 2, "a list gives one value per element");
+	IS_VALUE(&r, "doc", 1, "c-2", "list order is kept");
+	is_int(count(&r, "missing"), 0, "an absent key gives no value");
+	is_int(count(&r, "q.deeper"), 0, "a path through a string gives no value");
+	is_int(log_reader_next(&r), 1, "a blank line is not a record");
+	is_int(r.lineno, 3, "the second record is on line 3");
+	is_int(count(&r, "cites.id"), 2, "a path continues into every element of a list");
+	IS_VALUE(&r, "cites.id", 1, "c-4", "ids of a list of objects");
+	IS_VALUE(&r, "ok", 0, "true", "a boolean is returned as its text");
+	is_int(count(&r, "x"), 0, "null gives no value");
+	IS_VALUE(&r, "q", 0, "second", "CRLF line endings are accepted");
+	is_int(log_reader_next(&r), -2, "a trailing comma is malformed");
+	is_int(r.lineno, 4, "the malformed record's line is known");
+	is_int(log_reader_next(&r), -2, "an array is not a record");
+	is_str(r.why, "not a JSON object", "and says why");
+	is_int(log_reader_next(&r), 1, "reading goes on after malformed lines");
+	IS_VALUE(&r, "q", 0, "emoji \xf0\x9f\x98\x80", "a surrogate pair becomes one UTF-8 character");
+	is_int(log_reader_next(&r), -2, "an unterminated string is malformed");
+	is_int(log_reader_next(&r), 1, "a last line without a newline is read");
+	IS_VALUE(&r, "q", 0, "last, no newline", "its value");
+	is_int(log_reader_next(&r), 0, "then end of file");
+	log_reader_close(&r);
+	free(path);
+}
+
+static void test_long_line(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct log_reader r;
+	char *path;
+
+	strbuf_addstr(&sb, "{\"q\": \"before\"}\n{\"q\": \"");
+	for (size_t i = 0; i < 3 * (size_t)LOG_MAX_RECORD; i++)
+		strbuf_addch(&sb, 'a');
+	strbuf_addstr(&sb, "\"}\n{\"q\": \"after\"}\n");
+	path = write_tmp("long.jsonl", sb.buf);
+	ok(!log_reader_open(&r, path, LOG_FORMAT_JSONL), "open a log with a 3 MiB line");
+	is_int(log_reader_next(&r), 1, "the line before");
+	is_int(log_reader_next(&r), -2, "a line over the limit is skipped");
+	is_int(r.lineno, 2, "on line 2");
+	is_int(log_reader_next(&r), 1, "the line after is read");
+	is_int(r.lineno, 3, "on line 3");
+	IS_VALUE(&r, "q", 0, "after", "intact");
+	log_reader_close(&r);
+	strbuf_release(&sb);
+	free(path);
+}
+
+static void test_csv(void)
+{
+	char *path = write_tmp("a.csv",
+		"id,question,doc-id-list\r\n"
+		"1,\"a question, with a comma\",c-1\r\n"
+		"2,\"a \"\"quoted\"\" word\nand a newline\",\"c-2,c-3\"\n"
+		"3,ragged row\n"
+		"\n"
+		"4,last,c-4\n");
+	char *tsv = write_tmp("b.tsv", "question\tdoc\n\"tab\there\"\tc-9\nplain \"inner\" quote\tc-8\n");
+	struct log_reader r;
+
+	ok(!log_reader_open(&r, path, LOG_FORMAT_AUTO), "open a CSV log");
+	is_int(r.format, LOG_FORMAT_CSV, "CSV by name");
+	is_int(log_reader_next(&r), 1, "row 1");
+	IS_VALUE(&r, "question", 0, "a question, with a comma", "a quoted field holds the delimiter");
+	IS_VALUE(&r, "doc-id-list", 0, "c-1", "a column by its header name");
+	is_int(count(&r, "nope"), 0, "an unknown column gives no value");
+	is_int(log_reader_next(&r), 1, "row 2");
+	is_int(r.lineno, 3, "row 2 starts on line 3");
+	IS_VALUE(&r, "question", 0, "a \"quoted\" word\nand a newline", "quotes doubled, newline inside quotes");
+	is_int(log_reader_next(&r), -2, "a row with too few fields is malformed");
+	is_int(r.lineno, 5, "the ragged row is on line 5 (after a quoted newline)");
+	is_int(log_reader_next(&r), 1, "a blank line is skipped, the next row read");
+	is_int(r.lineno, 7, "on line 7");
+	IS_VALUE(&r, "id", 0, "4", "its first field");
+	is_int(log_reader_next(&r), 0, "end of file");
+	log_reader_close(&r);
+
+	ok(!log_reader_open(&r, tsv, LOG_FORMAT_AUTO), "open a TSV log");
+	is_int(log_reader_next(&r), 1, "TSV row 1");
+	IS_VALUE(&r, "question", 0, "tab\there", "a quoted TSV field holds a tab");
+	is_int(log_reader_next(&r), 1, "TSV row 2");
+	IS_VALUE(&r, "question", 0, "plain \"inner\" quote", "a quote inside an unquoted field is text");
+	log_reader_close(&r);
+	free(path);
+	free(tsv);
+}
+
+static void test_gzip(void)
+{
+	char *path = path_join(tmpdir, "z.log");
+	const char *a = "{\"query\": \"one\"}\n", *b = "{\"query\": \"two\"}\n";
+	char want[72], got[72];
+	struct log_reader r;
+	gzFile gz;
+
+	/* two gzip members back to back, as `cat a.gz b.gz` makes */
+	gz = gzopen(path, "wb");
+	gzwrite(gz, a, (unsigned)strlen(a));
+	gzclose(gz);
+	gz = gzopen(path, "ab");
+	gzwrite(gz, b, (unsigned)strlen(b));
+	gzclose(gz);
+	ok(!log_reader_open(&r, path, LOG_FORMAT_AUTO), "open a gzip log without a telling name");
+	ok(log_reader_gzip(&r), "gzip is detected by content");
+	is_int(r.format, LOG_FORMAT_JSONL, "JSON Lines detected by content");
+	is_int(log_reader_next(&r), 1, "first member");
+	IS_VALUE(&r, "query", 0, "one", "its record");
+	is_int(log_reader_next(&r), 1, "second member");
+	IS_VALUE(&r, "query", 0, "two", "its record");
+	is_int(log_reader_next(&r), 0, "end");
+	log_reader_digest(&r, got);
+	file_sha256(path, want);
+	is_str(got, want, "the digest is of the compressed bytes as stored");
+	log_reader_close(&r);
+	free(path);
+}
+
+static struct import_query *find_query(struct import *im, const char *key)
+{
+	for (size_t i = 0; i < im->nr; i++)
+		if (!strcmp(im->q[i].key, key))
+			return &im->q[i];
+	return NULL;
+}
+
+static struct import_query *find_text(struct import *im, const char *text)
+{
+	for (size_t i = 0; i < im->nr; i++)
+		if (!strcmp(im->q[i].text, text))
+			return &im->q[i];
+	return NULL;
+}
+
+static int grade_of(const struct import_query *q, const char *doc)
+{
+	for (size_t k = 0; q && k < q->nr_docs; k++)
+		if (!strcmp(import_doc_id(&q->docs[k]), doc))
+			return q->docs[k].grade;
+	return -1;
+}
+
+static void test_fold(void)
+{
+	char *path = write_tmp("fold.jsonl",
+		"{\"query\": \"How do I reset my password?\", \"doc\": \"c-1\", \"session\": \"s1\", \"time\": \"2026-11-01T10:00:00Z\"}\n"
+		"{\"query\": \"how do i reset my password\", \"doc\": \"c-1\", \"session\": \"s2\", \"time\": 1793613600}\n"
+		"{\"query\": \"How do I reset my password?\", \"doc\": \"c-1\", \"session\": \"s2\"}\n"
+		"{\"query\": \"How do I reset my password?\", \"doc\": \"c-2\", \"session\": \"s3\", \"dwell\": 4}\n"
+		"{\"query\": \"How do I reset my password?\", \"doc\": \"c-2\", \"session\": \"s4\", \"dwell\": 3}\n"
+		"{\"query\": \"How do I reset my password?\", \"doc\": \"c-3\", \"session\": \"s5\", \"signal\": \"cite\"}\n"
+		"{\"query\": \"How do I reset my password?\", \"doc\": \"c-3\", \"session\": \"s6\", \"signal\": \"rating:+1\"}\n"
+		"{\"query\": \"How do I reset my password?\", \"doc\": \"c-4\", \"session\": \"s7\", \"signal\": \"thumbs_down\"}\n"
+		"{\"query\": \"How do I reset my password?\", \"doc\": \"c-4\", \"session\": \"s8\", \"signal\": -1}\n"
+		"{\"query\": \"same session twice\", \"doc\": \"c-5\", \"session\": \"s9\"}\n"
+		"{\"query\": \"same session twice\", \"doc\": \"c-5\", \"session\": \"s9\"}\n"
+		"{\"query\": \"no session\", \"doc\": \"c-6\"}\n"
+		"{\"query\": \"no session\", \"doc\": \"c-6\"}\n"
+		"{\"query\": \"mail me at jane@example.com\", \"doc\": \"c-7\"}\n"
+		"{\"query\": \"bad \\udc00 utf8 is replaced\"}\n"
+		"{\"no_query\": 1}\n"
+		"{\"query\": \"?!\"}\n"
+		"{\"query\": \"shown\", \"doc\": \"c-8\", \"signal\": \"impression\"}\n");
+	struct import_options o;
+	struct import im;
+	struct import_query *q;
+
+	import_options_init(&o);
+	import_init(&im, &o);
+	test_capture_errors();
+	ok(!import_read(&im, path), "read a log of signals");
+	import_label(&im);
+	is_int(im.st.records, 18, "every record counted");
+	is_int(im.st.missing_query, 1, "a record without the query field is counted");
+	is_int(im.st.empty_query, 1, "a query of punctuation only is counted as empty");
+	q = find_query(&im, "how do i reset my password");
+	ok(q != NULL, "case and trailing punctuation are folded into one group");
+	if (!q)
+		return;
+	is_int(q->count, 9, "the group counts every record of its forms");
+	is_str(q->text, "How do I reset my password?", "the most frequent original form is the text");
+	is_int(grade_of(q, "c-1"), 2, "clicks from two sessions make a label; 3 of 5 positives: grade 2");
+	is_int(grade_of(q, "c-2"), 0, "short clicks make no label");
+	is_int(q->short_clicks, 2, "short clicks are counted");
+	is_int(grade_of(q, "c-3"), 1, "a citation and a positive rating make a label; 2 of 5: grade 1");
+	is_int(grade_of(q, "c-4"), 0, "negative ratings make no label");
+	is_int(q->negative, 2, "negative ratings are counted ('thumbs_down' and -1)");
+	is_int((long)sketch_count(&q->sessions, IMPORT_SESSION_SKETCH), 8, "distinct sessions");
+	ok(q->dated && q->first == 1793527200 && q->last == 1793613600,
+	   "first and last seen come from ISO and epoch times alike");
+	q = find_query(&im, "same session twice");
+	is_int(grade_of(q, "c-5"), 0, "two clicks from one session are one session: no label");
+	q = find_query(&im, "no session");
+	is_int(grade_of(q, "c-6"), 2, "records without a session count as sessions of their own");
+	q = find_text(&im, "mail me at [EMAIL]");
+	ok(q != NULL, "PII is redacted before grouping");
+	is_int(im.st.pii.n[PII_EMAIL], 1, "and counted by kind");
+	is_int(im.st.other_signals, 1, "an impression is another signal, not a label");
+	is_int(im.st.labelled, 2, "two queries labelled");
+	import_release(&im);
+
+	o.pii = PII_DROP;
+	o.min_clicks = 1;
+	import_init(&im, &o);
+	ok(!import_read(&im, path), "read again, dropping PII");
+	import_label(&im);
+	ok(!find_text(&im, "mail me at [EMAIL]"), "the query holding PII is dropped");
+	is_int(im.st.pii_dropped, 1, "and counted");
+	q = find_query(&im, "same session twice");
+	is_int(grade_of(q, "c-5"), 2, "--min-clicks 1: one session makes a label");
+	import_release(&im);
+
+	o.pii = PII_REDACT;
+	o.have_since = true;
+	import_parse_time("2026-11-01", 10, &o.since, NULL);
+	o.have_until = true;
+	import_parse_time("2026-11-01T12:00:00Z", 20, &o.until, NULL);
+	import_init(&im, &o);
+	ok(!import_read(&im, path), "read again within a time window");
+	is_int(im.st.used, 1, "only the record inside the window counts");
+	is_int(im.st.undated, 15, "records without a time are left out");
+	is_int(im.st.outside, 1, "the record after --until is left out");
+	import_release(&im);
+	test_captured();
+	free(path);
+}
+
+/* Read every record of 'path' and return what it yields for a few paths. */
+static char *read_all(const char *path, bool fast)
+{
+	static const char *const fields[] = { "query", "doc", "a.b", "list.id", "n", "missing" };
+	struct strbuf sb = STRBUF_INIT;
+	struct log_reader r;
+	int rc;
+
+	log_json_fast = fast;
+	if (log_reader_open(&r, path, LOG_FORMAT_JSONL) < 0)
+		return xstrdup("open failed");
+	while ((rc = log_reader_next(&r)) != 0) {
+		strbuf_addf(&sb, "line %ld rc %d", r.lineno, rc);
+		if (rc == -2)
+			strbuf_addf(&sb, " (%s)", r.why);
+		for (size_t f = 0; rc == 1 && f < ARRAY_SIZE(fields); f++) {
+			size_t n = count(&r, fields[f]);
+			strbuf_addf(&sb, " %s:", fields[f]);
+			for (size_t k = 0; k < n; k++) {
+				char *v = value(&r, fields[f], k);
+				strbuf_addf(&sb, "[%s]", v);
+				free(v);
+			}
+		}
+		strbuf_addch(&sb, '\n');
+		if (rc == -1)
+			break;
+	}
+	log_reader_close(&r);
+	log_json_fast = true;
+	return strbuf_detach(&sb, NULL);
+}
+
+static void test_json_paths(void)
+{
+	const char *log =
+		"{\"query\":\"plain\",\"doc\":\"c-1\"}\n"
+		"{\"query\": \"tab\\tand \\\"quote\\\"\", \"doc\": [\"c-1\", \"c-2\"]}\n"
+		"{\"query\":\"caf\u00e9 \xc3\xa9 \xf0\x9f\x98\x80\",\"doc\":\"\\ud83d\\ude00\"}\n"
+		"{\"query\":\"x\",\"a\":{\"b\":\"nested\"},\"list\":[{\"id\":\"c-3\"},{\"id\":\"c-4\"}]}\n"
+		"{\"query\":null,\"doc\":[1,2.5e3,-0,true,false,null],\"n\":[]}\n"
+		"   {\"query\" : \"spaces\" , \"n\" : -12.5E-1 }   \n"
+		"{}\n"
+		"\n"
+		"{\"query\":\"dup\",\"query\":\"second\",\"doc\":[[\"c-5\"],\"c-6\"]}\n"
+		"{\"query\":\"x\",}\n"
+		"{\"query\":\"x\"\n"
+		"[\"a\"]\n"
+		"{\"query\":\"x\"} junk\n"
+		"{\"query\":01}\n"
+		"{\"query\":\"ctl\x01\"}\n"
+		"{\"query\":tru}\n"
+		"{\"doc\":[1,]}\n"
+		"{\"doc\":[\"a\" \"b\"]}\n"
+		"{\"query\":\"bad \\x escape\"}\n"
+		"{\"query\":\"last\",\"doc\":\"c-7\"}";
+	char *path = write_tmp("paths.jsonl", log);
+	char *full = read_all(path, false), *fast = read_all(path, true);
+
+	is_str(fast, full, "the flat fast path reads every line as the full parser does");
+	ok(strstr(full, "query:[tab\tand \"quote\"]") && strstr(full, "list.id:[c-3][c-4]") &&
+	   strstr(full, "doc:[1][2.5e3][-0][true][false]") && strstr(full, "query:[dup]") &&
+	   strstr(full, "(expected a key in a JSON object)") && strstr(full, "doc:[c-5][c-6]"),
+	   "the test lines cover escapes, nesting, lists, literals and malformed lines");
+	free(full);
+	free(fast);
+	free(path);
+}
+
+/* Read 'path' (JSON Lines fast path on or off) and return a fingerprint of the result. */
+static char *fingerprint(const char *path, bool fast)
+{
+	struct import_options o;
+	struct import im;
+	struct strbuf sb = STRBUF_INIT;
+
+	import_options_init(&o);
+	log_json_fast = fast;
+	import_init(&im, &o);
+	test_capture_errors();
+	if (import_read(&im, path) < 0)
+		strbuf_addstr(&sb, "read failed");
+	strbuf_addf(&sb, "warnings: %s\n", test_captured());
+	import_label(&im);
+	strbuf_addf(&sb, "records %lu malformed %lu missing %lu used %lu pii %lu/%lu/%lu email %lu "
+		    "phone %lu pos %lu neg %lu short %lu labelled %lu\n", im.st.records,
+		    im.st.malformed, im.st.missing_query, im.st.used, im.st.pii_records,
+		    im.st.pii_dropped, im.st.pii_dropped_queries, im.st.pii.n[PII_EMAIL],
+		    im.st.pii.n[PII_PHONE], im.st.positive, im.st.negative, im.st.short_clicks,
+		    im.st.labelled);
+	for (size_t k = 0; k < im.st.nr_malformed_at; k++)
+		strbuf_addf(&sb, "malformed at %s\n", im.st.malformed_at[k]);
+	for (size_t k = 0; k < im.st.nr_missing_at; k++)
+		strbuf_addf(&sb, "missing at %s\n", im.st.missing_at[k]);
+	for (size_t i = 0; i < im.nr; i++) {
+		const struct import_query *q = &im.q[i];
+		strbuf_addf(&sb, "%s|%s|%lu|%.0f|%lu|%.0f|%.0f:", q->key, q->text, q->count,
+			    sketch_count(&q->sessions, IMPORT_SESSION_SKETCH), q->positive,
+			    q->dated ? q->first : -1, q->dated ? q->last : -1);
+		for (size_t k = 0; k < q->nr_docs; k++)
+			if (q->docs[k].grade || q->docs[k].negative)
+				strbuf_addf(&sb, " %s=%d/%u/%u/%.0f", import_doc_id(&q->docs[k]), q->docs[k].grade,
+					    q->docs[k].positive, q->docs[k].negative,
+					    sketch_count(&q->docs[k].sessions, IMPORT_DOC_SKETCH));
+		strbuf_addch(&sb, '\n');
+	}
+	is_int(im.nr_logs, 1, "one log recorded");
+	strbuf_addf(&sb, "digest %s\n", im.nr_logs ? im.logs[0].digest : "");
+	import_release(&im);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void test_fast_path_import(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t state = 5;
+	char *path, *one, *two, want[72];
+
+	for (int i = 0; i < 6000; i++) {
+		unsigned r;
+		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+		r = (unsigned)(state >> 33);
+		if (r % 97 == 0) {
+			strbuf_addstr(&sb, "{broken\n");
+			continue;
+		}
+		if (r % 89 == 0) {
+			strbuf_addstr(&sb, "{\"other\": 1}\n");
+			continue;
+		}
+		strbuf_addf(&sb, "{\"query\": \"%s question %u%s\", \"doc\": [\"c-%u\", \"c-%u\"], "
+			    "\"session\": \"s%u\", \"signal\": \"%s\", \"time\": %u}\n",
+			    r % 3 ? "How to" : "how to", (r >> 4) % 150,
+			    r % 53 == 0 ? " for a@b.com" : r % 7 == 0 ? "?" : "",
+			    (r >> 8) % 5, (r >> 12) % 40, (r >> 16) % 700,
+			    r % 11 == 0 ? "thumbs_down" : "click", 1790000000u + (unsigned)i * 60);
+	}
+	path = write_tmp("split.jsonl", sb.buf);
+	one = fingerprint(path, false);
+	two = fingerprint(path, true);
+	log_json_fast = true;
+	is_str(two, one, "the JSON fast path gives exactly what the full parser gives");
+	file_sha256(path, want);
+	ok(strstr(two, want) != NULL, "and the digest of the whole file");
+	ok(strstr(one, "malformed at ") != NULL && strstr(one, "labelled 0") == NULL,
+	   "the test log has malformed records and labels");
+	free(one);
+	free(two);
+	strbuf_release(&sb);
+	free(path);
+}
+
+static void test_time_and_signals(void)
+{
+	double t;
+	bool d;
+
+	ok(!import_parse_time("1970-01-02", 10, &t, &d) && t == 86400 && d, "a date alone");
+	ok(!import_parse_time("2026-11-29T12:00:00Z", 20, &t, &d) && t == 1795953600 && !d, "UTC time");
+	ok(!import_parse_time("2026-11-29T13:30:00+01:30", 25, &t, NULL) && t == 1795953600,
+	   "an offset is applied");
+	ok(!import_parse_time("2026-11-29 12:00:00.250", 23, &t, NULL) && t == 1795953600.25,
+	   "a space separator and fractions");
+	ok(!import_parse_time("1795953600", 10, &t, NULL) && t == 1795953600, "epoch seconds");
+	ok(!import_parse_time("1795953600000", 13, &t, NULL) && t == 1795953600, "epoch milliseconds");
+	ok(import_parse_time("2026-13-01", 10, &t, NULL) < 0, "month 13 is refused");
+	ok(import_parse_time("yesterday", 9, &t, NULL) < 0, "words are refused");
+
+	is_int(import_signal_kind("click", 5), SIGNAL_CLICK, "click");
+	is_int(import_signal_kind("Citation", 8), SIGNAL_CITE, "citation, any case");
+	is_int(import_signal_kind("thumbs-up", 9), SIGNAL_POSITIVE, "thumbs-up");
+	is_int(import_signal_kind("rating:-1", 9), SIGNAL_NEGATIVE, "rating:-1");
+	is_int(import_signal_kind("+1", 2), SIGNAL_POSITIVE, "+1");
+	is_int(import_signal_kind("4", 1), SIGNAL_POSITIVE, "a positive number");
+	is_int(import_signal_kind("0", 1), SIGNAL_OTHER, "zero is neutral");
+	is_int(import_signal_kind("impression", 10), SIGNAL_OTHER, "an impression");
+}
+
+static void test_sketch(void)
+{
+	struct import_options o;
+	struct import im;
+	struct strbuf sb = STRBUF_INIT;
+	char *path;
+	double n;
+
+	for (int i = 0; i < 20000; i++)
+		strbuf_addf(&sb, "{\"query\": \"popular\", \"session\": \"s%d\"}\n", i);
+	for (int i = 0; i < 100; i++)
+		strbuf_addf(&sb, "{\"query\": \"small\", \"session\": \"s%d\"}\n", i % 50);
+	path = write_tmp("many.jsonl", sb.buf);
+	import_options_init(&o);
+	import_init(&im, &o);
+	import_read(&im, path);
+	import_label(&im);
+	n = sketch_count(&im.q[0].sessions, IMPORT_SESSION_SKETCH);
+	ok(n > 18000 && n < 22000, "20,000 sessions estimated within 10%% (%.0f)", n);
+	is_int((long)sketch_count(&im.q[1].sessions, IMPORT_SESSION_SKETCH), 50,
+	       "a small number of sessions is exact");
+	import_release(&im);
+	strbuf_release(&sb);
+	free(path);
+}
+
+static void test_dedup(void)
+{
+	static const char *const words[] = { "reset", "password", "account", "login", "billing",
+		"export", "invoice", "the", "my", "how", "to", "api", "key" };
+	struct dedup *d = dedup_new(TEXT_NEAR_DUP_THRESHOLD);
+	char *texts[400];
+	long held[400];
+	size_t nr_held = 0, agree = 0;
+	uint64_t state = 42;
+
+	for (int i = 0; i < 400; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		int n = 2 + (int)((state = state * 6364136223846793005ULL + 1) >> 60) % 5;
+		for (int k = 0; k < n; k++) {
+			state = state * 6364136223846793005ULL + 1;
+			strbuf_addf(&sb, "%s%s", k ? " " : "", words[(state >> 33) % ARRAY_SIZE(words)]);
+		}
+		texts[i] = strbuf_detach(&sb, NULL);
+	}
+	for (int i = 0; i < 400; i++) {
+		long found = dedup_find(d, texts[i]);
+		bool brute = false;
+		for (size_t k = 0; k < nr_held && !brute; k++)
+			brute = text_near_duplicate(texts[i], texts[held[k]], TEXT_NEAR_DUP_THRESHOLD);
+		agree += (found >= 0) == brute;
+		if (found >= 0 && !text_near_duplicate(texts[i], texts[found], TEXT_NEAR_DUP_THRESHOLD))
+			ok(0, "'%s' reported as a duplicate of '%s'", texts[i], texts[found]);
+		if (found < 0) {
+			dedup_add(d, texts[i], i);
+			held[nr_held++] = i;
+		}
+	}
+	is_int(agree, 400, "the prefix filter finds exactly what comparing every pair finds");
+	ok(nr_held > 20 && nr_held < 400, "the test texts hold duplicates and distinct ones (%zu kept)",
+	   nr_held);
+	for (int i = 0; i < 400; i++)
+		free(texts[i]);
+	dedup_free(d);
+}
+
+static void test_sample(void)
+{
+	unsigned long counts[100];
+	enum stratum st[100];
+	bool a[100], b[100];
+	size_t per[NR_STRATA] = { 0 }, n;
+
+	for (int i = 0; i < 100; i++)
+		counts[i] = i < 5 ? 100 : i < 30 ? 20 : 7;
+	strata_assign(counts, 100, st);
+	is_int(st[0], STRATUM_HEAD, "the most frequent query is head");
+	is_int(st[99], STRATUM_TAIL, "the rarest is tail");
+	n = sample_stratified(st, 100, 9, 7, a);
+	is_int(n, 9, "nine chosen");
+	for (int i = 0; i < 100; i++)
+		if (a[i])
+			per[st[i]]++;
+	ok(per[STRATUM_HEAD] == 3 && per[STRATUM_TAIL] == 3 && per[STRATUM_TORSO] == 3,
+	   "each stratum gets a third (%zu head, %zu torso, %zu tail)",
+	   per[STRATUM_HEAD], per[STRATUM_TORSO], per[STRATUM_TAIL]);
+	sample_stratified(st, 100, 9, 7, b);
+	ok(!memcmp(a, b, sizeof(a)), "the same seed chooses the same queries");
+	sample_stratified(st, 100, 9, 8, b);
+	ok(memcmp(a, b, sizeof(a)) != 0, "another seed chooses others");
+	is_int(sample_stratified(st, 100, 500, 1, b), 100, "asking for more than there is takes all");
+	n = sample_stratified(st, 100, 12, 3, a);
+	per[0] = per[1] = per[2] = 0;
+	for (int i = 0; i < 100; i++)
+		if (a[i])
+			per[st[i]]++;
+	ok(n == 12 && per[STRATUM_HEAD] == 4, "a stratum that runs short (5 head queries, 4 asked) is filled");
+	counts[0] = 10000;
+	strata_assign(counts, 100, st);
+	n = sample_stratified(st, 100, 9, 3, a);
+	per[0] = per[1] = per[2] = 0;
+	for (int i = 0; i < 100; i++)
+		if (a[i])
+			per[st[i]]++;
+	ok(n == 9 && per[STRATUM_HEAD] == 1 && per[STRATUM_TAIL] >= 4,
+	   "a one-query head gives its share to the rarer strata (%zu, %zu, %zu)",
+	   per[STRATUM_HEAD], per[STRATUM_TORSO], per[STRATUM_TAIL]);
+}
+
+static void cleanup(void)
+{
+	static const char *const names[] = { "a.jsonl", "long.jsonl", "a.csv", "b.tsv", "z.log",
+		"fold.jsonl", "many.jsonl", "split.jsonl", "paths.jsonl" };
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char *p = path_join(tmpdir, names[i]);
+		unlink(p);
+		free(p);
+	}
+	rmdir(tmpdir);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_jsonl();
+	test_long_line();
+	test_csv();
+	test_gzip();
+	test_fold();
+	test_json_paths();
+	test_fast_path_import();
+	test_time_and_signals();
+	test_sketch();
+	test_dedup();
+	test_sample();
+	cleanup();
+	return test_done();
+}
