@@ -6,7 +6,11 @@
  * section 2 (set_check_errors) and no given id already exists. Ids left out
  * are assigned as q-NNNN above every id the set has ever used (working copy,
  * frozen versions, .evalset/ids), so a removed id never comes back. A
- * near-duplicate text is a warning, not a refusal. The whole
+ * near-duplicate text is a warning, not a refusal. With --new-ids (merging
+ * the outputs of generate shards), every incoming id is replaced by the next
+ * one of the set's sequence, and an incoming question whose normalised text
+ * and relevant chunk ids equal those of a question already in the set (or
+ * added earlier in the same file) is skipped as a duplicate. The whole
  * read-check-write runs twice: once without the lock to refuse bad input
  * without touching anything, then under the set's lock on a fresh read, so
  * two writers never interleave.
@@ -28,7 +32,7 @@ static const char *const add_usage[] = {
 	"evalset add <set> --text <question> --relevant <chunk>[:<grade>]... [--irrelevant <chunk>]...\n"
 	"                  [--tag <tag>]... [--origin <origin>] [--id <id>] [--note <note>]",
 	"evalset add <set> --text <question> --unanswerable [--tag <tag>]... [--origin <origin>]",
-	"evalset add <set> --from <file.yaml | -> [--tag <tag>]... [--origin <origin>]",
+	"evalset add <set> --from <file.yaml | -> [--new-ids] [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> (--from-beir <dir> [--split <name>] | --from-trec <topics> <qrels> |\n"
 	"                  --from-jsonl <file>) [--tag <tag>]... [--origin <origin>]",
 	NULL,
@@ -66,7 +70,7 @@ static int add_relevant_spec(struct question *q, const char *spec)
 struct add_opts {
 	const char *text, *from, *origin, *id, *note;
 	struct string_list relevant, irrelevant, tags;
-	int unanswerable;
+	int unanswerable, new_ids;
 	enum origin origin_value;
 	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/interop.h) */
 };
@@ -133,13 +137,78 @@ static void copy_cases(struct set *dst, const struct set *src)
 		question_copy(set_append(dst), &src->q[i]);
 }
 
+/* Return true when 'a' and 'b' have the same relevant chunk ids (grades aside). */
+static bool same_relevant(const struct question *a, const struct question *b)
+{
+	if (a->nr_relevant != b->nr_relevant || a->answerable != b->answerable)
+		return false;
+	for (size_t i = 0; i < a->nr_relevant; i++)
+		if (question_grade(b, a->relevant[i].chunk) < 1)
+			return false;
+	return true;
+}
+
+/* Return the index in 's' of a question with the normalised text 'norm' and
+ * the relevant chunks of 'q', or -1. */
+static long find_exact_duplicate(const struct set *s, const char *norm,
+				 const struct question *q)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		char *other;
+		bool same;
+
+		if (!s->q[i].text || !same_relevant(q, &s->q[i]))
+			continue;
+		other = text_normalize(s->q[i].text, strlen(s->q[i].text));
+		same = !strcmp(norm, other);
+		free(other);
+		if (same)
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * For --new-ids: drop from 'in' every question that duplicates one of 's'
+ * or an earlier one of 'in' (same normalised text, same relevant chunks),
+ * and clear the ids of the others so that merge assigns fresh ones. Return
+ * how many were dropped.
+ */
+static size_t drop_duplicates(const struct set *s, struct set *in)
+{
+	struct set kept = SET_INIT;
+	size_t dropped = 0;
+
+	for (size_t i = 0; i < in->nr; i++) {
+		struct question *q = &in->q[i];
+		char *norm = q->text ? text_normalize(q->text, strlen(q->text)) : NULL;
+
+		if (norm && (find_exact_duplicate(s, norm, q) >= 0 ||
+			     find_exact_duplicate(&kept, norm, q) >= 0)) {
+			dropped++;
+		} else {
+			struct question *k = set_append(&kept);
+			question_copy(k, q);
+			free(k->id);
+			k->id = NULL;
+		}
+		free(norm);
+	}
+	kept.file = in->file;
+	in->file = NULL;
+	set_release(in);
+	*in = kept;
+	return dropped;
+}
+
 /*
  * Open the working copy of 'ref' into 's', merge the cases of 'in' (ids
  * assigned in 'in'), and check them. With 'final', warn about near
- * duplicates. Return 0 or -1 (reported).
+ * duplicates. With 'new_ids', incoming ids are replaced and exact duplicates
+ * dropped from 'in' (counted in '*dropped'). Return 0 or -1 (reported).
  */
 static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool final,
-		 long *floor_out)
+		 bool new_ids, size_t *dropped, long *floor_out)
 {
 	struct findings f = FINDINGS_INIT;
 	struct corpus corpus = CORPUS_INIT;
@@ -152,7 +221,9 @@ static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool 
 	if (set_open_ref(s, ref, true) < 0)
 		goto out;
 	old_nr = s->nr;
-	if (set_refuse_reused_ids(ref, s, in)) {
+	if (new_ids)
+		*dropped = drop_duplicates(s, in);
+	if (!new_ids && set_refuse_reused_ids(ref, s, in)) {
 		error("nothing added");
 		goto out;
 	}
@@ -233,6 +304,8 @@ int cmd_add(int argc, const char **argv)
 		OPT_STRING(0, "id", &o.id, "id", "the question id (default: the next q-NNNN)"),
 		OPT_STRING(0, "note", &o.note, "note", "a free-form note"),
 		OPT_STRING(0, "from", &o.from, "file", "add the cases of a YAML file ('-': stdin)"),
+		OPT_BOOL(0, "new-ids", &o.new_ids,
+			 "give every incoming case a new id; skip exact duplicates (merging shards)"),
 		OPT_STRING(0, "from-beir", &o.io.beir_dir, "dir", "add the queries of a BEIR folder"),
 		OPT_STRING(0, "split", &o.io.split, "name", "the BEIR qrels split (default test)"),
 		OPT_STRING(0, "from-trec", &o.io.topics, "topics",
@@ -245,6 +318,7 @@ int cmd_add(int argc, const char **argv)
 	struct lock_file lock = LOCK_FILE_INIT;
 	char *lock_path = NULL, *what = NULL;
 	long floor_id = 0;
+	size_t dropped = 0;
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, add_usage);
@@ -265,6 +339,10 @@ int cmd_add(int argc, const char **argv)
 	if (o.from && (o.text || o.relevant.nr || o.irrelevant.nr || o.unanswerable || o.id || o.note)) {
 		error("--from cannot be combined with --text, --relevant, --irrelevant, "
 		      "--unanswerable, --id or --note");
+		usage_with_options(add_usage, opts);
+	}
+	if (o.new_ids && !o.from && !o.io.beir_dir && !o.io.topics && !o.io.jsonl) {
+		error("--new-ids needs --from, --from-beir, --from-trec or --from-jsonl");
 		usage_with_options(add_usage, opts);
 	}
 	if (!o.from && !o.text && !o.io.beir_dir && !o.io.topics && !o.io.jsonl) {
@@ -290,7 +368,7 @@ int cmd_add(int argc, const char **argv)
 		goto out;
 	/* a dry run first: bad input is refused before the lock file is created */
 	copy_cases(&in, &cases);
-	if (merge(&s, &in, &ref, false, &floor_id) < 0)
+	if (merge(&s, &in, &ref, false, o.new_ids, &dropped, &floor_id) < 0)
 		goto out;
 	set_release(&s);
 	set_release(&in);
@@ -298,12 +376,14 @@ int cmd_add(int argc, const char **argv)
 	if (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0)
 		goto out;
 	copy_cases(&in, &cases);
-	if (merge(&s, &in, &ref, true, &floor_id) < 0)
+	if (merge(&s, &in, &ref, true, o.new_ids, &dropped, &floor_id) < 0)
 		goto out;
 	if (set_save(&s, ref.file) < 0 || set_id_floor_write(&ref, floor_id) < 0)
 		goto out;
 	for (size_t i = 0; i < in.nr; i++)
 		printf("added %s\n", in.q[i].id);
+	if (o.new_ids)
+		printf("%zu added, %zu skipped as duplicates\n", in.nr, dropped);
 	ret = EXIT_OK;
 out:
 	lock_release(&lock);

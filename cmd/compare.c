@@ -19,6 +19,7 @@
 #include "../core/set.h"
 #include "../core/util.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,7 @@ int cmd_compare(int argc, const char **argv)
 {
 	const char *gate_file = NULL, *format = "text", *md_file = NULL, *junit_file = NULL;
 	struct string_list measures = STRING_LIST_INIT;
-	long k = 5, show = 10;
+	long k = LONG_MIN, show = 10;  /* LONG_MIN: no --k, the config says */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
 	int allow = 0;
 	struct option opts[] = {
@@ -103,10 +104,13 @@ int cmd_compare(int argc, const char **argv)
 	const char *const *cfg_measures;
 	size_t nr_cfg_measures;
 
-	/* project config defaults (core/config.h): flags parsed next override them */
-	if (config_use(&cfg) < 0 || config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)
-		return EXIT_BAD_INPUT;
+	/* options first (so -h works whatever the config), then project config defaults */
 	argc = parse_options(argc, argv, opts, compare_usage);
+	if (config_use(&cfg) < 0 ||
+	    (k == LONG_MIN && config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)) {
+		string_list_clear(&measures);
+		return EXIT_BAD_INPUT;
+	}
 	if (!gate_file)
 		gate_file = config_get_string(cfg, "gate", "EVALSET_GATE", NULL, NULL);
 	if (!measures.nr) {

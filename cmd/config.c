@@ -132,6 +132,9 @@ int cmd_config(int argc, const char **argv)
 	if (!prompt_dir && !getenv("EVALSET_PROMPT_DIR"))
 		builtin_prompts = prompt_default_dir(NULL);
 	string_row(cfg, "prompt_dir", prompt_dir, "EVALSET_PROMPT_DIR", builtin_prompts);
+	if (long_row(cfg, "run_k", -1, NULL, 100, 1, 100000) < 0 ||
+	    long_row(cfg, "pool_depth", -1, NULL, 10, 1, 10000) < 0)
+		goto out;
 	for (size_t i = 0; i < cfg->nr; i++)
 		if (starts_with(cfg->v[i].key, "corpus.")) {
 			struct config_origin o = { CONFIG_FROM_FILE, NULL, cfg->file, cfg->v[i].line };

@@ -9,8 +9,10 @@
  * is read from the environment and handed to core/llm only.
  */
 #include "builtin.h"
+#include "llm-options.h"
 #include "../core/config.h"
 #include "../core/corpus.h"
+#include "../core/corpuscheck.h"
 #include "../core/fsutil.h"
 #include "../core/generate.h"
 #include "../core/prompt.h"
@@ -26,7 +28,7 @@
 
 static const char *const generate_usage[] = {
 	"evalset generate <set> --corpus <chunks.jsonl> [--sample <n> | --chunks <id>,...] [--per-chunk <n>]\n"
-	"                       [--kinds <kind>,...] [--seed <s>] [--model <m>] [--base-url <url>]\n"
+	"                       [--kinds <kind>,...] [--seed <s>] [--temperature <t>] [--model <m>] [--base-url <url>]\n"
 	"                       [--api-key-env <var>] [--prompt-dir <dir>] [--concurrency <n>]\n"
 	"                       [--max-requests <n>] [--max-attempts <n>] [--dry-run] [--max-overlap <x>]\n"
 	"                       [--max-copied <x>] [--max-chars <n>] [--shard <i>/<n>] [--quiet]",
@@ -39,12 +41,6 @@ struct progress {
 	int tty;
 	double last_line;
 };
-
-static int stop_on_signal(void *ctx)
-{
-	(void)ctx;
-	return interrupted();
-}
 
 static void show_progress(const struct gen_stats *st, void *ctx)
 {
@@ -167,12 +163,11 @@ static int parse_shard(const char *s, long *i, long *n)
 
 int cmd_generate(int argc, const char **argv)
 {
-	const char *corpus_path = NULL, *chunks = NULL, *kinds = "factoid,paraphrase", *model = NULL;
-	const char *base_url = NULL, *key_env = "OPENAI_API_KEY", *prompt_dir = NULL, *batch_out = NULL;
-	const char *shard = NULL;
-	long sample = 0, per_chunk = 1, seed = 1, concurrency = 16, max_requests = 0, max_chars = 300;
-	long max_attempts = 6;
+	const char *corpus_path = NULL, *chunks = NULL, *kinds = "factoid,paraphrase";
+	const char *prompt_dir = NULL, *batch_out = NULL, *shard = NULL;
+	long sample = 0, per_chunk = 1, seed = 1, max_chars = 300;
 	double max_overlap = 2, max_copied = 0.6;
+	struct llm_cli lo = LLM_CLI_INIT;
 	int dry_run = 0, quiet = 0;
 	struct string_list batch_in = STRING_LIST_INIT;
 	struct option opts[] = {
@@ -183,14 +178,8 @@ int cmd_generate(int argc, const char **argv)
 		OPT_STRING(0, "kinds", &kinds, "kind,...",
 			   "factoid, paraphrase, multi-hop, unanswerable (default factoid,paraphrase)"),
 		OPT_INT(0, "seed", &seed, "s", "seed of the sample, sent to the model too (default 1)"),
-		OPT_STRING(0, "model", &model, "m", "the model (default $EVALSET_MODEL)"),
-		OPT_STRING(0, "base-url", &base_url, "url",
-			   "the endpoint (default $OPENAI_BASE_URL, else https://api.openai.com/v1)"),
-		OPT_STRING(0, "api-key-env", &key_env, "var", "the variable holding the key (default OPENAI_API_KEY)"),
+		OPT_LLM_ENDPOINT(&lo),
 		OPT_STRING(0, "prompt-dir", &prompt_dir, "dir", "where generate-<kind>.md templates are"),
-		OPT_INT(0, "concurrency", &concurrency, "n", "requests in flight (default 16)"),
-		OPT_INT(0, "max-requests", &max_requests, "n", "send at most n HTTP requests (retries count)"),
-		OPT_INT(0, "max-attempts", &max_attempts, "n", "attempts per request before giving up (default 6)"),
 		OPT_BOOL(0, "dry-run", &dry_run, "print the requests and token estimate; send nothing"),
 		OPT_DOUBLE(0, "max-overlap", &max_overlap, "x", "drop questions sharing more than x of their words with the chunk"),
 		OPT_DOUBLE(0, "max-copied", &max_copied, "x", "drop questions with x of their tokens copied in one run (default 0.6)"),
@@ -210,25 +199,18 @@ int cmd_generate(int argc, const char **argv)
 	struct progress prog = { 0 };
 	char prompt_buf[PATH_MAX + 64];
 	char *lock_path = NULL, *what = NULL, *journal = NULL;
-	const char *key = NULL;
 	struct config *cfg;
 	int ret = EXIT_BAD_INPUT, rc;
 
 	memset(&st, 0, sizeof(st));
-	/* project config defaults (core/config.h): flags parsed next override them */
-	if (config_use(&cfg) < 0 ||
-	    config_get_long(cfg, "concurrency", "EVALSET_CONCURRENCY", 16, 1, 1024, &concurrency, NULL) < 0)
-		return EXIT_BAD_INPUT;
-	key_env = config_get_string(cfg, "api_key_env", NULL, key_env, NULL);
+	/* options first (so -h works whatever the config), then config defaults */
 	argc = parse_options(argc, argv, opts, generate_usage);
 	if (argc != 1)
 		usage_with_options(generate_usage, opts);
 	set_quiet(quiet);
 	memset(&go, 0, sizeof(go));
-	if (sample < 0 || per_chunk < 1 || per_chunk > 50 || concurrency < 1 || concurrency > 1024 ||
-	    max_requests < 0 || max_chars < 1 || max_attempts < 1 || max_attempts > 100) {
-		error("out of range: --sample >= 0, --per-chunk 1..50, --concurrency 1..1024, "
-		      "--max-requests >= 0, --max-chars >= 1, --max-attempts 1..100");
+	if (sample < 0 || per_chunk < 1 || per_chunk > 50 || max_chars < 1) {
+		error("out of range: --sample >= 0, --per-chunk 1..50, --max-chars >= 1");
 		usage_with_options(generate_usage, opts);
 	}
 	if (chunks && sample) {
@@ -243,27 +225,11 @@ int cmd_generate(int argc, const char **argv)
 		error("bad --shard '%s': expected I/N with 1 <= I <= N", shard);
 		usage_with_options(generate_usage, opts);
 	}
+	if (llm_cli_finish(&lo, !dry_run && !batch_out && !batch_in.nr, generate_usage, opts) < 0 ||
+	    config_use(&cfg) < 0)
+		goto out;
 	if (gen_kinds_parse(kinds, &go.kinds))
 		goto out;
-	if (!model)
-		model = config_get_string(cfg, "model", "EVALSET_MODEL", NULL, NULL);
-	if (!model || !*model) {
-		error("no model: give --model or set EVALSET_MODEL");
-		goto out;
-	}
-	if (!base_url)
-		base_url = config_get_string(cfg, "base_url", "OPENAI_BASE_URL", NULL, NULL);
-	if (!base_url || !*base_url)
-		base_url = "https://api.openai.com/v1";
-	if (!starts_with(base_url, "http://") && !starts_with(base_url, "https://")) {
-		error("bad --base-url '%s': expected http:// or https://", base_url);
-		goto out;
-	}
-	key = getenv(key_env);
-	if ((!key || !*key) && !dry_run && !batch_out && !batch_in.nr && strstr(base_url, "api.openai.com")) {
-		error("no API key: set %s (or name another variable with --api-key-env)", key_env);
-		goto out;
-	}
 	if (set_ref_resolve(&ref, argv[0], true) < 0)
 		goto out;
 	if (ref.tag) {
@@ -274,14 +240,20 @@ int cmd_generate(int argc, const char **argv)
 		goto out;
 	if (!corpus_path)
 		corpus_path = config_corpus(cfg, ref.name, NULL);
-	if (!corpus_path && s.has_corpus)
-		corpus_path = s.corpus.path;
-	if (!corpus_path) {
-		error("no corpus: give --corpus (or record corpus.path in the set)");
-		goto out;
+	if (corpus_path) {
+		if (corpus_load(&corpus, corpus_path) < 0)
+			goto out;
+		set_corpus_verify(&s, &corpus);
+	} else {
+		/* the set's corpus.path is relative to the set directory */
+		rc = set_corpus_load(&s, ref.dir, &corpus);
+		if (rc < 0)
+			goto out;
+		if (!rc) {
+			error("no corpus: give --corpus (or record corpus.path in the set)");
+			goto out;
+		}
 	}
-	if (corpus_load(&corpus, corpus_path) < 0)
-		goto out;
 	journal = path_join(ref.dir, ".evalset/generate.jsonl");
 
 	go.set = &s;
@@ -302,18 +274,9 @@ int cmd_generate(int argc, const char **argv)
 	go.batch_out = batch_out;
 	go.batch_in = batch_in.items;
 	go.nr_batch_in = batch_in.nr;
-	go.llm.base_url = base_url;
-	go.llm.api_key = key;
-	go.llm.api_key_env = key_env;
-	go.llm.model = model;
-	go.llm.temperature = -1;
+	llm_cli_apply(&lo, &go.llm);
 	go.llm.max_tokens = 256 + 128 * per_chunk;
 	go.llm.seed = seed;
-	go.llm.http = (struct http_options)HTTP_OPTIONS_INIT;
-	go.llm.http.concurrency = (int)concurrency;
-	go.llm.http.max_requests = max_requests;
-	go.llm.http.max_attempts = (int)max_attempts;
-	go.llm.http.stop = stop_on_signal;
 
 	/* a dry pass checks prompts, chunk ids and the journal before anything is written */
 	go.dry_run = true;
@@ -356,7 +319,7 @@ int cmd_generate(int argc, const char **argv)
 	rc = gen_run(&go, &st);
 	if (prog.tty && !is_quiet())
 		fprintf(stderr, "\r%*s\r", 100, "");
-	print_summary(ref.file, model, &st);
+	print_summary(ref.file, lo.model, &st);
 	if (go.batch_in && (st.batch_unmatched || st.batch_errors))
 		printf("batch: %zu lines matched, %zu not in this plan, %zu errors (rerun with a new --batch-out for them)\n",
 		       st.batch_matched, st.batch_unmatched, st.batch_errors);
@@ -370,7 +333,7 @@ int cmd_generate(int argc, const char **argv)
 		break;
 	case HTTP_BUDGET_SPENT:
 		warning("--max-requests %ld spent; %zu requests not sent (run again to continue)",
-			max_requests, st.cancelled);
+			lo.max_requests, st.cancelled);
 		ret = EXIT_OK;
 		break;
 	case ERR_REMOTE:

@@ -17,6 +17,7 @@
  * tables between judge and labels are printed.
  */
 #include "builtin.h"
+#include "llm-options.h"
 #include "../core/agreement.h"
 #include "../core/corpus.h"
 #include "../core/corpuscheck.h"
@@ -37,8 +38,8 @@
 
 static const char *const judge_usage[] = {
 	"evalset judge <pool.yaml> [--corpus <chunks.jsonl>] [--model <m>] [--base-url <url>] [--api-key-env <var>]\n"
-	"                          [--prompt-dir <dir>] [--concurrency <n>] [--max-requests <n>] [--retry-failed]\n"
-	"                          [--dry-run] [--quiet]",
+	"                          [--prompt-dir <dir>] [--temperature <t>] [--concurrency <n>] [--max-requests <n>] [--retry-failed]\n"
+	"                          [--set <set>[@<tag>]] [--dry-run] [--quiet]",
 	"evalset judge <pool.yaml> --against <set>@<tag> [<options>]",
 	NULL,
 };
@@ -47,12 +48,6 @@ struct progress {
 	int tty;
 	double last_line;
 };
-
-static int stop_on_signal(void *ctx)
-{
-	(void)ctx;
-	return interrupted();
-}
 
 static void show_progress(const struct judge_stats *st, void *ctx)
 {
@@ -152,21 +147,16 @@ struct against_pair {
 
 int cmd_judge(int argc, const char **argv)
 {
-	const char *corpus_path = NULL, *model = NULL, *base_url = NULL, *key_env = "OPENAI_API_KEY";
-	const char *prompt_dir = NULL, *against = NULL;
-	long concurrency = 16, max_requests = 0, max_attempts = 6;
+	const char *corpus_path = NULL, *prompt_dir = NULL, *against = NULL, *set_opt = NULL;
+	struct llm_cli lo = LLM_CLI_INIT;
 	int dry_run = 0, quiet = 0, retry_failed = 0;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_path, "file", "the chunks (default: the pool's corpus, else the set's)"),
-		OPT_STRING(0, "model", &model, "m", "the judge model (default $EVALSET_MODEL)"),
-		OPT_STRING(0, "base-url", &base_url, "url",
-			   "the endpoint (default $OPENAI_BASE_URL, else https://api.openai.com/v1)"),
-		OPT_STRING(0, "api-key-env", &key_env, "var", "the variable holding the key (default OPENAI_API_KEY)"),
+		OPT_LLM_ENDPOINT(&lo),
 		OPT_STRING(0, "prompt-dir", &prompt_dir, "dir", "where judge.md is"),
-		OPT_INT(0, "concurrency", &concurrency, "n", "requests in flight (default 16)"),
-		OPT_INT(0, "max-requests", &max_requests, "n", "send at most n HTTP requests (retries count)"),
-		OPT_INT(0, "max-attempts", &max_attempts, "n", "attempts per request before giving up (default 6)"),
 		OPT_BOOL(0, "retry-failed", &retry_failed, "ask again the pairs whose reply was unusable before"),
+		OPT_STRING(0, "set", &set_opt, "set[@tag]",
+			   "the pool's set (default: set.path of the pool, from the pool's directory)"),
 		OPT_STRING(0, "against", &against, "set@tag", "grade the pairs this version labelled and print the agreement"),
 		OPT_BOOL(0, "dry-run", &dry_run, "show how many pairs would be asked; send nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or notes"),
@@ -188,7 +178,7 @@ int cmd_judge(int argc, const char **argv)
 	char *prompt_path = NULL, *journal = NULL, *lock_path = NULL, *judge_name = NULL, *pid = NULL;
 	char *set_arg = NULL, *what = NULL;
 	char loaded_sha[72];
-	const char *key;
+	const char *model;
 	int ret = EXIT_BAD_INPUT, rc;
 	bool have_corpus;
 
@@ -197,38 +187,25 @@ int cmd_judge(int argc, const char **argv)
 	if (argc != 1)
 		usage_with_options(judge_usage, opts);
 	set_quiet(quiet);
-	if (concurrency < 1 || concurrency > 1024 || max_requests < 0 || max_attempts < 1 || max_attempts > 100) {
-		error("out of range: --concurrency 1..1024, --max-requests >= 0, --max-attempts 1..100");
-		usage_with_options(judge_usage, opts);
-	}
-	if (!model)
-		model = getenv("EVALSET_MODEL");
-	if (!model || !*model) {
-		error("no model: give --model or set EVALSET_MODEL");
+	if (llm_cli_finish(&lo, !dry_run, judge_usage, opts) < 0)
 		goto out;
-	}
-	if (!base_url)
-		base_url = getenv("OPENAI_BASE_URL");
-	if (!base_url || !*base_url)
-		base_url = "https://api.openai.com/v1";
-	if (!starts_with(base_url, "http://") && !starts_with(base_url, "https://")) {
-		error("bad --base-url '%s': expected http:// or https://", base_url);
-		goto out;
-	}
-	key = getenv(key_env);
-	if ((!key || !*key) && !dry_run && strstr(base_url, "api.openai.com")) {
-		error("no API key: set %s (or name another variable with --api-key-env)", key_env);
-		goto out;
-	}
+	model = lo.model;
 	judge_name = xstrfmt("llm:%s", model);
 
 	if (file_sha256(argv[0], loaded_sha) < 0 || pool_load(&p, argv[0]) < 0)
 		goto out;
-	if (!p.set_path) {
-		error("pool '%s' does not say where its set is (set.path)", argv[0]);
+	if (set_opt) {
+		/* the version is the pool's unless --set names one */
+		set_arg = p.set_version && !strchr(set_opt, '@') ? xstrfmt("%s@%s", set_opt, p.set_version)
+								 : xstrdup(set_opt);
+	} else if (!p.set_path) {
+		error("pool '%s' does not say where its set is (set.path): give --set", argv[0]);
 		goto out;
+	} else {
+		char *dir = pool_resolve_path(p.set_path, argv[0]);
+		set_arg = p.set_version ? xstrfmt("%s@%s", dir, p.set_version) : xstrdup(dir);
+		free(dir);
 	}
-	set_arg = p.set_version ? xstrfmt("%s@%s", p.set_path, p.set_version) : xstrdup(p.set_path);
 	if (set_ref_resolve(&ref, set_arg, true) < 0 || set_open_ref(&s, &ref, true) < 0)
 		goto out;
 	if (p.set_digest) {
@@ -349,18 +326,9 @@ int cmd_judge(int argc, const char **argv)
 	jo.journal_path = journal;
 	jo.retry_failed = retry_failed;
 	jo.dry_run = true;
-	jo.llm.base_url = base_url;
-	jo.llm.api_key = key;
-	jo.llm.api_key_env = key_env;
-	jo.llm.model = model;
-	jo.llm.temperature = -1;
+	llm_cli_apply(&lo, &jo.llm);
 	jo.llm.max_tokens = 200;
 	jo.llm.seed = -1;
-	jo.llm.http = (struct http_options)HTTP_OPTIONS_INIT;
-	jo.llm.http.concurrency = (int)concurrency;
-	jo.llm.http.max_requests = max_requests;
-	jo.llm.http.max_attempts = (int)max_attempts;
-	jo.llm.http.stop = stop_on_signal;
 	if (judge_run(&jo, items, nr, &st))
 		goto out;
 	if (dry_run) {
@@ -460,7 +428,7 @@ int cmd_judge(int argc, const char **argv)
 		}
 		break;
 	case HTTP_BUDGET_SPENT:
-		warning("--max-requests %ld spent; %zu pairs not asked (run again to continue)", max_requests,
+		warning("--max-requests %ld spent; %zu pairs not asked (run again to continue)", lo.max_requests,
 			st.cancelled);
 		ret = EXIT_OK;
 		break;

@@ -9,6 +9,7 @@
  * read) writes nothing.
  */
 #include "builtin.h"
+#include "../core/config.h"
 #include "../core/corpus.h"
 #include "../core/corpuscheck.h"
 #include "../core/fsutil.h"
@@ -17,6 +18,7 @@
 #include "../core/set.h"
 #include "../core/util.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,7 @@ static const char *const pool_usage[] = {
 int cmd_pool(int argc, const char **argv)
 {
 	const char *out_path = NULL, *corpus_path = NULL;
-	long depth = 10, not_in_corpus = 0;
+	long depth = LONG_MIN, not_in_corpus = 0;  /* depth LONG_MIN: not given */
 	int force = 0;
 	struct option opts[] = {
 		OPT_STRING('o', "output", &out_path, "file", "the worksheet to write (required)"),
@@ -45,6 +47,7 @@ int cmd_pool(int argc, const char **argv)
 	struct pool_counts pc;
 	struct run *runs = NULL;
 	const char **paths = NULL;
+	char *set_path = NULL;
 	size_t nr_runs = 0;
 	bool have_corpus = false;
 	int ret = EXIT_BAD_INPUT;
@@ -57,6 +60,13 @@ int cmd_pool(int argc, const char **argv)
 	if (!out_path) {
 		error("no output: give -o <pool.yaml>");
 		usage_with_options(pool_usage, opts);
+	}
+	if (depth == LONG_MIN) {
+		/* the project config's pool_depth (core/config.h), else 10 */
+		struct config *cfg;
+		if (config_use(&cfg) < 0 ||
+		    config_get_long(cfg, "pool_depth", NULL, 10, 1, 10000, &depth, NULL) < 0)
+			return EXIT_BAD_INPUT;
 	}
 	if (depth < 1 || depth > 10000) {
 		error("--depth must be in 1..10000");
@@ -91,7 +101,9 @@ int cmd_pool(int argc, const char **argv)
 	for (size_t i = 0; i < nr_runs; i++)
 		if (run_load(&runs[i], paths[i]) < 0)
 			goto out;
-	if (pool_build(&p, &s, ref.dir, ref.tag, runs, paths, nr_runs, depth,
+	/* recorded relative to the worksheet, so judge finds it from anywhere */
+	set_path = pool_path_for_file(ref.dir, out_path);
+	if (pool_build(&p, &s, set_path, ref.tag, runs, paths, nr_runs, depth,
 		       have_corpus ? &corpus : NULL, &not_in_corpus) < 0)
 		goto out;
 	if (not_in_corpus)
@@ -111,6 +123,7 @@ out:
 		run_release(&runs[i]);
 	free(runs);
 	free(paths);
+	free(set_path);
 	pool_release(&p);
 	corpus_release(&corpus);
 	set_release(&s);

@@ -13,6 +13,7 @@
  * input (nothing written).
  */
 #include "builtin.h"
+#include "../core/config.h"
 #include "resample.h"
 #include "../core/compare-input.h"
 #include "../core/compare.h"
@@ -25,6 +26,7 @@
 #include "../core/set.h"
 #include "../core/util.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +69,7 @@ static int load_input(struct input *in, const struct set *set, const char *path,
 int cmd_report(int argc, const char **argv)
 {
 	const char *gate_file = NULL, *output = NULL;
-	long k = 5;
+	long k = LONG_MIN;  /* not given: the config's k, capped at REPORT_SLIDER_MAX */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
 	struct option opts[] = {
 		OPT_STRING('o', "output", &output, "file", "write the report here (default: standard output)"),
@@ -98,6 +100,21 @@ int cmd_report(int argc, const char **argv)
 	if (argc < 2 || argc > 3)
 		usage_with_options(report_usage, opts);
 	have_base = argc == 3;
+	/* options first (so -h works whatever the config), then the project config:
+	 * its k (capped where the slider stops) and, with a baseline, its gate */
+	{
+		struct config *cfg;
+		if (config_use(&cfg) < 0)
+			return EXIT_BAD_INPUT;
+		if (k == LONG_MIN) {
+			if (config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)
+				return EXIT_BAD_INPUT;
+			if (k > REPORT_SLIDER_MAX)
+				k = REPORT_SLIDER_MAX;
+		}
+		if (!gate_file && have_base)
+			gate_file = config_get_string(cfg, "gate", "EVALSET_GATE", NULL, NULL);
+	}
 	if (k < 1 || k > REPORT_SLIDER_MAX)
 		die(EXIT_BAD_INPUT, "-k must be between 1 and %d, not '%ld'", REPORT_SLIDER_MAX, k);
 	resample_opts_check(&ro, 10000000);

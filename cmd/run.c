@@ -9,6 +9,7 @@
  * line then says "complete": false) and the exit code is 3 or 130.
  */
 #include "builtin.h"
+#include "../core/config.h"
 #include "../core/bm25.h"
 #include "../core/corpus.h"
 #include "../core/fsutil.h"
@@ -16,6 +17,7 @@
 #include "../core/set.h"
 #include "../core/util.h"
 
+#include <limits.h>
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -220,7 +222,7 @@ static void print_summary(const struct job *job, const char *desc, double secs,
 int cmd_run(int argc, const char **argv)
 {
 	struct run_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, STRING_LIST_INIT,
-			      100, -1, -1, 0, 0, 0, NAN, NAN, NAN };
+			      LONG_MIN, -1, -1, 0, 0, 0, NAN, NAN, NAN };  /* k LONG_MIN: not given */
 	struct option opts[] = {
 		OPT_STRING('o', "output", &o.output, "file", "write the run to <file> (default: standard output)"),
 		OPT_INT('k', NULL, &o.k, "n", "results per question (default 100)"),
@@ -256,6 +258,13 @@ int cmd_run(int argc, const char **argv)
 	if (argc != 1) {
 		error("%s", argc ? "too many arguments" : "no set given");
 		usage_with_options(run_usage, opts);
+	}
+	/* -k not given: the project config's run_k (core/config.h), else 100 */
+	if (o.k == LONG_MIN) {
+		struct config *cfg;
+		if (config_use(&cfg) < 0 ||
+		    config_get_long(cfg, "run_k", NULL, 100, 1, 100000, &o.k, NULL) < 0)
+			goto out;
 	}
 	check_options(&o, opts);
 	latency = !o.bm25;

@@ -3,6 +3,11 @@
  * score a run (TREC, JSONL or JSON; plain or gzip) against a set version or
  * TREC qrels, print the measures of SPEC section 4 and optionally save the
  * per-question results for compare and report.
+ *
+ * With --judged-only the run is scored twice: as it is and condensed to its
+ * judged documents (trec_eval -J). Both columns are printed side by side;
+ * find-vs-rank, breakdowns, --per-query and --save use the condensed values,
+ * except Judged@k, which always describes the run's real list.
  */
 #include "builtin.h"
 #include "../core/config.h"
@@ -16,6 +21,7 @@
 #include "../core/util.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,10 +59,40 @@ static void row(struct out_ctx *o, const char *name, const char *value, const ch
 	}
 }
 
-static void value_row(struct out_ctx *o, const char *name, double v, const char *note)
+/* Print a row of two values (all documents, judged only); NAN prints "-". */
+static void row2(struct out_ctx *o, const char *name, double all, double judged, const char *note)
+{
+	char a[32], j[32];
+
+	snprintf(a, sizeof(a), "%.4f", all);
+	if (isnan(judged))
+		snprintf(j, sizeof(j), "-");
+	else
+		snprintf(j, sizeof(j), "%.4f", judged);
+	switch (o->fmt) {
+	case FMT_CSV:
+		strbuf_addf(o->sb, "%s,%s,%s\n", name, a, isnan(judged) ? "" : j);
+		break;
+	case FMT_MARKDOWN:
+		strbuf_addf(o->sb, "| %s | %s | %s | %s |\n", name, a, j, note ? note : "");
+		break;
+	default:
+		strbuf_addf(o->sb, "%-14s %8s %11s%s%s\n", name, a, j, note ? "   " : "", note ? note : "");
+		break;
+	}
+}
+
+/* Print one measure row: 'v', or with 'full' (--judged-only) the value of
+ * the full run 'all' beside the condensed 'v'. */
+static void value_row(struct out_ctx *o, const char *name, double v, const struct results *full,
+		      double all, const char *note)
 {
 	char buf[32];
 
+	if (full) {
+		row2(o, name, all, v, note);
+		return;
+	}
 	snprintf(buf, sizeof(buf), "%.4f", v);
 	row(o, name, buf, note);
 }
@@ -143,32 +179,90 @@ static void print_find_vs_rank(struct out_ctx *o, const struct results *r,
 			    "both ranking and recall need work\n", s->found_low);
 }
 
-static void print_measures(struct out_ctx *o, const struct results *r,
+/*
+ * Print the measures of 'r'. With 'full' (--judged-only: 'r' is condensed,
+ * 'full' the run as it is), two columns; Judged@k is the full run's only.
+ */
+static void print_measures(struct out_ctx *o, const struct results *r, const struct results *full,
 			   const struct score_summary *s, const struct score_options *so)
 {
 	char note[128];
 
 	if (o->fmt == FMT_CSV)
-		strbuf_addstr(o->sb, "measure,value\n");
+		strbuf_addstr(o->sb, full ? "measure,value,judged_only\n" : "measure,value\n");
 	else if (o->fmt == FMT_MARKDOWN)
-		strbuf_addstr(o->sb, "| measure | value | note |\n|---|---:|---|\n");
+		strbuf_addstr(o->sb, full ? "| measure | value | judged-only | note |\n|---|---:|---:|---|\n"
+					  : "| measure | value | note |\n|---|---:|---|\n");
+	else if (full)
+		strbuf_addf(o->sb, "%-14s %8s %11s   (over %ld answerable questions)\n", "measure", "value",
+			    "judged-only", r->nr_answerable);
 	else
 		strbuf_addf(o->sb, "%-14s %8s   (over %ld answerable questions)\n", "measure", "value",
 			    r->nr_answerable);
 	for (size_t i = 0; i < r->nr_measures; i++)
 		if (strncmp(r->measures[i], "Judged@", 7))
-			value_row(o, r->measures[i], r->aggregate[i], NULL);
+			value_row(o, r->measures[i], r->aggregate[i], full,
+				  full ? full->aggregate[i] : 0, NULL);
 	snprintf(note, sizeof(note), "%ld of %ld unanswerable questions declined%s",
 		 s->declined_unanswerable, r->nr_unanswerable,
 		 so->has_decline_below ? " (or top score below the threshold)" : "");
-	value_row(o, "Decline", r->decline, o->fmt == FMT_CSV ? NULL : note);
+	value_row(o, "Decline", r->decline, full, full ? full->decline : 0,
+		  o->fmt == FMT_CSV ? NULL : note);
 	snprintf(note, sizeof(note), "%ld of %ld answerable questions declined",
 		 s->declined_answerable, r->nr_answerable);
-	value_row(o, "FalseDecline", r->false_decline, o->fmt == FMT_CSV ? NULL : note);
+	value_row(o, "FalseDecline", r->false_decline, full, full ? full->false_decline : 0,
+		  o->fmt == FMT_CSV ? NULL : note);
 	for (size_t i = 0; i < r->nr_measures; i++)
-		if (!strncmp(r->measures[i], "Judged@", 7))
-			value_row(o, r->measures[i], r->aggregate[i],
-				  o->fmt == FMT_CSV ? NULL : "share of the top positions that are judged");
+		if (!strncmp(r->measures[i], "Judged@", 7)) {
+			if (full)
+				row2(o, r->measures[i], full->aggregate[i], NAN,
+				     o->fmt == FMT_CSV ? NULL : "share of the top positions that are judged");
+			else
+				value_row(o, r->measures[i], r->aggregate[i], NULL, 0,
+					  o->fmt == FMT_CSV ? NULL : "share of the top positions that are judged");
+		}
+}
+
+/*
+ * For --judged-only: give the condensed results 'r' the Judged@k values of
+ * the full run 'full' (aggregate and per question), since Judged@k of a
+ * list holding only judged documents says nothing.
+ */
+static void keep_real_judged(struct results *r, const struct results *full)
+{
+	for (size_t m = 0; m < r->nr_measures; m++) {
+		if (strncmp(r->measures[m], "Judged@", 7))
+			continue;
+		r->aggregate[m] = full->aggregate[m];
+		for (size_t i = 0; i < r->nr; i++) {
+			const struct question_result *fq = results_find(full, r->q[i].id);
+			if (fq)
+				r->q[i].values[m] = fq->values[m];
+		}
+	}
+}
+
+/* For --judged-only --format json: add the full run's values beside the
+ * condensed ones: "judged_only": true, "all_documents": {"aggregate": {...},
+ * "Decline": x, "FalseDecline": y}. Return a new string; caller frees. */
+static char *json_with_full(const struct results *r, const struct results *full)
+{
+	char *text = results_to_json(r);
+	cJSON *j = cJSON_Parse(text), *all, *agg;
+
+	if (!j)
+		return text;
+	free(text);
+	cJSON_AddBoolToObject(j, "judged_only", 1);
+	all = cJSON_AddObjectToObject(j, "all_documents");
+	agg = cJSON_AddObjectToObject(all, "aggregate");
+	for (size_t m = 0; m < full->nr_measures; m++)
+		cJSON_AddNumberToObject(agg, full->measures[m], full->aggregate[m]);
+	cJSON_AddNumberToObject(all, "Decline", full->decline);
+	cJSON_AddNumberToObject(all, "FalseDecline", full->false_decline);
+	text = cJSON_Print(j);
+	cJSON_Delete(j);
+	return text;
 }
 
 static void print_per_query(struct out_ctx *o, const struct results *r)
@@ -307,7 +401,7 @@ int cmd_score(int argc, const char **argv)
 {
 	struct string_list mlist = STRING_LIST_INIT;
 	const char *format = "table", *save = NULL, *qrels_path = NULL, *by = NULL;
-	long k = 5, depth = 50;
+	long k = LONG_MIN, depth = 50;  /* LONG_MIN: no --k, the config says */
 	double decline_below = NAN;
 	int per_query = 0, judged_only = 0;
 	struct option opts[] = {
@@ -330,7 +424,7 @@ int cmd_score(int argc, const char **argv)
 	struct set_ref ref = SET_REF_INIT;
 	struct qrels qr;
 	struct run run;
-	struct results res;
+	struct results res, full;
 	struct strbuf out = STRBUF_INIT;
 	struct out_ctx oc;
 	size_t nr_measures = 0;
@@ -340,10 +434,13 @@ int cmd_score(int argc, const char **argv)
 	const char *const *cfg_measures;
 	size_t nr_cfg_measures;
 
-	/* project config defaults (core/config.h): flags parsed next override them */
-	if (config_use(&cfg) < 0 || config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)
-		return EXIT_BAD_INPUT;
+	/* options first (so -h works whatever the config), then project config defaults */
 	argc = parse_options(argc, argv, opts, score_usage);
+	if (config_use(&cfg) < 0 ||
+	    (k == LONG_MIN && config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)) {
+		string_list_clear(&mlist);
+		return EXIT_BAD_INPUT;
+	}
 	if (argc != (qrels_path ? 1 : 2)) {
 		error("%s", qrels_path ? "expected <run> after --qrels <qrels>" : "expected <set>[@<tag>] <run>");
 		string_list_clear(&mlist);
@@ -403,6 +500,7 @@ int cmd_score(int argc, const char **argv)
 	qrels_init(&qr);
 	run_init(&run);
 	results_init(&res);
+	results_init(&full);
 
 	run_path = qrels_path ? argv[0] : argv[1];
 	if (qrels_path) {
@@ -416,16 +514,30 @@ int cmd_score(int argc, const char **argv)
 	if (qrels_path ? score_qrels(&qr, &run, run_path, &so, &res, &sum) < 0
 		       : score_set(&s, s.version, &run, run_path, &so, &res, &sum) < 0)
 		goto out;
+	if (judged_only) {
+		struct score_options all = so;
+		struct score_summary all_sum;
+
+		all.judged_only = false;
+		memset(&all_sum, 0, sizeof(all_sum));
+		if (qrels_path ? score_qrels(&qr, &run, run_path, &all, &full, &all_sum) < 0
+			       : score_set(&s, s.version, &run, run_path, &all, &full, &all_sum) < 0) {
+			score_summary_release(&all_sum);
+			goto out;
+		}
+		score_summary_release(&all_sum);
+		keep_real_judged(&res, &full);
+	}
 	check_meta_digest(&run, &res);
 
 	if (oc.fmt == FMT_JSON) {
-		char *json = results_to_json(&res);
+		char *json = judged_only ? json_with_full(&res, &full) : results_to_json(&res);
 
 		strbuf_addstr(&out, json);
 		free(json);
 	} else {
 		print_header(&oc, &res, &run, &sum, qrels_path != NULL);
-		print_measures(&oc, &res, &sum, &so);
+		print_measures(&oc, &res, judged_only ? &full : NULL, &sum, &so);
 		print_find_vs_rank(&oc, &res, &sum);
 		if (by && print_breakdowns(&oc, &res, by) < 0)
 			goto out;
@@ -443,6 +555,7 @@ int cmd_score(int argc, const char **argv)
 out:
 	strbuf_release(&out);
 	results_release(&res);
+	results_release(&full);
 	run_release(&run);
 	qrels_release(&qr);
 	score_summary_release(&sum);

@@ -29,17 +29,20 @@ struct key_spec {
 };
 
 static const struct key_spec specs[] = {
-	{ { "model", "EVALSET_MODEL", NULL, "model for generate" }, KIND_STRING, 0, 0 },
+	{ { "model", "EVALSET_MODEL", NULL, "model for generate and judge" }, KIND_STRING, 0, 0 },
 	{ { "base_url", "OPENAI_BASE_URL", "https://api.openai.com/v1", "OpenAI-compatible endpoint" },
 	  KIND_STRING, 0, 0 },
 	{ { "api_key_env", NULL, "OPENAI_API_KEY", "name of the variable holding the API key" },
 	  KIND_STRING, 0, 0 },
-	{ { "concurrency", "EVALSET_CONCURRENCY", "16", "LLM requests in flight (generate)" },
+	{ { "concurrency", "EVALSET_CONCURRENCY", "16", "LLM requests in flight (generate, judge)" },
 	  KIND_INT, 1, 1024 },
 	{ { "k", "EVALSET_K", "5", "context size k (score, compare, report)" }, KIND_INT, 1, 100000 },
 	{ { "measures", "EVALSET_MEASURES", NULL, "measures score and compare report" }, KIND_LIST, 0, 0 },
 	{ { "gate", "EVALSET_GATE", NULL, "gate file for compare" }, KIND_PATH, 0, 0 },
 	{ { "prompt_dir", "EVALSET_PROMPT_DIR", NULL, "prompt templates for generate" }, KIND_PATH, 0, 0 },
+	{ { "run_k", NULL, "100", "results per question asked by run (-k)" }, KIND_INT, 1, 100000 },
+	{ { "pool_depth", NULL, "10", "documents pool takes from the top of each run (--depth)" },
+	  KIND_INT, 1, 10000 },
 	{ { "corpus", NULL, NULL, "corpus path per set (a map: set name -> path)" }, KIND_CORPUS, 0, 0 },
 };
 

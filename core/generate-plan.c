@@ -87,8 +87,8 @@ static int select_chunks(struct gen *g, size_t **out, size_t *nr)
 		while (*s) {
 			size_t len = strcspn(s, ",");
 			char *id = xstrndup(s, len);
-			uintptr_t at = (uintptr_t)strmap_get(&c->index, id);
-			if (!at) {
+			const struct chunk *ch = corpus_get(c, id);
+			if (!ch) {
 				error("unknown chunk '%s' in --chunks (not in '%s')", id, c->path);
 				free(id);
 				free(sel);
@@ -96,7 +96,7 @@ static int select_chunks(struct gen *g, size_t **out, size_t *nr)
 			}
 			free(id);
 			if (n < c->nr + 1)
-				sel[n++] = at - 1;
+				sel[n++] = (size_t)(ch - c->chunks);
 			s += len;
 			if (*s == ',')
 				s++;

@@ -102,6 +102,13 @@ enum http_verdict http_classify_default(const struct http_response *res, void *d
 	return HTTP_DELIVER;
 }
 
+bool http_unreachable(const struct http_response *res)
+{
+	return res->status == 0 && (res->transport_error == CURLE_COULDNT_CONNECT ||
+				    res->transport_error == CURLE_COULDNT_RESOLVE_HOST ||
+				    res->transport_error == CURLE_COULDNT_RESOLVE_PROXY);
+}
+
 struct http_client *http_client_new(const struct http_options *opts)
 {
 	static int curl_ready;

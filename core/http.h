@@ -108,6 +108,9 @@ struct http_stats {
 
 /* Return the classification of SPEC section 8 (see the header comment). */
 enum http_verdict http_classify_default(const struct http_response *res, void *data);
+/* Return true when the attempt never reached a server: the connection was
+ * refused, or the host or proxy name did not resolve. */
+bool http_unreachable(const struct http_response *res);
 
 /* Return a new client with 'opts' (copied). Never NULL (aborts on OOM). */
 struct http_client *http_client_new(const struct http_options *opts);

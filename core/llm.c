@@ -4,7 +4,8 @@
  *
  * Invariants: every llm_submit() ends in exactly one 'done' callback; the
  * job's mode only moves down the ladder (json_schema -> json_object ->
- * plain); a job-stopping failure is reported once; the API key lives only in
+ * plain), and its completion budget parameter only from max_tokens to
+ * max_completion_tokens; a job-stopping failure is reported once; the API key lives only in
  * the header list handed to core/http and is scrubbed from every message.
  */
 #include "llm.h"
@@ -28,10 +29,16 @@ struct llm {
 	bool any_ok;
 	bool fatal;
 	bool warned_400;
+	bool completion_tokens;       /* send max_completion_tokens, not max_tokens */
+	int connect_failures;         /* attempts that never reached a server, before any did */
+	bool reached;                 /* some attempt got an answer or failed otherwise */
+	bool unreachable;             /* the first attempts all failed to connect: stop */
 	struct llm_usage usage;
 	cJSON *last_json;
 	struct strbuf content, why;   /* of the last llm_accept */
 };
+
+#define LLM_UNREACHABLE_ATTEMPTS 3  /* connect failures that stop a job that reached nothing */
 
 struct llm_call {
 	struct llm *l;
@@ -39,6 +46,7 @@ struct llm_call {
 	void *data;
 	enum llm_mode mode;
 	long max_tokens;
+	bool completion_tokens;       /* this attempt sent max_completion_tokens */
 	int length_retries, invalid_retries;
 };
 
@@ -151,9 +159,25 @@ static bool is_quota_error(const struct http_response *res)
 	       (strstr(res->body, "insufficient_quota") || strstr(res->body, "exceeded your current quota"));
 }
 
+/*
+ * Classify one attempt: quota errors are final; the first
+ * LLM_UNREACHABLE_ATTEMPTS attempts of a job all failing to connect (refused,
+ * name not resolved) end that request at once and mark the job unreachable.
+ * Once any attempt got further, connection failures are retried as usual.
+ */
 static enum http_verdict classify(const struct http_response *res, void *data)
 {
-	(void)data;
+	struct llm_call *c = data;
+	struct llm *l = c->l;
+
+	if (!l->reached) {
+		if (!http_unreachable(res)) {
+			l->reached = true;
+		} else if (++l->connect_failures >= LLM_UNREACHABLE_ATTEMPTS) {
+			l->unreachable = true;
+			return HTTP_DELIVER;
+		}
+	}
 	if (is_quota_error(res))
 		return HTTP_DELIVER;
 	return http_classify_default(res, data);
@@ -186,7 +210,8 @@ void llm_request_body(const struct llm *l, const char *system, const char *user,
 	cJSON_AddItemToArray(msgs, m);
 	if (l->o.temperature >= 0)
 		cJSON_AddNumberToObject(b, "temperature", l->o.temperature);
-	cJSON_AddNumberToObject(b, "max_tokens", (double)(max_tokens > 0 ? max_tokens : l->o.max_tokens));
+	cJSON_AddNumberToObject(b, l->completion_tokens ? "max_completion_tokens" : "max_tokens",
+				(double)(max_tokens > 0 ? max_tokens : l->o.max_tokens));
 	if (l->o.seed >= 0)
 		cJSON_AddNumberToObject(b, "seed", (double)l->o.seed);
 	if (mode == LLM_JSON_SCHEMA) {
@@ -212,6 +237,7 @@ static void send_call(struct llm *l, struct llm_call *c)
 {
 	struct strbuf body = STRBUF_INIT;
 
+	c->completion_tokens = l->completion_tokens;
 	llm_request_body(l, c->system, c->user, c->mode, c->max_tokens, &body);
 	http_submit(l->http, "POST", l->url.buf, (const char *const *)l->headers,
 		    body.buf, body.len, c);
@@ -354,6 +380,21 @@ static bool mentions_response_format(const struct http_response *res)
 	return yes;
 }
 
+/* Return true when a 400 says max_tokens is unsupported and
+ * max_completion_tokens is wanted (newer OpenAI models). */
+static bool refuses_max_tokens(const struct http_response *res)
+{
+	struct strbuf m = STRBUF_INIT;
+	bool yes;
+
+	llm_error_message(res->body, res->body_len, &m, NULL);
+	yes = strstr(m.buf, "max_completion_tokens") &&
+	      (strstr(m.buf, "'max_tokens'") || strstr(m.buf, "\"max_tokens\"") ||
+	       strstr(m.buf, " max_tokens"));
+	strbuf_release(&m);
+	return yes;
+}
+
 static int on_http_done(const struct http_response *res, void *data)
 {
 	struct llm_call *c = data;
@@ -387,6 +428,15 @@ static int on_http_done(const struct http_response *res, void *data)
 		finish(l, c, &r);
 		return 0;
 	}
+	if (res->status == 400 && !c->completion_tokens && refuses_max_tokens(res)) {
+		if (!l->completion_tokens) {
+			l->completion_tokens = true;
+			note("the server does not take max_tokens; asking with max_completion_tokens instead");
+		}
+		l->usage.retries++;
+		send_call(l, c);
+		return 0;
+	}
 	if (res->status == 400 && c->mode != LLM_PLAIN && mentions_response_format(res)) {
 		if (l->mode <= c->mode) {
 			l->mode = c->mode + 1;
@@ -411,6 +461,11 @@ static int on_http_done(const struct http_response *res, void *data)
 	if (is_quota_error(res))
 		return fatal(c, res, "the account behind %s has no quota left (HTTP 429 insufficient_quota): "
 			     "check its plan and billing, or use another key", key_var);
+	if (res->status == 0 && l->unreachable)
+		return fatal(c, NULL, "cannot reach the endpoint '%s': %s (the first %d attempts failed to "
+			     "connect); check --base-url (or OPENAI_BASE_URL), that the server is running and "
+			     "listening there, and any proxy settings", l->base_url, res->error,
+			     l->connect_failures);
 	if (res->status == 0 && !l->any_ok)
 		return fatal(c, NULL, "cannot reach '%s': %s (after %d attempts)", l->url.buf,
 			     res->error, res->attempts);

@@ -8,11 +8,18 @@
  *    the server rejects that (HTTP 400 naming response_format), the call and
  *    every later one fall back to json_object, then to plain instructions
  *    (the JSON is then cut out of the text). The reply is always validated.
+ *  - the completion budget is sent as max_tokens (what OpenAI-compatible
+ *    servers take); when the server refuses it with a 400 asking for
+ *    max_completion_tokens (newer OpenAI models), the call and every later
+ *    one are sent with max_completion_tokens instead.
  *  - finish_reason "length" is retried once with twice the token budget, an
  *    invalid reply once; then the call fails (LLM_FAILED, with the reason).
  *  - 401, 403, 404 and 429 insufficient_quota stop the job: llm_run returns
  *    ERR_REMOTE after one message saying what to fix. So does a transport
- *    failure (after the HTTP retries) before any call has succeeded.
+ *    failure (after the HTTP retries) before any call has succeeded, and,
+ *    without waiting for retries, an endpoint whose first 3 attempts all
+ *    failed to connect (refused, host or proxy not resolved); after any
+ *    attempt got further, connection failures are retried as transient.
  *  - messages never contain the API key: server text is scrubbed of it and
  *    of anything that looks like a key ("sk-...").
  *

@@ -138,6 +138,7 @@ static void query_release(struct import_query *q)
 	for (size_t d = 0; d < q->nr_docs; d++)
 		sketch_release(&q->docs[d].sessions);
 	free(q->docs);
+	free(q->dkeys);
 	free(q->dtab);
 	sketch_release(&q->sessions);
 	dedup_text_release(&q->dd);
@@ -335,7 +336,8 @@ static uint32_t doc_key(struct import *im, const char *id, size_t len)
 		size_t mask = im->doccap - 1;
 		for (size_t i = (size_t)h & mask; im->doctab[i]; i = (i + 1) & mask) {
 			n = &im->doc_names[im->doctab[i] - 1];
-			if (n->hash == h && n->len == len && !memcmp(n->id, id, len))
+			if (n->hash == h && n->len == len &&
+			    !memcmp(len < sizeof(n->inl) ? n->inl : n->id, id, len))
 				return im->doctab[i] - 1;
 		}
 	}
@@ -348,6 +350,8 @@ static uint32_t doc_key(struct import *im, const char *id, size_t len)
 	n->id = copy;
 	n->hash = h;
 	n->len = len;
+	if (len < sizeof(n->inl))
+		memcpy(n->inl, copy, len + 1);
 	doc_key_insert(im, h, key);
 	return key;
 }
@@ -357,7 +361,7 @@ static size_t doc_slot(const struct import_query *q, uint32_t key)
 {
 	size_t mask = q->dcap - 1, i = (size_t)mix64(key) & mask;
 
-	while (q->dtab[i] && q->docs[q->dtab[i] - 1].key != key)
+	while (q->dtab[i] && q->dkeys[q->dtab[i] - 1] != key)
 		i = (i + 1) & mask;
 	return i;
 }
@@ -372,13 +376,13 @@ static void doc_table_grow(struct import_query *q)
 	q->dtab = xcalloc(cap, sizeof(uint32_t));
 	q->dcap = cap;
 	for (size_t k = 0; k < q->nr_docs; k++)
-		q->dtab[doc_slot(q, q->docs[k].key)] = (uint32_t)(k + 1);
+		q->dtab[doc_slot(q, q->dkeys[k])] = (uint32_t)(k + 1);
 }
 
 /*
  * Return the statistics of document 'id' for 'q', creating them. A query's
- * documents are found by the id's number: a scan while there are few, a
- * small hash table once there are many.
+ * documents are found by the id's number: a scan of their numbers while
+ * there are few, a small hash table once there are many.
  */
 static struct import_doc *doc_of(struct import *im, struct import_query *q, const char *id, size_t len)
 {
@@ -388,14 +392,18 @@ static struct import_doc *doc_of(struct import *im, struct import_query *q, cons
 
 	if (!q->dtab) {
 		for (size_t k = 0; k < q->nr_docs; k++)
-			if (q->docs[k].key == key)
+			if (q->dkeys[k] == key)
 				return &q->docs[k];
 	} else {
 		slot = doc_slot(q, key);
 		if (q->dtab[slot])
 			return &q->docs[q->dtab[slot] - 1];
 	}
-	ALLOC_GROW(q->docs, q->nr_docs + 1, q->alloc_docs);
+	if (q->nr_docs == q->alloc_docs) {
+		ALLOC_GROW(q->docs, q->nr_docs + 1, q->alloc_docs);
+		q->dkeys = xreallocarray(q->dkeys, q->alloc_docs, sizeof(*q->dkeys));
+	}
+	q->dkeys[q->nr_docs] = key;
 	d = &q->docs[q->nr_docs++];
 	memset(d, 0, sizeof(*d));
 	d->key = key;

@@ -91,6 +91,7 @@ struct import_query {
 	unsigned long count, positive, negative, short_clicks;
 	struct sketch sessions;
 	struct import_doc *docs;
+	uint32_t *dkeys;         /* the key of each of docs, side by side for the scan */
 	size_t nr_docs, alloc_docs;
 	uint32_t *dtab;          /* index + 1 of docs by document key, once there are many */
 	size_t dcap;
@@ -140,6 +141,7 @@ struct import_doc_name {
 	const char *id;              /* in the arena */
 	uint64_t hash;
 	size_t len;
+	char inl[24];                /* a copy of a shorter id: compared without a pointer to chase */
 };
 
 struct import {

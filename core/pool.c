@@ -16,6 +16,7 @@
 #include "strmap.h"
 #include "util.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,4 +258,56 @@ int pool_check(const struct pool *p, const struct set *s, const struct corpus *c
 			}
 	}
 	return problems;
+}
+
+/* ---- paths relative to the pool file ---- */
+
+char *pool_path_for_file(const char *target, const char *pool_file)
+{
+	char *pool_dir = dir_name(pool_file);
+	char abs_t[PATH_MAX], abs_d[PATH_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	size_t common = 0, i;
+
+	if (target[0] == '/' || !realpath(target, abs_t) || !realpath(pool_dir, abs_d)) {
+		free(pool_dir);
+		return xstrdup(target);
+	}
+	free(pool_dir);
+	/* the longest common prefix that ends at a path component */
+	for (i = 0; abs_t[i] && abs_t[i] == abs_d[i]; i++)
+		if (abs_t[i] == '/')
+			common = i;
+	if (!abs_t[i] && (!abs_d[i] || abs_d[i] == '/'))
+		common = i;
+	else if (!abs_d[i] && abs_t[i] == '/')
+		common = i;
+	/* one ".." per component of the pool directory below the common prefix */
+	for (const char *d = abs_d + common; *d; d++)
+		if (*d == '/' && d[1])
+			strbuf_addstr(&sb, "../");
+	if (abs_t[common] == '/')
+		strbuf_addstr(&sb, abs_t + common + 1);
+	else
+		strbuf_addstr(&sb, abs_t + common);
+	if (!sb.len)
+		strbuf_addstr(&sb, ".");
+	else if (sb.buf[sb.len - 1] == '/')
+		strbuf_setlen(&sb, sb.len - 1);
+	return strbuf_detach(&sb, NULL);
+}
+
+char *pool_resolve_path(const char *path, const char *pool_file)
+{
+	char *dir, *joined;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	dir = dir_name(pool_file);
+	joined = path_join(dir, path);
+	free(dir);
+	if (path_exists(joined) || !path_exists(path))
+		return joined;
+	free(joined);
+	return xstrdup(path);
 }

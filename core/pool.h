@@ -80,7 +80,8 @@ struct pool_run {
 struct pool {
 	int schema;
 	char *set_name;
-	char *set_path;           /* the set directory as given to pool (for judge) */
+	char *set_path;           /* the set directory, relative to the pool file's directory
+	                           * (pool_path_for_file; judge: pool_resolve_path) */
 	char *set_version;        /* NULL: the working copy */
 	char *set_digest;
 	long depth;
@@ -113,6 +114,21 @@ const char *pool_pair_judge(const struct pool_pair *pp);
 int pool_build(struct pool *p, const struct set *s, const char *set_path, const char *tag,
 	       struct run *runs, const char *const *paths, size_t nr, long depth,
 	       const struct corpus *c, long *not_in_corpus);
+
+/*
+ * Return 'target' (a path valid from the working directory) as a path
+ * relative to the directory of the pool file 'pool_file', for set.path: the
+ * pool can then be used from any directory. Falls back to a copy of
+ * 'target' when either directory cannot be resolved. Caller frees.
+ */
+char *pool_path_for_file(const char *target, const char *pool_file);
+/*
+ * Return where the recorded 'path' of the pool loaded from 'pool_file' is:
+ * relative to the pool file's directory when that exists, else 'path' as
+ * written (from the working directory; pools written before set.path was
+ * made relative). Absolute paths are returned as they are. Caller frees.
+ */
+char *pool_resolve_path(const char *path, const char *pool_file);
 
 /* Append 'p' as YAML to 'out'. Return 0 or -1. */
 int pool_to_yaml(const struct pool *p, struct strbuf *out);

@@ -146,10 +146,25 @@ int run_parse_jsonl(struct run *r, char *buf, size_t len)
 
 int run_parse_json_dict(struct run *r, const char *buf, size_t len)
 {
-	cJSON *root = cJSON_ParseWithLength(buf, len);
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	const cJSON *qo, *d;
 	int ret = 0;
 
+	if (root && end) {
+		/* the object must be all there is: another one after it would be lost */
+		while (end < buf + len && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+			end++;
+		if (end < buf + len) {
+			long line = 1;
+
+			for (const char *p = buf; p < end; p++)
+				line += *p == '\n';
+			cJSON_Delete(root);
+			return error_at(r->path, line, 0,
+					"content after the JSON object {qid: {docid: score}} (for one object per line, use JSONL with a 'qid' key)");
+		}
+	}
 	if (!root) {
 		/* name the line where parsing stopped (cJSON_GetErrorPtr points into 'buf') */
 		const char *at = cJSON_GetErrorPtr();

@@ -30,6 +30,7 @@
 
 #define SCAN_BLOCK (4u << 20)
 #define SCAN_SLACK 16           /* spare bytes after the data, for word-wide reads */
+#define TREC_MAX_LINE (1u << 20) /* a longer line is refused (bounds the buffer too) */
 
 /* ---- scores ---- */
 
@@ -338,6 +339,8 @@ static int scan_line(struct scan *s, size_t start, char *nl)
 	int r;
 
 	s->lineno++;
+	if ((size_t)(nl - (s->buf + start)) > TREC_MAX_LINE)
+		return error_at(s->path, s->lineno, 0, "line longer than the limit of %u bytes", TREC_MAX_LINE);
 	/* a UTF-8 byte order mark before the first line is not part of its qid */
 	if (s->lineno == 1 && nl - (s->buf + start) >= 3 && !memcmp(s->buf + start, "\xef\xbb\xbf", 3))
 		start += 3;
@@ -451,6 +454,9 @@ static int scan_run(struct scan *s)
 			if ((r = scan_line(s, start, nl)))
 				return r;
 		}
+		if (s->len - s->pos > TREC_MAX_LINE)
+			return error_at(s->path, s->lineno + 1, 0, "line longer than the limit of %u bytes",
+					TREC_MAX_LINE);
 		if (eof) {
 			if (s->pos < s->len) {
 				size_t start = s->pos;

@@ -8,7 +8,9 @@ dies never leaves it behind), on SIGTERM, or after --lifetime seconds.
 Endpoints:
   POST .../chat/completions   the protocol (any prefix: /v1, /openai/...)
   GET  /stats                 {"requests": N, "keys": {KEY: COUNT}, "answered":
-                              {KEY: COUNT}, "max_in_flight": N, "modes": {...}}
+                              {KEY: COUNT}, "max_in_flight": N, "modes": {...},
+                              "token_params": {"max_tokens": N, ...},
+                              "temperatures": {"0.3": N, "none": N}}
 
 A request's KEY is the first 16 hex digits of SHA-256 over its "messages"
 array, so the same question asked again (a retry, a response_format
@@ -25,7 +27,9 @@ first attempt can be hit (so every key eventually succeeds). KIND is one of:
   length     200 with finish_reason "length" and a cut reply
   invalid    200 whose content is JSON of the wrong shape
 --reject-schema answers 400 (about response_format) to json_schema requests;
---reject-json-object does the same to json_object. --error-style flat|nested
+--reject-json-object does the same to json_object. --reject-max-tokens
+answers 400 "Unsupported parameter: 'max_tokens' ... use 'max_completion_tokens'"
+(as newer OpenAI models do) to requests that send max_tokens. --error-style flat|nested
 chooses {"error": "msg"} or {"error": {"message", "type", "code"}}.
 --expect-key K answers 401 unless "Authorization: Bearer K" or "api-key: K".
 
@@ -63,6 +67,8 @@ class State:
         self.in_flight = 0
         self.max_in_flight = 0
         self.modes = {}
+        self.token_params = {}
+        self.temperatures = {}
         self.rng = random.Random(args.seed)
         self.faults = []
         for spec in args.fault:
@@ -128,7 +134,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(404, self.error_body("not found", "invalid_request_error", None))
         with st.lock:
             obj = {"requests": st.requests, "keys": st.keys, "answered": st.answered,
-                   "max_in_flight": st.max_in_flight, "modes": st.modes}
+                   "max_in_flight": st.max_in_flight, "modes": st.modes,
+                   "token_params": st.token_params, "temperatures": st.temperatures}
         self.reply(200, obj)
 
     def do_POST(self):
@@ -150,6 +157,11 @@ class Handler(BaseHTTPRequestHandler):
             st.requests += 1
             st.keys[key] = st.keys.get(key, 0) + 1
             st.modes[rf] = st.modes.get(rf, 0) + 1
+            for p in ("max_tokens", "max_completion_tokens"):
+                if p in req:
+                    st.token_params[p] = st.token_params.get(p, 0) + 1
+            t = "none" if "temperature" not in req else repr(req["temperature"])
+            st.temperatures[t] = st.temperatures.get(t, 0) + 1
             attempt = st.keys[key]
             st.in_flight += 1
             st.max_in_flight = max(st.max_in_flight, st.in_flight)
@@ -176,6 +188,10 @@ class Handler(BaseHTTPRequestHandler):
                 # like OpenAI, echo the key presented, so tests can check it is scrubbed
                 return self.reply(401, self.error_body("Incorrect API key provided: " + shown,
                                                        "invalid_request_error", "invalid_api_key"))
+        if a.reject_max_tokens and "max_tokens" in req:
+            return self.reply(400, self.error_body(
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.", "invalid_request_error", "unsupported_parameter"))
         if (rf == "json_schema" and a.reject_schema) or (rf == "json_object" and a.reject_json_object):
             return self.reply(400, self.error_body(
                 "Invalid parameter: 'response_format' of type '%s' is not supported with this model." % rf,
@@ -299,6 +315,7 @@ def main():
     ap.add_argument("--retry-after-ms", type=float)
     ap.add_argument("--reject-schema", action="store_true")
     ap.add_argument("--reject-json-object", action="store_true")
+    ap.add_argument("--reject-max-tokens", action="store_true")
     ap.add_argument("--error-style", choices=["flat", "nested"], default="nested")
     ap.add_argument("--expect-key")
     ap.add_argument("--seed", type=int, default=1)

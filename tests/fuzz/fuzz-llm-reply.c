@@ -89,7 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	llm_error_message((const char *)data, size, &msg, &code);
 	strbuf_addstr(&msg, " " KEY " ");
 	llm_scrub(&msg, KEY);
-	if (strstr(msg.buf, KEY) || strstr(msg.buf, "sk-fuzz"))
+	/* other "sk-" text glued to a word may stay (it is not this key) */
+	if (strstr(msg.buf, KEY))
 		__builtin_trap();
 	free(code);
 	strbuf_release(&msg);

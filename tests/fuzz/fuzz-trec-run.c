@@ -51,8 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	set_error_routine(quiet);
 	set_warning_routine(quiet);
-	/* only the TREC format: a leading '{' or '[' is another reader's */
-	for (size_t i = 0; i < size; i++) {
+	/* only the TREC format: a leading '{' or '[' (after a BOM) is another reader's */
+	for (size_t i = size >= 3 && !memcmp(data, "\xef\xbb\xbf", 3) ? 3 : 0; i < size; i++) {
 		if (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n')
 			continue;
 		if (data[i] == '{' || data[i] == '[')

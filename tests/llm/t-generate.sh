@@ -260,6 +260,83 @@ is "$(echo "$chunks" | wc -l)" 24 "three shards cover the 24 chunks"
 is "$(echo "$chunks" | sort -u | wc -l)" 24 "and no chunk twice"
 stop_fake
 
+# ---- two shards generated into their own sets, merged with add --from --new-ids ----
+make_case merge
+start_fake
+for i in 1 2; do
+	"$evalset" init "part$i" --corpus chunks.jsonl >/dev/null
+	"$evalset" generate "part$i" --corpus chunks.jsonl --model fake-1 --base-url "$BASE" \
+		--prompt-dir "$src/prompts" --kinds factoid,paraphrase --shard "$i/2" >/dev/null 2>&1
+	ok $? "shard $i/2 generates into its own set"
+done
+n1=$(grep -c '^- id: q-' sets/part1/set.yaml); n2=$(grep -c '^- id: q-' sets/part2/set.yaml)
+grep -q '^- id: q-0001' sets/part2/set.yaml; ok $? "both shards number from q-0001"
+"$evalset" add demo --from sets/part1/set.yaml --new-ids >out 2>err
+is "$?" 0 "first shard merges"
+"$evalset" add demo --from sets/part2/set.yaml --new-ids >out 2>err
+is "$?" 0 "second shard merges despite overlapping ids" "$(cat err)"
+grep -q "^$n2 added, 0 skipped as duplicates" out; ok $? "merge reports its counts" "$(tail -1 out)"
+is "$(count_q)" "$((n1 + n2))" "merged set holds every question of both shards"
+is "$(sed -n 's/^- id: //p' sets/demo/set.yaml | sort | uniq -d | wc -l)" 0 "no id twice"
+chunks=$(cat sets/part1/set.yaml sets/part2/set.yaml | sed -n 's/^    chunk: //p' | sort | uniq -c)
+is "$(sed -n 's/^    chunk: //p' sets/demo/set.yaml | sort | uniq -c)" "$chunks" "every chunk's questions present once"
+"$evalset" add demo --from sets/part1/set.yaml --new-ids >out 2>err
+is "$?" 0 "merging a shard again succeeds"
+grep -q "^0 added, $n1 skipped as duplicates" out; ok $? "a shard merged twice adds nothing" "$(tail -1 out)"
+is "$(count_q)" "$((n1 + n2))" "no duplicate after the second merge"
+"$evalset" add demo --from sets/part2/set.yaml >out 2>err
+is "$?" 2 "without --new-ids, overlapping ids are refused"
+stop_fake
+
+# ---- max_tokens refused (newer OpenAI models): asked again with max_completion_tokens ----
+make_case mct
+start_fake --reject-max-tokens
+gen --kinds factoid >out 2>err
+is "$?" 0 "server refusing max_tokens: still succeeds" "$(cat err)"
+grep -q "max_completion_tokens" err; ok $? "a note says max_completion_tokens is used"
+is "$(stat_py 'd["token_params"].get("max_completion_tokens", 0)')" 24 "every request answered with max_completion_tokens"
+is "$(stat_py 'max(d["keys"].values())')" 2 "each request refused at most once"
+is "$(ok_records)" 24 "every request journaled"
+stop_fake
+
+# ---- --temperature is sent only when given ----
+make_case temp
+start_fake
+gen --kinds factoid --chunks c-00,c-01 >out 2>err
+is "$?" 0 "generate --chunks succeeds"
+is "$(stat_py 'd["temperatures"]')" "{'none': 2}" "no temperature sent by default"
+gen --kinds factoid --chunks c-02 --temperature 0.3 >out 2>err
+is "$(stat_py 'd["temperatures"].get("0.3", 0)')" 1 "--temperature 0.3 is sent"
+gen --kinds factoid --chunks c-03 --temperature 3 >out 2>err
+is "$?" 2 "--temperature out of range is bad input"
+stop_fake
+
+# ---- an endpoint nobody listens on: exit 3 at once, the base URL named, the key not ----
+make_case dead
+dead_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+"$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "http://127.0.0.1:$dead_port/v1" \
+	--prompt-dir "$src/prompts" --kinds factoid --max-attempts 100 >out 2>err
+is "$?" 3 "unreachable endpoint exits 3"
+grep -q "cannot reach the endpoint 'http://127.0.0.1:$dead_port/v1'" err; ok $? "message names the base URL" "$(cat err)"
+grep -q "check --base-url" err; ok $? "message says what to check"
+grep -q "first 3 attempts" err; ok $? "stopped after the first attempts, not after the retries"
+! grep -q SENTINEL err; ok $? "message holds no key"
+
+# ---- the endpoint goes away mid-job: transient, retried, not the unreachable stop ----
+make_case gone
+start_fake --latency 100
+gen_bg --kinds factoid,paraphrase --concurrency 2 --max-attempts 2 >out 2>err
+pid=$!
+for i in $(seq 50); do
+	[ -f sets/demo/.evalset/generate.jsonl ] && [ "$(grep -c '"status"' sets/demo/.evalset/generate.jsonl)" -ge 4 ] && break
+	sleep 0.1
+done
+stop_fake
+wait $pid
+is "$?" 3 "endpoint gone after successes: exit 3 after the retries"
+! grep -q "first 3 attempts" err; ok $? "not stopped as unreachable once requests had succeeded" "$(cat err)"
+grep -q "failed after retries" err; ok $? "failed requests counted, to be retried by a rerun" "$(cat err)"
+
 # ---- the key never reaches any file of any case (sets, journals, outputs, batches) ----
 cd "$root" || exit 1
 ! grep -rq "SENTINEL" "$root"; ok $? "no file written by any case holds the API key"

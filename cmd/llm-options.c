@@ -1,0 +1,73 @@
+/*
+ * llm-options: the endpoint options of generate and judge (see
+ * llm-options.h). Invariant: after llm_cli_finish every field is set and in
+ * range; the key itself is only ever read from the environment.
+ */
+#include "builtin.h"
+#include "llm-options.h"
+#include "../core/config.h"
+#include "../core/llm.h"
+#include "../core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Stop the job once SIGINT or SIGTERM arrived (handle_interrupts). */
+static int stop_on_signal(void *ctx)
+{
+	(void)ctx;
+	return interrupted();
+}
+
+int llm_cli_finish(struct llm_cli *o, bool need_key, const char *const *usage,
+		   const struct option *opts)
+{
+	struct config *cfg;
+
+	if (config_use(&cfg) < 0)
+		return -1;
+	if (o->concurrency == LLM_CLI_UNSET &&
+	    config_get_long(cfg, "concurrency", "EVALSET_CONCURRENCY", 16, 1, 1024, &o->concurrency, NULL) < 0)
+		return -1;
+	if (o->concurrency < 1 || o->concurrency > 1024 || o->max_requests < 0 ||
+	    o->max_attempts < 1 || o->max_attempts > 100) {
+		error("out of range: --concurrency 1..1024, --max-requests >= 0, --max-attempts 1..100");
+		usage_with_options(usage, opts);
+	}
+	if (o->temperature != -1 && !(o->temperature >= 0 && o->temperature <= 2)) {
+		error("out of range: --temperature 0..2");
+		usage_with_options(usage, opts);
+	}
+	if (!o->key_env)
+		o->key_env = config_get_string(cfg, "api_key_env", NULL, "OPENAI_API_KEY", NULL);
+	if (!o->model)
+		o->model = config_get_string(cfg, "model", "EVALSET_MODEL", NULL, NULL);
+	if (!o->model || !*o->model)
+		return error("no model: give --model or set EVALSET_MODEL");
+	if (!o->base_url)
+		o->base_url = config_get_string(cfg, "base_url", "OPENAI_BASE_URL", NULL, NULL);
+	if (!o->base_url || !*o->base_url)
+		o->base_url = "https://api.openai.com/v1";
+	if (!starts_with(o->base_url, "http://") && !starts_with(o->base_url, "https://"))
+		return error("bad --base-url '%s': expected http:// or https://", o->base_url);
+	o->key = getenv(o->key_env);
+	if (o->key && !*o->key)
+		o->key = NULL;
+	if (!o->key && need_key && strstr(o->base_url, "api.openai.com"))
+		return error("no API key: set %s (or name another variable with --api-key-env)", o->key_env);
+	return 0;
+}
+
+void llm_cli_apply(const struct llm_cli *o, struct llm_options *lo)
+{
+	lo->base_url = o->base_url;
+	lo->api_key = o->key;
+	lo->api_key_env = o->key_env;
+	lo->model = o->model;
+	lo->temperature = o->temperature;
+	lo->http = (struct http_options)HTTP_OPTIONS_INIT;
+	lo->http.concurrency = (int)o->concurrency;
+	lo->http.max_requests = o->max_requests;
+	lo->http.max_attempts = (int)o->max_attempts;
+	lo->http.stop = stop_on_signal;
+}
