@@ -37,29 +37,14 @@ static const char *const generate_usage[] = {
 	NULL,
 };
 
-struct progress {
-	int tty;
-	double last_line;
-};
-
 static void show_progress(const struct gen_stats *st, void *ctx)
 {
-	struct progress *p = ctx;
 	size_t done = st->answered + st->unusable + st->lost;
 	double rate = st->elapsed > 0 ? done / st->elapsed : 0;
 	double eta = rate > 0 ? (double)(st->to_send - done) / rate : 0;
 
-	if (is_quiet())
-		return;
-	if (p->tty) {
-		fprintf(stderr, "\rgenerate: %zu/%zu requests, %.1f/s, ETA %.0fs, %lu retries, %zu failed   ",
-			done, st->to_send, rate, eta, st->usage.retries, st->unusable + st->lost);
-		fflush(stderr);
-	} else if (st->elapsed - p->last_line >= 10) {
-		p->last_line = st->elapsed;
-		fprintf(stderr, "generate: %zu/%zu requests, %.1f/s, ETA %.0fs, %lu retries, %zu failed\n",
-			done, st->to_send, rate, eta, st->usage.retries, st->unusable + st->lost);
-	}
+	llm_progress_show(ctx, st->elapsed, "generate: %zu/%zu requests, %.1f/s, ETA %.0fs, %lu retries, %zu failed",
+			  done, st->to_send, rate, eta, st->usage.retries, st->unusable + st->lost);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -109,9 +94,7 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 		printf("overlap histogram: [0,.2) %zu  [.2,.4) %zu  [.4,.6) %zu  [.6,.8) %zu  [.8,1] %zu\n",
 		       hist[0], hist[1], hist[2], hist[3], hist[4]);
 	}
-	printf("usage: %lu HTTP requests, %lu retries, %lu prompt tokens, %lu completion tokens, %.1fs\n",
-	       st->usage.requests, st->usage.retries, st->usage.prompt_tokens, st->usage.completion_tokens,
-	       st->elapsed);
+	llm_cli_print_usage(&st->usage, st->elapsed);
 }
 
 /* Return the prompt directory to use (a static or argv string). */
@@ -196,7 +179,7 @@ int cmd_generate(int argc, const char **argv)
 	struct lock_file lock = LOCK_FILE_INIT;
 	struct gen_options go;
 	struct gen_stats st;
-	struct progress prog = { 0 };
+	struct llm_progress prog = { 0 };
 	char prompt_buf[PATH_MAX + 64];
 	char *lock_path = NULL, *what = NULL, *journal = NULL;
 	struct config *cfg;
@@ -317,36 +300,13 @@ int cmd_generate(int argc, const char **argv)
 	go.progress = show_progress;
 	go.ctx = &prog;
 	rc = gen_run(&go, &st);
-	if (prog.tty && !is_quiet())
-		fprintf(stderr, "\r%*s\r", 100, "");
+	llm_progress_clear(&prog, 100);
 	print_summary(ref.file, lo.model, &st);
 	if (go.batch_in && (st.batch_unmatched || st.batch_errors))
 		printf("batch: %zu lines matched, %zu not in this plan, %zu errors (rerun with a new --batch-out for them)\n",
 		       st.batch_matched, st.batch_unmatched, st.batch_errors);
-	switch (rc) {
-	case 0:
-		ret = EXIT_OK;
-		if (st.lost) {
-			error("%zu requests failed after retries; run the same command again to retry them", st.lost);
-			ret = EXIT_REMOTE;
-		}
-		break;
-	case HTTP_BUDGET_SPENT:
-		warning("--max-requests %ld spent; %zu requests not sent (run again to continue)",
-			lo.max_requests, st.cancelled);
-		ret = EXIT_OK;
-		break;
-	case ERR_REMOTE:
-		ret = EXIT_REMOTE;
-		break;
-	case ERR_INTERRUPTED:
-		error("interrupted; %zu answered requests are kept, run the same command to resume", st.answered);
-		ret = EXIT_INTERRUPTED;
-		break;
-	default:
-		ret = EXIT_BAD_INPUT;
-		break;
-	}
+	ret = llm_cli_exit_code(&(struct llm_cli_outcome){ rc, st.lost, st.cancelled, "requests not sent",
+							   st.answered, "answered requests" }, lo.max_requests);
 out:
 	lock_release(&lock);
 	free(lock_path);

@@ -44,27 +44,12 @@ static const char *const judge_usage[] = {
 	NULL,
 };
 
-struct progress {
-	int tty;
-	double last_line;
-};
-
 static void show_progress(const struct judge_stats *st, void *ctx)
 {
-	struct progress *p = ctx;
 	size_t done = st->graded + st->failed + st->lost;
 
-	if (is_quiet())
-		return;
-	if (p->tty) {
-		fprintf(stderr, "\rjudge: %zu/%zu pairs, %lu retries, %zu failed   ", done, st->to_send,
-			st->usage.retries, st->failed + st->lost);
-		fflush(stderr);
-	} else if (st->elapsed - p->last_line >= 10) {
-		p->last_line = st->elapsed;
-		fprintf(stderr, "judge: %zu/%zu pairs, %lu retries, %zu failed\n", done, st->to_send,
-			st->usage.retries, st->failed + st->lost);
-	}
+	llm_progress_show(ctx, st->elapsed, "judge: %zu/%zu pairs, %lu retries, %zu failed", done,
+			  st->to_send, st->usage.retries, st->failed + st->lost);
 }
 
 /* Return the prompt file to use: a new string; caller frees. */
@@ -96,13 +81,6 @@ static char *find_prompt(const char *dir)
 		free(p);
 	}
 	return xstrdup("prompts/judge.md");
-}
-
-static void print_usage_line(const struct judge_stats *st)
-{
-	printf("usage: %lu HTTP requests, %lu retries, %lu prompt tokens, %lu completion tokens, %.1fs\n",
-	       st->usage.requests, st->usage.retries, st->usage.prompt_tokens, st->usage.completion_tokens,
-	       st->elapsed);
 }
 
 static const char *kappa_text(double k, char *buf, size_t size)
@@ -174,7 +152,7 @@ int cmd_judge(int argc, const char **argv)
 	struct pool_pair **targets = NULL;
 	struct against_pair *ap = NULL;
 	size_t nr = 0, alloc = 0, alloc_t = 0, alloc_ap = 0;
-	struct progress prog = { 0 };
+	struct llm_progress prog = { 0 };
 	char *prompt_path = NULL, *journal = NULL, *lock_path = NULL, *judge_name = NULL, *pid = NULL;
 	char *set_arg = NULL, *what = NULL;
 	char loaded_sha[72];
@@ -354,8 +332,7 @@ int cmd_judge(int argc, const char **argv)
 	jo.ctx = &prog;
 	judge_items_release(items, nr);
 	rc = judge_run(&jo, items, nr, &st);
-	if (prog.tty && !is_quiet())
-		fprintf(stderr, "\r%*s\r", 80, "");
+	llm_progress_clear(&prog, 80);
 
 	if (against) {
 		struct agreement a = AGREEMENT_INIT;
@@ -418,31 +395,9 @@ int cmd_judge(int argc, const char **argv)
 			warning("%zu pairs stay ungraded: the judge's reply was unusable (see %s); "
 				"--retry-failed asks them again", failed, journal);
 	}
-	print_usage_line(&st);
-	switch (rc) {
-	case 0:
-		ret = EXIT_OK;
-		if (st.lost) {
-			error("%zu requests failed after retries; run the same command again to retry them", st.lost);
-			ret = EXIT_REMOTE;
-		}
-		break;
-	case HTTP_BUDGET_SPENT:
-		warning("--max-requests %ld spent; %zu pairs not asked (run again to continue)", lo.max_requests,
-			st.cancelled);
-		ret = EXIT_OK;
-		break;
-	case ERR_REMOTE:
-		ret = EXIT_REMOTE;
-		break;
-	case ERR_INTERRUPTED:
-		error("interrupted; %zu grades are kept, run the same command to resume", st.graded);
-		ret = EXIT_INTERRUPTED;
-		break;
-	default:
-		ret = EXIT_BAD_INPUT;
-		break;
-	}
+	llm_cli_print_usage(&st.usage, st.elapsed);
+	ret = llm_cli_exit_code(&(struct llm_cli_outcome){ rc, st.lost, st.cancelled, "pairs not asked",
+							   st.graded, "grades" }, lo.max_requests);
 out:
 	lock_release(&lock);
 	judge_items_release(items, nr);

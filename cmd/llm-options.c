@@ -1,14 +1,18 @@
 /*
- * llm-options: the endpoint options of generate and judge (see
- * llm-options.h). Invariant: after llm_cli_finish every field is set and in
+ * llm-options: the endpoint options of generate and judge, and the job
+ * output they share (see llm-options.h). Invariant: after llm_cli_finish every field is set and in
  * range; the key itself is only ever read from the environment.
  */
 #include "builtin.h"
 #include "llm-options.h"
 #include "../core/config.h"
+#include "../core/http.h"
 #include "../core/llm.h"
+#include "../core/strbuf.h"
 #include "../core/util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,4 +74,61 @@ void llm_cli_apply(const struct llm_cli *o, struct llm_options *lo)
 	lo->http.max_requests = o->max_requests;
 	lo->http.max_attempts = (int)o->max_attempts;
 	lo->http.stop = stop_on_signal;
+}
+
+void llm_progress_show(struct llm_progress *p, double elapsed, const char *fmt, ...)
+{
+	struct strbuf line = STRBUF_INIT;
+	va_list ap;
+
+	if (is_quiet() || (!p->tty && elapsed - p->last_line < 10))
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&line, fmt, ap);
+	va_end(ap);
+	if (p->tty) {
+		fprintf(stderr, "\r%s   ", line.buf);
+		fflush(stderr);
+	} else {
+		p->last_line = elapsed;
+		fprintf(stderr, "%s\n", line.buf);
+	}
+	strbuf_release(&line);
+}
+
+void llm_progress_clear(const struct llm_progress *p, int width)
+{
+	if (p->tty && !is_quiet())
+		fprintf(stderr, "\r%*s\r", width, "");
+}
+
+void llm_cli_print_usage(const struct llm_usage *u, double elapsed)
+{
+	printf("usage: %lu HTTP requests, %lu retries, %lu prompt tokens, %lu completion tokens, %.1fs\n",
+	       u->requests, u->retries, u->prompt_tokens, u->completion_tokens, elapsed);
+}
+
+int llm_cli_exit_code(const struct llm_cli_outcome *r, long max_requests)
+{
+	switch (r->rc) {
+	case 0:
+		if (r->lost) {
+			error("%zu requests failed after retries; run the same command again to retry them",
+			      r->lost);
+			return EXIT_REMOTE;
+		}
+		return EXIT_OK;
+	case HTTP_BUDGET_SPENT:
+		warning("--max-requests %ld spent; %zu %s (run again to continue)", max_requests,
+			r->not_sent, r->not_sent_what);
+		return EXIT_OK;
+	case ERR_REMOTE:
+		return EXIT_REMOTE;
+	case ERR_INTERRUPTED:
+		error("interrupted; %zu %s are kept, run the same command to resume", r->kept,
+		      r->kept_what);
+		return EXIT_INTERRUPTED;
+	default:
+		return EXIT_BAD_INPUT;
+	}
 }

@@ -2,7 +2,8 @@
  * llm-options: the LLM endpoint options that generate and judge share
  * (--model, --base-url, --api-key-env, --concurrency, --max-requests,
  * --max-attempts, --temperature), their project-config defaults and the key
- * lookup.
+ * lookup; and the pieces of running the job both print alike (the progress
+ * line, the usage line, the exit code of the job's result).
  *
  * Usage: put OPT_LLM_ENDPOINT(&lo) in the option table, parse the options,
  * then call llm_cli_finish() (config and environment fill what no flag set,
@@ -19,10 +20,12 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "parse-options.h"
 
 struct llm_options;
+struct llm_usage;
 
 #define LLM_CLI_UNSET LONG_MIN   /* a long option no flag gave */
 
@@ -59,5 +62,43 @@ int llm_cli_finish(struct llm_cli *o, bool need_key, const char *const *usage,
  * (whose http options are reset to HTTP_OPTIONS_INIT first, with 'stop'
  * polling interrupted(): the caller calls handle_interrupts()). */
 void llm_cli_apply(const struct llm_cli *o, struct llm_options *lo);
+
+/* The progress line of a job on stderr; init with { isatty(2), 0 }. */
+struct llm_progress {
+	int tty;
+	double last_line;   /* 'elapsed' of the last line written (not on a tty) */
+};
+
+/*
+ * Show the progress line formatted from 'fmt' for a job 'elapsed' seconds
+ * in: on a terminal rewritten in place, else as a new line at most every 10
+ * seconds; nothing under --quiet.
+ */
+__attribute__((format(printf, 3, 4)))
+void llm_progress_show(struct llm_progress *p, double elapsed, const char *fmt, ...);
+
+/* Blank the last progress line, 'width' columns, when on a terminal. */
+void llm_progress_clear(const struct llm_progress *p, int width);
+
+/* Print the "usage: ..." summary line of a job's HTTP use on stdout. */
+void llm_cli_print_usage(const struct llm_usage *u, double elapsed);
+
+/* The result of a job, for llm_cli_exit_code. */
+struct llm_cli_outcome {
+	int rc;                    /* what the job returned */
+	size_t lost;               /* requests that failed after retries */
+	size_t not_sent;           /* with HTTP_BUDGET_SPENT: what was left */
+	const char *not_sent_what; /* e.g. "requests not sent" */
+	size_t kept;               /* with ERR_INTERRUPTED: results kept */
+	const char *kept_what;     /* e.g. "answered requests" */
+};
+
+/*
+ * Return the exit code of a job's outcome 'r', reporting what the user
+ * should know: lost requests (EXIT_REMOTE), a spent --max-requests
+ * 'max_requests' (a warning, EXIT_OK), an interruption (EXIT_INTERRUPTED);
+ * ERR_REMOTE gives EXIT_REMOTE, any other failure EXIT_BAD_INPUT.
+ */
+int llm_cli_exit_code(const struct llm_cli_outcome *r, long max_requests);
 
 #endif

@@ -13,6 +13,7 @@
 #include "fsutil.h"
 #include "strbuf.h"
 #include "util.h"
+#include "yamlguard.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -283,6 +284,10 @@ int config_load_buf(struct config *c, const char *buf, size_t len, const char *n
 	ld.dir = dir_name(name);
 	if (!utf8_valid(buf, len, &bad_at)) {
 		error("config '%s' is not valid UTF-8 text (byte %zu)", name, bad_at);
+		free(ld.dir);
+		return -1;
+	}
+	if (yaml_guard_depth(buf, len, name, YAML_GUARD_DEPTH) < 0) {
 		free(ld.dir);
 		return -1;
 	}

@@ -8,6 +8,7 @@
 #include "fsutil.h"
 #include "strbuf.h"
 #include "util.h"
+#include "yamlguard.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -317,6 +318,8 @@ int gate_load_buf(struct gate *g, const char *buf, size_t len, const char *name)
 
 	if (!utf8_valid(buf, len, &bad))
 		return error("%s: invalid UTF-8 at byte %zu", name, bad);
+	if (yaml_guard_depth(buf, len, name, YAML_GUARD_DEPTH) < 0)
+		return -1;
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &doc)) {
@@ -347,8 +350,10 @@ int gate_load(struct gate *g, const char *path)
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
 
-	if (read_file(path, &sb, GATE_MAX_FILE_BYTES) < 0)
+	if (read_file(path, &sb, GATE_MAX_FILE_BYTES) < 0) {
+		strbuf_release(&sb);  /* read_file leaves what it read */
 		return -1;
+	}
 	ret = gate_load_buf(g, sb.buf, sb.len, path);
 	strbuf_release(&sb);
 	return ret;

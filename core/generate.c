@@ -25,6 +25,7 @@
 #include "error.h"
 #include "fsutil.h"
 #include "journal.h"
+#include "llmjob.h"
 #include "prompt.h"
 #include "set.h"
 #include "strmap.h"
@@ -96,14 +97,6 @@ void gen_stats_release(struct gen_stats *st)
 	free(st->overlaps);
 	st->overlaps = NULL;
 	st->nr_overlaps = st->alloc_overlaps = 0;
-}
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int load_prompts(struct gen *g)
@@ -186,7 +179,7 @@ static int save(struct gen *g)
 	/* the set file never holds questions whose journal record could be lost */
 	if (g->journal_open && journal_sync(&g->journal))
 		return -1;
-	g->last_save = mono_ms();
+	g->last_save = llmjob_now_ms();
 	if (g->dirty) {
 		if (set_save(g->set, g->o->set_file) || set_id_floor_write(g->o->ref, g->floor))
 			return -1;
@@ -351,7 +344,7 @@ static void maybe_checkpoint(struct gen *g)
 {
 	long every = g->o->checkpoint_every > 0 ? g->o->checkpoint_every : 5;
 
-	if (!g->records_since_save || mono_ms() - g->last_save < every * 1000)
+	if (!g->records_since_save || llmjob_now_ms() - g->last_save < every * 1000)
 		return;
 	if (save(g)) {
 		g->abort = true;
@@ -406,11 +399,7 @@ void gen_record_result(struct gen *g, struct item *it, const struct llm_result *
 		cJSON_AddStringToObject(rec, "why", res->why ? res->why : "unusable reply");
 		g->st->unusable++;
 	}
-	{
-		cJSON *u = cJSON_AddObjectToObject(rec, "usage");
-		cJSON_AddNumberToObject(u, "prompt_tokens", (double)res->prompt_tokens);
-		cJSON_AddNumberToObject(u, "completion_tokens", (double)res->completion_tokens);
-	}
+	llmjob_add_usage(rec, res);
 	g->records_since_save++;
 	if (g->journal_open && journal_write(&g->journal, rec)) {
 		g->abort = true;
@@ -435,11 +424,8 @@ static void on_llm_done(const struct llm_result *res, void *data)
 static int stop_job(void *ctx)
 {
 	struct gen *g = ctx;
-	const struct http_options *ho = &g->o->llm.http;
 
-	if (g->abort)
-		return 1;
-	return ho->stop ? ho->stop(ho->ctx) : 0;
+	return llmjob_stop(g->abort, &g->o->llm.http);
 }
 
 static void tick(void *ctx)
@@ -451,9 +437,7 @@ static void tick(void *ctx)
 		g->abort_code = ERR_INPUT;
 	}
 	maybe_checkpoint(g);
-	if (g->llm)
-		llm_get_usage(g->llm, &g->st->usage);
-	g->st->elapsed = (mono_ms() - g->started_ms) / 1000.0;
+	llmjob_sample(g->llm, g->started_ms, &g->st->usage, &g->st->elapsed);
 	if (g->o->progress)
 		g->o->progress(g->st, g->o->ctx);
 }
@@ -489,7 +473,7 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 	g.st = st;
 	g.set = o->set;
 	g.journal.fd = -1;
-	g.started_ms = g.last_save = mono_ms();
+	g.started_ms = g.last_save = llmjob_now_ms();
 	if (load_prompts(&g))
 		goto out;
 	if (gen_plan(&g))
@@ -507,19 +491,12 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 		dup_index_add(&g.dups, g.set->q[i].text ? g.set->q[i].text : "", 0);
 	g.floor = set_id_floor(o->ref);
 
-	lo = o->llm;
+	llmjob_options(&lo, &o->llm, stop_job, tick, &g);
 	lo.schema_name = "questions";
 	lo.schema = REPLY_SCHEMA;
 	lo.shape_hint = REPLY_HINT;
 	lo.validate = validate;
 	lo.done = on_llm_done;
-	lo.http.stop = stop_job;
-	lo.http.tick = tick;
-	lo.http.ctx = &g;
-	if (!lo.model || !*lo.model)
-		lo.model = "unset";
-	if (!lo.base_url || !*lo.base_url)
-		lo.base_url = "https://api.openai.com/v1";
 	g.llm = llm_new(&lo);
 	if (!g.llm)
 		goto out;
@@ -580,12 +557,11 @@ out_save:
 	if (save(&g) && !rc)
 		rc = ERR_INPUT;
 out:
+	llmjob_sample(g.llm, g.started_ms, &st->usage, &st->elapsed);
 	if (g.llm) {
-		llm_get_usage(g.llm, &st->usage);
 		st->mode = llm_current_mode(g.llm);
 		llm_free(g.llm);
 	}
-	st->elapsed = (mono_ms() - g.started_ms) / 1000.0;
 	if (g.journal_open)
 		journal_close(&g.journal);
 	for (int k = 0; k < GEN_NR_KINDS; k++) {

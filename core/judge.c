@@ -12,6 +12,7 @@
 #include "digest.h"
 #include "error.h"
 #include "journal.h"
+#include "llmjob.h"
 #include "prompt.h"
 #include "strmap.h"
 #include "util.h"
@@ -102,14 +103,6 @@ struct job {
 	struct llm *llm;
 	int64_t started_ms;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void make_key(const struct judge_options *o, struct judge_item *it)
 {
@@ -215,11 +208,7 @@ static void on_done(const struct llm_result *res, void *data)
 		strbuf_release(&why);
 		j->st->failed++;
 	}
-	{
-		cJSON *u = cJSON_AddObjectToObject(rec, "usage");
-		cJSON_AddNumberToObject(u, "prompt_tokens", (double)res->prompt_tokens);
-		cJSON_AddNumberToObject(u, "completion_tokens", (double)res->completion_tokens);
-	}
+	llmjob_add_usage(rec, res);
 	if (j->journal_open && journal_write(&j->journal, rec))
 		j->abort = true;
 	else
@@ -230,11 +219,8 @@ static void on_done(const struct llm_result *res, void *data)
 static int stop_job(void *ctx)
 {
 	struct job *j = ctx;
-	const struct http_options *ho = &j->o->llm.http;
 
-	if (j->abort)
-		return 1;
-	return ho->stop ? ho->stop(ho->ctx) : 0;
+	return llmjob_stop(j->abort, &j->o->llm.http);
 }
 
 static void tick(void *ctx)
@@ -243,9 +229,7 @@ static void tick(void *ctx)
 
 	if (j->journal_open && journal_sync(&j->journal))
 		j->abort = true;
-	if (j->llm)
-		llm_get_usage(j->llm, &j->st->usage);
-	j->st->elapsed = (double)(mono_ms() - j->started_ms) / 1000.0;
+	llmjob_sample(j->llm, j->started_ms, &j->st->usage, &j->st->elapsed);
 	if (j->o->progress)
 		j->o->progress(j->st, j->o->ctx);
 }
@@ -279,7 +263,7 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 	j.items = items;
 	j.nr = nr;
 	j.journal.fd = -1;
-	j.started_ms = mono_ms();
+	j.started_ms = llmjob_now_ms();
 	j.first = xcalloc(nr + 1, sizeof(*j.first));
 	j.calls = xcalloc(nr + 1, sizeof(*j.calls));
 	for (size_t i = 0; i < nr; i++) {
@@ -314,19 +298,12 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 			st->to_send++;
 	}
 
-	lo = o->llm;
+	llmjob_options(&lo, &o->llm, stop_job, tick, &j);
 	lo.schema_name = "grade";
 	lo.schema = REPLY_SCHEMA;
 	lo.shape_hint = REPLY_HINT;
 	lo.validate = validate;
 	lo.done = on_done;
-	lo.http.stop = stop_job;
-	lo.http.tick = tick;
-	lo.http.ctx = &j;
-	if (!lo.model || !*lo.model)
-		lo.model = "unset";
-	if (!lo.base_url || !*lo.base_url)
-		lo.base_url = "https://api.openai.com/v1";
 	if (o->dry_run || !st->to_send) {
 		rc = 0;
 		goto out;
@@ -359,12 +336,11 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 	if (journal_sync(&j.journal) && !rc)
 		rc = ERR_INPUT;
 out:
+	llmjob_sample(j.llm, j.started_ms, &st->usage, &st->elapsed);
 	if (j.llm) {
-		llm_get_usage(j.llm, &st->usage);
 		st->mode = llm_current_mode(j.llm);
 		llm_free(j.llm);
 	}
-	st->elapsed = (double)(mono_ms() - j.started_ms) / 1000.0;
 	if (j.journal_open)
 		journal_close(&j.journal);
 	strmap_for_each(&j.done, e)

@@ -17,6 +17,7 @@
 #include "set.h"
 #include "strmap.h"
 #include "util.h"
+#include "yamlio.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -26,102 +27,39 @@
 
 /* ---- writing ---- */
 
-static int write_handler(void *data, unsigned char *buffer, size_t size)
-{
-	strbuf_add(data, buffer, size);
-	return 1;
-}
-
-static int emit(yaml_emitter_t *em, yaml_event_t *ev, int ok)
-{
-	if (!ok || !yaml_emitter_emit(em, ev))
-		return -1;
-	return 0;
-}
-
-static int emit_raw(yaml_emitter_t *em, const char *s, yaml_scalar_style_t style)
-{
-	yaml_event_t ev;
-
-	return emit(em, &ev, yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
-							  (int)strlen(s), 1, 1, style));
-}
-
-static int emit_str(yaml_emitter_t *em, const char *s)
-{
-	if (!s)
-		return emit_raw(em, "null", YAML_PLAIN_SCALAR_STYLE);
-	return emit_raw(em, s, set_scalar_resolve(s) == SET_SCALAR_STR ? YAML_ANY_SCALAR_STYLE
-								      : YAML_SINGLE_QUOTED_SCALAR_STYLE);
-}
-
-static int emit_long(yaml_emitter_t *em, long v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%ld", v);
-	return emit_raw(em, buf, YAML_PLAIN_SCALAR_STYLE);
-}
-
-static int start_map(yaml_emitter_t *em, bool flow)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
-			flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE));
-}
-
-static int end_map(yaml_emitter_t *em)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_mapping_end_event_initialize(&ev));
-}
-
-static int start_seq(yaml_emitter_t *em, bool flow)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-			flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE));
-}
-
-static int end_seq(yaml_emitter_t *em)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_sequence_end_event_initialize(&ev));
-}
-
 static int kv_str(yaml_emitter_t *em, const char *k, const char *v)
 {
-	return emit_raw(em, k, YAML_PLAIN_SCALAR_STYLE) || emit_str(em, v);
+	return yamlio_plain(em, k) || yamlio_str(em, v);
 }
 
 static int kv_long(yaml_emitter_t *em, const char *k, long v)
 {
-	return emit_raw(em, k, YAML_PLAIN_SCALAR_STYLE) || emit_long(em, v);
+	return yamlio_plain(em, k) || yamlio_long(em, v);
 }
 
 /* Emit a chunk text as a literal block when it has several lines. */
 static int emit_text(yaml_emitter_t *em, const char *s)
 {
 	if (s && strchr(s, '\n') && set_scalar_resolve(s) == SET_SCALAR_STR)
-		return emit_raw(em, s, YAML_LITERAL_SCALAR_STYLE);
-	return emit_str(em, s);
+		return yamlio_scalar(em, s, YAML_LITERAL_SCALAR_STYLE);
+	return yamlio_str(em, s);
 }
 
 static int emit_pair(yaml_emitter_t *em, const struct pool_pair *pp)
 {
-	if (start_map(em, false) || kv_str(em, "chunk", pp->chunk))
+	if (yamlio_map_start(em, false) || kv_str(em, "chunk", pp->chunk))
 		return -1;
 	if (pp->title && kv_str(em, "title", pp->title))
 		return -1;
-	if (emit_raw(em, "found_by", YAML_PLAIN_SCALAR_STYLE) || start_seq(em, true))
+	if (yamlio_plain(em, "found_by") || yamlio_seq_start(em, true))
 		return -1;
 	for (size_t i = 0; i < pp->nr_found; i++)
-		if (start_map(em, true) || kv_str(em, "run", pp->found[i].run) ||
-		    kv_long(em, "rank", pp->found[i].rank) || end_map(em))
+		if (yamlio_map_start(em, true) || kv_str(em, "run", pp->found[i].run) ||
+		    kv_long(em, "rank", pp->found[i].rank) || yamlio_map_end(em))
 			return -1;
-	if (end_seq(em))
+	if (yamlio_seq_end(em))
 		return -1;
-	if (pp->text && (emit_raw(em, "text", YAML_PLAIN_SCALAR_STYLE) || emit_text(em, pp->text)))
+	if (pp->text && (yamlio_plain(em, "text") || emit_text(em, pp->text)))
 		return -1;
 	if (pp->grade >= 0 ? kv_long(em, "grade", pp->grade) : kv_str(em, "grade", NULL))
 		return -1;
@@ -133,56 +71,51 @@ static int emit_pair(yaml_emitter_t *em, const struct pool_pair *pp)
 		return -1;
 	if (pp->note && kv_str(em, "note", pp->note))
 		return -1;
-	return end_map(em);
+	return yamlio_map_end(em);
 }
 
 static int emit_pool(yaml_emitter_t *em, const struct pool *p)
 {
-	yaml_event_t ev;
-
-	if (emit(em, &ev, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING)) ||
-	    emit(em, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1)) ||
-	    start_map(em, false) || kv_long(em, "evalset_pool", p->schema))
+	if (yamlio_doc_start(em) ||
+	    yamlio_map_start(em, false) || kv_long(em, "evalset_pool", p->schema))
 		return -1;
-	if (emit_raw(em, "set", YAML_PLAIN_SCALAR_STYLE) || start_map(em, false) ||
+	if (yamlio_plain(em, "set") || yamlio_map_start(em, false) ||
 	    kv_str(em, "name", p->set_name))
 		return -1;
 	if (p->set_path && kv_str(em, "path", p->set_path))
 		return -1;
-	if (kv_str(em, "version", p->set_version) || kv_str(em, "digest", p->set_digest) || end_map(em))
+	if (kv_str(em, "version", p->set_version) || kv_str(em, "digest", p->set_digest) || yamlio_map_end(em))
 		return -1;
 	if (p->depth > 0 && kv_long(em, "depth", p->depth))
 		return -1;
 	if (p->corpus_path) {
-		if (emit_raw(em, "corpus", YAML_PLAIN_SCALAR_STYLE) || start_map(em, false) ||
+		if (yamlio_plain(em, "corpus") || yamlio_map_start(em, false) ||
 		    kv_str(em, "path", p->corpus_path) ||
 		    (p->corpus_fingerprint && kv_str(em, "fingerprint", p->corpus_fingerprint)) ||
-		    end_map(em))
+		    yamlio_map_end(em))
 			return -1;
 	}
-	if (emit_raw(em, "runs", YAML_PLAIN_SCALAR_STYLE) || start_seq(em, false))
+	if (yamlio_plain(em, "runs") || yamlio_seq_start(em, false))
 		return -1;
 	for (size_t i = 0; i < p->nr_runs; i++)
-		if (start_map(em, false) || kv_str(em, "name", p->runs[i].name) ||
+		if (yamlio_map_start(em, false) || kv_str(em, "name", p->runs[i].name) ||
 		    kv_str(em, "path", p->runs[i].path) ||
-		    (p->runs[i].sha256 && kv_str(em, "sha256", p->runs[i].sha256)) || end_map(em))
+		    (p->runs[i].sha256 && kv_str(em, "sha256", p->runs[i].sha256)) || yamlio_map_end(em))
 			return -1;
-	if (end_seq(em) || emit_raw(em, "questions", YAML_PLAIN_SCALAR_STYLE) || start_seq(em, false))
+	if (yamlio_seq_end(em) || yamlio_plain(em, "questions") || yamlio_seq_start(em, false))
 		return -1;
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct pool_question *pq = &p->q[i];
-		if (start_map(em, false) || kv_str(em, "id", pq->id) || kv_str(em, "text", pq->text) ||
-		    emit_raw(em, "pairs", YAML_PLAIN_SCALAR_STYLE) || start_seq(em, !pq->nr))
+		if (yamlio_map_start(em, false) || kv_str(em, "id", pq->id) || kv_str(em, "text", pq->text) ||
+		    yamlio_plain(em, "pairs") || yamlio_seq_start(em, !pq->nr))
 			return -1;
 		for (size_t j = 0; j < pq->nr; j++)
 			if (emit_pair(em, &pq->pairs[j]))
 				return -1;
-		if (end_seq(em) || end_map(em))
+		if (yamlio_seq_end(em) || yamlio_map_end(em))
 			return -1;
 	}
-	if (end_seq(em) || end_map(em) ||
-	    emit(em, &ev, yaml_document_end_event_initialize(&ev, 1)) ||
-	    emit(em, &ev, yaml_stream_end_event_initialize(&ev)))
+	if (yamlio_seq_end(em) || yamlio_map_end(em) || yamlio_doc_end(em))
 		return -1;
 	return 0;
 }
@@ -192,12 +125,8 @@ int pool_to_yaml(const struct pool *p, struct strbuf *out)
 	yaml_emitter_t em;
 	int rc;
 
-	if (!yaml_emitter_initialize(&em))
-		return error("cannot initialise the YAML emitter");
-	yaml_emitter_set_output(&em, write_handler, out);
-	yaml_emitter_set_unicode(&em, 1);
-	yaml_emitter_set_width(&em, -1);
-	yaml_emitter_set_indent(&em, 2);
+	if (yamlio_emitter_init(&em, out) < 0)
+		return -1;
 	strbuf_addstr(out, "# evalset pool: grade each pair 0-3 (null: not graded yet); see docs/pool.md\n"
 			   "#   0 unrelated  1 related but does not answer  2 partly answers\n"
 			   "#   3 dedicated to the question and holds the exact answer\n");
@@ -221,166 +150,20 @@ int pool_save(const struct pool *p, const char *path)
 
 /* ---- reading: events into a tree ---- */
 
-enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
-
-struct ynode {
-	enum ykind kind;
-	char *value;
-	bool plain;
-	long line, col;
-	struct ynode **kids;   /* mappings: key, value, key, value... */
-	size_t nr, alloc;
-};
-
-static void ynode_free(struct ynode *n)
-{
-	if (!n)
-		return;
-	for (size_t i = 0; i < n->nr; i++)
-		ynode_free(n->kids[i]);
-	free(n->kids);
-	free(n->value);
-	free(n);
-}
-
-static int parse_error(yaml_parser_t *ps, const char *name)
-{
-	if (ps->error == YAML_READER_ERROR)
-		return error_at(name, 0, 0, "%s at byte %zu", ps->problem ? ps->problem : "unreadable input",
-				ps->problem_offset);
-	return error_at(name, (long)ps->problem_mark.line + 1, (long)ps->problem_mark.column + 1,
-			"YAML syntax error: %s", ps->problem ? ps->problem : "unknown problem");
-}
-
-static int parse_tree(const char *buf, size_t len, const char *name, struct ynode **root)
-{
-	yaml_parser_t ps;
-	yaml_event_t ev;
-	struct ynode *stack[POOL_MAX_DEPTH + 2];
-	int depth = 0, docs = 0, ret = -1;
-	bool done = false;
-
-	*root = NULL;
-	if (!yaml_parser_initialize(&ps))
-		return error("cannot initialise the YAML parser");
-	yaml_parser_set_input_string(&ps, (const unsigned char *)buf, len);
-	while (!done) {
-		struct ynode *n;
-		long line, col;
-		const char *anchor = NULL, *tag = NULL, *want = NULL;
-
-		if (!yaml_parser_parse(&ps, &ev)) {
-			parse_error(&ps, name);
-			goto out;
-		}
-		line = (long)ev.start_mark.line + 1;
-		col = (long)ev.start_mark.column + 1;
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = true;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			if (++docs > 1) {
-				error_at(name, line, col, "more than one YAML document in a pool file");
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			break;
-		case YAML_ALIAS_EVENT:
-			error_at(name, line, col, "YAML alias not supported in a pool file");
-			yaml_event_delete(&ev);
-			goto out;
-		case YAML_SCALAR_EVENT:
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-			if (ev.type == YAML_SCALAR_EVENT) {
-				anchor = (const char *)ev.data.scalar.anchor;
-				tag = (const char *)ev.data.scalar.tag;
-				want = YAML_STR_TAG;
-			} else if (ev.type == YAML_SEQUENCE_START_EVENT) {
-				anchor = (const char *)ev.data.sequence_start.anchor;
-				tag = (const char *)ev.data.sequence_start.tag;
-				want = YAML_SEQ_TAG;
-			} else {
-				anchor = (const char *)ev.data.mapping_start.anchor;
-				tag = (const char *)ev.data.mapping_start.tag;
-				want = YAML_MAP_TAG;
-			}
-			if (anchor || (tag && strcmp(tag, "!") && strcmp(tag, want))) {
-				error_at(name, line, col, "YAML %s not supported in a pool file",
-					 anchor ? "anchor" : "tag");
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			n = xcalloc(1, sizeof(*n));
-			n->line = line;
-			n->col = col;
-			if (ev.type == YAML_SCALAR_EVENT) {
-				n->kind = Y_SCALAR;
-				n->value = xstrndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
-				n->plain = !tag && ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-				if (strlen(n->value) != ev.data.scalar.length) {
-					error_at(name, line, col, "NUL byte in a pool file");
-					ynode_free(n);
-					yaml_event_delete(&ev);
-					goto out;
-				}
-			} else {
-				n->kind = ev.type == YAML_SEQUENCE_START_EVENT ? Y_SEQ : Y_MAP;
-			}
-			if (!depth) {
-				ynode_free(*root);
-				*root = n;
-			} else {
-				struct ynode *up = stack[depth - 1];
-				ALLOC_GROW(up->kids, up->nr + 1, up->alloc);
-				up->kids[up->nr++] = n;
-			}
-			if (n->kind != Y_SCALAR) {
-				if (depth >= POOL_MAX_DEPTH) {
-					error_at(name, line, col, "nesting deeper than %d levels", POOL_MAX_DEPTH);
-					yaml_event_delete(&ev);
-					goto out;
-				}
-				stack[depth++] = n;
-			}
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			depth--;
-			break;
-		default:
-			break;
-		}
-		yaml_event_delete(&ev);
-	}
-	ret = 0;
-out:
-	yaml_parser_delete(&ps);
-	if (ret) {
-		ynode_free(*root);
-		*root = NULL;
-	}
-	return ret;
-}
-
 /* ---- reading: the tree into a pool ---- */
+
+static const struct yamlio_rules pool_rules = {
+	.file = "pool file", .max_depth = POOL_MAX_DEPTH, .max_scalar = 0,
+	.detail = false,
+};
 
 struct reader {
 	const char *name;
 };
 
-static bool is_null(const struct ynode *n)
-{
-	return n->kind == Y_SCALAR && n->plain && set_scalar_resolve(n->value) == SET_SCALAR_NULL;
-}
-
 static int bad_type(struct reader *rd, const struct ynode *n, const char *what, const char *want)
 {
-	if (n->kind == Y_SCALAR)
-		return error_at(rd->name, n->line, n->col, "%s must be %s, not '%s'", what, want, n->value);
-	return error_at(rd->name, n->line, n->col, "%s must be %s, not a %s", what, want,
-			n->kind == Y_SEQ ? "list" : "mapping");
+	return yamlio_type_error(rd->name, n, what, want);
 }
 
 /* Read a string; null gives NULL unless 'required'. */
@@ -388,9 +171,9 @@ static int get_str(struct reader *rd, const struct ynode *n, const char *what, b
 {
 	free(*out);
 	*out = NULL;
-	if (n->kind != Y_SCALAR || (required && (is_null(n) || !*n->value)))
+	if (n->kind != YNODE_SCALAR || (required && (ynode_is_null(n) || !*n->value)))
 		return bad_type(rd, n, what, required ? "a non-empty string" : "a string");
-	if (!is_null(n))
+	if (!ynode_is_null(n))
 		*out = xstrdup(n->value);
 	return 0;
 }
@@ -401,7 +184,7 @@ static int get_long(struct reader *rd, const struct ynode *n, const char *what, 
 	char *range = xstrfmt("an integer in %ld..%ld", min, max);
 	int rc = 0;
 
-	if (n->kind != Y_SCALAR || !n->plain || set_scalar_resolve(n->value) != SET_SCALAR_INT ||
+	if (n->kind != YNODE_SCALAR || !n->plain || set_scalar_resolve(n->value) != SET_SCALAR_INT ||
 	    parse_long(n->value[0] == '+' ? n->value + 1 : n->value, min, max, out))
 		rc = bad_type(rd, n, what, range);
 	free(range);
@@ -412,13 +195,13 @@ static int get_long(struct reader *rd, const struct ynode *n, const char *what, 
 static int check_map(struct reader *rd, const struct ynode *m, const char *what,
 		     const char *const *known)
 {
-	if (m->kind != Y_MAP)
+	if (m->kind != YNODE_MAP)
 		return bad_type(rd, m, what, "a mapping");
 	for (size_t i = 0; i + 1 < m->nr; i += 2) {
 		const struct ynode *k = m->kids[i];
 		bool found = false;
 
-		if (k->kind != Y_SCALAR)
+		if (k->kind != YNODE_SCALAR)
 			return error_at(rd->name, k->line, k->col, "a key of %s must be a scalar", what);
 		for (size_t j = 0; j < i; j += 2)
 			if (!strcmp(m->kids[j]->value, k->value))
@@ -432,18 +215,10 @@ static int check_map(struct reader *rd, const struct ynode *m, const char *what,
 	return 0;
 }
 
-static const struct ynode *get_key(const struct ynode *m, const char *key)
-{
-	for (size_t i = 0; i + 1 < m->nr; i += 2)
-		if (!strcmp(m->kids[i]->value, key))
-			return m->kids[i + 1];
-	return NULL;
-}
-
 static int need(struct reader *rd, const struct ynode *m, const char *key, const char *what,
 		const struct ynode **out)
 {
-	*out = get_key(m, key);
+	*out = ynode_get(m, key);
 	if (!*out)
 		return error_at(rd->name, m->line, m->col, "%s has no '%s'", what, key);
 	return 0;
@@ -453,9 +228,9 @@ static int read_found(struct reader *rd, const struct ynode *n, struct pool_pair
 {
 	static const char *const keys[] = { "run", "rank", NULL };
 
-	if (is_null(n))
+	if (ynode_is_null(n))
 		return 0;
-	if (n->kind != Y_SEQ)
+	if (n->kind != YNODE_SEQ)
 		return bad_type(rd, n, "'found_by'", "a list");
 	for (size_t i = 0; i < n->nr; i++) {
 		const struct ynode *it = n->kids[i], *v;
@@ -488,13 +263,13 @@ static int read_pair(struct reader *rd, const struct ynode *n, struct pool_pair 
 		return -1;
 	if (need(rd, n, "chunk", "a pair", &v) || get_str(rd, v, "'chunk'", true, &pp->chunk))
 		return -1;
-	if ((v = get_key(n, "title")) && get_str(rd, v, "'title'", false, &pp->title))
+	if ((v = ynode_get(n, "title")) && get_str(rd, v, "'title'", false, &pp->title))
 		return -1;
-	if ((v = get_key(n, "text")) && get_str(rd, v, "'text'", false, &pp->text))
+	if ((v = ynode_get(n, "text")) && get_str(rd, v, "'text'", false, &pp->text))
 		return -1;
-	if ((v = get_key(n, "found_by")) && read_found(rd, v, pp))
+	if ((v = ynode_get(n, "found_by")) && read_found(rd, v, pp))
 		return -1;
-	if ((v = get_key(n, "grade")) && !is_null(v)) {
+	if ((v = ynode_get(n, "grade")) && !ynode_is_null(v)) {
 		long g;
 		if (get_long(rd, v, "the grade", 0, POOL_MAX_GRADE, &g))
 			return -1;
@@ -502,16 +277,16 @@ static int read_pair(struct reader *rd, const struct ynode *n, struct pool_pair 
 		pp->grade_line = v->line;
 		pp->grade_col = v->col;
 	}
-	if ((v = get_key(n, "judge")) && get_str(rd, v, "'judge'", false, &pp->judge))
+	if ((v = ynode_get(n, "judge")) && get_str(rd, v, "'judge'", false, &pp->judge))
 		return -1;
 	if (pp->judge && strcmp(pp->judge, "human") && !(starts_with(pp->judge, "llm:") && pp->judge[4]))
 		return error_at(rd->name, v->line, v->col,
 				"unknown judge '%s'; expected 'human' or 'llm:MODEL'", pp->judge);
-	if ((v = get_key(n, "prompt")) && get_str(rd, v, "'prompt'", false, &pp->prompt))
+	if ((v = ynode_get(n, "prompt")) && get_str(rd, v, "'prompt'", false, &pp->prompt))
 		return -1;
-	if ((v = get_key(n, "reason")) && get_str(rd, v, "'reason'", false, &pp->reason))
+	if ((v = ynode_get(n, "reason")) && get_str(rd, v, "'reason'", false, &pp->reason))
 		return -1;
-	if ((v = get_key(n, "note")) && get_str(rd, v, "'note'", false, &pp->note))
+	if ((v = ynode_get(n, "note")) && get_str(rd, v, "'note'", false, &pp->note))
 		return -1;
 	return 0;
 }
@@ -529,12 +304,12 @@ static int read_question(struct reader *rd, const struct ynode *n, struct pool_q
 		return -1;
 	if (need(rd, n, "id", "a question", &v) || get_str(rd, v, "'id'", true, &pq->id))
 		return -1;
-	if ((v = get_key(n, "text")) && get_str(rd, v, "'text'", false, &pq->text))
+	if ((v = ynode_get(n, "text")) && get_str(rd, v, "'text'", false, &pq->text))
 		return -1;
-	v = get_key(n, "pairs");
-	if (!v || is_null(v))
+	v = ynode_get(n, "pairs");
+	if (!v || ynode_is_null(v))
 		return 0;
-	if (v->kind != Y_SEQ)
+	if (v->kind != YNODE_SEQ)
 		return bad_type(rd, v, "'pairs'", "a list");
 	for (size_t i = 0; i < v->nr; i++) {
 		struct pool_pair *pp;
@@ -584,24 +359,24 @@ static int read_pool(struct reader *rd, const struct ynode *root, struct pool *p
 	if (need(rd, root, "set", "the pool", &s) || check_map(rd, s, "'set'", set_keys) ||
 	    need(rd, s, "name", "'set'", &v) || get_str(rd, v, "'name'", true, &p->set_name))
 		return -1;
-	if ((v = get_key(s, "path")) && get_str(rd, v, "'path'", false, &p->set_path))
+	if ((v = ynode_get(s, "path")) && get_str(rd, v, "'path'", false, &p->set_path))
 		return -1;
-	if ((v = get_key(s, "version")) && get_str(rd, v, "'version'", false, &p->set_version))
+	if ((v = ynode_get(s, "version")) && get_str(rd, v, "'version'", false, &p->set_version))
 		return -1;
-	if ((v = get_key(s, "digest")) && get_str(rd, v, "'digest'", false, &p->set_digest))
+	if ((v = ynode_get(s, "digest")) && get_str(rd, v, "'digest'", false, &p->set_digest))
 		return -1;
-	if ((v = get_key(root, "depth")) && get_long(rd, v, "'depth'", 1, 100000000, &p->depth))
+	if ((v = ynode_get(root, "depth")) && get_long(rd, v, "'depth'", 1, 100000000, &p->depth))
 		return -1;
-	if ((s = get_key(root, "corpus")) && !is_null(s)) {
+	if ((s = ynode_get(root, "corpus")) && !ynode_is_null(s)) {
 		if (check_map(rd, s, "'corpus'", corpus_keys))
 			return -1;
-		if ((v = get_key(s, "path")) && get_str(rd, v, "'path'", false, &p->corpus_path))
+		if ((v = ynode_get(s, "path")) && get_str(rd, v, "'path'", false, &p->corpus_path))
 			return -1;
-		if ((v = get_key(s, "fingerprint")) && get_str(rd, v, "'fingerprint'", false, &p->corpus_fingerprint))
+		if ((v = ynode_get(s, "fingerprint")) && get_str(rd, v, "'fingerprint'", false, &p->corpus_fingerprint))
 			return -1;
 	}
-	if ((s = get_key(root, "runs")) && !is_null(s)) {
-		if (s->kind != Y_SEQ)
+	if ((s = ynode_get(root, "runs")) && !ynode_is_null(s)) {
+		if (s->kind != YNODE_SEQ)
 			return bad_type(rd, s, "'runs'", "a list");
 		for (size_t i = 0; i < s->nr; i++) {
 			struct pool_run *r;
@@ -611,16 +386,16 @@ static int read_pool(struct reader *rd, const struct ynode *root, struct pool *p
 			if (check_map(rd, s->kids[i], "a run", run_keys) ||
 			    need(rd, s->kids[i], "name", "a run", &v) || get_str(rd, v, "'name'", true, &r->name))
 				return -1;
-			if ((v = get_key(s->kids[i], "path")) && get_str(rd, v, "'path'", false, &r->path))
+			if ((v = ynode_get(s->kids[i], "path")) && get_str(rd, v, "'path'", false, &r->path))
 				return -1;
-			if ((v = get_key(s->kids[i], "sha256")) && get_str(rd, v, "'sha256'", false, &r->sha256))
+			if ((v = ynode_get(s->kids[i], "sha256")) && get_str(rd, v, "'sha256'", false, &r->sha256))
 				return -1;
 		}
 	}
-	s = get_key(root, "questions");
-	if (!s || is_null(s))
+	s = ynode_get(root, "questions");
+	if (!s || ynode_is_null(s))
 		return 0;
-	if (s->kind != Y_SEQ)
+	if (s->kind != YNODE_SEQ)
 		return bad_type(rd, s, "'questions'", "a list");
 	for (size_t i = 0; i < s->nr; i++) {
 		struct pool_question *pq;
@@ -672,7 +447,7 @@ int pool_load_buf(struct pool *p, const char *buf, size_t len, const char *name)
 			line += buf[i] == '\n';
 		return error_at(name, line, 0, "invalid UTF-8 or NUL byte in a pool file");
 	}
-	if (parse_tree(buf, len, name, &root))
+	if (yamlio_parse_tree(buf, len, name, &pool_rules, &root))
 		goto out;
 	if (read_pool(&rd, root, p))
 		goto out;

@@ -313,8 +313,10 @@ int results_load(struct results *r, const char *path)
 	cJSON *root = NULL;
 	const cJSON *o, *it;
 
-	if (read_file(path, &sb, RESULTS_MAX_BYTES) < 0)
+	if (read_file(path, &sb, RESULTS_MAX_BYTES) < 0) {
+		strbuf_release(&sb);  /* read_file leaves what it read */
 		return -1;
+	}
 	root = cJSON_ParseWithLength(sb.buf, sb.len);
 	strbuf_release(&sb);
 	if (!root || !cJSON_IsObject(root)) {

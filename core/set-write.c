@@ -16,6 +16,7 @@
 #include "error.h"
 #include "fsutil.h"
 #include "util.h"
+#include "yamlio.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -24,90 +25,23 @@
 #include <string.h>
 #include <yaml.h>
 
-static int write_handler(void *data, unsigned char *buffer, size_t size)
-{
-	strbuf_add(data, buffer, size);
-	return 1;
-}
-
-static int emit(yaml_emitter_t *em, yaml_event_t *ev, int ok)
-{
-	if (!ok || !yaml_emitter_emit(em, ev))
-		return -1;
-	return 0;
-}
-
-static int emit_raw(yaml_emitter_t *em, const char *s, yaml_scalar_style_t style)
-{
-	yaml_event_t ev;
-
-	return emit(em, &ev, yaml_scalar_event_initialize(&ev, NULL, NULL,
-			(yaml_char_t *)s, (int)strlen(s), 1, 1, style));
-}
-
-/* Emit the string 's' so that it reads back as a string. */
-static int emit_str(yaml_emitter_t *em, const char *s)
-{
-	return emit_raw(em, s, set_scalar_resolve(s) == SET_SCALAR_STR ? YAML_ANY_SCALAR_STYLE
-							 : YAML_SINGLE_QUOTED_SCALAR_STYLE);
-}
-
-static int emit_plain(yaml_emitter_t *em, const char *s)
-{
-	return emit_raw(em, s, YAML_PLAIN_SCALAR_STYLE);
-}
-
-static int emit_long(yaml_emitter_t *em, long v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%ld", v);
-	return emit_plain(em, buf);
-}
-
-static int start_map(yaml_emitter_t *em, bool flow)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
-			flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE));
-}
-
-static int end_map(yaml_emitter_t *em)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_mapping_end_event_initialize(&ev));
-}
-
-static int start_seq(yaml_emitter_t *em, bool flow)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-			flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE));
-}
-
-static int end_seq(yaml_emitter_t *em)
-{
-	yaml_event_t ev;
-	return emit(em, &ev, yaml_sequence_end_event_initialize(&ev));
-}
-
 static int emit_kv_str(yaml_emitter_t *em, const char *k, const char *v)
 {
 	if (!v)
 		return 0;
-	return emit_plain(em, k) || emit_str(em, v) ? -1 : 0;
+	return yamlio_plain(em, k) || yamlio_str(em, v) ? -1 : 0;
 }
 
 static int emit_str_list(yaml_emitter_t *em, const char *k, char **arr, size_t nr)
 {
 	if (!nr)
 		return 0;
-	if (emit_plain(em, k) || start_seq(em, true))
+	if (yamlio_plain(em, k) || yamlio_seq_start(em, true))
 		return -1;
 	for (size_t i = 0; i < nr; i++)
-		if (emit_str(em, arr[i]))
+		if (yamlio_str(em, arr[i]))
 			return -1;
-	return end_seq(em);
+	return yamlio_seq_end(em);
 }
 
 static int emit_json(yaml_emitter_t *em, const cJSON *j)
@@ -115,23 +49,23 @@ static int emit_json(yaml_emitter_t *em, const cJSON *j)
 	const cJSON *c;
 
 	if (cJSON_IsObject(j)) {
-		if (start_map(em, false))
+		if (yamlio_map_start(em, false))
 			return -1;
 		cJSON_ArrayForEach(c, j)
-			if (emit_str(em, c->string) || emit_json(em, c))
+			if (yamlio_str(em, c->string) || emit_json(em, c))
 				return -1;
-		return end_map(em);
+		return yamlio_map_end(em);
 	}
 	if (cJSON_IsArray(j)) {
-		if (start_seq(em, false))
+		if (yamlio_seq_start(em, false))
 			return -1;
 		cJSON_ArrayForEach(c, j)
 			if (emit_json(em, c))
 				return -1;
-		return end_seq(em);
+		return yamlio_seq_end(em);
 	}
 	if (cJSON_IsBool(j))
-		return emit_plain(em, cJSON_IsTrue(j) ? "true" : "false");
+		return yamlio_plain(em, cJSON_IsTrue(j) ? "true" : "false");
 	if (cJSON_IsNumber(j)) {
 		char buf[64];
 		double d = j->valuedouble;
@@ -144,73 +78,53 @@ static int emit_json(yaml_emitter_t *em, const cJSON *j)
 					break;
 			}
 		}
-		return emit_plain(em, buf);
+		return yamlio_plain(em, buf);
 	}
 	if (cJSON_IsString(j))
-		return emit_str(em, j->valuestring);
-	return emit_plain(em, "null");
+		return yamlio_str(em, j->valuestring);
+	return yamlio_plain(em, "null");
 }
 
 static int emit_question(yaml_emitter_t *em, const struct question *q)
 {
-	if (start_map(em, false) ||
+	if (yamlio_map_start(em, false) ||
 	    emit_kv_str(em, "id", q->id) ||
 	    emit_kv_str(em, "text", q->text) ||
 	    (q->origin != ORIGIN_NONE && emit_kv_str(em, "origin", origin_name(q->origin))))
 		return -1;
-	if (!q->answerable && (emit_plain(em, "answerable") || emit_plain(em, "false")))
+	if (!q->answerable && (yamlio_plain(em, "answerable") || yamlio_plain(em, "false")))
 		return -1;
 	if (q->nr_relevant) {
 		bool as_list = q->relevant_as_list;
 		for (size_t i = 0; i < q->nr_relevant; i++)
 			if (q->relevant[i].grade != 1)
 				as_list = false;
-		if (emit_plain(em, "relevant") || (as_list ? start_seq(em, true) : start_map(em, false)))
+		if (yamlio_plain(em, "relevant") || (as_list ? yamlio_seq_start(em, true) : yamlio_map_start(em, false)))
 			return -1;
 		for (size_t i = 0; i < q->nr_relevant; i++) {
-			if (emit_str(em, q->relevant[i].chunk))
+			if (yamlio_str(em, q->relevant[i].chunk))
 				return -1;
-			if (!as_list && emit_long(em, q->relevant[i].grade))
+			if (!as_list && yamlio_long(em, q->relevant[i].grade))
 				return -1;
 		}
-		if (as_list ? end_seq(em) : end_map(em))
+		if (as_list ? yamlio_seq_end(em) : yamlio_map_end(em))
 			return -1;
 	}
 	if (emit_str_list(em, "irrelevant", q->irrelevant, q->nr_irrelevant) ||
 	    emit_str_list(em, "tags", q->tags, q->nr_tags))
 		return -1;
-	if (q->provenance && (emit_plain(em, "provenance") || emit_json(em, q->provenance)))
+	if (q->provenance && (yamlio_plain(em, "provenance") || emit_json(em, q->provenance)))
 		return -1;
 	if (emit_kv_str(em, "answer", q->answer) || emit_kv_str(em, "note", q->note))
 		return -1;
-	return end_map(em);
+	return yamlio_map_end(em);
 }
 
 static int emit_begin(yaml_emitter_t *em, struct strbuf *out)
 {
-	yaml_event_t ev;
-
-	if (!yaml_emitter_initialize(em))
-		return error("cannot initialise the YAML emitter");
-	yaml_emitter_set_output(em, write_handler, out);
-	yaml_emitter_set_unicode(em, 1);
-	yaml_emitter_set_width(em, -1);
-	yaml_emitter_set_indent(em, 2);
-	if (emit(em, &ev, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING)) ||
-	    emit(em, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1)))
+	if (yamlio_emitter_init(em, out) < 0)
 		return -1;
-	return 0;
-}
-
-static int emit_end(yaml_emitter_t *em)
-{
-	yaml_event_t ev;
-
-	if (emit(em, &ev, yaml_document_end_event_initialize(&ev, 1)) ||
-	    emit(em, &ev, yaml_stream_end_event_initialize(&ev)) ||
-	    !yaml_emitter_flush(em))
-		return -1;
-	return 0;
+	return yamlio_doc_start(em);
 }
 
 int question_to_yaml(const struct question *q, struct strbuf *out)
@@ -220,7 +134,7 @@ int question_to_yaml(const struct question *q, struct strbuf *out)
 
 	if (emit_begin(&em, out) < 0)
 		goto out;
-	if (emit_question(&em, q) || emit_end(&em))
+	if (emit_question(&em, q) || yamlio_doc_end(&em))
 		goto out;
 	ret = 0;
 out:
@@ -237,7 +151,7 @@ int set_to_yaml(const struct set *s, struct strbuf *out)
 
 	if (emit_begin(&em, out) < 0)
 		goto out;
-	if (start_map(&em, false) || emit_plain(&em, "evalset") || emit_long(&em, s->schema) ||
+	if (yamlio_map_start(&em, false) || yamlio_plain(&em, "evalset") || yamlio_long(&em, s->schema) ||
 	    emit_kv_str(&em, "name", s->name) ||
 	    emit_kv_str(&em, "description", s->description) ||
 	    emit_kv_str(&em, "version", s->version) ||
@@ -247,20 +161,20 @@ int set_to_yaml(const struct set *s, struct strbuf *out)
 	    emit_kv_str(&em, "note", s->note))
 		goto out;
 	if (s->has_corpus) {
-		if (emit_plain(&em, "corpus") || start_map(&em, false) ||
+		if (yamlio_plain(&em, "corpus") || yamlio_map_start(&em, false) ||
 		    emit_kv_str(&em, "path", s->corpus.path) ||
 		    emit_kv_str(&em, "fingerprint", s->corpus.fingerprint) ||
 		    (s->corpus.chunks >= 0 &&
-		     (emit_plain(&em, "chunks") || emit_long(&em, s->corpus.chunks))) ||
-		    end_map(&em))
+		     (yamlio_plain(&em, "chunks") || yamlio_long(&em, s->corpus.chunks))) ||
+		    yamlio_map_end(&em))
 			goto out;
 	}
-	if (emit_plain(&em, "questions") || start_seq(&em, s->nr == 0))
+	if (yamlio_plain(&em, "questions") || yamlio_seq_start(&em, s->nr == 0))
 		goto out;
 	for (size_t i = 0; i < s->nr; i++)
 		if (emit_question(&em, &s->q[i]))
 			goto out;
-	if (end_seq(&em) || end_map(&em) || emit_end(&em))
+	if (yamlio_seq_end(&em) || yamlio_map_end(&em) || yamlio_doc_end(&em))
 		goto out;
 	ret = 0;
 out:

@@ -7,7 +7,8 @@
  *      SET_MAX_LINE_BYTES and invalid UTF-8 are refused before libyaml sees
  *      the bytes (so a bad byte is reported where it is, not where libyaml
  *      gives up);
- *   2. events into a small node tree that keeps every node's position;
+ *   2. events into a small node tree that keeps every node's position
+ *      (yamlio_parse_tree);
  *      anchors, aliases, tags other than !!str, nesting deeper than
  *      SET_MAX_DEPTH, scalars over SET_MAX_SCALAR_BYTES and more than one
  *      document are refused here (no alias is ever expanded, so an alias
@@ -22,6 +23,7 @@
 #include "error.h"
 #include "fsutil.h"
 #include "util.h"
+#include "yamlio.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -31,37 +33,10 @@
 #include <string.h>
 #include <yaml.h>
 
-enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
-
-struct ynode {
-	enum ykind kind;
-	char *value;          /* scalars */
-	size_t len;
-	bool plain;           /* plain style and no explicit tag */
-	long line, col;
-	struct ynode **kids;  /* sequences: items; mappings: key, value, key, value... */
-	size_t nr, alloc;
+static const struct yamlio_rules set_rules = {
+	.file = "set file", .max_depth = SET_MAX_DEPTH, .max_scalar = SET_MAX_SCALAR_BYTES,
+	.detail = true,
 };
-
-static void ynode_free(struct ynode *n)
-{
-	if (!n)
-		return;
-	for (size_t i = 0; i < n->nr; i++)
-		ynode_free(n->kids[i]);
-	free(n->kids);
-	free(n->value);
-	free(n);
-}
-
-static const char *kind_name(const struct ynode *n)
-{
-	switch (n->kind) {
-	case Y_SEQ: return "a list";
-	case Y_MAP: return "a mapping";
-	default: return "a scalar";
-	}
-}
 
 /* ---- step 1: raw bytes ---- */
 
@@ -80,168 +55,14 @@ static int check_raw(const char *buf, size_t len, const char *name)
 		}
 	}
 	if (!utf8_valid(buf, len, &off)) {
-		long l = 1, col = 1;
-		for (size_t i = 0; i < off; i++) {
-			if (buf[i] == '\n') {
-				l++;
-				col = 1;
-			} else if (((unsigned char)buf[i] & 0xC0) != 0x80) {
-				col++;
-			}
-		}
+		long l, col;
+		yamlio_position(buf, off, &l, &col);
 		if (!buf[off])
 			return error_at(name, l, col, "NUL byte in a set file");
 		return error_at(name, l, col, "invalid UTF-8 (byte 0x%02x)",
 				(unsigned char)buf[off]);
 	}
 	return 0;
-}
-
-/* ---- step 2: events into nodes ---- */
-
-static int parse_tree(const char *buf, size_t len, const char *name, struct ynode **root)
-{
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	struct ynode *stack[SET_MAX_DEPTH + 2];
-	int depth = 0, docs = 0, ret = -1, done = 0;
-
-	*root = NULL;
-	if (!yaml_parser_initialize(&parser))
-		return error("cannot initialise the YAML parser");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	while (!done) {
-		struct ynode *n = NULL;
-		long line, col;
-		const char *anchor = NULL, *tag = NULL;
-
-		if (!yaml_parser_parse(&parser, &ev)) {
-			if (parser.error == YAML_READER_ERROR) {
-				long l = 1, c = 1;
-				for (size_t i = 0; i < parser.problem_offset && i < len; i++) {
-					if (buf[i] == '\n') {
-						l++;
-						c = 1;
-					} else if (((unsigned char)buf[i] & 0xC0) != 0x80) {
-						c++;
-					}
-				}
-				error_at(name, l, c, "%s (byte 0x%02x)",
-					 parser.problem ? parser.problem : "unreadable input",
-					 (unsigned)parser.problem_value & 0xff);
-			} else if (parser.context)
-				error_at(name, (long)parser.problem_mark.line + 1,
-					 (long)parser.problem_mark.column + 1,
-					 "YAML syntax error: %s (%s started at %ld:%ld)",
-					 parser.problem ? parser.problem : "unknown problem",
-					 parser.context, (long)parser.context_mark.line + 1,
-					 (long)parser.context_mark.column + 1);
-			else
-				error_at(name, (long)parser.problem_mark.line + 1,
-					 (long)parser.problem_mark.column + 1, "YAML syntax error: %s",
-					 parser.problem ? parser.problem : "unknown problem");
-			goto out;
-		}
-		line = (long)ev.start_mark.line + 1;
-		col = (long)ev.start_mark.column + 1;
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			if (++docs > 1) {
-				error_at(name, line, col, "more than one YAML document in a set file");
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			break;
-		case YAML_ALIAS_EVENT:
-			error_at(name, line, col, "YAML alias '*%s' not supported in a set file",
-				 (const char *)ev.data.alias.anchor);
-			yaml_event_delete(&ev);
-			goto out;
-		case YAML_SCALAR_EVENT:
-			anchor = (const char *)ev.data.scalar.anchor;
-			tag = (const char *)ev.data.scalar.tag;
-			/* fallthrough */
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-			if (ev.type == YAML_SEQUENCE_START_EVENT) {
-				anchor = (const char *)ev.data.sequence_start.anchor;
-				tag = (const char *)ev.data.sequence_start.tag;
-			} else if (ev.type == YAML_MAPPING_START_EVENT) {
-				anchor = (const char *)ev.data.mapping_start.anchor;
-				tag = (const char *)ev.data.mapping_start.tag;
-			}
-			if (anchor) {
-				error_at(name, line, col, "YAML anchor '&%s' not supported in a set file",
-					 anchor);
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			if (tag && strcmp(tag, "!") &&
-			    strcmp(tag, ev.type == YAML_SCALAR_EVENT ? YAML_STR_TAG :
-				   ev.type == YAML_SEQUENCE_START_EVENT ? YAML_SEQ_TAG : YAML_MAP_TAG)) {
-				error_at(name, line, col, "YAML tag '%s' not supported in a set file", tag);
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			n = xcalloc(1, sizeof(*n));
-			n->line = line;
-			n->col = col;
-			if (ev.type == YAML_SCALAR_EVENT) {
-				n->kind = Y_SCALAR;
-				if (ev.data.scalar.length > SET_MAX_SCALAR_BYTES) {
-					error_at(name, line, col,
-						 "scalar longer than the limit of %u bytes (%zu bytes)",
-						 SET_MAX_SCALAR_BYTES, ev.data.scalar.length);
-					free(n);
-					yaml_event_delete(&ev);
-					goto out;
-				}
-				n->value = xstrndup((const char *)ev.data.scalar.value,
-						    ev.data.scalar.length);
-				n->len = ev.data.scalar.length;
-				n->plain = !tag && ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-			} else {
-				n->kind = ev.type == YAML_SEQUENCE_START_EVENT ? Y_SEQ : Y_MAP;
-			}
-			if (depth == 0) {
-				ynode_free(*root);
-				*root = n;
-			} else {
-				struct ynode *p = stack[depth - 1];
-				ALLOC_GROW(p->kids, p->nr + 1, p->alloc);
-				p->kids[p->nr++] = n;
-			}
-			if (n->kind != Y_SCALAR) {
-				if (depth >= SET_MAX_DEPTH) {
-					error_at(name, line, col,
-						 "nesting deeper than the limit of %d levels",
-						 SET_MAX_DEPTH);
-					yaml_event_delete(&ev);
-					goto out;
-				}
-				stack[depth++] = n;
-			}
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			depth--;
-			break;
-		default:
-			break;
-		}
-		yaml_event_delete(&ev);
-	}
-	ret = 0;
-out:
-	yaml_parser_delete(&parser);
-	if (ret) {
-		ynode_free(*root);
-		*root = NULL;
-	}
-	return ret;
 }
 
 /* ---- step 3: nodes into the set ---- */
@@ -313,18 +134,13 @@ enum set_scalar_type set_scalar_resolve(const char *s)
 	return SET_SCALAR_STR;
 }
 
-static enum set_scalar_type node_type(const struct ynode *n)
-{
-	return n->plain ? set_scalar_resolve(n->value) : SET_SCALAR_STR;
-}
-
 /* Parse an integer scalar (core schema forms) within [min, max]. */
 static int node_int(const struct ynode *n, long min, long max, long *out)
 {
 	long v;
 	char *end;
 
-	if (n->kind != Y_SCALAR || node_type(n) != SET_SCALAR_INT)
+	if (n->kind != YNODE_SCALAR || ynode_type(n) != SET_SCALAR_INT)
 		return -1;
 	if (starts_with(n->value, "0o") || starts_with(n->value, "0x")) {
 		unsigned long long u = strtoull(n->value + 2, &end, n->value[1] == 'o' ? 8 : 16);
@@ -348,11 +164,7 @@ struct loader {
 
 static int type_error(struct loader *ld, const struct ynode *n, const char *what, const char *want)
 {
-	if (n->kind == Y_SCALAR)
-		return error_at(ld->name, n->line, n->col, "%s must be %s, not '%s'", what, want,
-				n->value);
-	return error_at(ld->name, n->line, n->col, "%s must be %s, not %s", what, want,
-			kind_name(n));
+	return yamlio_type_error(ld->name, n, what, want);
 }
 
 /* Read a string field; a null scalar gives NULL. Any other scalar is taken
@@ -361,9 +173,9 @@ static int get_string(struct loader *ld, const struct ynode *n, const char *what
 {
 	free(*out);
 	*out = NULL;
-	if (n->kind != Y_SCALAR)
+	if (n->kind != YNODE_SCALAR)
 		return type_error(ld, n, what, "a string");
-	if (node_type(n) == SET_SCALAR_NULL)
+	if (ynode_type(n) == SET_SCALAR_NULL)
 		return 0;
 	*out = xstrdup(n->value);
 	return 0;
@@ -404,9 +216,9 @@ static int check_keys(struct loader *ld, const struct ynode *m, const char *cons
 		const char *best = NULL;
 		int best_d = 3, found = 0;
 
-		if (k->kind != Y_SCALAR)
+		if (k->kind != YNODE_SCALAR)
 			return error_at(ld->name, k->line, k->col, "%s key must be a scalar, not %s",
-					where, kind_name(k));
+					where, ynode_kind_name(k));
 		for (size_t j = 0; j < i; j += 2)
 			if (!strcmp(m->kids[j]->value, k->value))
 				return error_at(ld->name, k->line, k->col,
@@ -438,13 +250,13 @@ static int check_keys(struct loader *ld, const struct ynode *m, const char *cons
 static int get_string_list(struct loader *ld, const struct ynode *n, const char *what,
 			   char ***arr, size_t *nr, size_t *alloc)
 {
-	if (n->kind == Y_SCALAR && node_type(n) == SET_SCALAR_NULL)
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == SET_SCALAR_NULL)
 		return 0;
-	if (n->kind != Y_SEQ)
+	if (n->kind != YNODE_SEQ)
 		return type_error(ld, n, what, "a list");
 	for (size_t i = 0; i < n->nr; i++) {
 		const struct ynode *it = n->kids[i];
-		if (it->kind != Y_SCALAR || node_type(it) == SET_SCALAR_NULL)
+		if (it->kind != YNODE_SCALAR || ynode_type(it) == SET_SCALAR_NULL)
 			return type_error(ld, it, "an item of this list", "a string");
 		ALLOC_GROW(*arr, *nr + 1, *alloc);
 		(*arr)[(*nr)++] = xstrdup(it->value);
@@ -466,13 +278,13 @@ static void add_label(struct question *q, const struct ynode *at, const char *ch
 
 static int get_relevant(struct loader *ld, const struct ynode *n, struct question *q)
 {
-	if (n->kind == Y_SCALAR && node_type(n) == SET_SCALAR_NULL)
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == SET_SCALAR_NULL)
 		return 0;
-	if (n->kind == Y_SEQ) {
+	if (n->kind == YNODE_SEQ) {
 		q->relevant_as_list = true;
 		for (size_t i = 0; i < n->nr; i++) {
 			const struct ynode *it = n->kids[i];
-			if (it->kind != Y_SCALAR || node_type(it) == SET_SCALAR_NULL)
+			if (it->kind != YNODE_SCALAR || ynode_type(it) == SET_SCALAR_NULL)
 				return type_error(ld, it, "a relevant chunk id", "a string");
 			for (size_t k = 0; k < q->nr_relevant; k++)
 				if (!strcmp(q->relevant[k].chunk, it->value))
@@ -483,13 +295,13 @@ static int get_relevant(struct loader *ld, const struct ynode *n, struct questio
 		}
 		return 0;
 	}
-	if (n->kind != Y_MAP)
+	if (n->kind != YNODE_MAP)
 		return type_error(ld, n, "'relevant'", "a mapping of chunk id to grade or a list");
 	for (size_t i = 0; i + 1 < n->nr; i += 2) {
 		const struct ynode *k = n->kids[i], *v = n->kids[i + 1];
 		long grade;
 
-		if (k->kind != Y_SCALAR)
+		if (k->kind != YNODE_SCALAR)
 			return type_error(ld, k, "a relevant chunk id", "a string");
 		for (size_t j = 0; j < i; j += 2)
 			if (!strcmp(n->kids[j]->value, k->value))
@@ -511,7 +323,7 @@ static struct cJSON *to_json(struct loader *ld, const struct ynode *n)
 {
 	cJSON *j;
 
-	if (n->kind == Y_SEQ) {
+	if (n->kind == YNODE_SEQ) {
 		j = cJSON_CreateArray();
 		for (size_t i = 0; i < n->nr; i++) {
 			cJSON *c = to_json(ld, n->kids[i]);
@@ -523,12 +335,12 @@ static struct cJSON *to_json(struct loader *ld, const struct ynode *n)
 		}
 		return j;
 	}
-	if (n->kind == Y_MAP) {
+	if (n->kind == YNODE_MAP) {
 		j = cJSON_CreateObject();
 		for (size_t i = 0; i + 1 < n->nr; i += 2) {
 			const struct ynode *k = n->kids[i];
 			cJSON *c;
-			if (k->kind != Y_SCALAR) {
+			if (k->kind != YNODE_SCALAR) {
 				type_error(ld, k, "a provenance key", "a string");
 				cJSON_Delete(j);
 				return NULL;
@@ -547,7 +359,7 @@ static struct cJSON *to_json(struct loader *ld, const struct ynode *n)
 		}
 		return j;
 	}
-	switch (node_type(n)) {
+	switch (ynode_type(n)) {
 	case SET_SCALAR_NULL:
 		return cJSON_CreateNull();
 	case SET_SCALAR_BOOL:
@@ -578,7 +390,7 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 {
 	struct question *q;
 
-	if (m->kind != Y_MAP)
+	if (m->kind != YNODE_MAP)
 		return type_error(ld, m, "a question", "a mapping");
 	if (check_keys(ld, m, question_keys, "a question") < 0)
 		return -1;
@@ -599,13 +411,13 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 		} else if (!strcmp(k, "note")) {
 			rc = get_string(ld, v, "'note'", &q->note);
 		} else if (!strcmp(k, "origin")) {
-			if (v->kind != Y_SCALAR)
+			if (v->kind != YNODE_SCALAR)
 				rc = type_error(ld, v, "'origin'", "synthetic, mined or hand");
-			else if (node_type(v) != SET_SCALAR_NULL && origin_parse(v->value, &q->origin) < 0)
+			else if (ynode_type(v) != SET_SCALAR_NULL && origin_parse(v->value, &q->origin) < 0)
 				rc = error_at(ld->name, v->line, v->col,
 					      "unknown origin '%s' (synthetic, mined or hand)", v->value);
 		} else if (!strcmp(k, "answerable")) {
-			if (v->kind != Y_SCALAR || node_type(v) != SET_SCALAR_BOOL)
+			if (v->kind != YNODE_SCALAR || ynode_type(v) != SET_SCALAR_BOOL)
 				rc = type_error(ld, v, "'answerable'", "true or false");
 			else
 				q->answerable = v->value[0] == 't' || v->value[0] == 'T';
@@ -617,9 +429,9 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 		} else if (!strcmp(k, "tags")) {
 			rc = get_string_list(ld, v, "'tags'", &q->tags, &q->nr_tags, &q->alloc_tags);
 		} else if (!strcmp(k, "provenance")) {
-			if (v->kind == Y_SCALAR && node_type(v) == SET_SCALAR_NULL)
+			if (v->kind == YNODE_SCALAR && ynode_type(v) == SET_SCALAR_NULL)
 				continue;
-			if (v->kind != Y_MAP)
+			if (v->kind != YNODE_MAP)
 				rc = type_error(ld, v, "'provenance'", "a mapping");
 			else if (!(q->provenance = to_json(ld, v)))
 				rc = -1;
@@ -632,9 +444,9 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 
 static int load_questions(struct loader *ld, const struct ynode *n, struct set *s)
 {
-	if (n->kind == Y_SCALAR && node_type(n) == SET_SCALAR_NULL)
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == SET_SCALAR_NULL)
 		return 0;
-	if (n->kind != Y_SEQ)
+	if (n->kind != YNODE_SEQ)
 		return type_error(ld, n, "'questions'", "a list");
 	if (n->nr > SET_MAX_QUESTIONS)
 		return error_at(ld->name, n->line, n->col, "more than %d questions",
@@ -653,9 +465,9 @@ static const char *const corpus_keys[] = { "path", "fingerprint", "chunks", NULL
 
 static int load_corpus(struct loader *ld, const struct ynode *n, struct set *s)
 {
-	if (n->kind == Y_SCALAR && node_type(n) == SET_SCALAR_NULL)
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == SET_SCALAR_NULL)
 		return 0;
-	if (n->kind != Y_MAP)
+	if (n->kind != YNODE_MAP)
 		return type_error(ld, n, "'corpus'", "a mapping");
 	if (check_keys(ld, n, corpus_keys, "'corpus'") < 0)
 		return -1;
@@ -684,19 +496,19 @@ static int load_corpus(struct loader *ld, const struct ynode *n, struct set *s)
 static bool map_has(const struct ynode *n, const char *key)
 {
 	for (size_t i = 0; i + 1 < n->nr; i += 2)
-		if (n->kids[i]->kind == Y_SCALAR && !strcmp(n->kids[i]->value, key))
+		if (n->kids[i]->kind == YNODE_SCALAR && !strcmp(n->kids[i]->value, key))
 			return true;
 	return false;
 }
 
 static int load_top(struct loader *ld, const struct ynode *root, struct set *s, bool cases)
 {
-	if (cases && root->kind == Y_SEQ)
+	if (cases && root->kind == YNODE_SEQ)
 		return load_questions(ld, root, s);
 	/* one question on its own, as show prints it */
-	if (cases && root->kind == Y_MAP && map_has(root, "text") && !map_has(root, "questions"))
+	if (cases && root->kind == YNODE_MAP && map_has(root, "text") && !map_has(root, "questions"))
 		return load_question(ld, root, s);
-	if (root->kind != Y_MAP)
+	if (root->kind != YNODE_MAP)
 		return type_error(ld, root, "a set file", "a mapping");
 	if (check_keys(ld, root, top_keys, "a set file") < 0)
 		return -1;
@@ -748,9 +560,9 @@ static int load_buf(struct set *s, const char *buf, size_t len, const char *name
 		error("'%s' is larger than the limit of %u bytes", name, SET_MAX_FILE_BYTES);
 		goto out;
 	}
-	if (check_raw(buf, len, name) < 0 || parse_tree(buf, len, name, &root) < 0)
+	if (check_raw(buf, len, name) < 0 || yamlio_parse_tree(buf, len, name, &set_rules, &root) < 0)
 		goto out;
-	if (!root || (root->kind == Y_SCALAR && node_type(root) == SET_SCALAR_NULL)) {
+	if (!root || (root->kind == YNODE_SCALAR && ynode_type(root) == SET_SCALAR_NULL)) {
 		error("%s: empty set file", name);
 		goto out;
 	}

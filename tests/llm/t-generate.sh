@@ -5,39 +5,7 @@
 #
 # usage: t-generate.sh EVALSET
 set -u
-evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$(dirname "$0")/../.." && pwd)
-fake="$src/tests/fakes/fake_llm.py"
-n=0; failed=0
-root=$(mktemp -d)
-trap 'stop_fake; rm -rf "$root"' EXIT
-
-ok() {   # ok COND-EXIT-CODE DESCRIPTION [DIAG]
-	n=$((n+1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed+1)); [ -n "${3:-}" ] && echo "# $3"; fi
-}
-is() {   # is GOT WANT DESCRIPTION
-	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3" "got '$1', want '$2'"; fi
-}
-
-FAKE_PID=
-start_fake() {
-	coproc FAKE { exec python3 "$fake" "$@"; }
-	FAKE_PID=$FAKE_PID
-	read -r -u "${FAKE[0]}" PORT
-	BASE="http://127.0.0.1:$PORT/v1"
-}
-stop_fake() {
-	if [ -n "${FAKE_PID:-}" ]; then
-		eval "exec ${FAKE[1]}>&-" 2>/dev/null
-		kill "$FAKE_PID" 2>/dev/null
-		wait "$FAKE_PID" 2>/dev/null
-		FAKE_PID=
-	fi
-}
-stat_py() {  # stat_py PYTHON-EXPR over the fake's /stats as d
-	curl -s "http://127.0.0.1:$PORT/stats" | python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"
-}
+. "$(dirname "$0")/lib.sh"
 
 # A corpus of 24 chunks in 6 documents, distinct words per chunk.
 make_case() {
