@@ -9,36 +9,12 @@
 #
 # usage: t-secrets.sh EVALSET
 set -u
-evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$(dirname "$0")/../.." && pwd)
-fake="$src/tests/fakes/fake_llm.py"
-n=0; failed=0
-root=$(mktemp -d)
+# shellcheck source=../llm/lib.sh
+. "$(dirname "$0")/../llm/lib.sh"
 trap 'stop_fake; [ -n "${KEEP:-}" ] || rm -rf "$root"' EXIT
 
 secret=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 export OPENAI_API_KEY="sk-sentinel-$secret"
-
-ok() {   # ok EXIT-CODE DESCRIPTION [DIAG]
-	n=$((n+1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed+1)); [ -n "${3:-}" ] && echo "# $3"; fi
-}
-
-FAKE_PID=
-start_fake() {
-	coproc FAKE { exec python3 "$fake" "$@"; }
-	FAKE_PID=$FAKE_PID
-	read -r -u "${FAKE[0]}" PORT
-	BASE="http://127.0.0.1:$PORT/v1"
-}
-stop_fake() {
-	if [ -n "${FAKE_PID:-}" ]; then
-		eval "exec ${FAKE[1]}>&-" 2>/dev/null
-		kill "$FAKE_PID" 2>/dev/null
-		wait "$FAKE_PID" 2>/dev/null
-		FAKE_PID=
-	fi
-}
 
 # A set with a corpus of 6 chunks, a TREC run over it and a pool to judge.
 make_case() {
