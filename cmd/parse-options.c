@@ -38,8 +38,10 @@ static void print_usage(FILE *fp, const char *const *usage, const struct option 
 			n = snprintf(left, sizeof(left), "-%c", o->short_name);
 		else
 			n = snprintf(left, sizeof(left), "--%s", o->long_name);
+		/* synopsis style: "--gate <file>"; choices ("text|json") stay bare */
 		if (o->argh && n > 0 && (size_t)n < sizeof(left))
-			snprintf(left + n, sizeof(left) - (size_t)n, " %s", o->argh);
+			snprintf(left + n, sizeof(left) - (size_t)n,
+				 strpbrk(o->argh, "<|[") ? " %s" : " <%s>", o->argh);
 		if (strlen(left) > 24)
 			fprintf(fp, "    %s\n    %-24s  %s\n", left, "", o->help);
 		else
