@@ -381,19 +381,33 @@ static int print_breakdowns(struct out_ctx *o, const struct results *r, const ch
 	return ret;
 }
 
-/* Warn when a JSONL run says it was produced for another version of the set. */
-static void check_meta_digest(const struct run *run, const struct results *r)
+/*
+ * Warn when a JSONL run says it was produced for other questions. A run made
+ * on a working copy and scored against the tag of the same questions is
+ * fine: the content digests (questions only) are compared when the run
+ * records one, else the set digests.
+ */
+static void check_meta_digest(const struct run *run, const struct results *r,
+			      const struct set *s)
 {
 	cJSON *meta;
-	const cJSON *d;
+	const cJSON *d, *cd;
+	char content[72];
 
 	if (!run->meta || !r->set_digest)
 		return;
 	meta = cJSON_Parse(run->meta);
 	d = cJSON_GetObjectItemCaseSensitive(meta, "digest");
-	if (cJSON_IsString(d) && strcmp(d->valuestring, r->set_digest))
+	cd = cJSON_GetObjectItemCaseSensitive(meta, "content_digest");
+	if (s && cJSON_IsString(cd)) {
+		set_content_digest(s, content);
+		if (strcmp(cd->valuestring, content))
+			warning("run '%s' was produced for other questions (content digest %s, not %s)",
+				run->path, cd->valuestring, content);
+	} else if (cJSON_IsString(d) && strcmp(d->valuestring, r->set_digest)) {
 		warning("run '%s' was produced for a set with digest %s, not %s",
 			run->path, d->valuestring, r->set_digest);
+	}
 	cJSON_Delete(meta);
 }
 
@@ -528,7 +542,7 @@ int cmd_score(int argc, const char **argv)
 		score_summary_release(&all_sum);
 		keep_real_judged(&res, &full);
 	}
-	check_meta_digest(&run, &res);
+	check_meta_digest(&run, &res, qrels_path ? NULL : &s);
 
 	if (oc.fmt == FMT_JSON) {
 		char *json = judged_only ? json_with_full(&res, &full) : results_to_json(&res);

@@ -46,7 +46,7 @@ static void check_answers(const struct job *job)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct run_meta meta = { "fuzz", NULL, "sha256:00", "cmd fuzz", NULL };
+	struct run_meta meta = { .set_name = "fuzz", .digest = "sha256:00", .retriever = "cmd fuzz" };
 	struct strbuf why = STRBUF_INIT, body = STRBUF_INIT;
 	struct job job;
 	char *text = xstrndup((const char *)data, size), *word;

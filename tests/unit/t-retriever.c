@@ -139,7 +139,8 @@ static void test_run_format(void)
 {
 	struct job job;
 	struct strbuf out = STRBUF_INIT, why = STRBUF_INIT;
-	struct run_meta meta = { "demo", "v2", "sha256:00", "bm25 k1=0.9 b=0.4", NULL };
+	struct run_meta meta = { .set_name = "demo", .version = "v2", .digest = "sha256:00",
+				  .retriever = "bm25 k1=0.9 b=0.4" };
 	char *nl;
 
 	setenv("EVALSET_NOW", "2026-01-02T03:04:05Z", 1);
