@@ -59,7 +59,8 @@ static int load_str(struct set *s, const char *yaml)
 	return set_load_buf(s, yaml, strlen(yaml), "t.yaml");
 }
 
-static void digest_of(const char *yaml, char out[72])
+/* Load 'yaml' and write the digest 'fn' computes into 'out' (or why loading failed). */
+static void digest_with(void (*fn)(const struct set *, char[72]), const char *yaml, char out[72])
 {
 	struct set s = SET_INIT;
 
@@ -67,20 +68,18 @@ static void digest_of(const char *yaml, char out[72])
 		snprintf(out, 72, "load failed: %s", test_captured());
 		return;
 	}
-	set_digest(&s, out);
+	fn(&s, out);
 	set_release(&s);
+}
+
+static void digest_of(const char *yaml, char out[72])
+{
+	digest_with(set_digest, yaml, out);
 }
 
 static void content_digest_of(const char *yaml, char out[72])
 {
-	struct set s = SET_INIT;
-
-	if (load_str(&s, yaml) < 0) {
-		snprintf(out, 72, "load failed: %s", test_captured());
-		return;
-	}
-	set_content_digest(&s, out);
-	set_release(&s);
+	digest_with(set_content_digest, yaml, out);
 }
 
 /* Return a copy of 'text' with the first 'from' replaced by 'to' (NULL when absent). */
