@@ -16,6 +16,7 @@
 #include "../core/set.h"
 #include "../core/util.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,60 +103,102 @@ static int parse_import_options(const struct import_cli *c, struct import_option
 	return 0;
 }
 
-static void print_places(const char *label, unsigned long n, char *const *at, size_t nr_at)
+static void add_places(struct strbuf *sb, const char *label, unsigned long n, char *const *at,
+		       size_t nr_at)
 {
-	printf("%-22s %lu", label, n);
+	strbuf_addf(sb, "%-22s %lu", label, n);
 	if (n) {
-		printf(" (");
+		strbuf_addstr(sb, " (");
 		for (size_t i = 0; i < nr_at; i++)
-			printf("%s%s", i ? ", " : "", at[i]);
-		printf("%s)", n > nr_at ? ", ..." : "");
+			strbuf_addf(sb, "%s%s", i ? ", " : "", at[i]);
+		strbuf_addf(sb, "%s)", n > nr_at ? ", ..." : "");
 	}
-	printf("\n");
+	strbuf_addch(sb, '\n');
 }
 
-static void print_summary(const struct import *im, const struct import_outcome *out,
-			  const struct import_cli *c)
+struct release_job {
+	struct import *im;
+	struct import_outcome *out;
+	const char *path;       /* write the unlabelled queries here (NULL: no) */
+	struct strbuf *lines;   /* their lines */
+	int rc;                 /* -1 when they could not be written (reported) */
+};
+
+/*
+ * Write the unlabelled queries of the job 'arg' (a struct release_job),
+ * then free its outcome and the import's tallies (core/logimport.h says
+ * what may run alongside); a thread's body.
+ */
+static void *release_main(void *arg)
+{
+	struct release_job *r = arg;
+
+	r->rc = 0;
+	if (r->path) {
+		import_unlabelled_jsonl(r->im, r->out, r->lines);
+		r->rc = write_file_atomic(r->path, r->lines->buf, r->lines->len);
+	}
+	import_outcome_release(r->out);
+	import_release_tallies(r->im);
+	return NULL;
+}
+
+/* Append what the import did (added and retired questions, then the summary) to 'sb'. */
+static void add_report(struct strbuf *sb, const struct import *im, const struct import_outcome *out,
+		       const struct import_cli *c)
 {
 	const struct import_stats *st = &im->st;
 
+	for (size_t i = 0; i < im->nr; i++)
+		if (out->status[i] == IMPORT_ADDED)
+			strbuf_addf(sb, "%s %s: %s\n", c->dry_run ? "would add" : "added", out->ids[i],
+				    im->q[i].text);
+	for (size_t r = 0; r < out->nr_retired; r++)
+		strbuf_addf(sb, "%s %s (synthetic, covered by %s): %s\n",
+			    c->dry_run ? "would retire" : "retired", out->retired[r].id,
+			    out->retired[r].covered_by, out->retired[r].text);
+
 	for (size_t i = 0; i < im->nr_logs; i++)
-		printf("log %s: %lu records, %s%s, %s\n", im->logs[i].path, im->logs[i].records,
-		       log_format_name(im->logs[i].format), im->logs[i].gzip ? " (gzip)" : "",
-		       im->logs[i].digest);
-	printf("%-22s %lu\n", "records read", st->records);
-	print_places("malformed, skipped", st->malformed, st->malformed_at, st->nr_malformed_at);
+		strbuf_addf(sb, "log %s: %lu records, %s%s, %s\n", im->logs[i].path,
+			    im->logs[i].records, log_format_name(im->logs[i].format),
+			    im->logs[i].gzip ? " (gzip)" : "", im->logs[i].digest);
+	strbuf_addf(sb, "%-22s %lu\n", "records read", st->records);
+	add_places(sb, "malformed, skipped", st->malformed, st->malformed_at, st->nr_malformed_at);
 	if (st->missing_query)
-		print_places("without a query", st->missing_query, st->missing_at, st->nr_missing_at);
+		add_places(sb, "without a query", st->missing_query, st->missing_at, st->nr_missing_at);
 	if (st->empty_query)
-		printf("%-22s %lu\n", "empty queries", st->empty_query);
+		strbuf_addf(sb, "%-22s %lu\n", "empty queries", st->empty_query);
 	if (im->opt.have_since || im->opt.have_until)
-		printf("%-22s %lu outside, %lu undated\n", "--since/--until", st->outside, st->undated);
-	printf("%-22s %lu\n", "distinct queries", (unsigned long)im->nr + st->below_min_count);
+		strbuf_addf(sb, "%-22s %lu outside, %lu undated\n", "--since/--until", st->outside,
+			    st->undated);
+	strbuf_addf(sb, "%-22s %lu\n", "distinct queries",
+		    (unsigned long)im->nr + st->below_min_count);
 	if (im->opt.min_count > 1)
-		printf("%-22s %lu\n", "below --min-count", st->below_min_count);
-	printf("%-22s %lu queries (%lu records)\n", "dropped for PII", st->pii_dropped_queries,
-	       st->pii_dropped);
-	printf("%-22s", "PII found");
+		strbuf_addf(sb, "%-22s %lu\n", "below --min-count", st->below_min_count);
+	strbuf_addf(sb, "%-22s %lu queries (%lu records)\n", "dropped for PII",
+		    st->pii_dropped_queries, st->pii_dropped);
+	strbuf_addf(sb, "%-22s", "PII found");
 	for (int k = 0; k < PII_NR_KINDS; k++)
-		printf("%s %s %lu", k ? "," : "", pii_kind_name((enum pii_kind)k), st->pii.n[k]);
-	printf(" (in %lu records)\n", st->pii_records);
-	printf("%-22s %lu positive, %lu negative ratings, %lu short clicks, %lu other\n", "signals",
-	       st->positive, st->negative, st->short_clicks, st->other_signals);
-	printf("%-22s %lu\n", "duplicates", out->duplicates);
-	printf("%-22s %lu\n", "labelled", out->candidates);
+		strbuf_addf(sb, "%s %s %lu", k ? "," : "", pii_kind_name((enum pii_kind)k),
+			    st->pii.n[k]);
+	strbuf_addf(sb, " (in %lu records)\n", st->pii_records);
+	strbuf_addf(sb, "%-22s %lu positive, %lu negative ratings, %lu short clicks, %lu other\n",
+		    "signals", st->positive, st->negative, st->short_clicks, st->other_signals);
+	strbuf_addf(sb, "%-22s %lu\n", "duplicates", out->duplicates);
+	strbuf_addf(sb, "%-22s %lu\n", "labelled", out->candidates);
 	if (out->dropped_labels)
-		printf("%-22s %lu\n", "labels not in corpus", out->dropped_labels);
-	printf("%-22s %lu%s%s\n", "unlabelled", out->unlabelled,
-	       c->unlabelled && !c->dry_run ? " written to " : "",
-	       c->unlabelled && !c->dry_run ? c->unlabelled : "");
+		strbuf_addf(sb, "%-22s %lu\n", "labels not in corpus", out->dropped_labels);
+	strbuf_addf(sb, "%-22s %lu%s%s\n", "unlabelled", out->unlabelled,
+		    c->unlabelled && !c->dry_run ? " written to " : "",
+		    c->unlabelled && !c->dry_run ? c->unlabelled : "");
 	if (c->sample > 0)
-		printf("%-22s %lu not sampled\n", "sampled", out->not_sampled);
-	printf("%-22s %lu (head %lu, torso %lu, tail %lu)%s\n", "added", out->added,
-	       out->added_by_stratum[STRATUM_HEAD], out->added_by_stratum[STRATUM_TORSO],
-	       out->added_by_stratum[STRATUM_TAIL], c->dry_run ? " [dry run: nothing written]" : "");
+		strbuf_addf(sb, "%-22s %lu not sampled\n", "sampled", out->not_sampled);
+	strbuf_addf(sb, "%-22s %lu (head %lu, torso %lu, tail %lu)%s\n", "added", out->added,
+		    out->added_by_stratum[STRATUM_HEAD], out->added_by_stratum[STRATUM_TORSO],
+		    out->added_by_stratum[STRATUM_TAIL],
+		    c->dry_run ? " [dry run: nothing written]" : "");
 	if (c->replace_synthetic)
-		printf("%-22s %zu\n", "retired synthetic", out->nr_retired);
+		strbuf_addf(sb, "%-22s %zu\n", "retired synthetic", out->nr_retired);
 }
 
 int cmd_import(int argc, const char **argv)
@@ -192,7 +235,10 @@ int cmd_import(int argc, const char **argv)
 	struct set s = SET_INIT;
 	struct corpus corpus = CORPUS_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
-	struct strbuf ul = STRBUF_INIT;
+	struct strbuf ul = STRBUF_INIT, report = STRBUF_INIT;
+	struct release_job rel;
+	pthread_t releaser;
+	bool releasing = false;
 	char *lock_path = NULL, *what = NULL, *corpus_path = NULL;
 	int ret = EXIT_BAD_INPUT;
 
@@ -266,33 +312,42 @@ int cmd_import(int argc, const char **argv)
 	ao.floor = set_id_floor(&ref);
 	import_apply(&im, &s, &ao, &out);
 
-	if (!c.dry_run) {
-		if (out.added || out.nr_retired) {
-			if (set_id_floor_write(&ref, out.floor) < 0 || set_save(&s, ref.file) < 0)
-				goto out;
-		}
-		if (c.unlabelled) {
-			import_unlabelled_jsonl(&im, &out, &ul);
-			if (write_file_atomic(c.unlabelled, ul.buf, ul.len) < 0)
-				goto out;
-		}
+	add_report(&report, &im, &out, &c);
+	/*
+	 * The rest of the import's work (the --unlabelled file, then giving its
+	 * memory back) runs on another thread while the set is saved.
+	 */
+	rel.im = &im;
+	rel.out = &out;
+	rel.path = c.unlabelled && !c.dry_run ? c.unlabelled : NULL;
+	rel.lines = &ul;
+	if (pthread_create(&releaser, NULL, release_main, &rel))
+		release_main(&rel);
+	else
+		releasing = true;
+	if (!c.dry_run && (out.added || out.nr_retired) &&
+	    (set_id_floor_write(&ref, out.floor) < 0 || set_save(&s, ref.file) < 0))
+		goto out;
+	if (releasing) {
+		import_release_early(&im);  /* alongside the other thread: what it does not read */
+		pthread_join(releaser, NULL);
+		releasing = false;
 	}
-	for (size_t i = 0; i < im.nr; i++)
-		if (out.status[i] == IMPORT_ADDED)
-			printf("%s %s: %s\n", c.dry_run ? "would add" : "added", out.ids[i], im.q[i].text);
-	for (size_t r = 0; r < out.nr_retired; r++)
-		printf("%s %s (synthetic, covered by %s): %s\n", c.dry_run ? "would retire" : "retired",
-		       out.retired[r].id, out.retired[r].covered_by, out.retired[r].text);
-	print_summary(&im, &out, &c);
+	if (rel.rc < 0)
+		goto out;
+	fputs(report.buf, stdout);
 	ret = EXIT_OK;
 out:
+	if (releasing)
+		pthread_join(releaser, NULL);
 	lock_release(&lock);
 	free(lock_path);
 	free(what);
 	free(corpus_path);
 	strbuf_release(&ul);
-	import_outcome_release(&out);
-	import_release(&im);
+	strbuf_release(&report);
+	import_outcome_release(&out);  /* no-op when the releaser did it */
+	import_release(&im);  /* what is left */
 	corpus_release(&corpus);
 	set_release(&s);
 	set_ref_release(&ref);

@@ -35,11 +35,11 @@ static int by_positive(const void *a, const void *b)
 /* Return the documents of 'q' with any signal, most positive first (caller frees). */
 static size_t ranked_docs(const struct import_query *q, const struct import_doc ***out)
 {
-	const struct import_doc **d = xcalloc(q->nr_docs + 1, sizeof(*d));
+	const struct import_doc **d = xcalloc(q->t.nr_docs + 1, sizeof(*d));
 	size_t n = 0;
 
-	for (size_t k = 0; k < q->nr_docs; k++)
-		d[n++] = &q->docs[k];
+	for (size_t k = 0; k < q->t.nr_docs; k++)
+		d[n++] = &q->t.docs[k];
 	qsort(d, n, sizeof(*d), by_positive);
 	*out = d;
 	return n;
@@ -76,11 +76,11 @@ static cJSON *signals_json(const struct import_query *q)
 static void add_times(cJSON *o, const struct import_query *q)
 {
 	char t[32];
-	if (!q->dated)
+	if (!q->t.dated)
 		return;
-	import_format_time(q->first, t);
+	import_format_time(q->t.first, t);
 	cJSON_AddStringToObject(o, "first_seen", t);
-	import_format_time(q->last, t);
+	import_format_time(q->t.last, t);
 	cJSON_AddStringToObject(o, "last_seen", t);
 }
 
@@ -89,8 +89,9 @@ static cJSON *provenance_json(const struct import *im, const struct import_query
 	cJSON *p = cJSON_CreateObject(), *logs;
 
 	cJSON_AddStringToObject(p, "source", "log");
-	cJSON_AddNumberToObject(p, "count", (double)q->count);
-	cJSON_AddNumberToObject(p, "sessions", (double)(long)sketch_count(&q->sessions, IMPORT_SESSION_SKETCH));
+	cJSON_AddNumberToObject(p, "count", (double)q->t.count);
+	cJSON_AddNumberToObject(p, "sessions",
+				(double)(long)sketch_count(&q->t.sessions, IMPORT_SESSION_SKETCH));
 	add_times(p, q);
 	cJSON_AddStringToObject(p, "stratum", stratum_name(st));
 	cJSON_AddItemToObject(p, "signals", signals_json(q));
@@ -106,9 +107,9 @@ static unsigned long prune_labels(struct import_query *q, const struct corpus *c
 	unsigned long dropped = 0;
 	if (!corpus)
 		return 0;
-	for (size_t k = 0; k < q->nr_docs; k++)
-		if (q->docs[k].grade && !corpus_get(corpus, import_doc_id(&q->docs[k]))) {
-			q->docs[k].grade = 0;
+	for (size_t k = 0; k < q->t.nr_docs; k++)
+		if (q->t.docs[k].grade && !corpus_get(corpus, import_doc_id(&q->t.docs[k]))) {
+			q->t.docs[k].grade = 0;
 			q->nr_labels--;
 			dropped++;
 		}
@@ -193,8 +194,12 @@ int import_apply(struct import *im, struct set *s, const struct import_apply_opt
 	out->ids = xcalloc(im->nr + 1, sizeof(char *));
 
 	for (size_t i = 0; i < im->nr; i++)
-		counts[i] = im->q[i].count;
+		counts[i] = im->q[i].t.count;
 	strata_assign(counts, im->nr, out->stratum);
+	/* rarest words first in the filter's prefixes: short candidate lists */
+	for (size_t i = 0; i < im->nr; i++)
+		if (im->q[i].dd.norm)
+			dedup_hint(dd, &im->q[i].dd);
 	for (size_t i = 0; i < nr_set; i++)
 		if (s->q[i].text)
 			dedup_add(dd, s->q[i].text, (long)i);
@@ -255,9 +260,10 @@ int import_apply(struct import *im, struct set *s, const struct import_apply_opt
 		nq->text = xstrdup(q->text);
 		nq->origin = ORIGIN_MINED;
 		nq->answerable = true;
-		for (size_t d = 0; d < q->nr_docs; d++)
-			if (q->docs[d].grade)
-				question_set_label(nq, import_doc_id(&q->docs[d]), q->docs[d].grade);
+		for (size_t d = 0; d < q->t.nr_docs; d++)
+			if (q->t.docs[d].grade)
+				/* a new question; a query's documents are distinct */
+				question_append_label(nq, import_doc_id(&q->t.docs[d]), q->t.docs[d].grade);
 		nq->provenance = provenance_json(im, q, out->stratum[i]);
 		out->ids[i] = xstrdup(nq->id);
 		out->added++;
@@ -291,28 +297,106 @@ void import_outcome_release(struct import_outcome *out)
 	memset(out, 0, sizeof(*out));
 }
 
+/* Append 's' to 'sb' as a JSON string, escaped as cJSON prints it. */
+static void add_json_str(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		const unsigned char *run = p;
+		while (*p >= 0x20 && *p != '"' && *p != '\\')
+			p++;
+		strbuf_add(sb, run, (size_t)(p - run));
+		if (!*p)
+			break;
+		switch (*p) {
+		case '"': strbuf_addstr(sb, "\\\""); break;
+		case '\\': strbuf_addstr(sb, "\\\\"); break;
+		case '\b': strbuf_addstr(sb, "\\b"); break;
+		case '\f': strbuf_addstr(sb, "\\f"); break;
+		case '\n': strbuf_addstr(sb, "\\n"); break;
+		case '\r': strbuf_addstr(sb, "\\r"); break;
+		case '\t': strbuf_addstr(sb, "\\t"); break;
+		default: strbuf_addf(sb, "\\u%04x", *p); break;
+		}
+	}
+	strbuf_addch(sb, '"');
+}
+
+/*
+ * The lines of --unlabelled are written directly, not through cJSON: a
+ * large log leaves tens of thousands of them. The bytes are those
+ * cJSON_PrintUnformatted gives for the same object (t-logimport checks).
+ */
+/* Append the decimal digits of 'v' to 'sb' (strbuf_addf costs more than the line it writes). */
+static void add_uint(struct strbuf *sb, unsigned long v)
+{
+	char tmp[24];
+	size_t n = sizeof(tmp);
+
+	do
+		tmp[--n] = (char)('0' + v % 10);
+	while ((v /= 10));
+	strbuf_add(sb, tmp + n, sizeof(tmp) - n);
+}
+
+/* Append ",\"KEY\":" and 'v' to 'sb'. */
+static void add_field(struct strbuf *sb, const char *key, unsigned long v)
+{
+	strbuf_addstr(sb, ",\"");
+	strbuf_addstr(sb, key);
+	strbuf_addstr(sb, "\":");
+	add_uint(sb, v);
+}
+
 void import_unlabelled_jsonl(const struct import *im, const struct import_outcome *out,
 			     struct strbuf *sb)
 {
 	for (size_t i = 0; i < im->nr && i < out->nr; i++) {
 		const struct import_query *q = &im->q[i];
-		cJSON *o;
-		char *line;
+		const struct import_doc **docs;
+		size_t n;
+		char t[32];
 
 		if (out->status[i] != IMPORT_UNLABELLED)
 			continue;
-		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "query", q->text);
-		cJSON_AddNumberToObject(o, "count", (double)q->count);
-		cJSON_AddNumberToObject(o, "sessions",
-					(double)(long)sketch_count(&q->sessions, IMPORT_SESSION_SKETCH));
-		add_times(o, q);
-		cJSON_AddStringToObject(o, "stratum", stratum_name(out->stratum[i]));
-		cJSON_AddItemToObject(o, "docs", signals_json(q));
-		line = cJSON_PrintUnformatted(o);
-		strbuf_addstr(sb, line);
-		strbuf_addch(sb, '\n');
-		free(line);
-		cJSON_Delete(o);
+		strbuf_addstr(sb, "{\"query\":");
+		add_json_str(sb, q->text);
+		add_field(sb, "count", q->t.count);
+		add_field(sb, "sessions", (unsigned long)sketch_count(&q->t.sessions, IMPORT_SESSION_SKETCH));
+		if (q->t.dated) {
+			import_format_time(q->t.first, t);
+			strbuf_addstr(sb, ",\"first_seen\":\"");
+			strbuf_addstr(sb, t);
+			import_format_time(q->t.last, t);
+			strbuf_addstr(sb, "\",\"last_seen\":\"");
+			strbuf_addstr(sb, t);
+			strbuf_addch(sb, '"');
+		}
+		strbuf_addstr(sb, ",\"stratum\":\"");
+		strbuf_addstr(sb, stratum_name(out->stratum[i]));
+		strbuf_addstr(sb, "\",\"docs\":{");
+		n = ranked_docs(q, &docs);
+		for (size_t k = 0; k < n && k < MAX_SIGNAL_DOCS; k++) {
+			const struct import_doc *d = docs[k];
+			if (k)
+				strbuf_addch(sb, ',');
+			add_json_str(sb, import_doc_id(d));
+			strbuf_addstr(sb, ":{\"positive\":");
+			add_uint(sb, d->positive);
+			add_field(sb, "sessions", (unsigned long)sketch_count(&d->sessions, IMPORT_DOC_SKETCH));
+			if (d->clicks)
+				add_field(sb, "clicks", d->clicks);
+			if (d->cites)
+				add_field(sb, "cites", d->cites);
+			if (d->ratings)
+				add_field(sb, "ratings", d->ratings);
+			if (d->negative)
+				add_field(sb, "negative", d->negative);
+			if (d->short_clicks)
+				add_field(sb, "short_clicks", d->short_clicks);
+			strbuf_addch(sb, '}');
+		}
+		free(docs);
+		strbuf_addstr(sb, "}}\n");
 	}
 }

@@ -110,18 +110,66 @@ done:
 	return 0;
 }
 
-void import_format_time(double t, char out[32])
+/* Set '*y', '*m', '*d' to the civil date 'days' after 1970-01-01 (days_from_civil reversed). */
+static void civil_from_days(long long days, long *y, long *m, long *d)
 {
-	time_t tt = (time_t)floor(t);
-	struct tm tm;
+	long long z = days + 719468;
+	long long era = (z >= 0 ? z : z - 146096) / 146097;
+	long long doe = z - era * 146097;                                  /* [0, 146096] */
+	long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  /* [0, 399] */
+	long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);           /* [0, 365] */
+	long long mp = (5 * doy + 2) / 153;                                /* March = 0 */
 
-	gmtime_r(&tt, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	*d = (long)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (long)(mp < 10 ? mp + 3 : mp - 9);
+	*y = (long)(yoe + era * 400 + (*m <= 2));
 }
 
-static bool word_is(const char *s, size_t len, const char *w)
+static void put_digits(char *out, long v, int n)
 {
-	size_t n = strlen(w);
+	while (n-- > 0) {
+		out[n] = (char)('0' + v % 10);
+		v /= 10;
+	}
+}
+
+void import_format_time(double t, char out[32])
+{
+	double fl = floor(t);
+	long long s, days, rem;
+	long y, mo, d;
+
+	if (!(fl >= -62135596800.0 && fl < 253402300800.0)) {
+		/* outside years 1..9999 (or not a number): as the C library writes it */
+		time_t tt = (time_t)fl;
+		struct tm tm;
+		gmtime_r(&tt, &tm);
+		strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		return;
+	}
+	/* written by hand: an import writes two times per query, tens of thousands of them */
+	s = (long long)fl;
+	days = s >= 0 ? s / 86400 : -((-s + 86399) / 86400);
+	rem = s - days * 86400;
+	civil_from_days(days, &y, &mo, &d);
+	put_digits(out, y, 4);
+	out[4] = '-';
+	put_digits(out + 5, mo, 2);
+	out[7] = '-';
+	put_digits(out + 8, d, 2);
+	out[10] = 'T';
+	put_digits(out + 11, (long)(rem / 3600), 2);
+	out[13] = ':';
+	put_digits(out + 14, (long)(rem / 60 % 60), 2);
+	out[16] = ':';
+	put_digits(out + 17, (long)(rem % 60), 2);
+	out[19] = 'Z';
+	out[20] = '\0';
+}
+
+/* Return true when 'len' bytes of 's' are the word 'w' of 'n' bytes (any case; '-', ' ' as '_'). */
+static bool word_is(const char *s, size_t len, const char *w, size_t n)
+{
 	if (n != len)
 		return false;
 	for (size_t k = 0; k < n; k++) {
@@ -136,12 +184,25 @@ static bool word_is(const char *s, size_t len, const char *w)
 	return true;
 }
 
+#define WORD(w, kind) { w, sizeof(w) - 1, kind }
+
 enum signal_kind import_signal_kind(const char *s, size_t len)
 {
-	static const char *const pos[] = { "thumbs_up", "thumbsup", "up", "like", "liked",
-		"positive", "helpful", "good", "true", "yes", NULL };
-	static const char *const neg[] = { "thumbs_down", "thumbsdown", "down", "dislike",
-		"disliked", "negative", "unhelpful", "not_helpful", "bad", "false", "no", NULL };
+	/* every record has a signal: the length is compared first */
+	static const struct { const char *w; size_t n; enum signal_kind kind; } words[] = {
+		WORD("click", SIGNAL_CLICK), WORD("clicked", SIGNAL_CLICK), WORD("open", SIGNAL_CLICK),
+		WORD("cite", SIGNAL_CITE), WORD("citation", SIGNAL_CITE), WORD("cited", SIGNAL_CITE),
+		WORD("cites", SIGNAL_CITE),
+		WORD("thumbs_up", SIGNAL_POSITIVE), WORD("thumbsup", SIGNAL_POSITIVE),
+		WORD("up", SIGNAL_POSITIVE), WORD("like", SIGNAL_POSITIVE), WORD("liked", SIGNAL_POSITIVE),
+		WORD("positive", SIGNAL_POSITIVE), WORD("helpful", SIGNAL_POSITIVE),
+		WORD("good", SIGNAL_POSITIVE), WORD("true", SIGNAL_POSITIVE), WORD("yes", SIGNAL_POSITIVE),
+		WORD("thumbs_down", SIGNAL_NEGATIVE), WORD("thumbsdown", SIGNAL_NEGATIVE),
+		WORD("down", SIGNAL_NEGATIVE), WORD("dislike", SIGNAL_NEGATIVE),
+		WORD("disliked", SIGNAL_NEGATIVE), WORD("negative", SIGNAL_NEGATIVE),
+		WORD("unhelpful", SIGNAL_NEGATIVE), WORD("not_helpful", SIGNAL_NEGATIVE),
+		WORD("bad", SIGNAL_NEGATIVE), WORD("false", SIGNAL_NEGATIVE), WORD("no", SIGNAL_NEGATIVE),
+	};
 	char tmp[32];
 	double v;
 
@@ -149,18 +210,10 @@ enum signal_kind import_signal_kind(const char *s, size_t len)
 		s++, len--;
 	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
 		len--;
-	if (word_is(s, len, "click") || word_is(s, len, "clicked") || word_is(s, len, "open"))
-		return SIGNAL_CLICK;
-	if (word_is(s, len, "cite") || word_is(s, len, "citation") || word_is(s, len, "cited") ||
-	    word_is(s, len, "cites"))
-		return SIGNAL_CITE;
-	for (size_t k = 0; pos[k]; k++)
-		if (word_is(s, len, pos[k]))
-			return SIGNAL_POSITIVE;
-	for (size_t k = 0; neg[k]; k++)
-		if (word_is(s, len, neg[k]))
-			return SIGNAL_NEGATIVE;
-	if (len > 7 && word_is(s, 7, "rating:")) {
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (words[k].n == len && word_is(s, len, words[k].w, words[k].n))
+			return words[k].kind;
+	if (len > 7 && word_is(s, 7, "rating:", 7)) {
 		s += 7;
 		len -= 7;
 	}

@@ -6,10 +6,15 @@
  * distinct query forms, the documents per query and a bounded sketch of
  * sessions per query (core/sketch.h: exact up to IMPORT_SESSION_SKETCH
  * sessions, estimated past that with about 3% standard error), never with
- * the number of log lines. Per record the work is a few hash probes: the
- * raw query bytes find their group (normalisation runs once per distinct
- * raw form), document ids are interned to small integers once, and the
- * records of the import (raw forms, document ids) live in an arena.
+ * the number of log lines.
+ *
+ * Reading is two-stage. Per record the work is a few hash probes into a
+ * reader's own tables: the raw query bytes find their tally, document ids
+ * are interned to small integers. No text is normalised while reading.
+ * After the file, each distinct raw form is redacted, normalised and given
+ * its group once, and its tally is added into the group's: sums, minima,
+ * maxima and sketch unions, which do not depend on the order of records,
+ * so a file read by two threads gives exactly what one reader gives.
  *
  * Signals (docs/import.md has the table): a record naming documents is an
  * event on each of them. Its kind comes from the signal field: "click"
@@ -39,6 +44,7 @@
 
 #include "logfield.h"
 #include "logread.h"
+#include "mempool.h"
 #include "pii.h"
 #include "sample.h"
 #include "sketch.h"
@@ -68,6 +74,8 @@ struct import_options {
 	long min_count;         /* default 1 */
 	bool have_since, have_until;
 	double since, until;    /* epoch seconds; since <= t < until */
+	long long split_min;    /* read logs this large with two threads (default 16 MiB) */
+	long long split_round;  /* bytes each reader reads between exchanges (0: 2 MiB) */
 };
 void import_options_init(struct import_options *o);
 
@@ -86,9 +94,13 @@ static inline const char *import_doc_id(const struct import_doc *d)
 	return d->id;
 }
 
-struct import_query {
-	/* what every record of the query touches comes first */
-	unsigned long count, positive, negative, short_clicks;
+/*
+ * What the records of a query add up to: for a raw form while reading, for
+ * a group after. Its arrays and sketches live in the pools of struct import.
+ */
+struct import_tally {
+	/* what every record touches comes first */
+	unsigned long count, positive, negative, short_clicks, other;
 	struct sketch sessions;
 	struct import_doc *docs;
 	uint32_t *dkeys;         /* the key of each of docs, side by side for the scan */
@@ -97,12 +109,16 @@ struct import_query {
 	size_t dcap;
 	double first, last;      /* epoch seconds, when 'dated' */
 	bool dated;
+};
+
+struct import_query {
+	struct import_tally t;   /* docs sorted by id after import_label */
 	char *key;               /* normalised form */
 	const char *text;        /* most frequent original (redacted) form (import_label) */
 	unsigned long text_count;
 	size_t nr_labels;        /* set by import_label */
 	size_t order;            /* order of first appearance */
-	struct dd_text dd;       /* prepared for the near-duplicate filter while reading */
+	struct dd_text dd;       /* prepared for the near-duplicate filter */
 };
 
 struct import_stats {
@@ -132,31 +148,48 @@ struct import_log {
 	bool gzip;
 	enum log_format format;
 	unsigned long records;
+	int readers;             /* 1, or 2 when read from both halves at once */
 };
 
 struct import_arena;
 struct raw_slot;
 
+/* Document ids interned to small numbers (keys), in an arena. */
 struct import_doc_name {
 	const char *id;              /* in the arena */
 	uint64_t hash;
 	size_t len;
 	char inl[24];                /* a copy of a shorter id: compared without a pointer to chase */
 };
+struct import_docs {
+	struct import_doc_name *names;  /* by key */
+	size_t nr, alloc;
+	uint32_t *tab;               /* key + 1 by id hash, open addressing */
+	size_t cap;
+};
 
-struct import {
-	struct import_options opt;
-	struct import_arena *arena;  /* raw forms and document ids */
+/*
+ * Half of the import's tables, by the parity of a hash, so that two threads
+ * can fill them at once: raw forms by the hash of their bytes, redacted
+ * forms and groups by the strhash of their texts.
+ */
+struct import_shard {
+	struct import_arena *arena;  /* its raw forms */
 	struct raw_slot *rtab;       /* distinct raw queries, open addressing */
 	size_t rcap, nr_raw;
 	struct strmap forms;         /* redacted text -> struct form * */
+	struct strmap groups;        /* normalised key -> index + 1 */
+};
+
+struct import {
+	struct import_options opt;
+	struct import_arena *arena;  /* document ids */
+	struct import_shard shard[2];
 	struct form **form_list;     /* forms in order of first appearance */
 	size_t nr_forms, alloc_forms;
-	struct strmap groups;        /* normalised key -> index + 1 */
-	struct import_doc_name *doc_names;  /* document ids by key */
-	size_t nr_doc_names, alloc_doc_names;
-	uint32_t *doctab;            /* key + 1 by id hash, open addressing */
-	size_t doccap;
+	struct import_docs docs;
+	struct mempool *pools;       /* the memory of every tally, given back at once */
+	size_t nr_pools, alloc_pools;
 	struct import_query *q;
 	size_t nr, alloc;
 	struct import_log *logs;
@@ -166,11 +199,25 @@ struct import {
 
 void import_init(struct import *im, const struct import_options *opt);
 void import_release(struct import *im);
+/*
+ * import_release in three parts for two threads. import_release_early frees
+ * what reading, import_label and import_apply needed but the queries'
+ * output does not (the near-duplicate forms and keys of the queries, the
+ * tables of raw and redacted forms); import_release_tallies frees the
+ * queries' texts, tallies and documents, once nothing reads them (after
+ * import_unlabelled_jsonl). The two touch different memory and may run at
+ * once on two threads; import_release frees the rest (and whatever of the
+ * two was not done).
+ */
+void import_release_early(struct import *im);
+void import_release_tallies(struct import *im);
 
 /*
  * Read every record of the log 'path' into 'im'. Malformed records and
  * records without a query are skipped, counted and warned about (the first
- * few). Return 0, or -1 when the file cannot be opened or read (reported).
+ * few). A plain JSON Lines file of at least opt.split_min bytes is read by
+ * two threads, each from one half; the result is the same as one reader's.
+ * Return 0, or -1 when the file cannot be opened or read (reported).
  */
 int import_read(struct import *im, const char *path);
 

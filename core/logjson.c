@@ -7,7 +7,26 @@
  * bare control characters in strings) and decodes strings in place in the
  * stream buffer: an unescaped string never grows, so values are slices of
  * the line. Nodes live in an arena reused for every record; node 0 is the
- * object of the line.
+ * object of the line, and the children of a node keep the order of the
+ * line, so a lookup that takes the first matching key sees the first of
+ * duplicate keys whichever parser ran.
+ *
+ * The flat scanner is the hot path of `evalset import` (one call per
+ * record): it finds the end of a string 16 bytes at a time (SSE2; else 8,
+ * in a word) and grows the arena only when a record has more nodes than
+ * any before. It accepts exactly the lines whose nodes it can build as the
+ * full parser would, and leaves every other line, unchanged, to the full
+ * parser.
+ *
+ * Log records mostly repeat the keys of the record before, in the same
+ * order. The reader keeps the top-level keys of the last flat record
+ * (struct log_json_shape in logread.h): the scanner matches each key
+ * against the remembered one before scanning it, and a lookup remembers,
+ * per path, the position of the key it found. That memory holds while
+ * every key of every record matches (a "generation"); then the first
+ * matching key, which decides between duplicates, is at the same position.
+ * Any other record starts a new generation, and a line the full parser
+ * reads has none: its lookups walk the nodes.
  */
 #include "logjson.h"
 
@@ -15,6 +34,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 bool log_json_fast = true;
 
@@ -28,7 +50,7 @@ struct jnode {
 };
 struct jparse {
 	struct log_reader *r;
-	char *p, *end;
+	char *line, *p, *end;  /* the line, where the parse is, its end */
 	int depth;
 	const char *why;
 };
@@ -42,12 +64,6 @@ static long new_node(struct log_reader *r, enum jtype t)
 	n->key_len = n->val_len = 0;
 	n->child = n->next = -1;
 	return (long)r->nr_nodes++;
-}
-
-static void skip_ws(struct jparse *jp)
-{
-	while (jp->p < jp->end && (*jp->p == ' ' || *jp->p == '\t' || *jp->p == '\r' || *jp->p == '\n'))
-		jp->p++;
 }
 
 static int hexval(int c)
@@ -94,6 +110,103 @@ static char *put_utf8(char *w, unsigned cp)
 	return w;
 }
 
+#define BYTES_1 0x0101010101010101ULL
+#define BYTES_80 0x8080808080808080ULL
+
+#ifdef __SSE2__
+/* Return a bit for each of the 16 bytes at 'p' that ends a plain string run. */
+static inline unsigned plain_stops(const char *p)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i ctl = _mm_set1_epi8(0x1f);
+	__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+					      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				 _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));  /* v <= 0x1f */
+
+	return (unsigned)_mm_movemask_epi8(m);
+}
+#define STOP_BLOCK 16
+#define STOP_INDEX(m) ((size_t)__builtin_ctzll(m))
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * Return 0x80 in each of the 8 bytes at 'p' that ends a plain string run.
+ * In each of the three tests the lowest flagged byte is a true match (a
+ * borrow only flags bytes above the one that caused it), so the lowest
+ * flag of their union is the answer.
+ */
+static inline uint64_t plain_stops(const char *p)
+{
+	uint64_t w, q, b;
+
+	memcpy(&w, p, 8);
+	q = w ^ (BYTES_1 * '"');
+	b = w ^ (BYTES_1 * '\\');
+	return (((q - BYTES_1) & ~q) | ((b - BYTES_1) & ~b) | ((w - BYTES_1 * 0x20) & ~w)) & BYTES_80;
+}
+#define STOP_BLOCK 8
+#define STOP_INDEX(m) ((size_t)__builtin_ctzll(m) >> 3)
+#endif
+
+/*
+ * Return the first byte in ['p', 'end') that ends the plain run of a JSON
+ * string (a quote, a backslash or a control character), or 'end'. A block
+ * of bytes at a time where the machine allows. The last bytes of the line
+ * ('line' is its first byte) are read with SSE2 as the last block of the
+ * line, else through a block padded with NULs, which stop the run at 'end'
+ * (the word tests would see borrows from bytes before 'p').
+ */
+static inline char *scan_plain(char *p, const char *end, const char *line)
+{
+#ifdef STOP_BLOCK
+	char pad[STOP_BLOCK] = { 0 };
+	unsigned long long m;
+	size_t left;
+
+	while (end - p >= STOP_BLOCK) {
+		if ((m = plain_stops(p)))
+			return p + STOP_INDEX(m);
+		p += STOP_BLOCK;
+	}
+	left = (size_t)(end - p);
+	if (!left)
+		return p;
+#if STOP_BLOCK == 16
+	if (end - line >= STOP_BLOCK) {
+		/* the block ending at 'end': drop the bits of the bytes before 'p' */
+		m = plain_stops(end - STOP_BLOCK) >> (STOP_BLOCK - left);
+		return m ? p + STOP_INDEX(m) : (char *)end;
+	}
+#else
+	(void)line;
+#endif
+	memcpy(pad, p, left);
+	return p + STOP_INDEX(plain_stops(pad));  /* at most 'left': pad[left] stops it */
+#else
+	(void)line;
+	while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+		p++;
+	return p;
+#endif
+}
+
+static inline bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Return the first byte at or after 'p' that is not JSON whitespace, or 'end'. */
+static inline char *skip_blank(char *p, const char *end)
+{
+	while (p < end && is_ws(*p))
+		p++;
+	return p;
+}
+
+static void skip_ws(struct jparse *jp)
+{
+	jp->p = skip_blank(jp->p, jp->end);
+}
+
 /* Parse the string at jp->p (on the opening quote), decoding it in place. */
 static int jstring(struct jparse *jp, const char **s, size_t *len)
 {
@@ -101,9 +214,7 @@ static int jstring(struct jparse *jp, const char **s, size_t *len)
 
 	jp->p++;
 	start = w = jp->p;
-	/* fast path: no escapes */
-	while (jp->p < jp->end && *jp->p != '"' && *jp->p != '\\' && (unsigned char)*jp->p >= 0x20)
-		jp->p++;
+	jp->p = scan_plain(jp->p, jp->end, jp->line);  /* the run without escapes */
 	w = jp->p;
 	while (jp->p < jp->end) {
 		unsigned char c = (unsigned char)*jp->p;
@@ -164,10 +275,9 @@ static int jstring(struct jparse *jp, const char **s, size_t *len)
 	return -1;
 }
 
-static int jnumber(struct jparse *jp)
+/* Return the end of the JSON number at 'p' (RFC 8259 grammar), or NULL if there is none. */
+static inline char *scan_number(char *p, const char *e)
 {
-	char *p = jp->p;
-	const char *e = jp->end;
 #define DIGIT(c) ((c) >= '0' && (c) <= '9')
 	if (p < e && *p == '-')
 		p++;
@@ -177,11 +287,11 @@ static int jnumber(struct jparse *jp)
 		while (p < e && DIGIT(*p))
 			p++;
 	else
-		return -1;
+		return NULL;
 	if (p < e && *p == '.') {
 		p++;
 		if (!(p < e && DIGIT(*p)))
-			return -1;
+			return NULL;
 		while (p < e && DIGIT(*p))
 			p++;
 	}
@@ -190,11 +300,20 @@ static int jnumber(struct jparse *jp)
 		if (p < e && (*p == '+' || *p == '-'))
 			p++;
 		if (!(p < e && DIGIT(*p)))
-			return -1;
+			return NULL;
 		while (p < e && DIGIT(*p))
 			p++;
 	}
 #undef DIGIT
+	return p;
+}
+
+static int jnumber(struct jparse *jp)
+{
+	char *p = scan_number(jp->p, jp->end);
+
+	if (!p)
+		return -1;
 	jp->p = p;
 	return 0;
 }
@@ -326,7 +445,7 @@ static long jvalue(struct jparse *jp)
 /* Parse one line with the full parser. Return 0, 1 for a blank line, -1 (r->why). */
 static int parse_full(struct log_reader *r, char *line, size_t len)
 {
-	struct jparse jp = { r, line, line + len, 0, NULL };
+	struct jparse jp = { r, line, line, line + len, 0, NULL };
 	long root;
 
 	r->nr_nodes = 0;
@@ -350,179 +469,379 @@ static int parse_full(struct log_reader *r, char *line, size_t len)
 	return 0;
 }
 
+/* ---- lookup ---- */
+
+/* Return true when node 'n' has the key 'part' of 'len' bytes. */
+static inline bool has_key(const struct jnode *n, const char *part, size_t len)
+{
+	/* length first, then the first byte: a mismatch rarely reaches memcmp */
+	return n->key_len == len && (!len || (n->key[0] == part[0] && !memcmp(n->key + 1, part + 1, len - 1)));
+}
+
+static inline void push_value(struct log_values *out, const char *s, size_t len)
+{
+	ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+	out->v[out->nr].s = s;
+	out->v[out->nr].len = len;
+	out->nr++;
+}
+
+/*
+ * Append what components 'k'.. of 'p' select under node 'idx' to 'out': an
+ * object goes on into the first child with the key, an array into every
+ * element, and the end of the path takes a scalar.
+ */
 static void jget(const struct log_reader *r, long idx, const struct log_path *p, size_t k,
 		 struct log_values *out)
 {
-	const struct jnode *n = &r->nodes[idx];
+	for (;;) {
+		const struct jnode *n = &r->nodes[idx];
+		long c;
 
-	if (n->type == J_ARR) {
-		for (long c = n->child; c >= 0; c = r->nodes[c].next)
-			jget(r, c, p, k, out);
-		return;
-	}
-	if (k == p->nr) {
-		if (n->type != J_OBJ && n->type != J_NULL)
-			log_values_push(out, n->val, n->val_len);
-		return;
-	}
-	if (n->type != J_OBJ)
-		return;
-	size_t want = p->lens[k];
-	for (long c = n->child; c >= 0; c = r->nodes[c].next) {
-		const struct jnode *ch = &r->nodes[c];
-		if (ch->key_len == want && !memcmp(ch->key, p->parts[k], want)) {
-			jget(r, c, p, k + 1, out);
+		if (n->type == J_ARR) {
+			for (c = n->child; c >= 0; c = r->nodes[c].next)
+				jget(r, c, p, k, out);
 			return;
 		}
+		if (k == p->nr) {
+			if (n->type != J_OBJ && n->type != J_NULL)
+				push_value(out, n->val, n->val_len);
+			return;
+		}
+		if (n->type != J_OBJ)
+			return;
+		for (c = n->child; c >= 0 && !has_key(&r->nodes[c], p->parts[k], p->lens[k]);
+		     c = r->nodes[c].next)
+			;
+		if (c < 0)
+			return;
+		idx = c;
+		k++;
 	}
 }
 
 /* ---- the flat fast path: gives up (-1) on anything but a flat object ---- */
 
-/* Scan a string without escapes at jp->p (on the quote). Return 0, or -1 to give up. */
-static int flat_string(struct jparse *jp, const char **s, size_t *len)
-{
-	char *p = jp->p + 1;
+static const char lit_true[] = "true", lit_false[] = "false", lit_null[] = "null";
 
-	*s = p;
-	while (p < jp->end && *p != '"') {
-		if (*p == '\\' || (unsigned char)*p < 0x20)
-			return -1;
-		p++;
+/*
+ * Scan the scalar at 'p' (before 'end', in the line starting at 'line')
+ * into 'n' (type and value). Return the byte after it, or NULL to give up
+ * (escapes, containers, bad syntax).
+ */
+static inline char *flat_scalar(char *p, const char *end, const char *line, struct jnode *n)
+{
+	char *q;
+
+	switch (*p) {
+	case '"':
+		q = scan_plain(p + 1, end, line);
+		if (q == end || *q != '"')
+			return NULL;
+		n->type = J_STR;
+		n->val = p + 1;
+		n->val_len = (size_t)(q - p - 1);
+		return q + 1;
+	case 't':
+		if (end - p < 4 || memcmp(p, lit_true, 4))
+			return NULL;
+		n->type = J_TRUE;
+		n->val = lit_true;
+		n->val_len = 4;
+		return p + 4;
+	case 'f':
+		if (end - p < 5 || memcmp(p, lit_false, 5))
+			return NULL;
+		n->type = J_FALSE;
+		n->val = lit_false;
+		n->val_len = 5;
+		return p + 5;
+	case 'n':
+		if (end - p < 4 || memcmp(p, lit_null, 4))
+			return NULL;
+		n->type = J_NULL;
+		n->val = lit_null;
+		n->val_len = 4;
+		return p + 4;
+	default:
+		q = scan_number(p, end);  /* also refuses '{' and '[' */
+		if (!q)
+			return NULL;
+		n->type = J_NUM;
+		n->val = p;
+		n->val_len = (size_t)(q - p);
+		return q;
 	}
-	if (p == jp->end)
-		return -1;
-	*len = (size_t)(p - *s);
-	jp->p = p + 1;
-	return 0;
 }
 
-/* Scan the scalar at jp->p (not at the end) into a new node. Return its index, or -1. */
-static long flat_scalar(struct jparse *jp)
+/* Return the arena of 'r' with room for node 'nr'. */
+static inline struct jnode *flat_room(struct log_reader *r, size_t nr)
 {
-	static const char *const lit[] = { "true", "false", "null" };
-	static const enum jtype types[] = { J_TRUE, J_FALSE, J_NULL };
-	char *start = jp->p;
-	const char *s = start;
-	size_t len;
-	enum jtype t = J_NUM;
-	long n;
+	if (nr >= r->alloc_nodes)
+		ALLOC_GROW(r->nodes, nr + 1, r->alloc_nodes);
+	return r->nodes;
+}
 
-	if (*jp->p == '"') {
-		if (flat_string(jp, &s, &len))
-			return -1;
-		t = J_STR;
-	} else if (*jp->p == 't' || *jp->p == 'f' || *jp->p == 'n') {
-		int k = *jp->p == 't' ? 0 : *jp->p == 'f' ? 1 : 2;
-		len = strlen(lit[k]);
-		if ((size_t)(jp->end - jp->p) < len || memcmp(jp->p, lit[k], len))
-			return -1;
-		jp->p += len;
-		s = lit[k];
-		t = types[k];
-	} else {
-		if (*jp->p == '{' || *jp->p == '[' || jnumber(jp))
-			return -1;
-		len = (size_t)(jp->p - start);
-	}
-	n = new_node(jp->r, t);
-	jp->r->nodes[n].val = s;
-	jp->r->nodes[n].val_len = len;
+/* Start node 'nr' of the arena of 'r' with key 'key' ('len' bytes) and no links. */
+static inline struct jnode *flat_node(struct log_reader *r, size_t nr, const char *key, size_t len)
+{
+	struct jnode *n = &flat_room(r, nr)[nr];
+
+	n->key = key;
+	n->key_len = len;
+	n->child = n->next = -1;
 	return n;
 }
 
-/* Scan a list of scalars at jp->p (on the bracket). Return its node, or -1. */
-static long flat_array(struct jparse *jp)
+/*
+ * Scan the list of scalars at 'p' (after the bracket) into the elements of
+ * array node 'self', from node '*nr' on. Return the byte after the closing
+ * bracket, or NULL to give up.
+ */
+static char *flat_array(struct log_reader *r, long self, size_t *nr, char *p, const char *end,
+			const char *line)
 {
-	long self = new_node(jp->r, J_ARR), last = -1, child;
+	long last = -1;
 
-	jp->p++;
-	skip_ws(jp);
-	if (jp->p < jp->end && *jp->p == ']') {
-		jp->p++;
-		return self;
-	}
+	p = skip_blank(p, end);
+	if (p < end && *p == ']')
+		return p + 1;
 	for (;;) {
-		skip_ws(jp);
-		if (jp->p >= jp->end || (child = flat_scalar(jp)) < 0)
-			return -1;
-		link_child(jp->r, self, &last, child);
-		skip_ws(jp);
-		if (jp->p < jp->end && *jp->p == ',') {
-			jp->p++;
-		} else if (jp->p < jp->end && *jp->p == ']') {
-			jp->p++;
-			return self;
-		} else {
-			return -1;
-		}
+		long idx = (long)*nr;
+
+		if (p == end || !(p = flat_scalar(p, end, line, flat_node(r, *nr, NULL, 0))))
+			return NULL;
+		(*nr)++;
+		if (last < 0)
+			r->nodes[self].child = idx;
+		else
+			r->nodes[last].next = idx;
+		last = idx;
+		p = skip_blank(p, end);
+		if (p < end && *p == ',')
+			p = skip_blank(p + 1, end);
+		else if (p < end && *p == ']')
+			return p + 1;
+		else
+			return NULL;
 	}
+}
+
+/*
+ * Return true when the 'n' bytes at 'a' and 'b' are equal. With 'wide'
+ * (both have 16 bytes readable) a short run is compared in one block.
+ */
+static inline bool same_bytes(const char *a, const char *b, size_t n, bool wide)
+{
+#ifdef __SSE2__
+	if (wide && n <= 16) {
+		__m128i va = _mm_loadu_si128((const __m128i *)(const void *)a);
+		__m128i vb = _mm_loadu_si128((const __m128i *)(const void *)b);
+		unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(va, vb));
+		unsigned want = (1u << n) - 1;
+
+		return (eq & want) == want;
+	}
+#else
+	(void)wide;
+#endif
+	return !memcmp(a, b, n);
+}
+
+/*
+ * Return the end of the key at 'key' (after its quote) when it is key 'k'
+ * of the remembered shape 'sh', or NULL. Such a key needs no scan: its
+ * bytes were checked plain in the record the shape was taken from. The
+ * shape keeps each key with its closing quote, and 16 bytes of room after.
+ */
+static inline char *known_key(const struct log_json_shape *sh, size_t k, char *key, const char *end)
+{
+	size_t n = (size_t)(sh->off[k + 1] - sh->off[k]);  /* with the quote */
+
+	if ((size_t)(end - key) >= n && same_bytes(key, sh->bytes + sh->off[k], n, end - key >= 16))
+		return key + n - 1;
+	return NULL;
+}
+
+/* Copy key 'k' ('len' bytes at 'key', then a quote) into 'sh'. Return false when it does not fit. */
+static bool remember_key(struct log_json_shape *sh, size_t k, const char *key, size_t len)
+{
+	if (k >= LOG_JSON_KEYS || (size_t)(LOG_JSON_KEY_BYTES - 16 - sh->off[k]) <= len)
+		return false;
+	memcpy(sh->bytes + sh->off[k], key, len + 1);
+	sh->off[k + 1] = (unsigned short)(sh->off[k] + len + 1);
+	return true;
 }
 
 /*
  * Scan a flat object into the arena, building the nodes the full parser
  * would, without touching the line. Return 0, or -1 to leave the line to
  * the full parser (blank, malformed, escapes, nesting).
+ *
+ * Keys are first matched against the remembered shape, in order, and
+ * scanned only from the first that differs; the shape keeps its generation
+ * when every key matched, so lookups cached under it still hold.
  */
 static int parse_flat(struct log_reader *r, char *line, size_t len)
 {
-	struct jparse jp = { r, line, line + len, 0, NULL };
-	long last = -1, child;
+	struct log_json_shape *sh = &r->json;
+	unsigned long prev = sh->gen;
+	bool same = prev != 0, fits = true;
+	char *p = line;
+	const char *end = line + len;
+	size_t nr = 0, nkeys = 0;
+	long last = -1;
+	struct jnode *n;
 
 	r->nr_nodes = 0;
-	skip_ws(&jp);
-	if (jp.p == jp.end || *jp.p != '{')
+	sh->gen = 0;  /* no shape until the line is read */
+	sh->off[0] = 0;
+	p = skip_blank(p, end);
+	if (p == end || *p != '{')
 		return -1;
-	new_node(r, J_OBJ);
-	jp.p++;
-	skip_ws(&jp);
-	if (jp.p < jp.end && *jp.p == '}')
-		jp.p++;
+	n = flat_node(r, nr++, NULL, 0);
+	n->type = J_OBJ;
+	n->val = NULL;
+	n->val_len = 0;
+	p = skip_blank(p + 1, end);
+	if (p < end && *p == '}')
+		p++;
 	else
 		for (;;) {
-			const char *key;
-			size_t key_len;
+			char *key = p + 1, *q = NULL;
+			long idx = (long)nr;
 
-			skip_ws(&jp);
-			if (jp.p >= jp.end || *jp.p != '"' || flat_string(&jp, &key, &key_len))
+			if (p == end || *p != '"')
 				return -1;
-			skip_ws(&jp);
-			if (jp.p >= jp.end || *jp.p != ':')
+			if (same && !(nkeys < sh->nr && (q = known_key(sh, nkeys, key, end))))
+				same = false;
+			if (!q) {
+				q = scan_plain(key, end, line);
+				if (q == end || *q != '"')
+					return -1;
+				fits = fits && remember_key(sh, nkeys, key, (size_t)(q - key));
+			}
+			if (nkeys < LOG_JSON_KEYS)
+				sh->kid[nkeys] = idx;
+			nkeys++;
+			p = skip_blank(q + 1, end);
+			if (p == end || *p != ':')
 				return -1;
-			jp.p++;
-			skip_ws(&jp);
-			if (jp.p >= jp.end)
+			p = skip_blank(p + 1, end);
+			if (p == end)
 				return -1;
-			child = *jp.p == '[' ? flat_array(&jp) : flat_scalar(&jp);
-			if (child < 0)
+			n = flat_node(r, nr++, key, (size_t)(q - key));
+			if (*p == '[') {
+				n->type = J_ARR;
+				n->val = NULL;
+				n->val_len = 0;
+				p = flat_array(r, idx, &nr, p + 1, end, line);
+			} else {
+				p = flat_scalar(p, end, line, n);
+			}
+			if (!p)
 				return -1;
-			r->nodes[child].key = key;
-			r->nodes[child].key_len = key_len;
-			link_child(r, 0, &last, child);
-			skip_ws(&jp);
-			if (jp.p < jp.end && *jp.p == ',') {
-				jp.p++;
+			if (last < 0)
+				r->nodes[0].child = idx;
+			else
+				r->nodes[last].next = idx;
+			last = idx;
+			p = skip_blank(p, end);
+			if (p < end && *p == ',') {
+				p = skip_blank(p + 1, end);
 				continue;
 			}
-			if (jp.p < jp.end && *jp.p == '}') {
-				jp.p++;
+			if (p < end && *p == '}') {
+				p++;
 				break;
 			}
 			return -1;
 		}
-	skip_ws(&jp);
-	return jp.p == jp.end ? 0 : -1;
+	if (skip_blank(p, end) != end)
+		return -1;
+	r->nr_nodes = nr;
+	if (same && nkeys == sh->nr) {
+		sh->gen = prev;
+	} else if (fits && nkeys <= LOG_JSON_KEYS) {
+		sh->nr = nkeys;
+		sh->gen = ++sh->last_gen ? sh->last_gen : ++sh->last_gen;  /* never 0 */
+	}
+	return 0;
 }
 
 int log_json_parse(struct log_reader *r, char *line, size_t len)
 {
 	if (log_json_fast && !parse_flat(r, line, len))
 		return 0;
+	r->json.gen = 0;
 	return parse_full(r, line, len);
 }
 
-void log_json_get(const struct log_reader *r, const struct log_path *p, struct log_values *out)
+/*
+ * Return the index of the top-level key 'part' ('len' bytes) in the shape
+ * of the current record, or -1; 'p' names the path it is the first
+ * component of, for the cache of the shape's generation.
+ */
+static long shape_find(struct log_json_shape *sh, const struct jnode *nodes, const struct log_path *p,
+		       const char *part, size_t len)
 {
-	if (r->nr_nodes)
+	struct log_json_slot *s = NULL;
+	long at;
+
+	/* paths come in the same order record after record: try the slot after the last first */
+	if (sh->slot[sh->next_slot].p == p)
+		s = &sh->slot[sh->next_slot];
+	else
+		for (size_t i = 0; i < LOG_JSON_SLOTS; i++)
+			if (sh->slot[i].p == p) {
+				s = &sh->slot[i];
+				break;
+			}
+	if (s)
+		sh->next_slot = (size_t)(s - sh->slot + 1) % LOG_JSON_SLOTS;
+	/* the path may be another one at a freed one's address: compare the key too */
+	if (s && s->gen == sh->gen && s->len == len) {
+		size_t i = 0;
+		while (i < len && s->key[i] == part[i])
+			i++;
+		if (i == len)
+			return s->at;
+	}
+	for (at = 0; at < (long)sh->nr && !has_key(&nodes[sh->kid[at]], part, len); at++)
+		;  /* the first of duplicate keys, as jget */
+	if (at == (long)sh->nr)
+		at = -1;
+	if (!s) {
+		s = &sh->slot[sh->next_slot];
+		sh->next_slot = (sh->next_slot + 1) % LOG_JSON_SLOTS;
+	}
+	s->p = p;
+	s->gen = sh->gen;
+	s->at = at;
+	s->len = len;
+	memcpy(s->key, part, len);
+	return at;
+}
+
+void log_json_get(struct log_reader *r, const struct log_path *p, struct log_values *out)
+{
+	const struct jnode *n;
+	long at;
+
+	if (!r->nr_nodes)
+		return;
+	if (!r->json.gen || !p->nr || p->lens[0] > LOG_JSON_SLOT_KEY) {
 		jget(r, 0, p, 0, out);
+		return;
+	}
+	at = shape_find(&r->json, r->nodes, p, p->parts[0], p->lens[0]);
+	if (at < 0)
+		return;
+	n = &r->nodes[r->json.kid[at]];
+	if (p->nr == 1 && n->type != J_ARR && n->type != J_OBJ) {
+		if (n->type != J_NULL)  /* as jget */
+			push_value(out, n->val, n->val_len);
+		return;
+	}
+	jget(r, r->json.kid[at], p, 1, out);
 }

@@ -9,6 +9,11 @@
  * and the full strict parser (RFC 8259), which decodes escapes in place and
  * says what is wrong with a malformed line. Every verdict on a malformed
  * line comes from the full parser.
+ *
+ * The scanner and the lookups keep what they learn about one record for
+ * the next in 'r->json' (the top-level keys and where each path's key
+ * was): results never depend on it, only the time they take. A reader is
+ * for one thread at a time.
  */
 #ifndef EVALSET_LOGJSON_H
 #define EVALSET_LOGJSON_H
@@ -22,8 +27,11 @@
  */
 int log_json_parse(struct log_reader *r, char *line, size_t len);
 
-/* Append the values 'p' selects in the parsed line to 'out' (logread.h). */
-void log_json_get(const struct log_reader *r, const struct log_path *p, struct log_values *out);
+/*
+ * Append the values 'p' selects in the parsed line to 'out' (logread.h).
+ * Remembers in 'r' where the first component of 'p' was found.
+ */
+void log_json_get(struct log_reader *r, const struct log_path *p, struct log_values *out);
 
 /* Append the value of 'len' bytes at 's' to 'out'. */
 void log_values_push(struct log_values *out, const char *s, size_t len);

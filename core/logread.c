@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,9 @@ struct log_stream {
 	size_t raw_len;
 	char *buf;          /* decoded bytes [pos, end) */
 	size_t pos, end, cap;
+	long long base;     /* offset of buf[0] in the decoded stream */
+	long long offset;   /* bytes read from fd so far, counted from its start */
+	long long limit;    /* read no byte at or past this offset; -1: no limit */
 };
 
 int log_format_parse(const char *s, enum log_format *out)
@@ -77,12 +81,15 @@ void log_values_push(struct log_values *out, const char *s, size_t len)
 /* ---- the byte stream ---- */
 
 /* Read the next block of the file into st->raw, hashing it. Return bytes read, 0 at EOF, -1. */
-static ssize_t raw_read(struct log_stream *st, const char *path)
+static ssize_t read_block(struct log_stream *st, const char *path, void *dst)
 {
+	size_t want = RAW_BLOCK;
 	ssize_t n;
 
+	if (st->limit >= 0 && st->limit - st->offset < (long long)want)
+		want = st->limit > st->offset ? (size_t)(st->limit - st->offset) : 0;
 	do
-		n = read(st->fd, st->raw, RAW_BLOCK);
+		n = want ? read(st->fd, dst, want) : 0;
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		st->failed = true;
@@ -90,9 +97,17 @@ static ssize_t raw_read(struct log_stream *st, const char *path)
 	}
 	if (n == 0)
 		st->raw_eof = true;
-	else
-		sha256_update(st->sha, st->raw, (size_t)n);
-	st->raw_len = (size_t)n;
+	else if (st->sha)
+		sha256_update(st->sha, dst, (size_t)n);
+	st->offset += n;
+	return n;
+}
+
+static ssize_t raw_read(struct log_stream *st, const char *path)
+{
+	ssize_t n = read_block(st, path, st->raw);
+
+	st->raw_len = n > 0 ? (size_t)n : 0;
 	return n;
 }
 
@@ -103,6 +118,7 @@ static ssize_t stream_fill(struct log_stream *st, const char *path)
 	if (st->pos) {
 		memmove(st->buf, st->buf + st->pos, st->end - st->pos);
 		st->end -= st->pos;
+		st->base += (long long)st->pos;
 		st->pos = 0;
 	}
 	if (st->cap - st->end < RAW_BLOCK) {
@@ -110,13 +126,21 @@ static ssize_t stream_fill(struct log_stream *st, const char *path)
 		st->buf = xrealloc(st->buf, st->cap + 1);
 	}
 	if (!st->gzip) {
-		if (st->raw_len == 0 && !st->raw_eof && raw_read(st, path) < 0)
-			return -1;
-		size_t n = st->raw_len;
-		memcpy(st->buf + st->end, st->raw, n);
-		st->end += n;
-		st->raw_len = 0;
-		return (ssize_t)n;
+		ssize_t n = 0;
+
+		if (st->raw_len) {
+			/* the block read when the file was opened */
+			n = (ssize_t)st->raw_len;
+			memcpy(st->buf + st->end, st->raw, st->raw_len);
+			st->raw_len = 0;
+		} else if (!st->raw_eof) {
+			/* straight into the buffer: plain files are not copied twice */
+			n = read_block(st, path, st->buf + st->end);
+			if (n < 0)
+				return -1;
+		}
+		st->end += (size_t)n;
+		return n;
 	}
 	for (;;) {
 		size_t before = st->end;
@@ -238,6 +262,7 @@ static int csv_record(struct log_reader *r, long *line)
 
 	strbuf_reset(&r->rec);
 	r->lineno = *line;
+	r->offset = r->st->base + (long long)r->st->pos;
 	for (;;) {
 		c = next_byte(r);
 		if (c == -2) {
@@ -286,6 +311,7 @@ static int csv_record(struct log_reader *r, long *line)
 				/* a blank line */
 				any = false;
 				r->lineno = *line;
+				r->offset = r->st->base + (long long)r->st->pos;
 				continue;
 			}
 			break;
@@ -328,6 +354,7 @@ int log_reader_open(struct log_reader *r, const char *path, enum log_format fmt)
 	r->rec = (struct strbuf)STRBUF_INIT;
 	r->st = st;
 	st->fd = -1;
+	st->limit = -1;
 	st->sha = sha256_new();
 	st->raw = xmalloc(RAW_BLOCK);
 	if (!strcmp(path, "-")) {
@@ -424,6 +451,7 @@ int log_reader_next(struct log_reader *r)
 		size_t len;
 
 		r->lineno = r->next_line;
+		r->offset = r->st->base + (long long)r->st->pos;
 		rc = next_line(r, &line, &len);
 		if (rc == 0 || rc == -1)
 			return rc;
@@ -437,6 +465,72 @@ int log_reader_next(struct log_reader *r)
 			continue;  /* blank lines are not records */
 		return rc == 0 ? 1 : -2;
 	}
+}
+
+long long log_reader_split(struct log_reader *r, long long min_size, int percent)
+{
+	struct log_stream *st = r->st;
+	struct stat sb;
+	char probe[4096];
+	long long at;
+
+	if (r->format != LOG_FORMAT_JSONL || st->gzip || st->fd <= 0 || st->limit >= 0 ||
+	    fstat(st->fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size < min_size)
+		return -1;
+	/* the first newline at or after that point; the reader must not be past it */
+	for (at = sb.st_size / 100 * percent; at < sb.st_size;) {
+		ssize_t n = pread(st->fd, probe, sizeof(probe), (off_t)at);
+		char *nl;
+		if (n <= 0)
+			return -1;
+		if ((nl = memchr(probe, '\n', (size_t)n))) {
+			at += (long long)(nl - probe) + 1;
+			break;
+		}
+		at += n;
+	}
+	if (at >= sb.st_size || at <= st->base + (long long)st->pos)
+		return -1;
+	if (at < st->offset) {
+		/* already read: the buffer holds the file's bytes as stored */
+		st->end = (size_t)(at - st->base);
+		st->raw_len = 0;
+	}
+	st->limit = at;
+	if (st->sha) {
+		/* the caller digests the file itself (the halves are read at once) */
+		char sink[72];
+		sha256_final(st->sha, sink);
+		st->sha = NULL;
+		st->digest[0] = '\0';
+	}
+	return at;
+}
+
+int log_reader_open_range(struct log_reader *r, const char *path, long long start)
+{
+	struct log_stream *st = xcalloc(1, sizeof(*st));
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->rec = (struct strbuf)STRBUF_INIT;
+	r->st = st;
+	r->format = LOG_FORMAT_JSONL;
+	r->lineno = r->next_line = 1;
+	st->limit = -1;
+	st->base = st->offset = start;
+	st->raw = xmalloc(RAW_BLOCK);
+	st->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (st->fd < 0 || lseek(st->fd, (off_t)start, SEEK_SET) < 0) {
+		error("cannot open log '%s': %s", path, strerror(errno));
+		log_reader_close(r);
+		return -1;
+	}
+	if (stream_fill(st, path) < 0) {
+		log_reader_close(r);
+		return -1;
+	}
+	return 0;
 }
 
 void log_path_init(struct log_path *p, const struct log_reader *r, const char *text)

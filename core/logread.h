@@ -65,6 +65,34 @@ struct log_path {
 	long column;    /* CSV/TSV column index, -1 when the header lacks it */
 };
 
+#define LOG_JSON_KEYS 16        /* top-level keys the JSON fast path remembers */
+#define LOG_JSON_KEY_BYTES 256  /* room for their text (16 bytes kept free) */
+#define LOG_JSON_SLOTS 8        /* paths whose lookups it remembers */
+#define LOG_JSON_SLOT_KEY 32    /* longest first path component it remembers */
+
+/*
+ * What the JSON fast path (core/logjson.c) keeps from record to record:
+ * the top-level keys of the last flat record, copied, under a generation
+ * number that changes whenever they do (0: none); the node of each in the
+ * current record; and per path where its first component was found under
+ * that generation. Zeroed with the reader; owns no memory.
+ */
+struct log_json_shape {
+	unsigned long gen, last_gen;
+	size_t nr;                                /* keys */
+	unsigned short off[LOG_JSON_KEYS + 1];    /* key k: bytes[off[k], off[k + 1]) */
+	char bytes[LOG_JSON_KEY_BYTES];
+	long kid[LOG_JSON_KEYS];                  /* the node of key k */
+	struct log_json_slot {
+		const struct log_path *p;         /* compared, never followed */
+		unsigned long gen;
+		long at;                          /* key index, -1: absent */
+		size_t len;
+		char key[LOG_JSON_SLOT_KEY];      /* the component looked up */
+	} slot[LOG_JSON_SLOTS];
+	size_t next_slot;
+};
+
 struct log_stream;
 
 struct log_reader {
@@ -72,12 +100,14 @@ struct log_reader {
 	enum log_format format;
 	long lineno;             /* first line of the current record */
 	long next_line;          /* line where the next record starts */
+	long long offset;        /* byte offset of the current record in the (decoded) stream */
 	const char *why;         /* what was wrong with the last malformed record */
 	struct log_stream *st;
 	struct strbuf rec;       /* the current record (JSON: decoded in place) */
 	/* JSON arena */
 	struct jnode *nodes;
 	size_t nr_nodes, alloc_nodes;
+	struct log_json_shape json;  /* JSON fast path memory (logjson.c) */
 	/* CSV/TSV */
 	struct log_value *cells;
 	size_t nr_cells, alloc_cells;
@@ -92,6 +122,23 @@ struct log_reader {
  * else CSV). For CSV/TSV the header is read here. Return 0, or -1 (reported).
  */
 int log_reader_open(struct log_reader *r, const char *path, enum log_format fmt);
+
+/*
+ * Split a large log for two readers: when 'r' (just opened) reads a plain
+ * (not compressed) JSON Lines regular file of at least 'min_size' bytes,
+ * stop 'r' at the first line break at or after 'percent' percent of the
+ * file and return the offset of the line after it, for
+ * log_reader_open_range(). Otherwise change nothing and return -1. A split
+ * reader computes no digest: the caller digests the file (file_sha256).
+ */
+long long log_reader_split(struct log_reader *r, long long min_size, int percent);
+
+/*
+ * Open the JSON Lines file 'path' from byte 'start' (a line start) to its
+ * end: line numbers count from 1 at 'start', offsets from the file's start,
+ * and no digest is computed. Return 0, or -1 (reported).
+ */
+int log_reader_open_range(struct log_reader *r, const char *path, long long start);
 
 /*
  * Read the next record. Return 1 for a record, 0 at end of file, -2 for a

@@ -206,6 +206,18 @@ void question_set_label(struct question *q, const char *chunk, int grade)
 	q->nr_relevant++;
 }
 
+void question_append_label(struct question *q, const char *chunk, int grade)
+{
+	if (grade != 1)
+		q->relevant_as_list = false;
+	ALLOC_GROW(q->relevant, q->nr_relevant + 1, q->alloc_relevant);
+	q->relevant[q->nr_relevant].chunk = xstrdup(chunk);
+	q->relevant[q->nr_relevant].grade = grade;
+	q->relevant[q->nr_relevant].line = 0;
+	q->relevant[q->nr_relevant].col = 0;
+	q->nr_relevant++;
+}
+
 int question_grade(const struct question *q, const char *chunk)
 {
 	for (size_t i = 0; i < q->nr_relevant; i++)

@@ -173,6 +173,9 @@ void question_release(struct question *q);
 void question_copy(struct question *dst, const struct question *src);
 /* Set the grade of 'chunk' for 'q' (grade 0 moves it to irrelevant). */
 void question_set_label(struct question *q, const char *chunk, int grade);
+/* Append 'chunk' with 'grade' (>= 1) to the relevant chunks of 'q'; the caller
+ * knows 'chunk' is in neither list (no search: for many labels at once). */
+void question_append_label(struct question *q, const char *chunk, int grade);
 /* Return the grade of 'chunk' for 'q': >= 1 relevant, 0 judged irrelevant, -1 unjudged. */
 int question_grade(const struct question *q, const char *chunk);
 bool question_has_tag(const struct question *q, const char *tag);

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sketch_release(struct sketch *s)
+void sketch_release(struct sketch *s, struct mempool *mp)
 {
-	free(s->h);
+	mempool_free(mp, s->h, (size_t)s->alloc * sizeof(uint64_t));
 	s->h = NULL;
 	s->nr = s->alloc = 0;
 	s->kmv = false;
@@ -30,7 +30,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Add 'h' to the exact hash set of 's' (0 marks an empty slot). Return 1 when new. */
-static int set_add(struct sketch *s, uint64_t h)
+static int set_add(struct sketch *s, uint64_t h, struct mempool *mp)
 {
 	uint32_t mask, i;
 
@@ -44,21 +44,21 @@ static int set_add(struct sketch *s, uint64_t h)
 			return 1;
 		}
 		s->alloc = 16;  /* a power of two above 2 * SKETCH_INLINE */
-		s->h = xcalloc(s->alloc, sizeof(uint64_t));
+		s->h = mempool_calloc(mp, s->alloc, sizeof(uint64_t));
 		s->nr = 0;
 		for (i = 0; i < SKETCH_INLINE; i++)
-			set_add(s, s->inl[i]);
+			set_add(s, s->inl[i], mp);
 	}
 	if (2 * (s->nr + 1) > s->alloc) {
 		uint64_t *old = s->h;
 		uint32_t oldn = s->alloc;
 		s->alloc *= 2;
-		s->h = xcalloc(s->alloc, sizeof(uint64_t));
+		s->h = mempool_calloc(mp, s->alloc, sizeof(uint64_t));
 		s->nr = 0;
 		for (uint32_t k = 0; k < oldn; k++)
 			if (old[k])
-				set_add(s, old[k]);
-		free(old);
+				set_add(s, old[k], mp);
+		mempool_free(mp, old, (size_t)oldn * sizeof(uint64_t));
 	}
 	mask = s->alloc - 1;
 	for (i = (uint32_t)h & mask; s->h[i]; i = (i + 1) & mask)
@@ -71,13 +71,13 @@ static int set_add(struct sketch *s, uint64_t h)
 
 /* Add 'h' to 's': exactly while it holds fewer than 'cap' hashes, then
  * keeping the 'cap' smallest in order. */
-void sketch_add(struct sketch *s, uint64_t h, uint32_t cap)
+void sketch_add(struct sketch *s, uint64_t h, uint32_t cap, struct mempool *mp)
 {
 	uint32_t lo = 0, n;
 
 	h |= 1;  /* 0 marks an empty slot; one bit of 64 is not missed */
 	if (!s->kmv) {
-		if (!set_add(s, h) || s->nr < cap)
+		if (!set_add(s, h, mp) || s->nr < cap)
 			return;
 		/* full: keep the smallest 'cap' (all of them) in order */
 		n = 0;
@@ -113,18 +113,18 @@ double sketch_count(const struct sketch *s, uint32_t cap)
 	return (double)(cap - 1) / ((double)s->h[cap - 1] / 18446744073709551616.0);
 }
 
-void sketch_merge(struct sketch *into, const struct sketch *from, uint32_t cap)
+void sketch_merge(struct sketch *into, const struct sketch *from, uint32_t cap, struct mempool *mp)
 {
 	if (!from->kmv && !from->alloc) {
 		for (uint32_t k = 0; k < from->nr; k++)
-			sketch_add(into, from->inl[k], cap);
+			sketch_add(into, from->inl[k], cap, mp);
 	} else if (!from->kmv) {
 		for (uint32_t k = 0; k < from->alloc; k++)
 			if (from->h[k])
-				sketch_add(into, from->h[k], cap);
+				sketch_add(into, from->h[k], cap, mp);
 	} else {
 		for (uint32_t k = 0; k < from->nr; k++)
-			sketch_add(into, from->h[k], cap);
+			sketch_add(into, from->h[k], cap, mp);
 	}
 }
 

@@ -43,7 +43,7 @@ static void rehash(struct strmap *m, size_t cap)
 	struct strmap_entry *old = m->slots;
 	size_t oldcap = m->cap;
 
-	m->slots = xcalloc(cap, sizeof(*m->slots));
+	m->slots = xcalloc_written(cap, sizeof(*m->slots));
 	m->cap = cap;
 	for (size_t i = 0; i < oldcap; i++) {
 		if (old[i].key) {
@@ -72,7 +72,33 @@ void *strmap_get(const struct strmap *m, const char *key)
 
 struct strmap_entry *strmap_intern(struct strmap *m, const char *key, size_t len, int *added)
 {
-	uint64_t h = strhash(key, len);
+	return strmap_intern_hashed(m, key, len, strhash(key, len), added);
+}
+
+struct strmap_entry *strmap_find_hashed(const struct strmap *m, const char *key, size_t len,
+					 uint64_t h)
+{
+	struct strmap_entry *e;
+
+	if (!m->cap)
+		return NULL;
+	e = probe(m, key, len, h);
+	return e->key ? e : NULL;
+}
+
+void strmap_reserve(struct strmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 16;
+
+	while ((m->size + n) * 2 > cap)
+		cap *= 2;
+	if (cap != m->cap)
+		rehash(m, cap);
+}
+
+struct strmap_entry *strmap_intern_hashed(struct strmap *m, const char *key, size_t len, uint64_t h,
+					  int *added)
+{
 	struct strmap_entry *e;
 
 	if ((m->size + 1) * 2 > m->cap)
@@ -81,7 +107,7 @@ struct strmap_entry *strmap_intern(struct strmap *m, const char *key, size_t len
 	if (added)
 		*added = !e->key;
 	if (!e->key) {
-		e->key = xstrndup(key, len);
+		e->key = m->borrowed ? (char *)key : xstrndup(key, len);
 		e->hash = h;
 		e->value = NULL;
 		m->size++;
@@ -102,7 +128,8 @@ void strmap_clear(struct strmap *m, int free_values)
 {
 	for (size_t i = 0; i < m->cap; i++) {
 		if (m->slots[i].key) {
-			free(m->slots[i].key);
+			if (!m->borrowed)
+				free(m->slots[i].key);
 			if (free_values)
 				free(m->slots[i].value);
 		}

@@ -20,9 +20,15 @@ struct strmap {
 	struct strmap_entry *slots;
 	size_t cap;  /* power of two, or 0 */
 	size_t size;
+	/*
+	 * Keys are the caller's: strmap_intern_hashed stores the (NUL-terminated,
+	 * lasting) key it is given, and strmap_clear frees none. Set before the
+	 * first key; the other calls that add keys must not be used.
+	 */
+	int borrowed;
 };
 
-#define STRMAP_INIT { NULL, 0, 0 }
+#define STRMAP_INIT { NULL, 0, 0, 0 }
 
 uint64_t strhash(const char *s, size_t len);
 
@@ -35,6 +41,13 @@ void *strmap_put(struct strmap *m, const char *key, void *value);
 /* Return the entry for 'key' of 'len' bytes, inserting it with value NULL
  * when absent ('*added' set to 1 then, else 0). */
 struct strmap_entry *strmap_intern(struct strmap *m, const char *key, size_t len, int *added);
+/* strmap_intern with 'h' = strhash(key, len) computed by the caller (perhaps on another thread). */
+/* Return the entry for 'key' of 'len' bytes and strhash 'h', or NULL. */
+struct strmap_entry *strmap_find_hashed(const struct strmap *m, const char *key, size_t len, uint64_t h);
+struct strmap_entry *strmap_intern_hashed(struct strmap *m, const char *key, size_t len, uint64_t h,
+					  int *added);
+/* Make room for 'n' more keys at once (no rehash while they are added). */
+void strmap_reserve(struct strmap *m, size_t n);
 /* Free the map and its key copies; values are untouched unless 'free_values'. */
 void strmap_clear(struct strmap *m, int free_values);
 

@@ -2,22 +2,100 @@
  * text: normalisation, tokens and lexical similarity (see text.h).
  *
  * Everything goes through one pass: map the input to NFKC + case fold with
- * utf8proc (invalid UTF-8 bytes become spaces first, so one bad byte never
- * loses a whole string), then classify each code point as a word character
- * (letters, marks, numbers) or a separator. Similarities work on token
- * hashes; collisions of 64-bit hashes are ignored as negligible.
+ * utf8proc (invalid UTF-8 bytes and NUL become spaces first, so one bad byte
+ * never loses a whole string), then classify each code point as a word
+ * character (letters, marks, numbers) or a separator. Similarities work on
+ * token hashes; collisions of 64-bit hashes are ignored as negligible.
+ *
+ * ASCII fast path (text_ascii_fast): NFKC + case fold of pure ASCII text is
+ * ASCII lower-casing, so such text skips utf8proc_map; and a code point below
+ * 128 takes its class from a table filled once (pthread_once) from
+ * utf8proc_category itself, so both paths classify alike by construction.
+ * Stop words are found through a small hash table, also filled once. After
+ * those one-time fills (pthread_once) every function here is pure: safe to
+ * call from several threads at once.
  */
 #include "text.h"
 #include "strbuf.h"
 #include "strmap.h"
 #include "util.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
 
-/* Return 'len' bytes of 's' with every invalid UTF-8 sequence replaced by a space; caller frees. */
+bool text_ascii_fast = true;
+
+/* Classes of a code point, as the functions below need them. */
+enum {
+	CP_WORD = 1,   /* letter, mark or number: part of a token */
+	CP_SPACE = 2,  /* Unicode separator (Z*) or control (Cc) */
+	CP_PUNCT = 4,  /* punctuation (P*) */
+};
+
+static unsigned char ascii_class[128];
+static pthread_once_t ascii_once = PTHREAD_ONCE_INIT;
+
+/* Return the CP_* class of 'cp' from utf8proc (the general path). */
+static unsigned class_of(utf8proc_int32_t cp)
+{
+	switch (utf8proc_category(cp)) {
+	case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
+	case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO:
+	case UTF8PROC_CATEGORY_MN: case UTF8PROC_CATEGORY_MC: case UTF8PROC_CATEGORY_ME:
+	case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
+		return CP_WORD;
+	case UTF8PROC_CATEGORY_ZS: case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP:
+	case UTF8PROC_CATEGORY_CC:
+		return CP_SPACE;
+	case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_PS:
+	case UTF8PROC_CATEGORY_PE: case UTF8PROC_CATEGORY_PI: case UTF8PROC_CATEGORY_PF:
+	case UTF8PROC_CATEGORY_PO:
+		return CP_PUNCT;
+	default:
+		return 0;
+	}
+}
+
+/* Fill the class table of the ASCII code points from utf8proc (once). */
+static void ascii_init(void)
+{
+	for (int c = 0; c < 128; c++)
+		ascii_class[c] = (unsigned char)class_of(c);
+}
+
+/* Return the CP_* class of 'cp'; the table must be filled (fold() does it). */
+static inline unsigned cp_class(utf8proc_int32_t cp)
+{
+	if (cp >= 0 && cp < 128 && text_ascii_fast)
+		return ascii_class[cp];
+	return class_of(cp);
+}
+
+/* Decode the code point at 'p' ('n' > 0 bytes left) into '*cp'; return its
+ * length in bytes, or a value <= 0 for an invalid sequence. */
+static inline utf8proc_ssize_t next_cp(const char *p, size_t n, utf8proc_int32_t *cp)
+{
+	if (!((unsigned char)*p & 0x80) && text_ascii_fast) {
+		*cp = (unsigned char)*p;
+		return 1;
+	}
+	return utf8proc_iterate((const utf8proc_uint8_t *)p, (utf8proc_ssize_t)n, cp);
+}
+
+/* Return whether the 'len' bytes of 's' are all ASCII. */
+static bool is_ascii(const char *s, size_t len)
+{
+	unsigned char any = 0;
+
+	for (size_t i = 0; i < len; i++)
+		any |= (unsigned char)s[i];
+	return !(any & 0x80);
+}
+
+/* Return 'len' bytes of 's' with every invalid UTF-8 sequence and NUL replaced by a space; caller frees. */
 static char *sanitize(const char *s, size_t len)
 {
 	char *out = xmalloc(len + 1);
@@ -38,54 +116,64 @@ static char *sanitize(const char *s, size_t len)
 	return out;
 }
 
-/* Return 's' mapped to NFKC + case fold; caller frees. */
-static char *fold(const char *s, size_t len)
+/* Bytes of a caller's buffer that fold() uses for short ASCII text. */
+#define FOLD_SMALL 256
+
+/*
+ * Return 's' mapped to NFKC + case fold, and its length in '*out_len': in
+ * 'small' (FOLD_SMALL bytes) when it fits, else in memory the caller frees
+ * (free the result when it is not 'small'). Fills the ASCII class table on
+ * first use.
+ */
+static char *fold(const char *s, size_t len, char *small, size_t *out_len)
 {
-	char *clean = sanitize(s, len);
+	char *clean;
 	utf8proc_uint8_t *mapped = NULL;
 	utf8proc_ssize_t n;
 
+	pthread_once(&ascii_once, ascii_init);
+	if (text_ascii_fast && is_ascii(s, len)) {
+		/* NFKC leaves ASCII alone; case folding lower-cases A-Z */
+		char *out = len < FOLD_SMALL ? small : xmalloc(len + 1);
+		for (size_t i = 0; i < len; i++) {
+			char c = s[i];
+			out[i] = !c ? ' ' : c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
+		}
+		out[len] = '\0';
+		*out_len = len;
+		return out;
+	}
+	clean = sanitize(s, len);
 	n = utf8proc_map((const utf8proc_uint8_t *)clean, (utf8proc_ssize_t)len, &mapped,
 			 UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
 			 UTF8PROC_CASEFOLD | UTF8PROC_IGNORE);
 	if (n < 0) {
 		/* cannot happen after sanitize, short of memory; keep the input */
+		*out_len = len;
 		return clean;
 	}
 	free(clean);
+	*out_len = (size_t)n;
 	return (char *)mapped;
 }
 
-static int is_word_cp(utf8proc_int32_t cp)
-{
-	switch (utf8proc_category(cp)) {
-	case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
-	case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO:
-	case UTF8PROC_CATEGORY_MN: case UTF8PROC_CATEGORY_MC: case UTF8PROC_CATEGORY_ME:
-	case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /*
- * Walk the folded text 'f' calling 'fn' for each word (start, length).
+ * Walk the 'len' bytes of folded text 'f' calling 'fn' for each word (start, length).
  */
-static void each_word(const char *f, void (*fn)(const char *w, size_t len, void *data), void *data)
+static void each_word(const char *f, size_t len,
+		      void (*fn)(const char *w, size_t len, void *data), void *data)
 {
-	const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)f;
-	size_t i = 0, start = 0, len = strlen(f);
+	size_t i = 0, start = 0;
 	int in_word = 0;
 
 	while (i < len) {
 		utf8proc_int32_t cp;
-		utf8proc_ssize_t n = utf8proc_iterate(p + i, (utf8proc_ssize_t)(len - i), &cp);
+		utf8proc_ssize_t n = next_cp(f + i, len - i, &cp);
 		if (n <= 0) {
 			n = 1;
 			cp = ' ';
 		}
-		if (is_word_cp(cp)) {
+		if (cp_class(cp) & CP_WORD) {
 			if (!in_word) {
 				start = i;
 				in_word = 1;
@@ -111,65 +199,62 @@ static void add_word_sb(const char *w, size_t len, void *data)
 
 char *text_normalize(const char *s, size_t len)
 {
-	char *f = fold(s, len);
+	size_t flen;
+	char small[FOLD_SMALL], *f = fold(s, len, small, &flen);
 	struct strbuf sb = STRBUF_INIT;
 
-	each_word(f, add_word_sb, &sb);
-	free(f);
+	strbuf_grow(&sb, flen);
+	each_word(f, flen, add_word_sb, &sb);
+	if (f != small)
+		free(f);
 	return strbuf_detach(&sb, NULL);
 }
 
 char *text_normalize_query(const char *s, size_t len)
 {
-	char *f = fold(s, len);
-	struct strbuf sb = STRBUF_INIT;
-	const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)f;
-	size_t i = 0, flen = strlen(f), keep;
+	size_t flen, i = 0, o = 0;
+	char small[FOLD_SMALL], *f = fold(s, len, small, &flen);
+	char *out = xmalloc(flen + 1);  /* the result is never longer than the folded text */
 	int pending_space = 0;
 
 	/* collapse whitespace (Unicode Z* and controls) to single spaces */
 	while (i < flen) {
 		utf8proc_int32_t cp;
-		utf8proc_ssize_t n = utf8proc_iterate(p + i, (utf8proc_ssize_t)(flen - i), &cp);
-		utf8proc_category_t cat;
+		utf8proc_ssize_t n = next_cp(f + i, flen - i, &cp);
 
 		if (n <= 0) {
 			i++;
 			continue;
 		}
-		cat = utf8proc_category(cp);
-		if (cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL ||
-		    cat == UTF8PROC_CATEGORY_ZP || cat == UTF8PROC_CATEGORY_CC) {
-			pending_space = sb.len > 0;
+		if (cp_class(cp) & CP_SPACE) {
+			pending_space = o > 0;
 		} else {
 			if (pending_space)
-				strbuf_addch(&sb, ' ');
+				out[o++] = ' ';
 			pending_space = 0;
-			strbuf_add(&sb, f + i, (size_t)n);
+			memcpy(out + o, f + i, (size_t)n);
+			o += (size_t)n;
 		}
 		i += (size_t)n;
 	}
-	free(f);
+	if (f != small)
+		free(f);
 	/* drop trailing punctuation and spaces ("how do i reset it?!" -> "how do i reset it") */
-	keep = sb.len;
-	while (keep > 0) {
-		size_t b = keep - 1;
+	while (o > 0) {
+		size_t b = o - 1;
 		utf8proc_int32_t cp;
-		utf8proc_category_t cat;
 
-		while (b > 0 && ((unsigned char)sb.buf[b] & 0xC0) == 0x80)
+		while (b > 0 && ((unsigned char)out[b] & 0xC0) == 0x80)
 			b--;
-		if (utf8proc_iterate((const utf8proc_uint8_t *)sb.buf + b,
-				     (utf8proc_ssize_t)(keep - b), &cp) <= 0)
+		if (next_cp(out + b, o - b, &cp) <= 0)
 			break;
-		cat = utf8proc_category(cp);
-		if (cp == ' ' || (cat >= UTF8PROC_CATEGORY_PC && cat <= UTF8PROC_CATEGORY_PO))
-			keep = b;
+		if (cp == ' ' || (cp_class(cp) & CP_PUNCT))
+			o = b;
 		else
 			break;
 	}
-	strbuf_setlen(&sb, keep);
-	return strbuf_detach(&sb, NULL);
+	out[o] = '\0';
+	return out;
 }
 
 static void add_token(const char *w, size_t len, void *data)
@@ -182,10 +267,18 @@ static void add_token(const char *w, size_t len, void *data)
 
 void text_tokenize(const char *s, size_t len, struct tokens *out)
 {
-	char *f = fold(s, len);
+	text_each_token(s, len, add_token, out);
+}
 
-	each_word(f, add_token, out);
-	free(f);
+void text_each_token(const char *s, size_t len,
+		     void (*fn)(const char *w, size_t len, void *data), void *data)
+{
+	size_t flen;
+	char small[FOLD_SMALL], *f = fold(s, len, small, &flen);
+
+	each_word(f, flen, fn, data);
+	if (f != small)
+		free(f);
 }
 
 void tokens_release(struct tokens *t)
@@ -197,7 +290,7 @@ void tokens_release(struct tokens *t)
 	t->nr = t->alloc = 0;
 }
 
-/* English stop words (function words and question words), sorted for bsearch. */
+/* English stop words (function words and question words). */
 static const char *const stopwords[] = {
 	"a", "about", "above", "after", "again", "against", "all", "am", "an", "and",
 	"any", "are", "as", "at", "be", "because", "been", "before", "being", "below",
@@ -214,14 +307,55 @@ static const char *const stopwords[] = {
 	"you", "your", "yours", "yourself", "yourselves",
 };
 
-static int cmp_str(const void *a, const void *b)
+/* Stop words by hash (open addressing): index + 1 into stopwords, 0 empty. */
+#define STOP_SLOTS 512
+static unsigned short stop_slot[STOP_SLOTS];
+static unsigned char stop_len[ARRAY_SIZE(stopwords)];
+static size_t stop_max;
+
+/* Return the first slot to probe for the 'len' bytes at 'w' (FNV-1a). */
+static size_t stop_hash(const char *w, size_t len)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)w[i]) * 16777619u;
+	return (h ^ (h >> 15)) & (STOP_SLOTS - 1);
+}
+
+/* Fill the stop word table (once). */
+static void stop_init(void)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(stopwords); k++) {
+		size_t len = strlen(stopwords[k]), i = stop_hash(stopwords[k], len);
+		while (stop_slot[i])
+			i = (i + 1) & (STOP_SLOTS - 1);
+		stop_slot[i] = (unsigned short)(k + 1);
+		stop_len[k] = (unsigned char)len;
+		if (len > stop_max)
+			stop_max = len;
+	}
 }
 
 bool text_is_stopword(const char *word)
 {
-	return bsearch(&word, stopwords, ARRAY_SIZE(stopwords), sizeof(stopwords[0]), cmp_str) != NULL;
+	return text_is_stopword_mem(word, strlen(word));
+}
+
+bool text_is_stopword_mem(const char *w, size_t len)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	size_t i;
+
+	pthread_once(&once, stop_init);
+	if (!len || len > stop_max)
+		return false;
+	for (i = stop_hash(w, len); stop_slot[i]; i = (i + 1) & (STOP_SLOTS - 1)) {
+		size_t k = stop_slot[i] - 1u;
+		if (stop_len[k] == len && !memcmp(stopwords[k], w, len))
+			return true;
+	}
+	return false;
 }
 
 /* A sorted, de-duplicated array of token hashes. */
@@ -236,23 +370,35 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+struct hash_acc {
+	uint64_t *h;
+	size_t nr, alloc;
+	int all;
+};
+
+static void add_hash(const char *w, size_t len, void *data)
+{
+	struct hash_acc *acc = data;
+
+	if (acc->all || !text_is_stopword_mem(w, len)) {
+		ALLOC_GROW(acc->h, acc->nr + 1, acc->alloc);
+		acc->h[acc->nr++] = strhash(w, len);
+	}
+}
+
 /* Fill 'hs' with the hashes of the content words of 's' (all words when 'all'). */
 static void hashset_of(const char *s, int all, struct hashset *hs)
 {
-	struct tokens t = TOKENS_INIT;
-	size_t n = 0;
+	struct hash_acc acc = { NULL, 0, 0, all };
 
-	text_tokenize(s, strlen(s), &t);
-	hs->h = xcalloc(t.nr + 1, sizeof(uint64_t));
-	for (size_t i = 0; i < t.nr; i++)
-		if (all || !text_is_stopword(t.items[i]))
-			hs->h[n++] = strhash(t.items[i], strlen(t.items[i]));
-	qsort(hs->h, n, sizeof(uint64_t), cmp_u64);
+	text_each_token(s, strlen(s), add_hash, &acc);
+	ALLOC_GROW(acc.h, 1, acc.alloc);  /* never NULL */
+	qsort(acc.h, acc.nr, sizeof(uint64_t), cmp_u64);
+	hs->h = acc.h;
 	hs->nr = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < acc.nr; i++)
 		if (!hs->nr || hs->h[hs->nr - 1] != hs->h[i])
 			hs->h[hs->nr++] = hs->h[i];
-	tokens_release(&t);
 }
 
 static bool hashset_has(const struct hashset *hs, uint64_t h)

@@ -6,7 +6,10 @@
  * every run of punctuation, symbols and whitespace collapsed to one space,
  * trimmed. Tokens: maximal runs of letters, marks and digits of the
  * normalised text. Content words: tokens that are not English stop words.
- * Input must be valid UTF-8; invalid bytes are treated as separators.
+ * Input must be valid UTF-8; invalid bytes (and NUL) are treated as
+ * separators.
+ *
+ * Every function is pure and safe to call from several threads at once.
  */
 #ifndef EVALSET_TEXT_H
 #define EVALSET_TEXT_H
@@ -29,8 +32,15 @@ char *text_normalize_query(const char *s, size_t len);
 
 /* Append the tokens of 'len' bytes of 's' to 'out'. */
 void text_tokenize(const char *s, size_t len, struct tokens *out);
+/* Call 'fn' for each token of 'len' bytes of 's', in order: the tokens
+ * text_tokenize would append, each as 'len' bytes at 'w' (not NUL-terminated,
+ * valid only during the call). Allocates no string per token. */
+void text_each_token(const char *s, size_t len,
+		     void (*fn)(const char *w, size_t len, void *data), void *data);
 /* True for an English stop word (already normalised, e.g. "the", "what"). */
 bool text_is_stopword(const char *word);
+/* Like text_is_stopword for the 'len' bytes at 'w'. */
+bool text_is_stopword_mem(const char *w, size_t len);
 
 /* Jaccard similarity of the content-word sets of 'a' and 'b', in [0,1]. */
 double text_similarity(const char *a, const char *b);
@@ -45,5 +55,13 @@ double text_overlap(const char *question, const char *chunk);
 /* Share of the tokens of 'question' covered by its longest run of
  * consecutive tokens that also occurs, in order, in 'chunk', in [0,1]. */
 double text_copied_share(const char *question, const char *chunk);
+
+/*
+ * For tests: true (the default) lets pure-ASCII text and ASCII code points
+ * skip utf8proc (see text.c); false sends everything through utf8proc, so a
+ * test can compare the two paths. Results are the same either way. Not to be
+ * changed while another thread uses this module.
+ */
+extern bool text_ascii_fast;
 
 #endif

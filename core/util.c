@@ -35,6 +35,17 @@ void *xcalloc(size_t nmemb, size_t size)
 	return p;
 }
 
+void *xcalloc_written(size_t nmemb, size_t size)
+{
+	void *p;
+
+	if (size && nmemb > SIZE_MAX / size)
+		return xcalloc(nmemb, size);  /* dies, naming the size */
+	p = xmalloc(nmemb * size);
+	memset(p, 0, nmemb * size);
+	return p;
+}
+
 void *xrealloc(void *ptr, size_t size)
 {
 	void *p = realloc(ptr, size ? size : 1);

@@ -27,6 +27,12 @@
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
+/*
+ * xcalloc for a hash table: the zeroes are written at once. Fresh zeroed
+ * memory first read is mapped to the shared zero page, so the first write
+ * faults again and, with several threads running, interrupts all of them.
+ */
+void *xcalloc_written(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 /* Return a copy of 's' (NULL stays NULL); caller frees. */

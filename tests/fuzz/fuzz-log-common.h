@@ -41,15 +41,15 @@ static void fuzz_import(const uint8_t *data, size_t size, enum log_format fmt)
 		for (size_t i = 0; i < im.nr; i++) {
 			const struct import_query *q = &im.q[i];
 
-			if (i && im.q[i - 1].count < q->count)
+			if (i && im.q[i - 1].t.count < q->t.count)
 				__builtin_trap();
 			if (!q->key || !q->text)
 				__builtin_trap();
-			for (size_t d = 0; d < q->nr_docs; d++)
-				if (q->docs[d].grade < 0 || q->docs[d].grade > 2 ||
-				    (q->docs[d].grade && !q->docs[d].positive))
+			for (size_t d = 0; d < q->t.nr_docs; d++)
+				if (q->t.docs[d].grade < 0 || q->t.docs[d].grade > 2 ||
+				    (q->t.docs[d].grade && !q->t.docs[d].positive))
 					__builtin_trap();
-			used += q->count;
+			used += q->t.count;
 		}
 		if (used > im.st.used)
 			__builtin_trap();

@@ -45,6 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	log_json_fast = !(data[0] & 4);
 	o.min_clicks = 1;
 	o.field[FIELD_QUERY] = (data[0] & 8) ? "q.text" : "query";
+	o.split_min = (data[0] & 16) ? 1 : 0;  /* two readers, one from each half */
 	import_init(&im, &o);
 	path = fuzz_temp_file(data + 1, size - 1);
 	if (!import_read(&im, path))

@@ -6,15 +6,20 @@
 #include "test-lib.h"
 #include "../../core/digest.h"
 #include "../../core/fsutil.h"
+#include "../../core/importset.h"
+#include "../../core/set.h"
 #include "../../core/logimport.h"
 #include "../../core/logread.h"
 #include "../../core/sample.h"
 #include "../../core/text.h"
 #include "../../core/util.h"
 
+#include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -216,9 +221,9 @@ static struct import_query *find_text(struct import *im, const char *text)
 
 static int grade_of(const struct import_query *q, const char *doc)
 {
-	for (size_t k = 0; q && k < q->nr_docs; k++)
-		if (!strcmp(import_doc_id(&q->docs[k]), doc))
-			return q->docs[k].grade;
+	for (size_t k = 0; q && k < q->t.nr_docs; k++)
+		if (!strcmp(import_doc_id(&q->t.docs[k]), doc))
+			return q->t.docs[k].grade;
 	return -1;
 }
 
@@ -259,16 +264,16 @@ static void test_fold(void)
 	ok(q != NULL, "case and trailing punctuation are folded into one group");
 	if (!q)
 		return;
-	is_int(q->count, 9, "the group counts every record of its forms");
+	is_int(q->t.count, 9, "the group counts every record of its forms");
 	is_str(q->text, "How do I reset my password?", "the most frequent original form is the text");
 	is_int(grade_of(q, "c-1"), 2, "clicks from two sessions make a label; 3 of 5 positives: grade 2");
 	is_int(grade_of(q, "c-2"), 0, "short clicks make no label");
-	is_int(q->short_clicks, 2, "short clicks are counted");
+	is_int(q->t.short_clicks, 2, "short clicks are counted");
 	is_int(grade_of(q, "c-3"), 1, "a citation and a positive rating make a label; 2 of 5: grade 1");
 	is_int(grade_of(q, "c-4"), 0, "negative ratings make no label");
-	is_int(q->negative, 2, "negative ratings are counted ('thumbs_down' and -1)");
-	is_int((long)sketch_count(&q->sessions, IMPORT_SESSION_SKETCH), 8, "distinct sessions");
-	ok(q->dated && q->first == 1793527200 && q->last == 1793613600,
+	is_int(q->t.negative, 2, "negative ratings are counted ('thumbs_down' and -1)");
+	is_int((long)sketch_count(&q->t.sessions, IMPORT_SESSION_SKETCH), 8, "distinct sessions");
+	ok(q->t.dated && q->t.first == 1793527200 && q->t.last == 1793613600,
 	   "first and last seen come from ISO and epoch times alike");
 	q = find_query(&im, "same session twice");
 	is_int(grade_of(q, "c-5"), 0, "two clicks from one session are one session: no label");
@@ -377,13 +382,19 @@ static void test_json_paths(void)
 }
 
 /* Read 'path' (JSON Lines fast path on or off) and return a fingerprint of the result. */
-static char *fingerprint(const char *path, bool fast)
+/*
+ * Return what importing 'path' gives, as text ('split_min' 0: one reader;
+ * 'round': records between the two readers' exchanges, 0 the default).
+ */
+static char *fingerprint(const char *path, bool fast, long long split_min, long round)
 {
 	struct import_options o;
 	struct import im;
 	struct strbuf sb = STRBUF_INIT;
 
 	import_options_init(&o);
+	o.split_min = split_min;
+	o.split_round = round;
 	log_json_fast = fast;
 	import_init(&im, &o);
 	test_capture_errors();
@@ -392,29 +403,33 @@ static char *fingerprint(const char *path, bool fast)
 	strbuf_addf(&sb, "warnings: %s\n", test_captured());
 	import_label(&im);
 	strbuf_addf(&sb, "records %lu malformed %lu missing %lu used %lu pii %lu/%lu/%lu email %lu "
-		    "phone %lu pos %lu neg %lu short %lu labelled %lu\n", im.st.records,
-		    im.st.malformed, im.st.missing_query, im.st.used, im.st.pii_records,
-		    im.st.pii_dropped, im.st.pii_dropped_queries, im.st.pii.n[PII_EMAIL],
-		    im.st.pii.n[PII_PHONE], im.st.positive, im.st.negative, im.st.short_clicks,
-		    im.st.labelled);
+		    "phone %lu pos %lu neg %lu short %lu other %lu labelled %lu empty %lu\n",
+		    im.st.records, im.st.malformed, im.st.missing_query, im.st.used,
+		    im.st.pii_records, im.st.pii_dropped, im.st.pii_dropped_queries,
+		    im.st.pii.n[PII_EMAIL], im.st.pii.n[PII_PHONE], im.st.positive, im.st.negative,
+		    im.st.short_clicks, im.st.other_signals, im.st.labelled, im.st.empty_query);
+	for (int f = 0; f < IMPORT_NR_FIELDS; f++)
+		strbuf_addf(&sb, "%s seen %lu\n", import_field_name(f), im.st.field_seen[f]);
 	for (size_t k = 0; k < im.st.nr_malformed_at; k++)
 		strbuf_addf(&sb, "malformed at %s\n", im.st.malformed_at[k]);
 	for (size_t k = 0; k < im.st.nr_missing_at; k++)
 		strbuf_addf(&sb, "missing at %s\n", im.st.missing_at[k]);
 	for (size_t i = 0; i < im.nr; i++) {
 		const struct import_query *q = &im.q[i];
-		strbuf_addf(&sb, "%s|%s|%lu|%.0f|%lu|%.0f|%.0f:", q->key, q->text, q->count,
-			    sketch_count(&q->sessions, IMPORT_SESSION_SKETCH), q->positive,
-			    q->dated ? q->first : -1, q->dated ? q->last : -1);
-		for (size_t k = 0; k < q->nr_docs; k++)
-			if (q->docs[k].grade || q->docs[k].negative)
-				strbuf_addf(&sb, " %s=%d/%u/%u/%.0f", import_doc_id(&q->docs[k]), q->docs[k].grade,
-					    q->docs[k].positive, q->docs[k].negative,
-					    sketch_count(&q->docs[k].sessions, IMPORT_DOC_SKETCH));
+		strbuf_addf(&sb, "%s|%s|%lu|%.0f|%lu|%.0f|%.0f:", q->key, q->text, q->t.count,
+			    sketch_count(&q->t.sessions, IMPORT_SESSION_SKETCH), q->t.positive,
+			    q->t.dated ? q->t.first : -1, q->t.dated ? q->t.last : -1);
+		for (size_t k = 0; k < q->t.nr_docs; k++)
+			if (q->t.docs[k].grade || q->t.docs[k].negative)
+				strbuf_addf(&sb, " %s=%d/%u/%u/%.0f", import_doc_id(&q->t.docs[k]), q->t.docs[k].grade,
+					    q->t.docs[k].positive, q->t.docs[k].negative,
+					    sketch_count(&q->t.docs[k].sessions, IMPORT_DOC_SKETCH));
 		strbuf_addch(&sb, '\n');
 	}
 	is_int(im.nr_logs, 1, "one log recorded");
 	strbuf_addf(&sb, "digest %s\n", im.nr_logs ? im.logs[0].digest : "");
+	if (split_min)
+		is_int(im.nr_logs ? im.logs[0].readers : 0, 2, "the log was read by two readers");
 	import_release(&im);
 	return strbuf_detach(&sb, NULL);
 }
@@ -445,8 +460,8 @@ static void test_fast_path_import(void)
 			    r % 11 == 0 ? "thumbs_down" : "click", 1790000000u + (unsigned)i * 60);
 	}
 	path = write_tmp("split.jsonl", sb.buf);
-	one = fingerprint(path, false);
-	two = fingerprint(path, true);
+	one = fingerprint(path, false, 0, 0);
+	two = fingerprint(path, true, 0, 0);
 	log_json_fast = true;
 	is_str(two, one, "the JSON fast path gives exactly what the full parser gives");
 	file_sha256(path, want);
@@ -457,6 +472,250 @@ static void test_fast_path_import(void)
 	free(two);
 	strbuf_release(&sb);
 	free(path);
+}
+
+/*
+ * A log read by two threads (each from one half) gives exactly what one
+ * reader gives: counts, sessions (exact and estimated), times, labels, the
+ * places of malformed records (line numbers of the second half included)
+ * and the digest of the whole file.
+ */
+/*
+ * Append 'lines' lines of a test log to 'sb' (seeded by '*state'): many
+ * queries in several forms, one with thousands of sessions, PII, empty
+ * queries, malformed lines, invalid UTF-8, records without a query or (but
+ * with 'all_sessions') without a session.
+ */
+static void make_log(struct strbuf *sb, int lines, uint64_t *state, bool all_sessions)
+{
+	struct strbuf q = STRBUF_INIT;
+
+	for (int i = 0; i < lines; i++) {
+		unsigned r, head;
+		*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+		r = (unsigned)(*state >> 33);
+		head = r % 4 == 0;  /* one query with thousands of sessions */
+		if (r % 211 == 0) {
+			strbuf_addstr(sb, r % 2 ? "{\"query\": \"broken\"\n" : "\n");
+			continue;
+		}
+		if (r % 223 == 0) {
+			strbuf_addstr(sb, "{\"query\": \"bad \xff byte\", \"doc\": \"c-1\"}\n");
+			continue;
+		}
+		if (r % 227 == 0) {
+			strbuf_addstr(sb, "{\"doc\": \"c-1\"}\r\n");
+			continue;
+		}
+		/* forms of many queries, a few with PII, a few empty once normalised */
+		strbuf_reset(&q);
+		if (head)
+			strbuf_addstr(&q, r % 3 ? "reset password" : "Reset  password?");
+		else if (r % 101 == 0)
+			strbuf_addstr(&q, "mail me at x@example.com");
+		else if (r % 103 == 0)
+			strbuf_addstr(&q, "??");
+		else
+			strbuf_addf(&q, "%s %u%s", r % 7 ? "question" : "Question", (r >> 4) % 700,
+				    r % 5 ? "" : "?");
+		strbuf_addf(sb, "{\"query\": \"%s\", \"doc\": [\"c-%u\", \"c-%u\"], ", q.buf,
+			    head ? (r >> 8) % 12 : (r >> 8) % 5, (r >> 12) % 40);
+		if (r % 5 || all_sessions)
+			strbuf_addf(sb, "\"session\": \"s%u\", ", (r >> 16) % 5000);
+		strbuf_addf(sb, "\"signal\": \"%s\", \"dwell\": %u, \"time\": %u}\n",
+			    r % 11 == 0 ? "thumbs_down" : r % 13 == 0 ? "impression" : "click",
+			    (r >> 20) % 90, 1790000000u + (unsigned)i * 60);
+	}
+	strbuf_release(&q);
+}
+
+static void test_two_readers(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t state = 11;
+	char *path, *one, *two, want[72];
+	int lines[] = { 900, 30000 };
+
+	for (size_t n = 0; n < ARRAY_SIZE(lines); n++) {
+		strbuf_reset(&sb);
+		make_log(&sb, lines[n], &state, false);
+		path = write_tmp("two.jsonl", sb.buf);
+		one = fingerprint(path, true, 0, 0);
+		two = fingerprint(path, true, 1, 0);
+		is_str(two, one, n ? "30000 lines: two readers give exactly what one gives"
+				   : "900 lines: two readers give exactly what one gives");
+		free(two);
+		two = fingerprint(path, true, 1, 97);
+		is_str(two, one, "and so do two readers exchanging records every 97 lines");
+		file_sha256(path, want);
+		ok(strstr(two, want) != NULL, "and the digest covers the whole file");
+		ok(strstr(one, "malformed at ") && strstr(one, "missing at ") && !strstr(one, "labelled 0"),
+		   "the log has malformed records, records without a query and labels");
+		free(one);
+		free(two);
+		free(path);
+	}
+	strbuf_release(&sb);
+}
+
+/*
+ * The --unlabelled lines are written without cJSON: each must be valid JSON
+ * in cJSON's own unformatted form, and give back the query exactly, whatever
+ * characters it holds.
+ */
+static void test_unlabelled_lines(void)
+{
+	static const char *const queries[] = {
+		"plain query", "a \\\"quoted\\\" one", "back\\\\slash", "tab\\there",
+		"ctrl \\u0001 and \\u001f", "caf\u00e9 \u2014 \u65e5\u672c", "slash / and \\u007f del",
+	};
+	struct strbuf log = STRBUF_INIT, out = STRBUF_INIT;
+	struct import_options o;
+	struct import_apply_options ao = { 0 };
+	struct import_outcome res;
+	struct import im;
+	struct set s = SET_INIT;
+	char *path;
+	size_t lines = 0, round_trips = 0, canonical = 0;
+
+	for (size_t k = 0; k < ARRAY_SIZE(queries); k++)
+		strbuf_addf(&log, "{\"query\": \"%s\", \"session\": \"s%zu\", \"doc\": \"d-%zu\", "
+			    "\"time\": \"2026-11-0%zuT10:00:00Z\"}\n", queries[k], k, k, k + 1);
+	path = write_tmp("unlabelled.jsonl", log.buf);
+	import_options_init(&o);
+	import_init(&im, &o);
+	ok(!import_read(&im, path), "a log of awkward queries reads");
+	import_label(&im);
+	import_apply(&im, &s, &ao, &res);
+	import_unlabelled_jsonl(&im, &res, &out);
+	for (char *line = out.buf, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+		cJSON *j, *q;
+		char *again;
+
+		*nl = '\0';
+		lines++;
+		j = cJSON_Parse(line);
+		q = cJSON_GetObjectItemCaseSensitive(j, "query");
+		for (size_t i = 0; cJSON_IsString(q) && i < im.nr; i++)
+			if (!strcmp(im.q[i].text, q->valuestring))
+				round_trips++;
+		again = j ? cJSON_PrintUnformatted(j) : NULL;
+		canonical += again && !strcmp(again, line);
+		free(again);
+		cJSON_Delete(j);
+	}
+	is_int((long)lines, (long)ARRAY_SIZE(queries), "one line per unlabelled query");
+	is_int((long)round_trips, (long)ARRAY_SIZE(queries), "each line gives back its query exactly");
+	is_int((long)canonical, (long)ARRAY_SIZE(queries), "each line is what cJSON prints for it");
+	import_outcome_release(&res);
+	import_release(&im);
+	set_release(&s);
+	strbuf_release(&log);
+	strbuf_release(&out);
+	free(path);
+}
+
+/* Return the groups and counts importing the 'nr' logs 'paths' gives (places and digests left out). */
+static char *groups_of(const char *const *paths, size_t nr, long long split_min)
+{
+	struct import_options o;
+	struct import im;
+	struct strbuf sb = STRBUF_INIT;
+
+	import_options_init(&o);
+	o.split_min = split_min;
+	import_init(&im, &o);
+	test_capture_errors();
+	for (size_t k = 0; k < nr; k++)
+		if (import_read(&im, paths[k]) < 0)
+			strbuf_addstr(&sb, "read failed\n");
+	test_captured();
+	import_label(&im);
+	strbuf_addf(&sb, "records %lu malformed %lu used %lu pii %lu pos %lu labelled %lu/%lu\n",
+		    im.st.records, im.st.malformed, im.st.used, im.st.pii_records, im.st.positive,
+		    im.st.labelled, im.st.unlabelled);
+	for (size_t i = 0; i < im.nr; i++) {
+		const struct import_query *q = &im.q[i];
+		strbuf_addf(&sb, "%s|%s|%lu|%.0f:", q->key, q->text, q->t.count,
+			    sketch_count(&q->t.sessions, IMPORT_SESSION_SKETCH));
+		for (size_t k = 0; k < q->t.nr_docs; k++)
+			if (q->t.docs[k].grade)
+				strbuf_addf(&sb, " %s=%d", import_doc_id(&q->t.docs[k]), q->t.docs[k].grade);
+		strbuf_addch(&sb, '\n');
+	}
+	import_release(&im);
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Importing a log in two files gives what importing it in one gives: the
+ * second file's forms meet the groups the first made, with one reader per
+ * file or two.
+ */
+static void test_two_files(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t state = 23;
+	const char *split_at;
+	char *whole, *parts[2], *one, *two;
+
+	make_log(&sb, 20000, &state, true);
+	whole = write_tmp("whole.jsonl", sb.buf);
+	split_at = strchr(sb.buf + sb.len * 2 / 5, '\n') + 1;
+	parts[1] = write_tmp("b.jsonl", split_at);
+	strbuf_setlen(&sb, (size_t)(split_at - sb.buf));
+	parts[0] = write_tmp("a.jsonl", sb.buf);
+	one = groups_of((const char *const *)&whole, 1, 0);
+	two = groups_of((const char *const *)parts, 2, 0);
+	is_str(two, one, "a log in two files gives the groups of the log in one");
+	free(two);
+	two = groups_of((const char *const *)parts, 2, 1);
+	is_str(two, one, "and so it does with two readers per file");
+	ok(strstr(one, "reset password|") != NULL, "the test log has its groups");
+	free(one);
+	free(two);
+	free(whole);
+	free(parts[0]);
+	free(parts[1]);
+	strbuf_release(&sb);
+}
+
+/*
+ * Times are written as gmtime and strftime "%Y-%m-%dT%H:%M:%SZ" write them
+ * for years 1000..9999 (earlier years get four digits, which strftime does
+ * not give), and every written time reads back to the second.
+ */
+static void test_format_time(void)
+{
+	uint64_t state = 99;
+	size_t same = 0, back = 0, compared = 0, n = 20000;
+	double edges[] = { 0, -1, 86399, 86400, -86400, 951782400, 951868800, 4107542400.0,
+			   -30610224000.0, 253402300799.0, 1790000000.75, -62135596800.0 };
+
+	for (size_t i = 0; i < n + ARRAY_SIZE(edges); i++) {
+		double t, again;
+		char mine[32], libc[32];
+		time_t tt;
+		struct tm tm;
+
+		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* years 1..9999, whole and half seconds, and the edges */
+		t = i < n ? (double)((int64_t)(state >> 20) % 315537897600LL) - 62135596800.0 +
+			    (i % 3 ? 0 : 0.5)
+			  : edges[i - n];
+		import_format_time(t, mine);
+		back += !import_parse_time(mine, strlen(mine), &again, NULL) && again == floor(t);
+		if (t < -30610224000.0)  /* before 1000-01-01 */
+			continue;
+		tt = (time_t)floor(t);
+		gmtime_r(&tt, &tm);
+		strftime(libc, sizeof(libc), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		compared++;
+		same += !strcmp(mine, libc);
+	}
+	ok(compared > n / 2, "most times compared with strftime");
+	is_int((long)same, (long)compared, "times are written as gmtime and strftime write them");
+	is_int((long)back, (long)(n + ARRAY_SIZE(edges)), "and every one reads back to the second");
 }
 
 static void test_time_and_signals(void)
@@ -502,9 +761,9 @@ static void test_sketch(void)
 	import_init(&im, &o);
 	import_read(&im, path);
 	import_label(&im);
-	n = sketch_count(&im.q[0].sessions, IMPORT_SESSION_SKETCH);
+	n = sketch_count(&im.q[0].t.sessions, IMPORT_SESSION_SKETCH);
 	ok(n > 18000 && n < 22000, "20,000 sessions estimated within 10%% (%.0f)", n);
-	is_int((long)sketch_count(&im.q[1].sessions, IMPORT_SESSION_SKETCH), 50,
+	is_int((long)sketch_count(&im.q[1].t.sessions, IMPORT_SESSION_SKETCH), 50,
 	       "a small number of sessions is exact");
 	import_release(&im);
 	strbuf_release(&sb);
@@ -597,7 +856,7 @@ static void test_sample(void)
 static void cleanup(void)
 {
 	static const char *const names[] = { "a.jsonl", "long.jsonl", "a.csv", "b.tsv", "z.log",
-		"fold.jsonl", "many.jsonl", "split.jsonl", "paths.jsonl" };
+		"fold.jsonl", "many.jsonl", "split.jsonl", "paths.jsonl", "two.jsonl", "unlabelled.jsonl", "whole.jsonl", "a.jsonl", "b.jsonl" };
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		char *p = path_join(tmpdir, names[i]);
 		unlink(p);
@@ -619,7 +878,11 @@ int main(void)
 	test_fold();
 	test_json_paths();
 	test_fast_path_import();
+	test_two_readers();
+	test_unlabelled_lines();
+	test_two_files();
 	test_time_and_signals();
+	test_format_time();
 	test_sketch();
 	test_dedup();
 	test_sample();

@@ -1,13 +1,18 @@
 /*
  * t-text: normalisation, tokens, similarity and overlap (core/text), and
- * corpus loading and fingerprints (core/corpus).
+ * corpus loading and fingerprints (core/corpus). The ASCII fast path of
+ * core/text must give byte-identical results to the utf8proc path: checked
+ * on every ASCII byte and on many random ASCII and mixed strings.
  */
 #include "test-lib.h"
 #include "../../core/corpus.h"
 #include "../../core/fsutil.h"
+#include "../../core/strbuf.h"
 #include "../../core/text.h"
 #include "../../core/util.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +93,205 @@ static void test_overlap(void)
 		  "the longest copied run is 'settings and' (2 of 5 tokens)");
 }
 
+/* ---- ASCII fast path against the utf8proc path ---- */
+
+static void join_token(const char *w, size_t len, void *data)
+{
+	strbuf_add(data, w, len);
+	strbuf_addch(data, '|');
+}
+
+static char *join_tokens(const struct tokens *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < t->nr; i++) {
+		strbuf_addstr(&sb, t->items[i]);
+		strbuf_addch(&sb, '|');
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static void test_each_token(void)
+{
+	struct tokens t = TOKENS_INIT;
+	char *joined;
+	struct strbuf sb = STRBUF_INIT;
+
+	text_each_token("Don't re-use keys; 2FA!", 23, join_token, &sb);
+	is_str(sb.buf, "don|t|re|use|keys|2fa|", "text_each_token gives the tokens of text_tokenize");
+	text_tokenize("Don't re-use keys; 2FA!", 23, &t);
+	joined = join_tokens(&t);
+	is_str(joined, sb.buf, "both agree");
+	free(joined);
+	tokens_release(&t);
+	strbuf_release(&sb);
+	ok(text_is_stopword_mem("whatever", 4), "a stop word is found by length ('what')");
+	ok(!text_is_stopword_mem("the", 2), "a prefix of a stop word is not one ('th')");
+	ok(!text_is_stopword_mem("thex", 4) && text_is_stopword_mem("yourselvesx", 10),
+	   "longer words are compared by their length");
+	ok(text_is_stopword("a") && text_is_stopword("yourselves") && text_is_stopword("whom") &&
+	   text_is_stopword("themselves"), "the shortest and longest stop words are found");
+	ok(!text_is_stopword("") && !text_is_stopword("thee") && !text_is_stopword("The"),
+	   "the empty word, a near miss and an unfolded word are not stop words");
+}
+
+/* Every result of core/text for 'len' bytes of 's', one string; caller frees. */
+static char *all_results(const char *s, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct tokens t = TOKENS_INIT;
+	char *n = text_normalize(s, len), *q = text_normalize_query(s, len), *tok, *z = xstrndup(s, len);
+
+	text_tokenize(s, len, &t);
+	tok = join_tokens(&t);
+	/* the similarity functions read NUL-terminated text */
+	strbuf_addf(&sb, "norm=[%s] query=[%s] tokens=[%s] sim=%.17g overlap=%.17g copied=%.17g",
+		    n, q, tok, text_similarity(z, "the api key"), text_overlap(z, "rotate the api key"),
+		    text_copied_share(z, "the api key"));
+	free(n);
+	free(q);
+	free(tok);
+	free(z);
+	tokens_release(&t);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Return whether both paths agree on 'len' bytes of 's'; report the first disagreement. */
+static bool paths_agree(const char *s, size_t len, const char *what)
+{
+	char *fast, *slow;
+	bool same;
+
+	text_ascii_fast = true;
+	fast = all_results(s, len);
+	text_ascii_fast = false;
+	slow = all_results(s, len);
+	text_ascii_fast = true;
+	same = !strcmp(fast, slow);
+	if (!same) {
+		struct strbuf hex = STRBUF_INIT;
+		for (size_t i = 0; i < len; i++)
+			strbuf_addf(&hex, "%02x", (unsigned char)s[i]);
+		test_diag("%s: input %s", what, hex.buf);
+		test_diag("fast: %s", fast);
+		test_diag("slow: %s", slow);
+		strbuf_release(&hex);
+	}
+	free(fast);
+	free(slow);
+	return same;
+}
+
+static uint64_t rng_state = 42;
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Non-ASCII pieces whose folding or class matters next to ASCII. */
+static const char *const pieces[] = {
+	"\xc3\xa9",             /* e acute (precomposed) */
+	"\xcc\x81",             /* combining acute: composes with a preceding ASCII letter */
+	"\xc3\x9f",             /* sharp s: folds to "ss" */
+	"\xef\xbc\xa1",         /* full-width A */
+	"\xe2\x80\x83",         /* em space (Zs) */
+	"\xc2\xa0",             /* no-break space (Zs) */
+	"\xc2\xad",             /* soft hyphen (default ignorable) */
+	"\xe2\x80\x99",         /* right single quote (Pf) */
+	"\xc2\xbf",             /* inverted question mark (Po) */
+	"\xef\xac\x81",         /* fi ligature: folds to "fi" */
+	"\xe2\x80\xa8",         /* line separator (Zl) */
+	"\xe2\x82\xac",         /* euro sign (Sc) */
+	"\xff",                 /* invalid byte */
+	"\xe2\x80",             /* truncated sequence */
+	"\xd9\xa3",             /* arabic-indic digit three (Nd) */
+};
+
+static void test_ascii_fast_path(void)
+{
+	char buf[128];
+	size_t bad = 0, n;
+
+	/* every ASCII byte alone, inside a word, between words and at the end */
+	for (int c = 0; c < 128; c++) {
+		char one[1] = { (char)c };
+		bool same = paths_agree(one, 1, "one byte");
+		n = (size_t)snprintf(buf, sizeof(buf), "Ab%cCd e%c", c ? c : ' ', c ? c : ' ');
+		buf[2] = (char)c;
+		buf[n - 1] = (char)c;
+		same = paths_agree(buf, n, "byte in context") && same;
+		ok(same, "byte 0x%02x: the ASCII path and the utf8proc path agree", c);
+	}
+	/* random strings over all 128 bytes, biased to letters, spaces and punctuation */
+	for (int r = 0; r < 3000; r++) {
+		n = (size_t)(rng() % 40);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k = rng() % 8;
+			buf[i] = (char)(k < 3 ? "aBcDeTh zYq"[rng() % 11] : k < 5 ? " ?!.,-+'"[rng() % 8]
+					 : (int)(rng() % 128));
+		}
+		bad += !paths_agree(buf, n, "random ASCII");
+	}
+	is_int(bad, 0, "3000 random ASCII strings: both paths agree");
+	bad = 0;
+	/* random mixed strings: ASCII with non-ASCII pieces anywhere */
+	for (int r = 0; r < 3000; r++) {
+		size_t len = 0, parts = (size_t)(rng() % 12);
+		for (size_t p = 0; p < parts && len + 4 < sizeof(buf); p++) {
+			if (rng() % 3 == 0) {
+				const char *x = pieces[rng() % ARRAY_SIZE(pieces)];
+				if (len + strlen(x) >= sizeof(buf))
+					break;
+				memcpy(buf + len, x, strlen(x));
+				len += strlen(x);
+			} else {
+				buf[len++] = (char)(rng() % 3 ? "aBcDeTh zYq?!. -"[rng() % 16] : (int)(rng() % 128));
+			}
+		}
+		bad += !paths_agree(buf, len, "random mixed");
+	}
+	is_int(bad, 0, "3000 random mixed strings: both paths agree");
+}
+
+/* ---- thread safety: first use from two threads at once ---- */
+
+static const char *const thread_inputs[] = {
+	"How do I rotate an API key?!", "  Stra\xc3\x9f" "e  ", "What is C++ v1.2 ...", "a\tb\nc",
+};
+
+static void *thread_normalize(void *arg)
+{
+	char **out = arg;
+	for (size_t i = 0; i < ARRAY_SIZE(thread_inputs); i++)
+		out[i] = text_normalize_query(thread_inputs[i], strlen(thread_inputs[i]));
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	static const char *const want[] = { "how do i rotate an api key", "strasse", "what is c++ v1.2",
+					    "a b c" };
+	char *got[2][ARRAY_SIZE(thread_inputs)];
+	pthread_t th[2];
+	bool same = true;
+
+	for (int k = 0; k < 2; k++)
+		pthread_create(&th[k], NULL, thread_normalize, got[k]);
+	for (int k = 0; k < 2; k++)
+		pthread_join(th[k], NULL);
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < ARRAY_SIZE(thread_inputs); i++) {
+			same = same && !strcmp(got[k][i], want[i]);
+			free(got[k][i]);
+		}
+	ok(same, "two threads normalising at first use both get the right forms");
+}
+
 static void test_corpus(void)
 {
 	char dir[] = "/tmp/t-text-XXXXXX";
@@ -138,10 +342,13 @@ static void test_corpus(void)
 
 int main(void)
 {
+	test_threads();  /* first: the threads are the first users of the module */
 	test_normalize();
 	test_tokens();
 	test_similarity();
 	test_overlap();
+	test_each_token();
+	test_ascii_fast_path();
 	test_corpus();
 	return test_done();
 }
