@@ -6,7 +6,7 @@
 # bench/dedup.c is compiled here against a build dir's core library; nothing
 # in the build or the test suite runs it.
 #
-# usage: bench/dedup.sh [BUILD_DIR]     (default: build-txt)
+# usage: bench/dedup.sh [BUILD_DIR]     (default: build)
 #        BENCH_RECORDS=N to change the log size (default 1000000).
 #
 # Queries come from the log of bench/gen-import-log.py. Reports, best of 5
@@ -16,16 +16,9 @@
 # preparing, and the filter without and with dedup_hint (rarest words first
 # in the prefixes). The last line checks both filters gave the same answers.
 set -eu
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$src/build-txt}" && pwd)
+. "$(dirname "$0")/lib.sh"
+bench_program dedup "${1:-}"
 n=${BENCH_RECORDS:-1000000}
-lib=$build/libevalset-core.a
-[ -f "$lib" ] || { echo "bench/dedup.sh: no $lib (build it first)" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -o "$tmp/dedup" "$src/bench/dedup.c" "$lib" \
-	$(pkg-config --libs libcurl libcjson yaml-0.1 libcrypto libutf8proc zlib) -lm -lpthread
 python3 "$src/bench/gen-import-log.py" "$tmp/log.jsonl" "$n"
 python3 - "$tmp/log.jsonl" "$tmp/queries.txt" <<'PY'
 import collections, json, sys

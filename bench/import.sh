@@ -5,7 +5,7 @@
 #
 #     jq -r .query LOG | sort | uniq -c | sort -rn
 #
-# usage: bench/import.sh [EVALSET]     (default: build-imp/evalset)
+# usage: bench/import.sh [EVALSET]     (default: build/evalset)
 #        BENCH_RECORDS=N to change the log size.
 #
 # The import is the one a team runs to build a set (SPEC: 50-200 questions):
@@ -21,7 +21,7 @@
 # Needs jq (apt-get install jq) and python3 for the generator. Not run by the test suite.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
-evalset=$(cd "$(dirname "${1:-$src/build-imp/evalset}")" && pwd)/$(basename "${1:-$src/build-imp/evalset}")
+evalset=$(cd "$(dirname "${1:-$src/build/evalset}")" && pwd)/$(basename "${1:-$src/build/evalset}")
 n=${BENCH_RECORDS:-1000000}
 command -v jq >/dev/null || { echo "bench/import.sh: jq is missing (apt-get install jq)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "bench/import.sh: python3 is missing" >&2; exit 2; }

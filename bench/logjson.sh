@@ -5,7 +5,7 @@
 # hashing and folding around them. bench/logjson.c is compiled here against
 # a build dir's core library; nothing in the build or the test suite runs it.
 #
-# usage: bench/logjson.sh [BUILD_DIR]     (default: build-json)
+# usage: bench/logjson.sh [BUILD_DIR]     (default: build)
 #        BENCH_RECORDS=N to change the log size (default 1000000, ~158 MB).
 #
 # Reports, best of several rounds each: the floor `wc -l LOG` (reading the
@@ -14,16 +14,9 @@
 # path (the default) and the full strict parser alone, in seconds and as
 # ratios to `wc -l`. The last line checks both paths found the same values.
 set -eu
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$src/build-json}" && pwd)
+. "$(dirname "$0")/lib.sh"
+bench_program logjson "${1:-}"
 n=${BENCH_RECORDS:-1000000}
-lib=$build/libevalset-core.a
-[ -f "$lib" ] || { echo "bench/logjson.sh: no $lib (build it first)" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -o "$tmp/logjson" "$src/bench/logjson.c" "$lib" \
-	$(pkg-config --libs libcurl libcjson yaml-0.1 libcrypto libutf8proc zlib) -lm -lpthread
 python3 "$src/bench/gen-import-log.py" "$tmp/log.jsonl" "$n"
 echo "log: $n records, $(( $(stat -c %s "$tmp/log.jsonl") / 1000000 )) MB; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 

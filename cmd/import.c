@@ -238,7 +238,8 @@ int cmd_import(int argc, const char **argv)
 	struct strbuf ul = STRBUF_INIT, report = STRBUF_INIT;
 	struct release_job rel;
 	pthread_t releaser;
-	bool releasing = false;
+	bool releasing = false, save;
+	long id_floor;
 	char *lock_path = NULL, *what = NULL, *corpus_path = NULL;
 	int ret = EXIT_BAD_INPUT;
 
@@ -313,6 +314,9 @@ int cmd_import(int argc, const char **argv)
 	import_apply(&im, &s, &ao, &out);
 
 	add_report(&report, &im, &out, &c);
+	/* the outcome is freed on the other thread: what the set needs is read now */
+	save = !c.dry_run && (out.added || out.nr_retired);
+	id_floor = out.floor;
 	/*
 	 * The rest of the import's work (the --unlabelled file, then giving its
 	 * memory back) runs on another thread while the set is saved.
@@ -325,8 +329,7 @@ int cmd_import(int argc, const char **argv)
 		release_main(&rel);
 	else
 		releasing = true;
-	if (!c.dry_run && (out.added || out.nr_retired) &&
-	    (set_id_floor_write(&ref, out.floor) < 0 || set_save(&s, ref.file) < 0))
+	if (save && (set_id_floor_write(&ref, id_floor) < 0 || set_save(&s, ref.file) < 0))
 		goto out;
 	if (releasing) {
 		import_release_early(&im);  /* alongside the other thread: what it does not read */

@@ -40,11 +40,6 @@ struct raw {
 	char bytes[];
 };
 
-struct raw_slot {
-	uint64_t hash;
-	struct raw *r;         /* NULL: empty */
-};
-
 /* A distinct raw query as one reader keeps it. */
 struct prow {
 	struct import_tally t;
@@ -56,11 +51,6 @@ struct prow {
 	uint32_t len;
 	bool invalid;          /* not UTF-8: each of its records is malformed */
 	char bytes[];
-};
-
-struct pslot {
-	uint64_t hash;
-	struct prow *r;        /* NULL: empty */
 };
 
 /*
@@ -119,10 +109,9 @@ struct part {
 	struct log_path path[IMPORT_NR_FIELDS];
 	struct log_values vals, docs;
 	struct import_arena *arena;
-	struct pslot *tab;
-	size_t cap, nr;
+	struct import_htab tab;      /* its raw forms (struct prow) */
 	struct prow **list;          /* in order of first appearance */
-	size_t alloc_list;
+	size_t nr, alloc_list;
 	struct import_docs dk;
 	struct mempool mp;           /* the tallies */
 	bool digest;                 /* its reader computes the file's digest, into 'sum' */
@@ -147,6 +136,11 @@ struct part {
 
 /* ---- logimport.c ---- */
 
+/* Insert 'p' of hash 'h' into 't', growing it to stay at most half full. */
+void import_htab_insert(struct import_htab *t, uint64_t h, void *p);
+/* Make room in 't' for 'n' more pointers (no growing while they come). */
+void import_htab_reserve(struct import_htab *t, size_t n);
+
 /* Return 'len' bytes of the arena '*ap', aligned for any record. */
 void *import_arena_alloc(struct import_arena **ap, size_t len);
 void import_arena_free(struct import_arena **ap);
@@ -156,6 +150,8 @@ uint64_t import_mix64(uint64_t x);
 int import_half_of(uint64_t h);
 /* Return a 64-bit hash of 'len' bytes of 's' (the hot path's hash). */
 uint64_t import_fast_hash(const char *s, size_t len);
+/* Widen the times of 't' to take in 'first'..'last' (epoch seconds). */
+void import_tally_dates(struct import_tally *t, double first, double last);
 /* Give the memory of tally 't' back to pool 'mp' (for reuse) and empty it. */
 void import_tally_release(struct import_tally *t, struct mempool *mp);
 void import_docs_release(struct import_docs *dk);

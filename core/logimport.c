@@ -162,6 +162,47 @@ uint64_t import_fast_hash(const char *s, size_t len)
 	return import_mix64(h);
 }
 
+void import_htab_insert(struct import_htab *t, uint64_t h, void *p)
+{
+	size_t mask, i;
+
+	if (2 * (t->nr + 1) > t->cap)
+		import_htab_reserve(t, t->nr ? t->nr : 512);
+	mask = t->cap - 1;
+	for (i = (size_t)h & mask; t->slot[i].p; i = (i + 1) & mask)
+		;
+	t->slot[i].hash = h;
+	t->slot[i].p = p;
+	t->nr++;
+}
+
+void import_htab_reserve(struct import_htab *t, size_t n)
+{
+	struct import_hslot *old = t->slot;
+	size_t oldcap = t->cap, cap = t->cap ? t->cap : 1024;
+
+	while (2 * (t->nr + n) > cap)
+		cap *= 2;
+	if (cap == oldcap)
+		return;
+	t->slot = xcalloc_written(cap, sizeof(*t->slot));
+	t->cap = cap;
+	t->nr = 0;
+	for (size_t k = 0; k < oldcap; k++)
+		if (old[k].p)
+			import_htab_insert(t, old[k].hash, old[k].p);
+	free(old);
+}
+
+void import_tally_dates(struct import_tally *t, double first, double last)
+{
+	if (!t->dated || first < t->first)
+		t->first = first;
+	if (!t->dated || last > t->last)
+		t->last = last;
+	t->dated = true;
+}
+
 /* Give the memory of tally 't' back to pool 'mp' (for reuse) and empty it. */
 void import_tally_release(struct import_tally *t, struct mempool *mp)
 {
@@ -198,9 +239,8 @@ void import_release_early(struct import *im)
 
 		strmap_clear(&sh->forms, 0);
 		strmap_clear(&sh->groups, 0);
-		free(sh->rtab);
-		sh->rtab = NULL;
-		sh->rcap = sh->nr_raw = 0;
+		free(sh->raws.slot);
+		memset(&sh->raws, 0, sizeof(sh->raws));
 	}
 	free(im->form_list);
 	im->form_list = NULL;
@@ -559,9 +599,11 @@ static void choose_texts(struct import *im)
 	for (size_t i = 0; i < im->nr_forms; i++)
 		im->form_list[i]->count = 0;
 	for (int h = 0; h < 2; h++)
-		for (size_t i = 0; i < im->shard[h].rcap; i++)
-			if (im->shard[h].rtab[i].r)
-				im->shard[h].rtab[i].r->form->count += im->shard[h].rtab[i].r->count;
+		for (size_t i = 0; i < im->shard[h].raws.cap; i++) {
+			struct raw *r = im->shard[h].raws.slot[i].p;
+			if (r)
+				r->form->count += r->count;
+		}
 	for (size_t i = 0; i < im->nr; i++)
 		im->q[i].text_count = 0;
 	for (size_t i = 0; i < im->nr_forms; i++) {

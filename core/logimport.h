@@ -152,7 +152,20 @@ struct import_log {
 };
 
 struct import_arena;
-struct raw_slot;
+
+/*
+ * An open-addressing table of pointers by 64-bit hash, at most half full;
+ * each slot holds the hash beside the pointer, so a probe touches one slot
+ * and, on a match, one record. The caller compares records itself.
+ */
+struct import_hslot {
+	uint64_t hash;
+	void *p;                     /* NULL: empty */
+};
+struct import_htab {
+	struct import_hslot *slot;
+	size_t cap, nr;
+};
 
 /* Document ids interned to small numbers (keys), in an arena. */
 struct import_doc_name {
@@ -175,8 +188,7 @@ struct import_docs {
  */
 struct import_shard {
 	struct import_arena *arena;  /* its raw forms */
-	struct raw_slot *rtab;       /* distinct raw queries, open addressing */
-	size_t rcap, nr_raw;
+	struct import_htab raws;     /* distinct raw queries (struct raw) */
 	struct strmap forms;         /* redacted text -> struct form * */
 	struct strmap groups;        /* normalised key -> index + 1 */
 };

@@ -30,60 +30,17 @@ struct fresh {
 	struct raw *raw;
 };
 
-/* Insert 'r' of hash 'h' into the raw table of 'sh', growing it to stay at most half full. */
-static void raw_insert(struct import_shard *sh, uint64_t h, struct raw *r)
-{
-	size_t mask, i;
-
-	if (2 * (sh->nr_raw + 1) > sh->rcap) {
-		struct raw_slot *old = sh->rtab;
-		size_t oldcap = sh->rcap;
-		sh->rcap = sh->rcap ? 2 * sh->rcap : 1024;
-		sh->rtab = xcalloc_written(sh->rcap, sizeof(*sh->rtab));
-		sh->nr_raw = 0;
-		for (size_t k = 0; k < oldcap; k++)
-			if (old[k].r)
-				raw_insert(sh, old[k].hash, old[k].r);
-		free(old);
-	}
-	mask = sh->rcap - 1;
-	for (i = (size_t)h & mask; sh->rtab[i].r; i = (i + 1) & mask)
-		;
-	sh->rtab[i].hash = h;
-	sh->rtab[i].r = r;
-	sh->nr_raw++;
-}
-
-/* Make room in the raw table of 'sh' for 'n' more forms. */
-static void raw_reserve(struct import_shard *sh, size_t n)
-{
-	struct raw_slot *old = sh->rtab;
-	size_t oldcap = sh->rcap, cap = sh->rcap ? sh->rcap : 1024;
-
-	while (2 * (sh->nr_raw + n) > cap)
-		cap *= 2;
-	if (cap == oldcap)
-		return;
-	sh->rtab = xcalloc_written(cap, sizeof(*sh->rtab));
-	sh->rcap = cap;
-	sh->nr_raw = 0;
-	for (size_t k = 0; k < oldcap; k++)
-		if (old[k].r)
-			raw_insert(sh, old[k].hash, old[k].r);
-	free(old);
-}
-
 /* Return the raw form of 'im' with the bytes of 'pr', or NULL. */
 static struct raw *raw_find(const struct import *im, const struct prow *pr)
 {
-	const struct import_shard *sh = &im->shard[import_half_of(pr->hash)];
-	size_t mask = sh->rcap - 1;
+	const struct import_htab *t = &im->shard[import_half_of(pr->hash)].raws;
+	size_t mask = t->cap - 1;
 	struct raw *r;
 
-	if (!sh->rcap)
+	if (!t->cap)
 		return NULL;
-	for (size_t i = (size_t)pr->hash & mask; (r = sh->rtab[i].r); i = (i + 1) & mask)
-		if (sh->rtab[i].hash == pr->hash && r->len == pr->len && !memcmp(r->bytes, pr->bytes, pr->len))
+	for (size_t i = (size_t)pr->hash & mask; (r = t->slot[i].p); i = (i + 1) & mask)
+		if (t->slot[i].hash == pr->hash && r->len == pr->len && !memcmp(r->bytes, pr->bytes, pr->len))
 			return r;
 	return NULL;
 }
@@ -190,7 +147,7 @@ static void raws_groups_half(void *ctx, int half)
 	size_t expect = (w->nr_fresh[0] + w->nr_fresh[1]) / 16 * 9 + 64;
 
 	strmap_reserve(&sh->groups, expect);
-	raw_reserve(sh, expect);
+	import_htab_reserve(&sh->raws, expect);
 	for (size_t i = 0; i < w->n; i++) {
 		struct fresh *f = &w->f[i];
 		struct strmap_entry *e;
@@ -206,7 +163,7 @@ static void raws_groups_half(void *ctx, int half)
 			r->len = f->pr->len;
 			r->pii = f->found > 0;
 			memcpy(r->bytes, f->pr->bytes, (size_t)f->pr->len + 1);
-			raw_insert(sh, f->pr->hash, r);
+			import_htab_insert(&sh->raws, f->pr->hash, r);
 			f->raw = r;
 		}
 		if (!f->form_new || (f->found && drop) || !*f->key || import_half_of(f->key_hash) != half)
@@ -300,13 +257,8 @@ static void tally_add(const struct import *im, struct import_tally *into, struct
 	into->short_clicks += from->short_clicks;
 	into->other += from->other;
 	sketch_merge(&into->sessions, &from->sessions, IMPORT_SESSION_SKETCH, mp);
-	if (from->dated) {
-		if (!into->dated || from->first < into->first)
-			into->first = from->first;
-		if (!into->dated || from->last > into->last)
-			into->last = from->last;
-		into->dated = true;
-	}
+	if (from->dated)
+		import_tally_dates(into, from->first, from->last);
 	for (size_t k = 0; k < from->nr_docs; k++) {
 		const struct import_doc *s = &from->docs[k];
 		struct import_doc *d = import_doc_of(&im->docs, into, map[s->key], mp);

@@ -50,30 +50,6 @@ static bool parse_seconds(const struct log_value *v, double *out)
 	return !parse_double(tmp, out);
 }
 
-/* Insert 'r' of hash 'h' into the table of 'p', growing it to stay at most half full. */
-static void part_insert(struct part *p, uint64_t h, struct prow *r)
-{
-	size_t mask, i;
-
-	if (2 * (p->nr + 1) > p->cap) {
-		struct pslot *old = p->tab;
-		size_t oldcap = p->cap;
-		p->cap = p->cap ? 2 * p->cap : 1024;
-		p->tab = xcalloc_written(p->cap, sizeof(*p->tab));
-		p->nr = 0;
-		for (size_t k = 0; k < oldcap; k++)
-			if (old[k].r)
-				part_insert(p, old[k].hash, old[k].r);
-		free(old);
-	}
-	mask = p->cap - 1;
-	for (i = (size_t)h & mask; p->tab[i].r; i = (i + 1) & mask)
-		;
-	p->tab[i].hash = h;
-	p->tab[i].r = r;
-	p->nr++;
-}
-
 /*
  * Return the raw form 'raw' of 'len' bytes (hash 'h') of 'p', creating it
  * on first sight; 'offset' is the record's, for the form's first.
@@ -83,10 +59,10 @@ static struct prow *part_raw(struct part *p, const char *raw, size_t len, uint64
 {
 	struct prow *r;
 
-	if (p->cap) {
-		size_t mask = p->cap - 1;
-		for (size_t i = (size_t)h & mask; (r = p->tab[i].r); i = (i + 1) & mask)
-			if (p->tab[i].hash == h && r->len == len && !memcmp(r->bytes, raw, len)) {
+	if (p->tab.cap) {
+		size_t mask = p->tab.cap - 1;
+		for (size_t i = (size_t)h & mask; (r = p->tab.slot[i].p); i = (i + 1) & mask)
+			if (p->tab.slot[i].hash == h && r->len == len && !memcmp(r->bytes, raw, len)) {
 				if (offset < r->first)
 					r->first = offset;
 				return r;
@@ -101,9 +77,9 @@ static struct prow *part_raw(struct part *p, const char *raw, size_t len, uint64
 	r->invalid = !utf8_valid(raw, len, NULL);
 	memcpy(r->bytes, raw, len);
 	r->bytes[len] = '\0';
-	part_insert(p, h, r);
+	import_htab_insert(&p->tab, h, r);
 	ALLOC_GROW(p->list, p->nr + 1, p->alloc_list);
-	p->list[p->nr - 1] = r;
+	p->list[p->nr++] = r;
 	return r;
 }
 
@@ -175,8 +151,8 @@ static void batch_add(struct part *p, const struct brec *e, const char *q,
 	*b = *e;
 	b->query = p->bytes.len;
 	strbuf_add(&p->bytes, q, e->len);
-	if (p->cap)  /* fetched while the batch fills */
-		__builtin_prefetch(&p->tab[(size_t)e->hash & (p->cap - 1)]);
+	if (p->tab.cap)  /* fetched while the batch fills */
+		__builtin_prefetch(&p->tab.slot[(size_t)e->hash & (p->tab.cap - 1)]);
 	b->key0 = (uint32_t)p->nr_keys;
 	b->nr_keys = (uint32_t)nr_ids;
 	ALLOC_GROW(p->keys, p->nr_keys + nr_ids, p->alloc_keys);
@@ -335,11 +311,11 @@ static void fold_batch(struct part *p)
 {
 	size_t n = p->nr_batch;
 
-	for (size_t i = 0; p->cap && i < n; i++) {
-		const struct pslot *sl = &p->tab[(size_t)p->batch[i].hash & (p->cap - 1)];
-		if (sl->r) {
-			__builtin_prefetch(sl->r);
-			__builtin_prefetch(sl->r->bytes);
+	for (size_t i = 0; p->tab.cap && i < n; i++) {
+		const struct prow *r = p->tab.slot[(size_t)p->batch[i].hash & (p->tab.cap - 1)].p;
+		if (r) {
+			__builtin_prefetch(r);
+			__builtin_prefetch(r->bytes);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -367,13 +343,8 @@ static void fold_batch(struct part *p)
 		t = &e->r->t;
 		t->count++;
 		sketch_add(&t->sessions, e->sess, IMPORT_SESSION_SKETCH, &p->mp);
-		if (e->dated) {
-			if (!t->dated || e->tm < t->first)
-				t->first = e->tm;
-			if (!t->dated || e->tm > t->last)
-				t->last = e->tm;
-			t->dated = true;
-		}
+		if (e->dated)
+			import_tally_dates(t, e->tm, e->tm);
 		if (e->other)
 			t->other++;
 		for (uint32_t k = 0; k < e->nr_keys; k++)
@@ -481,7 +452,7 @@ void import_part_release(struct part *p)
 {
 	mempool_clear(&p->mp);  /* the tallies not handed over to the import */
 	free(p->list);
-	free(p->tab);
+	free(p->tab.slot);
 	import_arena_free(&p->arena);
 	import_docs_release(&p->dk);
 	for (int k = 0; k < IMPORT_NR_FIELDS; k++)

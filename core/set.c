@@ -192,18 +192,13 @@ void question_set_label(struct question *q, const char *chunk, int grade)
 		return;
 	}
 	remove_string(q->irrelevant, &q->nr_irrelevant, chunk);
-	if (grade != 1)
-		q->relevant_as_list = false;
 	if (i < q->nr_relevant) {
+		if (grade != 1)
+			q->relevant_as_list = false;
 		q->relevant[i].grade = grade;
 		return;
 	}
-	ALLOC_GROW(q->relevant, q->nr_relevant + 1, q->alloc_relevant);
-	q->relevant[q->nr_relevant].chunk = xstrdup(chunk);
-	q->relevant[q->nr_relevant].grade = grade;
-	q->relevant[q->nr_relevant].line = 0;
-	q->relevant[q->nr_relevant].col = 0;
-	q->nr_relevant++;
+	question_append_label(q, chunk, grade);
 }
 
 void question_append_label(struct question *q, const char *chunk, int grade)
