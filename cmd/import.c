@@ -122,22 +122,41 @@ struct release_job {
 	const char *path;       /* write the unlabelled queries here (NULL: no) */
 	struct strbuf *lines;   /* their lines */
 	int rc;                 /* -1 when they could not be written (reported) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int saved;              /* 0 until the set is saved (1) or failed to be (-1) */
 };
 
+/* Tell the job 'r' whether the set was saved ('ok'). */
+static void set_saved(struct release_job *r, bool ok)
+{
+	pthread_mutex_lock(&r->lock);
+	r->saved = ok ? 1 : -1;
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
 /*
- * Write the unlabelled queries of the job 'arg' (a struct release_job),
- * then free its outcome and the import's tallies (core/logimport.h says
- * what may run alongside); a thread's body.
+ * Prepare the unlabelled queries of the job 'arg' (a struct release_job)
+ * and, once the set is saved, write them (when it is not, nothing is
+ * written); then free its outcome and the import's tallies
+ * (core/logimport.h says what may run alongside); a thread's body.
  */
 static void *release_main(void *arg)
 {
 	struct release_job *r = arg;
+	bool ok;
 
 	r->rc = 0;
-	if (r->path) {
+	if (r->path)
 		import_unlabelled_jsonl(r->im, r->out, r->lines);
+	pthread_mutex_lock(&r->lock);
+	while (!r->saved)
+		pthread_cond_wait(&r->cond, &r->lock);
+	ok = r->saved > 0;
+	pthread_mutex_unlock(&r->lock);
+	if (r->path && ok)
 		r->rc = write_file_atomic(r->path, r->lines->buf, r->lines->len);
-	}
 	import_outcome_release(r->out);
 	import_release_tallies(r->im);
 	return NULL;
@@ -236,9 +255,10 @@ int cmd_import(int argc, const char **argv)
 	struct corpus corpus = CORPUS_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
 	struct strbuf ul = STRBUF_INIT, report = STRBUF_INIT;
-	struct release_job rel;
+	struct release_job rel = { .lock = PTHREAD_MUTEX_INITIALIZER,
+				   .cond = PTHREAD_COND_INITIALIZER };
 	pthread_t releaser;
-	bool releasing = false, save;
+	bool releasing = false, save, saved;
 	long id_floor;
 	char *lock_path = NULL, *what = NULL, *corpus_path = NULL;
 	int ret = EXIT_BAD_INPUT;
@@ -325,18 +345,17 @@ int cmd_import(int argc, const char **argv)
 	rel.out = &out;
 	rel.path = c.unlabelled && !c.dry_run ? c.unlabelled : NULL;
 	rel.lines = &ul;
-	if (pthread_create(&releaser, NULL, release_main, &rel))
-		release_main(&rel);
-	else
-		releasing = true;
-	if (save && (set_id_floor_write(&ref, id_floor) < 0 || set_save(&s, ref.file) < 0))
-		goto out;
+	releasing = !pthread_create(&releaser, NULL, release_main, &rel);
+	saved = !save || (set_id_floor_write(&ref, id_floor) >= 0 && set_save(&s, ref.file) >= 0);
+	set_saved(&rel, saved);
 	if (releasing) {
 		import_release_early(&im);  /* alongside the other thread: what it does not read */
 		pthread_join(releaser, NULL);
 		releasing = false;
+	} else {
+		release_main(&rel);  /* no thread to be had */
 	}
-	if (rel.rc < 0)
+	if (!saved || rel.rc < 0)
 		goto out;
 	fputs(report.buf, stdout);
 	ret = EXIT_OK;
