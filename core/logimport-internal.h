@@ -119,7 +119,7 @@ struct part {
 	unsigned long records, malformed, missing_query, undated, outside;
 	unsigned long field_seen[IMPORT_NR_FIELDS];
 	struct places bad, missing;
-	/* reading with another reader: which raw forms are kept here (hash parity) */
+	/* reading with another reader: the hash half whose raw forms are kept here */
 	int self;
 	long long start, len;        /* the share of the file, in bytes */
 	long rounds, round;          /* exchanges in all, and done */

@@ -9,8 +9,8 @@
  * misses overlap.
  *
  * A large plain JSON Lines file is read by two readers, one per half. The
- * raw forms are shared out by the parity of their hash: each reader keeps
- * the records of its parity and passes the others to the other reader in
+ * raw forms are shared out by the top bit of their hash: each reader keeps
+ * the records of its half and passes the others to the other reader in
  * rounds (struct exchange), so the two tables never hold the same form and
  * no tally is ever merged twice. Memory stays bounded by the distinct forms
  * and one round of passed records.

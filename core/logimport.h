@@ -182,7 +182,7 @@ struct import_docs {
 };
 
 /*
- * Half of the import's tables, by the parity of a hash, so that two threads
+ * Half of the import's tables, by the top bit of a hash, so that two threads
  * can fill them at once: raw forms by the hash of their bytes, redacted
  * forms and groups by the strhash of their texts.
  */

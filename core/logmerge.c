@@ -99,7 +99,7 @@ static void text_half(void *ctx, int half)
 }
 
 /*
- * The first resolving pass, for the redacted texts of parity 'half': the
+ * The first resolving pass, for the redacted texts in hash half 'half': the
  * first fresh form (in file order) with a text creates its struct form.
  */
 static void forms_half(void *ctx, int half)
@@ -135,8 +135,8 @@ static void forms_half(void *ctx, int half)
 }
 
 /*
- * The second resolving pass, for the parity 'half': the raw forms of that
- * hash parity are made, and the group keys of that parity found or made
+ * The second resolving pass, for hash half 'half': the raw forms in that
+ * half are made, and the group keys in that half found or made
  * (the first creator in file order makes a group).
  */
 static void raws_groups_half(void *ctx, int half)
@@ -176,7 +176,7 @@ static void raws_groups_half(void *ctx, int half)
 	}
 }
 
-/* The last resolving pass, for the parity 'half': the new group keys get their indexes. */
+/* The last resolving pass, for hash half 'half': the new group keys get their indexes. */
 static void group_values_half(void *ctx, int half)
 {
 	struct text_work *w = ctx;

@@ -184,7 +184,7 @@ static void pass_record(struct obox *ob, const struct brec *e, const char *q,
 	}
 }
 
-/* Fold the records the other reader passed to 'p' (those of its parity). */
+/* Fold the records the other reader passed to 'p' (those in its hash half). */
 static void take_passed(struct part *p, const struct obox *in)
 {
 	struct log_value *ids = NULL;
