@@ -110,8 +110,8 @@ struct part {
 	struct log_values vals, docs;
 	struct import_arena *arena;
 	struct import_htab tab;      /* its raw forms (struct prow) */
-	struct prow **list;          /* in order of first appearance */
-	size_t nr, alloc_list;
+	struct prow **list;          /* the same tab.nr forms, in order of first appearance */
+	size_t alloc_list;
 	struct import_docs dk;
 	struct mempool mp;           /* the tallies */
 	bool digest;                 /* its reader computes the file's digest, into 'sum' */

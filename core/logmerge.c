@@ -53,22 +53,6 @@ struct text_work {
 	size_t nr_fresh[2];    /* fresh forms found by each half of text_half */
 };
 
-/* Remove the spaces, tabs and line breaks at both ends of 'sb'. */
-static void trim_spaces(struct strbuf *sb)
-{
-	size_t a = 0, b = sb->len;
-
-	while (a < b && (sb->buf[a] == ' ' || sb->buf[a] == '\t' || sb->buf[a] == '\r' ||
-			 sb->buf[a] == '\n'))
-		a++;
-	while (b > a && (sb->buf[b - 1] == ' ' || sb->buf[b - 1] == '\t' || sb->buf[b - 1] == '\r' ||
-			 sb->buf[b - 1] == '\n'))
-		b--;
-	if (a)
-		memmove(sb->buf, sb->buf + a, b - a);
-	strbuf_setlen(sb, b - a);
-}
-
 /*
  * For every other raw form of the parts ('half' of them): find it in the
  * import, else redact and normalise it. Thread-safe: the import's table is
@@ -90,7 +74,7 @@ static void text_half(void *ctx, int half)
 		w->nr_fresh[half]++;
 		strbuf_init(&f->red, pr->len + 16);
 		f->found = pii_redact(pr->bytes, pr->len, &f->red, &f->pc);
-		trim_spaces(&f->red);  /* "how to x  " is shown as "how to x" */
+		strbuf_trim(&f->red);  /* "how to x  " is shown as "how to x" */
 		f->key = text_normalize_query(f->red.buf, f->red.len);
 		f->key_len = strlen(f->key);
 		f->red_hash = strhash(f->red.buf, f->red.len);
@@ -344,16 +328,16 @@ static int by_first(const void *a, const void *b)
 void import_merge_parts(struct import *im, const char *path, struct part *p, long line1)
 {
 	struct import_stats *st = &im->st;
-	size_t n = p[0].nr + p[1].nr;
+	size_t n = p[0].tab.nr + p[1].tab.nr;
 	struct prow **all = xcalloc(n + 1, sizeof(*all));
 	struct text_work tw = { im, all, n, xcalloc(n + 1, sizeof(struct fresh)), { 0, 0 } };
 	struct fold_work fw = { im, p, all, n, { NULL, NULL }, im->nr };
 
 	/* in the order of the file: the order one reader creates them in */
-	if (p[0].nr)
-		memcpy(all, p[0].list, p[0].nr * sizeof(*all));
-	if (p[1].nr)
-		memcpy(all + p[0].nr, p[1].list, p[1].nr * sizeof(*all));
+	if (p[0].tab.nr)
+		memcpy(all, p[0].list, p[0].tab.nr * sizeof(*all));
+	if (p[1].tab.nr)
+		memcpy(all + p[0].tab.nr, p[1].list, p[1].tab.nr * sizeof(*all));
 	qsort(all, n, sizeof(*all), by_first);
 	import_run_halves(text_half, &tw, n > 4096);
 	import_run_halves(forms_half, &tw, n > 4096);

@@ -78,8 +78,8 @@ static struct prow *part_raw(struct part *p, const char *raw, size_t len, uint64
 	memcpy(r->bytes, raw, len);
 	r->bytes[len] = '\0';
 	import_htab_insert(&p->tab, h, r);
-	ALLOC_GROW(p->list, p->nr + 1, p->alloc_list);
-	p->list[p->nr++] = r;
+	ALLOC_GROW(p->list, p->tab.nr, p->alloc_list);
+	p->list[p->tab.nr - 1] = r;
 	return r;
 }
 
