@@ -11,10 +11,10 @@
  * Prints one line per measure: name, best seconds of 5 rounds; then the
  * answers' check (hinted and unhinted filters agree on every query).
  */
-#include "../core/sample.h"
-#include "../core/strmap.h"
-#include "../core/text.h"
-#include "../core/util.h"
+#include "logs/sample.h"
+#include "base/strmap.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

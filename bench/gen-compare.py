@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generate the inputs of bench/compare.sh: a set of N questions and two
-saved results files (core/results.h format) scored "against" it.
+saved results files (core/score/results.h format) scored "against" it.
 
 usage:
   gen-compare.py set DIR N             write DIR/set.yaml (N questions)

@@ -13,6 +13,6 @@ bench_program() {
 	[ -f "$lib" ] || { echo "bench/$name.sh: no $lib (build it first)" >&2; exit 2; }
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -o "$tmp/$name" "$src/bench/$name.c" "$lib" \
+	${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -I"$src/core" -o "$tmp/$name" "$src/bench/$name.c" "$lib" \
 		$(pkg-config --libs libcurl libcjson yaml-0.1 libcrypto libutf8proc zlib) -lm -lpthread
 }

@@ -1,6 +1,6 @@
 /*
  * logjson bench: the JSON Lines parse and field lookup of `evalset import`
- * (core/logjson.c) on their own, without the reading, hashing and folding
+ * (core/logs/logjson.c) on their own, without the reading, hashing and folding
  * around them. Built and run by bench/logjson.sh, never by the test suite.
  *
  * usage: logjson LOG [fast|full] [parse]
@@ -16,8 +16,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "../core/logjson.h"
-#include "../core/logread.h"
+#include "logs/logjson.h"
+#include "logs/logread.h"
 
 #include <stdio.h>
 #include <stdlib.h>

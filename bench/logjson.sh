@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of the JSON Lines parse and field lookup of `evalset import`
-# (core/logjson.c: log_json_parse, then log_json_get for the 7 fields import
+# (core/logs/logjson.c: log_json_parse, then log_json_get for the 7 fields import
 # reads) on a generated log (bench/gen-import-log.py), without the reading,
 # hashing and folding around them. bench/logjson.c is compiled here against
 # a build dir's core library; nothing in the build or the test suite runs it.

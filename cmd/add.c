@@ -16,13 +16,13 @@
  * two writers never interleave.
  */
 #include "builtin.h"
-#include "../core/corpus.h"
-#include "../core/corpuscheck.h"
-#include "../core/fsutil.h"
-#include "../core/interop.h"
-#include "../core/set.h"
-#include "../core/text.h"
-#include "../core/util.h"
+#include "set/corpus.h"
+#include "set/corpuscheck.h"
+#include "base/fsutil.h"
+#include "set/interop.h"
+#include "set/set.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +72,7 @@ struct add_opts {
 	struct string_list relevant, irrelevant, tags;
 	int unanswerable, new_ids;
 	enum origin origin_value;
-	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/interop.h) */
+	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/set/interop.h) */
 };
 
 /* Build the incoming cases into 'in'. Return 0 or -1 (reported). */

@@ -9,7 +9,7 @@
 #ifndef EVALSET_BUILTIN_H
 #define EVALSET_BUILTIN_H
 
-#include "../core/error.h"
+#include "base/error.h"
 #include "parse-options.h"
 
 /* Print "error: ..." and exit with 'code'. */

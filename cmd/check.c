@@ -14,18 +14,18 @@
  *
  * With --results (a saved result, or two for paired deltas), check also
  * shows the statistical power of the set for R@k through power_estimate()
- * (core/compare.h); a result scored against another version of the set is a
+ * (core/compare/compare.h); a result scored against another version of the set is a
  * warning, not an error.
  */
 #include "builtin.h"
-#include "../core/corpus.h"
-#include "../core/compare.h"
-#include "../core/corpuscheck.h"
-#include "../core/fsutil.h"
-#include "../core/results.h"
-#include "../core/set.h"
-#include "../core/strmap.h"
-#include "../core/util.h"
+#include "set/corpus.h"
+#include "compare/compare.h"
+#include "set/corpuscheck.h"
+#include "base/fsutil.h"
+#include "score/results.h"
+#include "set/set.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>
@@ -41,7 +41,7 @@ static const char *const check_usage[] = {
 
 #define CHECK_MAX_RESULTS 2
 
-/* The statistical power shown with --results (core/compare.h). */
+/* The statistical power shown with --results (core/compare/compare.h). */
 struct power_view {
 	char measure[32];
 	const char *files[CHECK_MAX_RESULTS];

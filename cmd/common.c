@@ -3,7 +3,7 @@
  * noticing interrupts.
  */
 #include "builtin.h"
-#include "../core/strbuf.h"
+#include "base/strbuf.h"
 
 #include <signal.h>
 #include <stdarg.h>

@@ -1,23 +1,23 @@
 /*
  * compare: the regression gate (SPEC section 5). Loads a set version, a
  * baseline and a candidate (saved results or run files), compares them
- * (core/compare.h), judges the comparison by a gate file or the default gate
- * (core/gate.h) and renders it (core/compare-out.h).
+ * (core/compare/compare.h), judges the comparison by a gate file or the default gate
+ * (core/compare/gate.h) and renders it (core/compare/compare-out.h).
  *
  * Exit: 0 gate passed, 1 a rule failed, 2 bad input (nothing written then:
  * every check runs before the first file is written).
  */
 #include "builtin.h"
 #include "resample.h"
-#include "../core/config.h"
-#include "../core/compare-input.h"
-#include "../core/compare-out.h"
-#include "../core/compare.h"
-#include "../core/fsutil.h"
-#include "../core/gate.h"
-#include "../core/results.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "base/config.h"
+#include "compare/compare-input.h"
+#include "compare/compare-out.h"
+#include "compare/compare.h"
+#include "base/fsutil.h"
+#include "compare/gate.h"
+#include "score/results.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <stdio.h>

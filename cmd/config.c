@@ -7,9 +7,9 @@
  * itself is never printed: only whether its variable is set.
  */
 #include "builtin.h"
-#include "../core/config.h"
-#include "../core/prompt.h"
-#include "../core/util.h"
+#include "base/config.h"
+#include "llm/prompt.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

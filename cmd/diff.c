@@ -12,10 +12,10 @@
  * 1 when there are any, header changes included), like git diff.
  */
 #include "builtin.h"
-#include "../core/set.h"
-#include "../core/setdiff.h"
-#include "../core/strbuf.h"
-#include "../core/util.h"
+#include "set/set.h"
+#include "set/setdiff.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

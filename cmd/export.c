@@ -6,8 +6,8 @@
  * target exists unless --force is given.
  */
 #include "builtin.h"
-#include "../core/interop.h"
-#include "../core/set.h"
+#include "set/interop.h"
+#include "set/set.h"
 
 #include <stdio.h>
 #include <stdlib.h>

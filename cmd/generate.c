@@ -2,7 +2,7 @@
  * generate: write synthetic questions into a set's working copy from corpus
  * chunks through an OpenAI-compatible endpoint (docs/generate.md).
  *
- * The job itself (plan, journal, filters, saving) is core/generate.c; this
+ * The job itself (plan, journal, filters, saving) is core/llm/generate.c; this
  * file reads the options and the environment, checks the input before
  * anything is written (a dry pass of the job), takes the set's lock, runs
  * the job and prints progress (stderr) and the summary (stdout). The API key
@@ -10,14 +10,14 @@
  */
 #include "builtin.h"
 #include "llm-options.h"
-#include "../core/config.h"
-#include "../core/corpus.h"
-#include "../core/corpuscheck.h"
-#include "../core/fsutil.h"
-#include "../core/generate.h"
-#include "../core/prompt.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "base/config.h"
+#include "set/corpus.h"
+#include "set/corpuscheck.h"
+#include "base/fsutil.h"
+#include "llm/generate.h"
+#include "llm/prompt.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <math.h>

@@ -8,13 +8,13 @@
  * docs/import.md describes the semantics of every option.
  */
 #include "builtin.h"
-#include "../core/corpus.h"
-#include "../core/corpuscheck.h"
-#include "../core/fsutil.h"
-#include "../core/importset.h"
-#include "../core/logimport.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "set/corpus.h"
+#include "set/corpuscheck.h"
+#include "base/fsutil.h"
+#include "logs/importset.h"
+#include "logs/logimport.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -140,7 +140,7 @@ static void set_saved(struct release_job *r, bool ok)
  * Prepare the unlabelled queries of the job 'arg' (a struct release_job)
  * and, once the set is saved, write them (when it is not, nothing is
  * written); then free its outcome and the import's tallies
- * (core/logimport.h says what may run alongside); a thread's body.
+ * (core/logs/logimport.h says what may run alongside); a thread's body.
  */
 static void *release_main(void *arg)
 {

@@ -7,10 +7,10 @@
  * fingerprint and its chunk count.
  */
 #include "builtin.h"
-#include "../core/corpus.h"
-#include "../core/fsutil.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "set/corpus.h"
+#include "base/fsutil.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

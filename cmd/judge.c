@@ -2,7 +2,7 @@
  * judge: fill the grades of a pool worksheet with an LLM judge, or measure
  * how far the judge agrees with existing labels (docs/pool.md).
  *
- * The job itself (keys, journal, asking) is core/judge.c; this file finds
+ * The job itself (keys, journal, asking) is core/llm/judge.c; this file finds
  * the pool's set and corpus, checks the pool against them before anything is
  * sent (unknown questions and chunks are bad input), runs the job, writes
  * the grades back into the pool atomically, and prints the summary. Only
@@ -18,15 +18,15 @@
  */
 #include "builtin.h"
 #include "llm-options.h"
-#include "../core/agreement.h"
-#include "../core/corpus.h"
-#include "../core/corpuscheck.h"
-#include "../core/fsutil.h"
-#include "../core/judge.h"
-#include "../core/pool.h"
-#include "../core/prompt.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "pool/agreement.h"
+#include "set/corpus.h"
+#include "set/corpuscheck.h"
+#include "base/fsutil.h"
+#include "llm/judge.h"
+#include "pool/pool.h"
+#include "llm/prompt.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>

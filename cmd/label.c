@@ -24,12 +24,12 @@
  * against the set rules before it is saved.
  */
 #include "builtin.h"
-#include "../core/corpus.h"
-#include "../core/corpuscheck.h"
-#include "../core/fsutil.h"
-#include "../core/pool.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "set/corpus.h"
+#include "set/corpuscheck.h"
+#include "base/fsutil.h"
+#include "pool/pool.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -5,11 +5,11 @@
  */
 #include "builtin.h"
 #include "llm-options.h"
-#include "../core/config.h"
-#include "../core/http.h"
-#include "../core/llm.h"
-#include "../core/strbuf.h"
-#include "../core/util.h"
+#include "base/config.h"
+#include "llm/http.h"
+#include "llm/llm.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

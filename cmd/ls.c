@@ -8,8 +8,8 @@
  * full questions as a JSON array, one question per line.
  */
 #include "builtin.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
  * main: dispatch "evalset <command> [<args>]" through a flat command table.
  */
 #include "builtin.h"
-#include "../core/config.h"
-#include "../core/version.h"
+#include "base/config.h"
+#include "base/version.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -67,7 +67,7 @@ static void print_version(void)
 
 int main(int argc, const char **argv)
 {
-	/* --config FILE before the command: the project config (core/config.h) */
+	/* --config FILE before the command: the project config (core/base/config.h) */
 	if (argc >= 3 && !strcmp(argv[1], "--config")) {
 		config_set_path(argv[2]);
 		argc -= 2;

@@ -2,8 +2,8 @@
  * parse-options: table-driven option parsing (see parse-options.h).
  */
 #include "parse-options.h"
-#include "../core/error.h"
-#include "../core/util.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

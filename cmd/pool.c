@@ -9,14 +9,14 @@
  * read) writes nothing.
  */
 #include "builtin.h"
-#include "../core/config.h"
-#include "../core/corpus.h"
-#include "../core/corpuscheck.h"
-#include "../core/fsutil.h"
-#include "../core/pool.h"
-#include "../core/run.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "base/config.h"
+#include "set/corpus.h"
+#include "set/corpuscheck.h"
+#include "base/fsutil.h"
+#include "pool/pool.h"
+#include "score/run.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -62,7 +62,7 @@ int cmd_pool(int argc, const char **argv)
 		usage_with_options(pool_usage, opts);
 	}
 	if (depth == LONG_MIN) {
-		/* the project config's pool_depth (core/config.h), else 10 */
+		/* the project config's pool_depth (core/base/config.h), else 10 */
 		struct config *cfg;
 		if (config_use(&cfg) < 0 ||
 		    config_get_long(cfg, "pool_depth", NULL, 10, 1, 10000, &depth, NULL) < 0)

@@ -1,16 +1,16 @@
 /*
  * power: how small a change a set can detect (SPEC section 5). From one
  * result, the per-question spread of each measure; from two, the spread of
- * their paired deltas (core/compare.h, power_estimate). Prints the minimum
+ * their paired deltas (core/compare/compare.h, power_estimate). Prints the minimum
  * detectable effect at alpha 0.05 and power 0.8 for the set's size, and the
  * set size needed to detect --effect.
  */
 #include "builtin.h"
-#include "../core/compare-input.h"
-#include "../core/compare.h"
-#include "../core/results.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "compare/compare-input.h"
+#include "compare/compare.h"
+#include "score/results.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

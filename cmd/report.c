@@ -3,28 +3,28 @@
  * optional baseline and gate (issue 10, docs/report.md).
  *
  * Inputs are runs or saved results: a run is scored through
- * core/compare-input.h with score's default measures (so the page shows what
+ * core/compare/compare-input.h with score's default measures (so the page shows what
  * `evalset score --format json` prints) and is also kept for its top 20
  * ids, which the k slider needs; saved results give the slider their top
  * ids and relevant ranks only. With a baseline the two are compared
- * through core/compare.h, and with --gate judged through core/gate.h.
+ * through core/compare/compare.h, and with --gate judged through core/compare/gate.h.
  *
  * Exit: 0 written (and gate passed), 1 written and the gate failed, 2 bad
  * input (nothing written).
  */
 #include "builtin.h"
-#include "../core/config.h"
+#include "base/config.h"
 #include "resample.h"
-#include "../core/compare-input.h"
-#include "../core/compare.h"
-#include "../core/corpus.h"
-#include "../core/fsutil.h"
-#include "../core/gate.h"
-#include "../core/report.h"
-#include "../core/results.h"
-#include "../core/run.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "compare/compare-input.h"
+#include "compare/compare.h"
+#include "set/corpus.h"
+#include "base/fsutil.h"
+#include "compare/gate.h"
+#include "report/report.h"
+#include "score/results.h"
+#include "score/run.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  */
 #include "resample.h"
 #include "builtin.h"
-#include "../core/compare.h"
+#include "compare/compare.h"
 
 void resample_opts_check(const struct resample_opts *ro, long max)
 {

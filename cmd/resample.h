@@ -1,6 +1,6 @@
 /*
  * resample: the options compare and report share for the significance of a
- * comparison (core/compare.h): --resamples, --permutations and --seed, with
+ * comparison (core/compare/compare.h): --resamples, --permutations and --seed, with
  * their defaults, checks and messages in one place.
  */
 #ifndef EVALSET_CMD_RESAMPLE_H

@@ -6,9 +6,9 @@
  * add never hands a removed id out again. Runs under the set's lock.
  */
 #include "builtin.h"
-#include "../core/fsutil.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "base/fsutil.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,19 +3,19 @@
  * JSONL run (SPEC section 3) for `evalset score`.
  *
  * The retriever is the built-in BM25 (the default), a command speaking JSON
- * lines, or an HTTP endpoint; see core/retriever.h for the protocols. The
+ * lines, or an HTTP endpoint; see core/retrieve/retriever.h for the protocols. The
  * run is written at the end, atomically; when the retriever fails or the
  * user interrupts, the questions answered so far are still written (the meta
  * line then says "complete": false) and the exit code is 3 or 130.
  */
 #include "builtin.h"
-#include "../core/config.h"
-#include "../core/bm25.h"
-#include "../core/corpus.h"
-#include "../core/fsutil.h"
-#include "../core/retriever.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "base/config.h"
+#include "retrieve/bm25.h"
+#include "set/corpus.h"
+#include "base/fsutil.h"
+#include "retrieve/retriever.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <cjson/cJSON.h>
@@ -259,7 +259,7 @@ int cmd_run(int argc, const char **argv)
 		error("%s", argc ? "too many arguments" : "no set given");
 		usage_with_options(run_usage, opts);
 	}
-	/* -k not given: the project config's run_k (core/config.h), else 100 */
+	/* -k not given: the project config's run_k (core/base/config.h), else 100 */
 	if (o.k == LONG_MIN) {
 		struct config *cfg;
 		if (config_use(&cfg) < 0 ||

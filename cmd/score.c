@@ -10,15 +10,15 @@
  * except Judged@k, which always describes the run's real list.
  */
 #include "builtin.h"
-#include "../core/config.h"
+#include "base/config.h"
 
-#include "../core/qrels.h"
-#include "../core/results.h"
-#include "../core/run.h"
-#include "../core/score.h"
-#include "../core/set.h"
-#include "../core/strbuf.h"
-#include "../core/util.h"
+#include "score/qrels.h"
+#include "score/results.h"
+#include "score/run.h"
+#include "score/score.h"
+#include "set/set.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>

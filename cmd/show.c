@@ -11,10 +11,10 @@
  * is missing (a warning), is shown without texts.
  */
 #include "builtin.h"
-#include "../core/corpus.h"
-#include "../core/corpuscheck.h"
-#include "../core/set.h"
-#include "../core/util.h"
+#include "set/corpus.h"
+#include "set/corpuscheck.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

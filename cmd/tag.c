@@ -17,13 +17,13 @@
  * creation of the .evalset folder for the lock.
  */
 #include "builtin.h"
-#include "../core/corpus.h"
-#include "../core/corpuscheck.h"
-#include "../core/fsutil.h"
-#include "../core/set.h"
-#include "../core/setdiff.h"
-#include "../core/strbuf.h"
-#include "../core/util.h"
+#include "set/corpus.h"
+#include "set/corpuscheck.h"
+#include "base/fsutil.h"
+#include "set/set.h"
+#include "set/setdiff.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

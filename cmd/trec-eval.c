@@ -1,11 +1,11 @@
 /*
  * trec-eval: `evalset trec-eval [-q] [-c] [-J] [-l <n>] [-M <n>] [-m <measure>]... <qrels> <run>`,
- * a drop-in for trec_eval v10.0 (see core/treceval.h).
+ * a drop-in for trec_eval v10.0 (see core/score/treceval.h).
  */
 #include "builtin.h"
 
-#include "../core/qrels.h"
-#include "../core/treceval.h"
+#include "score/qrels.h"
+#include "score/treceval.h"
 
 #include <stdio.h>
 

@@ -11,11 +11,11 @@
  * gives the one-line diff summary: "unchanged" means tag would refuse it.
  */
 #include "builtin.h"
-#include "../core/fsutil.h"
-#include "../core/set.h"
-#include "../core/setdiff.h"
-#include "../core/strbuf.h"
-#include "../core/util.h"
+#include "base/fsutil.h"
+#include "set/set.h"
+#include "set/setdiff.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

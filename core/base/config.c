@@ -7,13 +7,13 @@
  * does not know. Values are kept as text (lists also as items) with the
  * line they were read at, which is what `evalset config` shows.
  */
-#include "config.h"
+#include "base/config.h"
 
-#include "error.h"
-#include "fsutil.h"
-#include "strbuf.h"
-#include "util.h"
-#include "yamlguard.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+#include "base/yamlguard.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * digest: SHA-256 through OpenSSL EVP (see digest.h).
  */
-#include "digest.h"
+#include "base/digest.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

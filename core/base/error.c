@@ -2,8 +2,8 @@
  * error: message helpers (see error.h). Messages go to stderr, one line each,
  * or to a routine a test or command installed.
  */
-#include "error.h"
-#include "strbuf.h"
+#include "base/error.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 

@@ -2,10 +2,10 @@
  * fsutil: atomic writes, bounded reads, directories and flock locks
  * (see fsutil.h).
  */
-#include "fsutil.h"
-#include "digest.h"
-#include "error.h"
-#include "util.h"
+#include "base/fsutil.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

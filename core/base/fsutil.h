@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /* Replace 'path' atomically with 'len' bytes of 'data'. Return 0 or -1 (reported). */
 int write_file_atomic(const char *path, const void *data, size_t len);

@@ -5,8 +5,8 @@
  * valid, shortest-form sequence (or a surrogate, or past U+10FFFF) becomes
  * U+FFFD and the walk resumes at the next byte.
  */
-#include "html.h"
-#include "util.h"
+#include "base/html.h"
+#include "base/util.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /* Append 's' to 'out' escaped as HTML text (also safe in a quoted attribute).
  * NULL appends nothing. */

@@ -2,9 +2,9 @@
  * lineio: buffered line reading over zlib's gz* interface, which reads
  * uncompressed files transparently (see lineio.h).
  */
-#include "lineio.h"
-#include "error.h"
-#include "util.h"
+#include "base/lineio.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

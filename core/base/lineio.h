@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 struct line_reader {
 	void *gz;          /* gzFile */

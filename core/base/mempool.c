@@ -4,9 +4,9 @@
  * MEMPOOL_MAX_CLASS gets a chunk of its own and is only given back by
  * mempool_clear.
  */
-#include "mempool.h"
+#include "base/mempool.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

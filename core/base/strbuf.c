@@ -1,8 +1,8 @@
 /*
  * strbuf: growable, always NUL-terminated byte buffer (see strbuf.h).
  */
-#include "strbuf.h"
-#include "util.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
  * strmap: linear-probing hash map with string keys (see strmap.h).
  * The load factor stays under 1/2, so probes stay short.
  */
-#include "strmap.h"
-#include "util.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * util: allocation wrappers and small parsing helpers shared by every module.
  */
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -2,8 +2,8 @@
  * yamlguard: the depth pass of yamlguard.h. Invariant: at most one event is
  * alive at a time and the parser is always deleted, whatever the input.
  */
-#include "yamlguard.h"
-#include "error.h"
+#include "base/yamlguard.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <yaml.h>

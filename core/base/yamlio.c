@@ -6,9 +6,9 @@
  * deleted before the next is parsed, and on any refusal the partial tree is
  * freed, so a caller only ever sees a whole tree or none.
  */
-#include "yamlio.h"
-#include "error.h"
-#include "util.h"
+#include "base/yamlio.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -19,8 +19,8 @@
 #ifndef EVALSET_YAMLIO_H
 #define EVALSET_YAMLIO_H
 
-#include "set.h"
-#include "strbuf.h"
+#include "set/set.h"
+#include "base/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

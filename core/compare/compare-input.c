@@ -3,16 +3,16 @@
  * in compare-input.h). A run is scored to depth 50 with score's default
  * measures followed by the caller's, without duplicates.
  */
-#include "compare-input.h"
-#include "compare.h"
-#include "error.h"
-#include "fsutil.h"
-#include "measures.h"
-#include "results.h"
-#include "run.h"
-#include "score.h"
-#include "set.h"
-#include "util.h"
+#include "compare/compare-input.h"
+#include "compare/compare.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "score/measures.h"
+#include "score/results.h"
+#include "score/run.h"
+#include "score/score.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /*
  * compare-input: turns a command-line <baseline> / <candidate> / <results>
  * argument into a struct results for compare, power and report: a saved results file
- * (core/results.h) is loaded; any other file is read as a run (core/run.h)
- * and scored against the set (core/score.h) with score's default measures
+ * (core/score/results.h) is loaded; any other file is read as a run (core/score/run.h)
+ * and scored against the set (core/score/score.h) with score's default measures
  * plus the ones the caller names.
  *
  * Invariant: a results whose set digest differs from the set version named
@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 struct results;
 struct run;

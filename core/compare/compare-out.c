@@ -2,10 +2,10 @@
  * compare-out: the renderers of a comparison (contract in compare-out.h).
  * Numbers show four decimals in tables; JSON carries full precision.
  */
-#include "compare-out.h"
-#include "compare.h"
-#include "gate.h"
-#include "util.h"
+#include "compare/compare-out.h"
+#include "compare/compare.h"
+#include "compare/gate.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

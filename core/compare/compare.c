@@ -6,13 +6,13 @@
  * Cost: one paired_tests call per subset and measure group (IR measures
  * share one call; Decline has its own), each O((B + N) * n * m).
  */
-#include "compare.h"
-#include "error.h"
-#include "results.h"
-#include "stats.h"
-#include "strbuf.h"
-#include "strmap.h"
-#include "util.h"
+#include "compare/compare.h"
+#include "base/error.h"
+#include "score/results.h"
+#include "compare/stats.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

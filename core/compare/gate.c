@@ -3,12 +3,12 @@
  * its line and column) and judges a struct compare by their rules. The
  * contract is in gate.h; docs/compare.md shows the format to users.
  */
-#include "gate.h"
-#include "error.h"
-#include "fsutil.h"
-#include "strbuf.h"
-#include "util.h"
-#include "yamlguard.h"
+#include "compare/gate.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+#include "base/yamlguard.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "compare.h"
+#include "compare/compare.h"
 
 #define GATE_MAX_FILE_BYTES (1u << 20)
 

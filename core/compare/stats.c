@@ -10,8 +10,8 @@
  * once, then sum_rows adds the listed rows four measures at a time in
  * registers. The sign-flip sum is S - 2 * (sum of the rows flipped).
  */
-#include "stats.h"
-#include "util.h"
+#include "compare/stats.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -7,10 +7,10 @@
  * live reply (gen_record_result), so a batch reply and a live one leave the
  * same journal record.
  */
-#include "generate-internal.h"
-#include "error.h"
-#include "fsutil.h"
-#include "util.h"
+#include "llm/generate-internal.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
  * generate-internal: the state one gen_run() call shares between its parts;
- * not for use outside core/generate.c (the job loop: prompts, filters,
- * journal, checkpoints), core/generate-plan.c (chunk selection, the plan and
- * its journal keys) and core/generate-batch.c (Batch API files). The public
+ * not for use outside core/llm/generate.c (the job loop: prompts, filters,
+ * journal, checkpoints), core/llm/generate-plan.c (chunk selection, the plan and
+ * its journal keys) and core/llm/generate-batch.c (Batch API files). The public
  * contract is generate.h.
  *
  * Ownership: struct gen owns everything it points to except 'o', 'st' and
@@ -17,13 +17,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "dupindex.h"
-#include "generate.h"
-#include "journal.h"
-#include "llm.h"
-#include "prompt.h"
-#include "strbuf.h"
-#include "strmap.h"
+#include "text/dupindex.h"
+#include "llm/generate.h"
+#include "llm/journal.h"
+#include "llm/llm.h"
+#include "llm/prompt.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
 
 struct gen;
 

@@ -9,11 +9,11 @@
  * chunk text, its neighbour, the kind, the prompt, the model, the seed or
  * --per-chunk does.
  */
-#include "generate-internal.h"
-#include "corpus.h"
-#include "digest.h"
-#include "error.h"
-#include "util.h"
+#include "llm/generate-internal.h"
+#include "set/corpus.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,27 +10,27 @@
  * follows each save, so the records after the last checkpoint are exactly
  * those whose questions may be missing from the file.
  *
- * Duplicates are found through core/dupindex.h (text_near_duplicate's
+ * Duplicates are found through core/text/dupindex.h (text_near_duplicate's
  * definition, without re-tokenising the whole set for every question).
  *
  * This file is the job loop; the plan and its journal keys are in
  * generate-plan.c, the Batch API files in generate-batch.c (shared state:
  * generate-internal.h).
  */
-#include "generate.h"
-#include "generate-internal.h"
-#include "corpus.h"
-#include "digest.h"
-#include "dupindex.h"
-#include "error.h"
-#include "fsutil.h"
-#include "journal.h"
-#include "llmjob.h"
-#include "prompt.h"
-#include "set.h"
-#include "strmap.h"
-#include "text.h"
-#include "util.h"
+#include "llm/generate.h"
+#include "llm/generate-internal.h"
+#include "set/corpus.h"
+#include "base/digest.h"
+#include "text/dupindex.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "llm/journal.h"
+#include "llm/llmjob.h"
+#include "llm/prompt.h"
+#include "set/set.h"
+#include "base/strmap.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

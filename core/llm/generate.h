@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "llm.h"
+#include "llm/llm.h"
 
 struct set;
 struct set_ref;

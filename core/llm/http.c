@@ -11,9 +11,9 @@
  * flight, or delivered and freed); 'done' is called once per request; the
  * in-flight count never exceeds 'limit', which stays in [1, concurrency].
  */
-#include "http.h"
-#include "error.h"
-#include "util.h"
+#include "llm/http.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <curl/curl.h>
 #include <stdint.h>

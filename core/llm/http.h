@@ -1,7 +1,7 @@
 /*
  * http: a generic engine that runs many HTTP requests at once over libcurl's
  * multi interface, with retries and adaptive concurrency. It knows nothing of
- * LLMs or retrievers: callers (core/llm.c, evalset run --url) build requests
+ * LLMs or retrievers: callers (core/llm/llm.c, evalset run --url) build requests
  * and interpret replies.
  *
  * Contract:
@@ -39,7 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #define HTTP_MAX_BODY (64u << 20)  /* a larger reply fails the attempt */
 

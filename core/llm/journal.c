@@ -2,11 +2,11 @@
  * journal: append-only JSONL with fsync per record and a tolerant reader
  * (see journal.h for the crash model).
  */
-#include "journal.h"
-#include "error.h"
-#include "fsutil.h"
-#include "strbuf.h"
-#include "util.h"
+#include "llm/journal.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -8,14 +8,14 @@
  * and at the end. Items that share a key are asked once and all receive the
  * result.
  */
-#include "judge.h"
-#include "digest.h"
-#include "error.h"
-#include "journal.h"
-#include "llmjob.h"
-#include "prompt.h"
-#include "strmap.h"
-#include "util.h"
+#include "llm/judge.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "llm/journal.h"
+#include "llm/llmjob.h"
+#include "llm/prompt.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "llm.h"
+#include "llm/llm.h"
 
 struct prompt;
 

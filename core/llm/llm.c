@@ -8,9 +8,9 @@
  * max_completion_tokens; a job-stopping failure is reported once; the API key lives only in
  * the header list handed to core/http and is scrubbed from every message.
  */
-#include "llm.h"
-#include "error.h"
-#include "util.h"
+#include "llm/llm.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

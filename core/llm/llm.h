@@ -1,6 +1,6 @@
 /*
  * llm: OpenAI-compatible Chat Completions (SPEC section 8) on top of
- * core/http.h, for jobs that ask many questions of one reply shape.
+ * core/llm/http.h, for jobs that ask many questions of one reply shape.
  *
  * One struct llm runs one job: every call shares the reply shape (a JSON
  * schema plus a validator), the model and the endpoint. Per call:
@@ -32,8 +32,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "http.h"
-#include "strbuf.h"
+#include "llm/http.h"
+#include "base/strbuf.h"
 
 struct cJSON;
 

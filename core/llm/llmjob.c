@@ -2,7 +2,7 @@
  * llmjob: the job-loop pieces generate and judge share (see llmjob.h).
  * Stateless: each call reads the clock or the caller's objects only.
  */
-#include "llmjob.h"
+#include "llm/llmjob.h"
 
 #include <cjson/cJSON.h>
 #include <time.h>

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "llm.h"
+#include "llm/llm.h"
 
 struct cJSON;
 

@@ -1,11 +1,11 @@
 /*
  * prompt: loading, checking and rendering prompt templates (see prompt.h).
  */
-#include "prompt.h"
-#include "digest.h"
-#include "error.h"
-#include "fsutil.h"
-#include "util.h"
+#include "llm/prompt.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -30,7 +30,7 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #define PROMPT_MAX_BYTES (1u << 20)
 

@@ -8,12 +8,12 @@
  * positive, sessions, clicks, cites, ratings, negative, short_clicks; the 20
  * documents with most positive events), logs (the digests of the log files).
  */
-#include "importset.h"
+#include "logs/importset.h"
 
-#include "corpus.h"
-#include "strmap.h"
-#include "text.h"
-#include "util.h"
+#include "set/corpus.h"
+#include "base/strmap.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * no label -> unlabelled (for hand labelling); else a candidate. Labels on
  * chunks the set's corpus does not hold are dropped (a group left without
  * labels becomes unlabelled). With a sample size, candidates are sampled
- * stratified by frequency (core/sample.h); the rest are "not sampled".
+ * stratified by frequency (core/logs/sample.h); the rest are "not sampled".
  * Added questions get the next q-NNNN ids, origin mined and a provenance
  * map (docs/import.md). With replace_synthetic, synthetic questions whose
  * relevant chunks are all relevant to some mined question are removed.
@@ -20,10 +20,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "logimport.h"
-#include "sample.h"
-#include "set.h"
-#include "strbuf.h"
+#include "logs/logimport.h"
+#include "logs/sample.h"
+#include "set/set.h"
+#include "base/strbuf.h"
 
 struct corpus;
 

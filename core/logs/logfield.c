@@ -5,9 +5,9 @@
  * offset must be written in the value). Signal words are compared without
  * case, '-' and ' ' standing for '_'.
  */
-#include "logfield.h"
+#include "logs/logfield.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <string.h>

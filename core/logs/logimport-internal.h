@@ -1,9 +1,9 @@
 /*
  * logimport-internal: what the three files of the import share, and
- * nothing else uses. core/logimport.c says how an import reads a log; the
+ * nothing else uses. core/logs/logimport.c says how an import reads a log; the
  * structures here are its parts: raw forms and their tallies as a reader
- * keeps them (stage one, core/logpart.c) and as the import keeps them
- * (stage two, core/logmerge.c).
+ * keeps them (stage one, core/logs/logpart.c) and as the import keeps them
+ * (stage two, core/logs/logmerge.c).
  *
  * Ownership: a struct part owns its tables, arena, batch and pool until
  * stage two hands the pool to struct import; struct raw, struct form and
@@ -12,7 +12,7 @@
 #ifndef EVALSET_LOGIMPORT_INTERNAL_H
 #define EVALSET_LOGIMPORT_INTERNAL_H
 
-#include "logimport.h"
+#include "logs/logimport.h"
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -26,15 +26,15 @@
  * Raw forms and document ids live in arenas, tallies in pools, each given
  * back at once.
  *
- * The import is three files sharing core/logimport-internal.h: this one
+ * The import is three files sharing core/logs/logimport-internal.h: this one
  * (options, memory, document keys, import_read and the labels),
- * core/logpart.c (stage one) and core/logmerge.c (stage two).
+ * core/logs/logpart.c (stage one) and core/logs/logmerge.c (stage two).
  */
-#include "logimport-internal.h"
+#include "logs/logimport-internal.h"
 
-#include "error.h"
-#include "fsutil.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -135,7 +135,7 @@ int import_half_of(uint64_t h)
  * Return a 64-bit hash of 'len' bytes of 's', eight bytes at a time with one
  * multiplication each and a full mix at the end: the hot path hashes every
  * query, document id and session of the log. Sessions are counted by their
- * hashes (core/sketch.h), so two ids collide with a chance of about 2^-56.
+ * hashes (core/text/sketch.h), so two ids collide with a chance of about 2^-56.
  */
 uint64_t import_fast_hash(const char *s, size_t len)
 {

@@ -4,7 +4,7 @@
  * Records are read with logread and folded into one group per normalised
  * query (text_normalize_query after PII redaction). Memory grows with the
  * distinct query forms, the documents per query and a bounded sketch of
- * sessions per query (core/sketch.h: exact up to IMPORT_SESSION_SKETCH
+ * sessions per query (core/text/sketch.h: exact up to IMPORT_SESSION_SKETCH
  * sessions, estimated past that with about 3% standard error), never with
  * the number of log lines.
  *
@@ -42,13 +42,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logfield.h"
-#include "logread.h"
-#include "mempool.h"
-#include "pii.h"
-#include "sample.h"
-#include "sketch.h"
-#include "strmap.h"
+#include "logs/logfield.h"
+#include "logs/logread.h"
+#include "base/mempool.h"
+#include "text/pii.h"
+#include "logs/sample.h"
+#include "text/sketch.h"
+#include "base/strmap.h"
 
 #define IMPORT_SESSION_SKETCH 1024 /* exact distinct-session counts below this */
 #define IMPORT_DOC_SKETCH 64       /* per document; also the largest min_clicks */

@@ -1,6 +1,6 @@
 /*
  * logjson: JSON Lines records into the node arena of a log reader
- * (core/logjson.h): a one-pass scanner for flat objects, and the strict
+ * (core/logs/logjson.h): a one-pass scanner for flat objects, and the strict
  * full parser every other line (and every malformed one) goes to.
  *
  * The full parser is strict (RFC 8259: no trailing commas, no comments, no
@@ -28,9 +28,9 @@
  * Any other record starts a new generation, and a line the full parser
  * reads has none: its lookups walk the nodes.
  */
-#include "logjson.h"
+#include "logs/logjson.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <string.h>

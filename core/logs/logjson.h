@@ -18,7 +18,7 @@
 #ifndef EVALSET_LOGJSON_H
 #define EVALSET_LOGJSON_H
 
-#include "logread.h"
+#include "logs/logread.h"
 
 /*
  * Parse the 'len' bytes of 'line' (modified in place) as one JSON object

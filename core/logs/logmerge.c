@@ -1,14 +1,14 @@
 /*
- * logmerge: stage two of an import (core/logimport.c has the design): the
+ * logmerge: stage two of an import (core/logs/logimport.c has the design): the
  * raw forms of the parts, in file order, redacted, normalised and grouped,
  * and their tallies added into their groups', on two threads where the
  * work allows.
  */
-#include "logimport-internal.h"
+#include "logs/logimport-internal.h"
 
-#include "error.h"
-#include "text.h"
-#include "util.h"
+#include "base/error.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /*
- * logpart: stage one of an import (core/logimport.c has the design): the
+ * logpart: stage one of an import (core/logs/logimport.c has the design): the
  * records of a reader's share of a log folded into its part, in batches;
  * with two readers, the records of the other reader's hash half passed to
  * it in rounds (struct exchange).
  */
-#include "logimport-internal.h"
+#include "logs/logimport-internal.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <pthread.h>

@@ -1,18 +1,18 @@
 /*
  * logread: the byte stream (read, hash, inflate), the lines of JSON Lines
- * (parsed by core/logjson.c) and the CSV/TSV record reader behind
+ * (parsed by core/logs/logjson.c) and the CSV/TSV record reader behind
  * log_reader_next().
  *
  * The stream hashes the bytes as stored before anything else looks at them,
  * so the digest covers the whole file even when records are skipped. Gzip is
  * recognised by its magic bytes; concatenated members are read in turn.
  */
-#include "logread.h"
-#include "logjson.h"
+#include "logs/logread.h"
+#include "logs/logjson.h"
 
-#include "digest.h"
-#include "error.h"
-#include "util.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
  * computes the SHA-256 of the file's bytes as stored.
  *
  * JSON Lines: one JSON object per line, parsed by a small strict parser
- * (core/logjson.h) into a per-record arena (no allocation per value). A field is a dotted
+ * (core/logs/logjson.h) into a per-record arena (no allocation per value). A field is a dotted
  * path ("a.b.c"); where the path meets an array it continues into every
  * element, so "citations.id" collects the ids of a list of objects.
  *
@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #define LOG_MAX_RECORD (1u << 20)  /* longest record accepted, in bytes */
 #define LOG_MAX_DEPTH 64           /* JSON nesting depth */
@@ -71,7 +71,7 @@ struct log_path {
 #define LOG_JSON_SLOT_KEY 32    /* longest first path component it remembers */
 
 /*
- * What the JSON fast path (core/logjson.c) keeps from record to record:
+ * What the JSON fast path (core/logs/logjson.c) keeps from record to record:
  * the top-level keys of the last flat record, copied, under a generation
  * number that changes whenever they do (0: none); the node of each in the
  * current record; and per path where its first component was found under

@@ -14,12 +14,12 @@
  * candidate of a list is the smallest id that list can give, so a lookup
  * stops scanning a list there, and skips what follows the best so far.
  */
-#include "sample.h"
+#include "logs/sample.h"
 
-#include "strbuf.h"
-#include "strmap.h"
-#include "text.h"
-#include "util.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

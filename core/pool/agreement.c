@@ -1,7 +1,7 @@
 /*
  * agreement: Cohen's kappa and confusion tables (see agreement.h).
  */
-#include "agreement.h"
+#include "pool/agreement.h"
 
 #include <math.h>
 

@@ -11,13 +11,13 @@
  * file reads well in an editor. Strings that would read back as another type
  * when plain are single-quoted, so a round trip keeps every value.
  */
-#include "pool.h"
-#include "error.h"
-#include "fsutil.h"
-#include "set.h"
-#include "strmap.h"
-#include "util.h"
-#include "yamlio.h"
+#include "pool/pool.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "set/set.h"
+#include "base/strmap.h"
+#include "base/util.h"
+#include "base/yamlio.h"
 
 #include <stdint.h>
 #include <stdio.h>

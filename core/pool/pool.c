@@ -7,14 +7,14 @@
  * from; each (question, chunk) appears once; found_by lists the runs in the
  * order given, each with the 1-based rank at which it returned the chunk.
  */
-#include "pool.h"
-#include "corpus.h"
-#include "error.h"
-#include "fsutil.h"
-#include "run.h"
-#include "set.h"
-#include "strmap.h"
-#include "util.h"
+#include "pool/pool.h"
+#include "set/corpus.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "score/run.h"
+#include "set/set.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -11,12 +11,12 @@
  * repeats exactly that arithmetic in JavaScript when the slider moves, and
  * writes to the page through textContent only.
  */
-#include "report-slider.h"
-#include "report.h"
-#include "html.h"
-#include "results.h"
-#include "set.h"
-#include "util.h"
+#include "report/report-slider.h"
+#include "report/report.h"
+#include "base/html.h"
+#include "score/results.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

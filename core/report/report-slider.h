@@ -1,6 +1,6 @@
 /*
  * report-slider: the k slider section of the HTML report, kept apart from
- * core/report.c (which calls it) because it is a small program of its own:
+ * core/report/report.c (which calls it) because it is a small program of its own:
  * a model of each question's ranking, the numbers at the starting k, and
  * the inline script that recomputes them.
  *
@@ -9,7 +9,7 @@
 #ifndef EVALSET_REPORT_SLIDER_H
 #define EVALSET_REPORT_SLIDER_H
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 struct report_input;
 

@@ -8,17 +8,17 @@
  * html_text/html_attr (markup) or html_script_json (the slider's data
  * block); the script writes to the page with textContent only.
  */
-#include "report.h"
-#include "report-slider.h"
-#include "compare.h"
-#include "corpus.h"
-#include "error.h"
-#include "gate.h"
-#include "html.h"
-#include "results.h"
-#include "set.h"
-#include "svg.h"
-#include "util.h"
+#include "report/report.h"
+#include "report/report-slider.h"
+#include "compare/compare.h"
+#include "set/corpus.h"
+#include "base/error.h"
+#include "compare/gate.h"
+#include "base/html.h"
+#include "score/results.h"
+#include "set/set.h"
+#include "report/svg.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <math.h>

@@ -1,11 +1,11 @@
 /*
  * report: the self-contained HTML report of `evalset report` (docs/report.md).
  *
- * One file: inline CSS, inline SVG charts (core/svg.h), one small inline
+ * One file: inline CSS, inline SVG charts (core/report/svg.h), one small inline
  * script for the k slider, the data it needs as a JSON block; nothing is
  * loaded from the network (a Content-Security-Policy says so to the
  * browser). Every string from the set, the runs and the corpus goes
- * through core/html.h, so a question holding "<script>" renders as text.
+ * through core/base/html.h, so a question holding "<script>" renders as text.
  *
  * Numbers: every table and chart shows the numbers of the struct results it
  * was given (what `score --format json` prints) or of the struct compare
@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 struct set;
 struct results;

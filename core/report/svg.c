@@ -5,9 +5,9 @@
  * container with CSS, so the charts stay sharp on screen and on paper.
  * Coordinates are printed with two decimals, data attributes with %.17g.
  */
-#include "svg.h"
-#include "html.h"
-#include "util.h"
+#include "report/svg.h"
+#include "base/html.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <string.h>

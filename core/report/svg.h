@@ -3,7 +3,7 @@
  *
  * Every number a chart shows is passed in by the caller; this module only
  * maps them to coordinates, draws axes, ticks, labels and a legend, and
- * escapes every label through core/html.h. Nothing is fetched: fonts are the
+ * escapes every label through core/base/html.h. Nothing is fetched: fonts are the
  * reader's "sans-serif", colours are literal attributes, so a chart renders
  * the same inside the report, printed, or saved as a file on its own.
  *
@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /* Return the colour ("#rrggbb") of palette entry 'i' (colour-blind safe, cycles). */
 const char *svg_color(size_t i);

@@ -15,12 +15,12 @@
  * (idf > 0 and tf >= 1), so a zero slot means "not matched yet". The touched
  * chunks go through a bounded heap of 'k' whose root is the worst kept hit.
  */
-#include "bm25.h"
-#include "corpus.h"
-#include "error.h"
-#include "stem.h"
-#include "text.h"
-#include "util.h"
+#include "retrieve/bm25.h"
+#include "set/corpus.h"
+#include "base/error.h"
+#include "text/stem.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

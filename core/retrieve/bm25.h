@@ -37,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strmap.h"
+#include "base/strmap.h"
 
 struct corpus;
 struct tokens;

@@ -8,9 +8,9 @@
  * sliced so that an interrupt is noticed within 200 ms. The command runs in
  * its own process group so that stopping it also stops what it started.
  */
-#include "retriever.h"
-#include "error.h"
-#include "util.h"
+#include "retrieve/retriever.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

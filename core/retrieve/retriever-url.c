@@ -1,13 +1,13 @@
 /*
  * retriever-url: a retriever behind HTTP, one POST per question through
- * core/http.h (see retriever.h). Answers arrive in any order; each is
+ * core/llm/http.h (see retriever.h). Answers arrive in any order; each is
  * checked like a command's reply and stored at its question's index, and
  * the first failure stops the run (requests still in flight are cancelled).
  */
-#include "retriever.h"
-#include "error.h"
-#include "http.h"
-#include "util.h"
+#include "retrieve/retriever.h"
+#include "base/error.h"
+#include "llm/http.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>

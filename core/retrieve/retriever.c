@@ -9,13 +9,13 @@
  * a reply that fails a check never leaves a half-filled answer behind, so
  * whatever stops a job, the answers kept are exactly the accepted ones.
  */
-#include "retriever.h"
-#include "bm25.h"
-#include "corpus.h"
-#include "error.h"
-#include "fsutil.h"
-#include "strmap.h"
-#include "util.h"
+#include "retrieve/retriever.h"
+#include "retrieve/bm25.h"
+#include "set/corpus.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * answered as a JSONL run (SPEC section 3).
  *
  * Three kinds of retriever answer a job (a list of questions and a depth k):
- *  - the built-in BM25 index (core/bm25.h);
+ *  - the built-in BM25 index (core/retrieve/bm25.h);
  *  - a command, started once, speaking one JSON line per question each way:
  *      request  {"qid": "q-0001", "query": "...", "k": 100}
  *      reply    {"qid": "q-0001", "results": [{"id": "c-1", "score": 3.2}, ...],
@@ -14,7 +14,7 @@
  *    with ERR_REMOTE after an error naming the question; the answers already
  *    received are kept. The command runs in its own process group and is
  *    killed (TERM, then KILL) when the job stops early;
- *  - an HTTP endpoint: one POST per question through core/http.h (requests
+ *  - an HTTP endpoint: one POST per question through core/llm/http.h (requests
  *    in flight, retries of 408/409/429/5xx and transport failures), a JSON
  *    body from a template, results found in the reply by a dotted path. A
  *    status other than 2xx after the retries, or a body that is not JSON or
@@ -39,7 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 struct bm25;
 struct cJSON;

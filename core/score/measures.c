@@ -1,10 +1,10 @@
 /*
  * measures: parsing measure names of both schemes (see measures.h).
  */
-#include "measures.h"
+#include "score/measures.h"
 
-#include "error.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

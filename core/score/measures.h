@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "metrics.h"
-#include "strbuf.h"
+#include "score/metrics.h"
+#include "base/strbuf.h"
 
 enum measure_kind {
 	MK_RUNID,

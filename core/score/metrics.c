@@ -5,7 +5,7 @@
  * trec_eval v10.0 does, so that sums of doubles round identically and the
  * printed values agree to the last digit.
  */
-#include "metrics.h"
+#include "score/metrics.h"
 
 #include <math.h>
 

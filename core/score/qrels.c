@@ -6,12 +6,12 @@
  * scoring go through a per-query open-addressing table keyed by qrels_hash,
  * which the run scanner computes once per document.
  */
-#include "qrels.h"
+#include "score/qrels.h"
 
-#include "error.h"
-#include "lineio.h"
-#include "strbuf.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/lineio.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

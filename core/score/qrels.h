@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strmap.h"
+#include "base/strmap.h"
 
 struct qrel {
 	char *doc;

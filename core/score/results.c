@@ -7,12 +7,12 @@
  * Loading checks every field's type and names the file and the field on
  * error; unknown keys are ignored so the format can grow.
  */
-#include "results.h"
+#include "score/results.h"
 
-#include "error.h"
-#include "fsutil.h"
-#include "strbuf.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

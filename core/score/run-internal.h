@@ -1,7 +1,7 @@
 /*
  * run-internal: what the three parts of the run reader share; not for use
- * outside core/run.c (struct run, reading, format detection),
- * core/run-trec.c (the TREC scanner) and core/run-json.c (JSONL and JSON).
+ * outside core/score/run.c (struct run, reading, format detection),
+ * core/score/run-trec.c (the TREC scanner) and core/score/run-json.c (JSONL and JSON).
  * The public contract is run.h.
  *
  * Errors are reported through error()/error_at() with the run's path (and
@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <zlib.h>
 
-#include "run.h"
-#include "strbuf.h"
+#include "score/run.h"
+#include "base/strbuf.h"
 
 /* Open 'path' ("-": a duplicate of stdin) for reading through zlib, which
  * passes plain files through. Return NULL after reporting the problem. */

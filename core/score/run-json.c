@@ -5,11 +5,11 @@
  * as for TREC runs. JSONL keeps list order as the ranking; a JSON dict is
  * ranked like TREC (run_rank_cmp).
  */
-#include "run.h"
-#include "run-internal.h"
+#include "score/run.h"
+#include "score/run-internal.h"
 
-#include "error.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -13,11 +13,11 @@
  * In collect mode (stdin, unsorted runs, run_load) the whole file stays in
  * the buffer and lines are grouped by question at the end.
  */
-#include "run.h"
-#include "run-internal.h"
+#include "score/run.h"
+#include "score/run-internal.h"
 
-#include "error.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

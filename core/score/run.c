@@ -8,11 +8,11 @@
  * non-blank byte: '[' is refused, '{' is JSONL when its first line is a
  * question or meta object and JSON otherwise, anything else is TREC.
  */
-#include "run.h"
-#include "run-internal.h"
+#include "score/run.h"
+#include "score/run-internal.h"
 
-#include "error.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -33,8 +33,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "strbuf.h"
-#include "strmap.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
 
 enum run_format { RUN_EMPTY, RUN_TREC, RUN_JSONL, RUN_JSON };
 const char *run_format_name(enum run_format f);

@@ -9,13 +9,13 @@
  * listed twice is found with a small open-addressing table of 8-byte slots
  * (hash tag, line), cleared per question.
  */
-#include "score.h"
+#include "score/score.h"
 
-#include "digest.h"
-#include "error.h"
-#include "fsutil.h"
-#include "set.h"
-#include "util.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

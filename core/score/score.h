@@ -9,7 +9,7 @@
  *     before it (score descending, docid descending), counted in one pass
  *     with a binary search over the few judged documents.
  *   - score_set / score_qrels: score a loaded run against a set (or TREC
- *     qrels) into a struct results (core/results.h), the object that
+ *     qrels) into a struct results (core/score/results.h), the object that
  *     `score --save` writes and compare/report read. Compare and report call
  *     these directly to score a run file without the CLI.
  *
@@ -32,11 +32,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measures.h"
-#include "metrics.h"
-#include "qrels.h"
-#include "results.h"
-#include "run.h"
+#include "score/measures.h"
+#include "score/metrics.h"
+#include "score/qrels.h"
+#include "score/results.h"
+#include "score/run.h"
 
 struct set;
 

@@ -7,13 +7,13 @@
  * depends on the order of the run file. Sums for the "all" line are taken in
  * that same qid order, as trec_eval does, so they round the same way.
  */
-#include "treceval.h"
+#include "score/treceval.h"
 
-#include "error.h"
-#include "run.h"
-#include "score.h"
-#include "strbuf.h"
-#include "util.h"
+#include "base/error.h"
+#include "score/run.h"
+#include "score/score.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <pthread.h>

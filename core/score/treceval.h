@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "measures.h"
-#include "qrels.h"
+#include "score/measures.h"
+#include "score/qrels.h"
 
 struct te_options {
 	bool per_query;      /* -q */

@@ -1,12 +1,12 @@
 /*
  * corpus: JSONL chunk files and their fingerprint (see corpus.h).
  */
-#include "corpus.h"
-#include "digest.h"
-#include "error.h"
-#include "lineio.h"
-#include "strbuf.h"
-#include "util.h"
+#include "set/corpus.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/lineio.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "strmap.h"
+#include "base/strmap.h"
 
 #define CORPUS_MAX_LINE (16u << 20)
 

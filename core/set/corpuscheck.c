@@ -3,12 +3,12 @@
  * corpuscheck.h). The fingerprints in messages are shortened to their first
  * 12 hex digits: enough to tell two apart, short enough to read.
  */
-#include "corpuscheck.h"
-#include "corpus.h"
-#include "error.h"
-#include "fsutil.h"
-#include "set.h"
-#include "util.h"
+#include "set/corpuscheck.h"
+#include "set/corpus.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,14 +8,14 @@
  * attached from the qrels, and only at the end are the questions worth
  * keeping copied out, so a refusal half way leaves the caller's set empty.
  */
-#include "interop.h"
+#include "set/interop.h"
 
-#include "error.h"
-#include "fsutil.h"
-#include "lineio.h"
-#include "qrels.h"
-#include "strmap.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/lineio.h"
+#include "score/qrels.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

@@ -8,11 +8,11 @@
  * sidecar or in BEIR's per-query metadata, so that export then import gives
  * the same digest. Nothing is written before every target was checked.
  */
-#include "interop.h"
+#include "set/interop.h"
 
-#include "error.h"
-#include "fsutil.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -46,7 +46,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "set.h"
+#include "set/set.h"
 
 enum interop_format {
 	INTEROP_TREC_QRELS,

@@ -11,12 +11,12 @@
  * exact normalised duplicates beyond), a size outside 50..200, no unanswerable
  * question. Findings come in question order, errors and warnings mixed.
  */
-#include "set.h"
-#include "corpus.h"
-#include "error.h"
-#include "strmap.h"
-#include "text.h"
-#include "util.h"
+#include "set/set.h"
+#include "set/corpus.h"
+#include "base/error.h"
+#include "base/strmap.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -154,7 +154,7 @@ static void check_ids(const struct set *s, struct findings *out)
 
 /* What text_near_duplicate compares, computed once per question: the
  * normalised text and the sorted, de-duplicated hashes of its content words
- * (of all its words when it has no content word), as core/text.c does. */
+ * (of all its words when it has no content word), as core/text/text.c does. */
 struct dup_key {
 	char *norm;
 	uint64_t *h;

@@ -8,11 +8,11 @@
  * rewritten), DIR/.evalset/ (lock, ids floor; git-ignored). A bare NAME is
  * DIR = sets/NAME under the current directory. Tags match [A-Za-z0-9._-]+.
  */
-#include "set.h"
-#include "digest.h"
-#include "error.h"
-#include "fsutil.h"
-#include "util.h"
+#include "set/set.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <stdio.h>

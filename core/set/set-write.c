@@ -12,11 +12,11 @@
  * round trip keeps every type; libyaml picks double quotes when a string
  * needs escapes.
  */
-#include "set.h"
-#include "error.h"
-#include "fsutil.h"
-#include "util.h"
-#include "yamlio.h"
+#include "set/set.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
+#include "base/yamlio.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

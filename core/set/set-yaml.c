@@ -19,11 +19,11 @@
  * Plain scalars resolve as in the YAML 1.2 core schema (null, bool, int,
  * float, else string; set_scalar_resolve); quoted scalars are always strings.
  */
-#include "set.h"
-#include "error.h"
-#include "fsutil.h"
-#include "util.h"
-#include "yamlio.h"
+#include "set/set.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
+#include "base/yamlio.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

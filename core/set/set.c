@@ -16,9 +16,9 @@
  * content form (set_content_canonical) is the questions only. The two start
  * with different first lines, so they never coincide.
  */
-#include "set.h"
-#include "digest.h"
-#include "util.h"
+#include "set/set.h"
+#include "base/digest.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -8,10 +8,10 @@
  * each. Provenance is compared through its canonical JSON text, so key order
  * never counts as a change, matching the digest.
  */
-#include "setdiff.h"
-#include "set.h"
-#include "strmap.h"
-#include "util.h"
+#include "set/setdiff.h"
+#include "set/set.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

@@ -8,9 +8,9 @@
  * hashes are the same strhash of the same tokens text.c uses, so the two
  * only differ when a text has no content words, which always confirms).
  */
-#include "dupindex.h"
-#include "text.h"
-#include "util.h"
+#include "text/dupindex.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

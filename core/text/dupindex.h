@@ -1,6 +1,6 @@
 /*
  * dupindex: find near-duplicate texts among many, fast, with the definition
- * of core/text.h (text_near_duplicate: the same normalised text, or
+ * of core/text/text.h (text_near_duplicate: the same normalised text, or
  * content-word Jaccard similarity at or above a threshold).
  *
  * Each text added keeps its normalised form (exact matches through a hash
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strmap.h"
+#include "base/strmap.h"
 
 struct dup_entry {
 	char *text;

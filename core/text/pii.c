@@ -9,7 +9,7 @@
  * '.', ',' or '-'), which is what keeps decimals, version numbers and
  * negative error codes intact. A span must also end at a boundary.
  */
-#include "pii.h"
+#include "text/pii.h"
 
 #include <arpa/inet.h>
 #include <string.h>

@@ -8,9 +8,9 @@
  * and estimated above it with a standard error of about 1/sqrt(cap - 2).
  * Hash 0 marks an empty slot, so every hash has its low bit set.
  */
-#include "sketch.h"
+#include "text/sketch.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

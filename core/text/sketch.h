@@ -3,7 +3,7 @@
  * it holds 'cap' hashes, a k-minimum-values estimate past that. The caller
  * passes the same 'cap' to every call on one sketch. A zeroed struct is an
  * empty sketch. Memory comes from the pool passed to each call (NULL:
- * malloc; core/mempool.h); sketch_release gives it back there.
+ * malloc; core/base/mempool.h); sketch_release gives it back there.
  */
 #ifndef EVALSET_SKETCH_H
 #define EVALSET_SKETCH_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mempool.h"
+#include "base/mempool.h"
 
 #define SKETCH_INLINE 3
 struct sketch {

@@ -16,7 +16,7 @@
  * appends an 'e' or a replacement, no longer than it was on entering the
  * step (every replacement is shorter than the suffix it replaces).
  */
-#include "stem.h"
+#include "text/stem.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -15,10 +15,10 @@
  * those one-time fills (pthread_once) every function here is pure: safe to
  * call from several threads at once.
  */
-#include "text.h"
-#include "strbuf.h"
-#include "strmap.h"
-#include "util.h"
+#include "text/text.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <pthread.h>
 #include <stdint.h>

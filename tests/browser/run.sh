@@ -101,7 +101,7 @@ build evil sets/evil || fail_setup "the escaping fixture's report builds" "$log"
 node - "$tmp/work" "$artifacts" "$chromium" "$tmp/profile" "$demo" > config.json 2>> "$log" <<'JS' ||
 const fs = require('fs'), path = require('path');
 const [work, artifacts, chromium, profile, demo] = process.argv.slice(2);
-// score --format json: the means are under "aggregate" (core/results.h)
+// score --format json: the means are under "aggregate" (core/score/results.h)
 const agg = (f) => {
   const j = JSON.parse(fs.readFileSync(path.join(work, f), 'utf8'));
   const a = j.aggregate || (j.results && j.results.aggregate);

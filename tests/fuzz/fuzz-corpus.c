@@ -2,8 +2,8 @@
  * fuzz-corpus: the JSONL corpus loader on arbitrary bytes.
  */
 #include "fuzz.h"
-#include "../../core/corpus.h"
-#include "../../core/error.h"
+#include "set/corpus.h"
+#include "base/error.h"
 
 static void quiet(const char *prefix, const char *msg)
 {

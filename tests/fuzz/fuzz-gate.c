@@ -5,8 +5,8 @@
  * value present; and describing each rule must not fail.
  */
 #include "fuzz.h"
-#include "../../core/error.h"
-#include "../../core/gate.h"
+#include "base/error.h"
+#include "compare/gate.h"
 
 #include <math.h>
 #include <stdlib.h>

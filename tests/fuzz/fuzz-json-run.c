@@ -5,7 +5,7 @@
  */
 #include "fuzz.h"
 #include "fuzz-run-common.h"
-#include "../../core/error.h"
+#include "base/error.h"
 
 static void quiet(const char *prefix, const char *msg)
 {

@@ -5,8 +5,8 @@
  */
 #include "fuzz.h"
 #include "fuzz-run-common.h"
-#include "../../core/error.h"
-#include "../../core/util.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

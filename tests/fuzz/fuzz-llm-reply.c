@@ -6,9 +6,9 @@
  * have content and validated JSON; a scrubbed text never holds the key.
  */
 #include "fuzz.h"
-#include "../../core/error.h"
-#include "../../core/llm.h"
-#include "../../core/strbuf.h"
+#include "base/error.h"
+#include "llm/llm.h"
+#include "base/strbuf.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -9,8 +9,8 @@
 #ifndef EVALSET_FUZZ_LOG_COMMON_H
 #define EVALSET_FUZZ_LOG_COMMON_H
 
-#include "../../core/error.h"
-#include "../../core/logimport.h"
+#include "base/error.h"
+#include "logs/logimport.h"
 
 static void quiet(const char *prefix, const char *msg)
 {

@@ -6,10 +6,10 @@
  * its placeholders.
  */
 #include "fuzz.h"
-#include "../../core/error.h"
-#include "../../core/logimport.h"
-#include "../../core/pii.h"
-#include "../../core/strbuf.h"
+#include "base/error.h"
+#include "logs/logimport.h"
+#include "text/pii.h"
+#include "base/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>

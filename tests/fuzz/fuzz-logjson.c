@@ -1,5 +1,5 @@
 /*
- * fuzz-logjson: the JSON Lines record parser (core/logjson.h), flat fast
+ * fuzz-logjson: the JSON Lines record parser (core/logs/logjson.h), flat fast
  * path against the full strict parser. The input is split at newlines and
  * every line goes, in order, to two readers: one with the fast path (which
  * remembers the keys of the records before), one with the full parser
@@ -7,9 +7,9 @@
  * values for a few paths; the first line of the input is one of them.
  */
 #include "fuzz.h"
-#include "../../core/logjson.h"
-#include "../../core/logread.h"
-#include "../../core/util.h"
+#include "logs/logjson.h"
+#include "logs/logread.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,9 +6,9 @@
  * that gives the same bytes.
  */
 #include "fuzz.h"
-#include "../../core/error.h"
-#include "../../core/pool.h"
-#include "../../core/strbuf.h"
+#include "base/error.h"
+#include "pool/pool.h"
+#include "base/strbuf.h"
 
 #include <string.h>
 

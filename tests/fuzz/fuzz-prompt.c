@@ -5,9 +5,9 @@
  * must render, and a template without variables renders as itself.
  */
 #include "fuzz.h"
-#include "../../core/error.h"
-#include "../../core/prompt.h"
-#include "../../core/strbuf.h"
+#include "base/error.h"
+#include "llm/prompt.h"
+#include "base/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,9 +5,9 @@
  * judgment found again through the hash table (both hash functions agree).
  */
 #include "fuzz.h"
-#include "../../core/error.h"
-#include "../../core/qrels.h"
-#include "../../core/util.h"
+#include "base/error.h"
+#include "score/qrels.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,11 +5,11 @@
  * on the bytes mapped to a-z.
  */
 #include "fuzz.h"
-#include "../../core/error.h"
-#include "../../core/retriever.h"
-#include "../../core/stem.h"
-#include "../../core/strmap.h"
-#include "../../core/util.h"
+#include "base/error.h"
+#include "retrieve/retriever.h"
+#include "text/stem.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

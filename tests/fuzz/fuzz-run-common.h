@@ -7,8 +7,8 @@
 #ifndef EVALSET_FUZZ_RUN_COMMON_H
 #define EVALSET_FUZZ_RUN_COMMON_H
 
-#include "../../core/run.h"
-#include "../../core/strmap.h"
+#include "score/run.h"
+#include "base/strmap.h"
 
 #include <math.h>
 

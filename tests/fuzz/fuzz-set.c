@@ -4,9 +4,9 @@
  * form (so the same digest), and writing it again gives the same bytes.
  */
 #include "fuzz.h"
-#include "../../core/error.h"
-#include "../../core/set.h"
-#include "../../core/strbuf.h"
+#include "base/error.h"
+#include "set/set.h"
+#include "base/strbuf.h"
 
 #include <string.h>
 

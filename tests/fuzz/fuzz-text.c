@@ -3,9 +3,9 @@
  * The input is split at the first NUL into two texts (question, chunk).
  */
 #include "fuzz.h"
-#include "../../core/error.h"
-#include "../../core/text.h"
-#include "../../core/util.h"
+#include "base/error.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,10 +7,10 @@
  * question, and both ways in see the same questions and documents.
  */
 #include "fuzz.h"
-#include "../../core/error.h"
-#include "../../core/run.h"
-#include "../../core/strmap.h"
-#include "../../core/util.h"
+#include "base/error.h"
+#include "score/run.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * undefined cases, and the binary collapse of the 0..3 grades.
  */
 #include "test-lib.h"
-#include "../../core/agreement.h"
+#include "pool/agreement.h"
 
 #include <math.h>
 

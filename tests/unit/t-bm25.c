@@ -25,10 +25,10 @@
  *   "apple apple": each occurrence counts: 2 * 1.3862944 * 2 / 2.99 = 1.8545744
  */
 #include "test-lib.h"
-#include "../../core/bm25.h"
-#include "../../core/corpus.h"
-#include "../../core/text.h"
-#include "../../core/util.h"
+#include "retrieve/bm25.h"
+#include "set/corpus.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,11 +3,11 @@
  * a run that loses hits, digest refusal, subsets, lost/gained and power.
  */
 #include "test-lib.h"
-#include "../../core/compare-out.h"
-#include "../../core/compare.h"
-#include "../../core/gate.h"
-#include "../../core/results.h"
-#include "../../core/util.h"
+#include "compare/compare-out.h"
+#include "compare/compare.h"
+#include "compare/gate.h"
+#include "score/results.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

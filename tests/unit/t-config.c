@@ -4,9 +4,9 @@
  * directory, and loses to the environment (flags are the caller's).
  */
 #include "test-lib.h"
-#include "../../core/config.h"
-#include "../../core/fsutil.h"
-#include "../../core/util.h"
+#include "base/config.h"
+#include "base/fsutil.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -6,12 +6,12 @@
  * the held duplicate with the smallest id.
  */
 #include "test-lib.h"
-#include "../../core/dupindex.h"
-#include "../../core/text.h"
-#include "../../core/util.h"
+#include "text/dupindex.h"
+#include "text/text.h"
+#include "base/util.h"
 
-#include "../../core/sample.h"
-#include "../../core/strbuf.h"
+#include "logs/sample.h"
+#include "base/strbuf.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,9 +3,9 @@
  * judgement of a comparison by their rules.
  */
 #include "test-lib.h"
-#include "../../core/compare.h"
-#include "../../core/gate.h"
-#include "../../core/util.h"
+#include "compare/compare.h"
+#include "compare/gate.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

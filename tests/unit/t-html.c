@@ -2,8 +2,8 @@
  * t-html: escaping of report text and of JSON embedded in <script>.
  */
 #include "test-lib.h"
-#include "../../core/html.h"
-#include "../../core/strbuf.h"
+#include "base/html.h"
+#include "base/strbuf.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -4,9 +4,9 @@
  * collections made elsewhere import with the documented rules and errors.
  */
 #include "test-lib.h"
-#include "../../core/fsutil.h"
-#include "../../core/interop.h"
-#include "../../core/util.h"
+#include "base/fsutil.h"
+#include "set/interop.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

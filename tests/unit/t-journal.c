@@ -3,9 +3,9 @@
  * ignored and repaired, a bad line in the middle is refused with its place.
  */
 #include "test-lib.h"
-#include "../../core/journal.h"
-#include "../../core/fsutil.h"
-#include "../../core/util.h"
+#include "llm/journal.h"
+#include "base/fsutil.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>

@@ -5,9 +5,9 @@
  */
 #include "test-lib.h"
 #include "fake-llm.h"
-#include "../../core/llm.h"
-#include "../../core/error.h"
-#include "../../core/util.h"
+#include "llm/llm.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 

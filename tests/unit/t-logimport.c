@@ -4,15 +4,15 @@
  * (near-duplicate filter, stratified sample).
  */
 #include "test-lib.h"
-#include "../../core/digest.h"
-#include "../../core/fsutil.h"
-#include "../../core/importset.h"
-#include "../../core/set.h"
-#include "../../core/logimport.h"
-#include "../../core/logread.h"
-#include "../../core/sample.h"
-#include "../../core/text.h"
-#include "../../core/util.h"
+#include "base/digest.h"
+#include "base/fsutil.h"
+#include "logs/importset.h"
+#include "set/set.h"
+#include "logs/logimport.h"
+#include "logs/logread.h"
+#include "logs/sample.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -1,15 +1,15 @@
 /*
  * t-logjson: the JSON Lines record parser of the log readers
- * (core/logjson.h). The flat fast path must give exactly what the full
+ * (core/logs/logjson.h). The flat fast path must give exactly what the full
  * strict parser gives (verdict, message and every value) on every line,
  * whatever the lines before it were: it remembers the keys of the last
  * record and where each path was found, so lines are fed in sequences.
  */
 #include "test-lib.h"
-#include "../../core/logjson.h"
-#include "../../core/logread.h"
-#include "../../core/strbuf.h"
-#include "../../core/util.h"
+#include "logs/logjson.h"
+#include "logs/logread.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
- * t-metrics: the measures (core/metrics.c), their names (core/measures.c) and
- * the ranking of judged documents (core/score.c).
+ * t-metrics: the measures (core/score/metrics.c), their names (core/score/measures.c) and
+ * the ranking of judged documents (core/score/score.c).
  *
  * Expected values come from trec_eval v10.0's own output on the conformance
  * pack (../shared/conformance/trec_eval), not from this code; the property
@@ -9,12 +9,12 @@
  * and the sort-free ranking agreeing with a full sort.
  */
 #include "test-lib.h"
-#include "../../core/measures.h"
-#include "../../core/metrics.h"
-#include "../../core/qrels.h"
-#include "../../core/run.h"
-#include "../../core/score.h"
-#include "../../core/util.h"
+#include "score/measures.h"
+#include "score/metrics.h"
+#include "score/qrels.h"
+#include "score/run.h"
+#include "score/score.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,10 +5,10 @@
  * held above floors.
  */
 #include "test-lib.h"
-#include "../../core/fsutil.h"
-#include "../../core/pii.h"
-#include "../../core/strbuf.h"
-#include "../../core/util.h"
+#include "base/fsutil.h"
+#include "text/pii.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

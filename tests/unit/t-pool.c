@@ -6,13 +6,13 @@
  * and chunks are found.
  */
 #include "test-lib.h"
-#include "../../core/corpus.h"
-#include "../../core/error.h"
-#include "../../core/fsutil.h"
-#include "../../core/pool.h"
-#include "../../core/run.h"
-#include "../../core/set.h"
-#include "../../core/util.h"
+#include "set/corpus.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "pool/pool.h"
+#include "score/run.h"
+#include "set/set.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,8 +3,8 @@
  * and a digest that changes with any edit.
  */
 #include "test-lib.h"
-#include "../../core/prompt.h"
-#include "../../core/util.h"
+#include "llm/prompt.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,16 +4,16 @@
  * and nothing unescaped.
  */
 #include "test-lib.h"
-#include "../../core/measures.h"
-#include "../../core/metrics.h"
-#include "../../core/report.h"
-#include "../../core/results.h"
-#include "../../core/run.h"
-#include "../../core/score.h"
-#include "../../core/set.h"
-#include "../../core/stats.h"
-#include "../../core/strbuf.h"
-#include "../../core/util.h"
+#include "score/measures.h"
+#include "score/metrics.h"
+#include "report/report.h"
+#include "score/results.h"
+#include "score/run.h"
+#include "score/score.h"
+#include "set/set.h"
+#include "compare/stats.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

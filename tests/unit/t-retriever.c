@@ -5,8 +5,8 @@
  * exercised end to end by the CLI cases run-cmd-* and run-url-*.)
  */
 #include "test-lib.h"
-#include "../../core/retriever.h"
-#include "../../core/strbuf.h"
+#include "retrieve/retriever.h"
+#include "base/strbuf.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -1,13 +1,13 @@
 /*
- * t-run: reading runs in every format (core/run.c), the exact score parser,
- * and results files (core/results.c) written and read back.
+ * t-run: reading runs in every format (core/score/run.c), the exact score parser,
+ * and results files (core/score/results.c) written and read back.
  */
 #include "test-lib.h"
-#include "../../core/qrels.h"
-#include "../../core/results.h"
-#include "../../core/treceval.h"
-#include "../../core/run.h"
-#include "../../core/util.h"
+#include "score/qrels.h"
+#include "score/results.h"
+#include "score/treceval.h"
+#include "score/run.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,12 +4,12 @@
  * set_check, id assignment, set references and frozen versions.
  */
 #include "test-lib.h"
-#include "../../core/error.h"
-#include "../../core/fsutil.h"
-#include "../../core/set.h"
-#include "../../core/strbuf.h"
-#include "../../core/text.h"
-#include "../../core/util.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "set/set.h"
+#include "base/strbuf.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * power, against values known from outside the code.
  */
 #include "test-lib.h"
-#include "../../core/stats.h"
-#include "../../core/util.h"
+#include "compare/stats.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * rules (m = measure of the stem the rule looks at).
  */
 #include "test-lib.h"
-#include "../../core/stem.h"
+#include "text/stem.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,9 +2,9 @@
  * t-strbuf: the string buffer, the hash map and the small parsers of util.
  */
 #include "test-lib.h"
-#include "../../core/strbuf.h"
-#include "../../core/strmap.h"
-#include "../../core/util.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * and map values to coordinates in order.
  */
 #include "test-lib.h"
-#include "../../core/strbuf.h"
-#include "../../core/svg.h"
+#include "base/strbuf.h"
+#include "report/svg.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,11 +5,11 @@
  * on every ASCII byte and on many random ASCII and mixed strings.
  */
 #include "test-lib.h"
-#include "../../core/corpus.h"
-#include "../../core/fsutil.h"
-#include "../../core/strbuf.h"
-#include "../../core/text.h"
-#include "../../core/util.h"
+#include "set/corpus.h"
+#include "base/fsutil.h"
+#include "base/strbuf.h"
+#include "text/text.h"
+#include "base/util.h"
 
 #include <pthread.h>
 #include <stdint.h>

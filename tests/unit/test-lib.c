@@ -2,8 +2,8 @@
  * test-lib: TAP output for unit tests (see test-lib.h).
  */
 #include "test-lib.h"
-#include "../../core/error.h"
-#include "../../core/strbuf.h"
+#include "base/error.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <stdarg.h>
