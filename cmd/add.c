@@ -19,7 +19,7 @@
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
 #include "base/fsutil.h"
-#include "set/interop.h"
+#include "interop/interop.h"
 #include "set/set.h"
 #include "text/text.h"
 #include "base/util.h"
@@ -72,7 +72,7 @@ struct add_opts {
 	struct string_list relevant, irrelevant, tags;
 	int unanswerable, new_ids;
 	enum origin origin_value;
-	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/set/interop.h) */
+	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/interop/interop.h) */
 };
 
 /* Build the incoming cases into 'in'. Return 0 or -1 (reported). */

@@ -6,7 +6,7 @@
  * target exists unless --force is given.
  */
 #include "builtin.h"
-#include "set/interop.h"
+#include "interop/interop.h"
 #include "set/set.h"
 
 #include <stdio.h>

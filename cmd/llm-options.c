@@ -6,7 +6,7 @@
 #include "builtin.h"
 #include "llm-options.h"
 #include "base/config.h"
-#include "llm/http.h"
+#include "base/http.h"
 #include "llm/llm.h"
 #include "base/strbuf.h"
 #include "base/util.h"

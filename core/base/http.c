@@ -11,7 +11,7 @@
  * flight, or delivered and freed); 'done' is called once per request; the
  * in-flight count never exceeds 'limit', which stays in [1, concurrency].
  */
-#include "llm/http.h"
+#include "base/http.h"
 #include "base/error.h"
 #include "base/util.h"
 

@@ -10,9 +10,78 @@
 #include "base/error.h"
 #include "base/util.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+
+static bool all_in(const char *s, const char *set)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr(set, *s))
+			return false;
+	return true;
+}
+
+static bool is_float_text(const char *s)
+{
+	const char *p = s;
+	bool digits = false;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	if (!strcmp(p, ".inf") || !strcmp(p, ".Inf") || !strcmp(p, ".INF"))
+		return true;
+	if (p == s && (!strcmp(p, ".nan") || !strcmp(p, ".NaN") || !strcmp(p, ".NAN")))
+		return true;
+	while (isdigit((unsigned char)*p)) {
+		p++;
+		digits = true;
+	}
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			p++;
+			digits = true;
+		}
+	}
+	if (!digits)
+		return false;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return !*p;
+}
+
+enum yscalar_type yscalar_resolve(const char *s)
+{
+	const char *p = s;
+
+	if (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL"))
+		return YSCALAR_NULL;
+	if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE") ||
+	    !strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
+		return YSCALAR_BOOL;
+	if (*p == '+' || *p == '-')
+		p++;
+	if (all_in(p, "0123456789"))
+		return YSCALAR_INT;
+	if ((starts_with(s, "0o") && all_in(s + 2, "01234567")) ||
+	    (starts_with(s, "0x") && all_in(s + 2, "0123456789abcdefABCDEF")))
+		return YSCALAR_INT;
+	if (is_float_text(s))
+		return YSCALAR_FLOAT;
+	return YSCALAR_STR;
+}
 
 /* ---- writing ---- */
 
@@ -78,7 +147,7 @@ int yamlio_str(yaml_emitter_t *em, const char *s)
 {
 	if (!s)
 		return yamlio_plain(em, "null");
-	return yamlio_scalar(em, s, set_scalar_resolve(s) == SET_SCALAR_STR ?
+	return yamlio_scalar(em, s, yscalar_resolve(s) == YSCALAR_STR ?
 				 YAML_ANY_SCALAR_STYLE : YAML_SINGLE_QUOTED_SCALAR_STYLE);
 }
 
@@ -133,14 +202,14 @@ void ynode_free(struct ynode *n)
 	free(n);
 }
 
-enum set_scalar_type ynode_type(const struct ynode *n)
+enum yscalar_type ynode_type(const struct ynode *n)
 {
-	return n->plain ? set_scalar_resolve(n->value) : SET_SCALAR_STR;
+	return n->plain ? yscalar_resolve(n->value) : YSCALAR_STR;
 }
 
 bool ynode_is_null(const struct ynode *n)
 {
-	return n->kind == YNODE_SCALAR && ynode_type(n) == SET_SCALAR_NULL;
+	return n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL;
 }
 
 const char *ynode_kind_name(const struct ynode *n)

@@ -6,7 +6,7 @@
  * helpers for scalars, mappings and sequences. Every helper returns 0, or -1
  * when libyaml refused the event (the emitter's 'problem' says why; the
  * caller reports it). A string that would read back as another type when
- * plain (set_scalar_resolve: "true", "7", "null", "") is single-quoted, so a
+ * plain (yscalar_resolve: "true", "7", "null", "") is single-quoted, so a
  * round trip keeps every type.
  *
  * Reading: YAML text into a small tree of nodes that keeps each node's
@@ -19,12 +19,22 @@
 #ifndef EVALSET_YAMLIO_H
 #define EVALSET_YAMLIO_H
 
-#include "set/set.h"
 #include "base/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <yaml.h>
+
+/* How a plain (unquoted, untagged) YAML scalar resolves in the YAML 1.2
+ * core schema; a quoted scalar is always a string. */
+enum yscalar_type {
+	YSCALAR_NULL,    /* "", "~", null, Null, NULL */
+	YSCALAR_BOOL,    /* true/True/TRUE, false/False/FALSE */
+	YSCALAR_INT,     /* [-+]?[0-9]+, 0o[0-7]+, 0x[0-9a-fA-F]+ */
+	YSCALAR_FLOAT,   /* [-+]?(.[0-9]+|[0-9]+(.[0-9]*)?)([eE][-+]?[0-9]+)?, .inf, .nan */
+	YSCALAR_STR,
+};
+enum yscalar_type yscalar_resolve(const char *plain);
 
 /* ---- writing ---- */
 
@@ -106,7 +116,7 @@ void yamlio_position(const char *buf, size_t off, long *line, long *col);
 void ynode_free(struct ynode *n);
 
 /* Return the core-schema type of scalar 'n' (quoted scalars are strings). */
-enum set_scalar_type ynode_type(const struct ynode *n);
+enum yscalar_type ynode_type(const struct ynode *n);
 
 /* Return whether 'n' is a null scalar. */
 bool ynode_is_null(const struct ynode *n);

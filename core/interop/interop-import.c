@@ -8,7 +8,7 @@
  * attached from the qrels, and only at the end are the questions worth
  * keeping copied out, so a refusal half way leaves the caller's set empty.
  */
-#include "set/interop.h"
+#include "interop/interop.h"
 
 #include "base/error.h"
 #include "base/fsutil.h"

@@ -8,7 +8,7 @@
  * sidecar or in BEIR's per-query metadata, so that export then import gives
  * the same digest. Nothing is written before every target was checked.
  */
-#include "set/interop.h"
+#include "interop/interop.h"
 
 #include "base/error.h"
 #include "base/fsutil.h"

@@ -1,6 +1,6 @@
 /*
  * llm: OpenAI-compatible Chat Completions (SPEC section 8) on top of
- * core/llm/http.h, for jobs that ask many questions of one reply shape.
+ * core/base/http.h, for jobs that ask many questions of one reply shape.
  *
  * One struct llm runs one job: every call shares the reply shape (a JSON
  * schema plus a validator), the model and the endpoint. Per call:
@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "llm/http.h"
+#include "base/http.h"
 #include "base/strbuf.h"
 
 struct cJSON;

@@ -40,7 +40,7 @@ static int kv_long(yaml_emitter_t *em, const char *k, long v)
 /* Emit a chunk text as a literal block when it has several lines. */
 static int emit_text(yaml_emitter_t *em, const char *s)
 {
-	if (s && strchr(s, '\n') && set_scalar_resolve(s) == SET_SCALAR_STR)
+	if (s && strchr(s, '\n') && yscalar_resolve(s) == YSCALAR_STR)
 		return yamlio_scalar(em, s, YAML_LITERAL_SCALAR_STYLE);
 	return yamlio_str(em, s);
 }
@@ -184,7 +184,7 @@ static int get_long(struct reader *rd, const struct ynode *n, const char *what, 
 	char *range = xstrfmt("an integer in %ld..%ld", min, max);
 	int rc = 0;
 
-	if (n->kind != YNODE_SCALAR || !n->plain || set_scalar_resolve(n->value) != SET_SCALAR_INT ||
+	if (n->kind != YNODE_SCALAR || !n->plain || yscalar_resolve(n->value) != YSCALAR_INT ||
 	    parse_long(n->value[0] == '+' ? n->value + 1 : n->value, min, max, out))
 		rc = bad_type(rd, n, what, range);
 	free(range);

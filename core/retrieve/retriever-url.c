@@ -1,12 +1,12 @@
 /*
  * retriever-url: a retriever behind HTTP, one POST per question through
- * core/llm/http.h (see retriever.h). Answers arrive in any order; each is
+ * core/base/http.h (see retriever.h). Answers arrive in any order; each is
  * checked like a command's reply and stored at its question's index, and
  * the first failure stops the run (requests still in flight are cancelled).
  */
 #include "retrieve/retriever.h"
 #include "base/error.h"
-#include "llm/http.h"
+#include "base/http.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>

@@ -14,7 +14,7 @@
  *    with ERR_REMOTE after an error naming the question; the answers already
  *    received are kept. The command runs in its own process group and is
  *    killed (TERM, then KILL) when the job stops early;
- *  - an HTTP endpoint: one POST per question through core/llm/http.h (requests
+ *  - an HTTP endpoint: one POST per question through core/base/http.h (requests
  *    in flight, retries of 408/409/429/5xx and transport failures), a JSON
  *    body from a template, results found in the reply by a dotted path. A
  *    status other than 2xx after the retries, or a body that is not JSON or

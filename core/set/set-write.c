@@ -8,7 +8,7 @@
  * tags, provenance, answer, note; block style, with flow lists for
  * irrelevant, tags and list-form relevant. No line folding (width unlimited),
  * UTF-8 written as is. Any string that would read back as another type when
- * plain (set_scalar_resolve: "true", "7", "null", "") is single-quoted, so a
+ * plain (yscalar_resolve: "true", "7", "null", "") is single-quoted, so a
  * round trip keeps every type; libyaml picks double quotes when a string
  * needs escapes.
  */

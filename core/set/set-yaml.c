@@ -17,7 +17,7 @@
  *      are refused; rule violations (duplicate ids, grades 0 or 12...) are
  *      kept for set_check.
  * Plain scalars resolve as in the YAML 1.2 core schema (null, bool, int,
- * float, else string; set_scalar_resolve); quoted scalars are always strings.
+ * float, else string; yscalar_resolve in base/yamlio); quoted scalars are always strings.
  */
 #include "set/set.h"
 #include "base/error.h"
@@ -67,80 +67,13 @@ static int check_raw(const char *buf, size_t len, const char *name)
 
 /* ---- step 3: nodes into the set ---- */
 
-static bool all_in(const char *s, const char *set)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!strchr(set, *s))
-			return false;
-	return true;
-}
-
-static bool is_float_text(const char *s)
-{
-	const char *p = s;
-	bool digits = false;
-
-	if (*p == '+' || *p == '-')
-		p++;
-	if (!strcmp(p, ".inf") || !strcmp(p, ".Inf") || !strcmp(p, ".INF"))
-		return true;
-	if (p == s && (!strcmp(p, ".nan") || !strcmp(p, ".NaN") || !strcmp(p, ".NAN")))
-		return true;
-	while (isdigit((unsigned char)*p)) {
-		p++;
-		digits = true;
-	}
-	if (*p == '.') {
-		p++;
-		while (isdigit((unsigned char)*p)) {
-			p++;
-			digits = true;
-		}
-	}
-	if (!digits)
-		return false;
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (!isdigit((unsigned char)*p))
-			return false;
-		while (isdigit((unsigned char)*p))
-			p++;
-	}
-	return !*p;
-}
-
-enum set_scalar_type set_scalar_resolve(const char *s)
-{
-	const char *p = s;
-
-	if (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL"))
-		return SET_SCALAR_NULL;
-	if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE") ||
-	    !strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
-		return SET_SCALAR_BOOL;
-	if (*p == '+' || *p == '-')
-		p++;
-	if (all_in(p, "0123456789"))
-		return SET_SCALAR_INT;
-	if ((starts_with(s, "0o") && all_in(s + 2, "01234567")) ||
-	    (starts_with(s, "0x") && all_in(s + 2, "0123456789abcdefABCDEF")))
-		return SET_SCALAR_INT;
-	if (is_float_text(s))
-		return SET_SCALAR_FLOAT;
-	return SET_SCALAR_STR;
-}
-
 /* Parse an integer scalar (core schema forms) within [min, max]. */
 static int node_int(const struct ynode *n, long min, long max, long *out)
 {
 	long v;
 	char *end;
 
-	if (n->kind != YNODE_SCALAR || ynode_type(n) != SET_SCALAR_INT)
+	if (n->kind != YNODE_SCALAR || ynode_type(n) != YSCALAR_INT)
 		return -1;
 	if (starts_with(n->value, "0o") || starts_with(n->value, "0x")) {
 		unsigned long long u = strtoull(n->value + 2, &end, n->value[1] == 'o' ? 8 : 16);
@@ -175,7 +108,7 @@ static int get_string(struct loader *ld, const struct ynode *n, const char *what
 	*out = NULL;
 	if (n->kind != YNODE_SCALAR)
 		return type_error(ld, n, what, "a string");
-	if (ynode_type(n) == SET_SCALAR_NULL)
+	if (ynode_type(n) == YSCALAR_NULL)
 		return 0;
 	*out = xstrdup(n->value);
 	return 0;
@@ -250,13 +183,13 @@ static int check_keys(struct loader *ld, const struct ynode *m, const char *cons
 static int get_string_list(struct loader *ld, const struct ynode *n, const char *what,
 			   char ***arr, size_t *nr, size_t *alloc)
 {
-	if (n->kind == YNODE_SCALAR && ynode_type(n) == SET_SCALAR_NULL)
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL)
 		return 0;
 	if (n->kind != YNODE_SEQ)
 		return type_error(ld, n, what, "a list");
 	for (size_t i = 0; i < n->nr; i++) {
 		const struct ynode *it = n->kids[i];
-		if (it->kind != YNODE_SCALAR || ynode_type(it) == SET_SCALAR_NULL)
+		if (it->kind != YNODE_SCALAR || ynode_type(it) == YSCALAR_NULL)
 			return type_error(ld, it, "an item of this list", "a string");
 		ALLOC_GROW(*arr, *nr + 1, *alloc);
 		(*arr)[(*nr)++] = xstrdup(it->value);
@@ -278,13 +211,13 @@ static void add_label(struct question *q, const struct ynode *at, const char *ch
 
 static int get_relevant(struct loader *ld, const struct ynode *n, struct question *q)
 {
-	if (n->kind == YNODE_SCALAR && ynode_type(n) == SET_SCALAR_NULL)
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL)
 		return 0;
 	if (n->kind == YNODE_SEQ) {
 		q->relevant_as_list = true;
 		for (size_t i = 0; i < n->nr; i++) {
 			const struct ynode *it = n->kids[i];
-			if (it->kind != YNODE_SCALAR || ynode_type(it) == SET_SCALAR_NULL)
+			if (it->kind != YNODE_SCALAR || ynode_type(it) == YSCALAR_NULL)
 				return type_error(ld, it, "a relevant chunk id", "a string");
 			for (size_t k = 0; k < q->nr_relevant; k++)
 				if (!strcmp(q->relevant[k].chunk, it->value))
@@ -360,17 +293,17 @@ static struct cJSON *to_json(struct loader *ld, const struct ynode *n)
 		return j;
 	}
 	switch (ynode_type(n)) {
-	case SET_SCALAR_NULL:
+	case YSCALAR_NULL:
 		return cJSON_CreateNull();
-	case SET_SCALAR_BOOL:
+	case YSCALAR_BOOL:
 		return cJSON_CreateBool(n->value[0] == 't' || n->value[0] == 'T');
-	case SET_SCALAR_INT: {
+	case YSCALAR_INT: {
 		long v;
 		if (node_int(n, -(1L << 53), 1L << 53, &v) == 0)
 			return cJSON_CreateNumber((double)v);
 		return cJSON_CreateNumber(strtod(n->value, NULL));
 	}
-	case SET_SCALAR_FLOAT: {
+	case YSCALAR_FLOAT: {
 		double d = strtod(n->value, NULL);
 		if (isfinite(d))
 			return cJSON_CreateNumber(d);
@@ -413,11 +346,11 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 		} else if (!strcmp(k, "origin")) {
 			if (v->kind != YNODE_SCALAR)
 				rc = type_error(ld, v, "'origin'", "synthetic, mined or hand");
-			else if (ynode_type(v) != SET_SCALAR_NULL && origin_parse(v->value, &q->origin) < 0)
+			else if (ynode_type(v) != YSCALAR_NULL && origin_parse(v->value, &q->origin) < 0)
 				rc = error_at(ld->name, v->line, v->col,
 					      "unknown origin '%s' (synthetic, mined or hand)", v->value);
 		} else if (!strcmp(k, "answerable")) {
-			if (v->kind != YNODE_SCALAR || ynode_type(v) != SET_SCALAR_BOOL)
+			if (v->kind != YNODE_SCALAR || ynode_type(v) != YSCALAR_BOOL)
 				rc = type_error(ld, v, "'answerable'", "true or false");
 			else
 				q->answerable = v->value[0] == 't' || v->value[0] == 'T';
@@ -429,7 +362,7 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 		} else if (!strcmp(k, "tags")) {
 			rc = get_string_list(ld, v, "'tags'", &q->tags, &q->nr_tags, &q->alloc_tags);
 		} else if (!strcmp(k, "provenance")) {
-			if (v->kind == YNODE_SCALAR && ynode_type(v) == SET_SCALAR_NULL)
+			if (v->kind == YNODE_SCALAR && ynode_type(v) == YSCALAR_NULL)
 				continue;
 			if (v->kind != YNODE_MAP)
 				rc = type_error(ld, v, "'provenance'", "a mapping");
@@ -444,7 +377,7 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 
 static int load_questions(struct loader *ld, const struct ynode *n, struct set *s)
 {
-	if (n->kind == YNODE_SCALAR && ynode_type(n) == SET_SCALAR_NULL)
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL)
 		return 0;
 	if (n->kind != YNODE_SEQ)
 		return type_error(ld, n, "'questions'", "a list");
@@ -465,7 +398,7 @@ static const char *const corpus_keys[] = { "path", "fingerprint", "chunks", NULL
 
 static int load_corpus(struct loader *ld, const struct ynode *n, struct set *s)
 {
-	if (n->kind == YNODE_SCALAR && ynode_type(n) == SET_SCALAR_NULL)
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL)
 		return 0;
 	if (n->kind != YNODE_MAP)
 		return type_error(ld, n, "'corpus'", "a mapping");
@@ -562,7 +495,7 @@ static int load_buf(struct set *s, const char *buf, size_t len, const char *name
 	}
 	if (check_raw(buf, len, name) < 0 || yamlio_parse_tree(buf, len, name, &set_rules, &root) < 0)
 		goto out;
-	if (!root || (root->kind == YNODE_SCALAR && ynode_type(root) == SET_SCALAR_NULL)) {
+	if (!root || (root->kind == YNODE_SCALAR && ynode_type(root) == YSCALAR_NULL)) {
 		error("%s: empty set file", name);
 		goto out;
 	}

@@ -126,17 +126,6 @@ int set_load_buf(struct set *s, const char *buf, size_t len, const char *name);
  */
 int set_load_cases(struct set *s, const char *path);
 
-/* How a plain (unquoted, untagged) YAML scalar resolves in the YAML 1.2
- * core schema; a quoted scalar is always a string. */
-enum set_scalar_type {
-	SET_SCALAR_NULL,    /* "", "~", null, Null, NULL */
-	SET_SCALAR_BOOL,    /* true/True/TRUE, false/False/FALSE */
-	SET_SCALAR_INT,     /* [-+]?[0-9]+, 0o[0-7]+, 0x[0-9a-fA-F]+ */
-	SET_SCALAR_FLOAT,   /* [-+]?(.[0-9]+|[0-9]+(.[0-9]*)?)([eE][-+]?[0-9]+)?, .inf, .nan */
-	SET_SCALAR_STR,
-};
-enum set_scalar_type set_scalar_resolve(const char *plain);
-
 /* Serialise 's' as YAML into 'out' (appending). Return 0 or -1. */
 int set_to_yaml(const struct set *s, struct strbuf *out);
 /* Serialise one question as a YAML mapping into 'out'. Return 0 or -1. */

@@ -5,7 +5,7 @@
  */
 #include "test-lib.h"
 #include "fake-llm.h"
-#include "llm/http.h"
+#include "base/http.h"
 #include "base/error.h"
 #include "base/util.h"
 

@@ -5,7 +5,7 @@
  */
 #include "test-lib.h"
 #include "base/fsutil.h"
-#include "set/interop.h"
+#include "interop/interop.h"
 #include "base/util.h"
 
 #include <stdio.h>
