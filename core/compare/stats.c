@@ -55,9 +55,25 @@ uint64_t rng_next(struct rng *r)
 	return result;
 }
 
+/*
+ * Return the high 64 bits of the 128-bit product of "a" and "b", from
+ * 32-bit halves so that no compiler needs a 128-bit type (32-bit targets).
+ */
+static inline uint64_t mul_high64(uint64_t a, uint64_t b)
+{
+	uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32;
+	uint64_t b_lo = b & 0xffffffffu, b_hi = b >> 32;
+	uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo;
+	uint64_t lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
+	uint64_t mid = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
+
+	return hi_hi + (hi_lo >> 32) + (mid >> 32);
+}
+
+/* Map a draw onto [0, n) by the high half of draw * n (Lemire's method, without the rejection step). */
 uint64_t rng_below(struct rng *r, uint64_t n)
 {
-	return (uint64_t)(((unsigned __int128)rng_next(r) * n) >> 64);
+	return mul_high64(rng_next(r), n);
 }
 
 double rng_uniform(struct rng *r)

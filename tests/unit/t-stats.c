@@ -33,6 +33,39 @@ static void test_rng(void)
 	ok(fabs(sum / 100000 - 0.5) < 0.01, "uniforms average 1/2 (got %g)", sum / 100000);
 }
 
+/*
+ * rng_below(n) is the high half of draw * n. Identities of that product
+ * check it on every target; where the compiler has a 128-bit type, the
+ * product itself checks it too.
+ */
+static void test_below_product(void)
+{
+	struct rng a, b;
+	int pow32 = 1, pow63 = 1, max = 1, wide = 1;
+
+	rng_seed(&a, 7);
+	rng_seed(&b, 7);
+	for (int i = 0; i < 10000; i++) {
+		uint64_t x = rng_next(&a);
+
+		pow32 &= rng_below(&b, UINT64_C(1) << 32) == x >> 32;
+		x = rng_next(&a);
+		pow63 &= rng_below(&b, UINT64_C(1) << 63) == x >> 1;
+		x = rng_next(&a);
+		max &= rng_below(&b, UINT64_MAX) == (x ? x - 1 : 0);
+#ifdef __SIZEOF_INT128__
+		uint64_t n = rng_next(&a) | 1;
+		x = rng_next(&a);
+		rng_next(&b);
+		wide &= rng_below(&b, n) == (uint64_t)(((unsigned __int128)x * n) >> 64);
+#endif
+	}
+	ok(pow32, "rng_below(2^32) is the draw's top 32 bits");
+	ok(pow63, "rng_below(2^63) is the draw shifted by one");
+	ok(max, "rng_below(2^64-1) is the draw minus one");
+	ok(wide, "rng_below matches the 128-bit product");
+}
+
 static void test_quantile(void)
 {
 	/* Reference values from tables of the standard normal distribution. */
@@ -160,6 +193,7 @@ static void test_power(void)
 int main(void)
 {
 	test_rng();
+	test_below_product();
 	test_quantile();
 	test_identical();
 	test_lost_hits();
