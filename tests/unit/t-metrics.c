@@ -3,7 +3,7 @@
  * the ranking of judged documents (core/score/score.c).
  *
  * Expected values come from trec_eval v10.0's own output on the conformance
- * pack (../shared/conformance/trec_eval), not from this code; the property
+ * pack (tests/conformance/trec_eval), not from this code; the property
  * tests check what must hold for any input: values within [0, 1], R@k never
  * decreasing with k, the same scores whatever the order of a run's lines,
  * and the sort-free ranking agreeing with a full sort.
