@@ -27,6 +27,7 @@
 #include "llm/journal.h"
 #include "llm/llmjob.h"
 #include "llm/prompt.h"
+#include "set/rejected.h"
 #include "set/set.h"
 #include "base/strmap.h"
 #include "text/text.h"
@@ -38,6 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* the dup index tags: who holds a text a proposal may repeat */
+enum { DUP_SET, DUP_RUN, DUP_REJECTED };
 
 static const char *const kind_names[GEN_NR_KINDS] = {
 	"factoid", "paraphrase", "multi-hop", "unanswerable",
@@ -240,7 +244,9 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	}
 	dup = dup_index_find(&g->dups, text.buf, TEXT_NEAR_DUP_THRESHOLD);
 	if (dup) {
-		if (dup->tag)
+		if (dup->tag == DUP_REJECTED)
+			st->drop_rejected++;
+		else if (dup->tag)
 			st->drop_dup_run++;
 		else
 			st->drop_dup_set++;
@@ -300,7 +306,7 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	cJSON_AddNumberToObject(prov, "sample", (double)sample);
 	cJSON_AddNumberToObject(prov, "overlap", round(overlap * 100) / 100);
 	q->provenance = prov;
-	dup_index_add(&g->dups, q->text, 1);
+	dup_index_add(&g->dups, q->text, DUP_RUN);
 	ALLOC_GROW(st->overlaps, st->nr_overlaps + 1, st->alloc_overlaps);
 	st->overlaps[st->nr_overlaps++] = overlap;
 	st->kept++;
@@ -465,6 +471,7 @@ static int read_record(const cJSON *rec, long line, void *data)
 int gen_run(const struct gen_options *o, struct gen_stats *st)
 {
 	struct gen g;
+	struct set rejected = SET_INIT;
 	int rc = ERR_INPUT;
 	struct llm_options lo;
 
@@ -488,7 +495,12 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 			st->to_send++;
 		}
 	for (size_t i = 0; i < g.set->nr; i++)
-		dup_index_add(&g.dups, g.set->q[i].text ? g.set->q[i].text : "", 0);
+		dup_index_add(&g.dups, g.set->q[i].text ? g.set->q[i].text : "", DUP_SET);
+	/* what a reviewer rejected never comes back */
+	if (rejected_load(o->ref, &rejected) < 0)
+		goto out;
+	for (size_t i = 0; i < rejected.nr; i++)
+		dup_index_add(&g.dups, rejected.q[i].text ? rejected.q[i].text : "", DUP_REJECTED);
 	g.floor = set_id_floor(o->ref);
 
 	llmjob_options(&lo, &o->llm, stop_job, tick, &g);
@@ -575,6 +587,7 @@ out:
 		cJSON_Delete(g.replay[i]);
 	free(g.replay);
 	dup_index_release(&g.dups);
+	set_release(&rejected);
 	strmap_clear(&g.plan, 0);
 	strmap_clear(&g.done, 0);
 	free(g.items);

@@ -20,8 +20,8 @@
  * request that failed in transport is not journaled and is sent on rerun.
  *
  * Filters, in order, each counted: empty or longer than 'max_chars';
- * exact/near duplicate of a question of the set or of this run
- * (text_near_duplicate); copies a span of its chunk (text_copied_share >=
+ * exact/near duplicate of a question of the set, of this run, or of one a
+ * reviewer rejected (set/rejected.h) (text_near_duplicate); copies a span of its chunk (text_copied_share >=
  * 'max_copied'); too lexical (text_overlap > 'max_overlap').
  *
  * Ownership: the options' pointers are borrowed for the call; the stats own
@@ -57,6 +57,7 @@ struct gen_stats {
 	size_t replayed;          /* journal records after the last checkpoint applied again */
 	size_t proposed, kept;
 	size_t drop_empty, drop_long, drop_dup_set, drop_dup_run, drop_copied, drop_overlap;
+	size_t drop_rejected;     /* near duplicate of a question rejected in review */
 	double *overlaps;         /* of the kept questions */
 	size_t nr_overlaps, alloc_overlaps;
 	long est_prompt_tokens;   /* dry run: about 4 bytes a token */

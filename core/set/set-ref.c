@@ -9,6 +9,7 @@
  * DIR = sets/NAME under the current directory. Tags match [A-Za-z0-9._-]+.
  */
 #include "set/set.h"
+#include "set/rejected.h"
 #include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
@@ -258,10 +259,14 @@ long set_id_floor(const struct set_ref *ref)
 {
 	char *wc = path_join(ref->dir, "set.yaml");
 	char *vdir = path_join(ref->dir, "versions");
+	char *rejected = rejected_path(ref);
 	long hi = read_floor(ref), n;
 	DIR *d;
 
 	n = scan_ids(wc);
+	if (n > hi)
+		hi = n;
+	n = scan_ids(rejected);  /* a rejected question's id is never handed out again */
 	if (n > hi)
 		hi = n;
 	d = opendir(vdir);
@@ -281,6 +286,7 @@ long set_id_floor(const struct set_ref *ref)
 	}
 	free(wc);
 	free(vdir);
+	free(rejected);
 	return hi;
 }
 

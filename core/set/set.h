@@ -217,8 +217,8 @@ int set_open_ref(struct set *s, const struct set_ref *ref, bool check_rules);
 
 /*
  * Return the highest question number ever used by the set in 'ref->dir':
- * the working copy, every file under versions/, and the floor kept in
- * .evalset/ids. 0 when none. (A broken version file is scanned as text.)
+ * the working copy, every file under versions/, the rejected list
+ * (rejected.h) and the floor kept in .evalset/ids. 0 when none. (A broken version file is scanned as text.)
  */
 long set_id_floor(const struct set_ref *ref);
 /*

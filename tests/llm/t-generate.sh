@@ -60,6 +60,23 @@ dups=$(sed -n 's/.* \([0-9]*\) duplicate of the set.*/\1/p' out)
 ok $([ "${dups:-0}" -ge 40 ] && echo 0 || echo 1) "duplicates of the set counted ($dups)"
 stop_fake
 
+# ---- a question rejected in review never comes back ----
+make_case rejected
+start_fake
+gen --kinds factoid >out 2>err
+is "$?" 0 "generate before a review"
+kept=$(count_q)
+# the review page rejects every question: they leave set.yaml for rejected.yaml
+cp sets/demo/set.yaml sets/demo/rejected.yaml
+"$evalset" rm demo $(sed -n 's/^- id: \(q-[0-9]*\)$/\1/p' sets/demo/set.yaml) >/dev/null 2>err
+is "$(count_q)" 0 "every question moved out of the set"
+gen --kinds factoid --seed 2 >out 2>err
+is "$?" 0 "generate after the review (new seed: new requests, same replies)"
+is "$(count_q)" 0 "no rejected question is generated again"
+rej=$(sed -n 's/.* \([0-9]*\) rejected in review before.*/\1/p' out)
+is "${rej:-0}" "$kept" "every repeat counted as rejected in review"
+stop_fake
+
 # ---- filters: max-overlap ----
 make_case overlap
 start_fake
