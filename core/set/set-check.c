@@ -121,6 +121,14 @@ static void check_question(const struct question *q, const struct corpus *corpus
 				     "relevant chunk '%s' of question '%s' is not in the corpus",
 				     l->chunk, qname(q));
 	}
+	for (size_t i = 0; i < q->nr_evidence; i++) {
+		const struct evidence *e = &q->evidence[i];
+		if (question_grade(q, e->chunk) < 1)
+			findings_add(out, FINDING_ERROR, e->line ? e->line : q->line,
+				     e->line ? e->col : q->col,
+				     "evidence for chunk '%s' of question '%s', which is not one of "
+				     "its relevant chunks", e->chunk, qname(q));
+	}
 	if (corpus)
 		for (size_t k = 0; k < q->nr_irrelevant; k++)
 			if (!corpus_get(corpus, q->irrelevant[k]))

@@ -4,7 +4,8 @@
  *
  * Layout: header keys in a fixed order (evalset, name, description, version,
  * digest, parent, tagged_at, note, corpus, questions); question keys in the
- * order id, text, origin, answerable (only when false), relevant, irrelevant,
+ * order id, text, origin, answerable (only when false), relevant, evidence,
+ * irrelevant,
  * tags, provenance, answer, note; block style, with flow lists for
  * irrelevant, tags and list-form relevant. No line folding (width unlimited),
  * UTF-8 written as is. Any string that would read back as another type when
@@ -85,6 +86,26 @@ static int emit_json(yaml_emitter_t *em, const cJSON *j)
 	return yamlio_plain(em, "null");
 }
 
+/* Write the evidence of 'q' as a block list of flow mappings, one a line. */
+static int emit_evidence(yaml_emitter_t *em, const struct question *q)
+{
+	if (yamlio_plain(em, "evidence") || yamlio_seq_start(em, false))
+		return -1;
+	for (size_t i = 0; i < q->nr_evidence; i++) {
+		const struct evidence *e = &q->evidence[i];
+		if (yamlio_map_start(em, true) || emit_kv_str(em, "chunk", e->chunk) ||
+		    emit_kv_str(em, "doc", e->doc))
+			return -1;
+		if (e->start >= 0 &&
+		    (yamlio_plain(em, "start") || yamlio_long(em, e->start) ||
+		     yamlio_plain(em, "end") || yamlio_long(em, e->end)))
+			return -1;
+		if (emit_kv_str(em, "quote", e->quote) || yamlio_map_end(em))
+			return -1;
+	}
+	return yamlio_seq_end(em);
+}
+
 static int emit_question(yaml_emitter_t *em, const struct question *q)
 {
 	if (yamlio_map_start(em, false) ||
@@ -110,6 +131,8 @@ static int emit_question(yaml_emitter_t *em, const struct question *q)
 		if (as_list ? yamlio_seq_end(em) : yamlio_map_end(em))
 			return -1;
 	}
+	if (q->nr_evidence && emit_evidence(em, q))
+		return -1;
 	if (emit_str_list(em, "irrelevant", q->irrelevant, q->nr_irrelevant) ||
 	    emit_str_list(em, "tags", q->tags, q->nr_tags))
 		return -1;
@@ -211,6 +234,23 @@ struct cJSON *question_to_json(const struct question *q)
 	rel = cJSON_AddObjectToObject(j, "relevant");
 	for (size_t i = 0; i < q->nr_relevant; i++)
 		cJSON_AddNumberToObject(rel, q->relevant[i].chunk, q->relevant[i].grade);
+	if (q->nr_evidence) {
+		arr = cJSON_AddArrayToObject(j, "evidence");
+		for (size_t i = 0; i < q->nr_evidence; i++) {
+			const struct evidence *e = &q->evidence[i];
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "chunk", e->chunk);
+			if (e->doc)
+				cJSON_AddStringToObject(o, "doc", e->doc);
+			if (e->start >= 0) {
+				cJSON_AddNumberToObject(o, "start", (double)e->start);
+				cJSON_AddNumberToObject(o, "end", (double)e->end);
+			}
+			if (e->quote)
+				cJSON_AddStringToObject(o, "quote", e->quote);
+			cJSON_AddItemToArray(arr, o);
+		}
+	}
 	arr = cJSON_AddArrayToObject(j, "irrelevant");
 	for (size_t i = 0; i < q->nr_irrelevant; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(q->irrelevant[i]));

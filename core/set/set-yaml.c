@@ -315,9 +315,85 @@ static struct cJSON *to_json(struct loader *ld, const struct ynode *n)
 }
 
 static const char *const question_keys[] = {
-	"id", "text", "origin", "answerable", "relevant", "irrelevant", "tags",
+	"id", "text", "origin", "answerable", "relevant", "evidence", "irrelevant", "tags",
 	"provenance", "answer", "note", NULL,
 };
+static const char *const evidence_keys[] = { "chunk", "doc", "start", "end", "quote", NULL };
+
+/* Read one evidence entry: a mapping with a chunk and a span, a quote or both. */
+static int get_one_evidence(struct loader *ld, const struct ynode *m, struct question *q)
+{
+	struct evidence e = { NULL, NULL, -1, -1, NULL, m->line, m->col };
+	bool has_start = false, has_end = false;
+	int rc = -1;
+
+	if (m->kind != YNODE_MAP)
+		return type_error(ld, m, "an evidence entry", "a mapping");
+	if (check_keys(ld, m, evidence_keys, "an evidence entry") < 0)
+		return -1;
+	for (size_t i = 0; i + 1 < m->nr; i += 2) {
+		const char *k = m->kids[i]->value;
+		const struct ynode *v = m->kids[i + 1];
+
+		if (!strcmp(k, "chunk")) {
+			if (get_string(ld, v, "'chunk'", &e.chunk) < 0)
+				goto out;
+		} else if (!strcmp(k, "doc")) {
+			if (get_string(ld, v, "'doc'", &e.doc) < 0)
+				goto out;
+		} else if (!strcmp(k, "quote")) {
+			if (get_string(ld, v, "'quote'", &e.quote) < 0)
+				goto out;
+		} else {
+			long *at = !strcmp(k, "start") ? &e.start : &e.end;
+			if (node_int(v, 0, 1L << 40, at) < 0) {
+				char *what = xstrfmt("'%s'", k);
+				type_error(ld, v, what, "a whole number");
+				free(what);
+				goto out;
+			}
+			*(at == &e.start ? &has_start : &has_end) = true;
+		}
+	}
+	if (!e.chunk || !*e.chunk) {
+		error_at(ld->name, m->line, m->col, "evidence entry without a 'chunk'");
+		goto out;
+	}
+	if (has_start != has_end) {
+		error_at(ld->name, m->line, m->col, "evidence for '%s' has '%s' without '%s'",
+			 e.chunk, has_start ? "start" : "end", has_start ? "end" : "start");
+		goto out;
+	}
+	if (has_start && e.end < e.start) {
+		error_at(ld->name, m->line, m->col, "evidence for '%s' ends (%ld) before it starts (%ld)",
+			 e.chunk, e.end, e.start);
+		goto out;
+	}
+	if (!has_start && (!e.quote || !*e.quote)) {
+		error_at(ld->name, m->line, m->col,
+			 "evidence for '%s' has neither a span (start, end) nor a quote", e.chunk);
+		goto out;
+	}
+	question_add_evidence(q, &e);
+	rc = 0;
+out:
+	free(e.chunk);
+	free(e.doc);
+	free(e.quote);
+	return rc;
+}
+
+static int get_evidence(struct loader *ld, const struct ynode *n, struct question *q)
+{
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL)
+		return 0;
+	if (n->kind != YNODE_SEQ)
+		return type_error(ld, n, "'evidence'", "a list");
+	for (size_t i = 0; i < n->nr; i++)
+		if (get_one_evidence(ld, n->kids[i], q) < 0)
+			return -1;
+	return 0;
+}
 
 static int load_question(struct loader *ld, const struct ynode *m, struct set *s)
 {
@@ -356,6 +432,8 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 				q->answerable = v->value[0] == 't' || v->value[0] == 'T';
 		} else if (!strcmp(k, "relevant")) {
 			rc = get_relevant(ld, v, q);
+		} else if (!strcmp(k, "evidence")) {
+			rc = get_evidence(ld, v, q);
 		} else if (!strcmp(k, "irrelevant")) {
 			rc = get_string_list(ld, v, "'irrelevant'", &q->irrelevant,
 					     &q->nr_irrelevant, &q->alloc_irrelevant);

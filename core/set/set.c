@@ -59,6 +59,8 @@ void question_release(struct question *q)
 	for (size_t i = 0; i < q->nr_relevant; i++)
 		free(q->relevant[i].chunk);
 	free(q->relevant);
+	question_clear_evidence(q);
+	free(q->evidence);
 	for (size_t i = 0; i < q->nr_irrelevant; i++)
 		free(q->irrelevant[i]);
 	free(q->irrelevant);
@@ -120,6 +122,10 @@ void question_copy(struct question *dst, const struct question *src)
 			dst->relevant[i].chunk = xstrdup(src->relevant[i].chunk);
 		}
 	}
+	dst->evidence = NULL;
+	dst->nr_evidence = dst->alloc_evidence = 0;
+	for (size_t i = 0; i < src->nr_evidence; i++)
+		question_add_evidence(dst, &src->evidence[i]);
 	dst->irrelevant = copy_strings(src->irrelevant, src->nr_irrelevant, &dst->alloc_irrelevant);
 	dst->tags = copy_strings(src->tags, src->nr_tags, &dst->alloc_tags);
 }
@@ -170,6 +176,46 @@ static void remove_string(char **arr, size_t *nr, const char *s)
 	}
 }
 
+void question_add_evidence(struct question *q, const struct evidence *e)
+{
+	struct evidence *d;
+
+	ALLOC_GROW(q->evidence, q->nr_evidence + 1, q->alloc_evidence);
+	d = &q->evidence[q->nr_evidence++];
+	*d = *e;
+	d->chunk = xstrdup(e->chunk);
+	d->doc = xstrdup(e->doc);
+	d->quote = xstrdup(e->quote);
+}
+
+static void evidence_release(struct evidence *e)
+{
+	free(e->chunk);
+	free(e->doc);
+	free(e->quote);
+}
+
+void question_clear_evidence(struct question *q)
+{
+	for (size_t i = 0; i < q->nr_evidence; i++)
+		evidence_release(&q->evidence[i]);
+	q->nr_evidence = 0;
+}
+
+/* Remove the evidence of 'chunk' from 'q': it is no longer relevant. */
+static void drop_evidence(struct question *q, const char *chunk)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < q->nr_evidence; i++) {
+		if (!strcmp(q->evidence[i].chunk, chunk))
+			evidence_release(&q->evidence[i]);
+		else
+			q->evidence[k++] = q->evidence[i];
+	}
+	q->nr_evidence = k;
+}
+
 void question_set_label(struct question *q, const char *chunk, int grade)
 {
 	size_t i;
@@ -179,6 +225,7 @@ void question_set_label(struct question *q, const char *chunk, int grade)
 			break;
 	if (grade == 0) {
 		if (i < q->nr_relevant) {
+			drop_evidence(q, chunk);
 			free(q->relevant[i].chunk);
 			memmove(&q->relevant[i], &q->relevant[i + 1],
 				(q->nr_relevant - i - 1) * sizeof(*q->relevant));
@@ -401,6 +448,53 @@ static void canon_string_set(struct strbuf *out, const char *key, char **arr, si
 	free(sorted);
 }
 
+static int cmp_str_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !!a - !!b;
+	return strcmp(a, b);
+}
+
+static int cmp_evidence(const void *a, const void *b)
+{
+	const struct evidence *x = a, *y = b;
+	int c = strcmp(x->chunk, y->chunk);
+
+	if (!c)
+		c = cmp_str_null(x->doc, y->doc);
+	if (!c)
+		c = (x->start > y->start) - (x->start < y->start);
+	if (!c)
+		c = (x->end > y->end) - (x->end < y->end);
+	return c ? c : cmp_str_null(x->quote, y->quote);
+}
+
+/* Append one line per evidence entry of 'q', sorted; nothing when it has
+ * none, so sets without evidence keep the digests they always had. */
+static void canon_evidence(struct strbuf *out, const struct question *q)
+{
+	struct evidence *ev;
+
+	if (!q->nr_evidence)
+		return;
+	ev = xcalloc(q->nr_evidence, sizeof(*ev));
+	memcpy(ev, q->evidence, q->nr_evidence * sizeof(*ev));
+	qsort(ev, q->nr_evidence, sizeof(*ev), cmp_evidence);
+	for (size_t i = 0; i < q->nr_evidence; i++) {
+		strbuf_addstr(out, "evidence ");
+		canon_string(out, ev[i].chunk);
+		strbuf_addch(out, ' ');
+		canon_string(out, ev[i].doc);
+		if (ev[i].start >= 0)
+			strbuf_addf(out, " %ld %ld ", ev[i].start, ev[i].end);
+		else
+			strbuf_addstr(out, " null null ");
+		canon_string(out, ev[i].quote);
+		strbuf_addch(out, '\n');
+	}
+	free(ev);
+}
+
 static void canon_question(struct strbuf *out, const struct question *q)
 {
 	struct label *rel;
@@ -423,6 +517,7 @@ static void canon_question(struct strbuf *out, const struct question *q)
 		}
 		free(rel);
 	}
+	canon_evidence(out, q);
 	canon_string_set(out, "irrelevant", q->irrelevant, q->nr_irrelevant);
 	canon_string_set(out, "tag", q->tags, q->nr_tags);
 	if (q->provenance) {

@@ -57,6 +57,21 @@ struct label {
 	long line, col;  /* where the label was read (0: not loaded) */
 };
 
+/*
+ * Where a relevant chunk's answer stands in the source documents (optional;
+ * remap and score --corpus use it, docs/sets.md): the chunk it supports,
+ * the document, the span [start, end) in Unicode code points of the
+ * document's text, and a short quote of that text. An entry has a span, a
+ * quote, or both; start and end are -1 when there is no span.
+ */
+struct evidence {
+	char *chunk;
+	char *doc;     /* may be NULL */
+	long start, end;
+	char *quote;   /* may be NULL */
+	long line, col;  /* where it was read (0: not loaded) */
+};
+
 struct question {
 	char *id;
 	char *text;
@@ -64,6 +79,8 @@ struct question {
 	bool answerable;             /* default true */
 	struct label *relevant;      /* grade >= 1 */
 	size_t nr_relevant, alloc_relevant;
+	struct evidence *evidence;   /* optional: none for most sets */
+	size_t nr_evidence, alloc_evidence;
 	char **irrelevant;           /* grade 0 */
 	size_t nr_irrelevant, alloc_irrelevant;
 	char **tags;
@@ -165,6 +182,10 @@ void question_set_label(struct question *q, const char *chunk, int grade);
 /* Append 'chunk' with 'grade' (>= 1) to the relevant chunks of 'q'; the caller
  * knows 'chunk' is in neither list (no search: for many labels at once). */
 void question_append_label(struct question *q, const char *chunk, int grade);
+/* Append a copy of 'e' to the evidence of 'q'. */
+void question_add_evidence(struct question *q, const struct evidence *e);
+/* Remove every evidence entry of 'q'. */
+void question_clear_evidence(struct question *q);
 /* Return the grade of 'chunk' for 'q': >= 1 relevant, 0 judged irrelevant, -1 unjudged. */
 int question_grade(const struct question *q, const char *chunk);
 bool question_has_tag(const struct question *q, const char *tag);

@@ -44,6 +44,27 @@ static bool json_eq(const cJSON *a, const cJSON *b)
 	return cJSON_Compare(a, b, 1);
 }
 
+static bool one_evidence_eq(const struct evidence *x, const struct evidence *y)
+{
+	return !strcmp(x->chunk, y->chunk) && str_eq(x->doc, y->doc) && x->start == y->start &&
+	       x->end == y->end && str_eq(x->quote, y->quote);
+}
+
+/* True when 'a' and 'b' carry the same evidence entries, in any order. */
+static bool evidence_eq(const struct question *a, const struct question *b)
+{
+	if (a->nr_evidence != b->nr_evidence)
+		return false;
+	for (size_t i = 0; i < a->nr_evidence; i++) {
+		bool found = false;
+		for (size_t j = 0; j < b->nr_evidence && !found; j++)
+			found = one_evidence_eq(&a->evidence[i], &b->evidence[j]);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 static void side_from_set(struct diff_side *side, const struct set *s)
 {
 	side->name = xstrdup(s->name ? s->name : "");
@@ -152,6 +173,8 @@ static unsigned diff_question(const struct question *a, const struct question *b
 		c->what |= QCHANGE_TAGS;
 	if (a->origin != b->origin)
 		add_other(c, "origin");
+	if (!evidence_eq(a, b))
+		add_other(c, "evidence");
 	if (!json_eq(a->provenance, b->provenance))
 		add_other(c, "provenance");
 	if (!str_eq(a->answer, b->answer))

@@ -787,9 +787,120 @@ static void test_version_order_and_reuse(void)
 	}
 }
 
+static void test_evidence(void)
+{
+	static const char *with =
+		"questions:\n"
+		"  - id: q-0001\n"
+		"    text: How do I rotate an API key?\n"
+		"    relevant:\n"
+		"      c-0012: 2\n"
+		"      c-0040: 1\n"
+		"    evidence:\n"
+		"      - {chunk: c-0012, doc: guides/keys.md, start: 1830, end: 1912, quote: \"rotate it: from the console\"}\n"
+		"      - {chunk: c-0040, quote: rotate}\n";
+	static const char *reordered =
+		"questions:\n"
+		"  - id: q-0001\n"
+		"    text: How do I rotate an API key?\n"
+		"    evidence:\n"
+		"      - chunk: c-0040\n"
+		"        quote: rotate\n"
+		"      - {quote: \"rotate it: from the console\", end: 1912, start: 1830, doc: guides/keys.md, chunk: c-0012}\n"
+		"    relevant: {c-0040: 1, c-0012: 2}\n";
+	static const char *moved =
+		"questions:\n"
+		"  - id: q-0001\n"
+		"    text: How do I rotate an API key?\n"
+		"    relevant: {c-0040: 1, c-0012: 2}\n"
+		"    evidence:\n"
+		"      - {chunk: c-0012, doc: guides/keys.md, start: 1831, end: 1912, quote: \"rotate it: from the console\"}\n"
+		"      - {chunk: c-0040, quote: rotate}\n";
+	static const char *without =
+		"questions:\n"
+		"  - id: q-0001\n"
+		"    text: How do I rotate an API key?\n"
+		"    relevant:\n"
+		"      c-0012: 2\n"
+		"      c-0040: 1\n";
+	static const struct bad_case bad[] = {
+		{ "questions:\n- id: q-1\n  text: a\n  relevant: [c-1]\n  evidence: {chunk: c-1}\n",
+		  "t.yaml:5:13: 'evidence' must be a list", "evidence as a mapping" },
+		{ "questions:\n- id: q-1\n  text: a\n  relevant: [c-1]\n  evidence: [{doc: d, quote: x}]\n",
+		  "t.yaml:5:14: evidence entry without a 'chunk'", "evidence without a chunk" },
+		{ "questions:\n- id: q-1\n  text: a\n  relevant: [c-1]\n  evidence: [{chunk: c-1, start: 3, quote: x}]\n",
+		  "t.yaml:5:14: evidence for 'c-1' has 'start' without 'end'", "a start without an end" },
+		{ "questions:\n- id: q-1\n  text: a\n  relevant: [c-1]\n  evidence: [{chunk: c-1, start: 9, end: 3}]\n",
+		  "t.yaml:5:14: evidence for 'c-1' ends (3) before it starts (9)", "a span that ends before it starts" },
+		{ "questions:\n- id: q-1\n  text: a\n  relevant: [c-1]\n  evidence: [{chunk: c-1, doc: d}]\n",
+		  "t.yaml:5:14: evidence for 'c-1' has neither a span (start, end) nor a quote", "evidence with nothing to find" },
+		{ "questions:\n- id: q-1\n  text: a\n  relevant: [c-1]\n  evidence: [{chunk: c-1, start: -4, end: 3}]\n",
+		  "t.yaml:5:34: 'start' must be a whole number, not '-4'", "a negative start" },
+		{ "questions:\n- id: q-1\n  text: a\n  relevant: [c-1]\n  evidence: [{chunk: c-1, qoute: x}]\n",
+		  "did you mean 'quote'?", "an unknown evidence key" },
+	};
+	struct set s = SET_INIT, t = SET_INIT;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	struct findings f = FINDINGS_INIT;
+	char d1[72], d2[72], d3[72], d4[72];
+
+	ok(load_str(&s, with) == 0, "a set with evidence loads");
+	is_int(s.q[0].nr_evidence, 2, "both evidence entries are read");
+	is_int(s.q[0].evidence[0].start, 1830, "the span start is read");
+	is_int(s.q[0].evidence[1].start, -1, "an entry without a span has start -1");
+	is_str(s.q[0].evidence[0].quote, "rotate it: from the console", "the quote is read");
+	ok(set_to_yaml(&s, &a) == 0 && set_load_buf(&t, a.buf, a.len, "saved.yaml") == 0,
+	   "the saved form loads again");
+	ok(strstr(a.buf, "- {chunk: c-0012, doc: guides/keys.md, start: 1830, end: 1912, quote: 'rotate it: from the console'}\n") != NULL,
+	   "evidence is written one entry a line");
+	ok(set_to_yaml(&t, &b) == 0 && !strcmp(a.buf, b.buf), "saving again gives the same bytes");
+	set_digest(&s, d1);
+	set_digest(&t, d2);
+	is_str(d2, d1, "the round trip keeps the digest");
+	set_release(&t);
+	digest_of(reordered, d2);
+	is_str(d2, d1, "evidence order and key order do not change the digest");
+	digest_of(moved, d3);
+	ok(strcmp(d3, d1) != 0, "moving the span changes the digest");
+	digest_of(without, d4);
+	ok(strcmp(d4, d1) != 0, "dropping the evidence changes the digest");
+	strbuf_reset(&a);
+	ok(load_str(&t, without) == 0 && set_to_yaml(&t, &a) == 0 && !strstr(a.buf, "evidence"),
+	   "a set without evidence is written without an evidence key");
+	set_release(&t);
+
+	question_set_label(&s.q[0], "c-0040", 0);
+	ok(s.q[0].nr_evidence == 1 && !strcmp(s.q[0].evidence[0].chunk, "c-0012"),
+	   "judging a chunk irrelevant drops its evidence");
+	question_set_label(&s.q[0], "c-0040", 1);
+	{
+		struct evidence e = { (char *)"c-0099", NULL, -1, -1, (char *)"x", 0, 0 };
+		question_add_evidence(&s.q[0], &e);
+	}
+	set_check_errors(&s, NULL, &f);
+	ok(f.nr_errors == 1 && strstr(f.items[0].message, "evidence for chunk 'c-0099' of question 'q-0001', which is not one of its relevant chunks"),
+	   "check refuses evidence for a chunk that is not relevant");
+	findings_release(&f);
+	set_release(&s);
+
+	test_capture_errors();
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		const char *got;
+		int rc = load_str(&t, bad[i].yaml);
+		got = test_captured();
+		ok(rc < 0 && strstr(got, bad[i].want) != NULL, "refused: %s", bad[i].what);
+		if (rc == 0 || !strstr(got, bad[i].want))
+			test_diag("want '%s', got '%s'", bad[i].want, got);
+		set_release(&t);
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
 int main(void)
 {
 	test_round_trip();
+	test_evidence();
 	test_tricky_strings();
 	test_digest();
 	test_load_errors();
