@@ -261,7 +261,7 @@ static void test_ascii_fast_path(void)
 /* ---- thread safety: first use from two threads at once ---- */
 
 static const char *const thread_inputs[] = {
-	"How do I rotate an API key?!", "  Stra\xc3\x9f" "e  ", "What is C++ v1.2 ...", "a\tb\nc",
+	"How do I rotate an API key?!", "  Stra\xc3\x9f\x65  ", "What is C++ v1.2 ...", "a\tb\nc",
 };
 
 static void *thread_normalize(void *arg)
