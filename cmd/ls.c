@@ -9,6 +9,7 @@
  */
 #include "builtin.h"
 #include "set/set.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -30,22 +31,11 @@ static const char *const ls_usage[] = {
  * ending in "..." when cut. */
 static void add_cut(struct strbuf *out, const char *s, size_t width)
 {
-	size_t chars = 0, i = 0, cut = 0, len = strlen(s);
+	size_t len = strlen(s), cut = len;
 
-	for (i = 0; i < len; i++)
-		if (((unsigned char)s[i] & 0xC0) != 0x80)
-			chars++;
-	if (chars <= width) {
-		cut = len;
-	} else {
-		size_t keep = width > 3 ? width - 3 : 0;
-		chars = 0;
-		for (cut = 0; cut < len; cut++) {
-			if (((unsigned char)s[cut] & 0xC0) != 0x80 && chars++ == keep)
-				break;
-		}
-	}
-	for (i = 0; i < cut; i++)
+	if (utf8_chars(s, len) > width)
+		cut = utf8_prefix(s, len, width > 3 ? width - 3 : 0);
+	for (size_t i = 0; i < cut; i++)
 		strbuf_addch(out, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i]);
 	if (cut < len)
 		strbuf_addstr(out, "...");

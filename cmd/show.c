@@ -14,6 +14,7 @@
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
 #include "set/set.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -28,26 +29,14 @@ static const char *const show_usage[] = {
 	NULL,
 };
 
-/*
- * Return the byte length of the first 'max' characters of the UTF-8 string
- * 's' (all of it when shorter), and the number of characters left out in
- * '*rest'.
- */
-static size_t utf8_prefix(const char *s, size_t max, size_t *rest)
+/* Return the byte length of the first 'max' characters of 's' (all of it
+ * when shorter), and the number of characters left out in '*rest'. */
+static size_t shown_prefix(const char *s, size_t max, size_t *rest)
 {
-	size_t chars = 0, cut = 0;
+	size_t len = strlen(s), cut = utf8_prefix(s, len, max);
 
-	*rest = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p & 0xc0) == 0x80)
-			continue;  /* a continuation byte belongs to the character before */
-		if (chars == max)
-			cut = (size_t)((const char *)p - s);
-		if (chars >= max)
-			(*rest)++;
-		chars++;
-	}
-	return *rest ? cut : strlen(s);
+	*rest = utf8_chars(s + cut, len - cut);
+	return cut;
 }
 
 /* Append the first 'len' bytes of 'text' to 'out' as comment lines "#   ...". */
@@ -84,7 +73,7 @@ static void chunks_yaml(const struct question *q, const struct corpus *corpus, b
 		if (c->title)
 			strbuf_addf(out, ", %s", c->title);
 		strbuf_addstr(out, ":\n");
-		len = full ? strlen(c->text) : utf8_prefix(c->text, SHOW_TEXT_CHARS, &rest);
+		len = full ? strlen(c->text) : shown_prefix(c->text, SHOW_TEXT_CHARS, &rest);
 		comment_text(out, c->text, len);
 		if (rest)
 			strbuf_addf(out, "#   [... %zu more characters; --full shows all]\n", rest);
@@ -110,7 +99,7 @@ static void chunks_json(cJSON *j, const struct question *q, const struct corpus 
 		} else {
 			if (c->title)
 				cJSON_AddStringToObject(o, "title", c->title);
-			len = full ? strlen(c->text) : utf8_prefix(c->text, SHOW_TEXT_CHARS, &rest);
+			len = full ? strlen(c->text) : shown_prefix(c->text, SHOW_TEXT_CHARS, &rest);
 			text = xstrndup(c->text, len);
 			cJSON_AddStringToObject(o, "text", text);
 			free(text);

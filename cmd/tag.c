@@ -24,6 +24,7 @@
 #include "set/setdiff.h"
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>

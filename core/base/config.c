@@ -13,6 +13,7 @@
 #include "base/fsutil.h"
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "base/utf8.h"
 #include "base/yamlguard.h"
 
 #include <limits.h>

@@ -1,11 +1,13 @@
 /*
  * html: HTML and script-safe JSON escaping (see html.h).
  *
- * Text is walked one UTF-8 sequence at a time; a byte that does not start a
- * valid, shortest-form sequence (or a surrogate, or past U+10FFFF) becomes
- * U+FFFD and the walk resumes at the next byte.
+ * Text is walked one UTF-8 sequence at a time (base/utf8): a byte that
+ * does not start a valid, shortest-form sequence (or a surrogate, or past
+ * U+10FFFF) becomes U+FFFD and the walk resumes at the next byte.
  */
 #include "base/html.h"
+#include "base/jsonstr.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <stdarg.h>
@@ -13,40 +15,6 @@
 #include <string.h>
 
 #define REPLACEMENT "\xEF\xBF\xBD"
-
-/* Return the length of the valid UTF-8 sequence at 's' (at most 'len' bytes)
- * and its code point in '*cp', or 0 when the bytes are not valid UTF-8. */
-static size_t utf8_seq(const unsigned char *s, size_t len, uint32_t *cp)
-{
-	uint32_t c = s[0];
-	size_t n;
-	uint32_t min;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF) {
-		n = 2; c &= 0x1F; min = 0x80;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		n = 3; c &= 0x0F; min = 0x800;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		n = 4; c &= 0x07; min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3F);
-	}
-	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	*cp = c;
-	return n;
-}
 
 void html_text_len(struct strbuf *out, const char *s, size_t len)
 {
@@ -58,7 +26,7 @@ void html_text_len(struct strbuf *out, const char *s, size_t len)
 	strbuf_grow(out, len + len / 8);
 	while (i < len) {
 		uint32_t cp;
-		size_t n = utf8_seq(p + i, len - i, &cp);
+		size_t n = utf8_decode((const char *)p + i, len - i, &cp);
 
 		if (!n) {
 			strbuf_addstr(out, REPLACEMENT);
@@ -130,31 +98,5 @@ void html_script_json(struct strbuf *out, const char *json)
 
 void html_script_string(struct strbuf *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t len = strlen((const char *)p), i = 0;
-
-	strbuf_addch(out, '"');
-	while (i < len) {
-		uint32_t cp;
-		size_t n = utf8_seq(p + i, len - i, &cp);
-
-		if (!n) {
-			strbuf_addstr(out, "\\ufffd");
-			i++;
-			continue;
-		}
-		if (cp == '"')
-			strbuf_addstr(out, "\\\"");
-		else if (cp == '\\')
-			strbuf_addstr(out, "\\\\");
-		else if (cp == '\n')
-			strbuf_addstr(out, "\\n");
-		else if (cp < 0x20 || cp == '<' || cp == '>' || cp == '&' ||
-			 cp == 0x2028 || cp == 0x2029)
-			strbuf_addf(out, "\\u%04x", (unsigned)cp);
-		else
-			strbuf_add(out, p + i, n);
-		i += n;
-	}
-	strbuf_addch(out, '"');
+	json_add_string(out, s ? s : "", JSON_SCRIPT);
 }

@@ -140,47 +140,6 @@ int parse_double(const char *s, double *out)
 	return 0;
 }
 
-bool utf8_valid(const char *buf, size_t len, size_t *bad_offset)
-{
-	const unsigned char *s = (const unsigned char *)buf;
-	size_t i = 0;
-
-	while (i < len) {
-		unsigned c = s[i];
-		size_t n;
-		unsigned cp, min;
-
-		if (c == 0)
-			goto bad;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if ((c & 0xE0) == 0xC0) {
-			n = 1; cp = c & 0x1F; min = 0x80;
-		} else if ((c & 0xF0) == 0xE0) {
-			n = 2; cp = c & 0x0F; min = 0x800;
-		} else if ((c & 0xF8) == 0xF0) {
-			n = 3; cp = c & 0x07; min = 0x10000;
-		} else {
-			goto bad;
-		}
-		for (size_t k = 1; k <= n; k++) {
-			if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
-				goto bad;
-			cp = (cp << 6) | (s[i + k] & 0x3F);
-		}
-		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			goto bad;
-		i += n + 1;
-	}
-	return true;
-bad:
-	if (bad_offset)
-		*bad_offset = i;
-	return false;
-}
-
 void utc_now_iso8601(char out[21])
 {
 	const char *fixed = getenv("EVALSET_NOW");

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdbool.h>
 
+#include "base/utf8.h" /* utf8_valid was declared here: old includers still find it */
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Grow the array 'x' (with 'alloc' slots) so that it holds at least 'nr' elements. */
@@ -53,10 +55,6 @@ bool ends_with(const char *s, const char *suffix);
 int parse_long(const char *s, long min, long max, long *out);
 /* Parse all of 's' as a finite double. Return 0 or -1 as parse_long. */
 int parse_double(const char *s, double *out);
-
-/* Return true when 'buf' of 'len' bytes is valid UTF-8 (no NUL bytes);
- * on false, '*bad_offset' (if not NULL) is the offset of the first bad byte. */
-bool utf8_valid(const char *buf, size_t len, size_t *bad_offset);
 
 /* Return the current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into 'out' (21 bytes).
  * EVALSET_NOW, when set, replaces the clock (for reproducible tests). */

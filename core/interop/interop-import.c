@@ -16,6 +16,7 @@
 #include "score/qrels.h"
 #include "base/strmap.h"
 #include "base/util.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

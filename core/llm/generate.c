@@ -32,6 +32,7 @@
 #include "base/strmap.h"
 #include "text/text.h"
 #include "base/util.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -205,15 +206,6 @@ const char *gen_json_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static size_t utf8_chars(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xC0) != 0x80;
-	return n;
-}
-
 /* Run one question through the filters and append it when kept. */
 static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long sample,
 		     const struct chunk *ch, const struct chunk *nb, enum gen_kind kind)
@@ -238,7 +230,7 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 		st->drop_empty++;
 		goto out;
 	}
-	if ((long)utf8_chars(text.buf) > g->o->max_chars || !utf8_valid(text.buf, text.len, NULL)) {
+	if ((long)utf8_chars(text.buf, text.len) > g->o->max_chars || !utf8_valid(text.buf, text.len, NULL)) {
 		st->drop_long++;
 		goto out;
 	}

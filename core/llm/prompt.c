@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/util.h"
+#include "base/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,6 +13,7 @@
 #include "set/corpus.h"
 #include "base/strmap.h"
 #include "text/text.h"
+#include "base/jsonstr.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -297,31 +298,6 @@ void import_outcome_release(struct import_outcome *out)
 	memset(out, 0, sizeof(*out));
 }
 
-/* Append 's' to 'sb' as a JSON string, escaped as cJSON prints it. */
-static void add_json_str(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		const unsigned char *run = p;
-		while (*p >= 0x20 && *p != '"' && *p != '\\')
-			p++;
-		strbuf_add(sb, run, (size_t)(p - run));
-		if (!*p)
-			break;
-		switch (*p) {
-		case '"': strbuf_addstr(sb, "\\\""); break;
-		case '\\': strbuf_addstr(sb, "\\\\"); break;
-		case '\b': strbuf_addstr(sb, "\\b"); break;
-		case '\f': strbuf_addstr(sb, "\\f"); break;
-		case '\n': strbuf_addstr(sb, "\\n"); break;
-		case '\r': strbuf_addstr(sb, "\\r"); break;
-		case '\t': strbuf_addstr(sb, "\\t"); break;
-		default: strbuf_addf(sb, "\\u%04x", *p); break;
-		}
-	}
-	strbuf_addch(sb, '"');
-}
-
 /*
  * The lines of --unlabelled are written directly, not through cJSON: a
  * large log leaves tens of thousands of them. The bytes are those
@@ -360,7 +336,7 @@ void import_unlabelled_jsonl(const struct import *im, const struct import_outcom
 		if (out->status[i] != IMPORT_UNLABELLED)
 			continue;
 		strbuf_addstr(sb, "{\"query\":");
-		add_json_str(sb, q->text);
+		json_add_string(sb, q->text, JSON_CJSON);
 		add_field(sb, "count", q->t.count);
 		add_field(sb, "sessions", (unsigned long)sketch_count(&q->t.sessions, IMPORT_SESSION_SKETCH));
 		if (q->t.dated) {
@@ -380,7 +356,7 @@ void import_unlabelled_jsonl(const struct import *im, const struct import_outcom
 			const struct import_doc *d = docs[k];
 			if (k)
 				strbuf_addch(sb, ',');
-			add_json_str(sb, import_doc_id(d));
+			json_add_string(sb, import_doc_id(d), JSON_CJSON);
 			strbuf_addstr(sb, ":{\"positive\":");
 			add_uint(sb, d->positive);
 			add_field(sb, "sessions", (unsigned long)sketch_count(&d->sessions, IMPORT_DOC_SKETCH));

@@ -7,6 +7,7 @@
 #include "logs/logimport-internal.h"
 
 #include "base/util.h"
+#include "base/utf8.h"
 
 #include <limits.h>
 #include <pthread.h>

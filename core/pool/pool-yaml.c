@@ -17,6 +17,7 @@
 #include "set/set.h"
 #include "base/strmap.h"
 #include "base/util.h"
+#include "base/utf8.h"
 #include "base/yamlio.h"
 
 #include <stdint.h>

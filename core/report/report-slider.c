@@ -16,6 +16,7 @@
 #include "base/html.h"
 #include "score/results.h"
 #include "set/set.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -210,9 +211,7 @@ static void render(struct strbuf *out, const char *label, int k,
 	strbuf_addstr(out, "</tr>\n<tr><th><label for=\"q\">question</label> <select id=\"q\">");
 	for (size_t i = 0; i < nr; i++) {
 		const char *text = qs[i].qr->text ? qs[i].qr->text : "";
-		size_t len = strlen(text), cut = len > 70 ? 70 : len;
-		while (cut < len && cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80)
-			cut--;
+		size_t len = strlen(text), cut = len > 70 ? utf8_floor(text, 70) : len;
 		strbuf_addf(out, "<option value=\"%zu\"%s>", i, i == chosen ? " selected" : "");
 		html_text(out, qs[i].qr->id);
 		strbuf_addstr(out, ": ");

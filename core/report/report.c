@@ -18,6 +18,7 @@
 #include "score/results.h"
 #include "set/set.h"
 #include "report/svg.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <limits.h>
@@ -601,11 +602,8 @@ static void question_row(struct strbuf *out, const struct report_input *in, cons
 		strbuf_addstr(out, "</code>");
 		if (ch && ch->text) {
 			size_t len = strlen(ch->text), cut = len;
-			if (len > SNIPPET_BYTES) {
-				cut = SNIPPET_BYTES;
-				while (cut > 0 && ((unsigned char)ch->text[cut] & 0xC0) == 0x80)
-					cut--;
-			}
+			if (len > SNIPPET_BYTES)
+				cut = utf8_floor(ch->text, SNIPPET_BYTES);
 			strbuf_addstr(out, "<br><span class=\"snippet\">");
 			html_text_len(out, ch->text, cut);
 			if (cut < len)

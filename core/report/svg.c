@@ -7,6 +7,7 @@
  */
 #include "report/svg.h"
 #include "base/html.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -62,22 +63,16 @@ static void text_at(struct strbuf *out, double x, double y, const char *anchor,
 static void text_fit(struct strbuf *out, double x, double y, const char *anchor,
 		     const char *text, size_t max_chars)
 {
-	size_t len = text ? strlen(text) : 0, chars = 0, cut = len;
+	size_t len = text ? strlen(text) : 0, cut;
 
-	for (size_t i = 0; i < len; i++) {
-		if (((unsigned char)text[i] & 0xC0) == 0x80)
-			continue;
-		if (chars == max_chars - 1 && cut == len)
-			cut = i;
-		chars++;
-	}
-	if (chars <= max_chars) {
+	if (utf8_chars(text, len) <= max_chars) {
 		text_at(out, x, y, anchor, NULL, text);
 		return;
 	}
 	strbuf_addf(out, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\"><title>", x, y, anchor);
 	html_text(out, text);
 	strbuf_addstr(out, "</title>");
+	cut = utf8_prefix(text, len, max_chars - 1);
 	html_text_len(out, text, cut);
 	strbuf_addstr(out, "\xE2\x80\xA6</text>");
 }

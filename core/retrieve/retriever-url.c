@@ -7,6 +7,7 @@
 #include "retrieve/retriever.h"
 #include "base/error.h"
 #include "base/http.h"
+#include "base/jsonstr.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -15,26 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* Append 's' JSON-escaped (no quotes) to 'out'. */
-static void add_json_escaped(struct strbuf *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		switch (c) {
-		case '"': strbuf_addstr(out, "\\\""); break;
-		case '\\': strbuf_addstr(out, "\\\\"); break;
-		case '\n': strbuf_addstr(out, "\\n"); break;
-		case '\r': strbuf_addstr(out, "\\r"); break;
-		case '\t': strbuf_addstr(out, "\\t"); break;
-		default:
-			if (c < 0x20)
-				strbuf_addf(out, "\\u%04x", c);
-			else
-				strbuf_addch(out, (char)c);
-		}
-	}
-}
 
 int url_render_body(const char *tmpl, const char *qid, const char *query, long k,
 		    struct strbuf *out)
@@ -54,9 +35,9 @@ int url_render_body(const char *tmpl, const char *qid, const char *query, long k
 		if (!close)
 			return error("unclosed '{{' in the body template");
 		if (close - open == 7 && !strncmp(open, "{{query}}", 9))
-			add_json_escaped(out, query);
+			json_add_escaped(out, query, strlen(query), JSON_CJSON);
 		else if (close - open == 5 && !strncmp(open, "{{qid}}", 7))
-			add_json_escaped(out, qid);
+			json_add_escaped(out, qid, strlen(qid), JSON_CJSON);
 		else if (close - open == 3 && !strncmp(open, "{{k}}", 5))
 			strbuf_addf(out, "%ld", k);
 		else

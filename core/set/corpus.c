@@ -7,6 +7,7 @@
 #include "base/lineio.h"
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

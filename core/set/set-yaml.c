@@ -23,6 +23,7 @@
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/util.h"
+#include "base/utf8.h"
 #include "base/yamlio.h"
 
 #include <cjson/cJSON.h>

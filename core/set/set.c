@@ -18,6 +18,7 @@
  */
 #include "set/set.h"
 #include "base/digest.h"
+#include "base/jsonstr.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -307,30 +308,6 @@ char *set_next_id(const struct set *s, long floor)
 
 /* ---- canonical form and digest ---- */
 
-static void canon_string(struct strbuf *out, const char *s)
-{
-	if (!s) {
-		strbuf_addstr(out, "null");
-		return;
-	}
-	strbuf_addch(out, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': strbuf_addstr(out, "\\\""); break;
-		case '\\': strbuf_addstr(out, "\\\\"); break;
-		case '\n': strbuf_addstr(out, "\\n"); break;
-		case '\r': strbuf_addstr(out, "\\r"); break;
-		case '\t': strbuf_addstr(out, "\\t"); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				strbuf_addf(out, "\\u%04x", *p);
-			else
-				strbuf_addch(out, (char)*p);
-		}
-	}
-	strbuf_addch(out, '"');
-}
-
 static void canon_number(struct strbuf *out, double d)
 {
 	char buf[64];
@@ -366,7 +343,7 @@ static void canon_json(struct strbuf *out, const cJSON *j)
 	} else if (cJSON_IsNumber(j)) {
 		canon_number(out, j->valuedouble);
 	} else if (cJSON_IsString(j)) {
-		canon_string(out, j->valuestring);
+		json_add_string(out, j->valuestring, JSON_CANON);
 	} else if (cJSON_IsArray(j)) {
 		const cJSON *c;
 		int first = 1;
@@ -391,7 +368,7 @@ static void canon_json(struct strbuf *out, const cJSON *j)
 		for (size_t i = 0; i < nr; i++) {
 			if (i)
 				strbuf_addch(out, ',');
-			canon_string(out, items[i]->string);
+			json_add_string(out, items[i]->string, JSON_CANON);
 			strbuf_addch(out, ':');
 			canon_json(out, items[i]);
 		}
@@ -442,7 +419,7 @@ static void canon_string_set(struct strbuf *out, const char *key, char **arr, si
 		if (i && !strcmp(sorted[i], sorted[i - 1]))
 			continue;
 		strbuf_addf(out, "%s ", key);
-		canon_string(out, sorted[i]);
+		json_add_string(out, sorted[i], JSON_CANON);
 		strbuf_addch(out, '\n');
 	}
 	free(sorted);
@@ -500,11 +477,11 @@ static void canon_question(struct strbuf *out, const struct question *q)
 	struct label *rel;
 
 	strbuf_addstr(out, "question ");
-	canon_string(out, q->id);
+	json_add_string(out, q->id, JSON_CANON);
 	strbuf_addstr(out, "\ntext ");
-	canon_string(out, q->text);
+	json_add_string(out, q->text, JSON_CANON);
 	strbuf_addstr(out, "\norigin ");
-	canon_string(out, q->origin == ORIGIN_NONE ? NULL : origin_name(q->origin));
+	json_add_string(out, q->origin == ORIGIN_NONE ? NULL : origin_name(q->origin), JSON_CANON);
 	strbuf_addf(out, "\nanswerable %s\n", q->answerable ? "true" : "false");
 	if (q->nr_relevant) {
 		rel = xcalloc(q->nr_relevant, sizeof(*rel));
@@ -512,7 +489,7 @@ static void canon_question(struct strbuf *out, const struct question *q)
 		qsort(rel, q->nr_relevant, sizeof(*rel), cmp_label);
 		for (size_t i = 0; i < q->nr_relevant; i++) {
 			strbuf_addstr(out, "relevant ");
-			canon_string(out, rel[i].chunk);
+			json_add_string(out, rel[i].chunk, JSON_CANON);
 			strbuf_addf(out, " %d\n", rel[i].grade);
 		}
 		free(rel);
@@ -527,12 +504,12 @@ static void canon_question(struct strbuf *out, const struct question *q)
 	}
 	if (q->answer) {
 		strbuf_addstr(out, "answer ");
-		canon_string(out, q->answer);
+		json_add_string(out, q->answer, JSON_CANON);
 		strbuf_addch(out, '\n');
 	}
 	if (q->note) {
 		strbuf_addstr(out, "note ");
-		canon_string(out, q->note);
+		json_add_string(out, q->note, JSON_CANON);
 		strbuf_addch(out, '\n');
 	}
 	strbuf_addstr(out, "end\n");
@@ -563,7 +540,7 @@ static void canon_questions(const struct set *s, struct strbuf *out)
 static void canon_field(struct strbuf *out, const char *key, const char *value)
 {
 	strbuf_addf(out, "%s ", key);
-	canon_string(out, value);
+	json_add_string(out, value, JSON_CANON);
 	strbuf_addch(out, '\n');
 }
 
@@ -579,9 +556,9 @@ void set_canonical(const struct set *s, struct strbuf *out)
 		strbuf_addstr(out, "corpus null\n");
 	} else {
 		strbuf_addstr(out, "corpus ");
-		canon_string(out, s->corpus.path);
+		json_add_string(out, s->corpus.path, JSON_CANON);
 		strbuf_addch(out, ' ');
-		canon_string(out, s->corpus.fingerprint);
+		json_add_string(out, s->corpus.fingerprint, JSON_CANON);
 		if (s->corpus.chunks >= 0)
 			strbuf_addf(out, " %ld\n", s->corpus.chunks);
 		else

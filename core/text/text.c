@@ -18,6 +18,7 @@
 #include "text/text.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <pthread.h>
@@ -241,11 +242,9 @@ char *text_normalize_query(const char *s, size_t len)
 		free(f);
 	/* drop trailing punctuation and spaces ("how do i reset it?!" -> "how do i reset it") */
 	while (o > 0) {
-		size_t b = o - 1;
+		size_t b = utf8_floor(out, o - 1);
 		utf8proc_int32_t cp;
 
-		while (b > 0 && ((unsigned char)out[b] & 0xC0) == 0x80)
-			b--;
 		if (next_cp(out + b, o - b, &cp) <= 0)
 			break;
 		if (cp == ' ' || (cp_class(cp) & CP_PUNCT))

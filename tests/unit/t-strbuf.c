@@ -5,6 +5,7 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/util.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>
