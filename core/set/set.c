@@ -459,14 +459,14 @@ static void canon_evidence(struct strbuf *out, const struct question *q)
 	qsort(ev, q->nr_evidence, sizeof(*ev), cmp_evidence);
 	for (size_t i = 0; i < q->nr_evidence; i++) {
 		strbuf_addstr(out, "evidence ");
-		canon_string(out, ev[i].chunk);
+		json_add_string(out, ev[i].chunk, JSON_CANON);
 		strbuf_addch(out, ' ');
-		canon_string(out, ev[i].doc);
+		json_add_string(out, ev[i].doc, JSON_CANON);
 		if (ev[i].start >= 0)
 			strbuf_addf(out, " %ld %ld ", ev[i].start, ev[i].end);
 		else
 			strbuf_addstr(out, " null null ");
-		canon_string(out, ev[i].quote);
+		json_add_string(out, ev[i].quote, JSON_CANON);
 		strbuf_addch(out, '\n');
 	}
 	free(ev);
