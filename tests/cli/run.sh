@@ -6,7 +6,7 @@
 # Each case is a directory under CASES_DIR holding:
 #   cmd           shell lines run by bash in a scratch directory; the exit code
 #                 of the whole script is the one checked. $EVALSET is the binary,
-#                 $SRC the source tree, $SHARED the ../shared folder.
+#                 $SRC the source tree (cases read nothing outside it).
 #   setup         (optional) shell lines run first; their writes are not checked
 #   files/        (optional) copied into the scratch directory before setup
 #   rc            expected exit code (default 0)
@@ -21,7 +21,6 @@ evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 cases=$(cd "$2" && pwd)
 shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
-shared=$(cd "$src/../shared" 2>/dev/null && pwd || echo "$src/../shared")
 if [ $# -gt 0 ]; then names=("$@"); else names=($(ls "$cases")); fi
 n=0; failed=0
 snapshot() { (cd "$1" && find . -path ./.snap -prune -o -print0 | sort -z | xargs -0 -r stat -c '%n %s %Y %a' 2>/dev/null; find . -type f ! -name .snap -print0 | sort -z | xargs -0 -r sha256sum); }
@@ -35,11 +34,11 @@ for name in "${names[@]}"; do
   want_rc=0; [ -f "$c/rc" ] && want_rc=$(tr -d ' \n' < "$c/rc")
   problems=""
   if [ -f "$c/setup" ]; then
-    (cd "$tmp/work" && EVALSET="$evalset" SRC="$src" SHARED="$shared" bash -e "$c/setup") >"$tmp/setup.log" 2>&1 \
+    (cd "$tmp/work" && EVALSET="$evalset" SRC="$src" bash -e "$c/setup") >"$tmp/setup.log" 2>&1 \
       || problems+="setup failed: $(tail -3 "$tmp/setup.log")\n"
   fi
   snapshot "$tmp/work" > "$tmp/before"
-  (cd "$tmp/work" && EVALSET="$evalset" SRC="$src" SHARED="$shared" NO_COLOR=1 EVALSET_NOW=2026-11-29T12:00:00Z bash "$c/cmd") >"$tmp/out" 2>"$tmp/err" </dev/null
+  (cd "$tmp/work" && EVALSET="$evalset" SRC="$src" NO_COLOR=1 EVALSET_NOW=2026-11-29T12:00:00Z bash "$c/cmd") >"$tmp/out" 2>"$tmp/err" </dev/null
   rc=$?
   [ "$rc" = "$want_rc" ] || problems+="exit $rc, want $want_rc\n"
   if [ -f "$c/out" ] && ! cmp -s "$c/out" "$tmp/out"; then
