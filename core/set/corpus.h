@@ -1,11 +1,12 @@
 /*
- * corpus: chunks a set's labels refer to, from JSONL.
+ * corpus: chunks a set's labels refer to, from JSONL (the format users
+ * read in docs/formats/corpus.md).
  *
  * One JSON object per line: {"id": "...", "text": "...", "title": "..."}
  * (BEIR's "_id" accepted for "id"; "title" optional; other keys ignored;
  * gzip-compressed files read directly). Ids are unique; order is the file's.
  *
- * Fingerprint (SPEC section 2): SHA-256 over the lines "<id>\t<sha256 of
+ * Fingerprint (docs/formats/corpus.md): SHA-256 over the lines "<id>\t<sha256 of
  * text>\n" of every chunk, sorted by id in strcmp order, so re-ordering the
  * file does not change it and re-chunking does.
  */
