@@ -15,6 +15,7 @@
 #include "base/fsutil.h"
 #include "retrieve/retriever.h"
 #include "set/set.h"
+#include "text/lang.h"
 #include "base/util.h"
 
 #include <limits.h>
@@ -26,8 +27,8 @@
 #include <time.h>
 
 static const char *const run_usage[] = {
-	"evalset run <set>[@<tag>] [--bm25] [--corpus <chunks.jsonl>] [--k1 <n>] [--b <n>] [--stem] [-k <n>]\n"
-	"                  [-o <file>]",
+	"evalset run <set>[@<tag>] [--bm25] [--corpus <chunks.jsonl>] [--k1 <n>] [--b <n>] [--[no-]stem]\n"
+	"                  [--language <tag>] [-k <n>] [-o <file>]",
 	"evalset run <set>[@<tag>] --cmd <command> [--timeout <seconds>] [-k <n>] [-o <file> [--resume]]",
 	"evalset run <set>[@<tag>] --url <url> [--header '<name>: <value>']... [--body <template>]\n"
 	"                  [--results <path>] [--concurrency <n>] [--retries <n>] [--timeout <seconds>] [-k <n>]\n"
@@ -36,7 +37,7 @@ static const char *const run_usage[] = {
 };
 
 struct run_opts {
-	const char *output, *cmd, *url, *corpus, *body, *results;
+	const char *output, *cmd, *url, *corpus, *body, *results, *language;
 	struct string_list headers;
 	long k, concurrency, retries;
 	int bm25, stem, resume;
@@ -62,8 +63,12 @@ static void check_options(struct run_opts *o, const struct option *opts)
 	}
 	if (!kinds)
 		o->bm25 = 1;
-	if (!o->bm25 && (o->corpus || !isnan(o->k1) || !isnan(o->b) || o->stem)) {
-		error("--corpus, --k1, --b and --stem only apply to --bm25");
+	if (!o->bm25 && (o->corpus || !isnan(o->k1) || !isnan(o->b) || o->stem >= 0 || o->language)) {
+		error("--corpus, --k1, --b, --stem and --language only apply to --bm25");
+		usage_with_options(run_usage, opts);
+	}
+	if (o->language && !lang_tag_valid(o->language)) {
+		error("invalid language tag '%s' (a BCP 47 tag such as en, de or pt-BR)", o->language);
 		usage_with_options(run_usage, opts);
 	}
 	if (!o->url && (o->headers.nr || o->body || o->results || o->concurrency >= 0 || o->retries >= 0)) {
@@ -142,7 +147,9 @@ static int run_bm25(const struct run_opts *o, const struct set *s, const struct 
 		p.k1 = o->k1;
 	if (!isnan(o->b))
 		p.b = o->b;
-	p.stem = o->stem;
+	p.stem = o->stem != 0;
+	/* the language of the questions, else of the chunks, else detected */
+	p.language = o->language ? o->language : s->language ? s->language : s->corpus.language;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (corpus_load(&c, path) < 0)
 		goto out;
@@ -157,10 +164,13 @@ static int run_bm25(const struct run_opts *o, const struct set *s, const struct 
 	index_s = seconds_since(&t0);
 	note("indexed %zu chunks of '%s' (%zu terms) in %.3f s (read in %.3f s)",
 	     c.nr, path, ix.nr_terms, index_s, load_s);
-	*desc = bm25_describe(&p);
+	if (!p.language)
+		note("language of '%s': %s (detected)", path, lang_code(ix.lang));
+	*desc = bm25_describe(&ix);
 	cJSON_AddNumberToObject(params, "k1", p.k1);
 	cJSON_AddNumberToObject(params, "b", p.b);
-	cJSON_AddStringToObject(params, "stem", p.stem ? "porter" : "none");
+	cJSON_AddStringToObject(params, "language", lang_code(ix.lang));
+	cJSON_AddStringToObject(params, "stem", bm25_stems(&ix) ? lang_stemmer_name(ix.lang) : "none");
 	cJSON_AddStringToObject(params, "corpus", path);
 	cJSON_AddStringToObject(params, "corpus_fingerprint", fp);
 	cJSON_AddNumberToObject(params, "chunks", (double)c.nr);
@@ -221,8 +231,8 @@ static void print_summary(const struct job *job, const char *desc, double secs,
 
 int cmd_run(int argc, const char **argv)
 {
-	struct run_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, STRING_LIST_INIT,
-			      LONG_MIN, -1, -1, 0, 0, 0, NAN, NAN, NAN };  /* k LONG_MIN: not given */
+	struct run_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, STRING_LIST_INIT,
+			      LONG_MIN, -1, -1, 0, -1, 0, NAN, NAN, NAN };  /* k LONG_MIN, stem -1: not given */
 	struct option opts[] = {
 		OPT_STRING('o', "output", &o.output, "file", "write the run to <file> (default: standard output)"),
 		OPT_INT('k', NULL, &o.k, "n", "results per question (default 100)"),
@@ -230,7 +240,8 @@ int cmd_run(int argc, const char **argv)
 		OPT_STRING(0, "corpus", &o.corpus, "chunks.jsonl", "BM25: chunks to index (default: the set's corpus)"),
 		OPT_DOUBLE(0, "k1", &o.k1, "n", "BM25: term frequency saturation (default 0.9)"),
 		OPT_DOUBLE(0, "b", &o.b, "n", "BM25: length normalisation, 0..1 (default 0.4)"),
-		OPT_BOOL(0, "stem", &o.stem, "BM25: Porter stemming"),
+		OPT_BOOL(0, "stem", &o.stem, "BM25: Snowball stemming in the language (the default; --no-stem: off)"),
+		OPT_STRING(0, "language", &o.language, "tag", "BM25: language of the analysis (default: the set's, else detected)"),
 		OPT_STRING(0, "cmd", &o.cmd, "command", "a command answering JSON lines on stdin/stdout"),
 		OPT_STRING(0, "url", &o.url, "url", "an HTTP endpoint answering one POST per question"),
 		OPT_STRING_LIST(0, "header", &o.headers, "name: value", "URL: a request header (repeatable)"),

@@ -2,7 +2,8 @@
  * sample: prefix-filtered near-duplicate search and stratified sampling.
  *
  * Words and their hashes are computed exactly as text_similarity() does
- * (the tokens of text_tokenize, minus text_is_stopword, strhash), so the
+ * (the words of text_each_word, content words in the text's own language,
+ * strhash), so the
  * verified Jaccard here is the same number. A text with content words only
  * matches a text with content words (and the reverse); texts without one
  * are matched on all their words, in a second index of their own; texts
@@ -283,7 +284,7 @@ struct prep {
 	size_t nr, nr_content, alloc;
 };
 
-static void prep_word(const char *w, size_t len, void *data)
+static void prep_word(const char *w, size_t len, bool content, void *data)
 {
 	struct prep *p = data;
 	uint64_t h = strhash(w, len);
@@ -293,7 +294,7 @@ static void prep_word(const char *w, size_t len, void *data)
 	strbuf_add(&p->norm, w, len);
 	ALLOC_GROW(p->h, p->nr + 1, p->alloc);
 	p->h[p->nr++] = h;
-	if (!text_is_stopword_mem(w, len)) {
+	if (content) {
 		p->h[p->nr - 1] = p->h[p->nr_content];
 		p->h[p->nr_content++] = h;
 	}
@@ -306,7 +307,7 @@ void dedup_text_prepare(const char *text, size_t len, struct dd_text *t)
 
 	/* one pass gives both the text_normalize form (the words joined by spaces) and the hashes */
 	strbuf_grow(&p.norm, len);
-	text_each_token(text, len, prep_word, &p);
+	text_each_word(text, len, NULL, prep_word, &p);
 	ALLOC_GROW(p.h, 1, p.alloc);  /* never NULL */
 	t->stop_only = !p.nr_content;
 	n = t->stop_only ? p.nr : p.nr_content;

@@ -18,6 +18,8 @@
 #include "retrieve/bm25.h"
 #include "set/corpus.h"
 #include "base/error.h"
+#include "base/strbuf.h"
+#include "text/lang.h"
 #include "text/stem.h"
 #include "text/text.h"
 #include "base/util.h"
@@ -26,22 +28,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-void bm25_analyze(const char *s, size_t len, bool stem, struct tokens *out)
-{
-	size_t start = out->nr, keep = start;
+struct analysis {
+	const struct lang *lang;
+	struct stemmer *st;   /* NULL: no stemming */
+	struct tokens *out;
+};
 
-	text_tokenize(s, len, out);
-	for (size_t i = start; i < out->nr; i++) {
-		char *w = out->items[i];
-		if (text_is_stopword(w)) {
-			free(w);
-			continue;
-		}
-		if (stem)
-			w[porter_stem(w, strlen(w))] = '\0';
-		out->items[keep++] = w;
-	}
-	out->nr = keep;
+static void analyze_word(const char *w, size_t len, void *data)
+{
+	struct analysis *an = data;
+	size_t n;
+	const char *stem;
+
+	if (lang_is_stopword(an->lang, w, len))
+		return;
+	stem = stemmer_stem(an->st, w, len, &n);
+	ALLOC_GROW(an->out->items, an->out->nr + 1, an->out->alloc);
+	an->out->items[an->out->nr++] = xstrndup(stem, n);
+}
+
+bool bm25_stems(const struct bm25 *ix)
+{
+	return ix->params.stem && ix->lang && lang_stemmer_name(ix->lang);
+}
+
+void bm25_analyze(const struct bm25 *ix, const char *s, size_t len, struct tokens *out)
+{
+	/* a stemmer of its own: searches may run on several threads at once */
+	struct analysis an = { ix->lang ? ix->lang : lang_und(),
+			       bm25_stems(ix) ? stemmer_new(ix->lang) : NULL, out };
+
+	text_each_token(s, len, analyze_word, &an);
+	stemmer_free(an.st);
 }
 
 /* Return the index of term 'w' in ix->terms, adding it when new. */
@@ -75,11 +93,11 @@ static void add_posting(struct bm25_term *t, uint32_t doc)
 /*
  * Index the tokens of 'len' bytes of 's' for chunk 'doc'; return how many
  * were indexed. 'seen' maps each token as tokenised to STOP_WORD or its term
- * index + 1, so the stop list and the stemmer run once per distinct token
- * (the same analysis as bm25_analyze, without repeating it).
+ * index + 1, so the stop list and the stemmer 'st' run once per distinct
+ * token (the same analysis as bm25_analyze, without repeating it).
  */
-static size_t index_text(struct bm25 *ix, struct strmap *seen, struct tokens *tok,
-			 const char *s, size_t len, uint32_t doc)
+static size_t index_text(struct bm25 *ix, struct strmap *seen, struct stemmer *st,
+			 struct tokens *tok, const char *s, size_t len, uint32_t doc)
 {
 	size_t kept = 0;
 
@@ -92,12 +110,11 @@ static size_t index_text(struct bm25 *ix, struct strmap *seen, struct tokens *to
 		struct strmap_entry *e = strmap_intern(seen, w, wlen, &added);
 
 		if (added) {
-			if (text_is_stopword(w)) {
+			if (lang_is_stopword(ix->lang, w, wlen)) {
 				e->value = STOP_WORD;
 			} else {
-				if (ix->params.stem)
-					wlen = porter_stem(w, wlen);
-				e->value = (void *)(uintptr_t)(intern_term(ix, w, wlen) + 1);
+				const char *term = stemmer_stem(st, w, wlen, &wlen);
+				e->value = (void *)(uintptr_t)(intern_term(ix, term, wlen) + 1);
 			}
 		}
 		if (e->value != STOP_WORD) {
@@ -110,10 +127,29 @@ static size_t index_text(struct bm25 *ix, struct strmap *seen, struct tokens *to
 	return kept;
 }
 
+/* Bytes of chunk text lang_detect looks at to find a corpus's language. */
+#define DETECT_BYTES (64u << 10)
+
+/* Return the language of the first chunks of 'corpus'. */
+static const struct lang *corpus_language(const struct corpus *corpus)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct lang *l;
+
+	for (size_t d = 0; d < corpus->nr && sb.len < DETECT_BYTES; d++) {
+		strbuf_addstr(&sb, corpus->chunks[d].text);
+		strbuf_addch(&sb, '\n');
+	}
+	l = lang_detect(sb.buf, sb.len);
+	strbuf_release(&sb);
+	return l;
+}
+
 int bm25_build(struct bm25 *ix, const struct corpus *corpus, const struct bm25_params *params)
 {
 	struct tokens tok = TOKENS_INIT;
 	struct strmap seen = STRMAP_INIT;
+	struct stemmer *st = NULL;
 	size_t n = corpus->nr;
 	double total = 0;
 
@@ -125,7 +161,11 @@ int bm25_build(struct bm25 *ix, const struct corpus *corpus, const struct bm25_p
 		return error("corpus too large for the BM25 index: %zu chunks", n);
 
 	ix->params = *params;
+	ix->params.language = NULL;
+	ix->lang = params->language ? lang_get(params->language) : corpus_language(corpus);
 	ix->corpus = corpus;
+	if (bm25_stems(ix))
+		st = stemmer_new(ix->lang);
 	ix->doclen = xcalloc(n ? n : 1, sizeof(*ix->doclen));
 	ix->norm = xcalloc(n ? n : 1, sizeof(*ix->norm));
 	for (size_t d = 0; d < n; d++) {
@@ -133,13 +173,14 @@ int bm25_build(struct bm25 *ix, const struct corpus *corpus, const struct bm25_p
 		size_t dl = 0;
 
 		if (c->title)
-			dl += index_text(ix, &seen, &tok, c->title, strlen(c->title), (uint32_t)d);
-		dl += index_text(ix, &seen, &tok, c->text, strlen(c->text), (uint32_t)d);
+			dl += index_text(ix, &seen, st, &tok, c->title, strlen(c->title), (uint32_t)d);
+		dl += index_text(ix, &seen, st, &tok, c->text, strlen(c->text), (uint32_t)d);
 		ix->doclen[d] = (uint32_t)dl;
 		total += (double)dl;
 	}
 	tokens_release(&tok);
 	strmap_clear(&seen, 0);
+	stemmer_free(st);
 
 	ix->avgdl = n ? total / (double)n : 0;
 	for (size_t d = 0; d < n; d++) {
@@ -163,6 +204,7 @@ void bm25_release(struct bm25 *ix)
 	free(ix->norm);
 	memset(ix, 0, sizeof(*ix));
 	ix->params = (struct bm25_params)BM25_PARAMS_INIT;
+	ix->lang = NULL;
 }
 
 /* Return true when hit 'a' ranks above hit 'b'. */
@@ -217,7 +259,7 @@ size_t bm25_search(const struct bm25 *ix, const char *query, size_t k, struct bm
 
 	if (!k || !n)
 		return 0;
-	bm25_analyze(query, strlen(query), ix->params.stem, &tok);
+	bm25_analyze(ix, query, strlen(query), &tok);
 	acc = xcalloc(n, sizeof(*acc));
 	touched = xmalloc(n * sizeof(*touched));
 	for (size_t i = 0; i < tok.nr; i++) {
@@ -263,8 +305,12 @@ size_t bm25_search(const struct bm25 *ix, const char *query, size_t k, struct bm
 	return kept;
 }
 
-char *bm25_describe(const struct bm25_params *params)
+char *bm25_describe(const struct bm25 *ix)
 {
-	return xstrfmt("bm25 k1=%g b=%g%s", params->k1, params->b,
-		       params->stem ? " stem=porter" : "");
+	const struct lang *l = ix->lang ? ix->lang : lang_und();
+
+	if (bm25_stems(ix))
+		return xstrfmt("bm25 k1=%g b=%g lang=%s stem=%s", ix->params.k1, ix->params.b,
+			       lang_code(l), lang_stemmer_name(l));
+	return xstrfmt("bm25 k1=%g b=%g lang=%s", ix->params.k1, ix->params.b, lang_code(l));
 }

@@ -2,10 +2,13 @@
  * bm25: the built-in lexical retriever, an in-memory inverted index over a
  * corpus scored with BM25 as Lucene (8 and later) computes it.
  *
- * Analysis (the same for chunks and queries): text_tokenize() (NFKC, case
- * folded, runs of letters, marks and digits), English stop words dropped
- * (text_is_stopword), then the Porter stemmer when 'stem' is set. A chunk's
- * title, when it has one, is indexed with its text as one field.
+ * Analysis (the same for chunks and queries): the tokens of core/text/text.h
+ * (NFKC, case folded; words, CJK bigrams, dictionary words for Thai, Lao,
+ * Khmer and Myanmar), the stop words of the index's language dropped, then
+ * that language's Snowball stemmer when 'stem' is set and one exists. The
+ * language is 'language' when given, else the one lang_detect finds in the
+ * first chunks of the corpus. A chunk's title, when it has one, is indexed
+ * with its text as one field.
  *
  * Scoring, for a query of terms t (a term repeated in the query counts once
  * per occurrence, as in a Lucene BooleanQuery of term clauses):
@@ -40,14 +43,16 @@
 #include "base/strmap.h"
 
 struct corpus;
+struct lang;
 struct tokens;
 
 struct bm25_params {
-	double k1;   /* term frequency saturation, >= 0 */
-	double b;    /* length normalisation, in [0,1] */
-	bool stem;   /* Porter stemming of chunks and queries */
+	double k1;             /* term frequency saturation, >= 0 */
+	double b;              /* length normalisation, in [0,1] */
+	bool stem;             /* stem chunks and queries (when the language has a stemmer) */
+	const char *language;  /* BCP 47 tag (borrowed), or NULL: detect from the corpus */
 };
-#define BM25_PARAMS_INIT { 0.9, 0.4, false }
+#define BM25_PARAMS_INIT { 0.9, 0.4, true, NULL }
 
 struct bm25_posting {
 	uint32_t doc;  /* chunk index in the corpus */
@@ -61,7 +66,8 @@ struct bm25_term {
 };
 
 struct bm25 {
-	struct bm25_params params;
+	struct bm25_params params;    /* 'language' is not kept: see 'lang' */
+	const struct lang *lang;      /* the language of the analysis */
 	const struct corpus *corpus;  /* borrowed */
 	struct strmap dict;           /* term -> (index in 'terms' + 1) as uintptr_t */
 	struct bm25_term *terms;
@@ -70,7 +76,7 @@ struct bm25 {
 	double avgdl;
 	double *norm;                 /* per chunk: k1 * (1 - b + b * dl / avgdl) */
 };
-#define BM25_INIT { BM25_PARAMS_INIT, NULL, STRMAP_INIT, NULL, 0, 0, NULL, 0.0, NULL }
+#define BM25_INIT { BM25_PARAMS_INIT, NULL, NULL, STRMAP_INIT, NULL, 0, 0, NULL, 0.0, NULL }
 
 struct bm25_hit {
 	size_t doc;    /* chunk index in the corpus */
@@ -92,10 +98,14 @@ void bm25_release(struct bm25 *ix);
  */
 size_t bm25_search(const struct bm25 *ix, const char *query, size_t k, struct bm25_hit *out);
 
-/* Append the analysed terms of 'len' bytes of 's' (as indexed) to 'out'. */
-void bm25_analyze(const char *s, size_t len, bool stem, struct tokens *out);
+/* Append the terms of 'len' bytes of 's' as 'ix' analyses them to 'out'. */
+void bm25_analyze(const struct bm25 *ix, const char *s, size_t len, struct tokens *out);
 
-/* Return a one-line description such as "bm25 k1=0.9 b=0.4 stem=porter"; caller frees. */
-char *bm25_describe(const struct bm25_params *params);
+/* Return true when 'ix' stems (asked to, and its language has a stemmer). */
+bool bm25_stems(const struct bm25 *ix);
+
+/* Return a one-line description of a built index, such as
+ * "bm25 k1=0.9 b=0.4 lang=de stem=german"; caller frees. */
+char *bm25_describe(const struct bm25 *ix);
 
 #endif

@@ -169,30 +169,14 @@ struct dup_key {
 	size_t nr;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void dup_key_init(struct dup_key *k, const char *text)
 {
-	struct tokens t = TOKENS_INIT;
-	size_t n = 0;
-
 	k->norm = text_normalize(text, strlen(text));
-	text_tokenize(text, strlen(text), &t);
-	k->h = xcalloc(t.nr + 1, sizeof(*k->h));
-	for (int all = 0; all < 2 && !n; all++)
-		for (size_t i = 0; i < t.nr; i++)
-			if (all || !text_is_stopword(t.items[i]))
-				k->h[n++] = strhash(t.items[i], strlen(t.items[i]));
-	qsort(k->h, n, sizeof(*k->h), cmp_u64);
-	k->nr = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!k->nr || k->h[k->nr - 1] != k->h[i])
-			k->h[k->nr++] = k->h[i];
-	tokens_release(&t);
+	k->h = text_word_hashes(text, strlen(text), false, &k->nr);
+	if (!k->nr) {
+		free(k->h);
+		k->h = text_word_hashes(text, strlen(text), true, &k->nr);
+	}
 }
 
 /* Return true when 'a' and 'b' may be near-duplicates; exact for texts that

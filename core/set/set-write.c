@@ -138,7 +138,8 @@ static int emit_question(yaml_emitter_t *em, const struct question *q)
 		return -1;
 	if (q->provenance && (yamlio_plain(em, "provenance") || emit_json(em, q->provenance)))
 		return -1;
-	if (emit_kv_str(em, "answer", q->answer) || emit_kv_str(em, "note", q->note))
+	if (emit_kv_str(em, "answer", q->answer) || emit_kv_str(em, "note", q->note) ||
+	    emit_kv_str(em, "language", q->language))
 		return -1;
 	return yamlio_map_end(em);
 }
@@ -181,7 +182,8 @@ int set_to_yaml(const struct set *s, struct strbuf *out)
 	    emit_kv_str(&em, "digest", s->digest) ||
 	    emit_kv_str(&em, "parent", s->parent) ||
 	    emit_kv_str(&em, "tagged_at", s->tagged_at) ||
-	    emit_kv_str(&em, "note", s->note))
+	    emit_kv_str(&em, "note", s->note) ||
+	    emit_kv_str(&em, "language", s->language))
 		goto out;
 	if (s->has_corpus) {
 		if (yamlio_plain(&em, "corpus") || yamlio_map_start(&em, false) ||
@@ -189,6 +191,7 @@ int set_to_yaml(const struct set *s, struct strbuf *out)
 		    emit_kv_str(&em, "fingerprint", s->corpus.fingerprint) ||
 		    (s->corpus.chunks >= 0 &&
 		     (yamlio_plain(&em, "chunks") || yamlio_long(&em, s->corpus.chunks))) ||
+		    emit_kv_str(&em, "language", s->corpus.language) ||
 		    yamlio_map_end(&em))
 			goto out;
 	}
@@ -263,5 +266,7 @@ struct cJSON *question_to_json(const struct question *q)
 		cJSON_AddStringToObject(j, "answer", q->answer);
 	if (q->note)
 		cJSON_AddStringToObject(j, "note", q->note);
+	if (q->language)
+		cJSON_AddStringToObject(j, "language", q->language);
 	return j;
 }

@@ -25,6 +25,7 @@
 #include "base/util.h"
 #include "base/utf8.h"
 #include "base/yamlio.h"
+#include "text/lang.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -315,9 +316,21 @@ static struct cJSON *to_json(struct loader *ld, const struct ynode *n)
 	}
 }
 
+/* Read the language tag 'v' into '*out' (NULL when null); refuse a value
+ * that is not shaped like a BCP 47 tag. */
+static int get_language(struct loader *ld, const struct ynode *v, char **out)
+{
+	if (get_string(ld, v, "'language'", out) < 0)
+		return -1;
+	if (*out && !lang_tag_valid(*out))
+		return error_at(ld->name, v->line, v->col,
+				"invalid language tag '%s' (a BCP 47 tag such as en, de or pt-BR)", *out);
+	return 0;
+}
+
 static const char *const question_keys[] = {
 	"id", "text", "origin", "answerable", "relevant", "evidence", "irrelevant", "tags",
-	"provenance", "answer", "note", NULL,
+	"provenance", "answer", "note", "language", NULL,
 };
 static const char *const evidence_keys[] = { "chunk", "doc", "start", "end", "quote", NULL };
 
@@ -420,6 +433,8 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 			rc = get_string(ld, v, "'answer'", &q->answer);
 		} else if (!strcmp(k, "note")) {
 			rc = get_string(ld, v, "'note'", &q->note);
+		} else if (!strcmp(k, "language")) {
+			rc = get_language(ld, v, &q->language);
 		} else if (!strcmp(k, "origin")) {
 			if (v->kind != YNODE_SCALAR)
 				rc = type_error(ld, v, "'origin'", "synthetic, mined or hand");
@@ -471,9 +486,9 @@ static int load_questions(struct loader *ld, const struct ynode *n, struct set *
 
 static const char *const top_keys[] = {
 	"evalset", "name", "description", "version", "digest", "parent", "tagged_at",
-	"note", "corpus", "questions", NULL,
+	"note", "language", "corpus", "questions", NULL,
 };
-static const char *const corpus_keys[] = { "path", "fingerprint", "chunks", NULL };
+static const char *const corpus_keys[] = { "path", "fingerprint", "chunks", "language", NULL };
 
 static int load_corpus(struct loader *ld, const struct ynode *n, struct set *s)
 {
@@ -493,6 +508,8 @@ static int load_corpus(struct loader *ld, const struct ynode *n, struct set *s)
 			rc = get_string(ld, v, "'corpus.path'", &s->corpus.path);
 		} else if (!strcmp(k, "fingerprint")) {
 			rc = get_string(ld, v, "'corpus.fingerprint'", &s->corpus.fingerprint);
+		} else if (!strcmp(k, "language")) {
+			rc = get_language(ld, v, &s->corpus.language);
 		} else {
 			rc = node_int(v, 0, 1L << 40, &s->corpus.chunks);
 			if (rc < 0)
@@ -551,6 +568,8 @@ static int load_top(struct loader *ld, const struct ynode *root, struct set *s, 
 			rc = get_string(ld, v, "'tagged_at'", &s->tagged_at);
 		} else if (!strcmp(k, "note")) {
 			rc = get_string(ld, v, "'note'", &s->note);
+		} else if (!strcmp(k, "language")) {
+			rc = get_language(ld, v, &s->language);
 		} else if (!strcmp(k, "corpus")) {
 			rc = load_corpus(ld, v, s);
 		} else if (!strcmp(k, "questions")) {

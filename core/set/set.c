@@ -11,7 +11,9 @@
  *
  * Two forms (set.h): the set form (set_canonical, SPEC section 2) starts with
  * the header lines (schema, name, description, parent, note, corpus) in that
- * order, absent fields as null, then the questions; version, digest and
+ * order, absent fields as null, then the language lines (the corpus's and
+ * the set's, each only when present, so a set without one keeps the digest
+ * it had before languages existed), then the questions; version, digest and
  * tagged_at are left out, so a frozen file can hold its own digest. The
  * content form (set_content_canonical) is the questions only. The two start
  * with different first lines, so they never coincide.
@@ -70,6 +72,7 @@ void question_release(struct question *q)
 	free(q->tags);
 	free(q->answer);
 	free(q->note);
+	free(q->language);
 	cJSON_Delete(q->provenance);
 	memset(q, 0, sizeof(*q));
 	q->answerable = true;
@@ -86,6 +89,8 @@ void set_release(struct set *s)
 	free(s->note);
 	free(s->corpus.path);
 	free(s->corpus.fingerprint);
+	free(s->corpus.language);
+	free(s->language);
 	for (size_t i = 0; i < s->nr; i++)
 		question_release(&s->q[i]);
 	free(s->q);
@@ -113,6 +118,7 @@ void question_copy(struct question *dst, const struct question *src)
 	dst->text = xstrdup(src->text);
 	dst->answer = xstrdup(src->answer);
 	dst->note = xstrdup(src->note);
+	dst->language = xstrdup(src->language);
 	dst->provenance = src->provenance ? cJSON_Duplicate(src->provenance, 1) : NULL;
 	dst->alloc_relevant = src->nr_relevant;
 	dst->relevant = NULL;
@@ -512,6 +518,11 @@ static void canon_question(struct strbuf *out, const struct question *q)
 		json_add_string(out, q->note, JSON_CANON);
 		strbuf_addch(out, '\n');
 	}
+	if (q->language) {
+		strbuf_addstr(out, "language ");
+		canon_string(out, q->language);
+		strbuf_addch(out, '\n');
+	}
 	strbuf_addstr(out, "end\n");
 }
 
@@ -563,7 +574,11 @@ void set_canonical(const struct set *s, struct strbuf *out)
 			strbuf_addf(out, " %ld\n", s->corpus.chunks);
 		else
 			strbuf_addstr(out, " null\n");
+		if (s->corpus.language)
+			canon_field(out, "corpus-language", s->corpus.language);
 	}
+	if (s->language)
+		canon_field(out, "language", s->language);
 	canon_questions(s, out);
 }
 

@@ -87,6 +87,7 @@ struct question {
 	size_t nr_tags, alloc_tags;
 	char *answer;                /* optional short reference answer */
 	char *note;
+	char *language;              /* optional BCP 47 tag ("de", "pt-BR"), or NULL */
 	struct cJSON *provenance;    /* optional free-form map (JSON object) */
 	bool relevant_as_list;       /* written as a list: every grade is 1 */
 	long line, col;              /* where the question starts in its file (0: not loaded) */
@@ -96,6 +97,7 @@ struct corpus_ref {
 	char *path;
 	char *fingerprint;           /* "sha256:..." or NULL */
 	long chunks;                 /* -1: unknown */
+	char *language;              /* optional BCP 47 tag of the chunks, or NULL */
 };
 
 struct set {
@@ -112,9 +114,10 @@ struct set {
 	struct question *q;
 	size_t nr, alloc;
 	char *file;                  /* the file it was loaded from, or NULL */
+	char *language;              /* optional BCP 47 tag of the questions, or NULL */
 };
 
-#define SET_INIT { SET_SCHEMA, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, { NULL, NULL, -1 }, NULL, 0, 0, NULL }
+#define SET_INIT { SET_SCHEMA, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, { NULL, NULL, -1, NULL }, NULL, 0, 0, NULL, NULL }
 
 void set_init(struct set *s);
 void set_release(struct set *s);

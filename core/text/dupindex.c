@@ -15,31 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Return the sorted unique content-word hashes of 'text' (caller frees). */
 static uint64_t *content_words(const char *text, size_t *nr)
 {
-	struct tokens t = TOKENS_INIT;
-	uint64_t *h;
-	size_t n = 0, u = 0;
-
-	text_tokenize(text, strlen(text), &t);
-	h = xcalloc(t.nr + 1, sizeof(*h));
-	for (size_t i = 0; i < t.nr; i++)
-		if (!text_is_stopword(t.items[i]))
-			h[n++] = strhash(t.items[i], strlen(t.items[i]));
-	qsort(h, n, sizeof(*h), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (!u || h[u - 1] != h[i])
-			h[u++] = h[i];
-	tokens_release(&t);
-	*nr = u;
-	return h;
+	return text_word_hashes(text, strlen(text), false, nr);
 }
 
 static double jaccard(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)

@@ -11,11 +11,14 @@
  * ASCII lower-casing, so such text skips utf8proc_map; and a code point below
  * 128 takes its class from a table filled once (pthread_once) from
  * utf8proc_category itself, so both paths classify alike by construction.
- * Stop words are found through a small hash table, also filled once. After
- * those one-time fills (pthread_once) every function here is pure: safe to
- * call from several threads at once.
+ * Stop words are core/text/lang.h's. Thai, Lao, Khmer and Myanmar runs go
+ * through ICU's word break iterator: one is opened once and each walk that
+ * meets such a run clones it, since an iterator holds state. After the
+ * one-time fills (pthread_once) every function here is pure: safe to call
+ * from several threads at once.
  */
 #include "text/text.h"
+#include "text/lang.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/utf8.h"
@@ -25,6 +28,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unicode/ubrk.h>
 #include <utf8proc.h>
 
 bool text_ascii_fast = true;
@@ -158,14 +162,242 @@ static char *fold(const char *s, size_t len, char *small, size_t *out_len)
 	return (char *)mapped;
 }
 
+enum text_script text_script_of(int32_t cp)
+{
+	static const struct { int32_t lo, hi; unsigned char sc; } ranges[] = {
+		{ 0x0041, 0x005A, TEXT_SCRIPT_LATIN }, { 0x0061, 0x007A, TEXT_SCRIPT_LATIN },
+		{ 0x00AA, 0x00AA, TEXT_SCRIPT_LATIN }, { 0x00BA, 0x00BA, TEXT_SCRIPT_LATIN },
+		{ 0x00C0, 0x024F, TEXT_SCRIPT_LATIN }, { 0x0250, 0x02AF, TEXT_SCRIPT_LATIN },
+		{ 0x0370, 0x03FF, TEXT_SCRIPT_GREEK }, { 0x0400, 0x052F, TEXT_SCRIPT_CYRILLIC },
+		{ 0x0530, 0x058F, TEXT_SCRIPT_ARMENIAN }, { 0x0590, 0x05FF, TEXT_SCRIPT_HEBREW },
+		{ 0x0600, 0x06FF, TEXT_SCRIPT_ARABIC }, { 0x0750, 0x077F, TEXT_SCRIPT_ARABIC },
+		{ 0x08A0, 0x08FF, TEXT_SCRIPT_ARABIC }, { 0x0900, 0x097F, TEXT_SCRIPT_DEVANAGARI },
+		{ 0x0B80, 0x0BFF, TEXT_SCRIPT_TAMIL }, { 0x0E00, 0x0E7F, TEXT_SCRIPT_THAI },
+		{ 0x0E80, 0x0EFF, TEXT_SCRIPT_LAO }, { 0x1000, 0x109F, TEXT_SCRIPT_MYANMAR },
+		{ 0x10A0, 0x10FF, TEXT_SCRIPT_GEORGIAN }, { 0x1100, 0x11FF, TEXT_SCRIPT_HANGUL },
+		{ 0x1780, 0x17FF, TEXT_SCRIPT_KHMER }, { 0x19E0, 0x19FF, TEXT_SCRIPT_KHMER },
+		{ 0x1C80, 0x1C8F, TEXT_SCRIPT_CYRILLIC }, { 0x1C90, 0x1CBF, TEXT_SCRIPT_GEORGIAN },
+		{ 0x1E00, 0x1EFF, TEXT_SCRIPT_LATIN }, { 0x1F00, 0x1FFF, TEXT_SCRIPT_GREEK },
+		{ 0x2C60, 0x2C7F, TEXT_SCRIPT_LATIN }, { 0x2D00, 0x2D2F, TEXT_SCRIPT_GEORGIAN },
+		{ 0x2DE0, 0x2DFF, TEXT_SCRIPT_CYRILLIC }, { 0x2E80, 0x2FDF, TEXT_SCRIPT_HAN },
+		{ 0x3005, 0x3005, TEXT_SCRIPT_HAN }, { 0x3007, 0x3007, TEXT_SCRIPT_HAN },
+		{ 0x3021, 0x3029, TEXT_SCRIPT_HAN }, { 0x3038, 0x303B, TEXT_SCRIPT_HAN },
+		{ 0x3041, 0x30FF, TEXT_SCRIPT_KANA }, { 0x3131, 0x318E, TEXT_SCRIPT_HANGUL },
+		{ 0x31F0, 0x31FF, TEXT_SCRIPT_KANA }, { 0x3400, 0x4DBF, TEXT_SCRIPT_HAN },
+		{ 0x4E00, 0x9FFF, TEXT_SCRIPT_HAN }, { 0xA640, 0xA69F, TEXT_SCRIPT_CYRILLIC },
+		{ 0xA720, 0xA7FF, TEXT_SCRIPT_LATIN }, { 0xA8E0, 0xA8FF, TEXT_SCRIPT_DEVANAGARI },
+		{ 0xA960, 0xA97F, TEXT_SCRIPT_HANGUL }, { 0xA9E0, 0xA9FF, TEXT_SCRIPT_MYANMAR },
+		{ 0xAA60, 0xAA7F, TEXT_SCRIPT_MYANMAR }, { 0xAB30, 0xAB6F, TEXT_SCRIPT_LATIN },
+		{ 0xAC00, 0xD7FF, TEXT_SCRIPT_HANGUL }, { 0xF900, 0xFAFF, TEXT_SCRIPT_HAN },
+		{ 0xFB1D, 0xFB4F, TEXT_SCRIPT_HEBREW }, { 0xFB50, 0xFDFF, TEXT_SCRIPT_ARABIC },
+		{ 0xFE70, 0xFEFF, TEXT_SCRIPT_ARABIC }, { 0xFF21, 0xFF3A, TEXT_SCRIPT_LATIN },
+		{ 0xFF41, 0xFF5A, TEXT_SCRIPT_LATIN }, { 0xFF66, 0xFF9F, TEXT_SCRIPT_KANA },
+		{ 0xFFA0, 0xFFDC, TEXT_SCRIPT_HANGUL }, { 0x1B000, 0x1B16F, TEXT_SCRIPT_KANA },
+		{ 0x20000, 0x3FFFF, TEXT_SCRIPT_HAN },
+	};
+	size_t lo = 0, hi = ARRAY_SIZE(ranges);
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cp < ranges[mid].lo)
+			hi = mid;
+		else if (cp > ranges[mid].hi)
+			lo = mid + 1;
+		else
+			return (enum text_script)ranges[mid].sc;
+	}
+	return TEXT_SCRIPT_NONE;
+}
+
+enum text_script text_script_of_word(const char *w, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		utf8proc_int32_t cp;
+		utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)w + i,
+						      (utf8proc_ssize_t)(len - i), &cp);
+		enum text_script sc;
+
+		if (n <= 0)
+			return TEXT_SCRIPT_NONE;
+		sc = text_script_of(cp);
+		if (sc != TEXT_SCRIPT_NONE)
+			return sc;
+		i += (size_t)n;
+	}
+	return TEXT_SCRIPT_NONE;
+}
+
+/* How a run of word characters is cut into tokens. */
+enum seg {
+	SEG_PLAIN,  /* one token */
+	SEG_CJK,    /* overlapping bigrams */
+	SEG_DICT,   /* ICU's dictionary word breaks */
+};
+
+static enum seg seg_of(utf8proc_int32_t cp)
+{
+	if (cp < 0x0E00)
+		return SEG_PLAIN;
+	switch (text_script_of(cp)) {
+	case TEXT_SCRIPT_HAN: case TEXT_SCRIPT_KANA: case TEXT_SCRIPT_HANGUL:
+		return SEG_CJK;
+	case TEXT_SCRIPT_THAI: case TEXT_SCRIPT_LAO: case TEXT_SCRIPT_KHMER: case TEXT_SCRIPT_MYANMAR:
+		return SEG_DICT;
+	default:
+		return SEG_PLAIN;
+	}
+}
+
+/* True for a combining mark: it stays with the run before it. */
+static bool is_mark(utf8proc_int32_t cp)
+{
+	utf8proc_category_t c;
+
+	if (cp < 0x300)
+		return false;
+	c = utf8proc_category(cp);
+	return c == UTF8PROC_CATEGORY_MN || c == UTF8PROC_CATEGORY_MC || c == UTF8PROC_CATEGORY_ME;
+}
+
+/* The word break iterator dictionary runs are cloned from (opened once). */
+static UBreakIterator *dict_proto;
+static pthread_once_t dict_once = PTHREAD_ONCE_INIT;
+
+static void dict_init(void)
+{
+	UErrorCode st = U_ZERO_ERROR;
+
+	/* the dictionary follows the characters' script, whatever the locale */
+	dict_proto = ubrk_open(UBRK_WORD, "th", NULL, 0, &st);
+	if (U_FAILURE(st))
+		dict_proto = NULL;
+}
+
+/* State of one walk over a text: the break iterator, cloned on the first
+ * dictionary run and closed at the end of the walk. */
+struct walk {
+	void (*fn)(const char *w, size_t len, void *data);
+	void *data;
+	UBreakIterator *bi;
+	UChar *u16;
+	int32_t *u8off;   /* per UTF-16 unit: byte offset in the run */
+	size_t alloc;
+};
+
+/* Cut the run 'w' ('len' bytes, one script of SEG_DICT) into words with ICU. */
+static void emit_dict(struct walk *wk, const char *w, size_t len)
+{
+	UErrorCode st = U_ZERO_ERROR;
+	size_t i = 0, n16 = 0;
+	int32_t prev, b;
+
+	if (len > INT32_MAX / 2)
+		goto whole;
+	pthread_once(&dict_once, dict_init);
+	if (!dict_proto)
+		goto whole;
+	if (!wk->bi) {
+		wk->bi = ubrk_clone(dict_proto, &st);
+		if (U_FAILURE(st)) {
+			wk->bi = NULL;
+			goto whole;
+		}
+	}
+	if (len + 1 > wk->alloc) {
+		wk->alloc = len + 1;
+		wk->u16 = xreallocarray(wk->u16, wk->alloc, sizeof(*wk->u16));
+		wk->u8off = xreallocarray(wk->u8off, wk->alloc, sizeof(*wk->u8off));
+	}
+	while (i < len) {
+		utf8proc_int32_t cp;
+		utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)w + i,
+						      (utf8proc_ssize_t)(len - i), &cp);
+		if (n <= 0)
+			goto whole;
+		if (cp >= 0x10000) {
+			wk->u8off[n16] = (int32_t)i;
+			wk->u16[n16++] = (UChar)(0xD800 + ((cp - 0x10000) >> 10));
+			wk->u8off[n16] = (int32_t)i;
+			wk->u16[n16++] = (UChar)(0xDC00 + ((cp - 0x10000) & 0x3FF));
+		} else {
+			wk->u8off[n16] = (int32_t)i;
+			wk->u16[n16++] = (UChar)cp;
+		}
+		i += (size_t)n;
+	}
+	wk->u8off[n16] = (int32_t)len;
+	ubrk_setText(wk->bi, wk->u16, (int32_t)n16, &st);
+	if (U_FAILURE(st))
+		goto whole;
+	prev = ubrk_first(wk->bi);
+	while ((b = ubrk_next(wk->bi)) != UBRK_DONE) {
+		if (ubrk_getRuleStatus(wk->bi) >= UBRK_WORD_NONE_LIMIT)
+			wk->fn(w + wk->u8off[prev], (size_t)(wk->u8off[b] - wk->u8off[prev]), wk->data);
+		prev = b;
+	}
+	return;
+whole:
+	wk->fn(w, len, wk->data);
+}
+
+/* Emit the overlapping character bigrams of the run 'w' ('len' bytes). */
+static void emit_bigrams(struct walk *wk, const char *w, size_t len)
+{
+	size_t a = 0, b, c;
+	utf8proc_int32_t cp;
+	utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)w, (utf8proc_ssize_t)len, &cp);
+
+	b = n > 0 ? (size_t)n : 1;
+	if (b >= len) {
+		wk->fn(w, len, wk->data);
+		return;
+	}
+	/* a: start of the pair's first character, b: of its second, c: end */
+	while (b < len) {
+		n = utf8proc_iterate((const utf8proc_uint8_t *)w + b, (utf8proc_ssize_t)(len - b), &cp);
+		c = b + (n > 0 ? (size_t)n : 1);
+		/* combining marks ride with the character before them */
+		while (c < len) {
+			utf8proc_ssize_t m = utf8proc_iterate((const utf8proc_uint8_t *)w + c,
+							      (utf8proc_ssize_t)(len - c), &cp);
+			if (m <= 0 || !is_mark(cp))
+				break;
+			c += (size_t)m;
+		}
+		wk->fn(w + a, c - a, wk->data);
+		a = b;
+		b = c;
+	}
+}
+
+static void emit_run(struct walk *wk, enum seg seg, const char *w, size_t len)
+{
+	switch (seg) {
+	case SEG_CJK:
+		emit_bigrams(wk, w, len);
+		break;
+	case SEG_DICT:
+		emit_dict(wk, w, len);
+		break;
+	default:
+		wk->fn(w, len, wk->data);
+	}
+}
+
 /*
- * Walk the 'len' bytes of folded text 'f' calling 'fn' for each word (start, length).
+ * Walk the 'len' bytes of folded text 'f' calling 'fn' for each token
+ * (start, length): runs of word characters, cut where the segmentation
+ * changes (see text.h).
  */
 static void each_word(const char *f, size_t len,
 		      void (*fn)(const char *w, size_t len, void *data), void *data)
 {
+	struct walk wk = { fn, data, NULL, NULL, NULL, 0 };
 	size_t i = 0, start = 0;
 	int in_word = 0;
+	enum seg seg = SEG_PLAIN;
 
 	while (i < len) {
 		utf8proc_int32_t cp;
@@ -175,18 +407,28 @@ static void each_word(const char *f, size_t len,
 			cp = ' ';
 		}
 		if (cp_class(cp) & CP_WORD) {
+			enum seg s = seg_of(cp);
 			if (!in_word) {
 				start = i;
 				in_word = 1;
+				seg = s;
+			} else if (s != seg && !is_mark(cp)) {
+				emit_run(&wk, seg, f + start, i - start);
+				start = i;
+				seg = s;
 			}
 		} else if (in_word) {
-			fn(f + start, i - start, data);
+			emit_run(&wk, seg, f + start, i - start);
 			in_word = 0;
 		}
 		i += (size_t)n;
 	}
 	if (in_word)
-		fn(f + start, len - start, data);
+		emit_run(&wk, seg, f + start, len - start);
+	if (wk.bi)
+		ubrk_close(wk.bi);
+	free(wk.u16);
+	free(wk.u8off);
 }
 
 static void add_word_sb(const char *w, size_t len, void *data)
@@ -289,74 +531,6 @@ void tokens_release(struct tokens *t)
 	t->nr = t->alloc = 0;
 }
 
-/* English stop words (function words and question words). */
-static const char *const stopwords[] = {
-	"a", "about", "above", "after", "again", "against", "all", "am", "an", "and",
-	"any", "are", "as", "at", "be", "because", "been", "before", "being", "below",
-	"between", "both", "but", "by", "can", "could", "did", "do", "does", "doing",
-	"down", "during", "each", "few", "for", "from", "further", "had", "has", "have",
-	"having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how",
-	"i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most",
-	"my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or",
-	"other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should",
-	"so", "some", "such", "than", "that", "the", "their", "theirs", "them",
-	"themselves", "then", "there", "these", "they", "this", "those", "through", "to",
-	"too", "under", "until", "up", "very", "was", "we", "were", "what", "when",
-	"where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would",
-	"you", "your", "yours", "yourself", "yourselves",
-};
-
-/* Stop words by hash (open addressing): index + 1 into stopwords, 0 empty. */
-#define STOP_SLOTS 512
-static unsigned short stop_slot[STOP_SLOTS];
-static unsigned char stop_len[ARRAY_SIZE(stopwords)];
-static size_t stop_max;
-
-/* Return the first slot to probe for the 'len' bytes at 'w' (FNV-1a). */
-static size_t stop_hash(const char *w, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)w[i]) * 16777619u;
-	return (h ^ (h >> 15)) & (STOP_SLOTS - 1);
-}
-
-/* Fill the stop word table (once). */
-static void stop_init(void)
-{
-	for (size_t k = 0; k < ARRAY_SIZE(stopwords); k++) {
-		size_t len = strlen(stopwords[k]), i = stop_hash(stopwords[k], len);
-		while (stop_slot[i])
-			i = (i + 1) & (STOP_SLOTS - 1);
-		stop_slot[i] = (unsigned short)(k + 1);
-		stop_len[k] = (unsigned char)len;
-		if (len > stop_max)
-			stop_max = len;
-	}
-}
-
-bool text_is_stopword(const char *word)
-{
-	return text_is_stopword_mem(word, strlen(word));
-}
-
-bool text_is_stopword_mem(const char *w, size_t len)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	size_t i;
-
-	pthread_once(&once, stop_init);
-	if (!len || len > stop_max)
-		return false;
-	for (i = stop_hash(w, len); stop_slot[i]; i = (i + 1) & (STOP_SLOTS - 1)) {
-		size_t k = stop_slot[i] - 1u;
-		if (stop_len[k] == len && !memcmp(stopwords[k], w, len))
-			return true;
-	}
-	return false;
-}
-
 /* A sorted, de-duplicated array of token hashes. */
 struct hashset {
 	uint64_t *h;
@@ -369,35 +543,82 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A token of a walk, kept until the language of the whole text is known. */
+struct span {
+	const char *w;
+	size_t len;
+};
+
+struct span_acc {
+	struct span *items;
+	size_t nr, alloc;
+	struct lang_evidence ev;
+};
+
+static void add_span(const char *w, size_t len, void *data)
+{
+	struct span_acc *acc = data;
+
+	ALLOC_GROW(acc->items, acc->nr + 1, acc->alloc);
+	acc->items[acc->nr].w = w;
+	acc->items[acc->nr++].len = len;
+	lang_evidence_add(&acc->ev, w, len);
+}
+
+void text_each_word(const char *s, size_t len, const struct lang *l,
+		    void (*fn)(const char *w, size_t len, bool content, void *data), void *data)
+{
+	size_t flen;
+	char small[FOLD_SMALL], *f = fold(s, len, small, &flen);
+	struct span_acc acc;
+
+	memset(&acc, 0, sizeof(acc));
+	each_word(f, flen, add_span, &acc);
+	if (!l)
+		l = lang_evidence_result(&acc.ev);
+	for (size_t i = 0; i < acc.nr; i++)
+		fn(acc.items[i].w, acc.items[i].len,
+		   !lang_is_stopword(l, acc.items[i].w, acc.items[i].len), data);
+	free(acc.items);
+	if (f != small)
+		free(f);
+}
+
 struct hash_acc {
 	uint64_t *h;
 	size_t nr, alloc;
 	int all;
 };
 
-static void add_hash(const char *w, size_t len, void *data)
+static void add_hash(const char *w, size_t len, bool content, void *data)
 {
 	struct hash_acc *acc = data;
 
-	if (acc->all || !text_is_stopword_mem(w, len)) {
+	if (acc->all || content) {
 		ALLOC_GROW(acc->h, acc->nr + 1, acc->alloc);
 		acc->h[acc->nr++] = strhash(w, len);
 	}
 }
 
+uint64_t *text_word_hashes(const char *s, size_t len, bool all, size_t *nr)
+{
+	struct hash_acc acc = { NULL, 0, 0, all };
+	size_t u = 0;
+
+	text_each_word(s, len, NULL, add_hash, &acc);
+	ALLOC_GROW(acc.h, 1, acc.alloc);  /* never NULL */
+	qsort(acc.h, acc.nr, sizeof(uint64_t), cmp_u64);
+	for (size_t i = 0; i < acc.nr; i++)
+		if (!u || acc.h[u - 1] != acc.h[i])
+			acc.h[u++] = acc.h[i];
+	*nr = u;
+	return acc.h;
+}
+
 /* Fill 'hs' with the hashes of the content words of 's' (all words when 'all'). */
 static void hashset_of(const char *s, int all, struct hashset *hs)
 {
-	struct hash_acc acc = { NULL, 0, 0, all };
-
-	text_each_token(s, strlen(s), add_hash, &acc);
-	ALLOC_GROW(acc.h, 1, acc.alloc);  /* never NULL */
-	qsort(acc.h, acc.nr, sizeof(uint64_t), cmp_u64);
-	hs->h = acc.h;
-	hs->nr = 0;
-	for (size_t i = 0; i < acc.nr; i++)
-		if (!hs->nr || hs->h[hs->nr - 1] != hs->h[i])
-			hs->h[hs->nr++] = hs->h[i];
+	hs->h = text_word_hashes(s, strlen(s), all, &hs->nr);
 }
 
 static bool hashset_has(const struct hashset *hs, uint64_t h)

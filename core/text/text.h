@@ -4,10 +4,23 @@
  *
  * Normalised form (for duplicate detection and grouping): NFKC, case folded,
  * every run of punctuation, symbols and whitespace collapsed to one space,
- * trimmed. Tokens: maximal runs of letters, marks and digits of the
- * normalised text. Content words: tokens that are not English stop words.
- * Input must be valid UTF-8; invalid bytes (and NUL) are treated as
+ * trimmed. Input must be valid UTF-8; invalid bytes (and NUL) are treated as
  * separators.
+ *
+ * Tokens, the same for every language (BM25, overlap, near duplicates,
+ * import, judge prompts): the normalised text is cut into runs of letters,
+ * marks and digits, and a run is also cut where it changes between
+ *   - Han, Hiragana, Katakana and Hangul: such a run gives its overlapping
+ *     character bigrams ("東京都" -> "東京" "京都"; one character alone is
+ *     its own token), as Lucene's CJK analyzer does;
+ *   - Thai, Lao, Khmer and Myanmar: such a run is cut into words by ICU's
+ *     dictionary-based word break iterator;
+ *   - everything else: the run is one token (Unicode word boundaries of
+ *     scripts written with spaces; "don't" gives "don" and "t").
+ * A combining mark stays with the run it follows.
+ *
+ * Content words: the tokens that are not stop words of the text's language
+ * (core/text/lang.h), detected from the text itself unless given.
  *
  * Every function is pure and safe to call from several threads at once.
  */
@@ -16,6 +29,35 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+struct lang;
+
+/* Scripts the tokenizer and language detection tell apart. */
+enum text_script {
+	TEXT_SCRIPT_NONE,      /* digits, symbols, scripts not listed */
+	TEXT_SCRIPT_LATIN,
+	TEXT_SCRIPT_CYRILLIC,
+	TEXT_SCRIPT_GREEK,
+	TEXT_SCRIPT_ARMENIAN,
+	TEXT_SCRIPT_HEBREW,
+	TEXT_SCRIPT_ARABIC,
+	TEXT_SCRIPT_DEVANAGARI,
+	TEXT_SCRIPT_TAMIL,
+	TEXT_SCRIPT_GEORGIAN,
+	TEXT_SCRIPT_HAN,
+	TEXT_SCRIPT_KANA,      /* Hiragana and Katakana */
+	TEXT_SCRIPT_HANGUL,
+	TEXT_SCRIPT_THAI,
+	TEXT_SCRIPT_LAO,
+	TEXT_SCRIPT_KHMER,
+	TEXT_SCRIPT_MYANMAR,
+	TEXT_SCRIPT_NR
+};
+/* Return the script of code point 'cp'. */
+enum text_script text_script_of(int32_t cp);
+/* Return the script of the first letter of the 'len' bytes at 'w' (NONE when it has none). */
+enum text_script text_script_of_word(const char *w, size_t len);
 
 struct tokens {
 	char **items;   /* owned, NUL-terminated, normalised */
@@ -37,12 +79,21 @@ void text_tokenize(const char *s, size_t len, struct tokens *out);
  * valid only during the call). Allocates no string per token. */
 void text_each_token(const char *s, size_t len,
 		     void (*fn)(const char *w, size_t len, void *data), void *data);
-/* True for an English stop word (already normalised, e.g. "the", "what"). */
-bool text_is_stopword(const char *word);
-/* Like text_is_stopword for the 'len' bytes at 'w'. */
-bool text_is_stopword_mem(const char *w, size_t len);
+/*
+ * Call 'fn' for each token of 'len' bytes of 's', in order, as
+ * text_each_token does, with 'content' false for a stop word of language
+ * 'l' (NULL: the language lang_detect finds in 's').
+ */
+void text_each_word(const char *s, size_t len, const struct lang *l,
+		    void (*fn)(const char *w, size_t len, bool content, void *data), void *data);
 
-/* Jaccard similarity of the content-word sets of 'a' and 'b', in [0,1]. */
+/* Return the sorted, distinct hashes (strhash) of the content words of
+ * 'len' bytes of 's' (of all its words when 'all'), their number in '*nr';
+ * caller frees (never NULL). */
+uint64_t *text_word_hashes(const char *s, size_t len, bool all, size_t *nr);
+
+/* Jaccard similarity of the content-word sets of 'a' and 'b' (each in its
+ * own detected language), in [0,1]. */
 double text_similarity(const char *a, const char *b);
 /* True when 'a' and 'b' are the same after normalisation, or their
  * text_similarity reaches 'threshold' (0.8 is the default used by add). */

@@ -1,13 +1,15 @@
 /*
  * fuzz-retriever: what `evalset run` parses from a retriever or a file, on
  * arbitrary bytes: a reply (job_accept), a run file to resume from
- * (run_resume), a body template (url_render_body), and the Porter stemmer
- * on the bytes mapped to a-z.
+ * (run_resume), a body template (url_render_body), and the Snowball
+ * stemmers on the tokens of the bytes.
  */
 #include "fuzz.h"
 #include "base/error.h"
 #include "retrieve/retriever.h"
+#include "text/lang.h"
 #include "text/stem.h"
+#include "text/text.h"
 #include "base/strmap.h"
 #include "base/util.h"
 
@@ -49,7 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct run_meta meta = { .set_name = "fuzz", .digest = "sha256:00", .retriever = "cmd fuzz" };
 	struct strbuf why = STRBUF_INIT, body = STRBUF_INIT;
 	struct job job;
-	char *text = xstrndup((const char *)data, size), *word;
+	char *text = xstrndup((const char *)data, size);
+	struct tokens tok = TOKENS_INIT;
+	static const char *const stem_langs[] = { "en", "ru", "ar", "el", "tr", "hi" };
 	cJSON *reply;
 	size_t n;
 
@@ -83,14 +87,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	url_render_body(text, "q-1", text, 10, &body);
 	url_render_body(URL_BODY_DEFAULT, text, text, 10, &body);
 
-	word = xstrndup((const char *)data, size);
-	for (size_t i = 0; i < size; i++)
-		word[i] = (char)('a' + (unsigned char)data[i] % 26);
-	n = porter_stem(word, size);
-	if (n > size || (size > 2 && n == 0))
-		__builtin_trap();
+	/* every token of the input through a few stemmers */
+	text_tokenize(text, strlen(text), &tok);
+	for (size_t l = 0; l < ARRAY_SIZE(stem_langs); l++) {
+		struct stemmer *st = stemmer_new(lang_get(stem_langs[l]));
+		for (size_t i = 0; i < tok.nr; i++) {
+			const char *r = stemmer_stem(st, tok.items[i], strlen(tok.items[i]), &n);
+			if (!r || (strlen(tok.items[i]) && !n))
+				__builtin_trap();
+		}
+		stemmer_free(st);
+	}
+	tokens_release(&tok);
 
-	free(word);
 	free(text);
 	strbuf_release(&why);
 	strbuf_release(&body);

@@ -123,6 +123,8 @@ static void test_stem_and_title(void)
 	struct bm25_hit hits[3];
 	size_t n;
 
+	p.language = "en";
+	p.stem = false;
 	bm25_build(&plain, &c, &p);
 	p.stem = true;
 	bm25_build(&stemmed, &c, &p);
@@ -211,9 +213,55 @@ static void test_params(void)
 	p.k1 = 1.2;
 	p.b = 0.75;
 	p.stem = true;
-	d = bm25_describe(&p);
-	is_str(d, "bm25 k1=1.2 b=0.75 stem=porter", "the description names the parameters");
+	p.language = "de";
+	is_int(bm25_build(&ix, &c, &p), 0, "a German index builds");
+	d = bm25_describe(&ix);
+	is_str(d, "bm25 k1=1.2 b=0.75 lang=de stem=german", "the description names the parameters");
 	free(d);
+	bm25_release(&ix);
+	p.language = "zh";
+	bm25_build(&ix, &c, &p);
+	d = bm25_describe(&ix);
+	is_str(d, "bm25 k1=1.2 b=0.75 lang=zh", "no stemmer named where the language has none");
+	ok(!bm25_stems(&ix), "and none used");
+	free(d);
+	bm25_release(&ix);
+}
+
+/* Per language: the language's stop words and stemmer, CJK bigrams and
+ * Thai dictionary words, each on a query that misses without them. */
+static struct chunk multi[] = {
+	{ (char *)"de-1", NULL, (char *)"Die Katzen schlafen im Garten", NULL },
+	{ (char *)"de-2", NULL, (char *)"Der Hund bellt", NULL },
+	{ (char *)"zh-1", NULL, (char *)"\xe6\x9d\xb1\xe4\xba\xac\xe9\x83\xbd\xe7\x9a\x84\xe4\xba\xba\xe5\x8f\xa3", NULL },
+	{ (char *)"th-1", NULL, (char *)"\xe0\xb8\x89\xe0\xb8\xb1\xe0\xb8\x99\xe0\xb8\x81\xe0\xb8\xb4\xe0\xb8\x99\xe0\xb8\x82\xe0\xb9\x89\xe0\xb8\xb2\xe0\xb8\xa7", NULL },
+};
+
+static void test_languages(void)
+{
+	struct corpus c = make_corpus(multi, ARRAY_SIZE(multi));
+	struct bm25 ix = BM25_INIT, plain = BM25_INIT;
+	struct bm25_params p = BM25_PARAMS_INIT;
+	struct bm25_hit hits[4];
+	size_t n;
+
+	p.language = "de";
+	bm25_build(&ix, &c, &p);
+	p.stem = false;
+	bm25_build(&plain, &c, &p);
+	n = bm25_search(&ix, "die Katze", 4, hits);
+	ok(n == 1 && !strcmp(id_of(&ix, &hits[0]), "de-1"),
+	   "German stemming: 'Katze' finds 'Katzen'; the stop word 'die' finds nothing");
+	is_int(bm25_search(&plain, "Katze", 4, hits), 0, "without stemming it does not");
+	is_int(bm25_search(&ix, "der die das", 4, hits), 0, "German stop words are dropped");
+	/* 京都 (Kyoto) is a bigram of 東京都 (Tokyo-to): found, as Lucene's CJK analyzer would */
+	n = bm25_search(&ix, "\xe4\xba\xac\xe9\x83\xbd", 4, hits);
+	ok(n == 1 && !strcmp(id_of(&ix, &hits[0]), "zh-1"), "a Han bigram inside a run is found");
+	/* ข้าว (rice) is a word of ฉันกินข้าว (I eat rice) */
+	n = bm25_search(&ix, "\xe0\xb8\x82\xe0\xb9\x89\xe0\xb8\xb2\xe0\xb8\xa7", 4, hits);
+	ok(n == 1 && !strcmp(id_of(&ix, &hits[0]), "th-1"), "a Thai word inside a run is found");
+	bm25_release(&ix);
+	bm25_release(&plain);
 }
 
 int main(void)
@@ -222,5 +270,6 @@ int main(void)
 	test_stem_and_title();
 	test_topk_matches_full_ranking();
 	test_params();
+	test_languages();
 	return test_done();
 }

@@ -329,6 +329,41 @@ struct bad_case {
 	const char *what;
 };
 
+/* Languages on the set, the corpus and a question: kept through a save, in
+ * the digest when present, and a set without any keeps its digest. */
+static void test_languages(void)
+{
+	static const char *const yaml =
+		"evalset: 1\nname: l\nlanguage: de\n"
+		"corpus:\n  path: c.jsonl\n  language: de\n"
+		"questions:\n- id: q-1\n  text: Wer war Goethe?\n  relevant: [c-1]\n"
+		"- id: q-2\n  text: Who was Goethe?\n  language: en\n  relevant: [c-1]\n";
+	struct set s = SET_INIT, t = SET_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char d1[72], d2[72];
+
+	ok(load_str(&s, yaml) == 0, "a set with languages loads");
+	ok(s.language && !strcmp(s.language, "de") && s.corpus.language &&
+	   !strcmp(s.corpus.language, "de") && !s.q[0].language && s.q[1].language &&
+	   !strcmp(s.q[1].language, "en"), "the set's, the corpus's and a question's language are read");
+	set_to_yaml(&s, &sb);
+	ok(set_load_buf(&t, sb.buf, sb.len, "rt.yaml") == 0 && t.language && !strcmp(t.language, "de") &&
+	   t.corpus.language && t.q[1].language && !strcmp(t.q[1].language, "en"),
+	   "and written back");
+	set_digest(&s, d1);
+	free(s.q[1].language);
+	s.q[1].language = NULL;
+	set_digest(&s, d2);
+	ok(strcmp(d1, d2) != 0, "a question's language is part of the digest");
+	free(s.language);
+	s.language = NULL;
+	set_digest(&s, d1);
+	ok(strcmp(d1, d2) != 0, "so is the set's");
+	set_release(&s);
+	set_release(&t);
+	strbuf_release(&sb);
+}
+
 static void test_load_errors(void)
 {
 	static const struct bad_case cases[] = {
@@ -374,6 +409,10 @@ static void test_load_errors(void)
 		  "tags as a scalar" },
 		{ "questions: {}\n", "t.yaml:1:12: 'questions' must be a list, not a mapping",
 		  "questions as a map" },
+		{ "language: english\n", "t.yaml:1:11: invalid language tag 'english'",
+		  "a language name instead of a tag" },
+		{ "questions:\n- id: q-1\n  language: de_DE\n", "t.yaml:3:13: invalid language tag 'de_DE'",
+		  "a locale with an underscore" },
 	};
 	struct set s = SET_INIT;
 
@@ -904,6 +943,7 @@ int main(void)
 	test_tricky_strings();
 	test_digest();
 	test_load_errors();
+	test_languages();
 	test_check();
 	test_near_duplicates_agree();
 	test_ids();

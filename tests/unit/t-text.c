@@ -9,6 +9,7 @@
 #include "base/fsutil.h"
 #include "base/strbuf.h"
 #include "text/text.h"
+#include "text/lang.h"
 #include "base/util.h"
 
 #include <pthread.h>
@@ -17,6 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Return whether 'w' is a stop word of language 'tag'. */
+static bool sw(const char *tag, const char *w)
+{
+	return lang_is_stopword(lang_get(tag), w, strlen(w));
+}
 
 static void check_norm(const char *in, const char *want, const char *what)
 {
@@ -59,8 +66,8 @@ static void test_tokens(void)
 		is_str(t.items[7], "100", "numbers are tokens");
 	}
 	tokens_release(&t);
-	ok(text_is_stopword("the") && text_is_stopword("what"), "stop words are known");
-	ok(!text_is_stopword("rotate"), "content words are not stop words");
+	ok(sw("en", "the") && sw("en", "what"), "stop words are known");
+	ok(!sw("en", "rotate"), "content words are not stop words");
 }
 
 static void test_similarity(void)
@@ -126,14 +133,17 @@ static void test_each_token(void)
 	free(joined);
 	tokens_release(&t);
 	strbuf_release(&sb);
-	ok(text_is_stopword_mem("whatever", 4), "a stop word is found by length ('what')");
-	ok(!text_is_stopword_mem("the", 2), "a prefix of a stop word is not one ('th')");
-	ok(!text_is_stopword_mem("thex", 4) && text_is_stopword_mem("yourselvesx", 10),
+	ok(lang_is_stopword(lang_get("en"), "whatever", 4), "a stop word is found by length ('what')");
+	ok(!lang_is_stopword(lang_get("en"), "the", 2), "a prefix of a stop word is not one ('th')");
+	ok(!lang_is_stopword(lang_get("en"), "thex", 4) &&
+	   lang_is_stopword(lang_get("en"), "yourselvesx", 10),
 	   "longer words are compared by their length");
-	ok(text_is_stopword("a") && text_is_stopword("yourselves") && text_is_stopword("whom") &&
-	   text_is_stopword("themselves"), "the shortest and longest stop words are found");
-	ok(!text_is_stopword("") && !text_is_stopword("thee") && !text_is_stopword("The"),
+	ok(sw("en", "a") && sw("en", "yourselves") && sw("en", "whom") &&
+	   sw("en", "themselves"), "the shortest and longest stop words are found");
+	ok(!sw("en", "") && !sw("en", "thee") && !sw("en", "The"),
 	   "the empty word, a near miss and an unfolded word are not stop words");
+	ok(!sw("en", "die") && sw("de", "die") && !sw("de", "rotate"),
+	   "stop words belong to their language");
 }
 
 /* Every result of core/text for 'len' bytes of 's', one string; caller frees. */
