@@ -520,7 +520,7 @@ static void canon_question(struct strbuf *out, const struct question *q)
 	}
 	if (q->language) {
 		strbuf_addstr(out, "language ");
-		canon_string(out, q->language);
+		json_add_string(out, q->language, JSON_CANON);
 		strbuf_addch(out, '\n');
 	}
 	strbuf_addstr(out, "end\n");
