@@ -25,6 +25,7 @@
 #include "score/results.h"
 #include "set/set.h"
 #include "base/strmap.h"
+#include "base/table.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -330,15 +331,14 @@ int cmd_check(int argc, const char **argv)
 	struct composition comp;
 	bool have_corpus = false;
 	char digest[72], content[72], latest[72], *latest_tag = NULL, *recorded = NULL;
+	enum table_format fmt;
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, check_usage);
 	if (argc != 1)
 		usage_with_options(check_usage, opts);
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		error("unknown format '%s' (text or json)", format);
+	if (table_format_parse(format, "text|json", &fmt) < 0)
 		usage_with_options(check_usage, opts);
-	}
 	if (results.nr > CHECK_MAX_RESULTS) {
 		error("--results given %zu times: give one saved result, or two for paired deltas",
 		      results.nr);
@@ -407,7 +407,7 @@ int cmd_check(int argc, const char **argv)
 	if (results.nr && load_power(&results, k, effect, &s, digest, &f, &power) < 0)
 		goto out;
 	compose(&s, have_corpus ? &corpus : NULL, &comp);
-	if (!strcmp(format, "json"))
+	if (fmt == TABLE_JSON)
 		print_json(ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
 			   results.nr ? &power : NULL);
 	else

@@ -9,7 +9,7 @@
  */
 #include "builtin.h"
 #include "set/set.h"
-#include "base/utf8.h"
+#include "base/table.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -25,21 +25,6 @@ static const char *const ls_usage[] = {
 };
 
 #define LS_TEXT_WIDTH 60
-
-/* Append at most 'width' characters of 's' to 'out', control characters
- * (newlines included) as spaces,
- * ending in "..." when cut. */
-static void add_cut(struct strbuf *out, const char *s, size_t width)
-{
-	size_t len = strlen(s), cut = len;
-
-	if (utf8_chars(s, len) > width)
-		cut = utf8_prefix(s, len, width > 3 ? width - 3 : 0);
-	for (size_t i = 0; i < cut; i++)
-		strbuf_addch(out, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i]);
-	if (cut < len)
-		strbuf_addstr(out, "...");
-}
 
 static bool wanted(const struct question *q, int filter_origin, enum origin origin,
 		   const char *tag, int unanswerable)
@@ -68,22 +53,21 @@ int cmd_ls(int argc, const char **argv)
 	struct set s = SET_INIT;
 	struct strbuf out = STRBUF_INIT;
 	enum origin origin = ORIGIN_NONE;
+	enum table_format fmt;
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, ls_usage);
 	if (argc != 1)
 		usage_with_options(ls_usage, opts);
-	if (strcmp(format, "table") && strcmp(format, "json")) {
-		error("unknown format '%s' (table or json)", format);
+	if (table_format_parse(format, "table|json", &fmt) < 0)
 		usage_with_options(ls_usage, opts);
-	}
 	if (origin_arg && origin_parse(origin_arg, &origin) < 0) {
 		error("unknown origin '%s' (synthetic, mined or hand)", origin_arg);
 		usage_with_options(ls_usage, opts);
 	}
 	if (set_open(&s, &ref, argv[0]) < 0)
 		goto out;
-	if (!strcmp(format, "json")) {
+	if (fmt == TABLE_JSON) {
 		/* one question per line, so the array is easy to grep */
 		const char *sep = "";
 		printf("[");
@@ -103,7 +87,9 @@ int cmd_ls(int argc, const char **argv)
 	} else {
 		size_t idw = 2, width = LS_TEXT_WIDTH;
 		struct winsize ws;
+		struct table t;
 
+		/* the id column fits every id of the set, so filters keep it in place */
 		for (size_t i = 0; i < s.nr; i++)
 			if (s.q[i].id && strlen(s.q[i].id) > idw)
 				idw = strlen(s.q[i].id);
@@ -112,8 +98,13 @@ int cmd_ls(int argc, const char **argv)
 			size_t used = idw + 2 + 11 + 5 + 5 + 22;
 			width = ws.ws_col > used + 20 ? ws.ws_col - used : 20;
 		}
-		strbuf_addf(&out, "%-*s  %-9s  %-3s  %3s  %-20s  %s\n", (int)idw, "ID", "ORIGIN",
-			    "ANS", "REL", "TAGS", "TEXT");
+		table_init(&t, TABLE_TEXT);
+		table_add_column(&t, "ID", 0, idw, 0);
+		table_add_column(&t, "ORIGIN", 0, 9, 0);
+		table_add_column(&t, "ANS", 0, 3, 0);
+		table_add_column(&t, "REL", TABLE_RIGHT, 3, 0);
+		table_add_column(&t, "TAGS", 0, 20, 20);
+		table_add_column(&t, "TEXT", 0, 0, width);
 		for (size_t i = 0; i < s.nr; i++) {
 			const struct question *q = &s.q[i];
 			struct strbuf tags = STRBUF_INIT;
@@ -122,17 +113,16 @@ int cmd_ls(int argc, const char **argv)
 				continue;
 			for (size_t k = 0; k < q->nr_tags; k++)
 				strbuf_addf(&tags, "%s%s", k ? "," : "", q->tags[k]);
-			strbuf_addf(&out, "%-*s  %-9s  %-3s  %3zu  ", (int)idw, q->id,
-				    q->origin == ORIGIN_NONE ? "-" : origin_name(q->origin),
-				    q->answerable ? "yes" : "no", q->nr_relevant);
-			add_cut(&out, tags.len ? tags.buf : "-", 20);
-			if (tags.len < 20)
-				strbuf_addf(&out, "%*s", (int)(20 - (tags.len ? tags.len : 1)), "");
-			strbuf_addstr(&out, "  ");
-			add_cut(&out, q->text, width);
-			strbuf_addch(&out, '\n');
+			table_add(&t, q->id);
+			table_add(&t, q->origin == ORIGIN_NONE ? "-" : origin_name(q->origin));
+			table_add(&t, q->answerable ? "yes" : "no");
+			table_addf(&t, "%zu", q->nr_relevant);
+			table_add(&t, tags.len ? tags.buf : "-");
+			table_add(&t, q->text);
 			strbuf_release(&tags);
 		}
+		table_render(&t, &out);
+		table_release(&t);
 		fputs(out.buf, stdout);
 	}
 	ret = EXIT_OK;

@@ -18,6 +18,7 @@
 #include "score/score.h"
 #include "set/set.h"
 #include "base/strbuf.h"
+#include "base/table.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -37,64 +38,25 @@ static const char *const score_usage[] = {
 	NULL,
 };
 
-enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MARKDOWN };
-
 struct out_ctx {
-	enum fmt fmt;
+	enum table_format fmt;
 	struct strbuf *sb;
 };
 
-static void row(struct out_ctx *o, const char *name, const char *value, const char *note)
-{
-	switch (o->fmt) {
-	case FMT_CSV:
-		strbuf_addf(o->sb, "%s,%s\n", name, value);
-		break;
-	case FMT_MARKDOWN:
-		strbuf_addf(o->sb, "| %s | %s | %s |\n", name, value, note ? note : "");
-		break;
-	default:
-		strbuf_addf(o->sb, "%-14s %8s%s%s\n", name, value, note ? "   " : "", note ? note : "");
-		break;
-	}
-}
-
-/* Print a row of two values (all documents, judged only); NAN prints "-". */
-static void row2(struct out_ctx *o, const char *name, double all, double judged, const char *note)
-{
-	char a[32], j[32];
-
-	snprintf(a, sizeof(a), "%.4f", all);
-	if (isnan(judged))
-		snprintf(j, sizeof(j), "-");
-	else
-		snprintf(j, sizeof(j), "%.4f", judged);
-	switch (o->fmt) {
-	case FMT_CSV:
-		strbuf_addf(o->sb, "%s,%s,%s\n", name, a, isnan(judged) ? "" : j);
-		break;
-	case FMT_MARKDOWN:
-		strbuf_addf(o->sb, "| %s | %s | %s | %s |\n", name, a, j, note ? note : "");
-		break;
-	default:
-		strbuf_addf(o->sb, "%-14s %8s %11s%s%s\n", name, a, j, note ? "   " : "", note ? note : "");
-		break;
-	}
-}
-
-/* Print one measure row: 'v', or with 'full' (--judged-only) the value of
- * the full run 'all' beside the condensed 'v'. */
-static void value_row(struct out_ctx *o, const char *name, double v, const struct results *full,
+/* Add the row of one measure to 't': its value 'v', or with 'full'
+ * (--judged-only) the value of the full run 'all' and the condensed 'v'
+ * (NAN: no value); 'note' may be NULL. */
+static void value_row(struct table *t, const char *name, double v, const struct results *full,
 		      double all, const char *note)
 {
-	char buf[32];
-
-	if (full) {
-		row2(o, name, all, v, note);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%.4f", v);
-	row(o, name, buf, note);
+	table_add(t, name);
+	if (full)
+		table_addf(t, "%.4f", all);
+	if (isnan(v))
+		table_add(t, NULL);
+	else
+		table_addf(t, "%.4f", v);
+	table_add(t, note ? note : "");
 }
 
 static const char *pct(double part, double whole, char *buf, size_t len)
@@ -107,9 +69,9 @@ static void print_header(struct out_ctx *o, const struct results *r, const struc
 			 const struct score_summary *sum, bool qrels_mode)
 {
 	struct strbuf *sb = o->sb;
-	const char *lead = o->fmt == FMT_MARKDOWN ? "- " : "";
+	const char *lead = o->fmt == TABLE_MARKDOWN ? "- " : "";
 
-	if (o->fmt == FMT_CSV)
+	if (o->fmt == TABLE_CSV)
 		return; /* plain CSV: rows only, so that any CSV reader takes it */
 
 	if (qrels_mode)
@@ -142,15 +104,15 @@ static void print_find_vs_rank(struct out_ctx *o, const struct results *r,
 		snprintf(depth, sizeof(depth), "%d", r->depth);
 	else
 		snprintf(depth, sizeof(depth), "the list depth");
-	if (o->fmt == FMT_CSV) {
+	if (o->fmt == TABLE_CSV) {
 		strbuf_addf(sb, "found@%d,%ld\nfound_low@%d-%s,%ld\nnot_found@%s,%ld\n",
 			    r->k, s->found_top_k, r->k + 1, depth, s->found_low, depth, s->not_found);
 		return;
 	}
 	strbuf_addf(sb, "\n%sfind vs rank at k=%d, K=%s (answerable questions)%s\n",
-		    o->fmt == FMT_MARKDOWN ? "**" : "", r->k, depth, o->fmt == FMT_MARKDOWN ? "**\n" : "");
+		    o->fmt == TABLE_MARKDOWN ? "**" : "", r->k, depth, o->fmt == TABLE_MARKDOWN ? "**\n" : "");
 	{
-		const char *bullet = o->fmt == FMT_MARKDOWN ? "-" : " ";
+		const char *bullet = o->fmt == TABLE_MARKDOWN ? "-" : " ";
 		char l1[96], l2[96], l3[96];
 
 		snprintf(l1, sizeof(l1), "found in the top %d", r->k);
@@ -163,7 +125,7 @@ static void print_find_vs_rank(struct out_ctx *o, const struct results *r,
 		strbuf_addf(sb, "%s %-34s %5ld  %6s   not found: a chunking/embedding/recall problem\n",
 			    bullet, l3, s->not_found, pct((double)s->not_found, n, c, sizeof(c)));
 	}
-	strbuf_addf(sb, "%sdiagnosis: ", o->fmt == FMT_MARKDOWN ? "\n" : "");
+	strbuf_addf(sb, "%sdiagnosis: ", o->fmt == TABLE_MARKDOWN ? "\n" : "");
 	if (!s->found_low && !s->not_found)
 		strbuf_addf(sb, "every answerable question has a relevant chunk in the top %d\n", r->k);
 	else if (s->found_low > s->not_found)
@@ -186,41 +148,37 @@ static void print_find_vs_rank(struct out_ctx *o, const struct results *r,
 static void print_measures(struct out_ctx *o, const struct results *r, const struct results *full,
 			   const struct score_summary *s, const struct score_options *so)
 {
+	const char *judged_note = "share of the top positions that are judged";
 	char note[128];
+	struct table t;
 
-	if (o->fmt == FMT_CSV)
-		strbuf_addstr(o->sb, full ? "measure,value,judged_only\n" : "measure,value\n");
-	else if (o->fmt == FMT_MARKDOWN)
-		strbuf_addstr(o->sb, full ? "| measure | value | judged-only | note |\n|---|---:|---:|---|\n"
-					  : "| measure | value | note |\n|---|---:|---|\n");
-	else if (full)
-		strbuf_addf(o->sb, "%-14s %8s %11s   (over %ld answerable questions)\n", "measure", "value",
-			    "judged-only", r->nr_answerable);
-	else
-		strbuf_addf(o->sb, "%-14s %8s   (over %ld answerable questions)\n", "measure", "value",
-			    r->nr_answerable);
+	table_init(&t, o->fmt);
+	t.sep = " ";
+	table_add_column(&t, "measure", 0, 14, 0);
+	if (full)
+		table_add_column(&t, "value", TABLE_RIGHT | TABLE_NUMBER, 8, 0);
+	table_add_column(&t, !full ? "value" : o->fmt == TABLE_CSV ? "judged_only" : "judged-only",
+			 TABLE_RIGHT | TABLE_NUMBER, full ? 11 : 8, 0);
+	snprintf(note, sizeof(note), "(over %ld answerable questions)", r->nr_answerable);
+	table_add_column(&t, o->fmt == TABLE_TEXT ? note : "note", TABLE_NOTE, 0, 0)->sep = "   ";
 	for (size_t i = 0; i < r->nr_measures; i++)
 		if (strncmp(r->measures[i], "Judged@", 7))
-			value_row(o, r->measures[i], r->aggregate[i], full,
+			value_row(&t, r->measures[i], r->aggregate[i], full,
 				  full ? full->aggregate[i] : 0, NULL);
 	snprintf(note, sizeof(note), "%ld of %ld unanswerable questions declined%s",
 		 s->declined_unanswerable, r->nr_unanswerable,
 		 so->has_decline_below ? " (or top score below the threshold)" : "");
-	value_row(o, "Decline", r->decline, full, full ? full->decline : 0,
-		  o->fmt == FMT_CSV ? NULL : note);
+	value_row(&t, "Decline", r->decline, full, full ? full->decline : 0, note);
 	snprintf(note, sizeof(note), "%ld of %ld answerable questions declined",
 		 s->declined_answerable, r->nr_answerable);
-	value_row(o, "FalseDecline", r->false_decline, full, full ? full->false_decline : 0,
-		  o->fmt == FMT_CSV ? NULL : note);
+	value_row(&t, "FalseDecline", r->false_decline, full, full ? full->false_decline : 0, note);
+	/* Judged@k describes the run's real list: with --judged-only, the full run's value only */
 	for (size_t i = 0; i < r->nr_measures; i++)
-		if (!strncmp(r->measures[i], "Judged@", 7)) {
-			if (full)
-				row2(o, r->measures[i], full->aggregate[i], NAN,
-				     o->fmt == FMT_CSV ? NULL : "share of the top positions that are judged");
-			else
-				value_row(o, r->measures[i], r->aggregate[i], NULL, 0,
-					  o->fmt == FMT_CSV ? NULL : "share of the top positions that are judged");
-		}
+		if (!strncmp(r->measures[i], "Judged@", 7))
+			value_row(&t, r->measures[i], full ? NAN : r->aggregate[i], full,
+				  full ? full->aggregate[i] : 0, judged_note);
+	table_render(&t, o->sb);
+	table_release(&t);
 }
 
 /*
@@ -265,35 +223,43 @@ static char *json_with_full(const struct results *r, const struct results *full)
 	return text;
 }
 
+/* Start a table of 'first', 'second' (unless NULL) and the measures of 'r'
+ * in the layout of the per-question and breakdown listings. */
+static void start_listing(struct table *t, const struct out_ctx *o, const struct results *r,
+			  const char *first, const char *second)
+{
+	table_init(t, o->fmt);
+	t->pad = false;
+	t->sep = "\t";
+	table_add_column(t, first, 0, 0, 0);
+	if (second)
+		table_add_column(t, second, TABLE_NUMBER, 0, 0);
+	for (size_t m = 0; m < r->nr_measures; m++)
+		table_add_column(t, r->measures[m], TABLE_NUMBER, 0, 0);
+}
+
 static void print_per_query(struct out_ctx *o, const struct results *r)
 {
-	struct strbuf *sb = o->sb;
-	const char *sep = o->fmt == FMT_CSV ? "," : o->fmt == FMT_MARKDOWN ? " | " : "\t";
+	struct table t;
 
-	strbuf_addstr(sb, o->fmt == FMT_MARKDOWN ? "\n| qid" : o->fmt == FMT_CSV ? "\nqid" : "\nqid");
-	for (size_t m = 0; m < r->nr_measures; m++)
-		strbuf_addf(sb, "%s%s", sep, r->measures[m]);
-	strbuf_addf(sb, "%snote%s\n", sep, o->fmt == FMT_MARKDOWN ? " |" : "");
-	if (o->fmt == FMT_MARKDOWN) {
-		strbuf_addstr(sb, "|---");
-		for (size_t m = 0; m <= r->nr_measures; m++)
-			strbuf_addstr(sb, "|---");
-		strbuf_addstr(sb, "|\n");
-	}
+	start_listing(&t, o, r, "qid", NULL);
+	table_add_column(&t, "note", 0, 0, 0);
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct question_result *q = &r->q[i];
 
-		strbuf_addf(sb, "%s%s", o->fmt == FMT_MARKDOWN ? "| " : "", q->id);
+		table_add(&t, q->id);
 		for (size_t m = 0; m < r->nr_measures; m++) {
 			if (q->answerable)
-				strbuf_addf(sb, "%s%.4f", sep, q->values[m]);
+				table_addf(&t, "%.4f", q->values[m]);
 			else
-				strbuf_addf(sb, "%s-", sep);
+				table_add(&t, "-");
 		}
-		strbuf_addf(sb, "%s%s%s%s%s\n", sep, q->answerable ? "" : "unanswerable ",
-			    q->missing ? "missing " : "", q->declined ? "declined" : "",
-			    o->fmt == FMT_MARKDOWN ? " |" : "");
+		table_addf(&t, "%s%s%s", q->answerable ? "" : "unanswerable ",
+			   q->missing ? "missing " : "", q->declined ? "declined" : "");
 	}
+	strbuf_addch(o->sb, '\n');
+	table_render(&t, o->sb);
+	table_release(&t);
 }
 
 static bool match_origin(const struct question_result *q, const void *arg)
@@ -311,23 +277,23 @@ static bool match_tag(const struct question_result *q, const void *arg)
 	return false;
 }
 
-static void breakdown_row(struct out_ctx *o, const struct results *r, const char *label,
+static void breakdown_row(struct table *t, const struct results *r, const char *label,
 			  bool (*match)(const struct question_result *, const void *), const void *arg)
 {
-	const char *sep = o->fmt == FMT_CSV ? "," : o->fmt == FMT_MARKDOWN ? " | " : "\t";
 	long n = 0;
 
 	score_mean(r, 0, match, arg, &n);
-	strbuf_addf(o->sb, "%s%s%s%ld", o->fmt == FMT_MARKDOWN ? "| " : "", label, sep, n);
+	table_add(t, label);
+	table_addf(t, "%ld", n);
 	for (size_t m = 0; m < r->nr_measures; m++)
-		strbuf_addf(o->sb, "%s%.4f", sep, score_mean(r, m, match, arg, NULL));
-	strbuf_addstr(o->sb, o->fmt == FMT_MARKDOWN ? " |\n" : "\n");
+		table_addf(t, "%.4f", score_mean(r, m, match, arg, NULL));
 }
 
 static int print_breakdowns(struct out_ctx *o, const struct results *r, const char *by)
 {
 	char *copy = xstrdup(by), *key = copy, *comma;
-	const char *sep = o->fmt == FMT_CSV ? "," : o->fmt == FMT_MARKDOWN ? " | " : "\t";
+	struct strbuf title = STRBUF_INIT;
+	struct table tab;
 	int ret = 0;
 
 	do {
@@ -338,15 +304,9 @@ static int print_breakdowns(struct out_ctx *o, const struct results *r, const ch
 			ret = error("unknown breakdown '%s'; use origin, tag", key);
 			break;
 		}
-		strbuf_addf(o->sb, "\n%sby %s%sn", o->fmt == FMT_MARKDOWN ? "| " : "", key, sep);
-		for (size_t m = 0; m < r->nr_measures; m++)
-			strbuf_addf(o->sb, "%s%s", sep, r->measures[m]);
-		strbuf_addstr(o->sb, o->fmt == FMT_MARKDOWN ? " |\n" : "\n");
-		if (o->fmt == FMT_MARKDOWN) {
-			for (size_t m = 0; m < r->nr_measures + 2; m++)
-				strbuf_addstr(o->sb, "|---");
-			strbuf_addstr(o->sb, "|\n");
-		}
+		strbuf_reset(&title);
+		strbuf_addf(&title, "by %s", key);
+		start_listing(&tab, o, r, title.buf, "n");
 		if (!strcmp(key, "origin")) {
 			static const char *const origins[] = { "synthetic", "mined", "hand", "none" };
 
@@ -355,7 +315,7 @@ static int print_breakdowns(struct out_ctx *o, const struct results *r, const ch
 
 				score_mean(r, 0, match_origin, origins[i], &n);
 				if (n)
-					breakdown_row(o, r, origins[i], match_origin, origins[i]);
+					breakdown_row(&tab, r, origins[i], match_origin, origins[i]);
 			}
 		} else {
 			struct strmap seen = STRMAP_INIT;
@@ -370,13 +330,17 @@ static int print_breakdowns(struct out_ctx *o, const struct results *r, const ch
 						continue;
 					score_mean(r, 0, match_tag, r->q[i].tags[t], &n);
 					if (n)
-						breakdown_row(o, r, r->q[i].tags[t], match_tag, r->q[i].tags[t]);
+						breakdown_row(&tab, r, r->q[i].tags[t], match_tag, r->q[i].tags[t]);
 				}
 			}
 			strmap_clear(&seen, 0);
 		}
+		strbuf_addch(o->sb, '\n');
+		table_render(&tab, o->sb);
+		table_release(&tab);
 		key = comma + 1;
 	} while (comma);
+	strbuf_release(&title);
 	free(copy);
 	return ret;
 }
@@ -462,17 +426,9 @@ int cmd_score(int argc, const char **argv)
 	}
 	memset(&oc, 0, sizeof(oc));
 	oc.sb = &out;
-	if (!strcmp(format, "table"))
-		oc.fmt = FMT_TABLE;
-	else if (!strcmp(format, "json"))
-		oc.fmt = FMT_JSON;
-	else if (!strcmp(format, "csv"))
-		oc.fmt = FMT_CSV;
-	else if (!strcmp(format, "markdown"))
-		oc.fmt = FMT_MARKDOWN;
-	else {
+	if (table_format_parse(format, "table|json|csv|markdown", &oc.fmt) < 0) {
 		string_list_clear(&mlist);
-		die(EXIT_BAD_INPUT, "unknown format '%s'; use table, json, csv or markdown", format);
+		return EXIT_BAD_INPUT;
 	}
 	if (k < 1 || k > 100000 || depth < 0 || depth > 100000000) {
 		string_list_clear(&mlist);
@@ -544,7 +500,7 @@ int cmd_score(int argc, const char **argv)
 	}
 	check_meta_digest(&run, &res, qrels_path ? NULL : &s);
 
-	if (oc.fmt == FMT_JSON) {
+	if (oc.fmt == TABLE_JSON) {
 		char *json = judged_only ? json_with_full(&res, &full) : results_to_json(&res);
 
 		strbuf_addstr(&out, json);

@@ -1,6 +1,6 @@
 /*
  * versions: list the frozen versions of a set in tag order, and say whether
- * the working copy changed since the latest one (issue 3).
+ * the working copy changed since the latest one.
  *
  * Every frozen file is loaded and its digest recomputed: a file whose
  * content no longer matches its recorded digest is listed with
@@ -15,6 +15,7 @@
 #include "set/set.h"
 #include "set/setdiff.h"
 #include "base/strbuf.h"
+#include "base/table.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -94,22 +95,29 @@ static void print_text(const struct set_ref *ref, const struct row *rows, size_t
 		       const char *state, size_t wc_nr, const char *summary)
 {
 	const struct set_version *last = nr ? rows[nr - 1].v : NULL;
-	size_t w = 3;
+	struct strbuf out = STRBUF_INIT;
+	struct table t;
 
-	for (size_t i = 0; i < nr; i++)
-		if (strlen(rows[i].v->tag) > w)
-			w = strlen(rows[i].v->tag);
-	if (nr)
-		printf("%-*s  %-20s  %9s  %-19s  %s\n", (int)w, "tag", "tagged_at", "questions",
-		       "digest", "note");
+	table_init(&t, TABLE_TEXT);
+	table_add_column(&t, "tag", 0, 0, 0);
+	table_add_column(&t, "tagged_at", 0, 20, 0);
+	table_add_column(&t, "questions", TABLE_RIGHT, 0, 0);
+	table_add_column(&t, "digest", TABLE_CUT_PLAIN, 19, 19);  /* enough to tell versions apart */
+	table_add_column(&t, "note", 0, 0, 0);
 	for (size_t i = 0; i < nr; i++) {
 		const struct set_version *v = rows[i].v;
 
-		printf("%-*s  %-20s  %9zu  %-19.19s  %s\n", (int)w, v->tag,
-		       v->tagged_at ? v->tagged_at : "-", v->nr_questions,
-		       rows[i].tampered ? "TAMPERED" : v->digest ? v->digest : "-",
-		       v->note ? v->note : "");
+		table_add(&t, v->tag);
+		table_add(&t, v->tagged_at);
+		table_addf(&t, "%zu", v->nr_questions);
+		table_add(&t, rows[i].tampered ? "TAMPERED" : v->digest);
+		table_add(&t, v->note ? v->note : "");
 	}
+	if (nr)
+		table_render(&t, &out);
+	table_release(&t);
+	fputs(out.buf, stdout);
+	strbuf_release(&out);
 	if (!strcmp(state, "none"))
 		printf("working copy: none (no %s/set.yaml)\n", ref->dir);
 	else if (!strcmp(state, "unreadable"))
@@ -171,13 +179,14 @@ int cmd_versions(int argc, const char **argv)
 	struct strbuf summary = STRBUF_INIT;
 	struct row *rows = NULL;
 	size_t tampered = 0, wc_nr;
+	enum table_format fmt;
 	int ret = EXIT_OK;
 
 	argc = parse_options(argc, argv, opts, versions_usage);
 	if (argc != 1)
 		usage_with_options(versions_usage, opts);
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		die(EXIT_BAD_INPUT, "unknown format '%s' (text or json)", format);
+	if (table_format_parse(format, "text|json", &fmt) < 0)
+		return EXIT_BAD_INPUT;
 	if (strchr(argv[0], '@'))
 		die(EXIT_BAD_INPUT, "'%s' names a version; versions takes a set", argv[0]);
 	if (set_ref_resolve(&ref, argv[0], false) < 0)
@@ -198,7 +207,7 @@ int cmd_versions(int argc, const char **argv)
 		}
 	}
 	wc_nr = working_copy_state(&ref, v.nr ? &v.items[v.nr - 1] : NULL, &state, &summary);
-	if (!strcmp(format, "json"))
+	if (fmt == TABLE_JSON)
 		print_json(rows, v.nr, state, wc_nr, summary.buf);
 	else
 		print_text(&ref, rows, v.nr, state, wc_nr, summary.buf);
