@@ -43,5 +43,7 @@ int cmd_judge(int argc, const char **argv);
 int cmd_label(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_config(int argc, const char **argv);
+int cmd_chunk(int argc, const char **argv);
+int cmd_remap(int argc, const char **argv);
 
 #endif

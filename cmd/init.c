@@ -21,37 +21,6 @@ static const char *const init_usage[] = {
 	NULL,
 };
 
-/* Return 'path' relative to the directory 'dir' (both must exist), e.g.
- * "../../corpus/chunks.jsonl"; or a copy of 'path' when either cannot be
- * resolved. Caller frees. */
-static char *relative_to(const char *path, const char *dir)
-{
-	char *abs_path = realpath(path, NULL), *abs_dir = realpath(dir, NULL);
-	struct strbuf sb = STRBUF_INIT;
-	size_t common = 0;
-
-	if (!abs_path || !abs_dir) {
-		free(abs_path);
-		free(abs_dir);
-		return xstrdup(path);
-	}
-	/* the longest common prefix that ends at a component boundary */
-	if (!strncmp(abs_path, abs_dir, strlen(abs_dir)) && abs_path[strlen(abs_dir)] == '/') {
-		common = strlen(abs_dir);
-	} else {
-		for (size_t i = 0; abs_path[i] && abs_path[i] == abs_dir[i]; i++)
-			if (abs_path[i] == '/')
-				common = i;
-	}
-	for (const char *p = abs_dir + common; *p; p++)
-		if (*p == '/')
-			strbuf_addstr(&sb, "../");
-	strbuf_addstr(&sb, abs_path + common + 1);
-	free(abs_path);
-	free(abs_dir);
-	return strbuf_detach(&sb, NULL);
-}
-
 static bool valid_name(const char *s)
 {
 	if (!*s || *s == '.')
@@ -109,7 +78,7 @@ int cmd_init(int argc, const char **argv)
 	if (!(lock_path = set_lock_path(&ref, true)))
 		goto out;
 	if (corpus_path)  /* recorded relative to the set directory (docs/versions.md) */
-		s.corpus.path = relative_to(corpus_path, ref.dir);
+		s.corpus.path = path_relative_to(corpus_path, ref.dir);
 	if (set_to_yaml(&s, &yaml) < 0)
 		goto out;
 	if (lock_take(&lock, lock_path, ref.dir) < 0)

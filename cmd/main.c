@@ -19,6 +19,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "chunk", cmd_chunk, "cut Markdown, text and HTML documents into a corpus" },
 	{ "init", cmd_init, "create an empty set" },
 	{ "add", cmd_add, "add questions to a set" },
 	{ "rm", cmd_rm, "remove questions from a set" },
@@ -27,6 +28,7 @@ static const struct command commands[] = {
 	{ "check", cmd_check, "check a set against the rules and show its composition" },
 	{ "tag", cmd_tag, "freeze the working copy as a tagged version" },
 	{ "versions", cmd_versions, "list the tagged versions of a set" },
+	{ "remap", cmd_remap, "carry a set's labels to a new chunking of its documents" },
 	{ "diff", cmd_diff, "show what changed between two versions of a set" },
 	{ "run", cmd_run, "ask a retriever every question and write its run" },
 	{ "score", cmd_score, "score a run against a set version or TREC qrels" },

@@ -6,12 +6,18 @@ usage: python3 tools/make_squad_demo.py [--squad FILE] [--seed N] [--out DIR]
 Reads ../shared/data/squad2-dev/dev-v2.0.json (relative to the repository
 root) and writes, into sets/squad-demo/:
 
-  corpus.jsonl  one line per paragraph: {"id", "title", "doc", "text"};
-                the id is "<article-slug>-p<NN>" (article slug from the
-                SQuAD title, NN the paragraph's index in its article), so ids
-                are stable as long as the source file is.
+  docs/         one plain-text document per article, "<article-slug>.txt":
+                its paragraphs in order, separated by a blank line (what
+                `evalset chunk` cuts into other chunkings).
+  corpus.jsonl  one line per paragraph: {"id", "title", "doc", "start",
+                "end", "text"}; the id is "<article-slug>-p<NN>" (article
+                slug from the SQuAD title, NN the paragraph's index in its
+                article), so ids are stable as long as the source file is;
+                doc, start and end give the paragraph's place in docs/
+                (Unicode characters, end exclusive).
   set.yaml      the working copy (SPEC section 2): answerable SQuAD questions
-                (relevant = the paragraph they were written against),
+                (relevant = the paragraph they were written against, with
+                the SQuAD answer span as evidence),
                 unanswerable ones (is_impossible: answerable false, no label),
                 and the hand-written hard cases of tools/squad-demo-hard.yaml.
 
@@ -68,11 +74,15 @@ files below are shared under the same license. Attribution: Pranav Rajpurkar,
 Robin Jia and Percy Liang, "Know What You Don't Know: Unanswerable Questions
 for SQuAD" (ACL 2018); paragraphs from English Wikipedia.
 Built by tools/make_squad_demo.py (seed {seed}) from dev-v2.0.json:
+  docs/         one document per article, <article-slug>.txt: its paragraphs,
+                unchanged, separated by a blank line.
   corpus.jsonl  all {n_chunks} paragraphs, unchanged, one chunk each; id
                 "<article-slug>-p<NN>" (NN = paragraph index in its article),
-                title and doc = the article title with '_' shown as ' '.
+                title = the article title with '_' shown as ' ', doc, start
+                and end = the paragraph's place in docs/.
   set.yaml      {n_ans} answerable SQuAD questions (text whitespace-normalised,
-                relevant = the paragraph they were written against), {n_imp}
+                relevant = the paragraph they were written against, evidence =
+                the SQuAD answer span in docs/), {n_imp}
                 unanswerable ones (is_impossible), and {n_hard} questions written
                 for this set (tools/squad-demo-hard.yaml, origin hand); the
                 SQuAD question id is kept in each question's provenance.
@@ -232,6 +242,11 @@ def emit_question(out, q):
         out.append("    relevant:")
         for chunk, grade in q["relevant"].items():
             out.append(f"      {chunk}: {grade}")
+    for e in q.get("evidence", []):
+        if "evidence:" not in out[-1] and not out[-1].startswith("      - {chunk"):
+            out.append("    evidence:")
+        out.append("      - {chunk: %s, doc: %s, start: %d, end: %d, quote: %s}"
+                   % (e["chunk"], e["doc"], e["start"], e["end"], json.dumps(e["quote"], ensure_ascii=False)))
     if q.get("tags"):
         out.append(f"    tags: {yval(q['tags'])}")
     out.append("    provenance:")
@@ -246,22 +261,35 @@ def emit_question(out, q):
 def load_squad(path):
     with open(path, encoding="utf-8") as fp:
         data = json.load(fp)
-    chunks, answerable, impossible = [], [], []
+    chunks, answerable, impossible, docs = [], [], [], {}
     for article in data["data"]:
         title = article["title"].replace("_", " ")
         s = slug(article["title"])
+        doc = f"{s}.txt"
+        parts, at = [], 0
         for pi, para in enumerate(article["paragraphs"]):
             cid = f"{s}-p{pi:02d}"
-            chunks.append({"id": cid, "title": title, "doc": title, "text": para["context"]})
+            if parts:
+                at += 2  # the blank line between paragraphs
+            chunks.append({"id": cid, "title": title, "doc": doc, "start": at,
+                           "end": at + len(para["context"]), "text": para["context"]})
+            parts.append(para["context"])
             for qa in para["qas"]:
                 item = {"squad_id": qa["id"], "text": " ".join(qa["question"].split()),
                         "chunk": cid, "article": title, "context": para["context"]}
                 if qa.get("is_impossible"):
                     impossible.append(item)
                 else:
-                    item["answer"] = qa["answers"][0]["text"] if qa["answers"] else ""
+                    ans = qa["answers"][0] if qa["answers"] else {"text": "", "answer_start": 0}
+                    item["answer"] = ans["text"]
+                    a = ans["answer_start"]
+                    if ans["text"] and para["context"][a:a + len(ans["text"])] == ans["text"]:
+                        item["evidence"] = {"chunk": cid, "doc": doc, "start": at + a,
+                                            "end": at + a + len(ans["text"]), "quote": ans["text"]}
                     answerable.append(item)
-    return chunks, answerable, impossible
+            at += len(para["context"])
+        docs[doc] = "\n\n".join(parts) + "\n"
+    return chunks, answerable, impossible, docs
 
 
 def pick(rng, pool, n, taken, used_chunks, one_per_chunk):
@@ -309,7 +337,7 @@ def main():
     ap.add_argument("--out", default=DEFAULT_OUT)
     args = ap.parse_args()
 
-    chunks, answerable, impossible = load_squad(args.squad)
+    chunks, answerable, impossible, docs = load_squad(args.squad)
     by_id = {c["id"]: c for c in chunks}
     rng = random.Random(args.seed)
     taken, used = [], set()
@@ -326,6 +354,7 @@ def main():
                            "writer": "crowd", "article": item["article"],
                            "chunk": item["chunk"], "answer": item["answer"],
                            "overlap": round(overlap(item["text"], item["context"]), 2)},
+            "evidence": [item["evidence"]] if "evidence" in item else [],
         })
     for item in imp:
         questions.append({
@@ -367,7 +396,10 @@ def main():
     for i, q in enumerate(questions, 1):
         q["id"] = f"q-{i:04d}"
 
-    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(os.path.join(args.out, "docs"), exist_ok=True)
+    for name, text in docs.items():
+        with open(os.path.join(args.out, "docs", name), "w", encoding="utf-8") as fp:
+            fp.write(text)
     with open(os.path.join(args.out, "corpus.jsonl"), "w", encoding="utf-8") as fp:
         for c in chunks:
             fp.write(json.dumps(c, ensure_ascii=False) + "\n")

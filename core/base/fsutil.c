@@ -5,6 +5,7 @@
 #include "base/fsutil.h"
 #include "base/digest.h"
 #include "base/error.h"
+#include "base/strbuf.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -258,4 +259,35 @@ void lock_release(struct lock_file *lk)
 	}
 	free(lk->path);
 	lk->path = NULL;
+}
+
+/* Return 'path' relative to the directory 'dir' (both must exist), e.g.
+ * "../../corpus/chunks.jsonl"; or a copy of 'path' when either cannot be
+ * resolved. Caller frees. */
+char *path_relative_to(const char *path, const char *dir)
+{
+	char *abs_path = realpath(path, NULL), *abs_dir = realpath(dir, NULL);
+	struct strbuf sb = STRBUF_INIT;
+	size_t common = 0;
+
+	if (!abs_path || !abs_dir) {
+		free(abs_path);
+		free(abs_dir);
+		return xstrdup(path);
+	}
+	/* the longest common prefix that ends at a component boundary */
+	if (!strncmp(abs_path, abs_dir, strlen(abs_dir)) && abs_path[strlen(abs_dir)] == '/') {
+		common = strlen(abs_dir);
+	} else {
+		for (size_t i = 0; abs_path[i] && abs_path[i] == abs_dir[i]; i++)
+			if (abs_path[i] == '/')
+				common = i;
+	}
+	for (const char *p = abs_dir + common; *p; p++)
+		if (*p == '/')
+			strbuf_addstr(&sb, "../");
+	strbuf_addstr(&sb, abs_path + common + 1);
+	free(abs_path);
+	free(abs_dir);
+	return strbuf_detach(&sb, NULL);
 }

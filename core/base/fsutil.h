@@ -38,6 +38,10 @@ int mkdir_p(const char *path);
 char *dir_name(const char *path);
 /* Append 'a' "/" 'b' to a new string; caller frees. */
 char *path_join(const char *a, const char *b);
+/* Return 'path' relative to the directory 'dir' (both must exist), e.g.
+ * "../../corpus/chunks.jsonl"; or a copy of 'path' when either cannot be
+ * resolved. Caller frees. */
+char *path_relative_to(const char *path, const char *dir);
 
 /* SHA-256 of the content of 'path' as "sha256:<64 hex>" in 'out'. Return 0 or -1. */
 int file_sha256(const char *path, char out[72]);

@@ -20,6 +20,30 @@ static const char *json_str(const cJSON *obj, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* Read the optional "start" and "end" of chunk 'id' into '*start' and '*end'
+ * (-1 when absent). Return 0, or -1 (reported) for a span that is not two
+ * whole numbers with end >= start, or that has no "doc". */
+static int get_span(const cJSON *obj, const char *path, long lineno, const char *id,
+		    const char *doc, long *start, long *end)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(obj, "start");
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(obj, "end");
+
+	if (!s && !e)
+		return 0;
+	if (!cJSON_IsNumber(s) || !cJSON_IsNumber(e) || s->valuedouble < 0 ||
+	    e->valuedouble < s->valuedouble || s->valuedouble != (double)(long)s->valuedouble ||
+	    e->valuedouble != (double)(long)e->valuedouble || e->valuedouble > 1e15)
+		return error_at(path, lineno, 0,
+				"chunk '%s': \"start\" and \"end\" must be whole numbers with "
+				"end >= start", id);
+	if (!doc || !*doc)
+		return error_at(path, lineno, 0, "chunk '%s' has a span but no \"doc\"", id);
+	*start = (long)s->valuedouble;
+	*end = (long)e->valuedouble;
+	return 0;
+}
+
 /* Parse one corpus line into a new chunk of 'c'. Return 0, 1 for a blank line, or -1 (reported). */
 static int parse_line(struct corpus *c, const char *path, long lineno, const struct strbuf *line)
 {
@@ -30,6 +54,7 @@ static int parse_line(struct corpus *c, const char *path, long lineno, const str
 	struct strmap_entry *e;
 	int added, rc = -1;
 	size_t bad;
+	long start = -1, end = -1;
 
 	if (!line->len || strspn(line->buf, " \t") == line->len)
 		return 1;
@@ -60,6 +85,8 @@ static int parse_line(struct corpus *c, const char *path, long lineno, const str
 	}
 	title = json_str(obj, "title");
 	doc = json_str(obj, "doc");
+	if (get_span(obj, path, lineno, id, doc, &start, &end) < 0)
+		goto out;
 	e = strmap_intern(&c->index, id, strlen(id), &added);
 	if (!added) {
 		error_at(path, lineno, 0, "duplicate chunk id '%s' (first on line %lu)", id,
@@ -70,6 +97,8 @@ static int parse_line(struct corpus *c, const char *path, long lineno, const str
 	c->chunks[c->nr].id = id;
 	c->chunks[c->nr].text = xstrdup(text);
 	c->chunks[c->nr].title = title && *title ? xstrdup(title) : NULL;
+	c->chunks[c->nr].start = start;
+	c->chunks[c->nr].end = end;
 	c->chunks[c->nr].doc = doc && *doc ? xstrdup(doc) : title && *title ? xstrdup(title) : NULL;
 	/* value: low 32 bits chunk index + 1, high 32 bits line (for messages) */
 	e->value = (void *)(uintptr_t)(((uint64_t)(uint32_t)lineno << 32) | (uint32_t)(c->nr + 1));

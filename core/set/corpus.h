@@ -2,9 +2,10 @@
  * corpus: chunks a set's labels refer to, from JSONL (the format users
  * read in docs/formats/corpus.md).
  *
- * One JSON object per line: {"id": "...", "text": "...", "title": "..."}
- * (BEIR's "_id" accepted for "id"; "title" optional; other keys ignored;
- * gzip-compressed files read directly). Ids are unique; order is the file's.
+ * One JSON object per line: {"id": "...", "text": "...", "title": "...",
+ * "doc": "...", "start": N, "end": N} (docs/formats/corpus.md; BEIR's "_id"
+ * accepted for "id"; "title", "doc" and the span optional, the span only
+ * with a "doc"; other keys ignored; gzip-compressed files read directly). Ids are unique; order is the file's.
  *
  * Fingerprint (docs/formats/corpus.md): SHA-256 over the lines "<id>\t<sha256 of
  * text>\n" of every chunk, sorted by id in strcmp order, so re-ordering the
@@ -24,6 +25,8 @@ struct chunk {
 	char *title;   /* may be NULL */
 	char *text;
 	char *doc;     /* document the chunk belongs to: "doc" key, else title, else NULL */
+	long start, end;  /* its span in the document's text ("start", "end": Unicode
+	                   * characters, end exclusive), or -1 when not given */
 };
 
 struct corpus {

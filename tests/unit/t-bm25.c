@@ -37,11 +37,11 @@
 #define EPS 1e-6
 
 static struct chunk fruit[] = {
-	{ (char *)"c-1", NULL, (char *)"apple banana apple", NULL },
-	{ (char *)"c-2", NULL, (char *)"banana cherry", NULL },
-	{ (char *)"c-3", NULL, (char *)"cherry cherry cherry date", NULL },
-	{ (char *)"c-4", NULL, (char *)"The date!", NULL },
-	{ (char *)"c-5", NULL, (char *)"Cherry, banana.", NULL },
+	{ (char *)"c-1", NULL, (char *)"apple banana apple", NULL, -1, -1 },
+	{ (char *)"c-2", NULL, (char *)"banana cherry", NULL, -1, -1 },
+	{ (char *)"c-3", NULL, (char *)"cherry cherry cherry date", NULL, -1, -1 },
+	{ (char *)"c-4", NULL, (char *)"The date!", NULL, -1, -1 },
+	{ (char *)"c-5", NULL, (char *)"Cherry, banana.", NULL, -1, -1 },
 };
 
 static struct corpus make_corpus(struct chunk *chunks, size_t nr)
@@ -110,9 +110,9 @@ static void test_hand_scores(void)
 }
 
 static struct chunk runners[] = {
-	{ (char *)"r-1", NULL, (char *)"She runs every morning", NULL },
-	{ (char *)"r-2", (char *)"Marathon", (char *)"a long race", NULL },
-	{ (char *)"r-3", NULL, (char *)"Caf\xc3\xa9 opening hours", NULL },
+	{ (char *)"r-1", NULL, (char *)"She runs every morning", NULL, -1, -1 },
+	{ (char *)"r-2", (char *)"Marathon", (char *)"a long race", NULL, -1, -1 },
+	{ (char *)"r-3", NULL, (char *)"Caf\xc3\xa9 opening hours", NULL, -1, -1 },
 };
 
 static void test_stem_and_title(void)
@@ -231,10 +231,10 @@ static void test_params(void)
 /* Per language: the language's stop words and stemmer, CJK bigrams and
  * Thai dictionary words, each on a query that misses without them. */
 static struct chunk multi[] = {
-	{ (char *)"de-1", NULL, (char *)"Die Katzen schlafen im Garten", NULL },
-	{ (char *)"de-2", NULL, (char *)"Der Hund bellt", NULL },
-	{ (char *)"zh-1", NULL, (char *)"\xe6\x9d\xb1\xe4\xba\xac\xe9\x83\xbd\xe7\x9a\x84\xe4\xba\xba\xe5\x8f\xa3", NULL },
-	{ (char *)"th-1", NULL, (char *)"\xe0\xb8\x89\xe0\xb8\xb1\xe0\xb8\x99\xe0\xb8\x81\xe0\xb8\xb4\xe0\xb8\x99\xe0\xb8\x82\xe0\xb9\x89\xe0\xb8\xb2\xe0\xb8\xa7", NULL },
+	{ (char *)"de-1", NULL, (char *)"Die Katzen schlafen im Garten", NULL, -1, -1 },
+	{ (char *)"de-2", NULL, (char *)"Der Hund bellt", NULL, -1, -1 },
+	{ (char *)"zh-1", NULL, (char *)"\xe6\x9d\xb1\xe4\xba\xac\xe9\x83\xbd\xe7\x9a\x84\xe4\xba\xba\xe5\x8f\xa3", NULL, -1, -1 },
+	{ (char *)"th-1", NULL, (char *)"\xe0\xb8\x89\xe0\xb8\xb1\xe0\xb8\x99\xe0\xb8\x81\xe0\xb8\xb4\xe0\xb8\x99\xe0\xb8\x82\xe0\xb9\x89\xe0\xb8\xb2\xe0\xb8\xa7", NULL, -1, -1 },
 };
 
 static void test_languages(void)

@@ -1,0 +1,107 @@
+/*
+ * chunk: cut Markdown, plain text and HTML documents into a corpus (JSONL,
+ * docs/formats/corpus.md) by heading sections, paragraphs, sentence windows
+ * or token windows. Every chunk records its document, its span in the
+ * document's text (Unicode characters; for HTML, the text of the page) and
+ * an id made of the document name and a hash of the chunk's text, so
+ * running chunk again on the same documents gives the same ids. The corpus
+ * is written atomically; an existing file is kept unless --force is given.
+ */
+#include "builtin.h"
+#include "base/fsutil.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+#include "chunk/chunker.h"
+#include "chunk/document.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const chunk_usage[] = {
+	"evalset chunk [--by headings|paragraphs|sentences|tokens] [--size <n>] [--overlap <n>]\n"
+	"              [--max-tokens <n>] -o <corpus.jsonl> [--force] <file-or-folder>...",
+	NULL,
+};
+
+int cmd_chunk(int argc, const char **argv)
+{
+	const char *by = "headings", *output = NULL;
+	long size = -1, overlap = -1, max_tokens = 512;
+	int force = 0;
+	struct option opts[] = {
+		OPT_STRING(0, "by", &by, "strategy",
+			   "headings (default), paragraphs, sentences or tokens"),
+		OPT_INT(0, "size", &size, "n",
+			"sentences (default 3) or tokens (default 200) per window"),
+		OPT_INT(0, "overlap", &overlap, "n",
+			"sentences (default 1) or tokens (default size/8) two windows share"),
+		OPT_INT(0, "max-tokens", &max_tokens, "n",
+			"headings, paragraphs: cut a longer chunk (default 512, 0: no limit)"),
+		OPT_STRING('o', "output", &output, "file", "the corpus to write ('-': standard output)"),
+		OPT_BOOL(0, "force", &force, "replace the output file when it exists"),
+		OPT_END(),
+	};
+	struct chunk_options co = { CHUNK_HEADINGS, 0, 0, 0 };
+	struct doc_files files = DOC_FILES_INIT;
+	struct chunk_list chunks = CHUNK_LIST_INIT;
+	struct strbuf out = STRBUF_INIT;
+	int ret = EXIT_BAD_INPUT;
+	bool windows;
+
+	argc = parse_options(argc, argv, opts, chunk_usage);
+	if (argc < 1 || !output)
+		usage_with_options(chunk_usage, opts);
+	if (chunk_strategy_parse(by, &co.strategy) < 0) {
+		error("unknown strategy '%s' (headings, paragraphs, sentences or tokens)", by);
+		goto out;
+	}
+	windows = co.strategy == CHUNK_SENTENCES || co.strategy == CHUNK_TOKENS;
+	if (!windows && (size >= 0 || overlap >= 0)) {
+		error("--size and --overlap are for --by sentences or tokens; "
+		      "'%s' chunks are limited by --max-tokens", by);
+		goto out;
+	}
+	if (size == 0 || size > 1000000 || overlap < -1 || max_tokens < 0 || max_tokens > 1000000) {
+		error("--size must be 1..1000000 and --max-tokens 0..1000000");
+		goto out;
+	}
+	co.size = size > 0 ? (size_t)size : co.strategy == CHUNK_SENTENCES ? 3 : 200;
+	co.overlap = overlap >= 0 ? (size_t)overlap : co.strategy == CHUNK_SENTENCES ? 1 : co.size / 8;
+	if (windows && co.overlap >= co.size) {
+		error("--overlap (%zu) must be smaller than --size (%zu)", co.overlap, co.size);
+		goto out;
+	}
+	co.max_tokens = (size_t)max_tokens;
+	if (strcmp(output, "-") && path_exists(output) && !force) {
+		error("'%s' exists; give --force to replace it", output);
+		goto out;
+	}
+	if (doc_files_find(argv, (size_t)argc, &files) < 0)
+		goto out;
+	for (size_t i = 0; i < files.nr; i++) {
+		struct document d = DOCUMENT_INIT;
+		size_t first = chunks.nr;
+
+		if (document_load(&d, files.files[i], files.names[i]) < 0)
+			goto out;
+		chunk_document(&d, &co, &chunks);
+		for (size_t k = first; k < chunks.nr; k++)
+			chunk_to_jsonl(&chunks.items[k], &out);
+		document_release(&d);
+	}
+	if (!strcmp(output, "-")) {
+		fwrite(out.buf, 1, out.len, stdout);
+	} else {
+		if (write_file_atomic(output, out.buf, out.len) < 0)
+			goto out;
+		printf("wrote %zu chunks from %zu document%s to %s (by %s)\n", chunks.nr, files.nr,
+		       files.nr == 1 ? "" : "s", output, by);
+	}
+	ret = EXIT_OK;
+out:
+	strbuf_release(&out);
+	chunk_list_release(&chunks);
+	doc_files_release(&files);
+	return ret;
+}

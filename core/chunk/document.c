@@ -1,0 +1,511 @@
+/*
+ * document: reading Markdown, text and HTML documents into text and blocks
+ * (see document.h).
+ *
+ * Markdown is read line by line, as CommonMark does for the block kinds
+ * chunking needs: ATX headings ("#" to "######" then a space), fenced code
+ * blocks (``` or ~~~, closed by a fence at least as long, '#' inside is
+ * code), and paragraphs ended by blank lines. Everything else (lists,
+ * tables, admonitions) is paragraph text: chunks keep the markup as it
+ * stands in the file. HTML goes through libxml2's HTML parser (its error
+ * recovery copes with the tag soup real pages hold); no markup is ever
+ * removed by pattern.
+ */
+#include "chunk/document.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/tree.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int document_kind_of(const char *path)
+{
+	static const struct { const char *ext; enum doc_kind kind; } kinds[] = {
+		{ ".md", DOC_MARKDOWN }, { ".markdown", DOC_MARKDOWN },
+		{ ".html", DOC_HTML }, { ".htm", DOC_HTML }, { ".xhtml", DOC_HTML },
+		{ ".txt", DOC_TEXT }, { ".text", DOC_TEXT },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (ends_with(path, kinds[i].ext))
+			return (int)kinds[i].kind;
+	return -1;
+}
+
+void document_release(struct document *d)
+{
+	free(d->name);
+	free(d->file);
+	free(d->text);
+	for (size_t i = 0; i < d->nr_blocks; i++)
+		free(d->blocks[i].title);
+	free(d->blocks);
+	free(d->cp_marks);
+	memset(d, 0, sizeof(*d));
+}
+
+static void add_block(struct document *d, size_t start, size_t end, int level, char *title)
+{
+	ALLOC_GROW(d->blocks, d->nr_blocks + 1, d->alloc_blocks);
+	d->blocks[d->nr_blocks].start = start;
+	d->blocks[d->nr_blocks].end = end;
+	d->blocks[d->nr_blocks].level = level;
+	d->blocks[d->nr_blocks].title = title;
+	d->nr_blocks++;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+/* ---- Markdown and text ---- */
+
+/* Return the title of the ATX heading in [p, end): without the marks, a
+ * closing run of '#' and a trailing "{ #anchor }". Caller frees. */
+static char *heading_title(const char *p, const char *end)
+{
+	const char *q;
+
+	while (p < end && *p == '#')
+		p++;
+	while (p < end && is_blank(*p))
+		p++;
+	while (end > p && is_blank(end[-1]))
+		end--;
+	if (end > p && end[-1] == '}') {
+		q = end - 1;
+		while (q > p && *q != '{')
+			q--;
+		if (*q == '{' && memchr(q, '#', (size_t)(end - q))) {
+			end = q;
+			while (end > p && is_blank(end[-1]))
+				end--;
+		}
+	}
+	q = end;
+	while (q > p && q[-1] == '#')
+		q--;
+	if (q < end && (q == p || is_blank(q[-1]))) {
+		end = q;
+		while (end > p && is_blank(end[-1]))
+			end--;
+	}
+	return xstrndup(p, (size_t)(end - p));
+}
+
+/* Return the level of an ATX heading at 'p' (line without indent), else 0. */
+static int atx_level(const char *p, const char *end)
+{
+	int n = 0;
+
+	while (p + n < end && p[n] == '#' && n < 7)
+		n++;
+	if (n < 1 || n > 6)
+		return 0;
+	return p + n == end || p[n] == ' ' || p[n] == '\t' || p[n] == '\r' ? n : 0;
+}
+
+/* Return the length of a code fence at 'p' (3 or more '`' or '~'), else 0. */
+static size_t fence_len(const char *p, const char *end)
+{
+	size_t n = 0;
+
+	if (p >= end || (*p != '`' && *p != '~'))
+		return 0;
+	while (p + n < end && p[n] == *p)
+		n++;
+	return n >= 3 ? n : 0;
+}
+
+static void parse_lines(struct document *d, bool markdown)
+{
+	const char *t = d->text;
+	size_t pos = 0, para_start = 0, para_end = 0, fence_start = 0, fence = 0;
+	bool in_para = false;
+	char fence_char = 0;
+
+	while (pos < d->len) {
+		const char *nl = memchr(t + pos, '\n', d->len - pos);
+		size_t le = nl ? (size_t)(nl - t) : d->len, next = nl ? le + 1 : d->len;
+		size_t ind = pos, ce = le;
+
+		while (ind < le && (t[ind] == ' ' || t[ind] == '\t'))
+			ind++;
+		while (ce > ind && is_blank(t[ce - 1]))
+			ce--;
+		if (fence) {
+			size_t n = fence_len(t + ind, t + ce);
+			if (n >= fence && t[ind] == fence_char && ind - pos < 4) {
+				add_block(d, fence_start, ce, 0, NULL);
+				fence = 0;
+			}
+			pos = next;
+			continue;
+		}
+		if (ind == ce) {
+			if (in_para)
+				add_block(d, para_start, para_end, 0, NULL);
+			in_para = false;
+		} else if (markdown && ind - pos < 4 && fence_len(t + ind, t + ce)) {
+			if (in_para)
+				add_block(d, para_start, para_end, 0, NULL);
+			in_para = false;
+			fence = fence_len(t + ind, t + ce);
+			fence_char = t[ind];
+			fence_start = ind;
+		} else if (markdown && ind - pos < 4 && atx_level(t + ind, t + ce)) {
+			if (in_para)
+				add_block(d, para_start, para_end, 0, NULL);
+			in_para = false;
+			add_block(d, ind, ce, atx_level(t + ind, t + ce), heading_title(t + ind, t + ce));
+		} else {
+			if (!in_para)
+				para_start = ind;
+			in_para = true;
+			para_end = ce;
+		}
+		pos = next;
+	}
+	if (in_para)
+		add_block(d, para_start, para_end, 0, NULL);
+	if (fence) {
+		size_t e = d->len;
+		while (e > fence_start && is_blank(t[e - 1]))
+			e--;
+		add_block(d, fence_start, e, 0, NULL);  /* an unclosed fence runs to the end */
+	}
+}
+
+/* ---- HTML ---- */
+
+struct html_walk {
+	struct document *d;
+	struct strbuf out;
+	size_t start;      /* where the open block starts */
+	bool open;         /* a block has text */
+	bool space;        /* a space is due before the next text */
+	int pre;           /* depth of <pre> */
+	int level;         /* heading level of the open block */
+};
+
+static void flush_block(struct html_walk *w)
+{
+	size_t end = w->out.len;
+
+	if (!w->open)
+		return;
+	while (end > w->start && is_blank(w->out.buf[end - 1]))
+		end--;
+	strbuf_setlen(&w->out, end);
+	add_block(w->d, w->start, end, w->level,
+		  w->level ? xstrndup(w->out.buf + w->start, end - w->start) : NULL);
+	w->open = false;
+	w->space = false;
+}
+
+static void add_text(struct html_walk *w, const char *s)
+{
+	for (; *s; s++) {
+		if (!w->pre && is_blank(*s)) {
+			w->space = w->open;
+			continue;
+		}
+		if (!w->open) {
+			if (w->pre && is_blank(*s))
+				continue;  /* leading white space of a block */
+			if (w->out.len)
+				strbuf_addstr(&w->out, "\n\n");
+			w->start = w->out.len;
+			w->open = true;
+			w->space = false;
+		}
+		if (w->space)
+			strbuf_addch(&w->out, ' ');
+		w->space = false;
+		strbuf_addch(&w->out, *s);
+	}
+}
+
+static bool name_in(const char *name, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(name, list[i]))
+			return true;
+	return false;
+}
+
+static const char *const skipped[] = {
+	"head", "title", "script", "style", "template", "noscript", "svg", "math", "iframe",
+	"object",
+	NULL,
+};
+static const char *const blocks[] = {
+	"p", "div", "pre", "li", "ul", "ol", "dl", "dt", "dd", "blockquote", "table", "tr",
+	"thead", "tbody", "tfoot", "caption", "section", "article", "header", "footer", "nav",
+	"main", "aside", "figure", "figcaption", "form", "fieldset", "details", "summary",
+	"address", "hr", "body", "html", "h1", "h2", "h3", "h4", "h5", "h6", NULL,
+};
+
+static void walk(struct html_walk *w, xmlNode *n)
+{
+	for (; n; n = n->next) {
+		const char *name = (const char *)n->name;
+		bool block;
+		int level = 0;
+
+		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
+			if (n->content)
+				add_text(w, (const char *)n->content);
+			continue;
+		}
+		if (n->type != XML_ELEMENT_NODE || !name)
+			continue;
+		if (name_in(name, skipped))
+			continue;
+		if (!strcmp(name, "br")) {
+			if (w->open && !w->pre)
+				w->space = true;
+			else if (w->open)
+				strbuf_addch(&w->out, '\n');
+			continue;
+		}
+		if (!strcmp(name, "td") || !strcmp(name, "th"))
+			w->space = w->open;
+		block = name_in(name, blocks);
+		if (name[0] == 'h' && name[1] >= '1' && name[1] <= '6' && !name[2])
+			level = name[1] - '0';
+		if (block) {
+			flush_block(w);
+			w->level = level;
+		}
+		if (!strcmp(name, "pre"))
+			w->pre++;
+		walk(w, n->children);
+		if (!strcmp(name, "pre"))
+			w->pre--;
+		if (block) {
+			flush_block(w);
+			w->level = 0;
+		}
+	}
+}
+
+static int parse_html(struct document *d, const char *buf, size_t len)
+{
+	struct html_walk w = { d, STRBUF_INIT, 0, false, false, 0, 0 };
+	htmlDocPtr doc;
+
+	if (len > (size_t)INT32_MAX)
+		return error("'%s': HTML document too large", d->name);
+	doc = htmlReadMemory(buf, (int)len, NULL, "UTF-8",
+			     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+			     HTML_PARSE_NONET | HTML_PARSE_NOIMPLIED);
+	if (!doc)
+		return error("'%s': cannot parse as HTML", d->name);
+	walk(&w, xmlDocGetRootElement(doc) ? doc->children : NULL);
+	flush_block(&w);
+	xmlFreeDoc(doc);
+	d->text = strbuf_detach(&w.out, &d->len);
+	return 0;
+}
+
+/* ---- loading ---- */
+
+static void mark_code_points(struct document *d)
+{
+	size_t cp = 0;
+
+	d->nr_marks = d->len / DOC_CP_STEP + 1;
+	d->cp_marks = xcalloc(d->nr_marks, sizeof(*d->cp_marks));
+	for (size_t i = 0; i < d->len; i++) {
+		if (!(i % DOC_CP_STEP))
+			d->cp_marks[i / DOC_CP_STEP] = cp;
+		if (((unsigned char)d->text[i] & 0xc0) != 0x80)
+			cp++;
+	}
+}
+
+size_t document_cp(const struct document *d, size_t off)
+{
+	size_t i, cp;
+
+	if (off > d->len)
+		off = d->len;
+	i = off / DOC_CP_STEP * DOC_CP_STEP;
+	cp = d->nr_marks ? d->cp_marks[off / DOC_CP_STEP] : 0;
+	for (; i < off; i++)
+		if (((unsigned char)d->text[i] & 0xc0) != 0x80)
+			cp++;
+	return cp;
+}
+
+size_t document_byte(const struct document *d, size_t cp)
+{
+	size_t lo = 0, hi = d->nr_marks, i, n;
+
+	/* the last mark at or before 'cp' */
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (d->cp_marks[mid] <= cp)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	i = lo * DOC_CP_STEP;
+	n = d->nr_marks ? d->cp_marks[lo] : 0;
+	for (; i < d->len; i++) {
+		if (((unsigned char)d->text[i] & 0xc0) != 0x80) {
+			if (n == cp)
+				return i;
+			n++;
+		}
+	}
+	return d->len;
+}
+
+int document_load_buf(struct document *d, const char *buf, size_t len, enum doc_kind kind,
+		      const char *name)
+{
+	size_t bad;
+
+	d->name = xstrdup(name);
+	d->kind = kind;
+	if (!utf8_valid(buf, len, &bad)) {
+		long line = 1;
+		for (size_t i = 0; i < bad; i++)
+			line += buf[i] == '\n';
+		error_at(name, line, 0, "not UTF-8 (byte 0x%02x); convert the document first",
+			 (unsigned char)buf[bad]);
+		document_release(d);
+		return -1;
+	}
+	if (kind == DOC_HTML) {
+		if (parse_html(d, buf, len) < 0) {
+			document_release(d);
+			return -1;
+		}
+	} else {
+		d->text = xstrndup(buf, len);
+		d->len = len;
+		parse_lines(d, kind == DOC_MARKDOWN);
+	}
+	mark_code_points(d);
+	return 0;
+}
+
+int document_load(struct document *d, const char *file, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int kind = document_kind_of(file), rc;
+
+	if (kind < 0)
+		kind = DOC_TEXT;
+	if (read_file(file, &sb, DOCUMENT_MAX_BYTES) < 0) {
+		strbuf_release(&sb);
+		return -1;
+	}
+	rc = document_load_buf(d, sb.buf, sb.len, (enum doc_kind)kind, name);
+	if (!rc)
+		d->file = xstrdup(file);
+	strbuf_release(&sb);
+	return rc;
+}
+
+/* ---- finding documents ---- */
+
+static void add_file(struct doc_files *f, const char *file, const char *name)
+{
+	ALLOC_GROW(f->files, f->nr + 1, f->alloc);
+	f->names = xreallocarray(f->names, f->alloc, sizeof(*f->names));
+	f->files[f->nr] = xstrdup(file);
+	f->names[f->nr] = xstrdup(name);
+	f->nr++;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Add the documents under 'dir' (relative name 'rel', "" at the top). */
+static int walk_dir(struct doc_files *f, const char *dir, const char *rel, int depth)
+{
+	DIR *dp;
+	struct dirent *de;
+	char **names = NULL;
+	size_t nr = 0, alloc = 0;
+	int rc = 0;
+
+	if (depth > 64)
+		return error("'%s': folders nested too deep", dir);
+	if (!(dp = opendir(dir)))
+		return error("cannot open folder '%s': %s", dir, strerror(errno));
+	while ((de = readdir(dp))) {
+		if (de->d_name[0] == '.')
+			continue;
+		ALLOC_GROW(names, nr + 1, alloc);
+		names[nr++] = xstrdup(de->d_name);
+	}
+	closedir(dp);
+	if (nr)
+		qsort(names, nr, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < nr; i++) {
+		char *path = path_join(dir, names[i]);
+		char *name = *rel ? xstrfmt("%s/%s", rel, names[i]) : xstrdup(names[i]);
+		if (!rc && is_dir(path))
+			rc = walk_dir(f, path, name, depth + 1);
+		else if (!rc && document_kind_of(names[i]) >= 0)
+			add_file(f, path, name);
+		free(path);
+		free(name);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+int doc_files_find(const char *const *args, size_t nr, struct doc_files *out)
+{
+	size_t before;
+
+	for (size_t i = 0; i < nr; i++) {
+		if (!path_exists(args[i]))
+			return error("no such file or folder '%s'", args[i]);
+		if (is_dir(args[i])) {
+			before = out->nr;
+			if (walk_dir(out, args[i], "", 0) < 0)
+				return -1;
+			if (out->nr == before)
+				return error("no documents (.md, .txt, .html) in folder '%s'", args[i]);
+		} else if (document_kind_of(args[i]) < 0) {
+			return error("'%s' is not a document evalset reads (.md, .markdown, .txt, "
+				     ".text, .html, .htm, .xhtml)", args[i]);
+		} else {
+			add_file(out, args[i], args[i]);
+		}
+	}
+	for (size_t i = 0; i < out->nr; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(out->names[i], out->names[j]))
+				return error("two documents would both be named '%s' ('%s' and '%s')",
+					     out->names[i], out->files[j], out->files[i]);
+	return 0;
+}
+
+void doc_files_release(struct doc_files *f)
+{
+	for (size_t i = 0; i < f->nr; i++) {
+		free(f->files[i]);
+		free(f->names[i]);
+	}
+	free(f->files);
+	free(f->names);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,272 @@
+/*
+ * t-chunk: documents and chunking. The property every strategy keeps: a
+ * chunk's span, read back from the document, is exactly the chunk's text
+ * (for Markdown and text, read back from the file's own bytes, not from the
+ * document module); plus ids that stay put, token limits, heading paths,
+ * what HTML keeps and drops, and sentence boundaries.
+ */
+#include "test-lib.h"
+#include "base/fsutil.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+#include "chunk/chunker.h"
+#include "chunk/document.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Return the bytes of code points [s, e) of 'text' as a new string. */
+static char *slice_cp(const char *text, size_t s, size_t e)
+{
+	size_t i = 0, n = 0, a = (size_t)-1, b = (size_t)-1;
+
+	for (; text[i]; i++) {
+		if (((unsigned char)text[i] & 0xc0) != 0x80) {
+			if (n == s)
+				a = i;
+			if (n == e)
+				b = i;
+			n++;
+		}
+	}
+	if (n == s)
+		a = i;
+	if (n == e)
+		b = i;
+	if (a == (size_t)-1 || b == (size_t)-1 || b < a)
+		return NULL;
+	return xstrndup(text + a, b - a);
+}
+
+static const struct chunk_options strategies[] = {
+	{ CHUNK_HEADINGS, 0, 0, 512 },
+	{ CHUNK_HEADINGS, 0, 0, 40 },
+	{ CHUNK_PARAGRAPHS, 0, 0, 512 },
+	{ CHUNK_PARAGRAPHS, 0, 0, 0 },
+	{ CHUNK_SENTENCES, 3, 1, 0 },
+	{ CHUNK_SENTENCES, 1, 0, 0 },
+	{ CHUNK_TOKENS, 120, 20, 0 },
+	{ CHUNK_TOKENS, 7, 3, 0 },
+};
+
+/* Check every strategy on the documents under 'dir': spans read back from
+ * the file (Markdown, text) or the document's text (HTML) are the chunk. */
+static void check_spans(const char *dir)
+{
+	const char *args[] = { dir };
+	struct doc_files files = DOC_FILES_INIT;
+
+	ok(doc_files_find(args, 1, &files) == 0 && files.nr > 0, "documents found under %s", dir);
+	for (size_t k = 0; k < ARRAY_SIZE(strategies); k++) {
+		const struct chunk_options *o = &strategies[k];
+		size_t nr = 0, bad = 0, order = 0, empty = 0, over = 0;
+
+		for (size_t i = 0; i < files.nr; i++) {
+			struct document d = DOCUMENT_INIT;
+			struct chunk_list l = CHUNK_LIST_INIT;
+			struct strbuf raw = STRBUF_INIT;
+			const char *truth;
+
+			if (document_load(&d, files.files[i], files.names[i]) < 0 ||
+			    read_file(files.files[i], &raw, 1 << 24) < 0) {
+				bad++;
+				continue;
+			}
+			truth = d.kind == DOC_HTML ? d.text : raw.buf;
+			chunk_document(&d, o, &l);
+			for (size_t c = 0; c < l.nr; c++) {
+				char *back = slice_cp(truth, l.items[c].start, l.items[c].end);
+				size_t tokens = chunk_count_tokens(l.items[c].text, strlen(l.items[c].text));
+				if (!back || strcmp(back, l.items[c].text))
+					bad++;
+				if (c && l.items[c].start < l.items[c - 1].start)
+					order++;
+				if (!tokens)
+					empty++;
+				if (o->strategy == CHUNK_TOKENS && tokens > o->size &&
+				    strpbrk(l.items[c].text, " \n\t"))
+					over++;
+				if (o->strategy != CHUNK_TOKENS && o->strategy != CHUNK_SENTENCES &&
+				    o->max_tokens && tokens > o->max_tokens &&
+				    strpbrk(l.items[c].text, " \n\t"))
+					over++;
+				free(back);
+			}
+			nr += l.nr;
+			chunk_list_release(&l);
+			document_release(&d);
+			strbuf_release(&raw);
+		}
+		ok(nr > 0 && !bad, "%s: by %s (size %zu, overlap %zu, max %zu): the %zu spans read back "
+		   "are the chunk texts", dir, chunk_strategy_name(o->strategy), o->size, o->overlap,
+		   o->max_tokens, nr);
+		if (bad)
+			test_diag("%zu chunks differ", bad);
+		ok(!order && !empty, "%s: by %s: chunks in document order, none without a token", dir,
+		   chunk_strategy_name(o->strategy));
+		ok(!over, "%s: by %s: no chunk over the size limit but a single word", dir,
+		   chunk_strategy_name(o->strategy));
+	}
+	doc_files_release(&files);
+}
+
+static void load_md(struct document *d, const char *md)
+{
+	if (document_load_buf(d, md, strlen(md), DOC_MARKDOWN, "t.md") < 0)
+		test_diag("cannot load t.md");
+}
+
+static void test_ids(void)
+{
+	static const char *a =
+		"# Title { #title }\n\nFirst paragraph here.\n\nSecond paragraph here.\n\n"
+		"Third paragraph.\n\nSecond paragraph here.\n";
+	static const char *b =
+		"# Title { #title }\n\nFirst paragraph, now edited.\n\nSecond paragraph here.\n\n"
+		"Third paragraph.\n\nSecond paragraph here.\n";
+	struct chunk_options o = { CHUNK_PARAGRAPHS, 0, 0, 0 };
+	struct document da = DOCUMENT_INIT, db = DOCUMENT_INIT;
+	struct chunk_list la = CHUNK_LIST_INIT, la2 = CHUNK_LIST_INIT, lb = CHUNK_LIST_INIT;
+
+	load_md(&da, a);
+	load_md(&db, b);
+	chunk_document(&da, &o, &la);
+	chunk_document(&da, &o, &la2);
+	chunk_document(&db, &o, &lb);
+	is_int(la.nr, 4, "four paragraph chunks (the heading goes with the first)");
+	ok(la.nr == la2.nr && !strcmp(la.items[1].id, la2.items[1].id), "chunking again gives the same ids");
+	ok(starts_with(la.items[0].id, "t.md#") && strlen(la.items[0].id) == 5 + 12,
+	   "an id is the document and 12 hex digits");
+	ok(strcmp(la.items[1].id, la.items[3].id) && ends_with(la.items[3].id, "-2"),
+	   "a repeated text gets -2");
+	ok(strcmp(la.items[0].id, lb.items[0].id) != 0, "an edited paragraph gets a new id");
+	ok(lb.nr == 4 && !strcmp(la.items[1].id, lb.items[1].id) && !strcmp(la.items[2].id, lb.items[2].id),
+	   "the others keep theirs");
+	is_str(la.items[0].title, "Title", "the heading title drops its { #anchor }");
+	chunk_list_release(&la);
+	chunk_list_release(&la2);
+	chunk_list_release(&lb);
+	document_release(&da);
+	document_release(&db);
+}
+
+static void test_markdown_blocks(void)
+{
+	static const char *md =
+		"Intro before any heading.\n\n"
+		"## Install ##\n\n"
+		"Run this:\n\n"
+		"```bash\n# not a heading\n\npip install x\n```\n\n"
+		"### Check\n\nDone.\n\n"
+		"# Next\n\nOther text.\n";
+	struct chunk_options o = { CHUNK_HEADINGS, 0, 0, 0 };
+	struct document d = DOCUMENT_INIT;
+	struct chunk_list l = CHUNK_LIST_INIT;
+
+	load_md(&d, md);
+	chunk_document(&d, &o, &l);
+	is_int(l.nr, 4, "four sections: intro, Install, Check, Next");
+	ok(l.nr == 4 && !l.items[0].title, "text before the first heading has no title");
+	ok(l.nr == 4 && strstr(l.items[1].text, "# not a heading") && strstr(l.items[1].text, "pip install x"),
+	   "a '#' line inside a code fence stays in its section");
+	ok(l.nr == 4 && !strcmp(l.items[1].title, "Install"), "closing '#'s are not part of the title");
+	ok(l.nr == 4 && !strcmp(l.items[2].title, "Install > Check"), "the heading path is kept");
+	ok(l.nr == 4 && !strcmp(l.items[3].title, "Next"), "a higher heading resets the path");
+	chunk_list_release(&l);
+	document_release(&d);
+}
+
+static void test_html(void)
+{
+	struct document d = DOCUMENT_INIT;
+	struct chunk_list l = CHUNK_LIST_INIT;
+	struct chunk_options o = { CHUNK_HEADINGS, 0, 0, 0 };
+	bool path = false;
+
+	ok(document_load(&d, "tests/data/html-pages/index.html", "index.html") == 0, "an HTML page loads");
+	ok(!strstr(d.text, "secret") && !strstr(d.text, "font-family") && !strstr(d.text, "JavaScript") &&
+	   !strstr(d.text, "help centre</"), "script, style, noscript and markup are not text");
+	ok(!strstr(d.text, "Acme Cloud: help centre"), "the <title> is not body text");
+	ok(strstr(d.text, "Café prices & opening hours") != NULL, "entities are decoded");
+	ok(strstr(d.text, "how to create an account, rotate your API keys and keep") != NULL,
+	   "white space runs collapse to one space");
+	ok(strstr(d.text, "Bearer $KEY\" \\\n     https://") != NULL, "<pre> keeps its white space");
+	ok(strstr(d.text, "recommended.\n\nRotate") == NULL && strstr(d.text, "long.\n\nTwo-factor") != NULL,
+	   "blocks are separated by a blank line");
+	chunk_document(&d, &o, &l);
+	for (size_t i = 0; i < l.nr; i++)
+		path |= l.items[i].title && !strcmp(l.items[i].title, "Acme Cloud help centre > API keys") &&
+			strstr(l.items[i].text, "Rotate an API key") != NULL;
+	ok(path, "HTML headings give heading paths");
+	chunk_list_release(&l);
+	document_release(&d);
+	ok(document_load(&d, "tests/data/html-pages/guide/billing.html", "billing.html") == 0 &&
+	   !strstr(d.text, "never shown") && strstr(d.text, "Unclosed paragraphs are common"),
+	   "tag soup is read, <template> dropped");
+	document_release(&d);
+}
+
+static void test_sentences(void)
+{
+	static const char *txt =
+		"Dr. Smith moved to the U.S. in 1990. He met J. R. Tolkien there! Did he? "
+		"Yes, e.g. at Oxford. Prices rose 3.5 percent. \"Quoted.\" Then (aside) more.";
+	struct document d = DOCUMENT_INIT;
+	struct chunk_list l = CHUNK_LIST_INIT;
+	struct chunk_options o = { CHUNK_SENTENCES, 1, 0, 0 };
+	static const char *want[] = {
+		"Dr. Smith moved to the U.S. in 1990.", "He met J. R. Tolkien there!", "Did he?",
+		"Yes, e.g. at Oxford.", "Prices rose 3.5 percent.", "\"Quoted.\"", "Then (aside) more.",
+	};
+	bool same = true;
+
+	document_load_buf(&d, txt, strlen(txt), DOC_TEXT, "s.txt");
+	chunk_document(&d, &o, &l);
+	is_int(l.nr, ARRAY_SIZE(want), "seven sentences");
+	for (size_t i = 0; i < l.nr && i < ARRAY_SIZE(want); i++)
+		if (strcmp(l.items[i].text, want[i])) {
+			same = false;
+			test_diag("sentence %zu: '%s'", i, l.items[i].text);
+		}
+	ok(same, "abbreviations, initials and decimals do not end a sentence");
+	chunk_list_release(&l);
+	o.size = 3;
+	o.overlap = 1;
+	chunk_document(&d, &o, &l);
+	ok(l.nr == 3 && ends_with(l.items[0].text, "Did he?") && starts_with(l.items[1].text, "Did he?") &&
+	   starts_with(l.items[2].text, "Prices rose") && ends_with(l.items[2].text, "more."),
+	   "3-sentence windows step by two and end with the last sentence");
+	chunk_list_release(&l);
+	document_release(&d);
+}
+
+static void test_refusals(void)
+{
+	struct document d = DOCUMENT_INIT;
+	struct doc_files f = DOC_FILES_INIT;
+	const char *missing[] = { "tests/data/no-such-folder" };
+	const char *unknown[] = { "tests/data/pii/pii.tsv" };
+
+	test_capture_errors();
+	ok(document_load_buf(&d, "ok\n\xff\n", 4, DOC_TEXT, "bad.txt") < 0 &&
+	   strstr(test_captured(), "bad.txt:2: not UTF-8 (byte 0xff)"), "bytes that are not UTF-8 are refused at their line");
+	ok(doc_files_find(missing, 1, &f) < 0 && strstr(test_captured(), "no such file or folder"),
+	   "a missing path is refused");
+	doc_files_release(&f);
+	ok(doc_files_find(unknown, 1, &f) < 0 && strstr(test_captured(), "is not a document evalset reads"),
+	   "a file of unknown kind named on its own is refused");
+	doc_files_release(&f);
+}
+
+int main(void)
+{
+	check_spans("tests/data/fastapi-docs");
+	check_spans("tests/data/html-pages");
+	test_ids();
+	test_markdown_blocks();
+	test_html();
+	test_sentences();
+	test_refusals();
+	return test_done();
+}
