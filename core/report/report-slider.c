@@ -13,6 +13,7 @@
  */
 #include "report/report-slider.h"
 #include "report/report.h"
+#include "report/report-cells.h"
 #include "base/html.h"
 #include "score/results.h"
 #include "set/set.h"
@@ -68,12 +69,6 @@ static int cmp_int_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* Return the rank of the first relevant document of 'qr' (0: none). */
-static long first_rel(const struct question_result *qr)
-{
-	return qr && qr->nr_rel_ranks ? qr->rel_ranks[0] : 0;
-}
-
 /* Fill 'sq' for the set question 'q' from 'qr' and, when given, 'ranking'. */
 static void slider_fill(struct slider_q *sq, const struct question *q,
 			const struct question_result *qr, const struct report_ranking *ranking)
@@ -83,7 +78,7 @@ static void slider_fill(struct slider_q *sq, const struct question *q,
 	memset(sq, 0, sizeof(*sq));
 	sq->qr = qr;
 	sq->num_rel = q ? (long)q->nr_relevant : qr->num_rel;
-	sq->first_rel = first_rel(qr);
+	sq->first_rel = report_first_rel(qr);
 	if (q) {
 		for (size_t i = 0; i < q->nr_relevant; i++) {
 			int g = q->relevant[i].grade;
