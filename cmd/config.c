@@ -130,7 +130,7 @@ int cmd_config(int argc, const char **argv)
 	}
 	string_row(cfg, "gate", gate, "EVALSET_GATE", NULL);
 	if (!prompt_dir && !getenv("EVALSET_PROMPT_DIR"))
-		builtin_prompts = prompt_default_dir(NULL);
+		builtin_prompts = prompt_default_dir(NULL, "generate-factoid.md");
 	string_row(cfg, "prompt_dir", prompt_dir, "EVALSET_PROMPT_DIR", builtin_prompts);
 	if (long_row(cfg, "run_k", -1, NULL, 100, 1, 100000) < 0 ||
 	    long_row(cfg, "pool_depth", -1, NULL, 10, 1, 10000) < 0)

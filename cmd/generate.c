@@ -98,39 +98,6 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 	llm_cli_print_usage(&st->usage, st->elapsed);
 }
 
-/* Return the prompt directory to use (a static or argv string). */
-static const char *find_prompt_dir(const char *given, char *buf, size_t size)
-{
-	const char *env = getenv("EVALSET_PROMPT_DIR");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (given)
-		return given;
-	if (env && *env)
-		return env;
-	if (path_exists("prompts/generate-factoid.md"))
-		return "prompts";
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char *dir;
-		exe[n] = '\0';
-		dir = dir_name(exe);
-		snprintf(buf, size, "%s/../share/evalset/prompts", dir);
-		if (!is_dir(buf))
-			snprintf(buf, size, "%s/../prompts", dir);
-		free(dir);
-		if (is_dir(buf))
-			return buf;
-	}
-	{
-		char *d = prompt_default_dir(NULL);  /* ends with the install data dir compiled in */
-		snprintf(buf, size, "%s", d);
-		free(d);
-		return buf;
-	}
-}
-
 static int parse_shard(const char *s, long *i, long *n)
 {
 	const char *slash = strchr(s, '/');
@@ -181,8 +148,7 @@ int cmd_generate(int argc, const char **argv)
 	struct gen_options go;
 	struct gen_stats st;
 	struct llm_progress prog = { 0 };
-	char prompt_buf[PATH_MAX + 64];
-	char *lock_path = NULL, *what = NULL, *journal = NULL;
+	char *lock_path = NULL, *what = NULL, *journal = NULL, *prompt_dir_found = NULL;
 	struct config *cfg;
 	int ret = EXIT_BAD_INPUT, rc;
 
@@ -250,7 +216,7 @@ int cmd_generate(int argc, const char **argv)
 	go.per_chunk = per_chunk;
 	if (!prompt_dir)
 		prompt_dir = config_get_string(cfg, "prompt_dir", "EVALSET_PROMPT_DIR", NULL, NULL);
-	go.prompt_dir = find_prompt_dir(prompt_dir, prompt_buf, sizeof(prompt_buf));
+	go.prompt_dir = prompt_dir_found = prompt_default_dir(prompt_dir, "generate-factoid.md");
 	go.max_overlap = max_overlap;
 	go.max_copied = max_copied;
 	go.max_chars = max_chars;
@@ -313,6 +279,7 @@ out:
 	free(lock_path);
 	free(what);
 	free(journal);
+	free(prompt_dir_found);
 	gen_stats_release(&st);
 	corpus_release(&corpus);
 	set_release(&s);

@@ -55,32 +55,11 @@ static void show_progress(const struct judge_stats *st, void *ctx)
 /* Return the prompt file to use: a new string; caller frees. */
 static char *find_prompt(const char *dir)
 {
-	const char *env = getenv("EVALSET_PROMPT_DIR");
-	char exe[PATH_MAX];
-	ssize_t n;
+	char *d = prompt_default_dir(dir, "judge.md");
+	char *file = path_join(d, "judge.md");
 
-	if (dir)
-		return path_join(dir, "judge.md");
-	if (env && *env)
-		return path_join(env, "judge.md");
-	if (path_exists("prompts/judge.md"))
-		return xstrdup("prompts/judge.md");
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char *bin, *p;
-		exe[n] = '\0';
-		bin = dir_name(exe);
-		p = xstrfmt("%s/../share/evalset/prompts/judge.md", bin);
-		if (!path_exists(p)) {
-			free(p);
-			p = xstrfmt("%s/../prompts/judge.md", bin);
-		}
-		free(bin);
-		if (path_exists(p))
-			return p;
-		free(p);
-	}
-	return xstrdup("prompts/judge.md");
+	free(d);
+	return file;
 }
 
 static const char *kappa_text(double k, char *buf, size_t size)

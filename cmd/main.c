@@ -3,7 +3,7 @@
  */
 #include "builtin.h"
 #include "base/config.h"
-#include "base/version.h"
+#include "evalset-version.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -60,7 +60,10 @@ static void print_version(void)
 {
 	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
 
-	printf("evalset %s\n", EVALSET_VERSION);
+	if (*EVALSET_GIT_DESCRIBE)
+		printf("evalset %s (git %s)\n", EVALSET_VERSION, EVALSET_GIT_DESCRIBE);
+	else
+		printf("evalset %s\n", EVALSET_VERSION);
 	printf("libcurl %s\n", cv->version);
 	printf("cJSON %s\n", cJSON_Version());
 	printf("libyaml %s\n", yaml_get_version_string());

@@ -69,12 +69,14 @@ char *prompt_id(const struct prompt *p);
 
 /*
  * Return the prompt directory to use (caller frees): 'given' (--prompt-dir)
- * when not NULL; else $EVALSET_PROMPT_DIR when set; else the source tree's
- * prompts/ when this binary runs from the build directory it was built in;
- * else <binary dir>/../share/evalset/prompts when it exists (an installed or
- * DESTDIR-staged tree); else the install data directory compiled in
- * (EVALSET_DATADIR "/prompts").
+ * when not NULL; else $EVALSET_PROMPT_DIR when set; else the first of these
+ * that holds the template 'probe' (a file name such as "judge.md"):
+ * ./prompts, <binary dir>/../share/evalset/prompts (an installed or staged
+ * tree), <binary dir>/prompts (a build directory, where the build copies
+ * prompts/); else the install data directory compiled in
+ * (<prefix>/share/evalset/prompts). The binary's directory is known on
+ * Linux; elsewhere the last step applies.
  */
-char *prompt_default_dir(const char *given);
+char *prompt_default_dir(const char *given, const char *probe);
 
 #endif

@@ -446,10 +446,14 @@ static bool start_idle_thread(pthread_t *t, void *(*fn)(void *), void *arg)
 	bool ok = false;
 
 	if (!pthread_attr_init(&attr)) {
+#ifdef HAVE_SCHED_IDLE
 		if (!pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) &&
 		    !pthread_attr_setschedpolicy(&attr, SCHED_IDLE) &&
 		    !pthread_attr_setschedparam(&attr, &sp))
 			ok = !pthread_create(t, &attr, fn, arg);
+#else
+		(void)sp; /* no idle class here (not Linux): a normal thread */
+#endif
 		pthread_attr_destroy(&attr);
 	}
 	return ok || !pthread_create(t, NULL, fn, arg);

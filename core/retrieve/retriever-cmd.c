@@ -34,11 +34,35 @@ struct child {
 	int status;
 };
 
+/*
+ * Open a pipe whose both ends close on exec: pipe2 where the system has it
+ * (one step, no window for another thread's fork), else pipe and fcntl.
+ */
+static int pipe_cloexec(int fd[2])
+{
+#ifdef HAVE_PIPE2
+	return pipe2(fd, O_CLOEXEC);
+#else
+	if (pipe(fd))
+		return -1;
+	if (fcntl(fd[0], F_SETFD, FD_CLOEXEC) || fcntl(fd[1], F_SETFD, FD_CLOEXEC)) {
+		int e = errno;
+
+		close(fd[0]);
+		close(fd[1]);
+		fd[0] = fd[1] = -1;
+		errno = e;
+		return -1;
+	}
+	return 0;
+#endif
+}
+
 static int start_child(struct child *ch, const char *command)
 {
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
 
-	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+	if (pipe_cloexec(in) || pipe_cloexec(out)) {
 		error("cannot create pipes for the retriever: %s", strerror(errno));
 		goto fail;
 	}

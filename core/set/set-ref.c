@@ -38,7 +38,10 @@ static char *base_name(const char *path)
 
 	while (len > 1 && path[len - 1] == '/')
 		len--;
-	slash = memrchr(path, '/', len);
+	slash = NULL;
+	for (size_t i = len; i > 0 && !slash; i--)
+		if (path[i - 1] == '/')
+			slash = path + i - 1;
 	if (!slash)
 		return xstrndup(path, len);
 	return xstrndup(slash + 1, len - (size_t)(slash + 1 - path));

@@ -1,4 +1,0 @@
-#ifndef EVALSET_VERSION_H
-#define EVALSET_VERSION_H
-#define EVALSET_VERSION "0.1.0"
-#endif
