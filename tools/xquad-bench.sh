@@ -21,7 +21,8 @@ measure() { # measure DIR RUN: "R@1 R@10"
 
 declare -A r1 r10 r1s r10s
 for l in "${langs[@]}"; do
-  python3 "$here/tools/xquad-set.py" "$data/xquad.$l.json" "$work/$l"
+  f=$data/xquad.$l.json; [ -f "$f" ] || f=$f.gz
+  python3 "$here/tools/xquad-set.py" "$f" "$work/$l"
   "$evalset" run "$work/$l" -o "$work/$l.stem.jsonl" 2>/dev/null
   "$evalset" run "$work/$l" --no-stem -o "$work/$l.plain.jsonl" 2>/dev/null
   read -r r1s[$l] r10s[$l] < <(measure "$work/$l" "$work/$l.stem.jsonl")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turn a XQuAD (SQuAD v1.1) JSON file into an evalset corpus and set.
 
-usage: xquad-set.py XQUAD.json OUTDIR [--lang CODE] [--paragraphs N]
+usage: xquad-set.py XQUAD.json[.gz] OUTDIR [--lang CODE] [--paragraphs N]
 
 Writes OUTDIR/corpus.jsonl (one chunk per paragraph, ids p-0001... in file
 order, the article title as "doc") and OUTDIR/set.yaml (one question per
@@ -11,6 +11,7 @@ language in the file name (xquad.de.json -> de) and is recorded as the
 language of the set and of the corpus. --paragraphs N keeps the first N
 paragraphs (and their questions) only. Output is deterministic.
 """
+import gzip
 import hashlib
 import json
 import os
@@ -40,12 +41,13 @@ def main(argv):
         return 2
     src, out = args
     if lang is None:
-        m = re.search(r"xquad\.([a-z]{2,3})\.json", os.path.basename(src))
+        m = re.search(r"xquad\.([a-z]{2,3})\.json(\.gz)?$", os.path.basename(src))
         if not m:
             sys.stderr.write("cannot tell the language of '%s': give --lang\n" % src)
             return 2
         lang = m.group(1)
-    with open(src, encoding="utf-8-sig") as f:
+    opener = gzip.open if src.endswith(".gz") else open
+    with opener(src, "rt", encoding="utf-8-sig") as f:
         data = json.load(f)
     chunks, questions = [], []
     for art in data["data"]:
