@@ -24,14 +24,16 @@
 static const char *const import_usage[] = {
 	"evalset import <set> --log <file>... [--format jsonl|csv|tsv] [--field <name>=<path>]...\n"
 	"                     [--min-clicks <n>] [--min-dwell <seconds>] [--pii redact|drop]\n"
-	"                     [--min-count <n>] [--since <time>] [--until <time>]\n"
+	"                     [--pii-pattern <name>=<regex>]... [--min-count <n>]\n"
+	"                     [--since <time>] [--until <time>]\n"
 	"                     [--sample <n> [--seed <s>]] [--unlabelled <file>]\n"
 	"                     [--replace-synthetic] [--dry-run]",
 	NULL,
 };
 
 struct import_cli {
-	struct string_list logs, fields;
+	struct string_list logs, fields, pii_patterns;
+	struct pii_patterns patterns;  /* compiled from pii_patterns */
 	const char *format, *pii, *since, *until, *unlabelled;
 	long min_clicks, min_count, sample, seed;
 	double min_dwell;
@@ -39,7 +41,7 @@ struct import_cli {
 };
 
 /* Turn the options into 'o'. Return 0 or -1 (reported). */
-static int parse_import_options(const struct import_cli *c, struct import_options *o)
+static int parse_import_options(struct import_cli *c, struct import_options *o)
 {
 	import_options_init(o);
 	for (size_t i = 0; i < c->fields.nr; i++) {
@@ -70,6 +72,10 @@ static int parse_import_options(const struct import_cli *c, struct import_option
 		else
 			return error("unknown --pii mode '%s' (redact, drop)", c->pii);
 	}
+	for (size_t i = 0; i < c->pii_patterns.nr; i++)
+		if (pii_patterns_add(&c->patterns, c->pii_patterns.items[i]) < 0)
+			return -1;
+	o->pii_patterns = &c->patterns;
 	if (c->min_clicks < 1 || c->min_clicks > IMPORT_DOC_SKETCH)
 		return error("--min-clicks '%ld' out of range 1..%d", c->min_clicks, IMPORT_DOC_SKETCH);
 	o->min_clicks = c->min_clicks;
@@ -200,6 +206,8 @@ static void add_report(struct strbuf *sb, const struct import *im, const struct 
 	for (int k = 0; k < PII_NR_KINDS; k++)
 		strbuf_addf(sb, "%s %s %lu", k ? "," : "", pii_kind_name((enum pii_kind)k),
 			    st->pii.n[k]);
+	for (size_t k = 0; im->opt.pii_patterns && k < im->opt.pii_patterns->nr; k++)
+		strbuf_addf(sb, ", %s %lu", im->opt.pii_patterns->name[k], st->pii.custom[k]);
 	strbuf_addf(sb, " (in %lu records)\n", st->pii_records);
 	strbuf_addf(sb, "%-22s %lu positive, %lu negative ratings, %lu short clicks, %lu other\n",
 		    "signals", st->positive, st->negative, st->short_clicks, st->other_signals);
@@ -234,6 +242,8 @@ int cmd_import(int argc, const char **argv)
 		OPT_DOUBLE(0, "min-dwell", &c.min_dwell, "seconds",
 			   "a shorter click is a short click, not a label (default 30)"),
 		OPT_STRING(0, "pii", &c.pii, "mode", "redact (default) or drop queries holding PII"),
+		OPT_STRING_LIST(0, "pii-pattern", &c.pii_patterns, "name=regex",
+				"also redact matches of a PCRE2 pattern as [NAME] (repeatable)"),
 		OPT_INT(0, "min-count", &c.min_count, "n", "ignore queries seen fewer times (default 1)"),
 		OPT_STRING(0, "since", &c.since, "time", "only records at or after this time"),
 		OPT_STRING(0, "until", &c.until, "time", "only records before this time (a date: through that day)"),
@@ -371,6 +381,7 @@ out:
 	import_outcome_release(&out);  /* no-op when the releaser did it */
 	import_release(&im);  /* what is left */
 	corpus_release(&corpus);
+	pii_patterns_release(&c.patterns);
 	set_release(&s);
 	set_ref_release(&ref);
 	string_list_clear(&c.logs);

@@ -71,6 +71,7 @@ struct import_options {
 	long min_clicks;        /* default 2 */
 	double min_dwell;       /* seconds, default 30 */
 	enum pii_mode pii;
+	const struct pii_patterns *pii_patterns;  /* user patterns (borrowed), or NULL */
 	long min_count;         /* default 1 */
 	bool have_since, have_until;
 	double since, until;    /* epoch seconds; since <= t < until */

@@ -73,7 +73,7 @@ static void text_half(void *ctx, int half)
 		f->pr = pr;
 		w->nr_fresh[half]++;
 		strbuf_init(&f->red, pr->len + 16);
-		f->found = pii_redact(pr->bytes, pr->len, &f->red, &f->pc);
+		f->found = pii_redact_with(pr->bytes, pr->len, w->im->opt.pii_patterns, &f->red, &f->pc);
 		strbuf_trim(&f->red);  /* "how to x  " is shown as "how to x" */
 		f->key = text_normalize_query(f->red.buf, f->red.len);
 		f->key_len = strlen(f->key);
@@ -190,6 +190,8 @@ static void resolve_fresh(struct import *im, struct text_work *w, struct fresh *
 
 	for (int k = 0; k < PII_NR_KINDS; k++)
 		im->st.pii.n[k] += f->pc.n[k];
+	for (int k = 0; k < PII_MAX_PATTERNS; k++)
+		im->st.pii.custom[k] += f->pc.custom[k];
 	if (f->form_new) {
 		ALLOC_GROW(im->form_list, im->nr_forms + 1, im->alloc_forms);
 		im->form_list[im->nr_forms++] = fm;

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct import_options o;
 	struct import im;
 	struct strbuf out = STRBUF_INIT;
-	struct pii_counts c = { { 0 } };
+	struct pii_counts c = { { 0 }, { 0 } };
 	size_t spans;
 	const char *path;
 

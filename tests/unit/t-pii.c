@@ -30,7 +30,7 @@ static void check(const char *in, const char *want, const char *what)
 
 static void test_cases(void)
 {
-	struct pii_counts c = { { 0 } };
+	struct pii_counts c = { { 0 }, { 0 } };
 	char *s;
 
 	ok(pii_luhn_ok("4111111111111111", 16), "a documented Visa test number passes Luhn");
@@ -130,7 +130,7 @@ static void test_corpus(void)
 	save = file.buf;
 	for (char *line; (line = next_line(&save));) {
 		struct strbuf in = STRBUF_INIT, want = STRBUF_INIT, got = STRBUF_INIT;
-		struct pii_counts c = { { 0 } };
+		struct pii_counts c = { { 0 }, { 0 } };
 		char *tab = strchr(line, '\t');
 		enum pii_kind k;
 		int spans;
@@ -190,8 +190,98 @@ static void test_corpus(void)
 	ok(recall >= 0.95, "recall %.3f is at least 0.95", recall);
 }
 
+/* Every line of the non-English corpus exactly: every secret scrubbed
+ * (full-width, national formats, non-Latin scripts), every look-alike kept. */
+static void test_intl_corpus(void)
+{
+	struct strbuf file = STRBUF_INIT;
+	char *save = NULL;
+	long bad = 0, lines = 0;
+
+	ok(!read_file("tests/data/pii/intl.tsv", &file, 0), "read the non-English PII corpus");
+	save = file.buf;
+	for (char *line; (line = next_line(&save));) {
+		struct strbuf in = STRBUF_INIT, want = STRBUF_INIT, got = STRBUF_INIT;
+		char *tab = strchr(line, '\t');
+		enum pii_kind k;
+
+		if (!tab)
+			continue;
+		*tab = '\0';
+		lines++;
+		if (kind_of(line, &k) || unmark(tab + 1, k, &in, &want) <= 0) {
+			bad++;
+			test_diag("malformed line '%s'", tab + 1);
+		} else {
+			pii_redact(in.buf, in.len, &got, NULL);
+			if (strcmp(got.buf, want.buf)) {
+				bad++;
+				test_diag("missed: %s: '%s' -> '%s'", line, in.buf, got.buf);
+			}
+		}
+		strbuf_release(&in);
+		strbuf_release(&want);
+		strbuf_release(&got);
+	}
+	ok(lines >= 30 && !bad, "every one of %ld non-English secrets is scrubbed (%ld not)", lines, bad);
+
+	strbuf_reset(&file);
+	ok(!read_file("tests/data/pii/intl-near-miss.tsv", &file, 0), "read the non-English look-alikes");
+	save = file.buf;
+	lines = bad = 0;
+	for (char *line; (line = next_line(&save));) {
+		struct strbuf got = STRBUF_INIT;
+		char *tab = strchr(line, '\t');
+
+		if (!tab)
+			continue;
+		lines++;
+		if (pii_redact(tab + 1, strlen(tab + 1), &got, NULL)) {
+			bad++;
+			test_diag("false positive: '%s' -> '%s'", tab + 1, got.buf);
+		}
+		strbuf_release(&got);
+	}
+	ok(lines >= 15 && !bad, "every one of %ld non-English look-alikes is kept (%ld not)", lines, bad);
+	strbuf_release(&file);
+}
+
+/* User patterns: replaced by [NAME], counted by name, before the built-ins. */
+static void test_patterns(void)
+{
+	struct pii_patterns pp = PII_PATTERNS_INIT;
+	struct pii_counts c = { { 0 }, { 0 } };
+	struct strbuf out = STRBUF_INIT;
+
+	ok(pii_patterns_add(&pp, "customer-id=CUST-[0-9]{6}") == 0, "a pattern is accepted");
+	ok(pii_patterns_add(&pp, "ticket=\\b[A-Z]{2}\\d{4}\\b") == 0, "a second one");
+	pii_redact_with("CUST-123456 and ＣＵＳＴ－６５４３２１ wrote from a@example.com about AB1234",
+			strlen("CUST-123456 and ＣＵＳＴ－６５４３２１ wrote from a@example.com about AB1234"),
+			&pp, &out, &c);
+	is_str(out.buf, "[CUSTOMER-ID] and [CUSTOMER-ID] wrote from [EMAIL] about [TICKET]",
+	       "user patterns match the full-width form too, with the built-ins");
+	ok(c.custom[0] == 2 && c.custom[1] == 1 && c.n[PII_EMAIL] == 1, "and are counted by pattern");
+	strbuf_reset(&out);
+	pii_redact_with("id 0171 1234567", 15, &pp, &out, NULL);
+	is_str(out.buf, "id [PHONE]", "the built-ins still run with patterns");
+
+	test_capture_errors();
+	ok(pii_patterns_add(&pp, "bad=CUST-[0-9") < 0 &&
+	   strstr(test_captured(), "PII pattern 'bad': missing terminating ]") != NULL,
+	   "a regular expression that does not compile is refused with PCRE2's reason");
+	ok(pii_patterns_add(&pp, "noequals") < 0 && strstr(test_captured(), "NAME=REGEX"),
+	   "a pattern without a name is refused");
+	ok(pii_patterns_add(&pp, "empty=x*") < 0 && strstr(test_captured(), "matches the empty string"),
+	   "a pattern that matches nothing at all is refused");
+	ok(pii_patterns_add(&pp, "sp ace=x") < 0, "a name with a space is refused");
+	pii_patterns_release(&pp);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
+	test_intl_corpus();
+	test_patterns();
 	test_cases();
 	test_corpus();
 	return test_done();
