@@ -4,6 +4,9 @@
  * (core/compare/compare.h), judges the comparison by a gate file or the default gate
  * (core/compare/gate.h) and renders it (core/compare/compare-out.h).
  *
+ * The baseline and the candidate come as two arguments after the set, or as
+ * --baseline and --candidate (repeatable: runs of one system, averaged).
+ *
  * Exit: 0 gate passed, 1 a rule failed, 2 bad input (nothing written then:
  * every check runs before the first file is written).
  */
@@ -26,9 +29,10 @@
 #include <unistd.h>
 
 static const char *const compare_usage[] = {
-	"evalset compare <set>@<tag> <baseline> <candidate> [--gate <file>] [-m <measure>]... [--k <k>]\n"
+	"evalset compare <set>@<tag> <baseline> <candidate> [--gate <file>] [-m <measure>]... [--k <k>]",
+	"evalset compare <set>@<tag> --baseline <file>... --candidate <file>... [<options>]",
 	"                      [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]\n"
-	"                      [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>]",
+	"                      [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>] [--subsets]",
 	NULL,
 };
 
@@ -42,7 +46,8 @@ static int check_gate_measures(const struct gate *g, const struct results *r,
 		const char *name = compare_input_measure(r, g->rules[i].measure, buf);
 		struct strbuf has = STRBUF_INIT;
 
-		if (!strcmp(name, COMPARE_DECLINE) || results_measure(r, name) >= 0)
+		if (!strcmp(name, COMPARE_DECLINE) || !strcmp(name, COMPARE_FALSE_DECLINE) ||
+		    results_measure(r, name) >= 0)
 			continue;
 		for (size_t j = 0; j < r->nr_measures; j++)
 			strbuf_addf(&has, "%s%s", j ? ", " : "", r->measures[j]);
@@ -59,6 +64,21 @@ static int check_gate_measures(const struct gate *g, const struct results *r,
 	return 0;
 }
 
+/* Load every file of 'files' as a run or results of one side into 'r'. */
+static int load_side(struct results *r, const struct string_list *files, const struct set *set,
+		     const struct set_ref *ref, const char *set_arg, const char *what,
+		     const struct compare_input_opts *io, const struct gate *gate, struct strbuf *note)
+{
+	for (size_t i = 0; i < files->nr; i++) {
+		results_init(&r[i]);
+		if (compare_input_load(&r[i], set, ref, set_arg, files->items[i], what, io, note,
+				       NULL) < 0 ||
+		    check_gate_measures(gate, &r[i], files->items[i], what) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static bool use_color(void)
 {
 	const char *nc = getenv("NO_COLOR");
@@ -70,30 +90,34 @@ int cmd_compare(int argc, const char **argv)
 {
 	const char *gate_file = NULL, *format = "text", *md_file = NULL, *junit_file = NULL;
 	struct string_list measures = STRING_LIST_INIT;
+	struct string_list bfiles = STRING_LIST_INIT, cfiles = STRING_LIST_INIT;
 	long k = LONG_MIN, show = 10;  /* LONG_MIN: no --k, the config says */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
-	int allow = 0;
+	int allow = 0, subsets = 0;
 	struct option opts[] = {
-		OPT_STRING(0, "gate", &gate_file, "file", "gate file (default: R@k max_drop 0.02 significant)"),
-		OPT_STRING_LIST('m', "measure", &measures, "measure", "compare this measure (repeatable; default all)"),
+		OPT_STRING_LIST(0, "baseline", &bfiles, "file", "a baseline run or results (repeatable: runs of one system, averaged)"),
+		OPT_STRING_LIST(0, "candidate", &cfiles, "file", "a candidate run or results (repeatable, averaged)"),
+		OPT_STRING(0, "gate", &gate_file, "file", "gate file (default: R@k, Decline, FalseDecline, coverage)"),
+		OPT_STRING_LIST('m', "measure", &measures, "measure", "show this measure (repeatable; default all); the gate is the same whatever is shown"),
 		OPT_INT(0, "k", &k, "k", "context size for lost/gained and the default gate (default 5)"),
 		OPT_RESAMPLE(&ro),
-		OPT_BOOL(0, "allow-set-change", &allow, "compare the common questions of different set versions"),
+		OPT_BOOL(0, "allow-set-change", &allow, "compare the unchanged questions of different set versions"),
 		OPT_STRING(0, "format", &format, "text|json", "what stdout shows (default text)"),
 		OPT_STRING(0, "markdown", &md_file, "file", "also write a Markdown summary (PR comment, step summary)"),
 		OPT_STRING(0, "junit", &junit_file, "file", "also write JUnit XML, one testcase per gate rule"),
 		OPT_INT(0, "show", &show, "n", "lost/gained questions listed (default 10)"),
+		OPT_BOOL(0, "subsets", &subsets, "show every subset's table, not only all questions"),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
 	struct set set = SET_INIT;
-	struct results base, cand;
+	struct results *base = NULL, *cand = NULL;
+	const struct results **bp = NULL, **cp = NULL;
 	struct compare c;
 	struct gate gate;
 	struct gate_outcome *outcomes = NULL;
 	struct compare_opts co = COMPARE_OPTS_INIT;
-	const char **extra = NULL, **wanted = NULL;
-	char (*extra_buf)[64] = NULL;
+	const char **wanted = NULL;
 	size_t nr_wanted = 0;
 	struct compare_input_opts io;
 	struct strbuf out = STRBUF_INIT, note = STRBUF_INIT;
@@ -118,8 +142,16 @@ int cmd_compare(int argc, const char **argv)
 		for (size_t i = 0; i < nr_cfg_measures; i++)
 			string_list_append(&measures, cfg_measures[i]);
 	}
-	if (argc != 3)
+	if (bfiles.nr || cfiles.nr) {
+		if (argc != 1 || !bfiles.nr || !cfiles.nr)
+			die(EXIT_BAD_INPUT, "with --baseline and --candidate, give both and only the set "
+			    "as an argument: evalset compare <set>@<tag> --baseline <file> --candidate <file>");
+	} else if (argc == 3) {
+		string_list_append(&bfiles, argv[1]);
+		string_list_append(&cfiles, argv[2]);
+	} else {
 		usage_with_options(compare_usage, opts);
+	}
 	if (strcmp(format, "text") && strcmp(format, "json"))
 		die(EXIT_BAD_INPUT, "unknown format '%s' (text or json)", format);
 	if (k < 1 || k > 100000)
@@ -128,10 +160,14 @@ int cmd_compare(int argc, const char **argv)
 	if (show < 0)
 		die(EXIT_BAD_INPUT, "--show must be 0 or more, not '%ld'", show);
 
-	results_init(&base);
-	results_init(&cand);
 	compare_init(&c);
 	gate_init(&gate);
+	base = xcalloc(bfiles.nr, sizeof(*base));
+	cand = xcalloc(cfiles.nr, sizeof(*cand));
+	for (size_t i = 0; i < bfiles.nr; i++)
+		results_init(&base[i]);
+	for (size_t i = 0; i < cfiles.nr; i++)
+		results_init(&cand[i]);
 	if (gate_file) {
 		if (gate_load(&gate, gate_file) < 0)
 			goto out;
@@ -149,31 +185,30 @@ int cmd_compare(int argc, const char **argv)
 	io.k = (int)k;
 	io.measures = wanted;
 	io.nr_measures = nr_wanted;
-	if (compare_input_load(&base, &set, argv[0], argv[1], "baseline", &io, &note) < 0 ||
-	    compare_input_load(&cand, &set, argv[0], argv[2], "candidate", &io, &note) < 0)
+	if (load_side(base, &bfiles, &set, &ref, argv[0], "baseline", &io, &gate, &note) < 0 ||
+	    load_side(cand, &cfiles, &set, &ref, argv[0], "candidate", &io, &gate, &note) < 0)
 		goto out;
 
-	if (check_gate_measures(&gate, &base, argv[1], "baseline") < 0 ||
-	    check_gate_measures(&gate, &cand, argv[2], "candidate") < 0)
-		goto out;
-	extra = xcalloc(gate.nr + 1, sizeof(*extra));
-	extra_buf = xcalloc(gate.nr + 1, sizeof(*extra_buf));
-	for (size_t i = 0; i < gate.nr; i++)
-		extra[i] = compare_input_measure(&base, gate.rules[i].measure, extra_buf[i]);
+	bp = xcalloc(bfiles.nr, sizeof(*bp));
+	cp = xcalloc(cfiles.nr, sizeof(*cp));
+	for (size_t i = 0; i < bfiles.nr; i++)
+		bp[i] = &base[i];
+	for (size_t i = 0; i < cfiles.nr; i++)
+		cp[i] = &cand[i];
 	co.measures = measures.items;
 	co.nr_measures = measures.nr;
-	co.extra = extra;
-	co.nr_extra = gate.nr;
+	co.gate = &gate;
 	co.k = (int)k;
 	resample_opts_apply(&ro, &co);
 	co.allow_set_change = allow;
-	if (compare_run(&c, &base, &cand, &co) < 0)
+	if (compare_run(&c, bp, bfiles.nr, cp, cfiles.nr, &co) < 0)
 		goto out;
-	outcomes = xcalloc(gate.nr + 1, sizeof(*outcomes));
+	outcomes = xcalloc(GATE_OUTCOMES(&gate), sizeof(*outcomes));
 	failed = gate_evaluate(&gate, &c, outcomes);
 	if (failed < 0)
 		goto out;
 
+	memset(&view, 0, sizeof(view));
 	view.c = &c;
 	view.set_label = argv[0];
 	view.set_note = note.len ? note.buf : NULL;
@@ -181,6 +216,7 @@ int cmd_compare(int argc, const char **argv)
 	view.outcomes = outcomes;
 	view.nr_failed = failed;
 	view.show = show;
+	view.all_subsets = subsets;
 	view.color = !strcmp(format, "text") && use_color();
 
 	if (md_file) {
@@ -220,19 +256,25 @@ int cmd_compare(int argc, const char **argv)
 	ret = failed ? EXIT_FAILED : EXIT_OK;
 out:
 	if (outcomes)
-		gate_outcomes_release(outcomes, gate.nr);
-	free(extra);
-	free(extra_buf);
+		gate_outcomes_release(outcomes, GATE_OUTCOMES(&gate));
 	free(wanted);
 	free(outcomes);
+	free(bp);
+	free(cp);
 	strbuf_release(&out);
 	strbuf_release(&note);
 	compare_release(&c);
 	gate_release(&gate);
-	results_release(&base);
-	results_release(&cand);
+	for (size_t i = 0; i < bfiles.nr; i++)
+		results_release(&base[i]);
+	for (size_t i = 0; i < cfiles.nr; i++)
+		results_release(&cand[i]);
+	free(base);
+	free(cand);
 	set_release(&set);
 	set_ref_release(&ref);
 	string_list_clear(&measures);
+	string_list_clear(&bfiles);
+	string_list_clear(&cfiles);
 	return ret;
 }

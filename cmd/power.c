@@ -64,9 +64,9 @@ int cmd_power(int argc, const char **argv)
 	io.k = 5;
 	io.measures = measures.items;
 	io.nr_measures = measures.nr;
-	if (compare_input_load(&r[0], &set, argv[0], argv[1], two ? "baseline" : "results", &io, &note) < 0)
+	if (compare_input_load(&r[0], &set, &ref, argv[0], argv[1], two ? "baseline" : "results", &io, &note, NULL) < 0)
 		goto out;
-	if (two && compare_input_load(&r[1], &set, argv[0], argv[2], "candidate", &io, &note) < 0)
+	if (two && compare_input_load(&r[1], &set, &ref, argv[0], argv[2], "candidate", &io, &note, NULL) < 0)
 		goto out;
 
 	names = xcalloc(r[0].nr_measures + measures.nr + 2, sizeof(*names));

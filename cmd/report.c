@@ -1,6 +1,9 @@
 /*
  * report: write the self-contained HTML report of a candidate run, with an
- * optional baseline and gate (issue 10, docs/report.md).
+ * optional baseline and gate (docs/report.md). Arguments in compare's order:
+ * <set> [<baseline>] <candidate>, or --baseline / --candidate. With a
+ * baseline the comparison is judged by --gate or the default gate, the
+ * verdict is printed and the exit code is compare's.
  *
  * Inputs are runs or saved results: a run is scored through
  * core/compare/compare-input.h with score's default measures (so the page shows what
@@ -17,6 +20,7 @@
 #include "resample.h"
 #include "compare/compare-input.h"
 #include "compare/compare.h"
+#include "compare/compare-out.h"
 #include "set/corpus.h"
 #include "base/fsutil.h"
 #include "compare/gate.h"
@@ -32,8 +36,9 @@
 #include <string.h>
 
 static const char *const report_usage[] = {
-	"evalset report <set>[@<tag>] <run> [<baseline>] [--gate <file>] [-k <k>] [-o <file>]\n"
-	"                     [--resamples <n>] [--permutations <n>] [--seed <s>]",
+	"evalset report <set>[@<tag>] [<baseline>] <candidate> [--gate <file>] [-k <k>] [-o <file>]",
+	"evalset report <set>[@<tag>] [--baseline <file>] --candidate <file> [<options>]",
+	"                     [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]",
 	NULL,
 };
 
@@ -44,38 +49,36 @@ struct input {
 	bool is_run;
 };
 
-/* Load 'path' as saved results of this very set, or score it as a run
- * against 'set', keeping the run. Return 0 or -1 (reported). */
-static int load_input(struct input *in, const struct set *set, const char *path,
-		      const char *what, int k)
+/* Load 'path' as saved results of this very set, or as a run bound to it
+ * and scored against it, keeping the run. Return 0 or -1 (reported). */
+static int load_input(struct input *in, const struct set *set, const struct set_ref *ref,
+		      const char *set_arg, const char *path, const char *what, int k, bool allow,
+		      struct strbuf *note)
 {
-	struct compare_input_opts io = { false, k, NULL, 0 };
-	char digest[72];
-	int got = compare_input_read(&in->r, set, path, what, &io, &in->run);
+	struct compare_input_opts io = { allow, k, NULL, 0 };
+	int got = compare_input_load(&in->r, set, ref, set_arg, path, what, &io, note, &in->run);
 
 	if (got < 0)
 		return -1;
 	in->is_run = got == 1;
-	if (in->is_run)
-		return 0;
-	set_digest(set, digest);
-	if (!in->r.set_digest || strcmp(in->r.set_digest, digest))
-		return error("%s '%s' was scored against %s (%s), not this set (%s); "
-			     "rescore it", what, path, compare_version_name(in->r.set_version),
-			     in->r.set_digest ? in->r.set_digest : "no digest", digest);
 	return 0;
 }
 
 int cmd_report(int argc, const char **argv)
 {
 	const char *gate_file = NULL, *output = NULL;
+	const char *base_file = NULL, *cand_file = NULL;
 	long k = LONG_MIN;  /* not given: the config's k, capped at REPORT_SLIDER_MAX */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
+	int allow = 0;
 	struct option opts[] = {
+		OPT_STRING(0, "baseline", &base_file, "file", "the baseline run or results"),
+		OPT_STRING(0, "candidate", &cand_file, "file", "the candidate run or results"),
 		OPT_STRING('o', "output", &output, "file", "write the report here (default: standard output)"),
 		OPT_INT('k', "k", &k, "k", "context size: marked on the curves, the slider's start (1-20, default 5)"),
 		OPT_STRING(0, "gate", &gate_file, "file", "judge the comparison by this gate file (needs a baseline)"),
 		OPT_RESAMPLE(&ro),
+		OPT_BOOL(0, "allow-set-change", &allow, "compare the unchanged questions of different set versions"),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -88,18 +91,28 @@ int cmd_report(int argc, const char **argv)
 	struct corpus corpus = CORPUS_INIT;
 	struct report_ranking *rankings = NULL;
 	const char **rank_ids = NULL;
-	const char **extra = NULL;
-	char (*extra_buf)[64] = NULL;
 	struct report_input ri;
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, note = STRBUF_INIT;
+	const struct results *bp[1], *cp[1];
 	char now[21], *corpus_path = NULL;
 	bool have_base, have_corpus = false;
 	int failed = 0, ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, report_usage);
-	if (argc < 2 || argc > 3)
+	if (base_file || cand_file) {
+		if (argc != 1 || !cand_file)
+			die(EXIT_BAD_INPUT, "with --candidate (and --baseline), give only the set as an "
+			    "argument: evalset report <set> [--baseline <file>] --candidate <file>");
+	} else if (argc == 2) {
+		cand_file = argv[1];
+	} else if (argc == 3) {
+		/* the order of compare: baseline, then candidate */
+		base_file = argv[1];
+		cand_file = argv[2];
+	} else {
 		usage_with_options(report_usage, opts);
-	have_base = argc == 3;
+	}
+	have_base = base_file != NULL;
 	/* options first (so -h works whatever the config), then the project config:
 	 * its k (capped where the slider stops) and, with a baseline, its gate */
 	{
@@ -131,30 +144,29 @@ int cmd_report(int argc, const char **argv)
 	gate_init(&gate);
 	if (gate_file && gate_load(&gate, gate_file) < 0)
 		goto out;
+	if (!gate_file && have_base)
+		gate_default(&gate, (int)k);
 	if (set_open(&set, &ref, argv[0]) < 0)
 		goto out;
-	if (load_input(&cand, &set, argv[1], "candidate", (int)k) < 0)
+	if (have_base && load_input(&base, &set, &ref, argv[0], base_file, "baseline", (int)k,
+				    allow, &note) < 0)
 		goto out;
-	if (have_base && load_input(&base, &set, argv[2], "baseline", (int)k) < 0)
+	if (load_input(&cand, &set, &ref, argv[0], cand_file, "candidate", (int)k, allow, &note) < 0)
 		goto out;
 
 	if (have_base) {
-		extra = xcalloc(gate.nr + 1, sizeof(*extra));
-		extra_buf = xcalloc(gate.nr + 1, sizeof(*extra_buf));
-		for (size_t i = 0; i < gate.nr; i++)
-			extra[i] = compare_input_measure(&base.r, gate.rules[i].measure, extra_buf[i]);
-		co.extra = extra;
-		co.nr_extra = gate.nr;
+		bp[0] = &base.r;
+		cp[0] = &cand.r;
+		co.gate = &gate;
 		co.k = (int)k;
+		co.allow_set_change = allow;
 		resample_opts_apply(&ro, &co);
-		if (compare_run(&cmp, &base.r, &cand.r, &co) < 0)
+		if (compare_run(&cmp, bp, 1, cp, 1, &co) < 0)
 			goto out;
-		if (gate_file) {
-			outcomes = xcalloc(gate.nr + 1, sizeof(*outcomes));
-			failed = gate_evaluate(&gate, &cmp, outcomes);
-			if (failed < 0)
-				goto out;
-		}
+		outcomes = xcalloc(GATE_OUTCOMES(&gate), sizeof(*outcomes));
+		failed = gate_evaluate(&gate, &cmp, outcomes);
+		if (failed < 0)
+			goto out;
 	}
 
 	if (set.has_corpus && set.corpus.path) {
@@ -187,7 +199,7 @@ int cmd_report(int argc, const char **argv)
 	ri.cand = &cand.r;
 	ri.base = have_base ? &base.r : NULL;
 	ri.cmp = have_base ? &cmp : NULL;
-	ri.gate = gate_file ? &gate : NULL;
+	ri.gate = have_base ? &gate : NULL;
 	ri.outcomes = outcomes;
 	ri.nr_failed = failed;
 	ri.cand_rankings = rankings;
@@ -203,13 +215,33 @@ int cmd_report(int argc, const char **argv)
 		error("cannot write the report to standard output");
 		goto out;
 	}
+	if (have_base) {
+		/* the verdict, as compare prints it: on stdout when the page went
+		 * to a file, else on stderr so stdout stays HTML */
+		struct compare_view view;
+		char *verdict;
+
+		memset(&view, 0, sizeof(view));
+		view.c = &cmp;
+		view.gate = &gate;
+		view.outcomes = outcomes;
+		view.nr_failed = failed;
+		verdict = compare_verdict(&view);
+		fprintf(output && strcmp(output, "-") ? stdout : stderr, "%s\n", verdict);
+		for (size_t i = 0; i < GATE_OUTCOMES(&gate); i++)
+			if (!outcomes[i].pass)
+				fprintf(output && strcmp(output, "-") ? stdout : stderr, "  FAIL  %s\n",
+					outcomes[i].why);
+		if (note.len)
+			warning("%s", note.buf);
+		free(verdict);
+	}
 	ret = failed ? EXIT_FAILED : EXIT_OK;
 out:
 	if (outcomes)
-		gate_outcomes_release(outcomes, gate.nr);
+		gate_outcomes_release(outcomes, GATE_OUTCOMES(&gate));
 	free(outcomes);
-	free(extra);
-	free(extra_buf);
+	strbuf_release(&note);
 	free(rankings);
 	free(rank_ids);
 	free(corpus_path);

@@ -260,7 +260,7 @@ int cmd_run(int argc, const char **argv)
 	struct timespec t0;
 	struct run_meta meta;
 	cJSON *params = cJSON_CreateObject();
-	char digest[72], content_digest[72], *desc = NULL, *outdir = NULL;
+	char digest[72], content_digest[72], questions_digest[72], *desc = NULL, *outdir = NULL;
 	bool latency;
 	int rc, ret = EXIT_BAD_INPUT;
 
@@ -304,6 +304,8 @@ int cmd_run(int argc, const char **argv)
 	meta.digest = digest;
 	set_content_digest(&s, content_digest);
 	meta.content_digest = content_digest;
+	set_questions_digest(&s, questions_digest);
+	meta.questions_digest = questions_digest;
 	meta.params = params;
 	if (o.cmd) {
 		desc = xstrfmt("cmd %s", o.cmd);

@@ -13,6 +13,7 @@
 #include "base/config.h"
 
 #include "score/qrels.h"
+#include "score/bind.h"
 #include "score/results.h"
 #include "score/run.h"
 #include "score/score.h"
@@ -346,33 +347,29 @@ static int print_breakdowns(struct out_ctx *o, const struct results *r, const ch
 }
 
 /*
- * Warn when a JSONL run says it was produced for other questions. A run made
- * on a working copy and scored against the tag of the same questions is
- * fine: the content digests (questions only) are compared when the run
- * records one, else the set digests.
+ * Check that 'run' belongs to the set 's' it is scored on (core/score/bind.h:
+ * names and questions digests, labels apart, so a relabelled set keeps its
+ * runs). A run recorded for another set or other questions is refused with
+ * --save ('save'), since the saved file would then pass as a result of this
+ * set; otherwise it is a warning. Return 0, or -1 (reported).
  */
-static void check_meta_digest(const struct run *run, const struct results *r,
-			      const struct set *s)
+static int check_binding(const struct run *run, const struct set *s, const char *set_arg,
+			 const char *save)
 {
-	cJSON *meta;
-	const cJSON *d, *cd;
-	char content[72];
+	struct strbuf why = STRBUF_INIT;
+	struct bind_record rec;
+	int ret = 0;
 
-	if (!run->meta || !r->set_digest)
-		return;
-	meta = cJSON_Parse(run->meta);
-	d = cJSON_GetObjectItemCaseSensitive(meta, "digest");
-	cd = cJSON_GetObjectItemCaseSensitive(meta, "content_digest");
-	if (s && cJSON_IsString(cd)) {
-		set_content_digest(s, content);
-		if (strcmp(cd->valuestring, content))
-			warning("run '%s' was produced for other questions (content digest %s, not %s)",
-				run->path, cd->valuestring, content);
-	} else if (cJSON_IsString(d) && strcmp(d->valuestring, r->set_digest)) {
-		warning("run '%s' was produced for a set with digest %s, not %s",
-			run->path, d->valuestring, r->set_digest);
+	if (bind_run(run, s, set_arg, &why, &rec) == BIND_OTHER && rec.set_name) {
+		if (save)
+			ret = error("%s; refusing to save '%s' as a result of %s: produce the run again "
+				    "on %s", why.buf, save, set_arg, set_arg);
+		else
+			warning("%s", why.buf);
 	}
-	cJSON_Delete(meta);
+	bind_record_release(&rec);
+	strbuf_release(&why);
+	return ret;
 }
 
 int cmd_score(int argc, const char **argv)
@@ -481,6 +478,8 @@ int cmd_score(int argc, const char **argv)
 	}
 	if (run_load(&run, run_path) < 0)
 		goto out;
+	if (!qrels_path && check_binding(&run, &s, argv[0], save) < 0)
+		goto out;
 	if (qrels_path ? score_qrels(&qr, &run, run_path, &so, &res, &sum) < 0
 		       : score_set(&s, s.version, &run, run_path, &so, &res, &sum) < 0)
 		goto out;
@@ -498,7 +497,6 @@ int cmd_score(int argc, const char **argv)
 		score_summary_release(&all_sum);
 		keep_real_judged(&res, &full);
 	}
-	check_meta_digest(&run, &res, qrels_path ? NULL : &s);
 
 	if (oc.fmt == TABLE_JSON) {
 		char *json = judged_only ? json_with_full(&res, &full) : results_to_json(&res);

@@ -1,7 +1,9 @@
 /*
  * compare-input: loading the inputs of compare, power and report (contract
  * in compare-input.h). A run is scored to depth 50 with score's default
- * measures followed by the caller's, without duplicates.
+ * measures followed by the caller's, without duplicates. Every input goes
+ * through compare_input_load, so a new kind of input (another chunking, a
+ * new run format) is added here once for all three commands.
  */
 #include "compare/compare-input.h"
 #include "compare/compare.h"
@@ -9,38 +11,38 @@
 #include "base/fsutil.h"
 #include "score/measures.h"
 #include "score/results.h"
+#include "score/bind.h"
 #include "score/run.h"
 #include "score/score.h"
 #include "set/set.h"
 #include "base/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_MEASURES 64
 
-/* Score the run 'path' against 'set' into 'r'; keep the run in 'keep'
- * when not NULL. Return 0 or -1 (reported). */
-static int score_run(struct results *r, const struct set *set, const char *path,
-		     const struct compare_input_opts *o, struct run *keep)
+/* Score 'run' (read from 'path') against 'set' into 'r'. Return 0 or -1
+ * (reported). */
+static int score_run(struct results *r, const struct set *set, const struct run *run,
+		     const char *path, const struct compare_input_opts *o)
 {
 	struct measure ms[MAX_MEASURES];
 	struct score_options so;
 	struct score_summary sum;
-	struct run local, *run = keep ? keep : &local;
 	size_t nr;
 	int ret = -1;
 
 	memset(&so, 0, sizeof(so));
 	memset(&sum, 0, sizeof(sum));
-	if (!keep)
-		run_init(&local);
 	nr = score_default_measures(ms, MAX_MEASURES);
 	for (size_t i = 0; i < o->nr_measures; i++) {
 		struct measure m;
 		bool dup = false;
 
-		if (!strcmp(o->measures[i], COMPARE_DECLINE))
+		if (!strcmp(o->measures[i], COMPARE_DECLINE) ||
+		    !strcmp(o->measures[i], COMPARE_FALSE_DECLINE))
 			continue;
 		if (measure_parse(o->measures[i], &m) < 0)
 			goto out;
@@ -49,8 +51,6 @@ static int score_run(struct results *r, const struct set *set, const char *path,
 		if (!dup && nr < MAX_MEASURES)
 			ms[nr++] = m;
 	}
-	if (run_load(run, path) < 0)
-		goto out;
 	so.measures = ms;
 	so.nr_measures = nr;
 	so.k = o->k > 0 ? o->k : 5;
@@ -58,19 +58,7 @@ static int score_run(struct results *r, const struct set *set, const char *path,
 	ret = score_set(set, set->version, run, path, &so, r, &sum);
 	score_summary_release(&sum);
 out:
-	if (!keep)
-		run_release(&local);
 	return ret;
-}
-
-int compare_input_read(struct results *r, const struct set *set, const char *path,
-		       const char *what, const struct compare_input_opts *o, struct run *run)
-{
-	if (!path_exists(path))
-		return error("cannot read %s '%s': no such file", what, path);
-	if (results_is_file(path))
-		return results_load(r, path) < 0 ? -1 : 0;
-	return score_run(r, set, path, o, run) < 0 ? -1 : 1;
 }
 
 const char *compare_input_measure(const struct results *r, const char *name, char buf[64])
@@ -86,25 +74,104 @@ const char *compare_input_measure(const struct results *r, const char *name, cha
 	return results_measure(r, buf) >= 0 ? buf : name;
 }
 
-int compare_input_load(struct results *r, const struct set *set, const char *set_arg,
-		       const char *path, const char *what,
-		       const struct compare_input_opts *o, struct strbuf *note)
+/* Mark stale the questions of 'r' whose text or answerability differ in
+ * the version 'rec' records (or that it lacks); return 0, or -1 when that
+ * version cannot be loaded. */
+static int mark_stale(struct results *r, const struct set_ref *ref, const struct bind_record *rec,
+		      const char *path)
+{
+	struct set old = SET_INIT;
+	struct set_ref oref = SET_REF_INIT;
+	char *arg;
+	int ret = 0;
+	size_t stale = 0;
+
+	if (!rec->version || !ref || !ref->dir)
+		return error("run '%s' records the working copy of '%s' at another state, which "
+			     "cannot be loaded to tell which questions changed; produce the run "
+			     "again on a tagged version", path, rec->set_name ? rec->set_name : "?");
+	arg = xstrfmt("%s@%s", ref->dir, rec->version);
+	if (set_open(&old, &oref, arg) < 0) {
+		ret = error("cannot load %s, the version run '%s' was produced for, to tell which "
+			    "questions changed", arg, path);
+		goto out;
+	}
+	for (size_t i = 0; i < r->nr; i++) {
+		struct question_result *q = &r->q[i];
+		const struct question *oq = set_find(&old, q->id);
+
+		if (!oq || oq->answerable != q->answerable || !q->text || strcmp(oq->text, q->text)) {
+			q->stale = true;
+			stale++;
+		}
+	}
+out:
+	free(arg);
+	set_release(&old);
+	set_ref_release(&oref);
+	return ret;
+}
+
+int compare_input_load(struct results *r, const struct set *set, const struct set_ref *ref,
+		       const char *set_arg, const char *path, const char *what,
+		       const struct compare_input_opts *o, struct strbuf *note, struct run *keep)
 {
 	char digest[72];
+	struct run local, *run = keep ? keep : &local;
+	struct bind_record rec;
+	struct strbuf why = STRBUF_INIT;
+	enum bind_verdict v;
+	int ret = -1;
 
-	if (compare_input_read(r, set, path, what, o, NULL) < 0)
-		return -1;
-	set_digest(set, digest);
-	if (r->set_digest && !strcmp(r->set_digest, digest))
-		return 0;
-	if (!o->allow_set_change)
-		return error("%s '%s' was scored against %s %s (%s), not %s (%s); "
-			     "rescore it or pass --allow-set-change",
-			     what, path, r->set_name ? r->set_name : "?",
-			     compare_version_name(r->set_version),
-			     r->set_digest ? r->set_digest : "no digest", set_arg, digest);
-	strbuf_addf(note, "%s%s '%s' was scored against %s %s (%s), not %s", note->len ? "; " : "",
-		    what, path, r->set_name ? r->set_name : "?", compare_version_name(r->set_version),
-		    r->set_digest ? r->set_digest : "no digest", set_arg);
-	return 0;
+	memset(&rec, 0, sizeof(rec));
+	if (!keep)
+		run_init(&local);
+	if (!path_exists(path)) {
+		error("cannot read %s '%s': no such file", what, path);
+		goto out;
+	}
+	if (results_is_file(path)) {
+		if (results_load(r, path) < 0)
+			goto out;
+		set_digest(set, digest);
+		ret = 0;
+		if (r->set_digest && !strcmp(r->set_digest, digest) && r->set_name && set->name &&
+		    !strcmp(r->set_name, set->name))
+			goto out;
+		strbuf_addf(&why, "%s '%s' was scored against %s %s (%s), not %s (%s)", what, path,
+			    r->set_name ? r->set_name : "?", compare_version_name(r->set_version),
+			    r->set_digest ? r->set_digest : "no digest", set_arg, digest);
+		if (!o->allow_set_change) {
+			ret = error("%s; score the run again on %s, or pass --allow-set-change", why.buf,
+				    set_arg);
+			goto out;
+		}
+		strbuf_addf(note, "%s%s", note->len ? "; " : "", why.buf);
+		goto out;
+	}
+	if (run_load(run, path) < 0)
+		goto out;
+	v = bind_run(run, set, set_arg, &why, &rec);
+	if (v == BIND_OTHER && (!o->allow_set_change || !rec.set_name)) {
+		error("%s %s; produce it again on %s%s", what, why.buf, set_arg,
+		      rec.set_name ? ", or pass --allow-set-change" : "");
+		goto out;
+	}
+	if (v == BIND_UNRECORDED)
+		warning("%s run '%s' records no set; accepted because its question ids are all in %s",
+			what, path, set_arg);
+	if (score_run(r, set, run, path, o) < 0)
+		goto out;
+	if (v == BIND_OTHER) {
+		if (mark_stale(r, ref, &rec, path) < 0)
+			goto out;
+		strbuf_addf(note, "%s%s %s", note->len ? "; " : "", what, why.buf);
+	}
+	ret = 1;
+out:
+	if (!keep)
+		run_release(&local);
+	bind_record_release(&rec);
+	strbuf_release(&why);
+	return ret;
 }

@@ -1,14 +1,23 @@
 /*
- * compare-input: turns a command-line <baseline> / <candidate> / <results>
- * argument into a struct results for compare, power and report: a saved results file
- * (core/score/results.h) is loaded; any other file is read as a run (core/score/run.h)
- * and scored against the set (core/score/score.h) with score's default measures
- * plus the ones the caller names.
+ * compare-input: the one place where compare, power and report turn a
+ * command-line <baseline> / <candidate> / <results> argument into a struct
+ * results: a saved results file (core/score/results.h) is loaded; any other
+ * file is read as a run (core/score/run.h), checked against the set it is
+ * compared on (core/score/bind.h) and scored against it
+ * (core/score/score.h) with score's default measures plus the ones the
+ * caller names.
  *
- * Invariant: a results whose set digest differs from the set version named
- * on the command line is refused (naming both versions), unless the caller
- * allows set changes; then one line per such input is appended to 'note',
- * which the caller shows on every output.
+ * Binding (refused with an error naming both sides unless the caller
+ * allows set changes):
+ *  - a results file must carry the digest of the set version named on the
+ *    command line (its values were computed with that version's labels);
+ *  - a run must be bound to the set (bind.h); a run with no record is
+ *    accepted, with a warning, when its ids are all in the set.
+ * With set changes allowed, one line per such input is appended to 'note'
+ * (every output shows it); a run made for other questions is scored on the
+ * set named, and the questions whose text or answerability differ from the
+ * version the run records are marked stale (compare leaves them out); when
+ * that version cannot be loaded the run is refused.
  */
 #ifndef EVALSET_COMPARE_INPUT_H
 #define EVALSET_COMPARE_INPUT_H
@@ -21,6 +30,7 @@
 struct results;
 struct run;
 struct set;
+struct set_ref;
 
 struct compare_input_opts {
 	bool allow_set_change;
@@ -31,23 +41,14 @@ struct compare_input_opts {
 
 /*
  * Load 'path' as the results of 'what' ("baseline", "candidate", ...) on
- * 'set' (opened from 'set_arg'). 'r' is initialised by results_init; the
- * caller releases it either way. Return 0, or -1 with an error.
+ * 'set' (opened from 'set_arg', resolved as 'ref'). 'r' is initialised by
+ * results_init; the caller releases it either way. When 'run' is not NULL
+ * (run_init'ed; the caller releases it) it keeps the run that was scored.
+ * Return 1 for a run, 0 for saved results, or -1 with an error.
  */
-int compare_input_load(struct results *r, const struct set *set, const char *set_arg,
-		       const char *path, const char *what,
-		       const struct compare_input_opts *o, struct strbuf *note);
-
-/*
- * Read 'path' as the results of 'what' on 'set' without the set check of
- * compare_input_load: a saved results file is loaded as is, any other file
- * is read as a run and scored like compare_input_load does. When 'run' is
- * not NULL (run_init'ed; the caller releases it either way) it keeps the
- * run that was scored. Return 1 for a run, 0 for saved results, or -1 with
- * an error.
- */
-int compare_input_read(struct results *r, const struct set *set, const char *path,
-		       const char *what, const struct compare_input_opts *o, struct run *run);
+int compare_input_load(struct results *r, const struct set *set, const struct set_ref *ref,
+		       const char *set_arg, const char *path, const char *what,
+		       const struct compare_input_opts *o, struct strbuf *note, struct run *run);
 
 /*
  * Return the name under which 'r' holds the measure 'name' of a gate rule:

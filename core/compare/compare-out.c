@@ -33,12 +33,16 @@ char *compare_set_change_note(const struct compare_view *v)
 
 	if (!c->set_changed && !v->set_note)
 		return NULL;
-	if (c->set_changed)
+	if (c->set_changed) {
 		strbuf_addf(&sb, "set changed: baseline scored on %s (%s), candidate on %s (%s); "
-			    "comparing the %zu common questions only (%zu only in the baseline, %zu only in the candidate)",
+			    "comparing the %zu questions whose text and answerability are unchanged; "
+			    "%zu left out",
 			    compare_version_name(c->base_version), c->base_digest ? c->base_digest : "no digest",
 			    compare_version_name(c->cand_version), c->cand_digest ? c->cand_digest : "no digest",
-			    c->nr_questions, c->nr_only_base, c->nr_only_cand);
+			    c->nr_questions, c->nr_left_out);
+		for (size_t i = 0; i < c->nr_left_out; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : ": ", c->left_out[i]);
+	}
 	if (v->set_note)
 		strbuf_addf(&sb, "%s%s", sb.len ? "; " : "", v->set_note);
 	return strbuf_detach(&sb, NULL);
@@ -94,6 +98,35 @@ static void add_rank(struct strbuf *sb, long r)
 
 /* ---- text ---- */
 
+/* Return the status word of outcome 'o' ("pass", "FAIL"). */
+static const char *status(const struct gate_outcome *o)
+{
+	return o->pass ? "pass" : "FAIL";
+}
+
+static size_t nr_outcomes(const struct compare_view *v)
+{
+	return v->gate ? GATE_OUTCOMES(v->gate) : 0;
+}
+
+char *compare_verdict(const struct compare_view *v)
+{
+	if (!v->gate)
+		return xstrdup("no gate");
+	if (v->nr_failed)
+		return xstrfmt("gate FAILED: %d of %zu rules (%s, alpha %g)", v->nr_failed,
+			       nr_outcomes(v), v->gate->file ? v->gate->file : "default gate",
+			       v->gate->alpha);
+	return xstrfmt("gate passed: %zu rules (%s, alpha %g)", nr_outcomes(v),
+		       v->gate->file ? v->gate->file : "default gate", v->gate->alpha);
+}
+
+static void add_spread(struct strbuf *out, double spread)
+{
+	if (!isnan(spread))
+		strbuf_addf(out, "±%.4f", spread);
+}
+
 static void text_subset(const struct compare_view *v, const struct subset_cmp *s, struct strbuf *out)
 {
 	const struct compare *c = v->c;
@@ -104,30 +137,32 @@ static void text_subset(const struct compare_view *v, const struct subset_cmp *s
 			width = (int)strlen(c->measures[j]);
 	strbuf_addf(out, "\n%s%s%s: %zu questions\n", col(v, C_BOLD), s->label, col(v, C_OFF),
 		    s->nr_questions);
-	strbuf_addf(out, "  %-*s  %9s  %9s  %8s  %-20s  %8s  %8s\n", width, "measure", "baseline",
-		    "candidate", "delta", "95% CI", "p", "p_adj");
+	strbuf_addf(out, "  %-*s  %9s  %9s  %8s  %-20s  %8s  %6s  %s\n", width, "measure", "baseline",
+		    "candidate", "delta", "95% CI", "p", "effect", "win/tie/loss");
 	for (size_t j = 0; j < c->nr_measures; j++) {
 		const struct measure_cmp *m = &s->m[j];
-		bool sig = m->p_adj < alpha_of(v) && !m->too_small;
-		const char *on = sig ? col(v, m->delta < 0 ? C_RED : C_GREEN) : "";
+		bool worse = compare_lower_is_better(c->measures[j]) ? m->delta > 0 : m->delta < 0;
+		bool sig = m->p < alpha_of(v);
+		const char *on = sig ? col(v, worse ? C_RED : C_GREEN) : "";
 
 		if (!m->n)
 			continue;
 		strbuf_addf(out, "  %-*s  ", width, c->measures[j]);
 		add_fixed(out, m->baseline, false, 9);
+		add_spread(out, m->base_spread);
 		strbuf_addstr(out, "  ");
 		add_fixed(out, m->candidate, false, 9);
+		add_spread(out, m->cand_spread);
 		strbuf_addf(out, "  %s", on);
 		add_fixed(out, m->delta, true, 8);
 		strbuf_addf(out, "%s  [%+.4f, %+.4f]  ", sig ? col(v, C_OFF) : "", m->ci_lo, m->ci_hi);
 		add_p(out, m->p, 8);
 		strbuf_addstr(out, "  ");
-		add_p(out, m->p_adj, 8);
-		if (m->too_small)
-			strbuf_addf(out, "  %stoo small to judge (n %zu)%s", col(v, C_DIM), m->n, col(v, C_OFF));
-		else if (sig)
-			strbuf_addstr(out, "  *");
-		strbuf_addch(out, '\n');
+		if (isnan(m->effect))
+			strbuf_addf(out, "%6s", "-");
+		else
+			strbuf_addf(out, "%+6.2f", m->effect);
+		strbuf_addf(out, "  %zu/%zu/%zu\n", m->win, m->tie, m->loss);
 	}
 }
 
@@ -151,43 +186,61 @@ static void text_changes(const struct compare_view *v, const char *what,
 	}
 }
 
+/* Append the method line: how the table's and the gate's numbers came. */
+static void add_method(const struct compare_view *v, struct strbuf *out)
+{
+	const struct compare *c = v->c;
+
+	strbuf_addf(out, "%zu questions (%zu answerable, %zu unanswerable); missing: baseline %zu, "
+		    "candidate %zu; runs: baseline %zu, candidate %zu (± run-to-run sd)\n",
+		    c->nr_questions, c->nr_answerable, c->nr_unanswerable, c->missing_base,
+		    c->missing_cand, c->nr_base_runs, c->nr_cand_runs);
+	strbuf_addf(out, "table: %g%% CI from %ld bootstrap resamples (seed %" PRIu64 "); p two-sided "
+		    "from %ld sign-flip permutations (seed %" PRIu64 "), per measure, unadjusted, "
+		    "informational; effect = mean delta / sd of the deltas\n",
+		    c->level * 100, c->resamples, c->boot_seed, c->permutations, c->perm_seed);
+	if (v->gate)
+		strbuf_addf(out, "gate: one-sided sign-flip tests against each margin, step-down maxT over "
+			    "the drop rules; %s (seed %" PRIu64 ")\n",
+			    c->rules_exact ? "exact: every sign flip enumerated" : "sampled flips",
+			    c->gate_seed);
+}
+
 void compare_render_text(const struct compare_view *v, struct strbuf *out)
 {
 	const struct compare *c = v->c;
 	char *note = compare_set_change_note(v);
+	char *verdict = compare_verdict(v);
+	size_t hidden = 0;
 
-	strbuf_addf(out, "%scompare %s%s (%s)\n", col(v, C_BOLD), v->set_label, col(v, C_OFF),
-		    c->cand_digest ? c->cand_digest : "no digest");
-	if (note)
-		strbuf_addf(out, "%sWARNING: %s%s\n", col(v, C_RED), note, col(v, C_OFF));
-	strbuf_addf(out, "baseline:  %s\ncandidate: %s\n", c->base_label, c->cand_label);
-	strbuf_addf(out, "%zu questions (%zu answerable, %zu unanswerable); %g%% CI from %ld bootstrap "
-		    "resamples (seed %" PRIu64 "); p from %ld sign-flip permutations (seed %" PRIu64 "), "
-		    "Holm-adjusted per subset; * p_adj < %g\n",
-		    c->nr_questions, c->nr_answerable, c->nr_unanswerable, c->level * 100, c->resamples,
-		    c->boot_seed, c->permutations, c->perm_seed, alpha_of(v));
-	for (size_t i = 0; i < c->nr_subsets; i++)
-		text_subset(v, &c->subsets[i], out);
-	text_changes(v, "lost from", c->lost, c->nr_lost, out);
-	text_changes(v, "gained in", c->gained, c->nr_gained, out);
-	if (v->gate) {
-		strbuf_addf(out, "\n%sgate: %s%s (alpha %g)\n", col(v, C_BOLD),
-			    v->gate->file ? v->gate->file : "default", col(v, C_OFF), v->gate->alpha);
-		for (size_t i = 0; i < v->gate->nr; i++) {
-			const struct gate_outcome *o = &v->outcomes[i];
+	strbuf_addf(out, "%s%s%s\n", col(v, v->nr_failed ? C_RED : C_GREEN), verdict, col(v, C_OFF));
+	for (size_t i = 0; i < nr_outcomes(v); i++) {
+		const struct gate_outcome *o = &v->outcomes[i];
 
-			strbuf_addf(out, "  %s%s%s  %s\n",
-				    col(v, o->pass ? C_GREEN : C_RED),
-				    o->pass ? (o->judged ? "pass" : "skip") : "FAIL", col(v, C_OFF), o->why);
-		}
-		if (v->nr_failed)
-			strbuf_addf(out, "%sgate failed: %d of %zu rules%s\n", col(v, C_RED), v->nr_failed,
-				    v->gate->nr, col(v, C_OFF));
-		else
-			strbuf_addf(out, "%sgate passed: %zu rules%s\n", col(v, C_GREEN), v->gate->nr, col(v, C_OFF));
+		strbuf_addf(out, "  %s%s%s  %s\n", col(v, o->pass ? C_GREEN : C_RED), status(o),
+			    col(v, C_OFF), o->why);
 	}
 	if (note)
+		strbuf_addf(out, "%sWARNING: %s%s\n", col(v, C_RED), note, col(v, C_OFF));
+	strbuf_addf(out, "\n%scompare %s%s (%s)\n", col(v, C_BOLD), v->set_label, col(v, C_OFF),
+		    c->cand_digest ? c->cand_digest : "no digest");
+	strbuf_addf(out, "baseline:  %s\ncandidate: %s\n", c->base_label, c->cand_label);
+	add_method(v, out);
+	for (size_t i = 0; i < c->nr_subsets; i++) {
+		if (i && !v->all_subsets) {
+			hidden++;
+			continue;
+		}
+		text_subset(v, &c->subsets[i], out);
+	}
+	if (hidden)
+		strbuf_addf(out, "\n%zu subsets not shown (--subsets shows them)\n", hidden);
+	text_changes(v, "lost from", c->lost, c->nr_lost, out);
+	text_changes(v, "gained in", c->gained, c->nr_gained, out);
+	if (note)
 		strbuf_addf(out, "WARNING: %s\n", note);
+	strbuf_addf(out, "%s%s%s\n", col(v, v->nr_failed ? C_RED : C_GREEN), verdict, col(v, C_OFF));
+	free(verdict);
 	free(note);
 }
 
@@ -225,13 +278,66 @@ static cJSON *json_changes(const struct question_change *q, size_t nr)
 	return a;
 }
 
+/* Add the verdict and every rule's test to 'root' as "gate". */
+static void json_gate(const struct compare_view *v, cJSON *root)
+{
+	const struct compare *c = v->c;
+	cJSON *g = cJSON_AddObjectToObject(root, "gate"), *rules;
+	char *verdict = compare_verdict(v);
+
+	json_str(g, "verdict", verdict);
+	cJSON_AddBoolToObject(g, "passed", v->nr_failed == 0);
+	cJSON_AddNumberToObject(g, "failed", v->nr_failed);
+	json_str(g, "file", v->gate->file);
+	cJSON_AddNumberToObject(g, "alpha", v->gate->alpha);
+	cJSON_AddNumberToObject(g, "allow_missing", (double)v->gate->allow_missing);
+	cJSON_AddBoolToObject(g, "exact", c->rules_exact);
+	rules = cJSON_AddArrayToObject(g, "rules");
+	for (size_t i = 0; i < GATE_OUTCOMES(v->gate); i++) {
+		const struct gate_outcome *o = &v->outcomes[i];
+		cJSON *ro = cJSON_CreateObject();
+
+		if (i < v->gate->nr) {
+			const struct gate_rule *r = &v->gate->rules[i];
+			const struct rule_cmp *rc = o->rc;
+
+			json_str(ro, "measure", r->measure);
+			json_str(ro, "subset", rc->subset_label);
+			json_str(ro, "test", gate_test_name(r->test));
+			cJSON_AddNumberToObject(ro, r->rise ? "max_rise" : "max_drop", r->max_drop);
+			cJSON_AddNumberToObject(ro, "n", (double)rc->n);
+			json_num(ro, "baseline", rc->baseline);
+			json_num(ro, "candidate", rc->candidate);
+			json_num(ro, r->rise ? "rise" : "drop", rc->loss);
+			json_num(ro, "p", rc->p);
+			json_num(ro, "p_adj", rc->p_adj);
+			json_num(ro, r->test == TEST_NONINF ? "upper_bound" : "lower_bound", rc->bound);
+			cJSON_AddBoolToObject(ro, "exact", rc->exact);
+			json_num(ro, "effect", rc->effect);
+			cJSON_AddNumberToObject(ro, "win", (double)rc->win);
+			cJSON_AddNumberToObject(ro, "tie", (double)rc->tie);
+			cJSON_AddNumberToObject(ro, "loss", (double)rc->loss_n);
+		} else {
+			json_str(ro, "measure", "coverage");
+			cJSON_AddNumberToObject(ro, "allow_missing", (double)v->gate->allow_missing);
+			cJSON_AddNumberToObject(ro, "missing", (double)c->missing_new);
+		}
+		cJSON_AddBoolToObject(ro, "pass", o->pass);
+		json_str(ro, "why", o->why);
+		cJSON_AddItemToArray(rules, ro);
+	}
+	free(verdict);
+}
+
 void compare_render_json(const struct compare_view *v, struct strbuf *out)
 {
 	const struct compare *c = v->c;
 	cJSON *root = cJSON_CreateObject(), *set, *subs, *a, *g;
 	char *note = compare_set_change_note(v), *text;
 
-	cJSON_AddNumberToObject(root, "evalset_compare", 1);
+	cJSON_AddNumberToObject(root, "evalset_compare", 2);
+	if (v->gate)
+		json_gate(v, root);
 	set = cJSON_AddObjectToObject(root, "set");
 	json_str(set, "label", v->set_label);
 	json_str(set, "name", c->set_name);
@@ -246,6 +352,15 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 	cJSON_AddNumberToObject(set, "unanswerable", (double)c->nr_unanswerable);
 	cJSON_AddNumberToObject(set, "only_baseline", (double)c->nr_only_base);
 	cJSON_AddNumberToObject(set, "only_candidate", (double)c->nr_only_cand);
+	a = cJSON_AddArrayToObject(set, "left_out");
+	for (size_t i = 0; i < c->nr_left_out; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(c->left_out[i]));
+	g = cJSON_AddObjectToObject(root, "missing");
+	cJSON_AddNumberToObject(g, "baseline", (double)c->missing_base);
+	cJSON_AddNumberToObject(g, "candidate", (double)c->missing_cand);
+	cJSON_AddNumberToObject(g, "candidate_only", (double)c->missing_new);
+	cJSON_AddNumberToObject(root, "baseline_runs", (double)c->nr_base_runs);
+	cJSON_AddNumberToObject(root, "candidate_runs", (double)c->nr_cand_runs);
 	json_str(root, "baseline", c->base_label);
 	json_str(root, "candidate", c->cand_label);
 	cJSON_AddNumberToObject(root, "k", c->k);
@@ -254,6 +369,8 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 	cJSON_AddNumberToObject(root, "permutations", (double)c->permutations);
 	cJSON_AddNumberToObject(root, "bootstrap_seed", (double)c->boot_seed);
 	cJSON_AddNumberToObject(root, "permutation_seed", (double)c->perm_seed);
+	cJSON_AddNumberToObject(root, "gate_seed", (double)c->gate_seed);
+	cJSON_AddStringToObject(root, "p", "two-sided, per measure, unadjusted (informational)");
 	a = cJSON_AddArrayToObject(root, "measures");
 	for (size_t j = 0; j < c->nr_measures; j++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->measures[j]));
@@ -280,38 +397,17 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 			cJSON_AddItemToArray(ci, isnan(m->ci_lo) ? cJSON_CreateNull() : cJSON_CreateNumber(m->ci_lo));
 			cJSON_AddItemToArray(ci, isnan(m->ci_hi) ? cJSON_CreateNull() : cJSON_CreateNumber(m->ci_hi));
 			json_num(mo, "p", m->p);
-			json_num(mo, "p_adj", m->p_adj);
-			cJSON_AddBoolToObject(mo, "too_small", m->too_small);
+			json_num(mo, "effect", m->effect);
+			cJSON_AddNumberToObject(mo, "win", (double)m->win);
+			cJSON_AddNumberToObject(mo, "tie", (double)m->tie);
+			cJSON_AddNumberToObject(mo, "loss", (double)m->loss);
+			json_num(mo, "baseline_spread", m->base_spread);
+			json_num(mo, "candidate_spread", m->cand_spread);
 		}
 		cJSON_AddItemToArray(subs, so);
 	}
 	cJSON_AddItemToObject(root, "lost", json_changes(c->lost, c->nr_lost));
 	cJSON_AddItemToObject(root, "gained", json_changes(c->gained, c->nr_gained));
-	if (v->gate) {
-		cJSON *rules;
-
-		g = cJSON_AddObjectToObject(root, "gate");
-		json_str(g, "file", v->gate->file);
-		cJSON_AddNumberToObject(g, "alpha", v->gate->alpha);
-		cJSON_AddBoolToObject(g, "passed", v->nr_failed == 0);
-		cJSON_AddNumberToObject(g, "failed", v->nr_failed);
-		rules = cJSON_AddArrayToObject(g, "rules");
-		for (size_t i = 0; i < v->gate->nr; i++) {
-			const struct gate_rule *r = &v->gate->rules[i];
-			const struct gate_outcome *o = &v->outcomes[i];
-			cJSON *ro = cJSON_CreateObject();
-
-			json_str(ro, "measure", r->measure);
-			json_str(ro, "subset", o->subset_label);
-			cJSON_AddNumberToObject(ro, "max_drop", r->max_drop);
-			cJSON_AddBoolToObject(ro, "significant", r->significant);
-			cJSON_AddBoolToObject(ro, "pass", o->pass);
-			cJSON_AddBoolToObject(ro, "judged", o->judged);
-			json_num(ro, "drop", o->drop);
-			json_str(ro, "why", o->why);
-			cJSON_AddItemToArray(rules, ro);
-		}
-	}
 	text = cJSON_Print(root);
 	strbuf_addstr(out, text);
 	strbuf_addch(out, '\n');
@@ -340,11 +436,11 @@ static void md_subset(const struct compare_view *v, const struct subset_cmp *s, 
 {
 	const struct compare *c = v->c;
 
-	strbuf_addf(out, "| Measure | n | Baseline | Candidate | Δ | %g%% CI | p | p (Holm) |\n"
-		    "|---|---:|---:|---:|---:|---|---:|---:|\n", c->level * 100);
+	strbuf_addf(out, "| Measure | n | Baseline | Candidate | Δ | %g%% CI | p (unadjusted) | Effect | Win/tie/loss |\n"
+		    "|---|---:|---:|---:|---:|---|---:|---:|---:|\n", c->level * 100);
 	for (size_t j = 0; j < c->nr_measures; j++) {
 		const struct measure_cmp *m = &s->m[j];
-		bool sig = m->p_adj < alpha_of(v) && !m->too_small;
+		bool sig = m->p < alpha_of(v);
 
 		if (!m->n)
 			continue;
@@ -353,9 +449,11 @@ static void md_subset(const struct compare_view *v, const struct subset_cmp *s, 
 		strbuf_addf(out, " | %zu | %.4f | %.4f | %s%+.4f%s | [%+.4f, %+.4f] | ", m->n, m->baseline,
 			    m->candidate, sig ? "**" : "", m->delta, sig ? "**" : "", m->ci_lo, m->ci_hi);
 		add_p(out, m->p, 0);
-		strbuf_addstr(out, " | ");
-		add_p(out, m->p_adj, 0);
-		strbuf_addf(out, "%s |\n", m->too_small ? " (too small to judge)" : "");
+		if (isnan(m->effect))
+			strbuf_addstr(out, " | -");
+		else
+			strbuf_addf(out, " | %+.2f", m->effect);
+		strbuf_addf(out, " | %zu/%zu/%zu |\n", m->win, m->tie, m->loss);
 	}
 }
 
@@ -389,12 +487,16 @@ void compare_render_markdown(const struct compare_view *v, struct strbuf *out)
 	const struct compare *c = v->c;
 	char *note = compare_set_change_note(v);
 
+	char *verdict = compare_verdict(v);
+
 	strbuf_addstr(out, "### evalset compare: ");
 	md_cell(out, v->set_label);
-	if (v->gate)
-		strbuf_addf(out, " — gate %s\n\n", v->nr_failed ? "**failed**" : "passed");
-	else
-		strbuf_addstr(out, "\n\n");
+	strbuf_addstr(out, " — ");
+	if (v->nr_failed)
+		strbuf_addstr(out, "**");
+	md_cell(out, verdict);
+	strbuf_addstr(out, v->nr_failed ? "**\n\n" : "\n\n");
+	free(verdict);
 	if (note) {
 		strbuf_addstr(out, "> **Warning:** ");
 		md_cell(out, note);
@@ -404,22 +506,21 @@ void compare_render_markdown(const struct compare_view *v, struct strbuf *out)
 	md_cell(out, c->base_label);
 	strbuf_addstr(out, ", candidate ");
 	md_cell(out, c->cand_label);
-	strbuf_addf(out, ". %zu questions (%zu answerable, %zu unanswerable); %ld bootstrap resamples "
-		    "(seed %" PRIu64 "), %ld permutations (seed %" PRIu64 "); bold: Holm-adjusted p < %g.\n\n",
-		    c->nr_questions, c->nr_answerable, c->nr_unanswerable, c->resamples, c->boot_seed,
-		    c->permutations, c->perm_seed, alpha_of(v));
+	strbuf_addf(out, ". %zu questions (%zu answerable, %zu unanswerable); missing: baseline %zu, "
+		    "candidate %zu; %ld bootstrap resamples (seed %" PRIu64 "), %ld permutations "
+		    "(seed %" PRIu64 "); table p two-sided, per measure, unadjusted (informational); "
+		    "bold: p < %g.\n\n",
+		    c->nr_questions, c->nr_answerable, c->nr_unanswerable, c->missing_base,
+		    c->missing_cand, c->resamples, c->boot_seed, c->permutations, c->perm_seed,
+		    alpha_of(v));
 	if (v->gate) {
-		strbuf_addstr(out, "| Gate rule | Result | Why |\n|---|---|---|\n");
-		for (size_t i = 0; i < v->gate->nr; i++) {
+		strbuf_addstr(out, "| Result | Gate rule |\n|---|---|\n");
+		for (size_t i = 0; i < nr_outcomes(v); i++) {
 			const struct gate_outcome *o = &v->outcomes[i];
-			char *d = gate_rule_describe(&v->gate->rules[i]);
 
-			strbuf_addstr(out, "| ");
-			md_cell(out, d);
-			strbuf_addf(out, " | %s | ", o->pass ? (o->judged ? "pass" : "skip") : "**FAIL**");
+			strbuf_addf(out, "| %s | ", o->pass ? "pass" : "**FAIL**");
 			md_cell(out, o->why);
 			strbuf_addstr(out, " |\n");
-			free(d);
 		}
 		strbuf_addch(out, '\n');
 	}
@@ -465,10 +566,7 @@ void compare_render_junit(const struct compare_view *v, struct strbuf *out)
 {
 	const struct compare *c = v->c;
 	char *note = compare_set_change_note(v);
-	size_t nr = v->gate ? v->gate->nr : 0, skipped = 0;
-
-	for (size_t i = 0; i < nr; i++)
-		skipped += v->outcomes[i].pass && !v->outcomes[i].judged;
+	size_t nr = nr_outcomes(v), skipped = 0;
 	strbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	strbuf_addf(out, "<testsuites name=\"evalset compare\" tests=\"%zu\" failures=\"%d\">\n", nr, v->nr_failed);
 	strbuf_addstr(out, "  <testsuite name=\"evalset gate ");
@@ -484,7 +582,8 @@ void compare_render_junit(const struct compare_view *v, struct strbuf *out)
 		    note ? "true" : "false", c->boot_seed, c->perm_seed);
 	for (size_t i = 0; i < nr; i++) {
 		const struct gate_outcome *o = &v->outcomes[i];
-		char *d = gate_rule_describe(&v->gate->rules[i]);
+		char *d = i < v->gate->nr ? gate_rule_describe(&v->gate->rules[i])
+					  : xstrfmt("coverage allow_missing %ld", v->gate->allow_missing);
 
 		strbuf_addstr(out, "    <testcase classname=\"evalset.gate\" name=\"");
 		xml_escape(out, d);
@@ -493,17 +592,8 @@ void compare_render_junit(const struct compare_view *v, struct strbuf *out)
 			strbuf_addstr(out, "      <failure type=\"regression\" message=\"");
 			xml_escape(out, o->why);
 			strbuf_addstr(out, "\">");
-			if (o->m)
-				strbuf_addf(out, "delta %+.4f, %g%% CI [%+.4f, %+.4f], p %.4g, p_adj %.4g, n %zu",
-					    o->m->delta, c->level * 100, o->m->ci_lo, o->m->ci_hi, o->m->p,
-					    o->m->p_adj, o->m->n);
-			else
-				xml_escape(out, o->why);
-			strbuf_addstr(out, "</failure>\n");
-		} else if (!o->judged) {
-			strbuf_addstr(out, "      <skipped message=\"");
 			xml_escape(out, o->why);
-			strbuf_addstr(out, "\"/>\n");
+			strbuf_addstr(out, "</failure>\n");
 		}
 		strbuf_addstr(out, "      <system-out>");
 		xml_escape(out, o->why);
@@ -548,7 +638,7 @@ void compare_render_annotations(const struct compare_view *v, struct strbuf *out
 		gh_escape(out, note);
 		strbuf_addch(out, '\n');
 	}
-	for (size_t i = 0; v->gate && i < v->gate->nr; i++) {
+	for (size_t i = 0; i < nr_outcomes(v); i++) {
 		if (v->outcomes[i].pass)
 			continue;
 		strbuf_addstr(out, "::error title=evalset gate::");

@@ -6,6 +6,9 @@
  * text goes.
  *
  * Invariants every renderer keeps:
+ *  - the verdict and every rule's line come first, then the rest; the
+ *    gate lines are computed apart from the table, so they are the same
+ *    whatever measures the table shows;
  *  - a comparison with set_changed says so (text header, JSON "set.changed"
  *    and "set.note", a Markdown warning line, a JUnit property and
  *    system-out, a ::warning:: command);
@@ -34,12 +37,16 @@ struct compare_view {
 	const struct gate_outcome *outcomes; /* parallel to gate->rules */
 	int nr_failed;
 	long show;                          /* lost/gained listed (text, Markdown) */
+	bool all_subsets;                   /* text: every subset, not only "all" */
 	bool color;                         /* ANSI colour in the text table */
 };
 
 /* Return the one-line description of the set change, or NULL when the
  * comparison is over one set version; caller frees. */
 char *compare_set_change_note(const struct compare_view *v);
+
+/* Return the one-line verdict ("gate FAILED: 2 of 4 rules (...)"); caller frees. */
+char *compare_verdict(const struct compare_view *v);
 
 void compare_render_text(const struct compare_view *v, struct strbuf *out);
 /* Append the whole comparison as one JSON object (and a newline). */

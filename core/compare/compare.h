@@ -4,21 +4,27 @@
  * cmd/compare.c, cmd/power.c and the HTML report render a struct compare.
  *
  * Invariants:
- *  - Both results must carry the same set digest; otherwise compare_run
- *    refuses, unless 'allow_set_change', in which case only the questions
- *    present in both (by id, with the same answerable flag) are compared and
- *    'set_changed' is true, which every renderer must show.
+ *  - Each side is one or more results of one system (repeated runs); a
+ *    question's value on a side is the mean over its runs, and the spread of
+ *    the runs' means is kept per measure. Every results must carry the same
+ *    set digest; otherwise compare_run refuses, unless 'allow_set_change',
+ *    in which case only the questions present on both sides with the same
+ *    text and answerable flag are compared, the others are listed in
+ *    'left_out', and 'set_changed' is true, which every renderer shows.
  *  - IR measures are compared over the answerable questions; the derived
- *    measure "Decline" over the unanswerable ones (per question 1 when the
- *    system declined, else 0). delta = candidate - baseline; a "drop" is
- *    baseline - candidate.
+ *    measures "Decline" over the unanswerable ones and "FalseDecline" over
+ *    the answerable ones (per question 1 when the system declined, else 0).
+ *    A question absent from a run is missing, never declined: it counts 0
+ *    on every measure, Decline and FalseDecline included, and is counted per
+ *    side. delta = candidate - baseline.
+ *  - The table's p are per measure, two-sided and unadjusted: informational.
+ *    The gate's rules are tested apart (rules[], parallel to the gate's
+ *    rules) on their own columns and seed, so the verdict never depends on
+ *    which measures are shown or in what order.
  *  - subsets[0] is the whole comparison ("all"); then origin=synthetic,
  *    origin=mined, origin=hand, answerable=true, answerable=false and
  *    tag=T (tags sorted by strcmp), each present only when it has questions.
  *    Questions without an origin count as hand.
- *  - Holm adjusts the p-values of the measures of one subset (one family
- *    per subset). A measure row over fewer than COMPARE_MIN_N questions is
- *    marked too_small: its numbers are shown but do not judge.
  *
  * Ownership: struct compare owns every string and array it points to;
  * compare_release frees them. It keeps no pointer into the results.
@@ -31,17 +37,20 @@
 #include <stdint.h>
 
 struct results;
+struct gate;
 
-#define COMPARE_MIN_N 10
 #define COMPARE_DECLINE "Decline"
+#define COMPARE_FALSE_DECLINE "FalseDecline"
 
 struct measure_cmp {
 	size_t n;                   /* questions the row is computed over */
 	double baseline, candidate; /* means over those questions */
 	double delta;               /* candidate - baseline */
 	double ci_lo, ci_hi;        /* bootstrap CI of delta */
-	double p, p_adj;            /* randomisation p, Holm-adjusted (NAN when n is 0) */
-	bool too_small;             /* 0 < n < COMPARE_MIN_N */
+	double p;                   /* two-sided randomisation p, unadjusted (NAN when n is 0) */
+	double effect;              /* mean delta / sd of the deltas (NAN when sd is 0) */
+	size_t win, tie, loss;      /* questions better / equal / worse for the candidate */
+	double base_spread, cand_spread; /* sd of the runs' means (NAN with one run) */
 };
 
 enum subset_kind {
@@ -51,12 +60,30 @@ enum subset_kind {
 	SUBSET_TAG,
 };
 
+enum rule_test { TEST_DROP, TEST_NONINF, TEST_NONE };
+
 struct subset_cmp {
 	enum subset_kind kind;
 	char *value;        /* "mined", "true"/"false", the tag; NULL for all */
 	char *label;        /* "all", "origin=mined", "answerable=false", "tag=hard" */
 	size_t nr_questions;
 	struct measure_cmp *m;  /* parallel to compare.measures */
+};
+
+/* The test of one gate rule (fliptest.h). */
+struct rule_cmp {
+	char *measure;      /* as compared (Hit@k resolved to Success@k when so held) */
+	char *subset_label;
+	size_t n;           /* questions in the rule's subset */
+	double baseline, candidate;
+	double loss;        /* drop (baseline - candidate), or rise for FalseDecline */
+	double t, p, p_adj; /* one-sided; p_adj: maxT for drop rules, = p otherwise; NAN for none */
+	double bound;       /* drop: lower bound of the loss; non-inferiority: upper bound */
+	bool reject;        /* drop: fails; non-inferiority: passes */
+	bool exact;         /* p enumerated exactly */
+	double effect;
+	size_t win, tie, loss_n;
+	size_t min_lost;    /* drop: questions that must each lose 1 for the test, on its own, to fail (0: none) */
 };
 
 struct question_change {
@@ -66,50 +93,65 @@ struct question_change {
 };
 
 struct compare_opts {
-	const char *const *measures;  /* NULL/0: every measure both results hold, then Decline */
+	const char *const *measures;  /* NULL/0: every measure both results hold, then Decline, FalseDecline */
 	size_t nr_measures;
-	const char *const *extra;     /* compared too, after those (e.g. a gate's measures) */
-	size_t nr_extra;
+	const struct gate *gate;      /* its rules are tested (NULL: none) */
 	int k;                        /* find in the top k (lost/gained); default 5 */
 	long resamples, permutations; /* default 10000 each */
-	uint64_t seed;                /* bootstrap seed; permutations use seed + 1 */
+	uint64_t seed;                /* bootstrap seed; permutations seed + 1; the gate's flips seed + 2 */
 	double level;                 /* CI level, default 0.95 */
 	bool allow_set_change;
 };
-#define COMPARE_OPTS_INIT { NULL, 0, NULL, 0, 5, 10000, 10000, 1, 0.95, false }
+#define COMPARE_OPTS_INIT { NULL, 0, NULL, 5, 10000, 10000, 1, 0.95, false }
 
 struct compare {
 	char *set_name;
 	char *base_version, *cand_version;  /* NULL: working copy */
 	char *base_digest, *cand_digest;
-	char *base_label, *cand_label;      /* run name, else file, else run path */
+	char *base_label, *cand_label;      /* run name, else file, else run path; "+N more" */
+	size_t nr_base_runs, nr_cand_runs;
 	bool set_changed;
 	size_t nr_only_base, nr_only_cand;  /* questions left out (set_changed only) */
+	char **left_out;                    /* ids left out by a set change, with why */
+	size_t nr_left_out;
 	size_t nr_questions;                /* questions compared */
 	size_t nr_answerable, nr_unanswerable;
+	size_t missing_base, missing_cand;  /* questions missing on each side */
+	size_t missing_new;                 /* missing in the candidate, answered by the baseline */
+	char **missing_new_ids;             /* the first COMPARE_LIST of them */
+	size_t nr_missing_new_ids;
 	char **measures;
 	size_t nr_measures;
 	struct subset_cmp *subsets;
 	size_t nr_subsets;
+	struct rule_cmp *rules;             /* parallel to opts->gate->rules */
+	size_t nr_rules;
+	bool rules_exact;                   /* every rule p enumerated */
+	double rules_outcomes;              /* outcomes enumerated or flips drawn */
 	struct question_change *lost, *gained;
 	size_t nr_lost, nr_gained;
 	int k;
 	long resamples, permutations;
-	uint64_t boot_seed, perm_seed;
+	uint64_t boot_seed, perm_seed, gate_seed;
 	double level;
 };
+
+#define COMPARE_LIST 20
 
 void compare_init(struct compare *c);
 void compare_release(struct compare *c);
 
 /*
- * Compare 'cand' against 'base' into 'c' (initialised). Return 0, or -1 with
- * an error: different set digests (naming both versions and files) without
- * 'allow_set_change', a requested measure missing from either results, an
- * answerable question with no value for a compared measure.
+ * Compare the candidate runs 'cand[0..nc)' against the baseline runs
+ * 'base[0..nb)' into 'c' (initialised). Return 0, or -1 with an error:
+ * different set digests (naming both versions and files) without
+ * 'allow_set_change', a requested measure missing from a results, an
+ * answerable question with no value for a compared measure, a gate rule
+ * that could never fail or whose subset is smaller than its min_questions
+ * (at the rule's FILE:LINE:COL, checked before any test is computed).
  */
-int compare_run(struct compare *c, const struct results *base,
-		const struct results *cand, const struct compare_opts *o);
+int compare_run(struct compare *c, const struct results *const *base, size_t nb,
+		const struct results *const *cand, size_t nc, const struct compare_opts *o);
 
 /* Return the index of 'measure' in c->measures, or -1. */
 long compare_measure(const struct compare *c, const char *measure);
@@ -118,6 +160,8 @@ const struct subset_cmp *compare_subset(const struct compare *c, enum subset_kin
 					const char *value);
 /* Return the version name of a results' set for messages: the tag or "working copy". */
 const char *compare_version_name(const char *version);
+/* Return true when a larger value of 'measure' is worse (FalseDecline). */
+bool compare_lower_is_better(const char *measure);
 
 /* ---- power (SPEC section 5) ---- */
 

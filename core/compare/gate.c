@@ -24,6 +24,11 @@ void gate_init(struct gate *g)
 	g->alpha = 0.05;
 }
 
+const char *gate_test_name(enum rule_test test)
+{
+	return test == TEST_DROP ? "drop" : test == TEST_NONINF ? "non-inferiority" : "none";
+}
+
 void gate_release(struct gate *g)
 {
 	for (size_t i = 0; i < g->nr; i++) {
@@ -35,18 +40,27 @@ void gate_release(struct gate *g)
 	gate_init(g);
 }
 
-void gate_default(struct gate *g, int k)
+static void add_default(struct gate *g, char *measure, double margin, bool rise, bool optional)
 {
 	struct gate_rule *r;
 
-	gate_release(g);
-	ALLOC_GROW(g->rules, 1, g->alloc);
+	ALLOC_GROW(g->rules, g->nr + 1, g->alloc);
 	r = &g->rules[g->nr++];
 	memset(r, 0, sizeof(*r));
-	r->measure = xstrfmt("R@%d", k > 0 ? k : 5);
-	r->max_drop = 0.02;
-	r->significant = true;
+	r->measure = measure;
+	r->max_drop = margin;
+	r->test = TEST_DROP;
+	r->rise = rise;
+	r->optional = optional;
 	r->subset = SUBSET_ALL;
+}
+
+void gate_default(struct gate *g, int k)
+{
+	gate_release(g);
+	add_default(g, xstrfmt("R@%d", k > 0 ? k : 5), 0.02, false, false);
+	add_default(g, xstrdup("Decline"), 0.05, false, true);
+	add_default(g, xstrdup("FalseDecline"), 0.02, true, true);
 }
 
 bool gate_measure_name_ok(const char *name)
@@ -93,8 +107,8 @@ char *gate_rule_describe(const struct gate_rule *rule)
 	static const char *const kinds[] = { "all", "origin", "answerable", "tag" };
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, "%s max_drop %g%s", rule->measure, rule->max_drop,
-		    rule->significant ? " significant" : "");
+	strbuf_addf(&sb, "%s %s %g test %s", rule->measure, rule->rise ? "max_rise" : "max_drop",
+		    rule->max_drop, gate_test_name(rule->test));
 	if (rule->subset != SUBSET_ALL)
 		strbuf_addf(&sb, " on %s=%s", kinds[rule->subset], rule->subset_value);
 	return strbuf_detach(&sb, NULL);
@@ -217,7 +231,8 @@ static void load_subset(struct loader *ld, const yaml_node_t *node, struct gate_
 static void load_rule(struct loader *ld, struct gate *g, const yaml_node_t *node)
 {
 	struct gate_rule *r;
-	bool have_drop = false;
+	const yaml_node_t *margin = NULL, *sig = NULL, *test = NULL;
+	bool have_drop = false, have_rise = false;
 
 	if (node->type != YAML_MAPPING_NODE) {
 		node_error(ld, node, "a rule must be a map with 'measure' and 'max_drop'");
@@ -226,7 +241,7 @@ static void load_rule(struct loader *ld, struct gate *g, const yaml_node_t *node
 	ALLOC_GROW(g->rules, g->nr + 1, g->alloc);
 	r = &g->rules[g->nr++];
 	memset(r, 0, sizeof(*r));
-	r->significant = true;
+	r->test = TEST_DROP;
 	r->subset = SUBSET_ALL;
 	r->line = (long)node->start_mark.line + 1;
 	r->col = (long)node->start_mark.column + 1;
@@ -243,29 +258,81 @@ static void load_rule(struct loader *ld, struct gate *g, const yaml_node_t *node
 			const char *m = scalar(v);
 
 			if (!m || !gate_measure_name_ok(m))
-				node_error(ld, v, "bad measure name '%s' (e.g. R@5, nDCG@10, Success@5, RR, Decline)",
+				node_error(ld, v, "bad measure name '%s' (e.g. R@5, nDCG@10, Success@5, RR, Decline, FalseDecline)",
 					   m ? m : "a collection");
 			else
 				r->measure = xstrdup(m);
-		} else if (!strcmp(key, "max_drop")) {
-			if (get_number(ld, v, "max_drop", &r->max_drop) == 0) {
-				have_drop = true;
-				if (r->max_drop < 0)
-					node_error(ld, v, "'max_drop' must be 0 or more, not '%s' (a drop is baseline - candidate)",
-						   scalar(v));
+		} else if (!strcmp(key, "max_drop") || !strcmp(key, "max_rise")) {
+			if (have_drop || have_rise) {
+				node_error(ld, k, "a rule takes one of 'max_drop' and 'max_rise'");
+				continue;
 			}
+			if (get_number(ld, v, key, &r->max_drop) == 0) {
+				margin = k;
+				have_drop = key[4] == 'd';
+				have_rise = !have_drop;
+				if (r->max_drop < 0 || r->max_drop > 1e6)
+					node_error(ld, v, "'%s' must be 0 or more, not '%s' (a drop is baseline - candidate)",
+						   key, scalar(v));
+			}
+		} else if (!strcmp(key, "test")) {
+			const char *t = scalar(v);
+
+			test = v;
+			if (t && !strcmp(t, "drop"))
+				r->test = TEST_DROP;
+			else if (t && !strcmp(t, "non-inferiority"))
+				r->test = TEST_NONINF;
+			else if (t && !strcmp(t, "none"))
+				r->test = TEST_NONE;
+			else
+				node_error(ld, v, "unknown test '%s' (known: drop, non-inferiority, none)",
+					   t ? t : "a collection");
 		} else if (!strcmp(key, "significant")) {
-			get_bool(ld, v, "significant", &r->significant);
+			bool b = true;
+
+			sig = v;
+			if (get_bool(ld, v, "significant", &b) == 0 && !test)
+				r->test = b ? TEST_DROP : TEST_NONE;
+		} else if (!strcmp(key, "min_questions")) {
+			double n;
+
+			if (get_number(ld, v, "min_questions", &n) == 0) {
+				if (n < 1 || n > 1e9 || n != floor(n))
+					node_error(ld, v, "'min_questions' must be a whole number of 1 or more, not '%s'",
+						   scalar(v));
+				else
+					r->min_questions = (long)n;
+			}
 		} else if (!strcmp(key, "subset")) {
 			load_subset(ld, v, r);
 		} else {
-			node_error(ld, k, "unknown rule key '%s' (known: measure, max_drop, significant, subset)", key);
+			node_error(ld, k, "unknown rule key '%s' (known: measure, max_drop, max_rise, test, subset, min_questions, significant)", key);
 		}
 	}
-	if (!r->measure && !ld->errors)
+	if (ld->errors)
+		return;
+	if (!r->measure) {
 		node_error(ld, node, "rule has no 'measure'");
-	if (!have_drop && !ld->errors)
-		node_error(ld, node, "rule has no 'max_drop'");
+		return;
+	}
+	r->rise = !strcmp(r->measure, "FalseDecline");
+	if (!have_drop && !have_rise) {
+		node_error(ld, node, "rule has no '%s'", r->rise ? "max_rise" : "max_drop");
+	} else if (r->rise && have_drop) {
+		node_error(ld, margin, "FalseDecline is worse when it rises: write 'max_rise', not 'max_drop'");
+	} else if (!r->rise && have_rise) {
+		node_error(ld, margin, "'max_rise' is for FalseDecline; '%s' is worse when it drops: write 'max_drop'",
+			   r->measure);
+	} else if (sig && test) {
+		node_error(ld, sig, "a rule takes one of 'test' and the older 'significant'");
+	} else if (sig && r->test == TEST_DROP) {
+		warning_at(ld->name, (long)sig->start_mark.line + 1, (long)sig->start_mark.column + 1,
+			   "'significant: true' now means 'test: drop': the rule fails when the %s is "
+			   "significantly larger than %g, no longer when it exceeds %g and differs "
+			   "significantly from 0; write 'test: drop' to silence this",
+			   r->rise ? "rise" : "drop", r->max_drop, r->max_drop);
+	}
 }
 
 static void load_root(struct loader *ld, struct gate *g, const yaml_node_t *root)
@@ -288,10 +355,20 @@ static void load_root(struct loader *ld, struct gate *g, const yaml_node_t *root
 		} else if (!strcmp(key, "alpha")) {
 			if (get_number(ld, v, "alpha", &g->alpha) == 0 && !(g->alpha > 0 && g->alpha < 1))
 				node_error(ld, v, "'alpha' must be between 0 and 1 (exclusive), not '%s'", scalar(v));
+		} else if (!strcmp(key, "allow_missing")) {
+			double n;
+
+			if (get_number(ld, v, "allow_missing", &n) == 0) {
+				if (n < 0 || n > 1e9 || n != floor(n))
+					node_error(ld, v, "'allow_missing' must be a whole number of 0 or more, not '%s'",
+						   scalar(v));
+				else
+					g->allow_missing = (long)n;
+			}
 		} else if (!strcmp(key, "rules")) {
 			rules = v;
 		} else {
-			node_error(ld, k, "unknown key '%s' (known: alpha, rules)", key);
+			node_error(ld, k, "unknown key '%s' (known: alpha, allow_missing, rules)", key);
 		}
 	}
 	if (!rules) {
@@ -361,95 +438,111 @@ int gate_load(struct gate *g, const char *path)
 
 /* ---- judging ---- */
 
-/* Return the measure of 'c' the rule means, accepting Hit@k for Success@k. */
-static long rule_measure(const struct compare *c, const char *name)
+static void add_number(struct strbuf *sb, double x)
 {
-	long j = compare_measure(c, name);
-	char *alt = NULL;
+	if (isinf(x))
+		strbuf_addstr(sb, x > 0 ? "inf" : "-inf");
+	else
+		strbuf_addf(sb, "%.4f", fabs(x) < 5e-5 ? 0.0 : x);
+}
 
-	if (j >= 0)
-		return j;
-	if (starts_with(name, "Hit@"))
-		alt = xstrfmt("Success@%s", name + 4);
-	else if (starts_with(name, "Success@"))
-		alt = xstrfmt("Hit@%s", name + 8);
-	if (alt)
-		j = compare_measure(c, alt);
-	free(alt);
-	return j;
+static void add_pvalue(struct strbuf *sb, const char *name, double p, bool exact)
+{
+	strbuf_addf(sb, ", %s %.4g%s", name, p, exact ? " (exact)" : "");
 }
 
 static void judge(const struct gate *g, const struct gate_rule *r, const struct compare *c,
-		  long j, struct gate_outcome *o)
+		  const struct rule_cmp *rc, struct gate_outcome *o)
 {
-	const struct subset_cmp *s = compare_subset(c, r->subset, r->subset_value);
-	const struct measure_cmp *m;
+	const char *what = r->rise ? "rise" : "drop";
 	char *desc = gate_rule_describe(r);
 	struct strbuf sb = STRBUF_INIT;
-	bool over;
 
-	o->drop = NAN;
-	if (!s || !s->m[j].n) {
-		o->pass = false;
-		o->judged = true;
-		strbuf_addf(&sb, "%s: no question to judge %s on %s", desc, r->measure,
-			    s ? s->label : "that subset");
+	o->rc = rc;
+	o->drop = rc->loss;
+	strbuf_addf(&sb, "%s: ", desc);
+	if (!rc->n) {
+		o->pass = true;
+		strbuf_addstr(&sb, "no question of this kind in the set (default rule left out)");
 		goto out;
 	}
-	m = &s->m[j];
-	o->m = m;
-	o->subset_label = s->label;
-	o->drop = m->baseline - m->candidate;
-	over = o->drop > r->max_drop + DROP_TOLERANCE;
-	o->judged = true;
-	strbuf_addf(&sb, "%s: ", desc);
-	if (r->significant && m->too_small) {
-		o->judged = false;
-		o->pass = true;
-		strbuf_addf(&sb, "too small to judge (%zu questions, fewer than %d)", m->n, COMPARE_MIN_N);
-	} else if (o->drop <= 0) {
-		o->pass = true;
-		strbuf_addstr(&sb, "no drop");
-	} else if (!over) {
-		o->pass = true;
-		strbuf_addf(&sb, "drop %.4f within max_drop %g", o->drop, r->max_drop);
-	} else if (r->significant && !(m->p_adj < g->alpha)) {
-		o->pass = true;
-		strbuf_addf(&sb, "drop %.4f exceeds max_drop %g but is not significant (p_adj %.4g >= alpha %g)",
-			    o->drop, r->max_drop, m->p_adj, g->alpha);
-	} else {
-		o->pass = false;
-		strbuf_addf(&sb, "drop %.4f exceeds max_drop %g", o->drop, r->max_drop);
-		if (r->significant)
-			strbuf_addf(&sb, " and is significant (p_adj %.4g < alpha %g)", m->p_adj, g->alpha);
+	switch (r->test) {
+	case TEST_DROP:
+		o->pass = !rc->reject;
+		if (o->pass)
+			strbuf_addf(&sb, "%s %.4f is not shown larger than %g", what, rc->loss, r->max_drop);
+		else
+			strbuf_addf(&sb, "%s %.4f is significantly larger than %g", what, rc->loss, r->max_drop);
+		strbuf_addf(&sb, "; %s >= ", what);
+		add_number(&sb, rc->bound);
+		strbuf_addf(&sb, " at %g%% (family of drop rules)", (1 - g->alpha) * 100);
+		add_pvalue(&sb, "p_adj", rc->p_adj, rc->exact);
+		if (o->pass && rc->min_lost)
+			strbuf_addf(&sb, "; on its own it fails once %zu of %zu questions each %s by 1 (a %s of %.4f)",
+				    rc->min_lost, rc->n, what, what, (double)rc->min_lost / (double)rc->n);
+		break;
+	case TEST_NONINF:
+		o->pass = rc->reject;
+		if (o->pass)
+			strbuf_addf(&sb, "%s %.4f is shown smaller than %g", what, rc->loss, r->max_drop);
+		else
+			strbuf_addf(&sb, "%s %.4f is not shown smaller than %g", what, rc->loss, r->max_drop);
+		strbuf_addf(&sb, "; %s <= ", what);
+		add_number(&sb, rc->bound);
+		strbuf_addf(&sb, " at %g%%", (1 - g->alpha) * 100);
+		add_pvalue(&sb, "p", rc->p, rc->exact);
+		break;
+	case TEST_NONE:
+		o->pass = !(rc->loss > r->max_drop + DROP_TOLERANCE);
+		strbuf_addf(&sb, "plain threshold, no test: %s %.4f %s %g", what, rc->loss,
+			    o->pass ? "within" : "exceeds", r->max_drop);
+		break;
 	}
-	strbuf_addf(&sb, "; delta %+.4f, %g%% CI [%+.4f, %+.4f], p %.4g, p_adj %.4g, n %zu",
-		    m->delta, c->level * 100, m->ci_lo, m->ci_hi, m->p, m->p_adj, m->n);
+	strbuf_addf(&sb, "; %s %.4f -> %.4f, n %zu, effect ", rc->measure, rc->baseline,
+		    rc->candidate, rc->n);
+	if (isnan(rc->effect))
+		strbuf_addstr(&sb, "- (no spread)");
+	else
+		strbuf_addf(&sb, "%.2f", fabs(rc->effect) < 5e-3 ? 0.0 : rc->effect);
+	strbuf_addf(&sb, ", win/tie/loss %zu/%zu/%zu", rc->win, rc->tie, rc->loss_n);
+	if (strcmp(rc->subset_label, "all"))
+		strbuf_addf(&sb, " on %s", rc->subset_label);
 out:
 	o->why = strbuf_detach(&sb, NULL);
 	free(desc);
+	(void)c;
+}
+
+static void judge_coverage(const struct gate *g, const struct compare *c, struct gate_outcome *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	o->rc = NULL;
+	o->drop = NAN;
+	o->pass = (long)c->missing_new <= g->allow_missing;
+	strbuf_addf(&sb, "coverage allow_missing %ld: the candidate misses %zu question%s the baseline "
+		    "answered (missing: baseline %zu, candidate %zu)", g->allow_missing, c->missing_new,
+		    c->missing_new == 1 ? "" : "s", c->missing_base, c->missing_cand);
+	for (size_t i = 0; i < c->nr_missing_new_ids; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "; e.g. ", c->missing_new_ids[i]);
+	if (c->missing_new > c->nr_missing_new_ids)
+		strbuf_addstr(&sb, ", ...");
+	o->why = strbuf_detach(&sb, NULL);
 }
 
 int gate_evaluate(const struct gate *g, const struct compare *c, struct gate_outcome *out)
 {
 	int failed = 0;
 
-	memset(out, 0, g->nr * sizeof(*out));
+	memset(out, 0, GATE_OUTCOMES(g) * sizeof(*out));
+	if (c->nr_rules != g->nr)
+		return error("the comparison was not computed with this gate");
 	for (size_t i = 0; i < g->nr; i++) {
-		const struct gate_rule *r = &g->rules[i];
-		long j = rule_measure(c, r->measure);
-
-		if (j < 0) {
-			gate_outcomes_release(out, i);
-			if (g->file)
-				return error_at(g->file, r->line, r->col,
-						"measure '%s' is not in both results", r->measure);
-			return error("measure '%s' of the default gate is not in both results (pass --gate or --k)",
-				     r->measure);
-		}
-		judge(g, r, c, j, &out[i]);
+		judge(g, &g->rules[i], c, &c->rules[i], &out[i]);
 		failed += !out[i].pass;
 	}
+	judge_coverage(g, c, &out[g->nr]);
+	failed += !out[g->nr].pass;
 	return failed;
 }
 

@@ -2,19 +2,32 @@
  * gate: the gate files of SPEC section 5, and judging a comparison by them.
  *
  *   alpha: 0.05                 # optional, in (0, 1); default 0.05
+ *   allow_missing: 0            # optional: questions the candidate may miss
+ *                               #   that the baseline answered (coverage rule)
  *   rules:                      # at least one
- *     - measure: R@5            # ir_measures name, or Decline
+ *     - measure: R@5            # ir_measures name, Decline or FalseDecline
  *       max_drop: 0.02          # >= 0; a drop is baseline - candidate
- *       significant: true       # optional, default true
+ *       test: drop              # drop (default) | non-inferiority | none
  *       subset: {tag: hard}     # optional: {origin: synthetic|mined|hand},
  *                               #   {tag: T} or {answerable: true|false}
+ *       min_questions: 20       # optional: refuse a smaller subset
+ *     - measure: FalseDecline
+ *       max_rise: 0.02          # FalseDecline takes max_rise (higher is worse)
  *
- * A rule fails when the drop exceeds max_drop (beyond 1e-12, so a drop
- * exactly at the limit passes) and, when 'significant', the Holm-adjusted
- * p-value of the measure in that subset is below alpha. With 'significant'
- * a row over too few questions (compare.h, COMPARE_MIN_N) passes as "too
- * small to judge"; without it the drop alone decides. A rule whose subset or
- * measure has no questions fails: a gate that cannot look must not pass.
+ * Tests (one-sided against the margin, computed by compare.c through
+ * fliptest.h; docs/compare.md states what each guarantees):
+ *  - drop: fails when the loss is significantly larger than the margin; the
+ *    drop rules are one family, step-down maxT, so the chance that any of
+ *    them fails a candidate whose true losses are all at or within their
+ *    margins is at most alpha.
+ *  - non-inferiority: passes only when the loss is shown to be smaller than
+ *    the margin (each at alpha: the gate needs all of them, an
+ *    intersection-union test, which needs no adjustment).
+ *  - none: a plain threshold on the observed loss.
+ * Old files: 'significant: true' maps to 'test: drop' with a warning (its
+ * meaning changed), 'significant: false' to 'test: none'.
+ * A coverage rule is always added: the candidate must not miss more than
+ * 'allow_missing' questions the baseline answered.
  *
  * Every load error is reported as FILE:LINE:COL. Ownership: struct gate owns
  * its rules and strings (gate_release); gate outcomes own their 'why'.
@@ -31,8 +44,11 @@
 
 struct gate_rule {
 	char *measure;
-	double max_drop;
-	bool significant;
+	double max_drop;             /* the margin (max_rise for FalseDecline) */
+	enum rule_test test;
+	bool rise;                   /* FalseDecline: a loss is a rise */
+	bool optional;               /* default gate: dropped when it has no question */
+	long min_questions;          /* 0: none */
 	enum subset_kind subset;     /* SUBSET_ALL when none */
 	char *subset_value;          /* origin, tag, "true"/"false"; NULL for all */
 	long line, col;              /* where the rule starts (0: default gate) */
@@ -40,6 +56,7 @@ struct gate_rule {
 
 struct gate {
 	double alpha;
+	long allow_missing;
 	struct gate_rule *rules;
 	size_t nr, alloc;
 	char *file;                  /* NULL: the default gate */
@@ -53,31 +70,35 @@ void gate_release(struct gate *g);
 int gate_load(struct gate *g, const char *path);
 /* Like gate_load from 'len' bytes of 'buf', reporting as 'name'. */
 int gate_load_buf(struct gate *g, const char *buf, size_t len, const char *name);
-/* Make 'g' the default gate: R@k, max_drop 0.02, significant, alpha 0.05. */
+/* Make 'g' the default gate (alpha 0.05, allow_missing 0): R@k max_drop
+ * 0.02, Decline max_drop 0.05 (when the set has unanswerable questions) and
+ * FalseDecline max_rise 0.02, all test: drop. */
 void gate_default(struct gate *g, int k);
+/* Return the name of 'test' ("drop", "non-inferiority", "none"). */
+const char *gate_test_name(enum rule_test test);
 
 /* Return true when 'name' is a measure name the gate accepts
  * (P@5, R@10, Success@5, Hit@5, RR, RR@10, nDCG@10, AP, P(rel=2)@5, Decline ...). */
 bool gate_measure_name_ok(const char *name);
 
-/* Describe 'rule' in one line ("R@5 max_drop 0.02 significant on tag=hard");
+/* Describe 'rule' in one line ("R@5 max_drop 0.02 test drop on tag=hard");
  * caller frees. */
 char *gate_rule_describe(const struct gate_rule *rule);
 
 struct gate_outcome {
 	bool pass;
-	bool judged;                    /* false: too small to judge (passed) */
-	const struct measure_cmp *m;    /* into the compare; NULL when absent */
-	const char *subset_label;       /* into the compare, or NULL */
-	double drop;                    /* baseline - candidate (NAN when absent) */
+	const struct rule_cmp *rc;      /* into the compare; NULL for coverage */
+	double drop;                    /* the loss (NAN for coverage) */
 	char *why;                      /* one line, caller frees */
 };
 
 /*
- * Judge 'c' by every rule of 'g' into 'out[0..g->nr)'. Return the number of
- * failed rules, or -1 with an error at the rule's FILE:LINE:COL when a rule
- * names a measure 'c' did not compare.
+ * Judge 'c' (computed with this gate in its options) by every rule of 'g'
+ * into 'out[0..g->nr]': one outcome per rule, then the coverage rule last.
+ * Return the number of failed rules, or -1 with an error when 'c' holds no
+ * test for the gate's rules.
  */
+#define GATE_OUTCOMES(g) ((g)->nr + 1)
 int gate_evaluate(const struct gate *g, const struct compare *c, struct gate_outcome *out);
 void gate_outcomes_release(struct gate_outcome *out, size_t nr);
 

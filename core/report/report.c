@@ -159,21 +159,19 @@ static void section_headline(struct strbuf *out, const struct report_input *in, 
 		bool pass = in->nr_failed == 0;
 		strbuf_addf(out, "<div id=\"verdict\" class=\"verdict %s\"><strong>Gate: %s</strong>",
 			    pass ? "pass" : "fail", pass ? "PASS" : "FAIL");
-		strbuf_addf(out, " (%zu rule%s, %d failed, alpha %g", in->gate->nr,
-			    in->gate->nr == 1 ? "" : "s", in->nr_failed, in->gate->alpha);
+		strbuf_addf(out, " (%zu rules, %d failed, alpha %g", GATE_OUTCOMES(in->gate),
+			    in->nr_failed, in->gate->alpha);
 		if (in->gate->file) {
 			strbuf_addstr(out, ", ");
 			html_text(out, in->gate->file);
 		}
 		strbuf_addstr(out, ")<ul>");
-		for (size_t i = 0; i < in->gate->nr; i++) {
-			char *d = gate_rule_describe(&in->gate->rules[i]);
+		for (size_t i = 0; i < GATE_OUTCOMES(in->gate); i++) {
 			const struct gate_outcome *o = &in->outcomes[i];
 			strbuf_addf(out, "<li class=\"%s\"><b>%s</b> ", o->pass ? "pass" : "fail",
-				    o->pass ? (o->judged ? "pass" : "pass (too small to judge)") : "FAIL");
-			html_text(out, o->why ? o->why : d);
+				    o->pass ? "pass" : "FAIL");
+			html_text(out, o->why);
 			strbuf_addstr(out, "</li>");
-			free(d);
 		}
 		strbuf_addstr(out, "</ul></div>\n");
 	}
@@ -191,7 +189,7 @@ static void section_measures(struct strbuf *out, const struct report_input *in)
 		strbuf_addstr(out, "<th>baseline</th>");
 	strbuf_addstr(out, "<th>candidate</th>");
 	if (all)
-		strbuf_addstr(out, "<th>delta</th><th>95% CI</th><th>p (Holm)</th>");
+		strbuf_addstr(out, "<th>delta</th><th>95% CI</th><th>p (unadjusted)</th>");
 	strbuf_addstr(out, "</tr></thead><tbody>\n");
 	for (size_t j = 0; j < c->nr_measures; j++) {
 		long bj = b ? results_measure(b, c->measures[j]) : -1;
@@ -218,8 +216,8 @@ static void section_measures(struct strbuf *out, const struct report_input *in)
 				strbuf_addstr(out, "]");
 			}
 			strbuf_addstr(out, "</td><td class=\"n\">");
-			if (m && !isnan(m->p_adj))
-				strbuf_addf(out, "%.4f", m->p_adj);
+			if (m && !isnan(m->p))
+				strbuf_addf(out, "%.4f", m->p);
 			strbuf_addstr(out, "</td>");
 		}
 		strbuf_addstr(out, "</tr>\n");
@@ -301,12 +299,11 @@ static void section_forest(struct strbuf *out, const struct report_input *in)
 	notes = xcalloc(cmp->nr_measures, sizeof(*notes));
 	for (size_t j = 0; j < cmp->nr_measures; j++) {
 		const struct measure_cmp *m = &all->m[j];
-		bool sig = !isnan(m->p_adj) && m->p_adj < 0.05 && !m->too_small;
-		notes[j] = isnan(m->p_adj) ? NULL
-			 : m->too_small ? xstrfmt("p=%.3f, n<%d", m->p_adj, COMPARE_MIN_N)
-			 : xstrfmt("p=%.3f", m->p_adj);
+		bool sig = !isnan(m->p) && m->p < 0.05;
+		int better = compare_lower_is_better(cmp->measures[j]) ? -1 : 1;
+		notes[j] = isnan(m->p) ? NULL : xstrfmt("p=%.3f", m->p);
 		rows[j] = (struct svg_forest_row){ cmp->measures[j], m->delta, m->ci_lo, m->ci_hi,
-						   sig ? (m->delta > 0 ? 1 : -1) : 0, notes[j] };
+						   sig ? (m->delta * better > 0 ? 1 : -1) : 0, notes[j] };
 	}
 	snprintf(title, sizeof(title), "Candidate minus baseline, %.0f%% bootstrap CI (%ld resamples)",
 		 cmp->level * 100, cmp->resamples);
@@ -315,7 +312,8 @@ static void section_forest(struct strbuf *out, const struct report_input *in)
 	strbuf_addstr(out, "<section id=\"deltas\"><h2>Deltas</h2>\n<figure>");
 	svg_forest(out, &f);
 	strbuf_addstr(out, "<figcaption>Green: significantly better, red: significantly worse "
-			   "(Holm-adjusted randomisation p &lt; 0.05). Decline is over the "
+			   "(two-sided randomisation p &lt; 0.05 per measure, unadjusted: informational; the "
+			   "gate's verdict comes from its own tests). Decline is over the "
 			   "unanswerable questions, every other measure over the answerable ones."
 			   "</figcaption></figure></section>\n");
 	for (size_t j = 0; j < cmp->nr_measures; j++)

@@ -261,6 +261,8 @@ void run_format(const struct run_meta *meta, const struct job *job, bool with_la
 	cJSON_AddStringToObject(m, "digest", meta->digest);
 	if (meta->content_digest)
 		cJSON_AddStringToObject(m, "content_digest", meta->content_digest);
+	if (meta->questions_digest)
+		cJSON_AddStringToObject(m, "questions_digest", meta->questions_digest);
 	cJSON_AddStringToObject(m, "retriever", meta->retriever);
 	if (meta->params)
 		cJSON_AddItemToObject(m, "params", cJSON_Duplicate(meta->params, 1));

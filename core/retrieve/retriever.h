@@ -126,6 +126,7 @@ struct run_meta {
 	const char *version;     /* NULL: working copy */
 	const char *digest;
 	const char *content_digest; /* questions only (set_content_digest); may be NULL */
+	const char *questions_digest; /* what the run is bound to (set_questions_digest); may be NULL */
 	const char *retriever;   /* one-line description */
 	struct cJSON *params;    /* retriever parameters (object), borrowed; may be NULL */
 };

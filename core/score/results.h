@@ -49,6 +49,7 @@ struct question_result {
 	char **top;            /* up to RESULTS_TOP ids */
 	size_t nr_top;
 	double *values;        /* parallel to results.measures; NAN when not scored */
+	bool stale;            /* the run answered another text for this id (not saved) */
 };
 
 struct results {

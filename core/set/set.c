@@ -526,8 +526,20 @@ static void canon_question(struct strbuf *out, const struct question *q)
 	strbuf_addstr(out, "end\n");
 }
 
-/* Append the canonical lines of the questions of 's', sorted by id. */
-static void canon_questions(const struct set *s, struct strbuf *out)
+/* Append what a retriever sees of 'q': id, text, answerability. */
+static void canon_question_text(struct strbuf *out, const struct question *q)
+{
+	strbuf_addstr(out, "question ");
+	json_add_string(out, q->id, JSON_CANON);
+	strbuf_addstr(out, "\ntext ");
+	json_add_string(out, q->text, JSON_CANON);
+	strbuf_addf(out, "\nanswerable %s\n", q->answerable ? "true" : "false");
+}
+
+/* Append the canonical lines ('one' per question) of the questions of 's',
+ * sorted by id. */
+static void canon_questions_with(const struct set *s, struct strbuf *out,
+				 void (*one)(struct strbuf *, const struct question *))
 {
 	struct canon_item *items = NULL;
 
@@ -536,7 +548,7 @@ static void canon_questions(const struct set *s, struct strbuf *out)
 	items = xcalloc(s->nr, sizeof(*items));
 	for (size_t i = 0; i < s->nr; i++) {
 		struct strbuf sb = STRBUF_INIT;
-		canon_question(&sb, &s->q[i]);
+		one(&sb, &s->q[i]);
 		items[i].id = s->q[i].id;
 		items[i].text = strbuf_detach(&sb, NULL);
 	}
@@ -546,6 +558,11 @@ static void canon_questions(const struct set *s, struct strbuf *out)
 		free(items[i].text);
 	}
 	free(items);
+}
+
+static void canon_questions(const struct set *s, struct strbuf *out)
+{
+	canon_questions_with(s, out, canon_question);
 }
 
 static void canon_field(struct strbuf *out, const char *key, const char *value)
@@ -606,4 +623,15 @@ void set_digest(const struct set *s, char out[72])
 void set_content_digest(const struct set *s, char out[72])
 {
 	digest_of(s, out, set_content_canonical);
+}
+
+static void questions_canonical(const struct set *s, struct strbuf *out)
+{
+	strbuf_addf(out, "evalset-questions %d\n", SET_SCHEMA);
+	canon_questions_with(s, out, canon_question_text);
+}
+
+void set_questions_digest(const struct set *s, char out[72])
+{
+	digest_of(s, out, questions_canonical);
 }

@@ -16,6 +16,8 @@
  *    frozen file records and is checked against, and what results record.
  *  - set_content_digest covers the questions only. It answers "did the
  *    questions change" (tag, versions, check, diff), whatever the header.
+ *  - set_questions_digest covers ids, texts and answerability only: what a
+ *    run is bound to (a relabelled set keeps its runs).
  *
  * Loading refuses what cannot be read (exit 2 everywhere); rule violations
  * that can be represented are loaded and reported by set_check, and refused
@@ -167,6 +169,10 @@ void set_content_canonical(const struct set *s, struct strbuf *out);
  * set_content_canonical) into 'out': equal for two sets exactly when
  * set_diff finds no question added, removed or changed. */
 void set_content_digest(const struct set *s, char out[72]);
+/* Write the digest of what a retriever sees of the questions: ids, texts and
+ * answerability, sorted by id (labels, tags and header excluded), so that a
+ * run stays bound to a set that was only relabelled. */
+void set_questions_digest(const struct set *s, char out[72]);
 
 /* Return the question with 'id', or NULL. */
 struct question *set_find(const struct set *s, const char *id);

@@ -65,6 +65,15 @@ static void build(struct results *r, const char *digest, const char *version, si
 	}
 }
 
+/* Compare one baseline results with one candidate results. */
+static int cmp2(struct compare *c, const struct results *a, const struct results *b,
+		const struct compare_opts *o)
+{
+	const struct results *pa[] = { a }, *pb[] = { b };
+
+	return compare_run(c, pa, 1, pb, 1, o);
+}
+
 static void release(struct results *r)
 {
 	for (size_t i = 0; i < r->nr; i++) {
@@ -104,10 +113,11 @@ static void test_identical(void)
 	build(&b, "sha256:aa", "v1", 150, ranks, 0, NULL);
 	compare_init(&c);
 	o.resamples = o.permutations = 2000;
-	is_int(compare_run(&c, &a, &b, &o), 0, "identical runs compare");
-	is_int(c.nr_measures, 2, "every measure both results hold, no Decline without unanswerable");
+	is_int(cmp2(&c, &a, &b, &o), 0, "identical runs compare");
+	is_int(c.nr_measures, 3, "every measure both results hold, FalseDecline, no Decline without unanswerable");
 	m = &c.subsets[0].m[0];
-	ok(m->delta == 0 && m->p == 1 && m->p_adj == 1, "identical: delta 0, p 1, p_adj 1");
+	ok(m->delta == 0 && m->p == 1, "identical: delta 0, p 1");
+	ok(m->tie == 150 && m->win == 0 && m->loss == 0, "identical: 150 ties");
 	is_int(c.nr_lost + c.nr_gained, 0, "identical: nothing lost or gained");
 	is_str(c.subsets[0].label, "all", "first subset is all");
 	ok(compare_subset(&c, SUBSET_ORIGIN, "mined") && compare_subset(&c, SUBSET_TAG, "hard") &&
@@ -136,12 +146,15 @@ static void test_lost_hits(void)
 	build(&a, "sha256:aa", "v1", 150, rb, 0, NULL);
 	build(&b, "sha256:aa", "v1", 150, rc, 0, NULL);
 	compare_init(&c);
-	is_int(compare_run(&c, &a, &b, &o), 0, "lost hits compare");
+	is_int(cmp2(&c, &a, &b, &o), 0, "lost hits compare");
 	m = &c.subsets[0].m[0];
 	is_double(m->baseline, 1, 1e-12, "baseline R@5 1");
 	is_double(m->candidate, 0.8, 1e-12, "candidate R@5 0.8");
 	is_double(m->delta, -0.2, 1e-12, "delta -0.2");
-	ok(m->p < 0.001 && m->p_adj < 0.001, "30 of 150 lost: p %g, p_adj %g below 0.001", m->p, m->p_adj);
+	ok(m->p < 0.001, "30 of 150 lost: p %g below 0.001", m->p);
+	ok(m->win == 0 && m->tie == 120 && m->loss == 30, "win/tie/loss 0/120/30");
+	/* deltas: 30 of -1, 120 of 0: mean -0.2, sd sqrt(30 * 0.64 + 120 * 0.04) / sqrt(149) */
+	is_double(m->effect, -0.2 / sqrt((30 * 0.64 + 120 * 0.04) / 149), 1e-12, "effect size mean / sd");
 	ok(m->ci_lo < -0.2 && m->ci_hi > -0.2 && m->ci_hi < 0, "CI [%g, %g] holds -0.2, excludes 0",
 	   m->ci_lo, m->ci_hi);
 	is_int(c.nr_lost, 30, "30 questions lost");
@@ -171,13 +184,13 @@ static void test_digest(void)
 	build(&b, "sha256:bb", "v2", 12, r, 0, NULL);
 	compare_init(&c);
 	test_capture_errors();
-	is_int(compare_run(&c, &a, &b, &o), -1, "different digests refused");
+	is_int(cmp2(&c, &a, &b, &o), -1, "different digests refused");
 	msg = test_captured();
 	ok(strstr(msg, "'v1'") && strstr(msg, "'v2'"), "the refusal names both versions: %s", msg);
 	compare_release(&c);
 	o.allow_set_change = true;
 	o.resamples = o.permutations = 100;
-	is_int(compare_run(&c, &a, &b, &o), 0, "--allow-set-change compares");
+	is_int(cmp2(&c, &a, &b, &o), 0, "--allow-set-change compares");
 	ok(c.set_changed && c.nr_questions == 12 && c.nr_only_base == 8 && c.nr_only_cand == 0,
 	   "only the 12 common questions are compared, and it says so");
 	compare_release(&c);
@@ -207,7 +220,7 @@ static void test_decline_and_small(void)
 	build(&b, "sha256:aa", "v1", 40, r, 4, db);
 	compare_init(&c);
 	o.resamples = o.permutations = 1000;
-	is_int(compare_run(&c, &a, &b, &o), 0, "compare with unanswerable questions");
+	is_int(cmp2(&c, &a, &b, &o), 0, "compare with unanswerable questions");
 	d = compare_measure(&c, "Decline");
 	ok(d == 2, "Decline is compared after the results' measures");
 	if (d >= 0) {
@@ -215,22 +228,21 @@ static void test_decline_and_small(void)
 
 		ok(m->n == 10 && m->baseline == 1 && fabs(m->candidate - 0.6) < 1e-12,
 		   "Decline over the 10 unanswerable questions: 1 -> 0.6");
-		ok(!m->too_small, "10 questions are enough to judge");
 	}
 	un = compare_subset(&c, SUBSET_ANSWERABLE, "false");
-	ok(un && un->m[0].n == 0 && isnan(un->m[0].p_adj), "no R@5 on unanswerable questions");
+	ok(un && un->m[0].n == 0 && isnan(un->m[0].p), "no R@5 on unanswerable questions");
 	un = compare_subset(&c, SUBSET_TAG, "hard");
 	/* hard = i % 3 == 0; unanswerable among them: i = 3, 15, 27, 39 */
-	ok(un && un->m[d].n == 4 && un->m[d].too_small, "a subset with fewer than 10 is too small");
+	ok(un && un->m[d].n == 4, "Decline on the 4 unanswerable questions tagged hard");
 	compare_release(&c);
 	o.measures = want;
 	o.nr_measures = 1;
-	is_int(compare_run(&c, &a, &b, &o), 0, "-m selects measures");
+	is_int(cmp2(&c, &a, &b, &o), 0, "-m selects measures");
 	ok(c.nr_measures == 1 && !strcmp(c.measures[0], "RR"), "only the selected measure");
 	compare_release(&c);
 	want[0] = "nDCG@10";
 	test_capture_errors();
-	is_int(compare_run(&c, &a, &b, &o), -1, "a measure neither result holds is refused");
+	is_int(cmp2(&c, &a, &b, &o), -1, "a measure neither result holds is refused");
 	ok(strstr(test_captured(), "nDCG@10") != NULL, "naming it");
 	compare_release(&c);
 	release(&a);
@@ -268,7 +280,7 @@ static void test_render(void)
 	struct compare c;
 	struct compare_opts o = COMPARE_OPTS_INIT;
 	struct gate g;
-	struct gate_outcome out[1];
+	struct gate_outcome out[4];
 	struct compare_view v;
 	struct strbuf sb = STRBUF_INIT;
 	cJSON *json;
@@ -282,14 +294,17 @@ static void test_render(void)
 	build(&b, "sha256:aa", "v1", 40, rc, 0, NULL);
 	free(b.q[0].text);
 	b.q[0].text = xstrdup("pipes | and <tags> & 100% \"quotes\"\nsecond line");
+	free(a.q[0].text);
+	a.q[0].text = xstrdup(b.q[0].text);
 	compare_init(&c);
 	o.resamples = o.permutations = 500;
-	compare_run(&c, &a, &b, &o);
 	gate_init(&g);
 	gate_default(&g, 5);
+	o.gate = &g;
+	is_int(cmp2(&c, &a, &b, &o), 0, "compare with the default gate");
 	failed = gate_evaluate(&g, &c, out);
 	is_int(failed, 1, "losing half the hits fails the default gate");
-	v = (struct compare_view){ &c, "demo@v1", NULL, &g, out, failed, 5, false };
+	v = (struct compare_view){ &c, "demo@v1", NULL, &g, out, failed, 5, false, false };
 
 	compare_render_markdown(&v, &sb);
 	ok(strstr(sb.buf, "pipes \\| and \\<tags\\> & 100% \"quotes\" second line |") != NULL,
@@ -301,7 +316,7 @@ static void test_render(void)
 	   !strstr(sb.buf, "<tags>"), "JUnit: one failure, user text escaped");
 	strbuf_reset(&sb);
 	compare_render_annotations(&v, &sb);
-	ok(starts_with(sb.buf, "::error title=evalset gate::R@5") && strstr(sb.buf, "95%25 CI") &&
+	ok(starts_with(sb.buf, "::error title=evalset gate::R@5") && strstr(sb.buf, "95%25 (family") &&
 	   strchr(sb.buf, '\n') == sb.buf + sb.len - 1,
 	   "annotations: one line per failed rule, '%%' escaped: %s", sb.buf);
 	strbuf_reset(&sb);
@@ -324,7 +339,7 @@ static void test_render(void)
 	compare_render_text(&v, &sb);
 	ok(!strchr(sb.buf, '\033'), "text without colour has no escape sequences");
 	strbuf_release(&sb);
-	gate_outcomes_release(out, g.nr);
+	gate_outcomes_release(out, GATE_OUTCOMES(&g));
 	gate_release(&g);
 	compare_release(&c);
 	release(&a);
