@@ -262,6 +262,19 @@ static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool 
 			have_corpus = true;
 		}
 	}
+	for (size_t i = 0; i < in->nr; i++) {
+		struct strbuf why = STRBUF_INIT;
+		const struct question *q = &in->q[i];
+
+		/* what the reader would refuse is never written */
+		if (question_writable(q, &why) < 0) {
+			error_at(in->file, q->line, q->col, "question '%.64s': %s",
+				 q->id, why.buf);
+			strbuf_release(&why);
+			error("nothing added");
+			goto out;
+		}
+	}
 	set_check_errors(in, have_corpus ? &corpus : NULL, &f);
 	if (findings_report_errors(&f, in->file)) {
 		error("nothing added");

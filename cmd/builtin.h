@@ -30,6 +30,7 @@ int cmd_check(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_tag(int argc, const char **argv);
 int cmd_versions(int argc, const char **argv);
+int cmd_verify(int argc, const char **argv);
 int cmd_diff(int argc, const char **argv);
 int cmd_score(int argc, const char **argv);
 int cmd_trec_eval(int argc, const char **argv);

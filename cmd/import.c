@@ -197,9 +197,12 @@ static void add_report(struct strbuf *sb, const struct import *im, const struct 
 		strbuf_addf(sb, "%-22s %lu outside, %lu undated\n", "--since/--until", st->outside,
 			    st->undated);
 	strbuf_addf(sb, "%-22s %lu\n", "distinct queries",
-		    (unsigned long)im->nr + st->below_min_count);
+		    (unsigned long)im->nr + st->below_min_count + st->too_long);
 	if (im->opt.min_count > 1)
 		strbuf_addf(sb, "%-22s %lu\n", "below --min-count", st->below_min_count);
+	if (st->too_long)
+		strbuf_addf(sb, "%-22s %lu (over %u bytes, the limit of a set)\n", "too long, dropped",
+			    st->too_long, SET_MAX_SCALAR_BYTES);
 	strbuf_addf(sb, "%-22s %lu queries (%lu records)\n", "dropped for PII",
 		    st->pii_dropped_queries, st->pii_dropped);
 	strbuf_addf(sb, "%-22s", "PII found");
@@ -215,6 +218,9 @@ static void add_report(struct strbuf *sb, const struct import *im, const struct 
 	strbuf_addf(sb, "%-22s %lu\n", "labelled", out->candidates);
 	if (out->dropped_labels)
 		strbuf_addf(sb, "%-22s %lu\n", "labels not in corpus", out->dropped_labels);
+	if (out->long_labels)
+		strbuf_addf(sb, "%-22s %lu (ids over %u bytes, the limit of a set)\n",
+			    "labels too long", out->long_labels, SET_MAX_SCALAR_BYTES);
 	strbuf_addf(sb, "%-22s %lu%s%s\n", "unlabelled", out->unlabelled,
 		    c->unlabelled && !c->dry_run ? " written to " : "",
 		    c->unlabelled && !c->dry_run ? c->unlabelled : "");

@@ -299,7 +299,7 @@ int cmd_judge(int argc, const char **argv)
 	lock_path = path_join(ref.dir, ".evalset/judge.lock");
 	{
 		char *dir = path_join(ref.dir, ".evalset");
-		rc = mkdir_p(dir);
+		rc = mkdir_private(dir);
 		free(dir);
 	}
 	if (rc < 0 || lock_take(&lock, lock_path, what) < 0)

@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "versions", cmd_versions, "list the tagged versions of a set" },
 	{ "remap", cmd_remap, "carry a set's labels to a new chunking of its documents" },
 	{ "diff", cmd_diff, "show what changed between two versions of a set" },
+	{ "verify", cmd_verify, "verify every version of every set and its history (for CI)" },
 	{ "run", cmd_run, "ask a retriever every question and write its run" },
 	{ "score", cmd_score, "score a run against a set version or TREC qrels" },
 	{ "trec-eval", cmd_trec_eval, "evaluate a TREC run like trec_eval v10.0" },

@@ -112,6 +112,28 @@ static char *check_versions(const struct set_ref *ref, const char *tag, const st
 	return parent;
 }
 
+/*
+ * Verify the history of 'parent' back to the first tag (die 2 when it does
+ * not verify: a new version is never built on a tampered, swapped or
+ * truncated history) and return its digest, which the new version records
+ * (caller frees).
+ */
+static char *verified_parent_digest(const struct set_ref *ref, const char *parent)
+{
+	struct set_versions v = SET_VERSIONS_INIT;
+	char *digest;
+	long at;
+
+	if (set_versions_list(ref, &v) < 0 || (at = set_versions_find(&v, parent)) < 0)
+		die(EXIT_BAD_INPUT, "cannot read the versions of set '%s'", ref->name);
+	if (set_chain_verify(ref, &v, (size_t)at, NULL))
+		die(EXIT_BAD_INPUT, "refusing to tag set '%s': the history of '%s' does not verify",
+		    ref->name, parent);
+	digest = xstrdup(v.items[at].digest);
+	set_versions_release(&v);
+	return digest;
+}
+
 /* Warn when 'corpus' is not the corpus version 'parent' of 'ref' was tagged against. */
 static void warn_rechunked(const struct set_ref *ref, const char *parent, const struct corpus *corpus)
 {
@@ -184,7 +206,10 @@ int cmd_tag(int argc, const char **argv)
 	check_or_die(&s, has_corpus ? &corpus : NULL, &ref);
 	if (has_corpus)
 		corpus_fingerprint(&corpus, fp);
-	free(check_versions(&ref, tag, &s, has_corpus ? fp : NULL));
+	/* refuse a broken history before anything, the lock file included, is written */
+	if ((parent = check_versions(&ref, tag, &s, has_corpus ? fp : NULL)))
+		free(verified_parent_digest(&ref, parent));
+	free(parent);
 
 	/* Under the lock, read the versions again: another tag may have landed. */
 	lock_path = set_lock_path(&ref, true);
@@ -197,6 +222,8 @@ int cmd_tag(int argc, const char **argv)
 	s.version = xstrdup(tag);
 	free(s.parent);
 	s.parent = xstrdup(parent);
+	free(s.parent_digest);
+	s.parent_digest = parent ? verified_parent_digest(&ref, parent) : NULL;
 	free(s.tagged_at);
 	utc_now_iso8601(now);
 	s.tagged_at = xstrdup(now);

@@ -3,9 +3,10 @@
  * the working copy changed since the latest one.
  *
  * Every frozen file is loaded and its digest recomputed: a file whose
- * content no longer matches its recorded digest is listed with
- * "TAMPERED" in place of its digest and reported (exit 2, like every command
- * that meets a tampered version). The working-copy line compares the working
+ * content no longer matches its recorded digest, or that does not name its
+ * own tag, is listed with "TAMPERED" in place of its digest and reported;
+ * so is a missing parent and a parent whose digest is not the one its child
+ * recorded (exit 2, like every command that meets a tampered version). The working-copy line compares the working
  * copy's questions (content digest, through set_diff) and header (name,
  * description, corpus path) with the latest version's and, when they differ,
  * gives the one-line diff summary: "unchanged" means tag would refuse it.
@@ -32,21 +33,6 @@ struct row {
 	const struct set_version *v;
 	bool tampered;
 };
-
-/* Return true when the file of 'v' still matches its recorded digest. */
-static bool version_intact(const struct set_version *v)
-{
-	struct set s = SET_INIT;
-	char digest[72];
-	bool ok;
-
-	if (set_load(&s, v->file) < 0)
-		return false;
-	set_digest(&s, digest);
-	ok = v->digest && !strcmp(v->digest, digest);
-	set_release(&s);
-	return ok;
-}
 
 /*
  * Describe the working copy relative to the latest version 'last' (NULL:
@@ -199,13 +185,10 @@ int cmd_versions(int argc, const char **argv)
 	rows = xcalloc(v.nr ? v.nr : 1, sizeof(*rows));
 	for (size_t i = 0; i < v.nr; i++) {
 		rows[i].v = &v.items[i];
-		rows[i].tampered = !version_intact(&v.items[i]);
-		if (rows[i].tampered) {
-			error("tampered or hand-edited frozen version '%s': its content no longer "
-			      "matches its digest", v.items[i].file);
-			tampered++;
-		}
+		rows[i].tampered = v.items[i].problem != NULL;
 	}
+	/* each version, its link to its parent, loops */
+	tampered = set_versions_verify(&ref, &v, NULL);
 	wc_nr = working_copy_state(&ref, v.nr ? &v.items[v.nr - 1] : NULL, &state, &summary);
 	if (fmt == TABLE_JSON)
 		print_json(rows, v.nr, state, wc_nr, summary.buf);

@@ -112,24 +112,113 @@ int write_file_new(const char *path, const void *data, size_t len)
 	return 0;
 }
 
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	return "not a regular file";
+}
+
+/* Check that the open 'fd' of 'path' is a regular file and make it blocking
+ * again; close it and return -1 (reported) when it is not. */
+static int keep_regular(int fd, const char *path)
+{
+	struct stat st;
+	int fl;
+
+	if (fstat(fd, &st) < 0) {
+		error("cannot read '%s': %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		error("refusing '%s': it is %s, not a regular file", path, file_kind(st.st_mode));
+		close(fd);
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return keep_regular(fd, path);
+}
+
+FILE *fopen_regular(const char *path)
+{
+	int fd = open_regular(path);
+	FILE *fp;
+
+	if (fd < 0)
+		return NULL;
+	fp = fdopen(fd, "rb");
+	if (!fp) {
+		error("cannot open '%s': %s", path, strerror(errno));
+		close(fd);
+	}
+	return fp;
+}
+
+int open_private(const char *path, int flags, unsigned mode)
+{
+	int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, (mode_t)mode);
+
+	if (fd < 0) {
+		struct stat st;
+		if (errno == ELOOP || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
+			error("refusing '%s': it is a symbolic link, and evalset writes its own "
+			      "files only in place", path);
+		else
+			error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return keep_regular(fd, path);
+}
+
+int mkdir_private(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		if (errno != ENOENT)
+			return error("cannot use directory '%s': %s", path, strerror(errno));
+		if (mkdir_p(path) < 0)
+			return -1;
+		if (lstat(path, &st) < 0)
+			return error("cannot use directory '%s': %s", path, strerror(errno));
+	}
+	if (!S_ISDIR(st.st_mode))
+		return error("refusing directory '%s': it is %s", path, file_kind(st.st_mode));
+	return 0;
+}
+
 int read_file(const char *path, struct strbuf *out, size_t limit)
 {
 	FILE *fp;
 	size_t old_limit = out->limit;
 	int rc;
 
-	if (!strcmp(path, "-")) {
+	if (!strcmp(path, "-"))
 		fp = stdin;
-	} else {
-		struct stat st;
-		fp = fopen(path, "rb");
-		if (!fp)
-			return error("cannot open '%s': %s", path, strerror(errno));
-		if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-			fclose(fp);
-			return error("cannot read '%s': it is a directory", path);
-		}
-	}
+	else if (!(fp = fopen_regular(path)))
+		return -1;
 	out->limit = limit ? out->len + limit : 0;
 	rc = strbuf_read_fp(out, fp);
 	out->limit = old_limit;
@@ -200,13 +289,13 @@ char *path_join(const char *a, const char *b)
 
 int file_sha256(const char *path, char out[72])
 {
-	FILE *fp = fopen(path, "rb");
+	FILE *fp = fopen_regular(path);
 	struct sha256_ctx *c;
 	char buf[65536];
 	size_t n;
 
 	if (!fp)
-		return error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
 	c = sha256_new();
 	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
 		sha256_update(c, buf, n);
@@ -225,9 +314,9 @@ int lock_take(struct lock_file *lk, const char *path, const char *what)
 	char pid[32];
 	int fd;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open_private(path, O_RDWR | O_CREAT, 0644);
 	if (fd < 0)
-		return error("cannot open lock file '%s': %s", path, strerror(errno));
+		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
 		close(fd);

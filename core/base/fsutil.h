@@ -9,12 +9,20 @@
  *
  * Locks are flock(2) locks on a file, released by the kernel when the
  * process dies, so a killed evalset never leaves a stale lock behind.
+ *
+ * Hostile trees: a repository may commit a symbolic link or a FIFO where
+ * evalset expects its own files. Files written in place (locks, journals)
+ * are opened with O_NOFOLLOW and must be regular files, and their directory
+ * (.evalset/) must be a real directory, so a link never redirects a write.
+ * Every file read is opened without blocking and must be a regular file
+ * ("-" is standard input), so a FIFO never hangs a command.
  */
 #ifndef EVALSET_FSUTIL_H
 #define EVALSET_FSUTIL_H
 
 #include <stddef.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "base/strbuf.h"
 
@@ -29,6 +37,28 @@ int write_file_new(const char *path, const void *data, size_t len);
  * "-" reads standard input.
  */
 int read_file(const char *path, struct strbuf *out, size_t limit);
+
+/*
+ * Open 'path' for reading: a regular file only (symbolic links to one are
+ * followed), opened without blocking so a FIFO or device is refused rather
+ * than waited on. Return the descriptor (blocking again), or -1 with an
+ * error naming the file.
+ */
+int open_regular(const char *path);
+/* The same as a stdio stream ("rb"); NULL when refused (reported). */
+FILE *fopen_regular(const char *path);
+/*
+ * Open 'path' for writing in place with 'flags' (O_RDWR, O_CREAT, O_APPEND...)
+ * and 'mode': never through a symbolic link, and only a regular file. Return
+ * the descriptor or -1 (reported).
+ */
+int open_private(const char *path, int flags, unsigned mode);
+/*
+ * Make sure 'path' is a directory of its own (created with its parents when
+ * missing), not a symbolic link or another kind of file. Return 0 or -1
+ * (reported).
+ */
+int mkdir_private(const char *path);
 
 bool path_exists(const char *path);
 bool is_dir(const char *path);

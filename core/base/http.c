@@ -222,16 +222,16 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *userdata)
 	if (!strcasecmp(line, "retry-after-ms")) {
 		double ms;
 		if (!parse_double(v, &ms) && ms >= 0)
-			r->retry_after_ms = (long)ms;
+			r->retry_after_ms = double_clamp_long(ms, 0, HTTP_MAX_RETRY_AFTER_MS);
 	} else if (!strcasecmp(line, "retry-after") && r->retry_after_ms < 0) {
 		double s;
 		if (!parse_double(v, &s) && s >= 0) {
-			r->retry_after_ms = (long)(s * 1000);
+			r->retry_after_ms = double_clamp_long(s * 1000, 0, HTTP_MAX_RETRY_AFTER_MS);
 		} else {
 			time_t t = curl_getdate(v, NULL);
 			if (t != -1) {
 				double d = difftime(t, time(NULL));
-				r->retry_after_ms = d > 0 ? (long)(d * 1000) : 0;
+				r->retry_after_ms = double_clamp_long(d * 1000, 0, HTTP_MAX_RETRY_AFTER_MS);
 			}
 		}
 	}

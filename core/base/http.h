@@ -42,6 +42,7 @@
 #include "base/strbuf.h"
 
 #define HTTP_MAX_BODY (64u << 20)  /* a larger reply fails the attempt */
+#define HTTP_MAX_RETRY_AFTER_MS 86400000L  /* a longer Retry-After is held to one day */
 
 struct http_client;
 

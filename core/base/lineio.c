@@ -4,6 +4,7 @@
  */
 #include "base/lineio.h"
 #include "base/error.h"
+#include "base/fsutil.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -21,8 +22,14 @@ int line_reader_open(struct line_reader *lr, const char *path, size_t limit)
 	lr->limit = limit;
 	if (!strcmp(path, "-"))
 		lr->gz = gzdopen(dup(STDIN_FILENO), "rb");
-	else
-		lr->gz = gzopen(path, "rb");
+	else {
+		int fd = open_regular(path);
+
+		if (fd < 0)
+			return -1;
+		if (!(lr->gz = gzdopen(fd, "rb")))
+			close(fd);
+	}
 	if (!lr->gz)
 		return error("cannot open '%s': %s", path, errno ? strerror(errno) : "out of memory");
 	gzbuffer(lr->gz, LINEIO_BUF);

@@ -154,3 +154,22 @@ void utc_now_iso8601(char out[21])
 	gmtime_r(&t, &tm);
 	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
+
+int double_to_long(double d, long min, long max, long *out)
+{
+	/* compare as doubles first: only a value known to fit is converted */
+	if (!(d >= (double)min && d <= (double)max) || d != floor(d) ||
+	    d >= 9223372036854775808.0 || d < -9223372036854775808.0)
+		return -1;
+	*out = (long)d;
+	return 0;
+}
+
+long double_clamp_long(double d, long min, long max)
+{
+	if (!(d > (double)min))  /* NaN too */
+		return min;
+	if (d >= (double)max || d >= 9223372036854775808.0)
+		return max;
+	return (long)d < min ? min : (long)d > max ? max : (long)d;
+}

@@ -55,6 +55,15 @@ bool ends_with(const char *s, const char *suffix);
 int parse_long(const char *s, long min, long max, long *out);
 /* Parse all of 's' as a finite double. Return 0 or -1 as parse_long. */
 int parse_double(const char *s, double *out);
+/*
+ * Converting a double from input to an integer type is undefined behaviour
+ * when it does not fit (1e300, NaN): every such conversion goes through one
+ * of these. double_to_long stores 'd' in '*out' and returns 0 when it is a
+ * whole number in [min, max], else returns -1. double_clamp_long returns 'd'
+ * truncated and clamped to [min, max] ('min' for NaN).
+ */
+int double_to_long(double d, long min, long max, long *out);
+long double_clamp_long(double d, long min, long max);
 
 /* Return the current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into 'out' (21 bytes).
  * EVALSET_NOW, when set, replaces the clock (for reproducible tests). */

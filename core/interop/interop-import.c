@@ -19,6 +19,7 @@
 #include "base/utf8.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,14 +102,15 @@ static int add_judgment(struct question *q, const char *doc, long grade, const c
 static int string_field(const cJSON *obj, const char *key, char **out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	long n;
 
 	*out = NULL;
 	if (cJSON_IsString(v)) {
 		*out = xstrdup(v->valuestring);
 		return 0;
 	}
-	if (cJSON_IsNumber(v) && v->valuedouble == (double)(long)v->valuedouble) {
-		*out = xstrfmt("%ld", (long)v->valuedouble);
+	if (cJSON_IsNumber(v) && !double_to_long(v->valuedouble, LONG_MIN, LONG_MAX, &n)) {
+		*out = xstrfmt("%ld", n);
 		return 0;
 	}
 	return v && !cJSON_IsNull(v) ? -1 : 0;
@@ -565,11 +567,11 @@ static int read_labels_json(struct question *q, const cJSON *j, const char *file
 
 	if (cJSON_IsObject(rel)) {
 		cJSON_ArrayForEach(v, rel) {
-			if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble ||
-			    v->valuedouble < 1 || v->valuedouble > 9)
+			long g;
+			if (!cJSON_IsNumber(v) || double_to_long(v->valuedouble, 1, 9, &g) < 0)
 				return error_at(file, line, 0, "grade of '%s' for question '%s' is not 1..9",
 						v->string, q->id);
-			if (add_judgment(q, v->string, (long)v->valuedouble, file, line) < 0)
+			if (add_judgment(q, v->string, g, file, line) < 0)
 				return -1;
 		}
 	} else if (cJSON_IsArray(rel)) {

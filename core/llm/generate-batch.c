@@ -52,13 +52,13 @@ int gen_batch_in(struct gen *g)
 
 	for (size_t f = 0; f < g->o->nr_batch_in && !rc; f++) {
 		const char *path = g->o->batch_in[f];
-		FILE *fp = fopen(path, "rb");
+		FILE *fp = fopen_regular(path);
 		struct strbuf line = STRBUF_INIT;
 		long nr = 0;
 		int got;
 
 		if (!fp) {
-			rc = error("cannot open batch file '%s'", path);
+			rc = -1;
 			break;
 		}
 		line.limit = JOURNAL_MAX_LINE;

@@ -298,6 +298,19 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	cJSON_AddNumberToObject(prov, "sample", (double)sample);
 	cJSON_AddNumberToObject(prov, "overlap", round(overlap * 100) / 100);
 	q->provenance = prov;
+	{
+		/* a long answer or chunk id: the set could not read it back */
+		struct strbuf why = STRBUF_INIT;
+		bool bad = question_writable(q, &why) < 0;
+
+		strbuf_release(&why);
+		if (bad) {
+			question_release(q);
+			g->set->nr--;
+			st->drop_long++;
+			goto out;
+		}
+	}
 	dup_index_add(&g->dups, q->text, DUP_RUN);
 	ALLOC_GROW(st->overlaps, st->nr_overlaps + 1, st->alloc_overlaps);
 	st->overlaps[st->nr_overlaps++] = overlap;

@@ -59,13 +59,11 @@ int journal_open(struct journal *j, const char *path)
 	char *dir = dir_name(path);
 	int rc = -1;
 
-	if (!is_dir(dir) && mkdir_p(dir))
+	if (mkdir_private(dir))
 		goto out;
-	j->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	if (j->fd < 0) {
-		error("cannot open journal '%s': %s", path, strerror(errno));
+	j->fd = open_private(path, O_RDWR | O_CREAT | O_APPEND, 0666);
+	if (j->fd < 0)
 		goto out;
-	}
 	if (drop_torn_tail(j->fd, path)) {
 		close(j->fd);
 		j->fd = -1;
@@ -143,14 +141,18 @@ void journal_close(struct journal *j)
 
 int journal_read(const char *path, journal_fn fn, void *data)
 {
-	FILE *fp = fopen(path, "rb");
 	struct strbuf line = STRBUF_INIT;
+	struct stat st;
 	long nr = 0;
-	int rc = 0;
+	int rc = 0, fd;
+	FILE *fp;
 
-	if (!fp) {
-		if (errno == ENOENT)
-			return 0;
+	if (lstat(path, &st) < 0 && errno == ENOENT)
+		return 0;
+	if ((fd = open_private(path, O_RDONLY, 0)) < 0)
+		return -1;
+	if (!(fp = fdopen(fd, "rb"))) {
+		close(fd);
 		return error("cannot open journal '%s': %s", path, strerror(errno));
 	}
 	line.limit = JOURNAL_MAX_LINE;

@@ -33,14 +33,16 @@ static int by_positive(const void *a, const void *b)
 	return strcmp(import_doc_id(x), import_doc_id(y));
 }
 
-/* Return the documents of 'q' with any signal, most positive first (caller frees). */
+/* Return the documents of 'q' with any signal, most positive first (caller
+ * frees); ids too long for a set are left out. */
 static size_t ranked_docs(const struct import_query *q, const struct import_doc ***out)
 {
 	const struct import_doc **d = xcalloc(q->t.nr_docs + 1, sizeof(*d));
 	size_t n = 0;
 
 	for (size_t k = 0; k < q->t.nr_docs; k++)
-		d[n++] = &q->t.docs[k];
+		if (strlen(import_doc_id(&q->t.docs[k])) <= SET_MAX_SCALAR_BYTES)
+			d[n++] = &q->t.docs[k];
 	qsort(d, n, sizeof(*d), by_positive);
 	*out = d;
 	return n;
@@ -102,14 +104,19 @@ static cJSON *provenance_json(const struct import *im, const struct import_query
 	return p;
 }
 
-/* Drop labels on chunks 'corpus' lacks; return how many were dropped. */
-static unsigned long prune_labels(struct import_query *q, const struct corpus *corpus)
+/* Drop labels on chunks 'corpus' lacks (counted in the return) and on ids too long
+ * for a set (counted in '*too_long'). */
+static unsigned long prune_labels(struct import_query *q, const struct corpus *corpus,
+				  unsigned long *too_long)
 {
 	unsigned long dropped = 0;
-	if (!corpus)
-		return 0;
 	for (size_t k = 0; k < q->t.nr_docs; k++)
-		if (q->t.docs[k].grade && !corpus_get(corpus, import_doc_id(&q->t.docs[k]))) {
+		if (q->t.docs[k].grade && strlen(import_doc_id(&q->t.docs[k])) > SET_MAX_SCALAR_BYTES) {
+			q->t.docs[k].grade = 0;
+			q->nr_labels--;
+			(*too_long)++;
+		} else if (q->t.docs[k].grade && corpus &&
+			   !corpus_get(corpus, import_doc_id(&q->t.docs[k]))) {
 			q->t.docs[k].grade = 0;
 			q->nr_labels--;
 			dropped++;
@@ -222,7 +229,7 @@ int import_apply(struct import *im, struct set *s, const struct import_apply_opt
 			out->duplicates++;
 			continue;
 		}
-		out->dropped_labels += prune_labels(q, o->corpus);
+		out->dropped_labels += prune_labels(q, o->corpus, &out->long_labels);
 		if (!q->nr_labels) {
 			out->status[i] = IMPORT_UNLABELLED;
 			out->unlabelled++;

@@ -50,6 +50,7 @@ struct import_outcome {
 	char **ids;                   /* per group: the id given when added */
 	unsigned long added, duplicates, unlabelled, not_sampled, candidates;
 	unsigned long dropped_labels; /* labels on chunks missing from the corpus */
+	unsigned long long_labels;    /* labels on ids longer than a set holds */
 	unsigned long added_by_stratum[NR_STRATA];
 	struct import_retired *retired;
 	size_t nr_retired, alloc_retired;

@@ -11,7 +11,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 static long days_from_civil(long y, long m, long d)
 {
@@ -33,6 +32,12 @@ static int digits(const char *s, size_t len, size_t *i, int n, long *out)
 	}
 	*out = v;
 	return 0;
+}
+
+/* Return true when 't' (epoch seconds) falls in the years 1 to 9999. */
+static bool import_time_in_range(double t)
+{
+	return t >= -62135596800.0 && t < 253402300800.0;
 }
 
 int import_parse_time(const char *s, size_t len, double *out, bool *date_only)
@@ -57,7 +62,8 @@ int import_parse_time(const char *s, size_t len, double *out, bool *date_only)
 		if (parse_double(tmp, &v) || v < 0)
 			return -1;
 		*out = v > 1e11 ? v / 1000 : v;
-		return 0;
+		/* 1e300 is a number but no time: it would reach gmtime and integer conversions */
+		return import_time_in_range(*out) ? 0 : -1;
 	}
 	if (digits(s, len, &i, 4, &y) || s[i++] != '-' || digits(s, len, &i, 2, &mo) ||
 	    i >= len || s[i++] != '-' || digits(s, len, &i, 2, &d))
@@ -107,7 +113,7 @@ int import_parse_time(const char *s, size_t len, double *out, bool *date_only)
 		return -1;
 done:
 	*out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + sec + frac - off;
-	return 0;
+	return import_time_in_range(*out) ? 0 : -1;
 }
 
 /* Set '*y', '*m', '*d' to the civil date 'days' after 1970-01-01 (days_from_civil reversed). */
@@ -139,14 +145,10 @@ void import_format_time(double t, char out[32])
 	long long s, days, rem;
 	long y, mo, d;
 
-	if (!(fl >= -62135596800.0 && fl < 253402300800.0)) {
-		/* outside years 1..9999 (or not a number): as the C library writes it */
-		time_t tt = (time_t)fl;
-		struct tm tm;
-		gmtime_r(&tt, &tm);
-		strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-		return;
-	}
+	/* import_parse_time gives only years 1 to 9999; anything else (NaN
+	 * included) is held to that range, never converted out of it */
+	if (!import_time_in_range(fl))
+		fl = fl >= 253402300800.0 ? 253402300799.0 : -62135596800.0;
 	/* written by hand: an import writes two times per query, tens of thousands of them */
 	s = (long long)fl;
 	days = s >= 0 ? s / 86400 : -((-s + 86399) / 86400);

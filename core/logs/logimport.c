@@ -31,6 +31,7 @@
  * core/logs/logpart.c (stage one) and core/logs/logmerge.c (stage two).
  */
 #include "logs/logimport-internal.h"
+#include "set/set.h"
 
 #include "base/error.h"
 #include "base/fsutil.h"
@@ -661,6 +662,12 @@ void import_label(struct import *im)
 
 		if (q->t.count < (unsigned long)im->opt.min_count) {
 			im->st.below_min_count++;
+			query_release(q);
+			continue;
+		}
+		/* a set cannot hold it (set_save would refuse the whole import) */
+		if (q->text && strlen(q->text) > SET_MAX_SCALAR_BYTES) {
+			im->st.too_long++;
 			query_release(q);
 			continue;
 		}

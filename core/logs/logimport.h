@@ -140,6 +140,7 @@ struct import_stats {
 	unsigned long positive, negative, short_clicks, other_signals;
 	unsigned long field_seen[IMPORT_NR_FIELDS];  /* records holding the field */
 	unsigned long below_min_count;  /* queries dropped by min_count (import_label) */
+	unsigned long too_long;         /* queries longer than a set holds (import_label) */
 	unsigned long labelled, unlabelled;
 };
 

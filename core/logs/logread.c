@@ -12,6 +12,7 @@
 
 #include "base/digest.h"
 #include "base/error.h"
+#include "base/fsutil.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -360,11 +361,9 @@ int log_reader_open(struct log_reader *r, const char *path, enum log_format fmt)
 	if (!strcmp(path, "-")) {
 		st->fd = 0;
 	} else {
-		st->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (st->fd < 0) {
-			error("cannot open log '%s': %s", path, strerror(errno));
+		st->fd = open_regular(path);
+		if (st->fd < 0)
 			goto fail;
-		}
 	}
 	if (raw_read(st, path) < 0)
 		goto fail;
@@ -520,9 +519,10 @@ int log_reader_open_range(struct log_reader *r, const char *path, long long star
 	st->limit = -1;
 	st->base = st->offset = start;
 	st->raw = xmalloc(RAW_BLOCK);
-	st->fd = open(path, O_RDONLY | O_CLOEXEC);
+	st->fd = open_regular(path);
 	if (st->fd < 0 || lseek(st->fd, (off_t)start, SEEK_SET) < 0) {
-		error("cannot open log '%s': %s", path, strerror(errno));
+		if (st->fd >= 0)
+			error("cannot open log '%s': %s", path, strerror(errno));
 		log_reader_close(r);
 		return -1;
 	}

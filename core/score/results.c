@@ -15,10 +15,14 @@
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define RESULTS_MAX_BYTES (512u << 20)
 
@@ -274,18 +278,19 @@ static void load_question(struct loader *l, const struct results *r, const cJSON
 	q->tags = get_str_list(l, qo, "tags", "questions[].tags", &q->nr_tags);
 	q->missing = get_bool(l, qo, "missing", "questions[].missing");
 	q->declined = get_bool(l, qo, "declined", "questions[].declined");
-	q->num_ret = (long)get_num(l, qo, "num_ret", "questions[].num_ret", true);
-	q->num_rel = (long)get_num(l, qo, "num_rel", "questions[].num_rel", true);
+	q->num_ret = double_clamp_long(get_num(l, qo, "num_ret", "questions[].num_ret", true), 0, LONG_MAX);
+	q->num_rel = double_clamp_long(get_num(l, qo, "num_rel", "questions[].num_rel", true), 0, LONG_MAX);
 	if (ranks && !cJSON_IsArray(ranks)) {
 		bad(l, "questions[].rel_ranks", "a list of numbers");
 	} else if (ranks) {
 		q->rel_ranks = xcalloc((size_t)cJSON_GetArraySize(ranks) + 1, sizeof(long));
 		cJSON_ArrayForEach(it, ranks) {
-			if (!cJSON_IsNumber(it)) {
-				bad(l, "questions[].rel_ranks", "a list of numbers");
+			long rank;
+			if (!cJSON_IsNumber(it) || double_to_long(it->valuedouble, 1, LONG_MAX, &rank) < 0) {
+				bad(l, "questions[].rel_ranks", "a list of ranks (whole numbers from 1)");
 				break;
 			}
-			q->rel_ranks[q->nr_rel_ranks++] = (long)it->valuedouble;
+			q->rel_ranks[q->nr_rel_ranks++] = rank;
 		}
 	}
 	q->top = get_str_list(l, qo, "top", "questions[].top", &q->nr_top);
@@ -381,14 +386,20 @@ int results_load(struct results *r, const char *path)
 
 bool results_is_file(const char *path)
 {
-	FILE *fp = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	char buf[4096];
+	ssize_t got;
 	size_t n, i = 0;
 
-	if (!fp)
+	if (fd < 0)
 		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
+	/* a sniff: anything but a regular file is left to the run reader to refuse */
+	got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof(buf) - 1) : -1;
+	close(fd);
+	if (got <= 0)
+		return false;
+	n = (size_t)got;
 	buf[n] = '\0';
 	while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
 		i++;

@@ -17,6 +17,7 @@
 #include "score/run-internal.h"
 
 #include "base/error.h"
+#include "base/fsutil.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -564,8 +565,8 @@ int run_trec_scan_range(const char *path, off_t start, off_t end, trec_group_fn 
 	scan_init(&s, path, fn, data);
 	s.off = start;
 	s.end = end;
-	if ((s.fd = open(path, O_RDONLY)) < 0)
-		return error("cannot open '%s': %s", path, strerror(errno));
+	if ((s.fd = open_regular(path)) < 0)
+		return -1;
 	s.cap = SCAN_BLOCK + SCAN_SLACK;
 	s.buf = xmalloc(s.cap);
 	ret = scan_run(&s);
@@ -608,7 +609,7 @@ static size_t line_qid(const char *p, const char *e, const char **q)
 
 off_t run_trec_split(const char *path, off_t *size_out)
 {
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	size_t cap = 1u << 20;
 	char *buf = NULL;

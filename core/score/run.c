@@ -12,6 +12,7 @@
 #include "score/run-internal.h"
 
 #include "base/error.h"
+#include "base/fsutil.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -52,7 +53,13 @@ gzFile run_open_gz(const char *path)
 
 		gz = fd < 0 ? NULL : gzdopen(fd, "rb");
 	} else {
-		gz = gzopen(path, "rb");
+		int fd = open_regular(path);
+
+		if (fd < 0)
+			return NULL;
+		gz = gzdopen(fd, "rb");
+		if (!gz)
+			close(fd);
 	}
 	if (!gz) {
 		error("cannot open '%s': %s", path, strerror(errno ? errno : ENOMEM));

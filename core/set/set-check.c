@@ -89,6 +89,9 @@ static const char *qname(const struct question *q)
 static void check_question(const struct question *q, const struct corpus *corpus,
 			   struct findings *out)
 {
+	struct strmap irrelevant = STRMAP_INIT;
+	int added;
+
 	if (!q->id || !*q->id)
 		findings_add(out, FINDING_ERROR, q->line, q->col, "question without an id");
 	if (blank(q->text))
@@ -103,6 +106,10 @@ static void check_question(const struct question *q, const struct corpus *corpus
 			     q->relevant[0].line ? q->relevant[0].col : q->col,
 			     "unanswerable question '%s' has %zu relevant chunk%s", qname(q),
 			     q->nr_relevant, q->nr_relevant == 1 ? "" : "s");
+	/* the irrelevant chunks by id: linear, whatever the number of labels */
+	irrelevant.borrowed = 1;
+	for (size_t k = 0; q->nr_relevant && k < q->nr_irrelevant; k++)
+		strmap_intern_hashed(&irrelevant, q->irrelevant[k], strlen(q->irrelevant[k]), strhash(q->irrelevant[k], strlen(q->irrelevant[k])), &added);
 	for (size_t i = 0; i < q->nr_relevant; i++) {
 		const struct label *l = &q->relevant[i];
 		long line = l->line ? l->line : q->line, col = l->line ? l->col : q->col;
@@ -111,11 +118,10 @@ static void check_question(const struct question *q, const struct corpus *corpus
 			findings_add(out, FINDING_ERROR, line, col,
 				     "grade %d of chunk '%s' in question '%s' is outside 1..9",
 				     l->grade, l->chunk, qname(q));
-		for (size_t k = 0; k < q->nr_irrelevant; k++)
-			if (!strcmp(q->irrelevant[k], l->chunk))
-				findings_add(out, FINDING_ERROR, line, col,
-					     "chunk '%s' is both relevant and irrelevant for "
-					     "question '%s'", l->chunk, qname(q));
+		if (irrelevant.size && strmap_find(&irrelevant, l->chunk, strlen(l->chunk)))
+			findings_add(out, FINDING_ERROR, line, col,
+				     "chunk '%s' is both relevant and irrelevant for "
+				     "question '%s'", l->chunk, qname(q));
 		if (corpus && !corpus_get(corpus, l->chunk))
 			findings_add(out, FINDING_ERROR, line, col,
 				     "relevant chunk '%s' of question '%s' is not in the corpus",
@@ -135,6 +141,7 @@ static void check_question(const struct question *q, const struct corpus *corpus
 				findings_add(out, FINDING_ERROR, q->line, q->col,
 					     "irrelevant chunk '%s' of question '%s' is not in "
 					     "the corpus", q->irrelevant[k], qname(q));
+	strmap_clear(&irrelevant, 0);
 }
 
 static void check_ids(const struct set *s, struct findings *out)
@@ -148,7 +155,7 @@ static void check_ids(const struct set *s, struct findings *out)
 
 		if (!q->id || !*q->id)
 			continue;
-		e = strmap_intern(&seen, q->id, strlen(q->id), &added);
+		e = strmap_intern_hashed(&seen, q->id, strlen(q->id), strhash(q->id, strlen(q->id)), &added);
 		if (added) {
 			e->value = (void *)(uintptr_t)(i + 1);
 			continue;
@@ -248,7 +255,7 @@ static void check_exact_duplicates(const struct set *s, struct findings *out)
 		if (blank(q->text))
 			continue;
 		norm = text_normalize(q->text, strlen(q->text));
-		e = strmap_intern(&seen, norm, strlen(norm), &added);
+		e = strmap_intern_hashed(&seen, norm, strlen(norm), strhash(norm, strlen(norm)), &added);
 		if (added)
 			e->value = (void *)(uintptr_t)(i + 1);
 		else

@@ -153,6 +153,32 @@ out:
 	return ret;
 }
 
+/* Verify the chain of the frozen version 'ref' names; -1 (reported) when it fails. */
+static int verify_history(const struct set_ref *ref)
+{
+	struct set_versions v = SET_VERSIONS_INIT;
+	long at;
+	int ret = -1;
+
+	if (set_versions_list(ref, &v) < 0)
+		goto out;
+	at = set_versions_find(&v, ref->tag);
+	if (at < 0) {
+		/* a file named directly, outside its set's versions/ folder */
+		ret = 0;
+		goto out;
+	}
+	if (set_chain_verify(ref, &v, (size_t)at, NULL)) {
+		error("refusing version '%s' of set '%s': its history does not verify "
+		      "('evalset verify %s' checks every version)", ref->tag, ref->dir, ref->dir);
+		goto out;
+	}
+	ret = 0;
+out:
+	set_versions_release(&v);
+	return ret;
+}
+
 int set_open_ref(struct set *s, const struct set_ref *ref, bool check_rules)
 {
 	char computed[72];
@@ -170,11 +196,18 @@ int set_open_ref(struct set *s, const struct set_ref *ref, bool check_rules)
 			      "%s computed", ref->file, s->digest, computed);
 			goto fail;
 		}
-		if (s->version && strcmp(s->version, ref->tag)) {
+		if (!s->version) {
+			error("frozen version '%s' records no version: a frozen file always names "
+			      "its own tag", ref->file);
+			goto fail;
+		}
+		if (strcmp(s->version, ref->tag)) {
 			error("renamed frozen version '%s': it records version '%s'", ref->file,
 			      s->version);
 			goto fail;
 		}
+		if (verify_history(ref) < 0)
+			goto fail;
 	}
 	if (check_rules) {
 		struct findings f = FINDINGS_INIT;
@@ -298,7 +331,7 @@ char *set_lock_path(const struct set_ref *ref, bool create)
 	char *dir = path_join(ref->dir, ".evalset");
 	char *path = path_join(dir, "lock");
 
-	if (create && !is_dir(dir) && mkdir_p(dir) < 0) {
+	if (create && mkdir_private(dir) < 0) {
 		free(dir);
 		free(path);
 		return NULL;
@@ -315,7 +348,7 @@ int set_id_floor_write(const struct set_ref *ref, long floor_id)
 	if (floor_id <= read_floor(ref))
 		return 0;
 	dir = path_join(ref->dir, ".evalset");
-	if (!is_dir(dir) && mkdir_p(dir) < 0) {
+	if (mkdir_private(dir) < 0) {
 		free(dir);
 		return -1;
 	}
@@ -342,8 +375,7 @@ static int cmp_version(const void *a, const void *b)
 	return strcmp(x->tag, y->tag);
 }
 
-/* Return the index of the version tagged 'tag' in 'v', or -1. */
-static long version_index(const struct set_versions *v, const char *tag)
+long set_versions_find(const struct set_versions *v, const char *tag)
 {
 	if (!tag)
 		return -1;
@@ -373,7 +405,7 @@ static void order_versions(struct set_versions *v)
 	placed = xcalloc(v->nr, sizeof(*placed));
 	parent = xcalloc(v->nr, sizeof(*parent));
 	for (size_t i = 0; i < v->nr; i++) {
-		parent[i] = version_index(v, v->items[i].parent);
+		parent[i] = set_versions_find(v, v->items[i].parent);
 		if (parent[i] == (long)i)
 			parent[i] = -1;
 	}
@@ -401,6 +433,111 @@ static void order_versions(struct set_versions *v)
 	free(parent);
 }
 
+/* Return what is wrong with the frozen version 's' stored as 'tag', or NULL. */
+static const char *version_problem(const struct set *s, const char *tag)
+{
+	char computed[72];
+
+	if (!s->digest)
+		return "frozen version '%s' records no digest";
+	set_digest(s, computed);
+	if (strcmp(s->digest, computed))
+		return "tampered or hand-edited frozen version '%s': its content no longer matches "
+		       "its digest";
+	if (!s->version)
+		return "frozen version '%s' records no version: a frozen file always names its own tag";
+	if (strcmp(s->version, tag))
+		return "renamed or copied frozen version '%s': it records another version";
+	return NULL;
+}
+
+/*
+ * Report what is wrong with version 'i' of 'v' and its link to its parent
+ * (see set_chain_verify); return how many problems. '*parent' is the index
+ * of the parent, or -1 when there is none (or it is missing).
+ */
+static size_t link_problems(const struct set_ref *ref, const struct set_versions *v, size_t i,
+			    size_t *unanchored, long *parent)
+{
+	const struct set_version *e = &v->items[i];
+	size_t problems = 0;
+	long p;
+
+	*parent = -1;
+	if (e->problem) {
+		problems++;
+		error(e->problem, e->file);
+	}
+	if (!e->parent)
+		return problems;
+	p = set_versions_find(v, e->parent);
+	if (p < 0) {
+		error("frozen version '%s' names parent '%s', which is missing from '%s/versions'",
+		      e->file, e->parent, ref->dir);
+		return problems + 1;
+	}
+	if (!e->parent_digest) {
+		if (unanchored)
+			(*unanchored)++;
+	} else if (!v->items[p].digest || strcmp(e->parent_digest, v->items[p].digest)) {
+		problems++;
+		error("frozen version '%s' was tagged after a parent '%s' with digest %.19s, "
+		      "but '%s' holds %.19s: the parent was replaced or re-digested", e->file,
+		      e->parent, e->parent_digest, v->items[p].file,
+		      v->items[p].digest ? v->items[p].digest : "no digest");
+	}
+	*parent = p;
+	return problems;
+}
+
+size_t set_chain_verify(const struct set_ref *ref, const struct set_versions *v, size_t at,
+			size_t *unanchored)
+{
+	bool *seen = xcalloc(v->nr + 1, sizeof(*seen));
+	size_t problems = 0;
+	long i = (long)at;
+
+	if (unanchored)
+		*unanchored = 0;
+	while (i >= 0) {
+		if (seen[i]) {
+			problems++;
+			error("the version history of set '%s' loops at '%s'", ref->dir, v->items[i].tag);
+			break;
+		}
+		seen[i] = true;
+		problems += link_problems(ref, v, (size_t)i, unanchored, &i);
+	}
+	free(seen);
+	return problems;
+}
+
+size_t set_versions_verify(const struct set_ref *ref, const struct set_versions *v,
+			   size_t *unanchored)
+{
+	size_t problems = 0;
+	long p;
+
+	if (unanchored)
+		*unanchored = 0;
+	for (size_t i = 0; i < v->nr; i++)
+		problems += link_problems(ref, v, i, unanchored, &p);
+	/* a loop: a walk up the parents longer than there are versions */
+	for (size_t i = 0; i < v->nr; i++) {
+		long at = (long)i;
+		size_t steps = 0;
+
+		while (at >= 0 && steps++ <= v->nr)
+			at = v->items[at].parent ? set_versions_find(v, v->items[at].parent) : -1;
+		if (at >= 0) {
+			error("the version history of set '%s' loops at '%s'", ref->dir, v->items[i].tag);
+			problems++;
+			break;
+		}
+	}
+	return problems;
+}
+
 void set_versions_release(struct set_versions *v)
 {
 	for (size_t i = 0; i < v->nr; i++) {
@@ -410,6 +547,7 @@ void set_versions_release(struct set_versions *v)
 		free(e->tagged_at);
 		free(e->digest);
 		free(e->parent);
+		free(e->parent_digest);
 		free(e->note);
 	}
 	free(v->items);
@@ -448,9 +586,11 @@ int set_versions_list(const struct set_ref *ref, struct set_versions *out)
 		v->tagged_at = s.tagged_at;
 		v->digest = s.digest;
 		v->parent = s.parent;
+		v->parent_digest = s.parent_digest;
 		v->note = s.note;
 		v->nr_questions = s.nr;
-		s.tagged_at = s.digest = s.parent = s.note = NULL;
+		v->problem = version_problem(&s, v->tag);
+		s.tagged_at = s.digest = s.parent = s.parent_digest = s.note = NULL;
 		set_release(&s);
 	}
 	order_versions(out);

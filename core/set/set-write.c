@@ -3,9 +3,9 @@
  * of a question.
  *
  * Layout: header keys in a fixed order (evalset, name, description, version,
- * digest, parent, tagged_at, note, corpus, questions); question keys in the
- * order id, text, origin, answerable (only when false), relevant, evidence,
- * irrelevant,
+ * digest, parent, parent_digest, tagged_at, note, corpus, questions); question
+ * keys in the order id, text, origin, answerable (only when false), relevant,
+ * evidence, irrelevant,
  * tags, provenance, answer, note; block style, with flow lists for
  * irrelevant, tags and list-form relevant. No line folding (width unlimited),
  * UTF-8 written as is. Any string that would read back as another type when
@@ -18,6 +18,7 @@
 #include "base/fsutil.h"
 #include "base/util.h"
 #include "base/yamlio.h"
+#include "text/lang.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -136,7 +137,8 @@ static int emit_question(yaml_emitter_t *em, const struct question *q)
 	if (emit_str_list(em, "irrelevant", q->irrelevant, q->nr_irrelevant) ||
 	    emit_str_list(em, "tags", q->tags, q->nr_tags))
 		return -1;
-	if (q->provenance && (yamlio_plain(em, "provenance") || emit_json(em, q->provenance)))
+	if (q->provenance && !cJSON_IsNull(q->provenance) &&
+	    (yamlio_plain(em, "provenance") || emit_json(em, q->provenance)))
 		return -1;
 	if (emit_kv_str(em, "answer", q->answer) || emit_kv_str(em, "note", q->note) ||
 	    emit_kv_str(em, "language", q->language))
@@ -181,6 +183,7 @@ int set_to_yaml(const struct set *s, struct strbuf *out)
 	    emit_kv_str(&em, "version", s->version) ||
 	    emit_kv_str(&em, "digest", s->digest) ||
 	    emit_kv_str(&em, "parent", s->parent) ||
+	    emit_kv_str(&em, "parent_digest", s->parent_digest) ||
 	    emit_kv_str(&em, "tagged_at", s->tagged_at) ||
 	    emit_kv_str(&em, "note", s->note) ||
 	    emit_kv_str(&em, "language", s->language))
@@ -210,12 +213,160 @@ out:
 	return ret;
 }
 
+/* ---- what the reader accepts ---- */
+
+/* Check one string of the set against the reader's limits. */
+static int str_writable(const char *v, const char *what, struct strbuf *why)
+{
+	size_t len, bad;
+
+	if (!v)
+		return 0;
+	len = strlen(v);
+	if (len > SET_MAX_SCALAR_BYTES) {
+		strbuf_addf(why, "%s is longer than the limit of %u bytes (%zu bytes)", what,
+			    SET_MAX_SCALAR_BYTES, len);
+		return -1;
+	}
+	if (!utf8_valid(v, len, &bad)) {
+		strbuf_addf(why, "%s holds invalid UTF-8 (byte 0x%02x at offset %zu)", what,
+			    (unsigned char)v[bad], bad);
+		return -1;
+	}
+	return 0;
+}
+
+/* Check a language tag as the reader does. */
+static int lang_writable(const char *v, const char *what, struct strbuf *why)
+{
+	if (v && !lang_tag_valid(v)) {
+		strbuf_addf(why, "%s '%.64s' is not a BCP 47 tag", what, v);
+		return -1;
+	}
+	return 0;
+}
+
+static int json_writable(const cJSON *j, int depth, struct strbuf *why)
+{
+	const cJSON *c;
+
+	if (cJSON_IsString(j))
+		return str_writable(j->valuestring, "a provenance value", why);
+	if (!cJSON_IsObject(j) && !cJSON_IsArray(j))
+		return 0;
+	if (depth > SET_MAX_PROVENANCE_DEPTH) {
+		strbuf_addf(why, "provenance is nested deeper than the limit of %d levels",
+			    SET_MAX_PROVENANCE_DEPTH);
+		return -1;
+	}
+	cJSON_ArrayForEach(c, j) {
+		if (cJSON_IsObject(j)) {
+			if (str_writable(c->string, "a provenance key", why))
+				return -1;
+			/* cJSON keeps duplicate keys; a YAML mapping may not hold them */
+			for (const cJSON *d = j->child; d != c; d = d->next)
+				if (!strcmp(d->string, c->string)) {
+					strbuf_addf(why, "provenance key '%.64s' is given twice", c->string);
+					return -1;
+				}
+		}
+		if (json_writable(c, depth + 1, why))
+			return -1;
+	}
+	return 0;
+}
+
+int question_writable(const struct question *q, struct strbuf *why)
+{
+	if (str_writable(q->id, "id", why) || str_writable(q->text, "text", why) ||
+	    str_writable(q->answer, "answer", why) || str_writable(q->note, "note", why) ||
+	    lang_writable(q->language, "language", why))
+		return -1;
+	for (size_t i = 0; i < q->nr_relevant; i++)
+		if (str_writable(q->relevant[i].chunk, "a relevant chunk id", why))
+			return -1;
+	for (size_t i = 0; i < q->nr_irrelevant; i++)
+		if (str_writable(q->irrelevant[i], "an irrelevant chunk id", why))
+			return -1;
+	for (size_t i = 0; i < q->nr_tags; i++)
+		if (str_writable(q->tags[i], "a tag", why))
+			return -1;
+	for (size_t i = 0; i < q->nr_evidence; i++)
+		if (str_writable(q->evidence[i].chunk, "an evidence chunk id", why) ||
+		    str_writable(q->evidence[i].doc, "an evidence document", why) ||
+		    str_writable(q->evidence[i].quote, "an evidence quote", why))
+			return -1;
+	if (q->provenance && !cJSON_IsObject(q->provenance) && !cJSON_IsNull(q->provenance)) {
+		strbuf_addstr(why, "provenance is not a mapping");
+		return -1;
+	}
+	if (q->provenance && json_writable(q->provenance, 1, why))
+		return -1;
+	return 0;
+}
+
+/* Refuse (reported) a set that set_load could not read back from 'path'. */
+static int set_writable(const struct set *s, const char *path)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = 0;
+
+	if (s->nr > SET_MAX_QUESTIONS) {
+		ret = error("refusing to write '%s': %zu questions, more than the limit of %d",
+			    path, s->nr, SET_MAX_QUESTIONS);
+		goto out;
+	}
+	if (str_writable(s->name, "name", &why) ||
+	    str_writable(s->description, "description", &why) ||
+	    str_writable(s->note, "note", &why) || str_writable(s->parent, "parent", &why) ||
+	    lang_writable(s->language, "language", &why) ||
+	    (s->has_corpus && lang_writable(s->corpus.language, "corpus.language", &why)) ||
+	    str_writable(s->parent_digest, "parent_digest", &why) ||
+	    (s->has_corpus && (str_writable(s->corpus.path, "corpus.path", &why) ||
+			       str_writable(s->corpus.fingerprint, "corpus.fingerprint", &why)))) {
+		ret = error("refusing to write '%s': its %s", path, why.buf);
+		goto out;
+	}
+	for (size_t i = 0; i < s->nr; i++)
+		if (question_writable(&s->q[i], &why)) {
+			ret = error("refusing to write '%s': question '%.64s': %s", path,
+				    s->q[i].id ? s->q[i].id : "(no id)", why.buf);
+			goto out;
+		}
+out:
+	strbuf_release(&why);
+	return ret;
+}
+
+/* Refuse (reported) YAML text that set_load would refuse for its size or a line. */
+static int text_writable(const struct strbuf *sb, const char *path)
+{
+	const char *p = sb->buf, *end = sb->buf + sb->len;
+	long line = 1;
+
+	if (sb->len > SET_MAX_FILE_BYTES)
+		return error("refusing to write '%s': %zu bytes, more than the limit of %u",
+			     path, sb->len, SET_MAX_FILE_BYTES);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		if (n > SET_MAX_LINE_BYTES)
+			return error("refusing to write '%s': line %ld would be longer than the "
+				     "limit of %u bytes", path, line, SET_MAX_LINE_BYTES);
+		if (!nl)
+			break;
+		p = nl + 1;
+		line++;
+	}
+	return 0;
+}
+
 int set_save(const struct set *s, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int ret = -1;
 
-	if (set_to_yaml(s, &sb) < 0)
+	if (set_writable(s, path) < 0 || set_to_yaml(s, &sb) < 0 || text_writable(&sb, path) < 0)
 		goto out;
 	ret = write_file_atomic(path, sb.buf, sb.len);
 out:

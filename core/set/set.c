@@ -85,6 +85,7 @@ void set_release(struct set *s)
 	free(s->version);
 	free(s->digest);
 	free(s->parent);
+	free(s->parent_digest);
 	free(s->tagged_at);
 	free(s->note);
 	free(s->corpus.path);
@@ -503,7 +504,7 @@ static void canon_question(struct strbuf *out, const struct question *q)
 	canon_evidence(out, q);
 	canon_string_set(out, "irrelevant", q->irrelevant, q->nr_irrelevant);
 	canon_string_set(out, "tag", q->tags, q->nr_tags);
-	if (q->provenance) {
+	if (q->provenance && !cJSON_IsNull(q->provenance)) {  /* null: none */
 		strbuf_addstr(out, "provenance ");
 		canon_json(out, q->provenance);
 		strbuf_addch(out, '\n');
@@ -579,6 +580,8 @@ void set_canonical(const struct set *s, struct strbuf *out)
 	canon_field(out, "name", s->name);
 	canon_field(out, "description", s->description);
 	canon_field(out, "parent", s->parent);
+	if (s->parent_digest)  /* absent in versions tagged before it existed */
+		canon_field(out, "parent_digest", s->parent_digest);
 	canon_field(out, "note", s->note);
 	if (!s->has_corpus) {
 		strbuf_addstr(out, "corpus null\n");

@@ -109,6 +109,7 @@ struct set {
 	char *version;               /* frozen files only */
 	char *digest;                /* frozen files only, as read */
 	char *parent;                /* frozen files only */
+	char *parent_digest;         /* frozen files only: the parent's digest when tagged */
 	char *tagged_at;             /* frozen files only */
 	char *note;
 	bool has_corpus;
@@ -119,7 +120,7 @@ struct set {
 	char *language;              /* optional BCP 47 tag of the questions, or NULL */
 };
 
-#define SET_INIT { SET_SCHEMA, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, { NULL, NULL, -1, NULL }, NULL, 0, 0, NULL, NULL }
+#define SET_INIT { SET_SCHEMA, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, { NULL, NULL, -1, NULL }, NULL, 0, 0, NULL, NULL }
 
 void set_init(struct set *s);
 void set_release(struct set *s);
@@ -155,7 +156,25 @@ int question_to_yaml(const struct question *q, struct strbuf *out);
 /* Return 'q' as a JSON object (the same fields as the YAML); caller frees
  * with cJSON_Delete. */
 struct cJSON *question_to_json(const struct question *q);
-/* Write 's' to 'path' atomically (SPEC section 7). Return 0 or -1. */
+/*
+ * What a writer may put into a set is exactly what set_load reads back: every
+ * string (id, text, chunk ids, tags, answer, note, header fields, provenance
+ * keys and values) valid UTF-8 of at most SET_MAX_SCALAR_BYTES, provenance
+ * nested at most SET_MAX_PROVENANCE_DEPTH levels with unique keys, at most
+ * SET_MAX_QUESTIONS questions, and a file within SET_MAX_FILE_BYTES and
+ * SET_MAX_LINE_BYTES per line.
+ */
+#define SET_MAX_PROVENANCE_DEPTH (SET_MAX_DEPTH - 3)  /* below the set, the list, the question */
+/* Check that 'q' can be written and read back (above). Return 0, or -1 with
+ * the problem in 'why' (a phrase naming the field, e.g. "text is longer than
+ * the limit of 65536 bytes (70000 bytes)"). */
+int question_writable(const struct question *q, struct strbuf *why);
+/*
+ * Write 's' to 'path' atomically (SPEC section 7). Refuses (nothing written)
+ * a set that set_load could not read back: a question or header field that
+ * fails question_writable's limits, too many questions, or a file or line
+ * over the limits. Return 0 or -1 (reported).
+ */
 int set_save(const struct set *s, const char *path);
 
 /* Append the canonical serialisation of 's' (every field but version,
@@ -232,7 +251,9 @@ void set_ref_release(struct set_ref *ref);
 /*
  * Load the set 'arg' names (working copy or frozen version). A frozen version
  * has its digest recomputed and is refused when it does not match
- * ("tampered or hand-edited frozen version"). The rules of set_check_errors
+ * ("tampered or hand-edited frozen version"), when it does not record its
+ * own tag as 'version', or when its history does not verify
+ * (set_chain_verify). The rules of set_check_errors
  * are enforced: each error is reported as FILE:LINE:COL and the set refused.
  * 'ref' (SET_REF_INIT) is filled in; the caller releases it even on failure.
  * Return 0 or -1 (reported).
@@ -276,8 +297,13 @@ struct set_version {
 	char *tagged_at;  /* as recorded, or NULL */
 	char *digest;     /* as recorded, or NULL */
 	char *parent;     /* as recorded, or NULL */
+	char *parent_digest;  /* as recorded, or NULL (tagged by an older evalset) */
 	char *note;       /* as recorded, or NULL */
 	size_t nr_questions;
+	/* NULL when the file is intact: its digest recomputes to the one recorded
+	 * and it records its own tag as 'version'; else what is wrong, as a
+	 * message with one '%s' for the file */
+	const char *problem;
 };
 struct set_versions {
 	struct set_version *items;
@@ -288,11 +314,28 @@ struct set_versions {
  * List the frozen versions of the set in 'ref->dir' in tag order: every
  * version after its parent (roots first); versions whose order the parent
  * chain leaves open (unrelated chains, roots) by tagged_at (missing first),
- * then by tag (strcmp). Every file is loaded (not
- * digest-checked: set_open does that). Return 0 (an empty list when there
- * is no versions/ directory), or -1 when a version file cannot be read.
+ * then by tag (strcmp). Every file is loaded and its digest recomputed
+ * (the 'problem' of each entry; nothing reported). Return 0 (an empty list
+ * when there is no versions/ directory), or -1 when a version file cannot be
+ * read (reported).
  */
 int set_versions_list(const struct set_ref *ref, struct set_versions *out);
+/*
+ * Verify the history of version 'at' (an index into 'v'): that version and
+ * each parent back to the first tag must be intact (see 'problem'), every
+ * parent must exist, the parent digest a version recorded must be its
+ * parent's digest, and the chain may not loop. Report every problem through
+ * error() and return how many there were. Links whose child records no
+ * parent digest (tagged before evalset recorded them) are not problems:
+ * they are counted in '*unanchored' (may be NULL).
+ */
+size_t set_chain_verify(const struct set_ref *ref, const struct set_versions *v, size_t at,
+			size_t *unanchored);
+/* Like set_chain_verify over every version of 'v' (each reported once). */
+size_t set_versions_verify(const struct set_ref *ref, const struct set_versions *v,
+			   size_t *unanchored);
+/* Return the index of 'tag' in 'v', or -1. */
+long set_versions_find(const struct set_versions *v, const char *tag);
 void set_versions_release(struct set_versions *v);
 /*
  * Write the recorded digest of the latest frozen version (the last of

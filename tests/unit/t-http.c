@@ -171,6 +171,25 @@ int main(void)
 		ok(st.min_limit < 8, "in-flight limit lowered after 429s (%d)", st.min_limit);
 		cJSON_Delete(s);
 	}
+	/* retry-after values no integer holds (1e300, far past a long): held to the
+	 * backoff cap, never converted out of range (clang's UBSan checks the cast) */
+	{
+		const char *const variants[][4] = {
+			{ "--retry-after-ms", "1e300", NULL, NULL },
+			{ "--retry-after", "1e300", NULL, NULL },
+			{ "--retry-after", "99999999999999999999", "--retry-after-ms", "1e19" },
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(variants); i++) {
+			const char *args[] = { "--fault", "429", "--first-only", variants[i][0],
+					       variants[i][1], variants[i][2], variants[i][3], NULL };
+			o = (struct http_options)HTTP_OPTIONS_INIT;
+			o.backoff_max_ms = 30;
+			rc = run_case(args, &o, 2, &t, &st, &s);
+			is_int(rc, 0, "a huge retry-after is held to the backoff cap");
+			is_int(t.status[200], 2, "and the throttled requests succeed after it");
+			cJSON_Delete(s);
+		}
+	}
 	/* client errors are delivered, never retried */
 	{
 		const char *codes[] = { "400", "401", "403", "404" };
