@@ -291,11 +291,21 @@ int question_writable(const struct question *q, struct strbuf *why)
 	for (size_t i = 0; i < q->nr_tags; i++)
 		if (str_writable(q->tags[i], "a tag", why))
 			return -1;
-	for (size_t i = 0; i < q->nr_evidence; i++)
-		if (str_writable(q->evidence[i].chunk, "an evidence chunk id", why) ||
-		    str_writable(q->evidence[i].doc, "an evidence document", why) ||
-		    str_writable(q->evidence[i].quote, "an evidence quote", why))
+	for (size_t i = 0; i < q->nr_evidence; i++) {
+		const struct evidence *e = &q->evidence[i];
+		bool span = e->start >= 0;  /* as emit_evidence writes it */
+
+		if (str_writable(e->chunk, "an evidence chunk id", why) ||
+		    str_writable(e->doc, "an evidence document", why) ||
+		    str_writable(e->quote, "an evidence quote", why))
 			return -1;
+		if (!e->chunk || !*e->chunk || (span && (e->end < e->start || e->end > (1L << 40))) ||
+		    (!span && (!e->quote || !*e->quote))) {
+			strbuf_addstr(why, "an evidence entry needs a chunk and a span (start <= end) "
+				      "or a quote");
+			return -1;
+		}
+	}
 	if (q->provenance && !cJSON_IsObject(q->provenance) && !cJSON_IsNull(q->provenance)) {
 		strbuf_addstr(why, "provenance is not a mapping");
 		return -1;

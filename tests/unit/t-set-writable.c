@@ -11,7 +11,7 @@
  * EVALSET_TEST_ROUNDS the number of rounds) whose strings mix every Unicode
  * plane, controls, line and paragraph separators, BOMs, bidirectional and
  * zero-width marks, noncharacters, invalid UTF-8, YAML syntax and
- * YAML-typed words, with lengths around the scalar limit and up to 1 MiB;
+ * YAML-typed words (evidence entries too, well-formed or not), with lengths around the scalar limit and up to 1 MiB;
  * provenance maps nest around the depth limit and may repeat a key.
  */
 #include "test-lib.h"
@@ -239,6 +239,22 @@ static void random_set(struct set *s)
 		for (size_t k = below(2); k-- > 0;) {
 			ALLOC_GROW(q->tags, q->nr_tags + 1, q->alloc_tags);
 			q->tags[q->nr_tags++] = random_string(true);
+		}
+		for (size_t k = below(4) == 0 ? 1 + below(2) : 0; k-- > 0;) {
+			struct evidence e = { NULL, NULL, -1, -1, NULL, 0, 0 };
+			e.chunk = below(8) ? random_string(true) : NULL;
+			if (below(2))
+				e.doc = random_string(true);
+			if (below(2)) {
+				e.start = (long)below(100);
+				e.end = benign || below(4) ? e.start + (long)below(100) : e.start - 1;
+			}
+			if (below(2) || (benign && e.start < 0))
+				e.quote = random_string(true);
+			question_add_evidence(q, &e);
+			free(e.chunk);
+			free(e.doc);
+			free(e.quote);
 		}
 		if (below(3) == 0)
 			q->note = random_string(true);
