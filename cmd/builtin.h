@@ -42,6 +42,7 @@ int cmd_report(int argc, const char **argv);
 int cmd_pool(int argc, const char **argv);
 int cmd_judge(int argc, const char **argv);
 int cmd_label(int argc, const char **argv);
+int cmd_review(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_config(int argc, const char **argv);
 int cmd_chunk(int argc, const char **argv);

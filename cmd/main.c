@@ -43,6 +43,7 @@ static const struct command commands[] = {
 	{ "pool", cmd_pool, "write a worksheet of unlabelled documents several runs found" },
 	{ "judge", cmd_judge, "grade a pool's pairs with an LLM judge, or measure its agreement" },
 	{ "label", cmd_label, "merge a graded pool into a set's labels" },
+	{ "review", cmd_review, "serve a local page to review questions or grade a pool" },
 	{ "config", cmd_config, "show the effective defaults and where each comes from" },
 	/* COMMANDS: one row per subcommand, in the order of the tour */
 };

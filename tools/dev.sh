@@ -15,7 +15,7 @@ cd "$here"
 
 packages=(gcc meson ninja-build pkg-config libcurl4-openssl-dev libcjson-dev
   libyaml-dev libssl-dev libutf8proc-dev zlib1g-dev libicu-dev libstemmer-dev
-  libpcre2-dev libxml2-dev python3 ca-certificates)
+  libpcre2-dev libxml2-dev libmicrohttpd-dev python3 ca-certificates)
 # the tests: clang for its build, zsh for the completion test, git for the
 # version and reproducibility tests, and for the browser suite Debian's
 # Chromium driven by playwright-core under Node.js

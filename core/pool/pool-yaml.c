@@ -72,6 +72,13 @@ static int emit_pair(yaml_emitter_t *em, const struct pool_pair *pp)
 		return -1;
 	if (pp->note && kv_str(em, "note", pp->note))
 		return -1;
+	if (pp->reviewed_by && kv_str(em, "reviewed_by", pp->reviewed_by))
+		return -1;
+	if (pp->reviewed_at && kv_str(em, "reviewed_at", pp->reviewed_at))
+		return -1;
+	if (pp->llm_grade >= 0 && (kv_long(em, "llm_grade", pp->llm_grade) ||
+				   (pp->llm_judge && kv_str(em, "llm_judge", pp->llm_judge))))
+		return -1;
 	return yamlio_map_end(em);
 }
 
@@ -253,11 +260,13 @@ static int read_found(struct reader *rd, const struct ynode *n, struct pool_pair
 static int read_pair(struct reader *rd, const struct ynode *n, struct pool_pair *pp)
 {
 	static const char *const keys[] = {
-		"chunk", "title", "text", "found_by", "grade", "judge", "prompt", "reason", "note", NULL,
+		"chunk", "title", "text", "found_by", "grade", "judge", "prompt", "reason", "note",
+		"reviewed_by", "reviewed_at", "llm_grade", "llm_judge", NULL,
 	};
 	const struct ynode *v;
 
 	pp->grade = -1;
+	pp->llm_grade = -1;
 	pp->line = n->line;
 	pp->col = n->col;
 	if (check_map(rd, n, "a pair", keys))
@@ -289,6 +298,21 @@ static int read_pair(struct reader *rd, const struct ynode *n, struct pool_pair 
 		return -1;
 	if ((v = ynode_get(n, "note")) && get_str(rd, v, "'note'", false, &pp->note))
 		return -1;
+	if ((v = ynode_get(n, "reviewed_by")) && get_str(rd, v, "'reviewed_by'", false, &pp->reviewed_by))
+		return -1;
+	if ((v = ynode_get(n, "reviewed_at")) && get_str(rd, v, "'reviewed_at'", false, &pp->reviewed_at))
+		return -1;
+	if ((v = ynode_get(n, "llm_grade")) && !ynode_is_null(v)) {
+		long g;
+		if (get_long(rd, v, "'llm_grade'", 0, POOL_MAX_GRADE, &g))
+			return -1;
+		pp->llm_grade = (int)g;
+	}
+	if ((v = ynode_get(n, "llm_judge")) && get_str(rd, v, "'llm_judge'", false, &pp->llm_judge))
+		return -1;
+	if (pp->llm_judge && !(starts_with(pp->llm_judge, "llm:") && pp->llm_judge[4]))
+		return error_at(rd->name, v->line, v->col, "unknown llm_judge '%s'; expected 'llm:MODEL'",
+				pp->llm_judge);
 	return 0;
 }
 

@@ -36,6 +36,9 @@ static void pair_release(struct pool_pair *pp)
 	free(pp->prompt);
 	free(pp->reason);
 	free(pp->note);
+	free(pp->reviewed_by);
+	free(pp->reviewed_at);
+	free(pp->llm_judge);
 }
 
 void pool_release(struct pool *p)
@@ -216,6 +219,7 @@ int pool_build(struct pool *p, const struct set *s, const char *set_path, const 
 					memset(pp, 0, sizeof(*pp));
 					pp->chunk = xstrdup(doc);
 					pp->grade = -1;
+					pp->llm_grade = -1;
 					if (ch) {
 						pp->title = xstrdup(ch->title);
 						pp->text = xstrdup(ch->text);

@@ -59,6 +59,11 @@ struct pool_pair {
 	char *prompt;             /* prompt id of an LLM grade ("name@sha256:..."), or NULL */
 	char *reason;             /* the judge's short reason, or NULL */
 	char *note;               /* free text for people, or NULL */
+	char *reviewed_by;        /* who graded it on the review page, or NULL */
+	char *reviewed_at;        /* when (RFC 3339 UTC), or NULL */
+	int llm_grade;            /* -1, or the LLM judge's grade a person graded over */
+	char *llm_judge;          /* "llm:MODEL" of 'llm_grade', or NULL; 'prompt' and
+	                           * 'reason' stay the judge's */
 	long line, col;           /* where the pair starts (0: built, not loaded) */
 	long grade_line, grade_col;
 };

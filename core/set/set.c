@@ -231,6 +231,16 @@ void question_set_label(struct question *q, const char *chunk, int grade)
 	for (i = 0; i < q->nr_relevant; i++)
 		if (!strcmp(q->relevant[i].chunk, chunk))
 			break;
+	if (grade < 0) {
+		remove_string(q->irrelevant, &q->nr_irrelevant, chunk);
+		if (i < q->nr_relevant) {
+			free(q->relevant[i].chunk);
+			memmove(&q->relevant[i], &q->relevant[i + 1],
+				(q->nr_relevant - i - 1) * sizeof(*q->relevant));
+			q->nr_relevant--;
+		}
+		return;
+	}
 	if (grade == 0) {
 		if (i < q->nr_relevant) {
 			drop_evidence(q, chunk);

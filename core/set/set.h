@@ -205,7 +205,8 @@ void set_remove(struct set *s, size_t index);
 void question_release(struct question *q);
 /* Deep-copy 'src' into 'dst'. */
 void question_copy(struct question *dst, const struct question *src);
-/* Set the grade of 'chunk' for 'q' (grade 0 moves it to irrelevant). */
+/* Set the grade of 'chunk' for 'q' (grade 0 moves it to irrelevant; a
+ * negative grade removes the label, leaving 'chunk' unjudged). */
 void question_set_label(struct question *q, const char *chunk, int grade);
 /* Append 'chunk' with 'grade' (>= 1) to the relevant chunks of 'q'; the caller
  * knows 'chunk' is in neither list (no search: for many labels at once). */

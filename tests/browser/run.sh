@@ -20,40 +20,14 @@ artifacts=$2
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 
-chromium=${CHROMIUM:-}
-for c in /usr/bin/chromium /usr/bin/chromium-browser; do
-  [ -z "$chromium" ] && [ -x "$c" ] && chromium=$c
-done
-if [ -z "$chromium" ]; then
-  echo "1..0 # SKIP chromium is not installed (Debian: apt-get install chromium)"
-  exit 0
-fi
-if ! command -v node >/dev/null 2>&1; then
-  echo "1..0 # SKIP node is not installed (Debian: apt-get install nodejs npm)"
-  exit 0
-fi
-
-fail_setup() { # fail_setup WHAT LOGFILE
-  echo "not ok 1 - $1"
-  sed 's/^/# /' "$2" | tail -40
-  echo "1..1"
-  exit 1
-}
+. "$here/lib.sh"
+browser_prereqs
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 log=$tmp/setup.log
 : > "$log"
-
-# playwright-core from the lockfile, once per source tree (both builds share it)
-if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
-  command -v npm >/dev/null 2>&1 || { echo "npm is not installed (Debian: apt-get install npm)" > "$log"; fail_setup "npm is available to install playwright-core" "$log"; }
-  ( flock 9
-    [ -f "$here/node_modules/playwright-core/package.json" ] ||
-      (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
-  ) 9>"${TMPDIR:-/tmp}/evalset-browser-npm.lock" >> "$log" 2>&1 ||
-    fail_setup "npm ci installs playwright-core in tests/browser" "$log"
-fi
+browser_npm "$log"
 
 mkdir -p "$artifacts" "$tmp/work/sets" "$tmp/profile"
 cd "$tmp/work"

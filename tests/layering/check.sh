@@ -8,7 +8,7 @@
 # usage: check.sh SRCDIR   (TAP on stdout; exit 1 on any violation)
 set -uo pipefail
 src=${1:-.}
-wings=(base text set chunk score interop logs retrieve llm compare pool report)
+wings=(base text set chunk score interop logs retrieve llm compare pool report review)
 
 declare -A rank
 for i in "${!wings[@]}"; do rank[${wings[$i]}]=$i; done

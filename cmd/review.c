@@ -1,0 +1,111 @@
+/*
+ * review: serve a local web page for the human part of building a set:
+ * accepting, fixing, labelling and rejecting questions of a set's working
+ * copy, or grading a pool worksheet 0..3 (docs/review.md).
+ *
+ * The server listens on 127.0.0.1 only, on --port or a free port, and
+ * prints the address with its random token; it opens a browser only with
+ * --open. Every change the page makes is written at once, atomically,
+ * through the code the other commands use, with reviewed_by and
+ * reviewed_at; a page whose file changed on disk since it loaded is
+ * refused and reloads. Frozen versions are refused. SIGINT or SIGTERM
+ * stops the server (exit 0: every change is already saved).
+ */
+#include "builtin.h"
+#include "base/util.h"
+#include "review/review-server.h"
+#include "review/review.h"
+
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *const review_usage[] = {
+	"evalset review <set> [--port <n>] [--reviewer <name>] [--open]",
+	"evalset review <pool.yaml> [--port <n>] [--reviewer <name>] [--open]",
+	NULL,
+};
+
+struct ready_ctx {
+	bool open;
+};
+
+/* Print the address (a test or a person reads it from stdout), open it when asked. */
+static void ready(const char *url, void *ctx)
+{
+	const struct ready_ctx *rc = ctx;
+
+	printf("review: %s\n", url);
+	printf("review: keep this address private (its token lets a page write); Ctrl-C stops\n");
+	fflush(stdout);
+	if (rc->open) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			execlp("xdg-open", "xdg-open", url, (char *)NULL);
+			_exit(127);
+		}
+		if (pid < 0)
+			warning("cannot start xdg-open; open the address by hand");
+	}
+}
+
+/* Return who the writes are recorded as: --reviewer, $EVALSET_REVIEWER, the login name. */
+static const char *default_reviewer(void)
+{
+	const char *e = getenv("EVALSET_REVIEWER");
+	const struct passwd *pw;
+
+	if (e && *e)
+		return e;
+	pw = getpwuid(getuid());
+	return pw && pw->pw_name ? pw->pw_name : "unknown";
+}
+
+static int stop_now(void)
+{
+	/* reap a finished xdg-open so it does not linger as a zombie */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	return interrupted();
+}
+
+int cmd_review(int argc, const char **argv)
+{
+	const char *reviewer = NULL;
+	long port = 0;
+	int open_browser = 0;
+	struct option opts[] = {
+		OPT_INT(0, "port", &port, "n", "listen on this port of 127.0.0.1 (default: a free one)"),
+		OPT_STRING(0, "reviewer", &reviewer, "name",
+			   "record writes as made by this name (default: $EVALSET_REVIEWER, else the login name)"),
+		OPT_BOOL(0, "open", &open_browser, "open the page in the desktop's browser (xdg-open)"),
+		OPT_END(),
+	};
+	struct review r = REVIEW_INIT;
+	struct review_serve_options so = { 0, stop_now, ready, NULL };
+	struct ready_ctx rc;
+	int ret = EXIT_BAD_INPUT;
+
+	argc = parse_options(argc, argv, opts, review_usage);
+	if (argc != 1)
+		usage_with_options(review_usage, opts);
+	if (port < 0 || port > 65535) {
+		error("--port must be in 0..65535");
+		usage_with_options(review_usage, opts);
+	}
+	if (review_open(&r, argv[0], reviewer ? reviewer : default_reviewer()) < 0)
+		goto out;
+	rc.open = open_browser;
+	so.port = (unsigned)port;
+	so.ctx = &rc;
+	handle_interrupts();
+	if (review_serve(&r, &so) < 0)
+		goto out;
+	ret = EXIT_OK;
+out:
+	review_release(&r);
+	return ret;
+}

@@ -1,0 +1,290 @@
+/*
+ * review-server: libmicrohttpd serving the review page, its data and its
+ * writes (see review-server.h for who may use it and why).
+ *
+ * Invariants: nothing is read from or written to the review before the
+ * request passed every check of the header; a POST body is collected up to
+ * REVIEW_MAX_BODY and refused beyond; replies are built whole in memory
+ * and handed to libmicrohttpd to copy.
+ */
+#include "review/review-server.h"
+#include "review/review-page.h"
+#include "review/review.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+struct server {
+	struct review *r;
+	char token[2 * REVIEW_TOKEN_BYTES + 1];
+	char host[32];      /* "127.0.0.1:PORT" */
+	char origin[48];    /* "http://127.0.0.1:PORT" */
+};
+
+/* A POST body being received. */
+struct upload {
+	struct strbuf body;
+	bool too_big;
+};
+
+int review_random_hex(char *out, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char buf[64];
+	size_t got = 0;
+
+	if (n > sizeof(buf))
+		return error("internal: %zu random bytes asked, at most %zu", n, sizeof(buf));
+	while (got < n) {
+		ssize_t k = getrandom(buf + got, n - got, 0);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return error("cannot read random bytes: %s", strerror(errno));
+		}
+		got += (size_t)k;
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hex[buf[i] >> 4];
+		out[2 * i + 1] = hex[buf[i] & 15];
+	}
+	out[2 * n] = '\0';
+	return 0;
+}
+
+/* Compare 'len' bytes of 'a' and 'b' in time that does not depend on where they differ. */
+static bool same_secret(const char *a, const char *b, size_t len)
+{
+	unsigned char d = 0;
+
+	for (size_t i = 0; i < len; i++)
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return d == 0;
+}
+
+static void common_headers(struct MHD_Response *resp)
+{
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
+	MHD_add_response_header(resp, "Cross-Origin-Opener-Policy", "same-origin");
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
+			     const char *body, size_t len, const char *csp)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	common_headers(resp);
+	MHD_add_response_header(resp, "Content-Type", type);
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				csp ? csp : "default-src 'none'; frame-ancestors 'none'");
+	ret = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, const char *why)
+{
+	struct strbuf sb = STRBUF_INIT;
+	enum MHD_Result ret;
+
+	strbuf_addf(&sb, "%s\n", why);
+	ret = reply(c, status, "text/plain; charset=utf-8", sb.buf, sb.len, NULL);
+	strbuf_release(&sb);
+	return ret;
+}
+
+static enum MHD_Result serve_page(struct MHD_Connection *c)
+{
+	struct strbuf page = STRBUF_INIT, csp = STRBUF_INIT;
+	char nonce[33];
+	enum MHD_Result ret;
+
+	if (review_random_hex(nonce, 16) < 0)
+		return refuse(c, 500, "no randomness for the page's nonce");
+	review_page(&page, nonce);
+	strbuf_addf(&csp, "default-src 'none'; script-src 'nonce-%s'; style-src 'nonce-%s'; "
+		    "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; "
+		    "frame-ancestors 'none'", nonce, nonce);
+	ret = reply(c, 200, "text/html; charset=utf-8", page.buf, page.len, csp.buf);
+	strbuf_release(&page);
+	strbuf_release(&csp);
+	return ret;
+}
+
+static enum MHD_Result serve_json(struct MHD_Connection *c, unsigned status, const struct strbuf *json)
+{
+	return reply(c, status, "application/json; charset=utf-8", json->buf, json->len, NULL);
+}
+
+/* Return NULL when the request may go on, else why not (and the status in '*status'). */
+static const char *check_request(struct server *s, struct MHD_Connection *c, const char *url,
+				 const char *method, unsigned *status)
+{
+	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	const char *site = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	size_t tl = strlen(s->token);
+
+	*status = 403;
+	if (!host || strcmp(host, s->host))
+		return "refused: the Host header must be the address the server printed";
+	if (url[0] != '/' || strlen(url) < tl + 2 || !same_secret(url + 1, s->token, tl) || url[tl + 1] != '/')
+		return "refused: this address needs the token evalset review printed";
+	if (site && strcmp(site, "same-origin") && strcmp(site, "none"))
+		return "refused: a request from another site";
+	if (!strcmp(method, "POST")) {
+		const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+		const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+		if (!origin || strcmp(origin, s->origin))
+			return "refused: a write must come from the review page itself (Origin)";
+		if (!type || strncmp(type, "application/json", 16))
+			return "refused: a write must be JSON";
+	} else if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		*status = 405;
+		return "method not allowed";
+	}
+	return NULL;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			      const char *version, const char *data, size_t *size, void **con_cls)
+{
+	struct server *s = cls;
+	struct upload *up = *con_cls;
+	const char *why, *route;
+	unsigned status;
+	struct strbuf out = STRBUF_INIT;
+	enum MHD_Result ret;
+
+	(void)version;
+	if (!up) {
+		/* headers only: check them before reading any body */
+		if ((why = check_request(s, c, url, method, &status)))
+			return refuse(c, status, why);
+		up = xcalloc(1, sizeof(*up));
+		strbuf_init(&up->body, 0);
+		*con_cls = up;
+		if (strcmp(method, "POST"))
+			goto answer;
+		return MHD_YES;
+	}
+	if (*size) {
+		if (up->body.len + *size > REVIEW_MAX_BODY)
+			up->too_big = true;
+		else
+			strbuf_add(&up->body, data, *size);
+		*size = 0;
+		return MHD_YES;
+	}
+answer:
+	route = url + strlen(s->token) + 2;
+	if (!strcmp(method, "POST")) {
+		if (up->too_big)
+			return refuse(c, 413, "request too large");
+		if (strcmp(route, "api/action"))
+			return refuse(c, 404, "not found");
+		status = (unsigned)review_apply(s->r, up->body.buf, up->body.len, &out);
+		ret = serve_json(c, status, &out);
+	} else if (!*route) {
+		ret = serve_page(c);
+	} else if (!strcmp(route, "favicon.ico")) {
+		ret = reply(c, 204, "image/x-icon", "", 0, NULL);  /* no icon: the browser asks anyway */
+	} else if (!strcmp(route, "api/state")) {
+		report_fn saved = get_error_routine();
+		int rc = review_state(s->r, &out);
+		set_error_routine(saved);
+		if (rc < 0) {
+			strbuf_reset(&out);
+			strbuf_addstr(&out, "{\"error\":\"the file cannot be read; see the terminal\"}");
+		}
+		ret = serve_json(c, rc < 0 ? 500 : 200, &out);
+	} else {
+		ret = refuse(c, 404, "not found");
+	}
+	strbuf_release(&out);
+	return ret;
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode t)
+{
+	struct upload *up = *con_cls;
+
+	(void)cls;
+	(void)c;
+	(void)t;
+	if (up) {
+		strbuf_release(&up->body);
+		free(up);
+		*con_cls = NULL;
+	}
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)cls;
+	strbuf_vaddf(&sb, fmt, ap);
+	strbuf_trim(&sb);
+	warning("http server: %s", sb.buf);
+	strbuf_release(&sb);
+}
+
+int review_serve(struct review *r, const struct review_serve_options *o)
+{
+	struct server s;
+	struct sockaddr_in addr;
+	struct MHD_Daemon *d;
+	const union MHD_DaemonInfo *info;
+	char url[160];
+	unsigned port;
+
+	memset(&s, 0, sizeof(s));
+	s.r = r;
+	if (review_random_hex(s.token, REVIEW_TOKEN_BYTES) < 0)
+		return -1;
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_port = htons((uint16_t)o->port);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)o->port,
+			     NULL, NULL, handle, &s,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+			     MHD_OPTION_END);
+	if (!d)
+		return error("cannot listen on 127.0.0.1:%u (in use? try another --port)", o->port);
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	port = info ? info->port : o->port;
+	snprintf(s.host, sizeof(s.host), "127.0.0.1:%u", port);
+	snprintf(s.origin, sizeof(s.origin), "http://127.0.0.1:%u", port);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/%s/", port, s.token);
+	if (o->ready)
+		o->ready(url, o->ctx);
+	while (!o->stop()) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	MHD_stop_daemon(d);
+	return 0;
+}

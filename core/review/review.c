@@ -1,0 +1,630 @@
+/*
+ * review: the page's data and the reviewer's writes (see review.h for the
+ * order every write follows).
+ *
+ * Invariants: the file is only ever replaced by set_save/pool_save (atomic)
+ * after the digest of what is on disk matched the page's, under the lock
+ * the CLI takes, so a write never overwrites a change the page did not
+ * show; a set is saved only when set_check_errors finds nothing; messages
+ * reported through error() while an action runs are returned to the page
+ * instead of printed.
+ */
+#include "review/review.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
+#include "pool/agreement.h"
+#include "pool/pool.h"
+#include "set/corpuscheck.h"
+#include "set/rejected.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- opening ---- */
+
+/* Return true when the file 'path' starts as a pool worksheet. */
+static bool looks_like_pool(const char *path)
+{
+	char head[4096];
+	size_t n;
+	FILE *fp;
+
+	if (is_dir(path) || !(fp = fopen(path, "rb")))
+		return false;
+	n = fread(head, 1, sizeof(head) - 1, fp);
+	fclose(fp);
+	head[n] = '\0';
+	for (char *p = head; (p = strstr(p, "evalset_pool:")); p++)
+		if (p == head || p[-1] == '\n')
+			return true;
+	return false;
+}
+
+static int open_pool(struct review *r, const char *arg)
+{
+	struct pool p = POOL_INIT;
+	char *dir = NULL;
+	int rc = -1;
+
+	if (pool_load(&p, arg) < 0)
+		return -1;
+	r->kind = REVIEW_POOL;
+	r->file = xstrdup(arg);
+	if (p.set_path)
+		dir = pool_resolve_path(p.set_path, arg);
+	if (dir && is_dir(dir)) {
+		if (set_ref_resolve(&r->ref, dir, true) < 0)
+			goto out;
+		r->have_ref = true;
+		r->lock_path = path_join(r->ref.dir, ".evalset/judge.lock");
+		{
+			char *ev = path_join(r->ref.dir, ".evalset");
+			int mk = mkdir_p(ev);
+			free(ev);
+			if (mk < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(dir);
+	pool_release(&p);
+	return rc;
+}
+
+static int open_set(struct review *r, const char *arg)
+{
+	struct set s = SET_INIT;
+	int rc = -1, c;
+
+	if (set_ref_resolve(&r->ref, arg, true) < 0)
+		return -1;
+	r->have_ref = true;
+	if (r->ref.tag)
+		return error("cannot review frozen version '%s'; versions are never rewritten "
+			     "(review the working copy, then tag)", arg);
+	r->kind = REVIEW_SET;
+	r->file = xstrdup(r->ref.file);
+	if (set_open_ref(&s, &r->ref, true) < 0)
+		goto out;
+	if (!(r->lock_path = set_lock_path(&r->ref, true)))
+		goto out;
+	c = set_corpus_load(&s, r->ref.dir, &r->corpus);
+	if (c < 0)
+		goto out;
+	r->have_corpus = c > 0;
+	if (r->have_corpus) {
+		struct bm25_params bp = BM25_PARAMS_INIT;
+		if (bm25_build(&r->bm25, &r->corpus, &bp) < 0)
+			goto out;
+		r->have_bm25 = true;
+	}
+	rc = 0;
+out:
+	set_release(&s);
+	return rc;
+}
+
+int review_open(struct review *r, const char *arg, const char *reviewer)
+{
+	r->reviewer = xstrdup(reviewer && *reviewer ? reviewer : "unknown");
+	if (looks_like_pool(arg))
+		return open_pool(r, arg);
+	return open_set(r, arg);
+}
+
+void review_release(struct review *r)
+{
+	if (r->have_bm25)
+		bm25_release(&r->bm25);
+	corpus_release(&r->corpus);
+	set_ref_release(&r->ref);
+	free(r->file);
+	free(r->lock_path);
+	free(r->reviewer);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- the page's data ---- */
+
+/* Add the title and text of chunk 'id' to 'chunks' once. */
+static void add_chunk(const struct review *r, cJSON *chunks, const char *id)
+{
+	const struct chunk *ch;
+	cJSON *o;
+
+	if (!r->have_corpus || cJSON_GetObjectItemCaseSensitive(chunks, id) || !(ch = corpus_get(&r->corpus, id)))
+		return;
+	o = cJSON_AddObjectToObject(chunks, id);
+	if (ch->title)
+		cJSON_AddStringToObject(o, "title", ch->title);
+	cJSON_AddStringToObject(o, "text", ch->text ? ch->text : "");
+}
+
+static void state_set(const struct review *r, const struct set *s, size_t rejected, cJSON *root)
+{
+	cJSON *qs = cJSON_AddArrayToObject(root, "questions");
+	cJSON *chunks = cJSON_AddObjectToObject(root, "chunks");
+	struct bm25_hit hits[REVIEW_BM25_TOP];
+
+	cJSON_AddStringToObject(root, "name", s->name ? s->name : r->ref.name);
+	cJSON_AddBoolToObject(root, "bm25", r->have_bm25);
+	cJSON_AddNumberToObject(root, "rejected", (double)rejected);
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		cJSON *j = question_to_json(q), *top;
+
+		for (size_t k = 0; k < q->nr_relevant; k++)
+			add_chunk(r, chunks, q->relevant[k].chunk);
+		for (size_t k = 0; k < q->nr_irrelevant; k++)
+			add_chunk(r, chunks, q->irrelevant[k]);
+		if (r->have_bm25 && q->text) {
+			size_t n = bm25_search(&r->bm25, q->text, REVIEW_BM25_TOP, hits);
+			top = cJSON_AddArrayToObject(j, "bm25");
+			for (size_t k = 0; k < n; k++) {
+				const char *id = r->corpus.chunks[hits[k].doc].id;
+				cJSON *h = cJSON_CreateObject();
+				cJSON_AddStringToObject(h, "chunk", id);
+				cJSON_AddNumberToObject(h, "score", hits[k].score);
+				cJSON_AddItemToArray(top, h);
+				add_chunk(r, chunks, id);
+			}
+		}
+		cJSON_AddItemToArray(qs, j);
+	}
+}
+
+static void add_str_or_null(cJSON *o, const char *key, const char *v)
+{
+	cJSON_AddItemToObject(o, key, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+}
+
+/* Add 'v' to 'o' as a number, or null when it is undefined (NAN). */
+static void add_number_or_null(cJSON *o, const char *key, double v)
+{
+	cJSON_AddItemToObject(o, key, isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v));
+}
+
+/* Add the agreement of the people's grades with the judge's (pool/agreement.h)
+ * over the pairs that have both, as `evalset judge --against` measures it. */
+static void state_agreement(const struct agreement *a, cJSON *root)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "agreement"), *t;
+	long bin[2][2];
+
+	cJSON_AddNumberToObject(o, "pairs", (double)a->n);
+	add_number_or_null(o, "exact", observed_agreement(&a->table[0][0], AGREEMENT_LEVELS));
+	add_number_or_null(o, "kappa", agreement_kappa(a));
+	agreement_binary(a, 1, bin);
+	add_number_or_null(o, "binary_exact", observed_agreement(&bin[0][0], 2));
+	add_number_or_null(o, "binary_kappa", agreement_kappa_binary(a, 1));
+	t = cJSON_AddArrayToObject(o, "table");
+	for (int i = 0; i < AGREEMENT_LEVELS; i++) {
+		cJSON *row = cJSON_CreateArray();
+		for (int j = 0; j < AGREEMENT_LEVELS; j++)
+			cJSON_AddItemToArray(row, cJSON_CreateNumber((double)a->table[i][j]));
+		cJSON_AddItemToArray(t, row);
+	}
+}
+
+static void state_pool(const struct pool *p, cJSON *root)
+{
+	cJSON *qs = cJSON_AddArrayToObject(root, "questions");
+	struct agreement agr = AGREEMENT_INIT;
+
+	cJSON_AddStringToObject(root, "name", p->set_name ? p->set_name : "");
+	add_str_or_null(root, "version", p->set_version);
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct pool_question *pq = &p->q[i];
+		cJSON *q = cJSON_CreateObject(), *pairs;
+
+		cJSON_AddStringToObject(q, "id", pq->id);
+		add_str_or_null(q, "text", pq->text);
+		pairs = cJSON_AddArrayToObject(q, "pairs");
+		for (size_t j = 0; j < pq->nr; j++) {
+			const struct pool_pair *pp = &pq->pairs[j];
+			cJSON *o = cJSON_CreateObject();
+			bool llm = pp->grade >= 0 && starts_with(pool_pair_judge(pp), "llm:");
+
+			cJSON_AddStringToObject(o, "chunk", pp->chunk);
+			add_str_or_null(o, "title", pp->title);
+			add_str_or_null(o, "text", pp->text);
+			/* the person's grade, and the judge's apart, whichever order they came in */
+			cJSON_AddNumberToObject(o, "grade", llm ? -1 : pp->grade);
+			if (llm) {
+				cJSON_AddNumberToObject(o, "llm_grade", pp->grade);
+				cJSON_AddStringToObject(o, "llm_judge", pp->judge);
+			} else if (pp->llm_grade >= 0) {
+				cJSON_AddNumberToObject(o, "llm_grade", pp->llm_grade);
+				add_str_or_null(o, "llm_judge", pp->llm_judge);
+			}
+			if (llm || pp->llm_grade >= 0)
+				add_str_or_null(o, "llm_reason", pp->reason);
+			if (!llm && pp->grade >= 0 && pp->llm_grade >= 0)
+				agreement_add(&agr, pp->grade, pp->llm_grade);
+			add_str_or_null(o, "reviewed_by", pp->reviewed_by);
+			add_str_or_null(o, "reviewed_at", pp->reviewed_at);
+			cJSON_AddItemToArray(pairs, o);
+		}
+		cJSON_AddItemToArray(qs, q);
+	}
+	state_agreement(&agr, root);
+}
+
+int review_state(struct review *r, struct strbuf *out)
+{
+	struct set s = SET_INIT, rejected = SET_INIT;
+	struct pool p = POOL_INIT;
+	char digest[72];
+	cJSON *root = NULL;
+	char *json;
+	int rc = -1;
+
+	if (file_sha256(r->file, digest) < 0)
+		return -1;
+	root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "kind", r->kind == REVIEW_SET ? "set" : "pool");
+	cJSON_AddStringToObject(root, "file", r->file);
+	cJSON_AddStringToObject(root, "digest", digest);
+	cJSON_AddStringToObject(root, "reviewer", r->reviewer);
+	if (r->kind == REVIEW_SET) {
+		if (set_load(&s, r->file) < 0 || rejected_load(&r->ref, &rejected) < 0)
+			goto out;
+		state_set(r, &s, rejected.nr, root);
+	} else {
+		if (pool_load(&p, r->file) < 0)
+			goto out;
+		state_pool(&p, root);
+	}
+	json = cJSON_PrintUnformatted(root);
+	strbuf_addstr(out, json);
+	free(json);
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	pool_release(&p);
+	set_release(&s);
+	set_release(&rejected);
+	return rc;
+}
+
+/* ---- writes ---- */
+
+/* error() messages of the action under way, for the page */
+static struct strbuf captured = STRBUF_INIT;
+
+static void capture(const char *prefix, const char *msg)
+{
+	(void)prefix;
+	if (captured.len)
+		strbuf_addstr(&captured, "; ");
+	strbuf_addstr(&captured, msg);
+}
+
+struct action {
+	const cJSON *req;
+	const char *op, *id;
+	char now[21];
+	int status;   /* HTTP status of a failure */
+};
+
+static const char *req_str(const struct action *a, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(a->req, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Fail the action 'a' with HTTP 'status' and the message 'fmt'. */
+__attribute__((format(printf, 3, 4)))
+static int fail(struct action *a, int status, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	a->status = status;
+	error("%s", sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+/* Read the integer 'key' of the request into '*out' within min..max. */
+static int req_int(struct action *a, const char *key, int min, int max, int *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(a->req, key);
+
+	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble ||
+	    v->valueint < min || v->valueint > max)
+		return fail(a, 400, "'%s' must be an integer in %d..%d", key, min, max);
+	*out = v->valueint;
+	return 0;
+}
+
+/* Record who changed 'q' and when, and its review status. */
+static void stamp(struct question *q, const struct action *a, const char *status)
+{
+	const cJSON *old;
+
+	if (!q->provenance)
+		q->provenance = cJSON_CreateObject();
+	old = cJSON_GetObjectItemCaseSensitive(q->provenance, "review");
+	/* a change after acceptance keeps the acceptance: the reviewer made it */
+	if (!(cJSON_IsString(old) && !strcmp(old->valuestring, "accepted") && !strcmp(status, "edited"))) {
+		cJSON_DeleteItemFromObjectCaseSensitive(q->provenance, "review");
+		cJSON_AddStringToObject(q->provenance, "review", status);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(q->provenance, "reviewed_by");
+	cJSON_AddStringToObject(q->provenance, "reviewed_by", req_str(a, "reviewer") ? req_str(a, "reviewer") : "");
+	cJSON_DeleteItemFromObjectCaseSensitive(q->provenance, "reviewed_at");
+	cJSON_AddStringToObject(q->provenance, "reviewed_at", a->now);
+}
+
+static void remove_tag(struct question *q, const char *tag)
+{
+	for (size_t i = 0; i < q->nr_tags; i++)
+		if (!strcmp(q->tags[i], tag)) {
+			free(q->tags[i]);
+			memmove(&q->tags[i], &q->tags[i + 1], (q->nr_tags - i - 1) * sizeof(*q->tags));
+			q->nr_tags--;
+			return;
+		}
+}
+
+/* Return true when 's' is a usable tag: non-empty, no spaces or control characters. */
+static bool valid_tag(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == ',' || *s == '[' || *s == ']')
+			return false;
+	return true;
+}
+
+/* Apply the question action 'a' to 'q' of 's'. Return 0, 1 when 'q' was
+ * rejected (the caller removes it), or -1 (a->status set). */
+static int apply_question(struct review *r, struct action *a, struct question *q)
+{
+	const char *op = a->op;
+	int grade;
+
+	if (!strcmp(op, "accept")) {
+		stamp(q, a, "accepted");
+	} else if (!strcmp(op, "edit")) {
+		const char *text = req_str(a, "text");
+		struct strbuf t = STRBUF_INIT;
+		if (!text)
+			return fail(a, 400, "an edit needs 'text'");
+		strbuf_addstr(&t, text);
+		for (size_t i = 0; i < t.len; i++)
+			if (t.buf[i] == '\n' || t.buf[i] == '\r' || t.buf[i] == '\t')
+				t.buf[i] = ' ';
+		strbuf_trim(&t);
+		if (!t.len || !utf8_valid(t.buf, t.len, NULL)) {
+			strbuf_release(&t);
+			return fail(a, 422, "the question's text must be non-empty UTF-8");
+		}
+		if (strcmp(t.buf, q->text ? q->text : "")) {
+			if (!q->provenance)
+				q->provenance = cJSON_CreateObject();
+			if (q->text && !cJSON_GetObjectItemCaseSensitive(q->provenance, "original_text"))
+				cJSON_AddStringToObject(q->provenance, "original_text", q->text);
+			free(q->text);
+			q->text = strbuf_detach(&t, NULL);
+		}
+		strbuf_release(&t);
+		stamp(q, a, "edited");
+	} else if (!strcmp(op, "label")) {
+		const char *chunk = req_str(a, "chunk");
+		if (!chunk || !*chunk)
+			return fail(a, 400, "a label needs 'chunk'");
+		if (req_int(a, "grade", -1, 9, &grade))
+			return -1;
+		if (r->have_corpus && grade >= 0 && !corpus_get(&r->corpus, chunk))
+			return fail(a, 422, "unknown chunk '%s' (not in '%s')", chunk, r->corpus.path);
+		question_set_label(q, chunk, grade);
+		stamp(q, a, "edited");
+	} else if (!strcmp(op, "answerable")) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(a->req, "answerable");
+		const char *chunk = req_str(a, "chunk");
+		if (!cJSON_IsBool(v))
+			return fail(a, 400, "'answerable' must be true or false");
+		q->answerable = cJSON_IsTrue(v);
+		if (!q->answerable) {
+			/* an unanswerable question has no relevant chunk: they become judged irrelevant */
+			while (q->nr_relevant) {
+				char *c = xstrdup(q->relevant[0].chunk);
+				question_set_label(q, c, 0);
+				free(c);
+			}
+		} else if (chunk && *chunk) {
+			question_set_label(q, chunk, 1);
+		}
+		stamp(q, a, "edited");
+	} else if (!strcmp(op, "tag") || !strcmp(op, "untag")) {
+		const char *tag = req_str(a, "tag");
+		if (!tag || !valid_tag(tag))
+			return fail(a, 422, "a tag is one word without spaces, commas or brackets");
+		remove_tag(q, tag);
+		if (!strcmp(op, "tag")) {
+			ALLOC_GROW(q->tags, q->nr_tags + 1, q->alloc_tags);
+			q->tags[q->nr_tags++] = xstrdup(tag);
+		}
+		stamp(q, a, "edited");
+	} else if (!strcmp(op, "reject")) {
+		const char *reason = req_str(a, "reason");
+		if (!reason || !*reason)
+			return fail(a, 422, "a rejection needs a reason");
+		stamp(q, a, "rejected");
+		cJSON_DeleteItemFromObjectCaseSensitive(q->provenance, "reason");
+		cJSON_AddStringToObject(q->provenance, "reason", reason);
+		return 1;
+	} else {
+		return fail(a, 400, "unknown action '%s'", op);
+	}
+	return 0;
+}
+
+static int write_set(struct review *r, struct action *a)
+{
+	struct set s = SET_INIT;
+	struct findings f = FINDINGS_INIT;
+	struct question *q;
+	long idx;
+	int rc = -1, applied;
+
+	if (set_open_ref(&s, &r->ref, true) < 0) {
+		a->status = 422;
+		goto out;
+	}
+	if ((idx = set_index(&s, a->id)) < 0) {
+		fail(a, 404, "no question '%s' in '%s'", a->id, r->file);
+		goto out;
+	}
+	q = &s.q[idx];
+	if ((applied = apply_question(r, a, q)) < 0)
+		goto out;
+	a->status = 422;
+	if (applied == 1) {
+		/* rejected: recorded in the list first, so a crash between the two
+		 * writes leaves the question in both places, never in neither */
+		if (set_id_floor_write(&r->ref, set_id_floor(&r->ref)) < 0 || rejected_add(&r->ref, q) < 0)
+			goto out;
+		set_remove(&s, (size_t)idx);
+	}
+	set_check_errors(&s, r->have_corpus ? &r->corpus : NULL, &f);
+	if (f.nr_errors) {
+		findings_report_errors(&f, r->file);
+		error("the change would break the set's rules; nothing written");
+		goto out;
+	}
+	if (set_save(&s, r->file) < 0)
+		goto out;
+	rc = 0;
+out:
+	findings_release(&f);
+	set_release(&s);
+	return rc;
+}
+
+static int write_pool(struct review *r, struct action *a)
+{
+	struct pool p = POOL_INIT;
+	struct pool_question *pq;
+	struct pool_pair *pp = NULL;
+	const char *chunk = req_str(a, "chunk");
+	const char *reviewer = req_str(a, "reviewer");
+	int grade, rc = -1;
+
+	if (strcmp(a->op, "grade"))
+		return fail(a, 400, "unknown action '%s' for a pool (only 'grade')", a->op);
+	if (!chunk || req_int(a, "grade", 0, POOL_MAX_GRADE, &grade))
+		return chunk ? -1 : fail(a, 400, "a grade needs 'chunk'");
+	if (pool_load(&p, r->file) < 0) {
+		a->status = 422;
+		goto out;
+	}
+	if ((pq = pool_find(&p, a->id)))
+		for (size_t j = 0; j < pq->nr && !pp; j++)
+			if (!strcmp(pq->pairs[j].chunk, chunk))
+				pp = &pq->pairs[j];
+	if (!pp) {
+		fail(a, 404, "no pair ('%s', '%s') in '%s'", a->id, chunk, r->file);
+		goto out;
+	}
+	if (pp->grade >= 0 && starts_with(pool_pair_judge(pp), "llm:") && pp->llm_grade < 0) {
+		/* keep the judge's grade beside the person's, for agreement */
+		pp->llm_grade = pp->grade;
+		free(pp->llm_judge);
+		pp->llm_judge = xstrdup(pp->judge);
+	}
+	pp->grade = grade;
+	free(pp->judge);
+	pp->judge = xstrdup("human");
+	free(pp->reviewed_by);
+	pp->reviewed_by = xstrdup(reviewer ? reviewer : "");
+	free(pp->reviewed_at);
+	pp->reviewed_at = xstrdup(a->now);
+	a->status = 422;
+	if (pool_save(&p, r->file) < 0)
+		goto out;
+	rc = 0;
+out:
+	pool_release(&p);
+	return rc;
+}
+
+int review_apply(struct review *r, const char *body, size_t len, struct strbuf *out)
+{
+	report_fn saved = get_error_routine();
+	struct lock_file lock = LOCK_FILE_INIT;
+	struct action a = { NULL, NULL, NULL, "", 400 };
+	char disk[72];
+	const char *digest;
+	cJSON *req = NULL, *reply = cJSON_CreateObject(), *rv;
+	char *json;
+	bool stale = false;
+	int rc = -1;
+
+	strbuf_reset(&captured);
+	set_error_routine(capture);
+	if (len > REVIEW_MAX_BODY || !(req = cJSON_ParseWithLength(body, len)) || !cJSON_IsObject(req)) {
+		fail(&a, 400, "the request is not a JSON object");
+		goto out;
+	}
+	a.req = req;
+	a.op = req_str(&a, "op");
+	a.id = req_str(&a, "id");
+	digest = req_str(&a, "digest");
+	if (!a.op || !a.id || !digest) {
+		fail(&a, 400, "the request needs 'op', 'id' and 'digest'");
+		goto out;
+	}
+	/* who: the reviewer the server was started for */
+	cJSON_DeleteItemFromObjectCaseSensitive(req, "reviewer");
+	cJSON_AddStringToObject(req, "reviewer", r->reviewer);
+	utc_now_iso8601(a.now);
+	if (r->lock_path && lock_take(&lock, r->lock_path, r->kind == REVIEW_SET ? "the set" : "the pool's judge") < 0) {
+		a.status = 409;
+		goto out;
+	}
+	if (file_sha256(r->file, disk) < 0) {
+		a.status = 409;
+		goto out;
+	}
+	if (strcmp(disk, digest)) {
+		stale = true;
+		fail(&a, 409, "'%s' changed on disk since this page loaded it; nothing written, reloading", r->file);
+		goto out;
+	}
+	if ((r->kind == REVIEW_SET ? write_set(r, &a) : write_pool(r, &a)) < 0)
+		goto out;
+	if (file_sha256(r->file, disk) < 0)
+		goto out;
+	rc = 0;
+out:
+	lock_release(&lock);
+	set_error_routine(saved);
+	if (rc) {
+		cJSON_AddStringToObject(reply, "error", captured.len ? captured.buf : "the change failed");
+		cJSON_AddBoolToObject(reply, "stale", stale);
+	} else {
+		cJSON_AddBoolToObject(reply, "ok", true);
+		cJSON_AddStringToObject(reply, "digest", disk);
+		a.status = 200;
+	}
+	rv = reply;
+	json = cJSON_PrintUnformatted(rv);
+	strbuf_addstr(out, json);
+	free(json);
+	cJSON_Delete(reply);
+	cJSON_Delete(req);
+	strbuf_reset(&captured);
+	return a.status;
+}

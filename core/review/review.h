@@ -1,0 +1,89 @@
+/*
+ * review: what the review page reads and writes (docs/review.md), without
+ * any HTTP: the page's data as JSON, and each reviewer action applied to
+ * the file through the same code the CLI uses.
+ *
+ * A review is of a set's working copy (questions) or of a pool worksheet
+ * (pairs to grade 0..3). Frozen versions are refused when the review opens.
+ *
+ * Every write, in this order: take the lock the CLI takes (the set's
+ * .evalset/lock; for a pool, its set's .evalset/judge.lock when that set
+ * exists), compare the SHA-256 of the file on disk with the digest the page
+ * was served ('digest' in the request) and refuse a stale page, load the
+ * file afresh, apply the action, check the set rules (set_check_errors with
+ * the corpus), save atomically (set_save, pool_save), release the lock.
+ * Each changed question or pair records provenance: reviewed_by,
+ * reviewed_at (UTC), and for questions review (edited, accepted) and, for a
+ * rejection, reason; a rejected question leaves set.yaml for the rejected
+ * list (set/rejected.h) after the id floor is recorded.
+ *
+ * Ownership: a struct review owns everything it points to (review_release).
+ * Strings passed in are copied.
+ */
+#ifndef EVALSET_REVIEW_H
+#define EVALSET_REVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/strbuf.h"
+#include "retrieve/bm25.h"
+#include "set/corpus.h"
+#include "set/set.h"
+
+enum review_kind { REVIEW_SET, REVIEW_POOL };
+
+#define REVIEW_BM25_TOP 5              /* BM25 hits shown per question */
+#define REVIEW_MAX_BODY (1u << 20)     /* largest request body accepted */
+
+struct review {
+	enum review_kind kind;
+	struct set_ref ref;       /* the set (of the pool, when it can be found) */
+	bool have_ref;
+	char *file;               /* the file the page writes: set.yaml or the pool */
+	char *lock_path;          /* NULL: no lock besides the digest check */
+	char *reviewer;
+	struct corpus corpus;
+	bool have_corpus;
+	struct bm25 bm25;
+	bool have_bm25;
+};
+#define REVIEW_INIT { REVIEW_SET, SET_REF_INIT, false, NULL, NULL, NULL, CORPUS_INIT, false, BM25_INIT, false }
+
+/*
+ * Open 'arg' for review by 'reviewer': a pool worksheet when 'arg' is a
+ * file that starts as one (an "evalset_pool" key), else a set argument as
+ * every command takes it. A frozen version is refused. The file is loaded
+ * and checked once here so that bad input is refused before a server
+ * starts; for a set, its corpus is loaded and indexed with BM25 when it
+ * names one. Return 0 or -1 (reported).
+ */
+int review_open(struct review *r, const char *arg, const char *reviewer);
+void review_release(struct review *r);
+
+/*
+ * Append the page's data as JSON to 'out': the file as it is on disk now,
+ * with its "digest" (SHA-256 of the bytes) that writes must quote. Return
+ * 0, or -1 (reported) when the file cannot be read any more.
+ */
+int review_state(struct review *r, struct strbuf *out);
+
+/*
+ * Apply the action in the JSON request 'body' ('len' bytes) and append the
+ * JSON reply to 'out': {"ok": true, "digest": NEW} or {"error": MESSAGE,
+ * "stale": BOOL}. Return the HTTP status: 200 done, 400 a malformed
+ * request, 404 an unknown question or pair, 409 the file changed since
+ * the page loaded it (or another evalset holds the lock), 422 the change
+ * would break the set's rules or cannot be saved.
+ *
+ *   {"digest": D, "op": "accept", "id": Q}
+ *   {"digest": D, "op": "edit", "id": Q, "text": T}
+ *   {"digest": D, "op": "label", "id": Q, "chunk": C, "grade": -1..9}  (-1 removes)
+ *   {"digest": D, "op": "answerable", "id": Q, "answerable": B [, "chunk": C]}
+ *   {"digest": D, "op": "tag" | "untag", "id": Q, "tag": T}
+ *   {"digest": D, "op": "reject", "id": Q, "reason": R}
+ *   {"digest": D, "op": "grade", "id": Q, "chunk": C, "grade": 0..3}      (pools)
+ */
+int review_apply(struct review *r, const char *body, size_t len, struct strbuf *out);
+
+#endif

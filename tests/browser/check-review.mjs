@@ -1,0 +1,243 @@
+// check-review: review a set and grade a pool on `evalset review` pages in
+// headless Chromium with the keyboard only, then check the files, printing
+// TAP.
+//
+// usage: node check-review.mjs CONFIG.json
+//
+// CONFIG: {"work", "artifacts", "shots" (or ""), "chromium", "profile",
+//          "evalset", "set": {"url", "dir"}, "pool": {"url", "file"}}
+//
+// Every action is a key press (page.keyboard), never a click. Files are
+// read back through `evalset show --format json` (the set) and as text
+// (the pool and rejected.yaml).
+import { readFileSync, writeFileSync, appendFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+let n = 0, failed = 0;
+function ok(cond, what, diag) {
+  n++;
+  if (!cond) failed++;
+  console.log(`${cond ? 'ok' : 'not ok'} ${n} - ${what}`);
+  if (!cond && diag !== undefined) for (const l of String(diag).split('\n')) console.log(`# ${l}`);
+}
+const show = (id) => JSON.parse(execFileSync(config.evalset, ['show', config.set.dir, id, '--format', 'json'],
+  { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+const setFile = path.join(config.set.dir, 'set.yaml');
+const inSet = (id) => readFileSync(setFile, 'utf8').includes(`- id: ${id}\n`);
+
+async function shot(page, name) {
+  const f = path.join(config.artifacts, `review-${name}.png`);
+  await page.screenshot({ path: f, fullPage: false });
+  if (config.shots) { mkdirSync(config.shots, { recursive: true }); copyFileSync(f, path.join(config.shots, `review-${name}.png`)); }
+}
+// Press 'key' and wait until the status line says something new.
+async function press(page, key, expect) {
+  await page.evaluate(() => { document.getElementById('status').textContent = ''; });
+  await page.keyboard.press(key);
+  await page.waitForFunction(() => document.getElementById('status').textContent !== '', null, { timeout: 10000 });
+  const msg = await page.textContent('#status');
+  if (expect && !msg.includes(expect)) throw new Error(`after ${key}: status says '${msg}', expected '${expect}'`);
+  // the reload after a write
+  await page.waitForTimeout(150);
+  return msg;
+}
+const currentId = (page) => page.getAttribute('#question', 'data-id');
+
+async function reviewSet(context) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // the one refusal expected: the stale write's 409
+  page.on('console', (m) => { if (m.type() === 'error' && !/status of 409/.test(m.text())) errors.push(m.text()); });
+  await page.goto(config.set.url);
+  await page.waitForSelector('#question');
+  ok(await currentId(page) === 'q-0001', 'set: the first question is shown');
+  const chunks = await page.$$eval('#question .chunk', (els) => els.map((e) => e.getAttribute('data-chunk')));
+  ok(chunks.includes('warsaw-p07') && chunks.length >= 5, 'set: its labelled chunk and the BM25 top 5 are shown', chunks.join(' '));
+  ok(await page.$eval('#question .chunk mark', (m) => m.textContent === '1815').catch(() => false),
+    'set: the answer is highlighted in its chunk');
+  await shot(page, 'question');
+
+  // a: accept q-0001
+  await press(page, 'a', 'q-0001 accepted');
+  let q = show('q-0001');
+  ok(q.provenance.review === 'accepted' && q.provenance.reviewed_by === 'browser-test' &&
+     /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(q.provenance.reviewed_at),
+    'set: a accepts, with reviewed_by and reviewed_at in the file', JSON.stringify(q.provenance));
+
+  // j, e: edit q-0002's text
+  await page.keyboard.press('j');
+  ok(await currentId(page) === 'q-0002', 'set: j goes to the next question');
+  await page.keyboard.press('e');
+  await page.waitForSelector('#d-input');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('Which party forms the government in the Scottish Parliament?');
+  await press(page, 'Enter', 'text of q-0002 saved');
+  q = show('q-0002');
+  ok(q.text === 'Which party forms the government in the Scottish Parliament?' &&
+     q.provenance.original_text === 'What party forms the Scottish Parliament?' && q.provenance.review === 'edited',
+    'set: e edits the text, keeping the original in provenance', JSON.stringify(q));
+
+  // n, 2: grade the second chunk (a BM25 hit) relevant 2; then 0 on the third
+  await page.keyboard.press('n');
+  const second = await page.getAttribute('#question .chunk.focus', 'data-chunk');
+  await press(page, '2', `${second} graded 2`);
+  await page.keyboard.press('n');
+  const third = await page.getAttribute('#question .chunk.focus', 'data-chunk');
+  await press(page, '0', `${third} graded 0`);
+  q = show('q-0002');
+  ok(q.relevant[second] === 2 && q.irrelevant.includes(third) && q.relevant['scottish-parliament-p29'] === 1,
+    'set: n moves to a chunk, 2 labels it grade 2, 0 labels the next irrelevant', JSON.stringify([q.relevant, q.irrelevant]));
+  // x removes the label again
+  await press(page, 'x', `label of ${third} removed`);
+  ok(!show('q-0002').irrelevant.includes(third), 'set: x removes a label');
+
+  // j, t: tag q-0003
+  await page.keyboard.press('j');
+  await page.keyboard.press('t');
+  await page.waitForSelector('#d-input');
+  await page.keyboard.type('hard');
+  await press(page, 'Enter', 'tags of q-0003 saved');
+  ok(show('q-0003').tags.includes('hard'), 'set: t adds a tag');
+  await page.keyboard.press('t');
+  await page.waitForSelector('#d-input');
+  await page.keyboard.type('-squad');
+  await press(page, 'Enter', 'tags of q-0003 saved');
+  ok(!show('q-0003').tags.includes('squad'), 'set: t with -tag removes a tag');
+
+  // j, r: reject q-0004 with a reason
+  await page.keyboard.press('j');
+  const rejected = await currentId(page);
+  await page.keyboard.press('r');
+  await page.waitForSelector('#d-input');
+  await page.keyboard.type('ambiguous: <script>alert(1)</script>');
+  await press(page, 'Enter', `${rejected} rejected`);
+  const rej = readFileSync(path.join(config.set.dir, 'rejected.yaml'), 'utf8');
+  ok(!inSet(rejected) && rej.includes(`- id: ${rejected}\n`) && rej.includes('reason: \'ambiguous: <script>alert(1)</script>\'') &&
+     rej.includes('reviewed_by: browser-test'), 'set: r rejects: out of set.yaml, into rejected.yaml with its reason', rej.slice(0, 800));
+  ok(await currentId(page) !== rejected, 'set: the page moves on from a rejected question');
+
+  // u: mark the current question unanswerable, u again: answerable with the focused chunk
+  const un = await currentId(page);
+  await press(page, 'u', `${un} marked unanswerable`);
+  q = show(un);
+  ok(q.answerable === false && Object.keys(q.relevant).length === 0, 'set: u marks a question unanswerable', JSON.stringify(q));
+  const focus = await page.getAttribute('#question .chunk.focus', 'data-chunk');
+  await press(page, 'u', `${un} marked answerable`);
+  q = show(un);
+  ok(q.answerable === true && q.relevant[focus] === 1, 'set: u again makes it answerable with the focused chunk relevant', JSON.stringify(q.relevant));
+
+  // the list, filtered by status from the keyboard (Tab into the filter)
+  await page.keyboard.press('l');
+  await page.waitForSelector('#qlist');
+  await page.focus('#f-status');
+  await page.keyboard.press('Escape');
+  await page.selectOption('#f-status', 'accepted');
+  const rows = await page.$$eval('#qlist tbody tr', (trs) => trs.map((t) => t.getAttribute('data-id')));
+  ok(rows.length === 1 && rows[0] === 'q-0001', 'set: the list filters by status', rows.join(' '));
+  await page.selectOption('#f-status', '');
+  await shot(page, 'list');
+  await page.keyboard.press('?');
+  await shot(page, 'help');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('l');
+  await page.waitForSelector('#question');
+
+  // a stale page: the file changes on disk behind it; its write is refused
+  appendFileSync(setFile, '# edited by hand while the page was open\n');
+  const before = readFileSync(setFile, 'utf8');
+  const staleId = await currentId(page);
+  const msg = await press(page, 'a');
+  ok(/changed on disk/.test(msg), 'set: a stale page is told the file changed on disk', msg);
+  ok(readFileSync(setFile, 'utf8') === before, 'set: the stale write changed nothing');
+  await page.waitForTimeout(2000);  // the page reloads its data
+  await press(page, 'a', `${staleId} accepted`);
+  ok(show(staleId).provenance.review === 'accepted', 'set: after the reload the same key writes');
+
+  // the tag with markup shows as text
+  const html = await page.content();
+  ok(!html.includes('<script>alert(1)'), 'set: nothing from the file becomes markup');
+  ok(errors.length === 0, 'set: no script errors or CSP violations', errors.join('\n'));
+  await page.close();
+}
+
+async function gradePool(context) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(config.pool.url);
+  await page.waitForSelector('#pair');
+  ok((await page.textContent('#scale')).includes('holds the exact answer'), 'pool: the 0-3 scale is explained');
+  const judged = await page.$('#judge');
+  ok(judged && await judged.evaluate((e) => e.classList.contains('hidden-grade') && !/grade \d/.test(e.textContent)),
+    'pool: the judge\'s grade is hidden before grading');
+  await shot(page, 'pool');
+  await page.keyboard.press('h');
+  ok(await page.$eval('#judge', (e) => /grade 0/.test(e.textContent) && e.textContent.includes('judge reason 0 <b>x</b>')),
+    'pool: h shows the judge\'s grade and reason (as text)');
+  await page.keyboard.press('h');
+
+  const total = await page.evaluate(() => Number(document.getElementById('progress').textContent.match(/of (\d+)/)[1]));
+  // the person's grades: 3 - (position mod 4), so some agree with the judge and some do not
+  const mine = [];
+  for (let i = 0; i < total; i++) {
+    const g = 3 - (i % 4);
+    mine.push(g);
+    await press(page, String(g), `graded ${g}`);
+  }
+  await page.waitForSelector('#summary');
+  ok(true, `pool: ${total} pairs graded with the keys 0-3, then the summary`);
+  await shot(page, 'summary');
+  // the pool file: every pair graded by a person, the judge's grades kept
+  const text = readFileSync(config.pool.file, 'utf8');
+  const pairs = text.split(/\n  - chunk: /).slice(1);
+  const grades = pairs.map((p) => Number((p.match(/\n    grade: (\d)/) || [])[1]));
+  ok(JSON.stringify(grades) === JSON.stringify(mine), 'pool: the file holds the grades in order', grades.join(' '));
+  ok(pairs.every((p) => /\n    judge: human\n/.test(p) && /\n    reviewed_by: browser-test\n/.test(p) && /\n    reviewed_at: \d{4}-/.test(p)),
+    'pool: each pair records judge human, reviewed_by, reviewed_at');
+  // the judge graded pairs 0, 2, 4... with (k / 2) mod 4
+  let agree = 0, both = 0;
+  pairs.forEach((p, i) => {
+    const m = p.match(/\n    llm_grade: (\d)\n    llm_judge: llm:fake-judge\n/);
+    if (i % 2 === 0) { both++; if (m && Number(m[1]) === (i / 2) % 4 && mine[i] === (i / 2) % 4) agree++; if (!m) agree = -1e9; }
+  });
+  ok(agree >= 0, 'pool: the judge\'s grades are kept as llm_grade beside the person\'s');
+  const shown = await page.$eval('#agreement', (e) => ({ n: Number(e.dataset.n), exact: Number(e.dataset.exact) }));
+  ok(shown.n === both && Math.abs(shown.exact - agree / both) < 1e-9,
+    'pool: the summary\'s agreement matches the file', JSON.stringify({ shown, both, agree }));
+  ok(errors.length === 0, 'pool: no script errors or CSP violations', errors.join('\n'));
+  await page.close();
+}
+
+let context;
+try {
+  context = await chromium.launchPersistentContext(config.profile, {
+    executablePath: config.chromium,
+    headless: true,
+    viewport: { width: 1100, height: 760 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+} catch (e) {
+  ok(false, `chromium starts (${config.chromium})`, e.stack || String(e));
+  console.log(`1..${n}`);
+  process.exit(1);
+}
+try {
+  for (const [name, fn] of [['set', reviewSet], ['pool', gradePool]]) {
+    try {
+      await fn(context);
+    } catch (e) {
+      ok(false, `${name}: checks ran to the end`, e.stack || String(e));
+    }
+  }
+} finally {
+  await context.close();
+}
+console.log(`1..${n}`);
+writeFileSync(path.join(config.artifacts, 'review-tap.txt'), `${n - failed} passed, ${failed} failed\n`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# `evalset review` over real HTTP with curl, printing TAP (suite "cli"):
+# who may read and write (token, Host, Origin, Sec-Fetch-Site), stale
+# writes, frozen versions, the set rules, and what a write leaves in the
+# files. The page itself is driven in tests/browser/review.sh.
+#
+# usage: t-review.sh EVALSET
+set -u
+evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+n=0; failed=0
+root=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$root"' EXIT
+ok() { n=$((n+1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed+1)); [ -n "${3:-}" ] && echo "# $3"; fi; }
+is() { if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3" "got '$1', want '$2'"; fi; }
+
+cd "$root" || exit 1
+mkdir sets && cp -a "$src/sets/squad-demo" sets/ && rm -rf sets/squad-demo/.evalset
+
+# refusals before any server starts
+"$evalset" review squad-demo@v1 >out 2>err
+is "$?" 2 "a frozen version is refused (exit 2)"
+grep -q "cannot review frozen version 'squad-demo@v1'" err; ok $? "the refusal says versions are never rewritten" "$(cat err)"
+"$evalset" review >out 2>err
+is "$?" 2 "no argument: usage, exit 2"
+"$evalset" review -h >out 2>&1
+grep -q "usage: evalset review <set>" out; ok $? "-h shows the usage"
+
+EVALSET_REVIEWER=carol "$evalset" review squad-demo >srv.out 2>srv.err &
+pid=$!
+for _ in $(seq 1 100); do grep -q '^review: http' srv.out && break; sleep 0.1; done
+url=$(sed -n 's/^review: \(http[^ ]*\)$/\1/p' srv.out)
+case $url in http://127.0.0.1:[0-9]*/[0-9a-f]*/) ok 0 "the address is 127.0.0.1 with a token ($url)";;
+  *) ok 1 "the address is 127.0.0.1 with a token" "got '$url'"; echo "1..$n"; exit 1;; esac
+port=$(echo "$url" | sed 's|^http://127.0.0.1:\([0-9]*\)/.*|\1|')
+token=$(echo "$url" | sed 's|^http://127.0.0.1:[0-9]*/\([0-9a-f]*\)/$|\1|')
+is "${#token}" 64 "the token is 32 bytes (64 hex digits)"
+ss -ltn 2>/dev/null | grep -q "127.0.0.1:$port " && ok 0 "it listens on 127.0.0.1 only" ||
+  ok "$(ss -ltn 2>/dev/null | grep -c ":$port ")" "it listens on 127.0.0.1 only" "$(ss -ltn | grep ":$port ")"
+
+code() { curl -s -o body -w '%{http_code}' "$@"; }
+digest() { curl -s "${url}api/state" | python3 -c 'import json,sys; print(json.load(sys.stdin)["digest"])'; }
+post() { # post JSON [CURL-ARGS...]: as the page does
+	local body=$1; shift
+	code -H "Origin: http://127.0.0.1:$port" -H 'Content-Type: application/json' "$@" --data "$body" "${url}api/action"
+}
+
+is "$(code "$url")" 200 "the page loads with the token"
+grep -q "Content-Security-Policy" <(curl -s -D - -o /dev/null "$url") && ok 0 "the page has a Content-Security-Policy" || ok 1 "the page has a Content-Security-Policy"
+csp=$(curl -s -D - -o page.html "$url" | tr -d '\r' | sed -n 's/^Content-Security-Policy: //p')
+nonce=$(echo "$csp" | sed -n "s/.*script-src 'nonce-\([0-9a-f]*\)'.*/\1/p")
+[ -n "$nonce" ] && grep -q "<script nonce=\"$nonce\">" page.html; ok $? "the page's script carries the policy's nonce" "$csp"
+echo "$csp" | grep -q "default-src 'none'" && ! echo "$csp" | grep -q "unsafe-inline"; ok $? "the policy allows nothing else (no unsafe-inline)" "$csp"
+! grep -Eq '(src|href)="(https?:)?//' page.html; ok $? "the page loads nothing from elsewhere"
+is "$(code "http://127.0.0.1:$port/")" 403 "no token: 403"
+is "$(code "http://127.0.0.1:$port/api/state")" 403 "no token on the data: 403"
+wrong=${token%?}$([ "${token: -1}" = 0 ] && echo 1 || echo 0)
+is "$(code "http://127.0.0.1:$port/$wrong/api/state")" 403 "a wrong token (one digit off): 403"
+is "$(code "http://127.0.0.1:$port/$token")" 403 "the token without its slash: 403"
+is "$(code -H "Host: evil.example:$port" "${url}api/state")" 403 "another Host (DNS rebinding): 403"
+is "$(code -H 'Sec-Fetch-Site: cross-site' "${url}api/state")" 403 "a cross-site read: 403"
+grep -q '"digest"' body && ok 1 "a refused read gets no data" || ok 0 "a refused read gets no data"
+curl -s -D - -o /dev/null "${url}api/state" | grep -qi '^access-control-allow' && ok 1 "no CORS header" || ok 0 "no CORS header"
+
+d=$(digest)
+cp sets/squad-demo/set.yaml before.yaml
+accept="{\"digest\":\"$d\",\"op\":\"accept\",\"id\":\"q-0001\"}"
+is "$(code -H 'Content-Type: application/json' --data "$accept" "${url}api/action")" 403 "a write without Origin: 403"
+is "$(code -H 'Origin: http://evil.example' -H 'Content-Type: application/json' --data "$accept" "${url}api/action")" 403 \
+	"a write from another origin: 403"
+is "$(code -H 'Origin: http://localhost:'"$port" -H 'Content-Type: application/json' --data "$accept" "${url}api/action")" 403 \
+	"a write from localhost (another origin than 127.0.0.1): 403"
+is "$(code -H "Origin: http://127.0.0.1:$port" -H 'Content-Type: text/plain' --data "$accept" "${url}api/action")" 403 \
+	"a write that is not JSON (a simple cross-origin form post): 403"
+is "$(post "$accept" -H 'Sec-Fetch-Site: same-site')" 403 "a write from a same-site page of another port: 403"
+is "$(code -H "Origin: http://127.0.0.1:$port" -H 'Content-Type: application/json' --data "$accept" \
+	"http://127.0.0.1:$port/api/action")" 403 "a write without the token: 403"
+cmp -s before.yaml sets/squad-demo/set.yaml; ok $? "no refused write touched the set"
+
+is "$(post "$accept")" 200 "a write from the page's origin with the digest: 200"
+grep -A16 '^- id: q-0001$' sets/squad-demo/set.yaml | grep -q 'reviewed_by: carol'; ok $? "the write records reviewed_by"
+is "$(post "$accept")" 409 "the same write again, from a page now stale: 409"
+grep -q '"stale":true' body; ok $? "the reply says the page is stale" "$(cat body)"
+grep -q 'changed on disk' body; ok $? "the reply says the file changed on disk"
+
+d=$(digest)
+cp sets/squad-demo/set.yaml before.yaml
+is "$(post "{\"digest\":\"$d\",\"op\":\"label\",\"id\":\"q-0002\",\"chunk\":\"no-such-chunk\",\"grade\":2}")" 422 \
+	"a label for a chunk the corpus lacks: 422"
+is "$(post "{\"digest\":\"$d\",\"op\":\"label\",\"id\":\"q-0002\",\"chunk\":\"scottish-parliament-p29\",\"grade\":-1}")" 422 \
+	"removing the last relevant label of an answerable question breaks the rules: 422"
+grep -q "answerable" body; ok $? "the refusal names the rule" "$(cat body)"
+is "$(post "{\"digest\":\"$d\",\"op\":\"reject\",\"id\":\"q-0002\",\"reason\":\"\"}")" 422 "a rejection without a reason: 422"
+is "$(post "{\"digest\":\"$d\",\"op\":\"accept\",\"id\":\"q-9999\"}")" 404 "an unknown question: 404"
+is "$(post "{\"digest\":\"$d\",\"op\":\"explode\",\"id\":\"q-0002\"}")" 400 "an unknown action: 400"
+is "$(post 'not json')" 400 "a body that is not JSON: 400"
+cmp -s before.yaml sets/squad-demo/set.yaml; ok $? "no refused change touched the set"
+
+last=$(sed -n 's/^- id: \(q-[0-9]*\)$/\1/p' sets/squad-demo/set.yaml | sort | tail -1)
+is "$(post "{\"digest\":\"$d\",\"op\":\"reject\",\"id\":\"$last\",\"reason\":\"duplicate of q-0006\"}")" 200 "a rejection: 200"
+! grep -q "^- id: $last\$" sets/squad-demo/set.yaml; ok $? "the rejected question left set.yaml"
+grep -A20 "^- id: $last\$" sets/squad-demo/rejected.yaml | grep -q "reason: duplicate of q-0006"; ok $? "rejected.yaml keeps it with its reason"
+"$evalset" check squad-demo >/dev/null 2>&1; ok $([ $? -le 1 ] && echo 0 || echo 1) "the set still loads and checks"
+rm -rf sets/squad-demo/.evalset/ids  # the id floor must come from rejected.yaml itself (a fresh clone)
+"$evalset" add squad-demo --text "A new question?" --unanswerable >add.out 2>&1
+grep -q "$last" add.out && ok 1 "add never hands out a rejected id again" "$(cat add.out)" || ok 0 "add never hands out a rejected id again"
+
+# a lock held by another command: refused, nothing written
+d=$(digest)
+exec 9>sets/squad-demo/.evalset/lock
+flock -n 9
+is "$(post "{\"digest\":\"$d\",\"op\":\"accept\",\"id\":\"q-0002\"}")" 409 "a write while another evalset holds the set's lock: 409"
+exec 9>&-
+
+kill "$pid"; wait "$pid"
+is "$?" 0 "SIGTERM stops the server, exit 0"
+pid=
+echo "1..$n"
+[ "$failed" -eq 0 ]
