@@ -376,6 +376,24 @@ static void remove_tag(struct question *q, const char *tag)
 		}
 }
 
+/* Drop the evidence of 'q' for chunks that are no longer relevant: the
+ * set's rules keep evidence for relevant chunks only, and the reviewer who
+ * took the label away took its evidence with it. */
+static void drop_stale_evidence(struct question *q)
+{
+	struct question keep;
+
+	memset(&keep, 0, sizeof(keep));
+	for (size_t i = 0; i < q->nr_evidence; i++)
+		if (question_grade(q, q->evidence[i].chunk) >= 1)
+			question_add_evidence(&keep, &q->evidence[i]);
+	question_clear_evidence(q);
+	for (size_t i = 0; i < keep.nr_evidence; i++)
+		question_add_evidence(q, &keep.evidence[i]);
+	question_clear_evidence(&keep);
+	free(keep.evidence);
+}
+
 /* Return true when 's' is a usable tag: non-empty, no spaces or control characters. */
 static bool valid_tag(const char *s)
 {
@@ -429,6 +447,7 @@ static int apply_question(struct review *r, struct action *a, struct question *q
 		if (r->have_corpus && grade >= 0 && !corpus_get(&r->corpus, chunk))
 			return fail(a, 422, "unknown chunk '%s' (not in '%s')", chunk, r->corpus.path);
 		question_set_label(q, chunk, grade);
+		drop_stale_evidence(q);
 		stamp(q, a, "edited");
 	} else if (!strcmp(op, "answerable")) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(a->req, "answerable");
@@ -443,6 +462,7 @@ static int apply_question(struct review *r, struct action *a, struct question *q
 				question_set_label(q, c, 0);
 				free(c);
 			}
+			drop_stale_evidence(q);
 		} else if (chunk && *chunk) {
 			question_set_label(q, chunk, 1);
 		}

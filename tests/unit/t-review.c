@@ -1,0 +1,259 @@
+/*
+ * t-review: what a reviewer relies on in the review page's writes, without
+ * HTTP: a stale page never overwrites the file, frozen versions are
+ * refused, every change carries reviewed_by and reviewed_at, a rejected
+ * question moves to rejected.yaml and its id is never reused, a label taken
+ * away takes its evidence with it, a change that breaks the rules writes
+ * nothing, and a person's pool grade keeps the judge's beside it.
+ */
+#include "test-lib.h"
+#include "base/fsutil.h"
+#include "base/util.h"
+#include "pool/pool.h"
+#include "review/review.h"
+#include "set/rejected.h"
+#include "set/set.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[] = "/tmp/t-review-XXXXXX";
+
+static char *write_tmp(const char *name, const char *content)
+{
+	char *path = xstrfmt("%s/%s", tmpdir, name);
+
+	if (write_file_atomic(path, content, strlen(content)))
+		test_diag("cannot write %s", path);
+	return path;
+}
+
+static const char set_yaml[] =
+	"evalset: 1\n"
+	"name: demo\n"
+	"corpus:\n"
+	"  path: corpus.jsonl\n"
+	"questions:\n"
+	"- id: q-0001\n"
+	"  text: How do I rotate a key?\n"
+	"  relevant: {c-1: 1, c-2: 2}\n"
+	"  evidence:\n"
+	"  - {chunk: c-2, quote: Keys expire}\n"
+	"  provenance: {kind: factoid}\n"
+	"- id: q-0002\n"
+	"  text: How big can an export be?\n"
+	"  relevant: [c-3]\n";
+
+static const char corpus_jsonl[] =
+	"{\"id\": \"c-1\", \"text\": \"Rotate keys in Settings.\"}\n"
+	"{\"id\": \"c-2\", \"text\": \"Keys expire after 90 days.\"}\n"
+	"{\"id\": \"c-3\", \"text\": \"Exports hold up to 1M rows.\"}\n";
+
+static const char pool_yaml[] =
+	"evalset_pool: 1\n"
+	"set:\n"
+	"  name: demo\n"
+	"  path: demo\n"
+	"  version: null\n"
+	"  digest: sha256:00\n"
+	"questions:\n"
+	"- id: q-0001\n"
+	"  text: How do I rotate a key?\n"
+	"  pairs:\n"
+	"  - chunk: c-3\n"
+	"    grade: 2\n"
+	"    judge: llm:fake\n"
+	"    reason: close enough\n"
+	"  - chunk: c-2\n"
+	"    grade: null\n";
+
+/* Return the digest review_state reports; caller frees. */
+static char *state_digest(struct review *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *j;
+	char *d = NULL;
+
+	if (review_state(r, &sb) == 0 && (j = cJSON_Parse(sb.buf))) {
+		d = xstrdup(cJSON_GetObjectItem(j, "digest")->valuestring);
+		cJSON_Delete(j);
+	}
+	strbuf_release(&sb);
+	return d;
+}
+
+/* Apply the request 'fmt' (its "%s" the digest) and return the HTTP status. */
+static int apply(struct review *r, const char *digest, const char *fmt, struct strbuf *reply)
+{
+	struct strbuf body = STRBUF_INIT;
+	int status;
+
+	strbuf_addf(&body, fmt, digest);
+	strbuf_reset(reply);
+	status = review_apply(r, body.buf, body.len, reply);
+	strbuf_release(&body);
+	return status;
+}
+
+static const char *prov_str(const struct question *q, const char *key)
+{
+	const cJSON *v = q && q->provenance ? cJSON_GetObjectItem(q->provenance, key) : NULL;
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void test_set(void)
+{
+	char *dir = xstrfmt("%s/demo", tmpdir), *d, *file;
+	struct review r = REVIEW_INIT, frozen = REVIEW_INIT;
+	struct strbuf reply = STRBUF_INIT, before = STRBUF_INIT, after = STRBUF_INIT;
+	struct set s = SET_INIT, rej = SET_INIT;
+	struct question *q;
+
+	mkdir_p(dir);
+	free(write_tmp("demo/set.yaml", set_yaml));
+	free(write_tmp("demo/corpus.jsonl", corpus_jsonl));
+	file = xstrfmt("%s/set.yaml", dir);
+	ok(review_open(&r, dir, "ana") == 0, "a set's working copy opens for review");
+	ok(r.have_bm25, "with its corpus indexed for the BM25 top 5");
+
+	d = state_digest(&r);
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"accept\",\"id\":\"q-0001\"}", &reply), 200, "accept: 200");
+	set_load(&s, file);
+	q = set_find(&s, "q-0001");
+	is_str(prov_str(q, "review"), "accepted", "accept records review: accepted");
+	is_str(prov_str(q, "reviewed_by"), "ana", "and reviewed_by");
+	ok(prov_str(q, "reviewed_at") && strlen(prov_str(q, "reviewed_at")) == 20, "and reviewed_at");
+	set_release(&s);
+
+	/* the page still holds the old digest: stale */
+	read_file(file, &before, 0);
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"edit\",\"id\":\"q-0001\",\"text\":\"x\"}", &reply), 409,
+	       "a write quoting the digest of an older file: 409");
+	ok(strstr(reply.buf, "\"stale\":true") != NULL, "the reply says stale");
+	read_file(file, &after, 0);
+	is_str(after.buf, before.buf, "the stale write left the file as it was");
+	free(d);
+
+	/* taking the label of c-2 away takes its evidence with it */
+	d = state_digest(&r);
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"label\",\"id\":\"q-0001\",\"chunk\":\"c-2\",\"grade\":0}", &reply),
+	       200, "a label to irrelevant on a chunk with evidence: 200");
+	set_load(&s, file);
+	q = set_find(&s, "q-0001");
+	is_int(question_grade(q, "c-2"), 0, "the chunk is judged irrelevant");
+	is_int(q->nr_evidence, 0, "its evidence is gone with the label");
+	is_str(prov_str(q, "review"), "accepted", "a change after acceptance keeps it accepted");
+	set_release(&s);
+	free(d);
+
+	/* breaking the rules writes nothing */
+	d = state_digest(&r);
+	strbuf_reset(&before);
+	read_file(file, &before, 0);
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"label\",\"id\":\"q-0002\",\"chunk\":\"c-3\",\"grade\":-1}", &reply),
+	       422, "removing the only relevant label of an answerable question: 422");
+	ok(strstr(reply.buf, "nothing written") != NULL, "the reply says nothing was written: %s", reply.buf);
+	strbuf_reset(&after);
+	read_file(file, &after, 0);
+	is_str(after.buf, before.buf, "the refused change left the file as it was");
+
+	/* reject: out of the set, into rejected.yaml, the id never reused */
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"reject\",\"id\":\"q-0002\",\"reason\":\"vague\"}", &reply), 200,
+	       "reject: 200");
+	set_load(&s, file);
+	ok(!set_find(&s, "q-0002"), "the rejected question left the set");
+	ok(rejected_load(&r.ref, &rej) == 0 && set_find(&rej, "q-0002"), "rejected.yaml holds it");
+	is_str(prov_str(set_find(&rej, "q-0002"), "reason"), "vague", "with its reason");
+	{
+		char *next = set_next_id(&s, set_id_floor(&r.ref));
+		is_str(next, "q-0003", "the next id skips the rejected one");
+		free(next);
+	}
+	set_release(&s);
+	set_release(&rej);
+	free(d);
+
+	/* frozen versions are refused */
+	{
+		char *v = xstrfmt("%s@v1", dir);
+		char *vdir = xstrfmt("%s/versions", dir);
+		mkdir_p(vdir);
+		free(write_tmp("demo/versions/v1.yaml", "evalset: 1\nname: demo\nversion: v1\nquestions: []\n"));
+		test_capture_errors();
+		ok(review_open(&frozen, v, "ana") < 0, "a frozen version is refused");
+		ok(strstr(test_captured(), "cannot review frozen version") != NULL, "saying why");
+		free(v);
+		free(vdir);
+	}
+	review_release(&frozen);
+	review_release(&r);
+	strbuf_release(&reply);
+	strbuf_release(&before);
+	strbuf_release(&after);
+	free(file);
+	free(dir);
+}
+
+static void test_pool(void)
+{
+	char *file = write_tmp("pool.yaml", pool_yaml), *d;
+	struct review r = REVIEW_INIT;
+	struct strbuf reply = STRBUF_INIT, state = STRBUF_INIT;
+	struct pool p = POOL_INIT;
+	cJSON *j;
+
+	ok(review_open(&r, file, "bo") == 0 && r.kind == REVIEW_POOL, "a pool worksheet opens as a pool");
+	d = state_digest(&r);
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"grade\",\"id\":\"q-0001\",\"chunk\":\"c-3\",\"grade\":3}", &reply),
+	       200, "a person grades a pair the judge graded: 200");
+	free(d);
+	d = state_digest(&r);
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"grade\",\"id\":\"q-0001\",\"chunk\":\"c-2\",\"grade\":4}", &reply),
+	       400, "a grade outside 0..3: 400");
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"grade\",\"id\":\"q-0001\",\"chunk\":\"c-9\",\"grade\":1}", &reply),
+	       404, "an unknown pair: 404");
+	free(d);
+	ok(pool_load(&p, file) == 0, "the pool still loads");
+	if (p.nr) {
+		const struct pool_pair *pp = &p.q[0].pairs[0];
+		is_int(pp->grade, 3, "the person's grade is the grade");
+		is_str(pp->judge, "human", "judge: human");
+		is_str(pp->reviewed_by, "bo", "reviewed_by");
+		is_int(pp->llm_grade, 2, "the judge's grade is kept as llm_grade");
+		is_str(pp->llm_judge, "llm:fake", "with its judge");
+		is_str(pp->reason, "close enough", "and its reason");
+	}
+	review_state(&r, &state);
+	j = cJSON_Parse(state.buf);
+	{
+		const cJSON *a = cJSON_GetObjectItem(j, "agreement");
+		is_int(cJSON_GetObjectItem(a, "pairs")->valueint, 1, "agreement over the one pair both graded");
+		is_double(cJSON_GetObjectItem(a, "exact")->valuedouble, 0.0, 1e-12, "which disagree (3 against 2)");
+	}
+	cJSON_Delete(j);
+	pool_release(&p);
+	review_release(&r);
+	strbuf_release(&reply);
+	strbuf_release(&state);
+	free(file);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_set();
+	test_pool();
+	{
+		char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
+		if (system(cmd) != 0)
+			test_diag("cannot remove %s", tmpdir);
+		free(cmd);
+	}
+	return test_done();
+}
