@@ -17,7 +17,7 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch } from './lib.mjs';
 
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 let n = 0, failed = 0;
@@ -157,17 +157,9 @@ async function checkPage(context, p) {
   await page.close();
 }
 
-// A persistent context is how playwright takes --user-data-dir: a fresh,
-// empty directory made by the caller for this run.
 let context;
 try {
-  context = await chromium.launchPersistentContext(config.profile, {
-    executablePath: config.chromium,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  context = await launch(config, { width: 1280, height: 900 });
 } catch (e) {
   ok(false, `chromium starts (${config.chromium})`, e.stack || String(e));
   console.log(`1..${n}`);

@@ -13,7 +13,7 @@
 import { readFileSync, writeFileSync, appendFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch } from './lib.mjs';
 
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 let n = 0, failed = 0;
@@ -215,13 +215,7 @@ async function gradePool(context) {
 
 let context;
 try {
-  context = await chromium.launchPersistentContext(config.profile, {
-    executablePath: config.chromium,
-    headless: true,
-    viewport: { width: 1100, height: 760 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  context = await launch(config, { width: 1100, height: 760 });
 } catch (e) {
   ok(false, `chromium starts (${config.chromium})`, e.stack || String(e));
   console.log(`1..${n}`);

@@ -22,11 +22,7 @@ static char tmpdir[] = "/tmp/t-pool-XXXXXX";
 
 static char *write_tmp(const char *name, const char *content)
 {
-	char *path = xstrfmt("%s/%s", tmpdir, name);
-
-	if (write_file_atomic(path, content, strlen(content)))
-		test_diag("cannot write %s", path);
-	return path;
+	return test_write_file(tmpdir, name, content);
 }
 
 static const char set_yaml[] =

@@ -24,11 +24,7 @@ static char tmpdir[] = "/tmp/t-review-XXXXXX";
 
 static char *write_tmp(const char *name, const char *content)
 {
-	char *path = xstrfmt("%s/%s", tmpdir, name);
-
-	if (write_file_atomic(path, content, strlen(content)))
-		test_diag("cannot write %s", path);
-	return path;
+	return test_write_file(tmpdir, name, content);
 }
 
 static const char set_yaml[] =

@@ -3,6 +3,7 @@
  */
 #include "test-lib.h"
 #include "base/error.h"
+#include "base/fsutil.h"
 #include "base/strbuf.h"
 
 #include <math.h>
@@ -118,4 +119,14 @@ int test_done(void)
 	free(last_captured);
 	last_captured = NULL;
 	return failed ? 1 : 0;
+}
+
+char *test_write_file(const char *dir, const char *name, const char *content)
+{
+	char *path = path_join(dir, name), *parent = dir_name(path);
+
+	if (mkdir_p(parent) < 0 || write_file_atomic(path, content, strlen(content)) < 0)
+		test_diag("cannot write %s", path);
+	free(parent);
+	return path;
 }

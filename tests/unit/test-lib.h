@@ -20,6 +20,10 @@ bool test_double(double got, double want, double eps, const char *file, int line
 void test_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int test_done(void);
 
+/* Write 'content' to 'dir'/'name' (atomically, creating missing parent
+ * directories) and return the path; caller frees. A failure is a diagnostic. */
+char *test_write_file(const char *dir, const char *name, const char *content);
+
 /* Capture error()/warning() output of core/ into a buffer the test can inspect. */
 void test_capture_errors(void);
 /* Return everything captured since the last call and reset; valid until the next call. */
