@@ -17,6 +17,7 @@
 #include "llm/generate.h"
 #include "llm/prompt.h"
 #include "set/set.h"
+#include "text/lang.h"
 #include "base/util.h"
 
 #include <limits.h>
@@ -31,7 +32,8 @@ static const char *const generate_usage[] = {
 	"                       [--kinds <kind>,...] [--seed <s>] [--temperature <t>] [--model <m>] [--base-url <url>]\n"
 	"                       [--api-key-env <var>] [--prompt-dir <dir>] [--concurrency <n>]\n"
 	"                       [--max-requests <n>] [--max-attempts <n>] [--dry-run] [--max-overlap <x>]\n"
-	"                       [--max-copied <x>] [--max-chars <n>] [--shard <i>/<n>] [--quiet]",
+	"                       [--max-copied <x>] [--max-chars <n>] [--question-language <tag>]\n"
+	"                       [--shard <i>/<n>] [--quiet]",
 	"evalset generate <set> --corpus <chunks.jsonl> --batch-out <file> [<selection options>]",
 	"evalset generate <set> --corpus <chunks.jsonl> --batch-in <file>... [<selection options>]",
 	NULL,
@@ -75,10 +77,11 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 	if (st->replayed)
 		printf("resumed: %zu journaled replies applied again\n", st->replayed);
 	printf("questions: %zu proposed, %zu kept\n", st->proposed, st->kept);
-	printf("dropped: %zu empty, %zu too long, %zu duplicate of the set, %zu duplicate within the run, "
-	       "%zu copied from the chunk, %zu over --max-overlap, %zu rejected in review before\n",
-	       st->drop_empty, st->drop_long, st->drop_dup_set, st->drop_dup_run, st->drop_copied, st->drop_overlap,
-	       st->drop_rejected);
+	printf("dropped: %zu empty, %zu too long, %zu in another language, %zu duplicate of the set, "
+	       "%zu duplicate within the run, %zu copied from the chunk, %zu over --max-overlap, "
+	       "%zu rejected in review before\n",
+	       st->drop_empty, st->drop_long, st->drop_language, st->drop_dup_set, st->drop_dup_run,
+	       st->drop_copied, st->drop_overlap, st->drop_rejected);
 	if (st->nr_overlaps) {
 		size_t n = st->nr_overlaps, hist[5] = { 0 };
 		double sum = 0;
@@ -115,7 +118,7 @@ static int parse_shard(const char *s, long *i, long *n)
 int cmd_generate(int argc, const char **argv)
 {
 	const char *corpus_path = NULL, *chunks = NULL, *kinds = "factoid,paraphrase";
-	const char *prompt_dir = NULL, *batch_out = NULL, *shard = NULL;
+	const char *prompt_dir = NULL, *batch_out = NULL, *shard = NULL, *question_language = NULL;
 	long sample = 0, per_chunk = 1, seed = 1, max_chars = 300;
 	double max_overlap = 2, max_copied = 0.6;
 	struct llm_cli lo = LLM_CLI_INIT;
@@ -132,6 +135,8 @@ int cmd_generate(int argc, const char **argv)
 		OPT_LLM_ENDPOINT(&lo),
 		OPT_STRING(0, "prompt-dir", &prompt_dir, "dir", "where generate-<kind>.md templates are"),
 		OPT_BOOL(0, "dry-run", &dry_run, "print the requests and token estimate; send nothing"),
+		OPT_STRING(0, "question-language", &question_language, "tag",
+			   "ask the questions in this language (default: each chunk's own)"),
 		OPT_DOUBLE(0, "max-overlap", &max_overlap, "x", "drop questions sharing more than x of their words with the chunk"),
 		OPT_DOUBLE(0, "max-copied", &max_copied, "x", "drop questions with x of their tokens copied in one run (default 0.6)"),
 		OPT_INT(0, "max-chars", &max_chars, "n", "drop questions longer than n characters (default 300)"),
@@ -169,6 +174,10 @@ int cmd_generate(int argc, const char **argv)
 	}
 	if (batch_out && batch_in.nr) {
 		error("--batch-out and --batch-in cannot be combined");
+		usage_with_options(generate_usage, opts);
+	}
+	if (question_language && !lang_tag_valid(question_language)) {
+		error("invalid language tag '%s' (a BCP 47 tag such as en, de or pt-BR)", question_language);
 		usage_with_options(generate_usage, opts);
 	}
 	if (shard && parse_shard(shard, &go.shard_i, &go.shard_n)) {
@@ -218,6 +227,7 @@ int cmd_generate(int argc, const char **argv)
 		prompt_dir = config_get_string(cfg, "prompt_dir", "EVALSET_PROMPT_DIR", NULL, NULL);
 	go.prompt_dir = prompt_dir_found = prompt_default_dir(prompt_dir, "generate-factoid.md");
 	go.max_overlap = max_overlap;
+	go.question_language = question_language;
 	go.max_copied = max_copied;
 	go.max_chars = max_chars;
 	go.journal_path = journal;

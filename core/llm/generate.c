@@ -30,6 +30,7 @@
 #include "set/rejected.h"
 #include "set/set.h"
 #include "base/strmap.h"
+#include "text/lang.h"
 #include "text/text.h"
 #include "base/util.h"
 #include "base/utf8.h"
@@ -50,7 +51,7 @@ static const char *const kind_names[GEN_NR_KINDS] = {
 
 static const char *const prompt_vars[] = {
 	"chunk.text", "chunk.title", "chunk.id", "n", "kind", "neighbour.text",
-	"neighbour.title", "neighbour.id", NULL,
+	"neighbour.title", "neighbour.id", "language", NULL,
 };
 
 #define REPLY_SCHEMA \
@@ -129,6 +130,19 @@ static int load_prompts(struct gen *g)
 	return 0;
 }
 
+/*
+ * Return the language questions about 'ch' are written in: --question-language,
+ * else the corpus's language from the set, else the one the chunk's text is in.
+ */
+static const struct lang *question_lang(const struct gen *g, const struct chunk *ch)
+{
+	if (g->o->question_language)
+		return lang_get(g->o->question_language);
+	if (g->o->set->corpus.language)
+		return lang_get(g->o->set->corpus.language);
+	return lang_detect(ch->text, strlen(ch->text));
+}
+
 int gen_render(struct gen *g, const struct item *it, struct strbuf *sys, struct strbuf *user)
 {
 	const struct corpus *c = g->o->corpus;
@@ -141,8 +155,12 @@ int gen_render(struct gen *g, const struct item *it, struct strbuf *sys, struct 
 		{ "neighbour.text", nb ? nb->text : "" },
 		{ "neighbour.title", nb && nb->title ? nb->title : "" },
 		{ "neighbour.id", nb ? nb->id : "" },
+		{ "language", NULL },
 	};
 	const struct prompt *p = &g->prompts[it->kind];
+	const struct lang *l = question_lang(g, ch);
+
+	vars[ARRAY_SIZE(vars) - 1].value = l == lang_und() ? "the language of the passage" : lang_name(l);
 
 	snprintf(n, sizeof(n), "%ld", g->o->per_chunk);
 	if (prompt_render(p->system, vars, ARRAY_SIZE(vars), sys) ||
@@ -234,6 +252,10 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 		st->drop_long++;
 		goto out;
 	}
+	if (!lang_text_fits(text.buf, text.len, question_lang(g, ch))) {
+		st->drop_language++;
+		goto out;
+	}
 	dup = dup_index_find(&g->dups, text.buf, TEXT_NEAR_DUP_THRESHOLD);
 	if (dup) {
 		if (dup->tag == DUP_REJECTED)
@@ -271,6 +293,9 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	q->id = id;
 	q->text = strbuf_detach(&text, NULL);
 	q->origin = ORIGIN_SYNTHETIC;
+	/* recorded where it is not the set's own: a cross-lingual question */
+	if (g->o->question_language && (!g->set->language || strcmp(g->set->language, g->o->question_language)))
+		q->language = xstrdup(g->o->question_language);
 	if (kind == GEN_UNANSWERABLE) {
 		q->answerable = false;
 	} else {

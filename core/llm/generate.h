@@ -21,7 +21,8 @@
  *
  * Filters, in order, each counted: empty or longer than 'max_chars';
  * exact/near duplicate of a question of the set, of this run, or of one a
- * reviewer rejected (set/rejected.h) (text_near_duplicate); copies a span of its chunk (text_copied_share >=
+ * reviewer rejected (set/rejected.h) (text_near_duplicate); is not in the
+ * language it was asked in (lang_text_fits); copies a span of its chunk (text_copied_share >=
  * 'max_copied'); too lexical (text_overlap > 'max_overlap').
  *
  * Ownership: the options' pointers are borrowed for the call; the stats own
@@ -57,6 +58,7 @@ struct gen_stats {
 	size_t replayed;          /* journal records after the last checkpoint applied again */
 	size_t proposed, kept;
 	size_t drop_empty, drop_long, drop_dup_set, drop_dup_run, drop_copied, drop_overlap;
+	size_t drop_language;     /* replies not in the language asked for */
 	size_t drop_rejected;     /* near duplicate of a question rejected in review */
 	double *overlaps;         /* of the kept questions */
 	size_t nr_overlaps, alloc_overlaps;
@@ -80,6 +82,7 @@ struct gen_options {
 	long per_chunk;
 	unsigned kinds;               /* mask of 1 << enum gen_kind */
 	const char *prompt_dir;
+	const char *question_language; /* BCP 47 tag the questions are asked in; NULL: each chunk's */
 	double max_overlap;           /* > 1: no limit */
 	double max_copied;            /* share of tokens in one copied run; > 1: no limit */
 	long max_chars;

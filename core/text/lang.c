@@ -62,8 +62,8 @@ static const struct lang langs[] = {
 	{ "ta", "Tamil", "tamil", S(TAMIL) },
 	{ "ka", "Georgian", NULL, S(GEORGIAN) },
 	{ "zh", "Chinese", NULL, S(HAN) },
-	{ "ja", "Japanese", NULL, S(KANA) },
-	{ "ko", "Korean", NULL, S(HANGUL) },
+	{ "ja", "Japanese", NULL, S(KANA) | S(HAN) },
+	{ "ko", "Korean", NULL, S(HANGUL) | S(HAN) },
 	{ "th", "Thai", NULL, S(THAI) },
 	{ "lo", "Lao", NULL, S(LAO) },
 	{ "km", "Khmer", NULL, S(KHMER) },
@@ -229,15 +229,27 @@ void lang_evidence_add(struct lang_evidence *ev, const char *w, size_t len)
 		ev->hits[__builtin_ctzll(mask)]++;
 }
 
-const struct lang *lang_evidence_result(const struct lang_evidence *ev)
+static void add_evidence(const char *w, size_t len, void *data)
+{
+	lang_evidence_add(data, w, len);
+}
+/* Return the script most tokens of 'ev' are in (TEXT_SCRIPT_NONE: no letters). */
+static int main_script(const struct lang_evidence *ev)
 {
 	int best = TEXT_SCRIPT_NONE;
-	size_t pick = 0;
 
-	pthread_once(&stop_once, stop_init);
 	for (int sc = 1; sc < TEXT_SCRIPT_NR; sc++)
 		if (ev->script[sc] > ev->script[best])
 			best = sc;
+	return best;
+}
+
+const struct lang *lang_evidence_result(const struct lang_evidence *ev)
+{
+	int best = main_script(ev);
+	size_t pick = 0;
+
+	pthread_once(&stop_once, stop_init);
 	if (best == TEXT_SCRIPT_NONE)
 		return &langs[0];
 	/* Han with any kana is Japanese; kana alone is too */
@@ -251,10 +263,27 @@ const struct lang *lang_evidence_result(const struct lang_evidence *ev)
 	return &langs[pick];
 }
 
-static void add_evidence(const char *w, size_t len, void *data)
+bool lang_text_fits(const char *s, size_t len, const struct lang *l)
 {
-	lang_evidence_add(data, w, len);
+	struct lang_evidence ev;
+	size_t li = (size_t)(l - langs);
+	int sc;
+
+	if (!li)
+		return true;
+	memset(&ev, 0, sizeof(ev));
+	text_each_token(s, len, add_evidence, &ev);
+	sc = main_script(&ev);
+	if (sc == TEXT_SCRIPT_NONE)
+		return true;
+	if (!(l->scripts & (1u << sc)))
+		return false;
+	for (size_t i = 1; i < ARRAY_SIZE(langs); i++)
+		if (i != li && langs[i].scripts & (1u << sc) && ev.hits[i] > ev.hits[li])
+			return false;
+	return true;
 }
+
 
 const struct lang *lang_detect(const char *s, size_t len)
 {

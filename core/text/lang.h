@@ -73,4 +73,12 @@ const struct lang *lang_evidence_result(const struct lang_evidence *ev);
 /* Return the language of the 'len' bytes of 's' (see above). */
 const struct lang *lang_detect(const char *s, size_t len);
 
+/*
+ * Return false when the 'len' bytes of 's' are clearly not in language 'l':
+ * most of their words are in a script 'l' is not written in, or they use
+ * more stop words of another language of that script than of 'l'. A short
+ * text without evidence either way fits; so does any text for "und".
+ */
+bool lang_text_fits(const char *s, size_t len, const struct lang *l);
+
 #endif

@@ -85,6 +85,17 @@ def words_of(text):
     return out
 
 
+# question forms in other languages, full of that language's function words
+FORMS = {
+    "German": [
+        "Welche {0} Option ändert {1} für die {2}?",
+        "Wie kann ich {0} mit {1} und der {2} verwenden?",
+        "Warum ist {0} bei {1} und {2} nicht mehr möglich?",
+        "Wo wird {0} für die {1} und {2} eingestellt?",
+    ],
+}
+
+
 def make_questions(key, user, n, kind):
     """Return n distinct, deterministic questions built from the prompt's words."""
     m = re.search(r"<chunk>(.*?)</chunk>", user, re.S)
@@ -97,6 +108,11 @@ def make_questions(key, user, n, kind):
         "Why would {0} break {1} in {2}?",
         "Where do I configure {0} {1} {2}?",
     ]
+    # the language the prompt asks for; a chunk holding WRITE-IN-ENGLISH gets
+    # English anyway (a model that ignores the instruction)
+    lm = re.search(r"Language of the questions: (\w+)", user)
+    if lm and lm.group(1) in FORMS and "WRITE-IN-ENGLISH" not in user:
+        forms = FORMS[lm.group(1)]
     for i in range(n):
         pick = [words[(h >> (4 * j + 8 * i)) % len(words)] for j in range(3)]
         q = forms[(h + i) % len(forms)].format(*pick)

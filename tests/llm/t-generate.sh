@@ -322,6 +322,38 @@ is "$?" 3 "endpoint gone after successes: exit 3 after the retries"
 ! grep -q "first 3 attempts" err; ok $? "not stopped as unreachable once requests had succeeded" "$(cat err)"
 grep -q "failed after retries" err; ok $? "failed requests counted, to be retried by a rerun" "$(cat err)"
 
+# ---- a German corpus: prompts ask for German, a reply in English is dropped ----
+w="$root/german"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
+python3 - <<'EOF'
+import json
+words = ["Rechnung", "Konto", "Passwort", "Drucker", "Server", "Lizenz"]
+with open("chunks.jsonl", "w") as f:
+    for i, word in enumerate(words):
+        extra = " WRITE-IN-ENGLISH" if i == 5 else ""
+        f.write(json.dumps({"id": "c-%02d" % i, "doc": "d%d" % i,
+                            "text": "Die %s wird mit der Option Verwaltung%d und dem Schalter Konsole%d "
+                                    "eingestellt, wenn sie nicht mehr funktioniert%s." % (word, i, i, extra)},
+                           ensure_ascii=False) + "\n")
+EOF
+"$evalset" init demo --corpus chunks.jsonl >/dev/null || exit 1
+start_fake
+gen --kinds factoid --batch-out batch.jsonl >out 2>err
+[ "$(grep -c 'Language of the questions: German' batch.jsonl)" = 6 ] && grep -q "answer in German" batch.jsonl
+ok $? "the prompts ask for the corpus's language (German, detected)" "$(head -c 600 batch.jsonl)"
+gen --kinds factoid >out 2>err
+is "$?" 0 "generate on a German corpus succeeds"
+grep -q "dropped: 0 empty, 0 too long, 1 in another language" out
+ok $? "the reply in English is dropped and counted" "$(cat out err)"
+is "$(count_q)" 5 "the five German questions are kept"
+grep -q "Welche\|Wie kann\|Warum\|Wo wird" sets/demo/set.yaml && ! grep -q "Which\|How can\|Why would\|Where do" sets/demo/set.yaml
+ok $? "the kept questions are the German ones"
+gen --kinds paraphrase --question-language en >out 2>err
+is "$?" 0 "a cross-lingual run (--question-language en) succeeds"
+grep -q "dropped: 0 empty, 0 too long, 0 in another language" out
+ok $? "English questions about German chunks are kept" "$(cat out err)"
+is "$(grep -c '^  language: en' sets/demo/set.yaml)" 6 "and each records its language"
+stop_fake
+
 # ---- the key never reaches any file of any case (sets, journals, outputs, batches) ----
 cd "$root" || exit 1
 ! grep -rq "SENTINEL" "$root"; ok $? "no file written by any case holds the API key"
