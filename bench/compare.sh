@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # Benchmark of `evalset compare`: 10,000 bootstrap resamples and 10,000
-# permutations over 7,000 questions and 10 measures (plus Decline), every
-# subset included, in one compare.
+# permutations over 7,000 questions and 10 measures (plus Decline and
+# FalseDecline), every subset included, and the default gate's step-down
+# maxT over its three rules, in one compare.
 #
-# usage: bench/compare.sh [EVALSET]     (default: build-cmp/evalset)
+# usage: bench/compare.sh [EVALSET [OLD_EVALSET]]   (default: build-cmp/evalset)
 #
 # Reports absolute seconds and ratios against two floors measured in the
 # same run: reading the two results files with `cat`, and the same compare
 # with 1 resample and 1 permutation (loading, pairing, rendering only).
+# With OLD_EVALSET (a build of an earlier evalset, e.g. from the commit
+# before a change, built outside this tree), the same full compare is timed
+# with it too and the ratio new / old printed.
 # Not run by the test suite.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 evalset=$(cd "$(dirname "${1:-$src/build-cmp/evalset}")" && pwd)/$(basename "${1:-$src/build-cmp/evalset}")
+old=""
+if [ -n "${2:-}" ]; then old=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); fi
 n=${BENCH_QUESTIONS:-7000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -41,6 +47,9 @@ ratio() { echo "$1 / $2" | bc -l; }
 read -r floor_w floor_c < <(best cat base.json cand.json)
 read -r load_w load_c < <(best "$evalset" compare sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 --format json)
 read -r full_w full_c < <(best "$evalset" compare sets/bench@v1 base.json cand.json --resamples 10000 --permutations 10000 --format json)
+if [ -n "$old" ]; then
+  read -r old_w old_c < <(best "$old" compare sets/bench@v1 base.json cand.json --resamples 10000 --permutations 10000 --format json)
+fi
 "$evalset" compare sets/bench@v1 base.json cand.json --format json > out.json || true
 subsets=$(grep -c '"subset":' out.json)
 measures=$(python3 -c 'import json; print(len(json.load(open("out.json"))["measures"]))')
@@ -55,3 +64,7 @@ printf 'ratios (wall): full/cat %.0fx, full/1-resample compare %.1fx\n' \
   "$(ratio "$full_w" "$floor_w")" "$(ratio "$full_w" "$load_w")"
 printf 'ratio (cpu):  full/1-resample compare %.1fx (cat is too quick to time in cpu)\n' \
   "$(ratio "$full_c" "$load_c")"
+if [ -n "$old" ]; then
+  printf '%-38s %8.3f %8.3f\n' 'old compare, same arguments' "$old_w" "$old_c"
+  printf 'ratio new/old: wall %.2fx, cpu %.2fx\n' "$(ratio "$full_w" "$old_w")" "$(ratio "$full_c" "$old_c")"
+fi

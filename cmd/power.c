@@ -8,6 +8,8 @@
 #include "builtin.h"
 #include "compare/compare-input.h"
 #include "compare/compare.h"
+#include "compare/gate.h"
+#include "compare/gatepower.h"
 #include "score/results.h"
 #include "set/set.h"
 #include "base/util.h"
@@ -21,16 +23,124 @@
 static const char *const power_usage[] = {
 	"evalset power <set>@<tag> <results> [<results>] [-m <measure>]... [--effect <e>] [--allow-set-change]\n"
 	"                    [--format text|json]",
+	"evalset power <set>@<tag> <baseline> --gate <file> [--simulations <n>] [--churn <c>]\n"
+	"                    [--permutations <n>] [--seed <s>] [--format text|json]",
 	NULL,
 };
+
+static const double gate_drops[] = { 0.01, 0.02, 0.03, 0.05, 0.10 };
+
+/* Print the simulated power of every rule of 'gate' from the baseline 'path'. */
+static int power_gate(const struct set *set, const struct set_ref *ref, const char *set_arg,
+		      const char *path, const char *gate_file, long sims, double churn, long perms,
+		      long seed, bool json)
+{
+	struct gate g;
+	struct results base, scratch;
+	struct compare_input_opts io = { false, 5, NULL, 0 };
+	struct strbuf note = STRBUF_INIT;
+	struct gate_power_opts po = { gate_drops, ARRAY_SIZE(gate_drops), sims, perms, churn,
+				      (uint64_t)seed };
+	struct gate_power_cell *cells = NULL;
+	const char **wanted = NULL;
+	int ret = EXIT_BAD_INPUT;
+
+	gate_init(&g);
+	results_init(&base);
+	results_init(&scratch);
+	if (gate_load(&g, gate_file) < 0)
+		goto out;
+	wanted = xcalloc(g.nr + 1, sizeof(*wanted));
+	for (size_t i = 0; i < g.nr; i++)
+		wanted[i] = g.rules[i].measure;
+	io.measures = wanted;
+	io.nr_measures = g.nr;
+	if (compare_input_load(&base, set, ref, set_arg, path, "baseline", &io, &note, NULL) < 0 ||
+	    compare_input_load(&scratch, set, ref, set_arg, path, "baseline", &io, &note, NULL) < 0)
+		goto out;
+	cells = xcalloc(g.nr * ARRAY_SIZE(gate_drops) + 1, sizeof(*cells));
+	if (gate_power(&g, &base, &scratch, &po, cells) < 0)
+		goto out;
+	if (json) {
+		cJSON *root = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(root, "rules");
+		char *text;
+
+		cJSON_AddStringToObject(root, "set", set_arg);
+		cJSON_AddStringToObject(root, "gate", gate_file);
+		cJSON_AddNumberToObject(root, "simulations", (double)sims);
+		cJSON_AddNumberToObject(root, "churn", churn);
+		for (size_t r = 0; r < g.nr; r++) {
+			cJSON *o = cJSON_CreateObject(), *d = cJSON_AddArrayToObject(o, "detection");
+			char *desc = gate_rule_describe(&g.rules[r]);
+
+			cJSON_AddStringToObject(o, "rule", desc);
+			for (size_t k = 0; k < ARRAY_SIZE(gate_drops); k++) {
+				const struct gate_power_cell *c = &cells[r * ARRAY_SIZE(gate_drops) + k];
+				cJSON *e = cJSON_CreateObject();
+
+				cJSON_AddNumberToObject(e, "drop", gate_drops[k]);
+				if (isnan(c->rate)) {
+					cJSON_AddNullToObject(e, "rate");
+				} else {
+					cJSON_AddNumberToObject(e, "rate", c->rate);
+					cJSON_AddNumberToObject(e, "se", c->se);
+				}
+				cJSON_AddItemToArray(d, e);
+			}
+			cJSON_AddItemToArray(a, o);
+			free(desc);
+		}
+		text = cJSON_Print(root);
+		printf("%s\n", text);
+		cJSON_free(text);
+		cJSON_Delete(root);
+	} else {
+		printf("power of %s by rule: the share of %ld simulated candidates, drawn from %s with a\n"
+		       "true drop of 1, 2, 3, 5 and 10 points in the rule's measure (churn %g), that the rule\n"
+		       "fails (± one standard error); see docs/compare.md for the model\n\n",
+		       gate_file, sims, path, churn);
+		printf("  %-44s %10s %10s %10s %10s %10s\n", "rule", "1 pt", "2 pts", "3 pts", "5 pts", "10 pts");
+		for (size_t r = 0; r < g.nr; r++) {
+			char *desc = gate_rule_describe(&g.rules[r]);
+
+			printf("  %-44s", desc);
+			for (size_t k = 0; k < ARRAY_SIZE(gate_drops); k++) {
+				const struct gate_power_cell *c = &cells[r * ARRAY_SIZE(gate_drops) + k];
+
+				if (isnan(c->rate))
+					printf(" %10s", "-");
+				else
+					printf("  %.2f±%.2f", c->rate, c->se);
+			}
+			printf("\n");
+			free(desc);
+		}
+	}
+	ret = EXIT_OK;
+out:
+	free(cells);
+	free(wanted);
+	strbuf_release(&note);
+	results_release(&base);
+	results_release(&scratch);
+	gate_release(&g);
+	return ret;
+}
 
 int cmd_power(int argc, const char **argv)
 {
 	struct string_list measures = STRING_LIST_INIT;
 	double effect = 0.02;
-	const char *format = "text";
+	const char *format = "text", *gate_file = NULL;
+	long sims = 200, perms = 1000, seed = 1;
+	double churn = 0.05;
 	int allow = 0;
 	struct option opts[] = {
+		OPT_STRING(0, "gate", &gate_file, "file", "simulate the detection rate of each rule of this gate"),
+		OPT_INT(0, "simulations", &sims, "n", "with --gate: candidates per rule and drop (default 200)"),
+		OPT_DOUBLE(0, "churn", &churn, "c", "with --gate: share of value moving either way (default 0.05)"),
+		OPT_INT(0, "permutations", &perms, "n", "with --gate: sign flips per test when not exact (default 1000)"),
+		OPT_INT(0, "seed", &seed, "s", "with --gate: simulation seed (default 1)"),
 		OPT_STRING_LIST('m', "measure", &measures, "measure", "measure to estimate (repeatable; default all)"),
 		OPT_DOUBLE(0, "effect", &effect, "e", "effect to size the set for (default 0.02)"),
 		OPT_BOOL(0, "allow-set-change", &allow, "accept results scored on another set version"),
@@ -58,8 +168,17 @@ int cmd_power(int argc, const char **argv)
 	two = argc == 3;
 	results_init(&r[0]);
 	results_init(&r[1]);
+	if (gate_file && (two || sims < 1 || sims > 100000 || perms < 1 || perms > 1000000 ||
+			  seed < 0 || !(churn >= 0 && churn <= 1)))
+		die(EXIT_BAD_INPUT, "--gate takes one baseline; --simulations 1..100000, --permutations "
+		    "1..1000000, --seed 0 or more, --churn in [0, 1]");
 	if (set_open(&set, &ref, argv[0]) < 0)
 		goto out;
+	if (gate_file) {
+		ret = power_gate(&set, &ref, argv[0], argv[1], gate_file, sims, churn, perms, seed,
+				 !strcmp(format, "json"));
+		goto out;
+	}
 	io.allow_set_change = allow;
 	io.k = 5;
 	io.measures = measures.items;

@@ -1,0 +1,160 @@
+/*
+ * t-calibration: a seeded simulation of the gate on the demo set, checking
+ * what docs/compare.md states each test guarantees.
+ *
+ * Baseline: the per-question R@5 of BM25 on sets/squad-demo@v1
+ * (tests/data/compare, 143 answerable questions). A candidate is drawn
+ * from it by the churn model of docs/compare.md: each question loses its
+ * value with probability a and rises to 1 with probability g, with
+ * g (1 - m) = churn / 2 and a m = churn / 2 + d, so that the expected drop
+ * is d whatever the churn (m: the baseline mean). Each comparison runs the
+ * whole of compare_run and gate_evaluate.
+ *
+ *  - test: drop at d = margin fails at most alpha of the time (+ 3 SE);
+ *  - test: non-inferiority at d = margin passes at most alpha of the time;
+ *  - test: none at d = margin fails about half of the time (documented);
+ *  - detection by the default R@5 rule at 3, 5 and 10 points, printed.
+ */
+#include "test-lib.h"
+#include "compare/compare.h"
+#include "compare/gate.h"
+#include "compare/gatepower.h"
+#include "compare/stats.h"
+#include "score/results.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NULLS 500
+#define CHURN 0.05
+
+static struct results base;
+
+/* Make 'cand' a copy of 'base' whose R@5 follows the churn model at drop 'd'. */
+static void draw(struct results *cand, double d, struct rng *g)
+{
+	double m = 0;
+	long n = 0;
+	double a, gain;
+
+	for (size_t i = 0; i < base.nr; i++)
+		if (base.q[i].answerable) {
+			m += base.q[i].values[0];
+			n++;
+		}
+	m /= (double)n;
+	a = (CHURN / 2 + d) / m;
+	gain = (CHURN / 2) / (1 - m);
+	for (size_t i = 0; i < base.nr; i++) {
+		const struct question_result *b = &base.q[i];
+		struct question_result *c = &cand->q[i];
+		double u = rng_uniform(g);
+
+		if (!b->answerable)
+			continue;
+		c->values[0] = u < a ? 0 : u < a + gain ? 1 : b->values[0];
+	}
+}
+
+/* Return 1 when the gate of 'text' fails the candidate, 0 when it passes. */
+static int judge(const char *text, struct results *cand, long perms)
+{
+	const char *only[] = { "R@5" };
+	const struct results *pb[] = { &base }, *pc[] = { cand };
+	struct compare_opts o = COMPARE_OPTS_INIT;
+	struct gate_outcome out[4];
+	struct compare c;
+	struct gate g;
+	int failed;
+
+	gate_init(&g);
+	if (gate_load_buf(&g, text, strlen(text), "calibration.yaml") < 0)
+		return -1;
+	o.measures = only;
+	o.nr_measures = 1;
+	o.gate = &g;
+	o.resamples = 1;
+	o.permutations = perms;
+	compare_init(&c);
+	failed = compare_run(&c, pb, 1, pc, 1, &o) < 0 ? -1 : gate_evaluate(&g, &c, out);
+	if (failed >= 0)
+		gate_outcomes_release(out, GATE_OUTCOMES(&g));
+	compare_release(&c);
+	gate_release(&g);
+	return failed < 0 ? -1 : failed > 0;
+}
+
+/* Return the share of 'runs' comparisons at drop 'd' that the gate fails. */
+static double rate(const char *gate, double d, int runs, uint64_t seed)
+{
+	struct results cand;
+	struct rng g;
+	int fails = 0;
+
+	results_init(&cand);
+	results_load(&cand, "tests/data/compare/demo-bm25-v1.json");
+	rng_seed(&g, seed);
+	for (int i = 0; i < runs; i++) {
+		draw(&cand, d, &g);
+		fails += judge(gate, &cand, 1000) == 1;
+	}
+	results_release(&cand);
+	return (double)fails / runs;
+}
+
+int main(void)
+{
+	const double se = sqrt(0.05 * 0.95 / NULLS);
+	double r;
+
+	results_init(&base);
+	if (results_load(&base, "tests/data/compare/demo-bm25-v1.json") < 0) {
+		ok(false, "the demo baseline loads");
+		return test_done();
+	}
+	r = rate("rules:\n  - {measure: R@5, max_drop: 0.02, test: drop}\n", 0.02, NULLS, 1);
+	ok(r <= 0.05 + 3 * se, "test drop, true drop at the margin: false failures %.3f <= alpha + 3 SE "
+	   "(%d comparisons)", r, NULLS);
+	r = rate("rules:\n  - {measure: R@5, max_drop: 0.02, test: non-inferiority}\n", 0.02, NULLS, 2);
+	ok(1 - r <= 0.05 + 3 * se, "test non-inferiority, true drop at the margin: false passes %.3f "
+	   "<= alpha + 3 SE (%d comparisons)", 1 - r, NULLS);
+	r = rate("rules:\n  - {measure: R@5, max_drop: 0.02, test: none}\n", 0.02, NULLS, 3);
+	ok(r > 0.25 && r < 0.75, "test none, true drop at the margin: fails %.3f of the time, about "
+	   "half (%d comparisons)", r, NULLS);
+	r = rate("rules:\n  - {measure: R@5, max_drop: 0.02, test: drop}\n", 0, NULLS, 4);
+	ok(r <= 0.05 + 3 * se, "test drop, no true drop: false failures %.3f", r);
+	r = rate("rules:\n  - {measure: R@5, max_drop: 0.02, test: non-inferiority}\n", 0, NULLS, 5);
+	test_diag("test non-inferiority, no true drop: passes %.3f of the time", 1 - r);
+	{
+		static const double drops[] = { 0.03, 0.05, 0.10 };
+		const char *text = "rules:\n  - {measure: R@5, max_drop: 0.02, test: drop}\n";
+		struct gate_power_opts po = { drops, 3, 200, 1000, CHURN, 99 };
+		struct gate_power_cell cells[3];
+		struct results scratch;
+		struct gate g;
+
+		gate_init(&g);
+		results_init(&scratch);
+		results_load(&scratch, "tests/data/compare/demo-bm25-v1.json");
+		gate_load_buf(&g, text, strlen(text), "power.yaml");
+		is_int(gate_power(&g, &base, &scratch, &po, cells), 0, "power --gate's simulation runs");
+		for (int i = 0; i < 3; i++) {
+			r = rate(text, drops[i], 200, 10 + i);
+			test_diag("detection by R@5 max_drop 0.02 test drop at a true drop of %.0f points: "
+				  "%.3f measured, %.3f predicted by power --gate (200 comparisons each, churn %g)",
+				  drops[i] * 100, r, cells[i].rate, CHURN);
+			ok(fabs(r - cells[i].rate) <= 3 * sqrt(2 * 0.25 / 200),
+			   "at %.0f points the measured rate %.3f is within 3 SE of power's %.3f",
+			   drops[i] * 100, r, cells[i].rate);
+			if (i == 2)
+				ok(r > 0.5, "a 10-point drop is detected most of the time (%.3f)", r);
+		}
+		gate_release(&g);
+		results_release(&scratch);
+	}
+	results_release(&base);
+	return test_done();
+}
