@@ -57,8 +57,11 @@ async function reviewSet(context) {
   ok(await currentId(page) === 'q-0001', 'set: the first question is shown');
   const chunks = await page.$$eval('#question .chunk', (els) => els.map((e) => e.getAttribute('data-chunk')));
   ok(chunks.includes('warsaw-p07') && chunks.length >= 5, 'set: its labelled chunk and the BM25 top 5 are shown', chunks.join(' '));
-  ok(await page.$eval('#question .chunk mark', (m) => m.textContent === '1815').catch(() => false),
-    'set: the answer is highlighted in its chunk');
+  ok(await page.$eval('#question .chunk[data-chunk="warsaw-p07"] mark.ev', (m) => m.textContent === '1815').catch(() => false),
+    'set: the recorded evidence is highlighted in its chunk');
+  ok(await page.$eval('#question .chunk[data-chunk="warsaw-p02"]', (c) => !c.querySelector('mark.ev') &&
+                      c.querySelector('mark.ans') && c.querySelector('mark.ans').textContent === '1815').catch(() => false),
+    'set: the answer in an unlabelled chunk is marked apart from evidence');
   await shot(page, 'question');
 
   // a: accept q-0001
