@@ -170,6 +170,21 @@ static int get_number(struct loader *ld, const yaml_node_t *node, const char *ke
 	return 0;
 }
 
+/* Read the whole number 'key' of at least 'min' into 'out'. */
+static void get_count(struct loader *ld, const yaml_node_t *node, const char *key, long min,
+		      long *out)
+{
+	double n;
+
+	if (get_number(ld, node, key, &n) < 0)
+		return;
+	if (n < (double)min || n > 1e9 || n != floor(n))
+		node_error(ld, node, "'%s' must be a whole number of %ld or more, not '%s'", key, min,
+			   scalar(node));
+	else
+		*out = (long)n;
+}
+
 static bool duplicate_key(struct loader *ld, const yaml_node_t *map, const yaml_node_pair_t *upto)
 {
 	const char *key = scalar(yaml_document_get_node(ld->doc, upto->key));
@@ -295,15 +310,7 @@ static void load_rule(struct loader *ld, struct gate *g, const yaml_node_t *node
 			if (get_bool(ld, v, "significant", &b) == 0 && !test)
 				r->test = b ? TEST_DROP : TEST_NONE;
 		} else if (!strcmp(key, "min_questions")) {
-			double n;
-
-			if (get_number(ld, v, "min_questions", &n) == 0) {
-				if (n < 1 || n > 1e9 || n != floor(n))
-					node_error(ld, v, "'min_questions' must be a whole number of 1 or more, not '%s'",
-						   scalar(v));
-				else
-					r->min_questions = (long)n;
-			}
+			get_count(ld, v, "min_questions", 1, &r->min_questions);
 		} else if (!strcmp(key, "subset")) {
 			load_subset(ld, v, r);
 		} else {
@@ -356,15 +363,7 @@ static void load_root(struct loader *ld, struct gate *g, const yaml_node_t *root
 			if (get_number(ld, v, "alpha", &g->alpha) == 0 && !(g->alpha > 0 && g->alpha < 1))
 				node_error(ld, v, "'alpha' must be between 0 and 1 (exclusive), not '%s'", scalar(v));
 		} else if (!strcmp(key, "allow_missing")) {
-			double n;
-
-			if (get_number(ld, v, "allow_missing", &n) == 0) {
-				if (n < 0 || n > 1e9 || n != floor(n))
-					node_error(ld, v, "'allow_missing' must be a whole number of 0 or more, not '%s'",
-						   scalar(v));
-				else
-					g->allow_missing = (long)n;
-			}
+			get_count(ld, v, "allow_missing", 0, &g->allow_missing);
 		} else if (!strcmp(key, "rules")) {
 			rules = v;
 		} else {
