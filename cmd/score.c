@@ -297,16 +297,17 @@ static int print_breakdowns(struct out_ctx *o, const struct results *r, const ch
 	struct table tab;
 	int ret = 0;
 
-	do {
+	for (; key; key = comma) {
 		comma = strchr(key, ',');
 		if (comma)
-			*comma = '\0';
+			*comma++ = '\0';
 		if (strcmp(key, "origin") && strcmp(key, "tag")) {
 			ret = error("unknown breakdown '%s'; use origin, tag", key);
 			break;
 		}
 		strbuf_reset(&title);
-		strbuf_addf(&title, "by %s", key);
+		strbuf_addstr(&title, "by ");
+		strbuf_addstr(&title, key);
 		start_listing(&tab, o, r, title.buf, "n");
 		if (!strcmp(key, "origin")) {
 			static const char *const origins[] = { "synthetic", "mined", "hand", "none" };
@@ -339,8 +340,7 @@ static int print_breakdowns(struct out_ctx *o, const struct results *r, const ch
 		strbuf_addch(o->sb, '\n');
 		table_render(&tab, o->sb);
 		table_release(&tab);
-		key = comma + 1;
-	} while (comma);
+	}
 	strbuf_release(&title);
 	free(copy);
 	return ret;
