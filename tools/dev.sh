@@ -6,6 +6,8 @@
 #   tools/dev.sh demo    deps + build + the demo on the shipped set
 #   tools/dev.sh test    deps + every build of the list below + its suites,
 #                        ending with "N passed, N failed, N skipped"
+#   tools/dev.sh man     rewrite the committed man pages (docs/man/man1) from
+#                        the commands' -h, after a change of options
 #
 # With CI=true, a skipped suite is a failure: CI has every package installed,
 # so a suite that skips there has lost its ability to fail.
@@ -106,6 +108,12 @@ case "${1:-}" in
     build build
     exec bash tools/demo.sh
     ;;
+  man)
+    deps
+    build build
+    bash docs/man/mkman.sh build/evalset "$here" docs/man/man1
+    git status --short docs/man/man1
+    ;;
   test)
     deps test
     total_p=0; total_f=0; total_s=0; first=1
@@ -133,7 +141,7 @@ case "${1:-}" in
     [ "$total_f" -eq 0 ] && { [ "${CI:-}" != true ] || [ "$total_s" -eq 0 ]; }
     ;;
   *)
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Write the man page of one evalset subcommand (or of evalset itself) in roff,
-# from what the binary says (`evalset <cmd> -h`, `evalset -h`) and from the
-# opening comment of cmd/<cmd>.c, so the pages never drift from the options.
+# Write the man pages of evalset and of each of its commands in roff into
+# OUTDIR, from what the binary says (`evalset -h`, `evalset <cmd> -h`) and
+# from the opening comment of cmd/<cmd>.c. The pages are committed under
+# docs/man/man1/ and installed as they are, so a build never runs the binary
+# it built (cross-builds work); `tools/dev.sh man` runs this script, and the
+# test 'man-pages' fails when the committed pages no longer match.
 #
-# usage: mkman.sh EVALSET SRCDIR CMD|evalset OUT VERSION
+# usage: mkman.sh EVALSET SRCDIR OUTDIR
 set -euo pipefail
-evalset=$1 src=$2 cmd=$3 out=$4 version=$5
+evalset=$1 src=$2 outdir=$3
 # a sanitizer build must not fail the page for a leak report at exit
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
@@ -52,9 +55,10 @@ the API key (or the variable named by \-\-api\-key\-env); never written anywhere
 ROFF
 }
 
-{
+page() { # page CMD|evalset: the page, on stdout
+  local cmd=$1 summary help upper file
   if [ "$cmd" = evalset ]; then
-    echo ".TH EVALSET 1 \"\" \"evalset $version\" \"evalset manual\""
+    echo ".TH EVALSET 1 \"\" \"evalset\" \"evalset manual\""
     echo ".SH NAME"
     echo "evalset \\- build evaluation sets for retrieval and gate merges on regressions"
     echo ".SH SYNOPSIS"
@@ -87,7 +91,7 @@ ROFF
     summary=$("$evalset" -h | sed -n "s/^    $cmd \\+\\(.*\\)\$/\\1/p")
     help=$("$evalset" "$cmd" -h)
     upper=$(printf '%s' "$cmd" | tr a-z A-Z)
-    echo ".TH EVALSET-$upper 1 \"\" \"evalset $version\" \"evalset manual\""
+    echo ".TH EVALSET-$upper 1 \"\" \"evalset\" \"evalset manual\""
     echo ".SH NAME"
     echo "evalset\\-$(printf '%s' "$cmd" | esc) \\- $(printf '%s' "$summary" | esc)"
     echo ".SH SYNOPSIS"
@@ -123,5 +127,13 @@ ROFF
     echo ".SH SEE ALSO"
     echo ".BR evalset (1)"
   fi
-} > "$out.tmp"
-mv "$out.tmp" "$out"
+}
+
+mkdir -p "$outdir"
+cmds=$("$evalset" -h | sed -n 's/^    \([a-z-]*\) .*/\1/p')
+[ -n "$cmds" ] || { echo "mkman.sh: no commands in '$evalset -h'" >&2; exit 1; }
+for c in evalset $cmds; do
+  [ "$c" = evalset ] && out=$outdir/evalset.1 || out=$outdir/evalset-$c.1
+  page "$c" > "$out.tmp"
+  mv "$out.tmp" "$out"
+done
