@@ -6,9 +6,11 @@
 #include "base/error.h"
 #include "base/util.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- ir_measures ---- */
 
@@ -41,13 +43,104 @@ void measure_list(struct strbuf *out)
 {
 	strbuf_addstr(out, "P@k, R@k, Success@k (Hit@k), RR, RR@k, nDCG, nDCG@k, AP, AP@k, "
 			   "Rprec, Bpref, Judged@k, NumRet, NumRel, NumRelRet; "
-			   "a relevance threshold as P(rel=2)@5");
+			   "a relevance threshold as P(rel=2)@5; any case, and MRR, Recall, "
+			   "Precision, MAP for RR, R, P, AP");
+}
+
+/*
+ * Names users type for the measures above, matched like the names
+ * themselves without regard to case; outputs keep the canonical name.
+ */
+static const struct { const char *alias, *name; } ir_aliases[] = {
+	{ "MRR", "RR" },
+	{ "Recall", "R" },
+	{ "Precision", "P" },
+	{ "MAP", "AP" },
+	{ "HitRate", "Success" },
+};
+
+/* Return the entry of ir_names whose name or alias is 'p' (length 'len', any case), or NULL. */
+static const struct ir_name *ir_lookup(const char *p, size_t len)
+{
+	const char *name = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ir_aliases) && !name; i++)
+		if (strlen(ir_aliases[i].alias) == len && !strncasecmp(ir_aliases[i].alias, p, len))
+			name = ir_aliases[i].name;
+	for (size_t i = 0; i < ARRAY_SIZE(ir_names); i++) {
+		const char *n = ir_names[i].name;
+
+		if (name ? !strcmp(n, name) : strlen(n) == len && !strncmp(n, p, len))
+			return &ir_names[i];
+	}
+	/* no exact match: the one name equal to 'p' but for case ("ndcg", "r") */
+	for (size_t i = 0; !name && i < ARRAY_SIZE(ir_names); i++)
+		if (strlen(ir_names[i].name) == len && !strncasecmp(ir_names[i].name, p, len))
+			return &ir_names[i];
+	return NULL;
+}
+
+/* Return the edit distance between 'a' (length 'la') and 'b', ignoring case; capped at 9. */
+static size_t name_distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b), row[32], prev;
+
+	if (la > 30 || lb > 30)
+		return 9;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+			size_t sub = prev + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+
+			row[j] = sub < row[j] + 1 ? sub : row[j] + 1;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			prev = cur;
+		}
+	}
+	return row[lb] < 9 ? row[lb] : 9;
+}
+
+/* Append to 'out' the known names closest to the name part of 'text' (at most two edits). */
+static void closest_measures(const char *text, struct strbuf *out)
+{
+	size_t len = strcspn(text, "(@"), best = 3;
+	const char *tail = text + len;
+
+	for (int pass = 0; pass < 2; pass++) {
+		size_t found = 0;
+
+		for (size_t i = 0; i < ARRAY_SIZE(ir_names) + ARRAY_SIZE(ir_aliases); i++) {
+			const char *n = i < ARRAY_SIZE(ir_names) ? ir_names[i].name
+								 : ir_aliases[i - ARRAY_SIZE(ir_names)].alias;
+			size_t d = name_distance(text, len, n);
+
+			if (!pass && d < best)
+				best = d;
+			else if (pass && d == best)
+				strbuf_addf(out, "%s'%s%s'", found++ ? ", " : "", n, tail);
+		}
+		if (best > 2)
+			return;
+	}
 }
 
 static int bad_measure(const char *text, const char *why)
 {
 	struct strbuf sb = STRBUF_INIT;
 
+	if (!strcmp(why, "unknown measure")) {
+		closest_measures(text, &sb);
+		if (sb.len) {
+			error("unknown measure '%s'; did you mean %s?", text, sb.buf);
+			strbuf_release(&sb);
+			return -1;
+		}
+	}
 	measure_list(&sb);
 	error("%s '%s'; supported: %s", why, text, sb.buf);
 	strbuf_release(&sb);
@@ -66,9 +159,7 @@ int measure_parse(const char *text, struct measure *m)
 	paren = strchr(p, '(');
 	at = strchr(p, '@');
 	nlen = paren ? (size_t)(paren - p) : at ? (size_t)(at - p) : strlen(p);
-	for (size_t i = 0; i < ARRAY_SIZE(ir_names); i++)
-		if (strlen(ir_names[i].name) == nlen && !strncmp(ir_names[i].name, p, nlen))
-			n = &ir_names[i];
+	n = ir_lookup(p, nlen);
 	if (!n)
 		return bad_measure(text, "unknown measure");
 	if (paren) {
