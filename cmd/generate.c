@@ -28,14 +28,14 @@
 #include <unistd.h>
 
 static const char *const generate_usage[] = {
-	"evalset generate <set> --corpus <chunks.jsonl> [--sample <n> | --chunks <id>,...] [--per-chunk <n>]\n"
+	"evalset generate <set> [--corpus <chunks.jsonl>] [--sample <n> | --chunks <id>,...] [--per-chunk <n>]\n"
 	"                       [--kinds <kind>,...] [--seed <s>] [--temperature <t>] [--model <m>] [--base-url <url>]\n"
 	"                       [--api-key-env <var>] [--prompt-dir <dir>] [--concurrency <n>]\n"
 	"                       [--max-requests <n>] [--max-attempts <n>] [--dry-run] [--max-overlap <x>]\n"
 	"                       [--max-copied <x>] [--max-chars <n>] [--question-language <tag>]\n"
 	"                       [--shard <i>/<n>] [--quiet]",
-	"evalset generate <set> --corpus <chunks.jsonl> --batch-out <file> [<selection options>]",
-	"evalset generate <set> --corpus <chunks.jsonl> --batch-in <file>... [<selection options>]",
+	"evalset generate <set> [--corpus <chunks.jsonl>] --batch-out <file> [<selection options>]",
+	"evalset generate <set> [--corpus <chunks.jsonl>] --batch-in <file>... [<selection options>]",
 	NULL,
 };
 

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const report_usage[] = {
 	"evalset report <set>[@<tag>] [<baseline>] <candidate> [--gate <file>] [-k <k>] [-o <file>]",
@@ -74,7 +75,7 @@ int cmd_report(int argc, const char **argv)
 	struct option opts[] = {
 		OPT_STRING(0, "baseline", &base_file, "file", "the baseline run or results"),
 		OPT_STRING(0, "candidate", &cand_file, "file", "the candidate run or results"),
-		OPT_STRING('o', "output", &output, "file", "write the report here (default: standard output)"),
+		OPT_STRING('o', "output", &output, "file", "write the report here (default: standard output, unless a terminal)"),
 		OPT_INT('k', "k", &k, "k", "context size: marked on the curves, the slider's start (1-20, default 5)"),
 		OPT_STRING(0, "gate", &gate_file, "file", "judge the comparison by this gate file (needs a baseline)"),
 		OPT_RESAMPLE(&ro),
@@ -112,6 +113,9 @@ int cmd_report(int argc, const char **argv)
 	} else {
 		usage_with_options(report_usage, opts);
 	}
+	if (!output && isatty(STDOUT_FILENO))
+		die(EXIT_BAD_INPUT, "the report is an HTML page: give -o <file.html> "
+		    "(or redirect standard output, or -o - to print it here anyway)");
 	have_base = base_file != NULL;
 	/* options first (so -h works whatever the config), then the project config:
 	 * its k (capped where the slider stops) and, with a baseline, its gate */

@@ -53,7 +53,13 @@ static char *write_temp(const char *path, const void *data, size_t len)
 	int fd = mkstemp(tmp);
 
 	if (fd < 0) {
-		error("cannot create a temporary file beside '%s': %s", path, strerror(errno));
+		char *dir = dir_name(path);
+
+		if (errno == ENOENT && !is_dir(dir))
+			error("cannot write '%s': no folder '%s' (create it first)", path, dir);
+		else
+			error("cannot create a temporary file beside '%s': %s", path, strerror(errno));
+		free(dir);
 		free(tmp);
 		return NULL;
 	}
