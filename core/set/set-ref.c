@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static bool valid_tag(const char *t)
 {
@@ -73,10 +74,117 @@ static void known_tags(const char *dir, struct strbuf *out)
 	set_ref_release(&tmp);
 }
 
+/* Return the edit distance of 'a' and 'b', capped at 9 (names are short). */
+static size_t name_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], prev;
+
+	if (la > 62 || lb > 62)
+		return 9;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j], best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[lb] < 9 ? row[lb] : 9;
+}
+
+/*
+ * Append to 'out' the sets under 'sets_dir' (folders with a set.yaml), the
+ * closest to 'name' first when it is within a third of its length.
+ */
+static void known_sets(const char *sets_dir, const char *name, struct strbuf *out)
+{
+	DIR *d = opendir(sets_dir);
+	struct dirent *e;
+	struct strbuf all = STRBUF_INIT;
+	char *best = NULL;
+	size_t best_d = strlen(name) / 3 + 1, n = 0;
+
+	while (d && (e = readdir(d))) {
+		char *file;
+
+		if (e->d_name[0] == '.')
+			continue;
+		file = xstrfmt("%s/%s/set.yaml", sets_dir, e->d_name);
+		if (path_exists(file)) {
+			size_t dist = name_distance(name, e->d_name);
+
+			strbuf_addf(&all, "%s%s", n++ ? ", " : "", e->d_name);
+			if (dist < best_d) {
+				best_d = dist;
+				free(best);
+				best = xstrdup(e->d_name);
+			}
+		}
+		free(file);
+	}
+	if (d)
+		closedir(d);
+	if (best)
+		strbuf_addf(out, "; did you mean '%s'?", best);
+	if (n)
+		strbuf_addf(out, " (sets here: %s)", all.buf);
+	else
+		strbuf_addf(out, " ('%s' holds no set; create one with 'evalset init %s')", sets_dir, name);
+	free(best);
+	strbuf_release(&all);
+}
+
+/*
+ * Return the folder that holds the project's sets for a bare set name:
+ * "sets" when the current directory has one (or has evalset.yaml), else the
+ * sets/ of the nearest parent that has sets/ or evalset.yaml, as a relative
+ * path ("../../sets"); the walk stops at a git repository's top and at the
+ * file system's root, and then "sets" it is. Caller frees.
+ */
+static char *sets_folder(void)
+{
+	struct strbuf up = STRBUF_INIT;
+	char *found = NULL;
+
+	for (int depth = 0; depth < 64 && !found; depth++) {
+		char *sets = xstrfmt("%ssets", up.buf), *conf = xstrfmt("%sevalset.yaml", up.buf);
+		char *git = xstrfmt("%s.git", up.buf), *here = xstrfmt("%s.", up.buf), *parent;
+		bool top = path_exists(git);
+
+		if (is_dir(sets) || path_exists(conf))
+			found = xstrdup(sets);
+		parent = xstrfmt("%s..", up.buf);
+		/* the root: its parent is itself */
+		if (!found && !top) {
+			struct stat a, b;
+			if (stat(here, &a) || stat(parent, &b) || (a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+				top = true;
+		}
+		free(sets);
+		free(conf);
+		free(git);
+		free(here);
+		free(parent);
+		if (top)
+			break;
+		strbuf_addstr(&up, "../");
+	}
+	strbuf_release(&up);
+	return found ? found : xstrdup("sets");
+}
+
 int set_ref_resolve(struct set_ref *ref, const char *arg, bool must_exist)
 {
 	const char *at = strchr(arg, '@');
-	char *path = NULL;
+	char *path = NULL, *dir_of_sets = NULL;
 	int ret = -1;
 
 	set_ref_release(ref);
@@ -113,7 +221,10 @@ int set_ref_resolve(struct set_ref *ref, const char *arg, bool must_exist)
 		free(base);
 		ref->file = xstrdup(path);
 	} else if (!strchr(path, '/') && strcmp(path, ".") && strcmp(path, "..")) {
-		ref->dir = path_join("sets", path);
+		char *sets = sets_folder();
+
+		ref->dir = path_join(sets, path);
+		free(sets);
 	} else {
 		size_t len = strlen(path);
 		while (len > 1 && path[len - 1] == '/')
@@ -137,6 +248,12 @@ int set_ref_resolve(struct set_ref *ref, const char *arg, bool must_exist)
 			error("unknown version '%s' of set '%s' (known: %s)", ref->tag, ref->dir,
 			      known.buf);
 			strbuf_release(&known);
+		} else if (!ends_with(path, ".yaml") && !strchr(path, '/') && is_dir(dir_of_sets = dir_name(ref->dir))) {
+			struct strbuf known = STRBUF_INIT;
+
+			known_sets(dir_of_sets, path, &known);
+			error("no set '%s' in '%s'%s", path, dir_of_sets, known.buf);
+			strbuf_release(&known);
 		} else if (!ends_with(path, ".yaml")) {
 			error("no set at '%s' (no set.yaml); create one with 'evalset init %s'",
 			      ref->dir, ref->dir);
@@ -148,6 +265,7 @@ int set_ref_resolve(struct set_ref *ref, const char *arg, bool must_exist)
 	ret = 0;
 out:
 	free(path);
+	free(dir_of_sets);
 	if (ret)
 		set_ref_release(ref);
 	return ret;
