@@ -356,8 +356,14 @@ static void test_measure_names(void)
 	ok(!measure_parse("nDCG", &m) && m.kind == MK_NDCG && !m.k, "nDCG without cutoff");
 	ok(!measure_parse("AP@100", &m) && m.kind == MK_MAP_CUT, "AP@k is map_cut");
 	test_capture_errors();
-	ok(measure_parse("MRR@10", &m) < 0, "an unknown measure is refused");
+	ok(measure_parse("Foo@10", &m) < 0, "an unknown measure is refused");
 	ok(strstr(test_captured(), "supported: P@k") != NULL, "the error lists the supported measures");
+	ok(measure_parse("nDGC@10", &m) < 0 && strstr(test_captured(), "did you mean 'nDCG@10'?") != NULL,
+	   "a typo gets the closest name");
+	ok(!measure_parse("MRR@10", &m) && m.kind == MK_RECIP_RANK && m.k == 10, "MRR@10 is RR@10");
+	is_str(m.name, "RR@10", "MRR@10 is reported as RR@10");
+	ok(!measure_parse("recall@5", &m) && m.kind == MK_RECALL, "recall@5 is R@5");
+	ok(!measure_parse("MAP", &m) && m.kind == MK_MAP && !strcmp(m.name, "AP"), "MAP is AP");
 	ok(measure_parse("R", &m) < 0, "R without @k is refused");
 	ok(measure_parse("nDCG(rel=2)@5", &m) < 0, "nDCG takes no relevance threshold");
 	ok(measure_parse("P@0", &m) < 0, "a cutoff must be positive");
