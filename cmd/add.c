@@ -2,8 +2,8 @@
  * add: add questions to a set's working copy, from the command line or from
  * a YAML file of cases (--from FILE or - for stdin).
  *
- * Nothing is written unless every new question passes the rules of SPEC
- * section 2 (set_check_errors) and no given id already exists. Ids left out
+ * Nothing is written unless every new question passes the rules of a set
+ * (docs/sets.md, "Rules") and no given id already exists. Ids left out
  * are assigned as q-NNNN above every id the set has ever used (working copy,
  * frozen versions, .evalset/ids), so a removed id never comes back. A
  * near-duplicate text is a warning, not a refusal. With --new-ids (merging

@@ -1,6 +1,6 @@
 /*
- * check: report every rule violation and warning of SPEC section 2 for a
- * set, then its composition.
+ * check: report every rule violation and warning of a set (docs/sets.md,
+ * "Rules"), then its composition.
  *
  * Exit 0 when there is no error (warnings allowed), 1 when the set can be
  * read but breaks a rule, 2 when it cannot be read at all (syntax, types,
@@ -13,8 +13,7 @@
  * latest tag compares the questions only (content digest, docs/sets.md).
  *
  * With --results (a saved result, or two for paired deltas), check also
- * shows the statistical power of the set for R@k through power_estimate()
- * (core/compare/compare.h); a result scored against another version of the set is a
+ * shows the statistical power of the set for R@k (as `evalset power`); a result scored against another version of the set is a
  * warning, not an error.
  */
 #include "builtin.h"

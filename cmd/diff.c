@@ -1,6 +1,6 @@
 /*
  * diff: what changed between two versions of a set, or between a version
- * and the working copy (issue 3). The comparison itself is core/setdiff.
+ * and the working copy (docs/versions.md).
  *
  * "diff SET@A SET@B" compares two frozen versions, "diff SET@A" (or
  * "diff SET@A SET") compares a version with the working copy, and "diff SET"

@@ -2,11 +2,11 @@
  * generate: write synthetic questions into a set's working copy from corpus
  * chunks through an OpenAI-compatible endpoint (docs/generate.md).
  *
- * The job itself (plan, journal, filters, saving) is core/llm/generate.c; this
- * file reads the options and the environment, checks the input before
+ * The job itself (plan, journal, filters, saving) runs in the library; this
+ * command reads the options and the environment, checks the input before
  * anything is written (a dry pass of the job), takes the set's lock, runs
  * the job and prints progress (stderr) and the summary (stdout). The API key
- * is read from the environment and handed to core/llm only.
+ * is read from the environment and handed to the LLM client only.
  */
 #include "builtin.h"
 #include "llm-options.h"

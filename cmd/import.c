@@ -1,5 +1,5 @@
 /*
- * import: mine labelled questions from query logs into a set (issue 7).
+ * import: mine labelled questions from query logs into a set (docs/import.md).
  *
  * The logs are read first, without the lock (they may be large); then, under
  * the set's lock, the working copy is read fresh, the labelled queries are

@@ -1,5 +1,5 @@
 /*
- * init: create a new, empty set directory (SPEC section 2).
+ * init: create a new, empty set directory (docs/sets.md).
  *
  * Writes DIR/set.yaml (refusing to replace an existing one), DIR/.evalset/
  * and DIR/.gitignore (ignoring .evalset/). With --corpus, records the

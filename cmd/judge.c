@@ -2,7 +2,7 @@
  * judge: fill the grades of a pool worksheet with an LLM judge, or measure
  * how far the judge agrees with existing labels (docs/pool.md).
  *
- * The job itself (keys, journal, asking) is core/llm/judge.c; this file finds
+ * The job itself (keys, journal, asking) runs in the library; this command finds
  * the pool's set and corpus, checks the pool against them before anything is
  * sent (unknown questions and chunks are bad input), runs the job, writes
  * the grades back into the pool atomically, and prints the summary. Only

@@ -3,7 +3,7 @@
  * copy (docs/pool.md).
  *
  * A pool grade g becomes a relevant label of grade g when g >= --min-grade
- * (default 1, as issue 9 says), else an irrelevant one. Each new or changed
+ * (default 1: "related" counts as relevant), else an irrelevant one. Each new or changed
  * label records who made it in the question's provenance map
  * (provenance.labels: {CHUNK: human | llm:MODEL}).
  *

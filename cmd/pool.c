@@ -1,5 +1,5 @@
 /*
- * pool: write the judging worksheet of issue 9 (docs/pool.md): for each
+ * pool: write the judging worksheet (docs/pool.md): for each
  * question of a set version, the union of the top-depth documents of several
  * runs that the set has not labelled yet, with their text and which runs
  * found them at which rank, to be graded 0-3 by people or `evalset judge`.

@@ -1,7 +1,7 @@
 /*
- * power: how small a change a set can detect (SPEC section 5). From one
+ * power: how small a change a set can detect (docs/compare.md). From one
  * result, the per-question spread of each measure; from two, the spread of
- * their paired deltas (core/compare/compare.h, power_estimate). Prints the minimum
+ * their paired deltas. Prints the minimum
  * detectable effect at alpha 0.05 and power 0.8 for the set's size, and the
  * set size needed to detect --effect.
  */

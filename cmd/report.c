@@ -6,11 +6,11 @@
  * verdict is printed and the exit code is compare's.
  *
  * Inputs are runs or saved results: a run is scored through
- * core/compare/compare-input.h with score's default measures (so the page shows what
+ * the same path as compare's, with score's default measures (so the page shows what
  * `evalset score --format json` prints) and is also kept for its top 20
  * ids, which the k slider needs; saved results give the slider their top
  * ids and relevant ranks only. With a baseline the two are compared
- * through core/compare/compare.h, and with --gate judged through core/compare/gate.h.
+ * as `evalset compare` does, and with --gate judged by the gate file.
  *
  * Exit: 0 written (and gate passed), 1 written and the gate failed, 2 bad
  * input (nothing written).

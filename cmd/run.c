@@ -1,9 +1,9 @@
 /*
  * run: ask a retriever every question of a set and write its answers as a
- * JSONL run (SPEC section 3) for `evalset score`.
+ * JSONL run (docs/formats/runs.md) for `evalset score`.
  *
  * The retriever is the built-in BM25 (the default), a command speaking JSON
- * lines, or an HTTP endpoint; see core/retrieve/retriever.h for the protocols. The
+ * lines, or an HTTP endpoint; docs/run.md gives the protocols. The
  * run is written at the end, atomically; when the retriever fails or the
  * user interrupts, the questions answered so far are still written (the meta
  * line then says "complete": false) and the exit code is 3 or 130.

@@ -1,7 +1,7 @@
 /*
  * score: `evalset score <set>[@<tag>] <run>` and `evalset score --qrels <qrels> <run>`:
  * score a run (TREC, JSONL or JSON; plain or gzip) against a set version or
- * TREC qrels, print the measures of SPEC section 4 and optionally save the
+ * TREC qrels, print the measures (docs/measures.md) and optionally save the
  * per-question results for compare and report.
  *
  * With --judged-only the run is scored twice: as it is and condensed to its

@@ -1,6 +1,6 @@
 /*
  * tag: freeze the working copy of a set as sets/NAME/versions/TAG.yaml
- * (issue 3, SPEC section 2).
+ * (docs/versions.md).
  *
  * Invariants: a frozen file is created once and never rewritten
  * (write_file_new refuses an existing file); it records version, digest,

@@ -1,6 +1,6 @@
 /*
  * trec-eval: `evalset trec-eval [-q] [-c] [-J] [-l <n>] [-M <n>] [-m <measure>]... <qrels> <run>`,
- * a drop-in for trec_eval v10.0 (see core/score/treceval.h).
+ * a drop-in for trec_eval v10.0 (docs/measures.md).
  */
 #include "builtin.h"
 
