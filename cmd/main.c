@@ -3,12 +3,14 @@
  */
 #include "builtin.h"
 #include "base/config.h"
+#include "base/fsutil.h"
 #include "evalset-version.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <utf8proc.h>
 #include <yaml.h>
 
@@ -76,6 +78,13 @@ int main(int argc, const char **argv)
 {
 	/* --config FILE before the command: the project config (core/base/config.h) */
 	if (argc >= 3 && !strcmp(argv[1], "--config")) {
+		/* named on purpose: missing is an error for every command, not only
+		 * for those that read the config */
+		int fd = open_regular(argv[2]);
+
+		if (fd < 0)
+			return EXIT_BAD_INPUT;
+		close(fd);
 		config_set_path(argv[2]);
 		argc -= 2;
 		argv += 2;

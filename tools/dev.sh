@@ -30,8 +30,10 @@ test_packages=(clang zsh git chromium fonts-dejavu-core)
 builds=(
   "build        gcc    all"
   "build-asan   gcc    all    -Db_sanitize=address,undefined -Db_lundef=false"
-  "build-clang  clang  unit,cli,fuzz-replay"
+  "build-clang  clang  unit,cli,fuzz-replay  -Db_sanitize=undefined -Db_lundef=false -Dc_args=-fsanitize=float-cast-overflow"
 )
+# build-clang: clang's UBSan, with float-cast-overflow (a double from input
+# converted to an integer it does not fit), which gcc's UBSan lacks
 # suites that only the first build runs (they build the tree afresh themselves)
 once_suites=(install release)
 

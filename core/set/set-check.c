@@ -86,14 +86,46 @@ static const char *qname(const struct question *q)
 	return q->id ? q->id : "(no id)";
 }
 
+/*
+ * Return why 'id' (a question or chunk id) cannot stand as one field of a
+ * TREC qrels or run line, or NULL: empty, starting with '#' (a comment to
+ * many readers), or holding a blank or a control character (a field
+ * separator, or a line break).
+ */
+static const char *id_problem(const char *id)
+{
+	if (!id || !*id)
+		return "is empty";
+	if (*id == '#')
+		return "starts with '#', which TREC tools read as a comment";
+	for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+		if (*p <= ' ' || *p == 0x7f)
+			return "holds a blank or a control character, which TREC files use to "
+			       "separate fields";
+	return NULL;
+}
+
 static void check_question(const struct question *q, const struct corpus *corpus,
 			   struct findings *out)
 {
+	const char *why;
+
 	struct strmap irrelevant = STRMAP_INIT;
 	int added;
 
 	if (!q->id || !*q->id)
 		findings_add(out, FINDING_ERROR, q->line, q->col, "question without an id");
+	else if ((why = id_problem(q->id)))
+		findings_add(out, FINDING_ERROR, q->line, q->col, "question id '%s' %s", q->id, why);
+	for (size_t i = 0; i < q->nr_relevant; i++)
+		if ((why = id_problem(q->relevant[i].chunk)))
+			findings_add(out, FINDING_ERROR, q->relevant[i].line ? q->relevant[i].line : q->line,
+				     q->relevant[i].line ? q->relevant[i].col : q->col,
+				     "chunk id '%s' of question '%s' %s", q->relevant[i].chunk, qname(q), why);
+	for (size_t k = 0; k < q->nr_irrelevant; k++)
+		if ((why = id_problem(q->irrelevant[k])))
+			findings_add(out, FINDING_ERROR, q->line, q->col,
+				     "chunk id '%s' of question '%s' %s", q->irrelevant[k], qname(q), why);
 	if (blank(q->text))
 		findings_add(out, FINDING_ERROR, q->line, q->col, "question '%s' has no text",
 			     qname(q));

@@ -780,13 +780,20 @@ size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 	size_t nr_vs = 0, refused = 0;
 	long floor_id = read_floor(ref);
 
-	if (set_versions_list(ref, &v) == 0 && v.nr) {
-		/* one entry per version; one that cannot be read stays empty */
+	/* a version that cannot be read may hold any id: refuse rather than guess */
+	if (set_versions_list(ref, &v) < 0) {
+		error("cannot check ids against the versions of '%s' (see above)", ref->dir);
+		return 1;
+	}
+	if (v.nr) {
 		vs = xcalloc(v.nr, sizeof(*vs));
 		for (nr_vs = 0; nr_vs < v.nr; nr_vs++) {
 			set_init(&vs[nr_vs]);
-			if (set_load(&vs[nr_vs], v.items[nr_vs].file) < 0)
-				set_init(&vs[nr_vs]);
+			if (set_load(&vs[nr_vs], v.items[nr_vs].file) < 0) {
+				error("cannot check ids against version '%s' (see above)",
+				      v.items[nr_vs].file);
+				refused++;
+			}
 		}
 	}
 	for (size_t i = 0; i < in->nr; i++) {

@@ -280,7 +280,9 @@ long set_id_floor(const struct set_ref *ref);
  * the same text is that question coming back, and is accepted), or, held by
  * no version, a q-NNNN numbered at or below the floor recorded in
  * .evalset/ids. Ids 'wc' (the working copy) holds are left to the caller.
- * Errors go through error_at('in->file', ...). Return how many were refused.
+ * Errors go through error_at('in->file', ...). Return how many were refused;
+ * a version that cannot be read counts as one (reported), since it may hold
+ * any id.
  */
 size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 			     const struct set *in);

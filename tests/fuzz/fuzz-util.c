@@ -7,12 +7,24 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+static char path[4096];
+
+/* The replay driver and libFuzzer both exit normally: leave nothing behind. */
+static void remove_temp(void)
+{
+	if (path[0])
+		unlink(path);
+}
+
 const char *fuzz_temp_file(const uint8_t *data, size_t size)
 {
-	static char path[64];
+	const char *dir = getenv("TMPDIR");
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "/tmp/evalset-fuzz-%ld.in", (long)getpid());
+	if (!path[0])
+		atexit(remove_temp);
+	snprintf(path, sizeof(path), "%s/evalset-fuzz-%ld.in", dir && *dir ? dir : "/tmp",
+		 (long)getpid());
 	fp = fopen(path, "wb");
 	if (!fp)
 		abort();
