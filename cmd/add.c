@@ -16,6 +16,7 @@
  * two writers never interleave.
  */
 #include "builtin.h"
+#include "base/termtext.h"
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
 #include "base/fsutil.h"
@@ -394,7 +395,7 @@ int cmd_add(int argc, const char **argv)
 	if (set_save(&s, ref.file) < 0 || set_id_floor_write(&ref, floor_id) < 0)
 		goto out;
 	for (size_t i = 0; i < in.nr; i++)
-		printf("added %s\n", in.q[i].id);
+		printf("added %s\n", term_visible(in.q[i].id));
 	if (o.new_ids)
 		printf("%zu added, %zu skipped as duplicates\n", in.nr, dropped);
 	ret = EXIT_OK;

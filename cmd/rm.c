@@ -6,6 +6,7 @@
  * add never hands a removed id out again. Runs under the set's lock.
  */
 #include "builtin.h"
+#include "base/termtext.h"
 #include "base/fsutil.h"
 #include "set/set.h"
 #include "base/util.h"
@@ -77,7 +78,7 @@ int cmd_rm(int argc, const char **argv)
 	if (set_save(&s, ref.file) < 0)
 		goto out;
 	for (size_t i = 0; i < removed.nr; i++)
-		printf("removed %s\n", removed.items[i]);
+		printf("removed %s\n", term_visible(removed.items[i]));
 	ret = EXIT_OK;
 out:
 	string_list_clear(&removed);

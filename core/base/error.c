@@ -3,6 +3,7 @@
  * or to a routine a test or command installed.
  */
 #include "base/error.h"
+#include "base/termtext.h"
 #include "base/strbuf.h"
 
 #include <stdio.h>
@@ -22,7 +23,7 @@ unsigned long warning_count(void) { return nr_warnings; }
 static void emit(report_fn fn, const char *prefix, const char *file, long line,
 		 long col, const char *fmt, va_list ap)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, shown = STRBUF_INIT;
 
 	if (file) {
 		strbuf_addstr(&sb, file);
@@ -33,13 +34,16 @@ static void emit(report_fn fn, const char *prefix, const char *file, long line,
 		strbuf_addstr(&sb, ": ");
 	}
 	strbuf_vaddf(&sb, fmt, ap);
+	/* ids and texts in messages come from input: nothing in them acts on a terminal */
+	term_add_visible(&shown, sb.buf, true);
 	if (fn) {
-		fn(prefix, sb.buf);
+		fn(prefix, shown.buf);
 	} else {
 		fflush(stdout);
-		fprintf(stderr, "%s: %s\n", prefix, sb.buf);
+		fprintf(stderr, "%s: %s\n", prefix, shown.buf);
 	}
 	strbuf_release(&sb);
+	strbuf_release(&shown);
 }
 
 int error(const char *fmt, ...)

@@ -362,6 +362,8 @@ static long scan_ids(const char *path)
 	long hi = 0;
 	const char *p;
 
+	if (!path_exists(path))
+		return 0;  /* an optional file (rejected.yaml) or no set yet */
 	if (read_file(path, &sb, SET_MAX_FILE_BYTES) < 0) {
 		strbuf_release(&sb);
 		return 0;

@@ -1,0 +1,51 @@
+/*
+ * termtext: making text from input harmless to print (see termtext.h).
+ */
+#include "base/termtext.h"
+#include "base/utf8.h"
+
+#include <string.h>
+
+/* Return true for the characters that change direction or take no width. */
+static bool hidden_mark(uint32_t c)
+{
+	return c == 0x061C || c == 0x180E || (c >= 0x200B && c <= 0x200F) ||
+	       (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
+}
+
+void term_add_visible(struct strbuf *out, const char *s, bool keep_lines)
+{
+	size_t len = strlen(s);
+
+	while (len) {
+		uint32_t cp;
+		size_t n = utf8_decode(s, len, &cp);
+
+		if (!n) {
+			strbuf_addf(out, "\\x%02x", (unsigned char)*s);
+			n = 1;
+		} else if (keep_lines && (cp == '\n' || cp == '\t')) {
+			strbuf_addch(out, (char)cp);
+		} else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0)) {
+			strbuf_addf(out, "\\x%02x", (unsigned)cp);
+		} else if (hidden_mark(cp)) {
+			strbuf_addf(out, "<U+%04X>", (unsigned)cp);
+		} else {
+			strbuf_add(out, s, n);
+		}
+		s += n;
+		len -= n;
+	}
+}
+
+const char *term_visible(const char *s)
+{
+	static struct strbuf bufs[4] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	static unsigned next;
+	struct strbuf *b = &bufs[next++ % 4];
+
+	strbuf_reset(b);
+	if (s)
+		term_add_visible(b, s, false);
+	return b->buf;
+}

@@ -1,0 +1,33 @@
+/*
+ * termtext: text from input made harmless to print on a terminal.
+ *
+ * Ids, tags and question texts come from files anyone can write. Printed
+ * raw, an escape sequence in one (ESC ] ... BEL, an OSC) can retitle the
+ * terminal or write its clipboard, and bidirectional or zero-width
+ * characters can make one id look like another. Everything that prints such
+ * text to stdout or stderr goes through here; error() and warning() do it
+ * for every message.
+ */
+#ifndef EVALSET_TERMTEXT_H
+#define EVALSET_TERMTEXT_H
+
+#include <stdbool.h>
+
+#include "base/strbuf.h"
+
+/*
+ * Append 's' to 'out' with every character that could act on a terminal, or
+ * hide or reorder text, made visible: C0 controls (but '\n' and '\t' when
+ * 'keep_lines'), DEL, C1 controls and invalid UTF-8 bytes as \xNN;
+ * bidirectional controls and zero-width characters as <U+XXXX>. Everything
+ * else is copied as it is.
+ */
+void term_add_visible(struct strbuf *out, const char *s, bool keep_lines);
+/*
+ * Return 's' made visible as above (no line breaks kept), in one of a few
+ * buffers that are reused: valid until the fourth call after this one. For
+ * printf arguments on the main thread.
+ */
+const char *term_visible(const char *s);
+
+#endif
