@@ -338,7 +338,8 @@ static int parse_params(struct te_selection *s, const struct te_name *n, const c
 			}
 		}
 		nr++;
-		p = comma + 1;
+		if (comma)  /* NULL + 1 is undefined (clang's UBSan) */
+			p = comma + 1;
 	} while (comma);
 	if (n->params == 1)
 		qsort(s->cut[n->kind], nr, sizeof(long), cmp_long);

@@ -89,8 +89,8 @@ static const char *qname(const struct question *q)
 /*
  * Return why 'id' (a question or chunk id) cannot stand as one field of a
  * TREC qrels or run line, or NULL: empty, starting with '#' (a comment to
- * many readers), or holding a blank or a control character (a field
- * separator, or a line break).
+ * many readers), or holding a control character (a tab or a line break
+ * would split the line).
  */
 static const char *id_problem(const char *id)
 {
@@ -99,9 +99,8 @@ static const char *id_problem(const char *id)
 	if (*id == '#')
 		return "starts with '#', which TREC tools read as a comment";
 	for (const unsigned char *p = (const unsigned char *)id; *p; p++)
-		if (*p <= ' ' || *p == 0x7f)
-			return "holds a blank or a control character, which TREC files use to "
-			       "separate fields";
+		if (*p < ' ' || *p == 0x7f)
+			return "holds a control character, which would break the lines of TREC files";
 	return NULL;
 }
 
