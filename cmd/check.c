@@ -61,6 +61,8 @@ struct composition {
 	size_t nr_tags, alloc_tags;
 	size_t rel_min, rel_max, rel_sum;
 	size_t covered;  /* distinct relevant chunks found in the corpus */
+	struct tag_count *langs;  /* questions per language code */
+	size_t nr_langs, alloc_langs;
 };
 
 static int cmp_tag_count(const void *a, const void *b)
@@ -73,7 +75,7 @@ static int cmp_tag_count(const void *a, const void *b)
 
 static void compose(const struct set *s, const struct corpus *corpus, struct composition *c)
 {
-	struct strmap tags = STRMAP_INIT, chunks = STRMAP_INIT;
+	struct strmap tags = STRMAP_INIT, chunks = STRMAP_INIT, langs = STRMAP_INIT;
 	struct strmap_entry *e;
 
 	memset(c, 0, sizeof(*c));
@@ -94,6 +96,11 @@ static void compose(const struct set *s, const struct corpus *corpus, struct com
 		} else {
 			c->unanswerable++;
 		}
+		{
+			const char *code = question_language(s, q);
+			e = strmap_intern(&langs, code, strlen(code), &added);
+			e->value = (void *)((uintptr_t)e->value + 1);
+		}
 		for (size_t k = 0; k < q->nr_tags; k++) {
 			e = strmap_intern(&tags, q->tags[k], strlen(q->tags[k]), &added);
 			e->value = (void *)((uintptr_t)e->value + 1);
@@ -112,6 +119,14 @@ static void compose(const struct set *s, const struct corpus *corpus, struct com
 	}
 	if (c->nr_tags)
 		qsort(c->tags, c->nr_tags, sizeof(*c->tags), cmp_tag_count);
+	strmap_for_each(&langs, e) {
+		ALLOC_GROW(c->langs, c->nr_langs + 1, c->alloc_langs);
+		c->langs[c->nr_langs].tag = xstrdup(e->key);
+		c->langs[c->nr_langs++].n = (uintptr_t)e->value;
+	}
+	if (c->nr_langs)
+		qsort(c->langs, c->nr_langs, sizeof(*c->langs), cmp_tag_count);
+	strmap_clear(&langs, 0);
 	strmap_clear(&tags, 0);
 	strmap_clear(&chunks, 0);
 }
@@ -121,6 +136,9 @@ static void composition_release(struct composition *c)
 	for (size_t i = 0; i < c->nr_tags; i++)
 		free((char *)c->tags[i].tag);
 	free(c->tags);
+	for (size_t i = 0; i < c->nr_langs; i++)
+		free((char *)c->langs[i].tag);
+	free(c->langs);
 }
 
 /* Print the power line of 'p' ("power: with N answerable questions, ..."). */
@@ -163,6 +181,11 @@ static void print_text(const char *file, const char *digest, const char *content
 		printf(" none");
 	for (size_t i = 0; i < c->nr_tags; i++)
 		printf(" %s %zu%s", c->tags[i].tag, c->tags[i].n, i + 1 < c->nr_tags ? "," : "");
+	printf("\nlanguages:");
+	if (!c->nr_langs)
+		printf(" none");
+	for (size_t i = 0; i < c->nr_langs; i++)
+		printf(" %s %zu%s", c->langs[i].tag, c->langs[i].n, i + 1 < c->nr_langs ? "," : "");
 	printf("\n");
 	if (c->answerable)
 		printf("relevant chunks per answerable question: min %zu, mean %.2f, max %zu\n",

@@ -12,6 +12,7 @@
  * question. Findings come in question order, errors and warnings mixed.
  */
 #include "set/set.h"
+#include "text/lang.h"
 #include "set/corpus.h"
 #include "base/error.h"
 #include "base/strmap.h"
@@ -298,6 +299,51 @@ static void check_exact_duplicates(const struct set *s, struct findings *out)
 	strmap_clear(&seen, 0);
 }
 
+const char *question_language(const struct set *s, const struct question *q)
+{
+	if (q->language)
+		return lang_code(lang_get(q->language));
+	if (s->language)
+		return lang_code(lang_get(s->language));
+	return lang_code(lang_detect(q->text ? q->text : "", q->text ? strlen(q->text) : 0));
+}
+
+/*
+ * Warn on questions whose language differs from their relevant chunks':
+ * a labelled question against its chunk's code, an unlabelled one when its
+ * text is clearly not in the chunk's language (lang_text_fits). Chunks take
+ * the corpus's language, else the one detected in their text.
+ */
+static void check_languages(const struct set *s, const struct corpus *corpus, struct findings *out)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		const char *ql = q->language ? q->language : s->language;
+
+		for (size_t k = 0; k < q->nr_relevant && q->text; k++) {
+			const struct chunk *ch = corpus_get(corpus, q->relevant[k].chunk);
+			const struct lang *cl;
+			bool differs;
+
+			if (!ch)
+				continue;
+			cl = s->corpus.language ? lang_get(s->corpus.language)
+						: lang_detect(ch->text, strlen(ch->text));
+			if (cl == lang_und())
+				continue;
+			differs = ql ? lang_get(ql) != cl && lang_get(ql) != lang_und()
+				     : !lang_text_fits(q->text, strlen(q->text), cl);
+			if (differs) {
+				findings_add(out, FINDING_WARNING, q->line, q->col,
+					     "question '%s' is not in the language of its relevant chunk '%s' "
+					     "(%s): a cross-lingual question", q->id ? q->id : "",
+					     ch->id, lang_code(cl));
+				break;
+			}
+		}
+	}
+}
+
 static void run_checks(const struct set *s, const struct corpus *corpus,
 		       struct findings *out, bool warnings)
 {
@@ -315,6 +361,8 @@ static void run_checks(const struct set *s, const struct corpus *corpus,
 		check_near_duplicates(s, out);
 	else
 		check_exact_duplicates(s, out);
+	if (corpus)
+		check_languages(s, corpus, out);
 	if (s->nr < SET_SIZE_MIN || s->nr > SET_SIZE_MAX)
 		findings_add(out, FINDING_WARNING, 0, 0,
 			     "the set has %zu question%s; %d to %d is the recommended size",

@@ -375,6 +375,9 @@ struct findings {
  * against 'corpus' when not NULL. Findings are appended to 'out'.
  */
 void set_check(const struct set *s, const struct corpus *corpus, struct findings *out);
+/* Return the language code of 'q': its own, else the set's, else detected
+ * in its text ("und" when nothing tells). */
+const char *question_language(const struct set *s, const struct question *q);
 /* Like set_check with only the error rules (no warnings): what set_open and
  * add enforce. */
 void set_check_errors(const struct set *s, const struct corpus *corpus, struct findings *out);
