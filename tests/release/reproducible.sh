@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 copy_to() { # copy_to DIR: the files git knows or would add (else all but build*/), nothing built
   mkdir -p "$1" || return 1
-  if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+  if [ -e "$src/.git" ]; then   # a checkout of its own (not a tarball unpacked inside one)
     (cd "$src" && git ls-files -z --cached --others --exclude-standard | xargs -0 -r cp --parents -t "$1")
   else
     tar -C "$src" --exclude='./build*' -cf - . | tar -C "$1" -xf -
