@@ -27,6 +27,7 @@ void te_output_release(struct te_output *out)
 	for (size_t i = 0; i < out->nr; i++) {
 		free(out->q[i].qid);
 		free(out->q[i].v);
+		free(out->q[i].relstring);
 	}
 	free(out->q);
 	free(out->cols);
@@ -34,41 +35,96 @@ void te_output_release(struct te_output *out)
 	memset(out, 0, sizeof(*out));
 }
 
-/* Compute every column for one query. */
-static void compute_row(const struct te_output *out, const struct query_eval *e, int level, double *v)
+/* Scratch space reused from one query to the next. */
+struct te_scratch {
+	int *rel;
+	size_t alloc;
+	struct strbuf relstring;
+};
+
+/* Lay the judged hits of 'e' out as trec_eval's ranking of 'e->num_ret' grades. */
+static void fill_ranking(struct te_scratch *sc, const struct query_eval *e, int level,
+			 long num_docs, struct te_ranking *r)
 {
-	double pct[TE_MAX_CUTS], ip[TE_MAX_CUTS];
+	size_t n = e->num_ret > 0 ? (size_t)e->num_ret : 0;
+
+	ALLOC_GROW(sc->rel, n + 1, sc->alloc);
+	for (size_t i = 0; i < n; i++)
+		sc->rel[i] = TE_NONPOOL;
+	memset(r, 0, sizeof(*r));
+	r->num_nonpool = (long)n;
+	for (size_t i = 0; i < e->nr_hits; i++) {
+		int rel = e->hits[i].rel;
+
+		sc->rel[e->hits[i].rank - 1] = rel;
+		r->num_nonpool--;
+		if (rel == REL_UNJUDGED)
+			r->num_unjudged++;
+		else if (rel >= level)
+			r->num_rel_ret++;
+	}
+	r->rel = sc->rel;
+	r->num_ret = (long)n;
+	r->num_rel = m_num_rel(e, level);
+	r->levels = e->levels;
+	r->nr_levels = e->nr_levels;
+	r->level = level;
+	r->num_docs = num_docs;
+}
+
+/* Compute every column for one query; 'relstring' receives relstring's value. */
+static void compute_row(const struct te_output *out, const struct te_options *o,
+			struct te_scratch *sc, const struct query_eval *e, double *v,
+			char **relstring)
+{
+	double pct[TE_MAX_PARAMS], ip[TE_MAX_PARAMS];
 	size_t nr_pct = 0, first_ip = 0;
+	int level = o->rel_level;
+	struct te_ranking r;
+	bool have_ranking = false;
 
 	for (size_t i = 0; i < out->nr_cols; i++) {
 		const struct te_column *c = &out->cols[i];
 
+		if (te_needs_ranking(c, &o->sel)) {
+			if (!have_ranking)
+				fill_ranking(sc, e, level, o->num_docs, &r);
+			have_ranking = true;
+			if (c->type == TE_STRING) {
+				te_relstring(&o->sel.p[c->kind], &r, &sc->relstring);
+				*relstring = xstrdup(sc->relstring.buf);
+				v[i] = 0;
+			} else {
+				v[i] = te_ranking_value(c, &o->sel.p[c->kind], &r);
+			}
+			continue;
+		}
 		switch (c->kind) {
-		case MK_NUM_Q: v[i] = 1; break;
-		case MK_NUM_RET: v[i] = (double)e->num_ret; break;
-		case MK_NUM_REL: v[i] = (double)m_num_rel(e, level); break;
-		case MK_NUM_REL_RET: v[i] = (double)m_num_rel_ret(e, level, 0); break;
-		case MK_MAP: v[i] = m_ap(e, level, 0); break;
-		case MK_GM_MAP: {
+		case TK_NUM_Q: v[i] = 1; break;
+		case TK_NUM_RET: v[i] = (double)e->num_ret; break;
+		case TK_NUM_REL: v[i] = (double)m_num_rel(e, level); break;
+		case TK_NUM_REL_RET: v[i] = (double)m_num_rel_ret(e, level, 0); break;
+		case TK_MAP: v[i] = m_ap(e, level, 0); break;
+		case TK_GM_MAP: {
 			double ap = m_ap(e, level, 0);
 
 			v[i] = log(ap > MIN_GEO_MEAN ? ap : MIN_GEO_MEAN);
 			break;
 		}
-		case MK_RPREC: v[i] = m_rprec(e, level); break;
-		case MK_BPREF: v[i] = m_bpref(e, level); break;
-		case MK_RECIP_RANK: v[i] = m_recip_rank(e, level, 0); break;
-		case MK_IPREC:
+		case TK_RPREC: v[i] = m_rprec(e, level); break;
+		case TK_BPREF: v[i] = m_bpref(e, level); break;
+		case TK_RECIP_RANK: v[i] = m_recip_rank(e, level, 0); break;
+		case TK_IPREC:
 			if (!nr_pct)
 				first_ip = i;
 			pct[nr_pct++] = c->pct;
 			break;
-		case MK_P: v[i] = m_precision(e, level, c->k); break;
-		case MK_RECALL: v[i] = m_recall(e, level, c->k); break;
-		case MK_NDCG: v[i] = m_ndcg(e, 0); break;
-		case MK_NDCG_CUT: v[i] = m_ndcg(e, c->k); break;
-		case MK_MAP_CUT: v[i] = m_ap(e, level, c->k); break;
-		case MK_SUCCESS: v[i] = m_success(e, level, c->k); break;
+		case TK_P: v[i] = m_precision(e, level, c->k); break;
+		case TK_RECALL: v[i] = m_recall(e, level, c->k); break;
+		case TK_NDCG: v[i] = m_ndcg(e, 0); break;
+		case TK_NDCG_CUT: v[i] = m_ndcg(e, c->k); break;
+		case TK_MAP_CUT: v[i] = m_ap(e, level, c->k); break;
+		case TK_SUCCESS: v[i] = m_success(e, level, c->k); break;
 		default: v[i] = 0.0; break;
 		}
 	}
@@ -79,7 +135,8 @@ static void compute_row(const struct te_output *out, const struct query_eval *e,
 	}
 }
 
-static void add_row(struct te_output *out, const char *qid, const struct query_eval *e, int level)
+static struct te_query *add_row(struct te_output *out, const struct te_options *o,
+				struct te_scratch *sc, const char *qid, const struct query_eval *e)
 {
 	struct te_query *q;
 
@@ -87,7 +144,16 @@ static void add_row(struct te_output *out, const char *qid, const struct query_e
 	q = &out->q[out->nr++];
 	q->qid = xstrdup(qid);
 	q->v = xcalloc(out->nr_cols ? out->nr_cols : 1, sizeof(double));
-	compute_row(out, e, level, q->v);
+	q->relstring = NULL;
+	compute_row(out, o, sc, e, q->v, &q->relstring);
+	return q;
+}
+
+static void scratch_release(struct te_scratch *sc)
+{
+	free(sc->rel);
+	strbuf_release(&sc->relstring);
+	memset(sc, 0, sizeof(*sc));
 }
 
 struct te_state {
@@ -96,6 +162,7 @@ struct te_state {
 	const char *path;
 	struct te_output *out;
 	struct hit_ctx hc;
+	struct te_scratch sc;
 	unsigned char *seen;
 	struct strmap *qids;   /* parallel halves: every qid met, to find one in both */
 };
@@ -113,10 +180,17 @@ static int on_group(struct trec_group *g, void *data)
 	}
 	if (!qq)
 		return 0;
-	if (hits_from_group(&st->hc, g, qq, st->o->judged_only, st->o->max_docs, st->path, &e) < 0)
+	if (!st->o->max_docs) {
+		/* -M 0: trec_eval keeps no document (and so finds no duplicate) */
+		memset(&e, 0, sizeof(e));
+		e.levels = qq->levels;
+		e.nr_levels = qq->nr_levels;
+	} else if (hits_from_group(&st->hc, g, qq, st->o->judged_only, st->o->max_docs,
+				   st->path, &e) < 0) {
 		return -1;
+	}
 	e.rel_level = st->o->rel_level;
-	add_row(st->out, qq->qid, &e, st->o->rel_level);
+	add_row(st->out, st->o, &st->sc, qq->qid, &e);
 	st->seen[qq - st->qr->q] = 1;
 	return 0;
 }
@@ -126,6 +200,7 @@ static void drop_rows(struct te_output *out)
 	for (size_t i = 0; i < out->nr; i++) {
 		free(out->q[i].qid);
 		free(out->q[i].v);
+		free(out->q[i].relstring);
 	}
 	out->nr = 0;
 }
@@ -178,6 +253,8 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 		memset(&h[i], 0, sizeof(h[i]));
 		h[i].st = *main_st;
 		hit_ctx_init(&h[i].st.hc);
+		memset(&h[i].st.sc, 0, sizeof(h[i].st.sc));
+		strbuf_init(&h[i].st.sc.relstring, 0);
 		h[i].st.out = &h[i].out;
 		h[i].st.seen = xcalloc(main_st->qr->nr + 1, 1);
 		h[i].st.qids = &h[i].qids;
@@ -229,11 +306,57 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 		h[i].out.cols = NULL;
 		te_output_release(&h[i].out);
 		hit_ctx_release(&h[i].st.hc);
+		scratch_release(&h[i].st.sc);
 		free(h[i].st.seen);
 		strmap_clear(&h[i].qids, 0);
 		strbuf_release(&h[i].runid);
 	}
 	return ok ? 0 : 1;
+}
+
+#define STAND_IN_DOCNO "ceci_nest_pas_un_docno"
+
+/*
+ * Evaluate the qrels query 'qq', absent from the run, as trec_eval -c does:
+ * a ranking of one document, STAND_IN_DOCNO with score 1, judged when the
+ * qrels judge it; then zero what trec_eval zeroes for it.
+ */
+static void add_stand_in(struct te_state *st, const struct qrels_query *qq)
+{
+	const struct te_options *o = st->o;
+	struct te_output *out = st->out;
+	struct judged_hit hit = { 1, 0 };
+	struct query_eval e;
+	struct te_query *q;
+	size_t len = strlen(STAND_IN_DOCNO);
+	long jx = qrels_query_lookup(qq, STAND_IN_DOCNO, len, qrels_hash(STAND_IN_DOCNO, len));
+
+	memset(&e, 0, sizeof(e));
+	e.levels = qq->levels;
+	e.nr_levels = qq->nr_levels;
+	e.rel_level = o->rel_level;
+	if (jx >= 0)
+		hit.rel = qq->j[jx].rel < 0 ? REL_UNJUDGED : qq->j[jx].rel;
+	if (o->max_docs >= 1 && (!o->judged_only || (jx >= 0 && hit.rel >= 0))) {
+		e.num_ret = 1;
+		if (jx >= 0) {
+			e.hits = &hit;
+			e.nr_hits = 1;
+		}
+	}
+	q = add_row(out, o, &st->sc, qq->qid, &e);
+	for (size_t i = 0; i < out->nr_cols; i++) {
+		switch (out->cols[i].kind) {
+		case TK_NUM_RET: case TK_UTILITY: case TK_UNJ: case TK_RBP_RESID:
+			q->v[i] = 0.0;
+			break;
+		case TK_RELSTRING:
+			q->relstring[0] = '\0';
+			break;
+		default:
+			break;
+		}
+	}
 }
 
 int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_options *o,
@@ -250,6 +373,7 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 	st.out = out;
 	st.seen = xcalloc(qr->nr + 1, 1);
 	hit_ctx_init(&st.hc);
+	strbuf_init(&st.sc.relstring, 0);
 	out->nr_cols = te_columns(&o->sel, &out->cols);
 
 	{
@@ -268,8 +392,9 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 		goto out;
 	out->runid = strbuf_detach(&runid, NULL);
 	for (size_t i = 0; i < qr->nr; i++) {
-		struct query_eval e;
-
+		if (o->complete)
+			for (int g = 1; g < qr->q[i].nr_levels; g++)
+				out->summary_num_rel += qr->q[i].levels[g];
 		if (st.seen[i])
 			continue;
 		if (!o->complete) {
@@ -278,11 +403,7 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 				    qr->q[i].qid, qr->file, run_path);
 			goto out;
 		}
-		memset(&e, 0, sizeof(e));
-		e.levels = qr->q[i].levels;
-		e.nr_levels = qr->q[i].nr_levels;
-		e.rel_level = o->rel_level;
-		add_row(out, qr->q[i].qid, &e, o->rel_level);
+		add_stand_in(&st, &qr->q[i]);
 	}
 	if (!out->nr) {
 		ret = error("no query of '%s' has judgments in '%s'", run_path, qr->file);
@@ -293,6 +414,7 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 out:
 	strbuf_release(&runid);
 	hit_ctx_release(&st.hc);
+	scratch_release(&st.sc);
 	free(st.seen);
 	return ret;
 }
@@ -310,15 +432,22 @@ void te_print(const struct te_output *out, const struct te_options *o, FILE *fp)
 					fprintf(fp, "%-22s\t%s\t%6.4f\n", c->name, out->q[q].qid, out->q[q].v[i]);
 				else if (c->type == TE_LONG)
 					fprintf(fp, "%-22s\t%s\t%ld\n", c->name, out->q[q].qid, (long)out->q[q].v[i]);
+				else if (c->type == TE_STRING)
+					fprintf(fp, "%-22s\t%s\t'%s'\n", c->name, out->q[q].qid,
+						out->q[q].relstring ? out->q[q].relstring : "");
 			}
 		}
 	}
+	if (o->no_summary)
+		return;
 	for (size_t i = 0; i < out->nr_cols; i++) {
 		const struct te_column *c = &out->cols[i];
 		double sum = 0.0;
 
 		for (size_t q = 0; q < out->nr; q++)
 			sum += out->q[q].v[i];
+		if (c->kind == TK_NUM_REL && o->complete)
+			sum = (double)out->summary_num_rel;
 		switch (c->type) {
 		case TE_FLOAT:
 			fprintf(fp, "%-22s\t%s\t%6.4f\n", c->name, "all", out->nr ? sum / n : 0.0);
@@ -334,6 +463,8 @@ void te_print(const struct te_output *out, const struct te_options *o, FILE *fp)
 			break;
 		case TE_RUNID:
 			fprintf(fp, "%-22s\t%s\t%s\n", c->name, "all", out->runid ? out->runid : "");
+			break;
+		case TE_STRING:
 			break;
 		}
 	}

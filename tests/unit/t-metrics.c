@@ -14,6 +14,7 @@
 #include "score/qrels.h"
 #include "score/run.h"
 #include "score/score.h"
+#include "score/treceval.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -392,10 +393,25 @@ static void test_trec_names(void)
 	is_str(cols[10].name, "iprec_at_recall_0.00", "iprec names as %3.2f");
 	free(cols);
 	test_capture_errors();
-	ok(te_select(&s, "ndcg_rel") < 0, "an unsupported trec_eval measure is refused");
+	ok(te_select(&s, "prefs_simp") < 0, "an unsupported trec_eval measure is refused");
 	ok(strstr(test_captured(), "supported: runid, num_q") != NULL, "and the supported ones listed");
 	ok(te_select(&s, "P.5,5") < 0, "duplicate cutoffs are refused");
+	ok(te_select(&s, "ndcg.1=3,x") < 0, "gain parameters must be name=value pairs");
 	test_captured();
+	te_selection_init(&s);
+	ok(!te_select(&s, "set_F.0.5") && !te_select(&s, "ndcg.1=3,2=9") && !te_select(&s, "Rprec_mult"),
+	   "value, pair and real-cutoff parameters");
+	n = te_columns(&s, &cols);
+	is_int(n, 12, "Rprec_mult has ten default multiples");
+	is_str(cols[0].name, "Rprec_mult_0.20", "Rprec_mult names as %3.2f");
+	is_str(cols[10].name, "ndcg_1=3,2=9", "pair parameters named verbatim");
+	is_str(cols[11].name, "set_F_0.5", "value parameters named verbatim");
+	free(cols);
+	te_selection_init(&s);
+	ok(!te_select(&s, "all_trec"), "all_trec");
+	n = te_columns(&s, &cols);
+	is_str(cols[n - 1].name, "unj_20", "all_trec ends with unj");
+	free(cols);
 }
 
 int main(void)

@@ -9,6 +9,7 @@
 #include "score/run.h"
 #include "base/util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,7 +272,9 @@ static void test_parallel_halves(void)
 	o.complete = false;
 	o.judged_only = false;
 	o.rel_level = 1;
-	o.max_docs = 0;
+	o.max_docs = LONG_MAX;
+	o.no_summary = false;
+	o.num_docs = 0;
 	ok(!te_evaluate(&qr, sorted, &o, &a), "the halves are evaluated");
 	ok(!te_evaluate(&qr, interleaved, &o, &b), "an interleaved run falls back to one pass");
 	is_int(a.nr, 1000, "every query evaluated once");
