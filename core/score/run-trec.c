@@ -238,6 +238,7 @@ struct scan {
 	int fd;                  /* range scans: pread from [off, end) instead of gz */
 	off_t off, end;
 	bool collect;
+	bool pieces;             /* streaming: a question may come back (no RUN_SCAN_UNSORTED) */
 	trec_group_fn fn;
 	void *data;
 	char *buf;
@@ -300,9 +301,11 @@ static int stream_line(struct scan *s, size_t line_start, const struct fields *f
 
 		if (s->nr && emit_group(s) < 0)
 			return -1;
-		strmap_intern(&s->seen, f->qid, f->qid_len, &added);
-		if (!added)
-			return RUN_SCAN_UNSORTED;
+		if (!s->pieces) {
+			strmap_intern(&s->seen, f->qid, f->qid_len, &added);
+			if (!added)
+				return RUN_SCAN_UNSORTED;
+		}
 		s->group_start = line_start;
 		s->qid_off = (size_t)(f->qid - (s->buf + line_start));
 		s->qid_len = f->qid_len;
@@ -539,11 +542,18 @@ static void scan_finish(struct scan *s, int ret, struct strbuf *runid)
 int run_trec_scan(const char *path, bool collect, trec_group_fn fn, void *data,
 		  struct strbuf *runid)
 {
+	return run_trec_scan_mode(path, collect ? RUN_SCAN_COLLECT : RUN_SCAN_STREAM, fn, data, runid);
+}
+
+int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
+		       struct strbuf *runid)
+{
 	struct scan s;
 	int ret;
 
 	scan_init(&s, path, fn, data);
-	s.collect = collect || !strcmp(path, "-");
+	s.collect = mode == RUN_SCAN_COLLECT || (mode == RUN_SCAN_STREAM && !strcmp(path, "-"));
+	s.pieces = mode == RUN_SCAN_PIECES;
 	if (!(s.gz = run_open_gz(path)))
 		return -1;
 	s.cap = SCAN_BLOCK + SCAN_SLACK;

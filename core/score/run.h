@@ -107,6 +107,21 @@ typedef int (*trec_group_fn)(struct trec_group *g, void *data);
 int run_trec_scan(const char *path, bool collect, trec_group_fn fn, void *data,
 		  struct strbuf *runid);
 
+enum run_scan_mode {
+	RUN_SCAN_STREAM,   /* run_trec_scan without 'collect' */
+	RUN_SCAN_COLLECT,  /* run_trec_scan with 'collect' */
+	RUN_SCAN_PIECES,   /* streaming, and a question may come back: 'fn' is called
+			    * once per stretch of consecutive lines of one question */
+};
+
+/*
+ * Like run_trec_scan in 'mode'. In RUN_SCAN_PIECES memory stays at one
+ * stretch plus one block whatever the order of the lines; "-" (stdin) is
+ * read in one pass like a file.
+ */
+int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
+		       struct strbuf *runid);
+
 /*
  * Like run_trec_scan (streaming) over the bytes [start, end) of the plain
  * file 'path', 'start' being the beginning of a line. Line numbers count

@@ -15,6 +15,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -314,6 +315,349 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 	return ok ? 0 : 1;
 }
 
+/* ---- runs whose questions are not grouped ---- */
+
+/*
+ * A question whose lines are scattered over the file is ranked without
+ * holding its lines: pass A counts its lines, notes the judged documents it
+ * retrieved (score, line) and a 64-bit hash of every docid; pass B counts,
+ * for each judged document, the lines that rank before it (the same
+ * counting as score.c, one binary search per line). Memory is the hashes,
+ * 8 bytes a line, never the lines. Equal hashes are checked exactly by one
+ * more pass over the lines of those questions, so a docid listed twice is
+ * reported with both line numbers, never assumed.
+ */
+struct sc_judged {
+	double score;
+	const char *doc;    /* the qrels' copy */
+	int rel;            /* grade, or REL_UNJUDGED */
+	long line;
+	long before;        /* pass B: lines ranked between the previous judged one and this one */
+};
+
+struct sc_query {
+	long nr_lines;
+	struct sc_judged *j;
+	size_t nr_j, alloc_j;
+	uint64_t *hash;
+	size_t nr_h, alloc_h;
+};
+
+struct sc_dup {             /* a docid hash met twice in one question */
+	size_t q;
+	uint64_t hash;
+	const char *doc;        /* first line seen in the check pass (copy) */
+	long line;
+};
+
+struct scatter {
+	const struct qrels *qr;
+	struct qslot {
+		uint64_t hash;
+		uint32_t idx;          /* qrels index + 1; 0: empty */
+		uint32_t len;
+		char key[16];          /* the qid when shorter than 16 bytes */
+	} *qtab;                       /* qid -> qrels query, probed from the hash's top bits */
+	size_t qcap;
+	int qbits;
+	struct sc_query *q;
+	struct sc_dup *dup;
+	size_t nr_dup, alloc_dup;
+	const char *path;
+	int ret;
+};
+
+/* Index the qrels queries by a hash of their qid (pieces may be one line long). */
+static void scatter_index(struct scatter *sc)
+{
+	sc->qcap = 16;
+	sc->qbits = 4;
+	while (sc->qcap < 2 * sc->qr->nr) {
+		sc->qcap *= 2;
+		sc->qbits++;
+	}
+	sc->qtab = xcalloc(sc->qcap, sizeof(*sc->qtab));
+	for (size_t i = 0; i < sc->qr->nr; i++) {
+		const char *qid = sc->qr->q[i].qid;
+		size_t len = strlen(qid);
+		uint64_t h = qrels_hash(qid, len);
+		size_t at = (size_t)((h * 0x9E3779B97F4A7C15ULL) >> (64 - sc->qbits));
+		struct qslot *e;
+
+		while (sc->qtab[at].idx)
+			at = (at + 1) & (sc->qcap - 1);
+		e = &sc->qtab[at];
+		e->hash = h;
+		e->idx = (uint32_t)i + 1;
+		e->len = (uint32_t)len;
+		if (len < sizeof(e->key))
+			memcpy(e->key, qid, len);
+	}
+}
+
+static const struct qrels_query *scatter_find(const struct scatter *sc, const struct trec_group *g)
+{
+	uint64_t h = g->padded ? qrels_hash_padded(g->qid, g->qid_len) : qrels_hash(g->qid, g->qid_len);
+	size_t at = (size_t)((h * 0x9E3779B97F4A7C15ULL) >> (64 - sc->qbits));
+
+	for (; sc->qtab[at].idx; at = (at + 1) & (sc->qcap - 1)) {
+		const struct qslot *e = &sc->qtab[at];
+		const struct qrels_query *qq;
+
+		if (e->hash != h || e->len != g->qid_len)
+			continue;
+		qq = &sc->qr->q[e->idx - 1];
+		if (g->qid_len < sizeof(e->key) ? !memcmp(e->key, g->qid, g->qid_len)
+						: !memcmp(qq->qid, g->qid, g->qid_len))
+			return qq;
+	}
+	return NULL;
+}
+
+static uint64_t line_hash(const struct trec_group *g, const struct trec_line *l)
+{
+	return g->padded ? qrels_hash_padded(l->doc, l->len) : qrels_hash(l->doc, l->len);
+}
+
+static int scatter_pass_a(struct trec_group *g, void *data)
+{
+	struct scatter *sc = data;
+	const struct qrels_query *qq = scatter_find(sc, g);
+	struct sc_query *q;
+
+	if (!qq)
+		return 0;
+	q = &sc->q[qq - sc->qr->q];
+	q->nr_lines += (long)g->nr;
+	ALLOC_GROW(q->hash, q->nr_h + g->nr, q->alloc_h);
+	for (size_t i = 0; i < g->nr; i++) {
+		const struct trec_line *l = &g->lines[i];
+		uint64_t h = line_hash(g, l);
+		long jx = qrels_query_lookup(qq, l->doc, l->len, h);
+
+		q->hash[q->nr_h++] = h;
+		if (jx >= 0) {
+			struct sc_judged *j;
+
+			ALLOC_GROW(q->j, q->nr_j + 1, q->alloc_j);
+			j = &q->j[q->nr_j++];
+			j->score = l->score;
+			j->doc = qq->j[jx].doc;
+			j->rel = qq->j[jx].rel < 0 ? REL_UNJUDGED : qq->j[jx].rel;
+			j->line = l->line;
+			j->before = 0;
+		}
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_sc_judged(const void *a, const void *b)
+{
+	const struct sc_judged *x = a, *y = b;
+
+	return run_rank_cmp(x->score, x->doc, y->score, y->doc);
+}
+
+static int cmp_sc_dup(const void *a, const void *b)
+{
+	const struct sc_dup *x = a, *y = b;
+
+	if (x->q != y->q)
+		return x->q < y->q ? -1 : 1;
+	return cmp_u64(&x->hash, &y->hash);
+}
+
+/* The check pass: compare the docids of the lines whose hash was met twice. */
+static int scatter_pass_dup(struct trec_group *g, void *data)
+{
+	struct scatter *sc = data;
+	const struct qrels_query *qq = scatter_find(sc, g);
+	struct sc_dup key, *d;
+
+	if (!qq)
+		return 0;
+	key.q = (size_t)(qq - sc->qr->q);
+	for (size_t i = 0; i < g->nr; i++) {
+		const struct trec_line *l = &g->lines[i];
+
+		key.hash = line_hash(g, l);
+		d = bsearch(&key, sc->dup, sc->nr_dup, sizeof(*d), cmp_sc_dup);
+		if (!d)
+			continue;
+		if (!d->doc) {
+			d->doc = xstrdup(l->doc);
+			d->line = l->line;
+		} else if (!strcmp(d->doc, l->doc)) {
+			return error_at(sc->path, l->line, 0,
+					"document '%s' listed twice for query '%s' (first at line %ld)",
+					l->doc, qq->qid, d->line);
+		}
+	}
+	return 0;
+}
+
+static int scatter_pass_b(struct trec_group *g, void *data)
+{
+	struct scatter *sc = data;
+	const struct qrels_query *qq = scatter_find(sc, g);
+	struct sc_query *q;
+
+	if (!qq)
+		return 0;
+	q = &sc->q[qq - sc->qr->q];
+	if (!q->nr_j)
+		return 0;
+	for (size_t i = 0; i < g->nr; i++) {
+		const struct trec_line *l = &g->lines[i];
+		size_t lo = 0, hi = q->nr_j;
+		int c = 1;
+
+		/* lo: the judged documents ranked before this line */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			c = run_rank_cmp(q->j[mid].score, q->j[mid].doc, l->score, l->doc);
+			if (!c) {
+				lo = mid;
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (c && lo < q->nr_j)
+			q->j[lo].before++;
+	}
+	return 0;
+}
+
+static void scatter_release(struct scatter *sc)
+{
+	for (size_t i = 0; i < sc->qr->nr; i++) {
+		free(sc->q[i].j);
+		free(sc->q[i].hash);
+	}
+	for (size_t i = 0; i < sc->nr_dup; i++)
+		free((char *)sc->dup[i].doc);
+	free(sc->dup);
+	free(sc->q);
+	free(sc->qtab);
+}
+
+/* Note every docid hash met twice in one question; return how many. */
+static size_t scatter_find_dups(struct scatter *sc)
+{
+	uint64_t *set = NULL;
+	size_t alloc = 0;
+
+	for (size_t qi = 0; qi < sc->qr->nr; qi++) {
+		struct sc_query *q = &sc->q[qi];
+		size_t cap = 16;
+
+		while (cap < 2 * q->nr_h)
+			cap *= 2;
+		if (cap > alloc) {
+			free(set);
+			set = xmalloc(cap * sizeof(*set));
+			alloc = cap;
+		}
+		/* 0 marks an empty slot; a hash of 0 is stored as 1 (a false alarm at worst) */
+		memset(set, 0, cap * sizeof(*set));
+		for (size_t i = 0; i < q->nr_h; i++) {
+			uint64_t h = q->hash[i] ? q->hash[i] : 1;
+			size_t at = (h ^ (h >> 29)) & (cap - 1);
+
+			while (set[at] && set[at] != h)
+				at = (at + 1) & (cap - 1);
+			if (!set[at]) {
+				set[at] = h;
+				continue;
+			}
+			ALLOC_GROW(sc->dup, sc->nr_dup + 1, sc->alloc_dup);
+			sc->dup[sc->nr_dup].q = qi;
+			sc->dup[sc->nr_dup].hash = q->hash[i];
+			sc->dup[sc->nr_dup].doc = NULL;
+			sc->dup[sc->nr_dup].line = 0;
+			sc->nr_dup++;
+		}
+		free(q->hash);
+		q->hash = NULL;
+		q->nr_h = q->alloc_h = 0;
+	}
+	free(set);
+	if (sc->nr_dup)
+		qsort(sc->dup, sc->nr_dup, sizeof(*sc->dup), cmp_sc_dup);
+	return sc->nr_dup;
+}
+
+/*
+ * Evaluate the run 'st->path', whatever the order of its lines, in two or
+ * three streaming passes (see above). Not for -M, which needs every line's
+ * rank. Return 0 or -1 (reported).
+ */
+static int evaluate_scattered(struct te_state *st, struct strbuf *runid)
+{
+	struct scatter sc;
+	struct judged_hit *hits = NULL;
+	size_t alloc_hits = 0;
+	int ret;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.qr = st->qr;
+	sc.path = st->path;
+	sc.q = xcalloc(st->qr->nr + 1, sizeof(*sc.q));
+	scatter_index(&sc);
+	ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_a, &sc, runid);
+	if (!ret && scatter_find_dups(&sc))
+		ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_dup, &sc, NULL);
+	for (size_t i = 0; !ret && i < st->qr->nr; i++)
+		if (sc.q[i].nr_j > 1)
+			qsort(sc.q[i].j, sc.q[i].nr_j, sizeof(*sc.q[i].j), cmp_sc_judged);
+	if (!ret && !st->o->judged_only)
+		ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_b, &sc, NULL);
+	for (size_t i = 0; !ret && i < st->qr->nr; i++) {
+		const struct qrels_query *qq = &st->qr->q[i];
+		struct sc_query *q = &sc.q[i];
+		struct query_eval e;
+		long before = 0, kept = 0;
+
+		if (!q->nr_lines)
+			continue;
+		memset(&e, 0, sizeof(e));
+		ALLOC_GROW(hits, q->nr_j + 1, alloc_hits);
+		for (size_t k = 0; k < q->nr_j; k++) {
+			if (st->o->judged_only) {
+				if (q->j[k].rel < 0)
+					continue;
+				hits[kept].rank = kept + 1;
+			} else {
+				before += q->j[k].before;
+				hits[kept].rank = (long)k + 1 + before;
+			}
+			hits[kept++].rel = q->j[k].rel;
+		}
+		e.num_ret = st->o->judged_only ? kept : q->nr_lines;
+		e.hits = hits;
+		e.nr_hits = (size_t)kept;
+		e.levels = qq->levels;
+		e.nr_levels = qq->nr_levels;
+		e.rel_level = st->o->rel_level;
+		add_row(st->out, st->o, &st->sc, qq->qid, &e);
+		st->seen[i] = 1;
+	}
+	free(hits);
+	scatter_release(&sc);
+	return ret;
+}
+
 #define STAND_IN_DOCNO "ceci_nest_pas_un_docno"
 
 /*
@@ -386,7 +730,10 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 	if (ret == RUN_SCAN_UNSORTED) {
 		drop_rows(out);
 		memset(st.seen, 0, qr->nr + 1);
-		ret = run_trec_scan(run_path, true, on_group, &st, &runid);
+		if (o->max_docs == LONG_MAX)
+			ret = evaluate_scattered(&st, &runid);
+		else
+			ret = run_trec_scan(run_path, true, on_group, &st, &runid);
 	}
 	if (ret < 0)
 		goto out;

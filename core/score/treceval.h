@@ -20,8 +20,11 @@
  * (>= 0), TE_UNJUDGED for a negative grade ("in the pool, unjudged"),
  * TE_NONPOOL for a document the qrels do not list.
  *
- * The run is streamed (one query in memory) when it is grouped by query, and
- * read whole when it is not.
+ * The run is streamed (one query in memory) when it is grouped by query. When
+ * it is not, it is streamed again, twice, without keeping its lines: once to
+ * count lines, find the judged documents and hash every docid (8 bytes a
+ * line), once to count the lines ranked before each judged document (with
+ * -M, which needs every rank, it is read whole instead).
  *
  * Ownership: struct te_output owns its columns, per-query values, relstrings
  * and runid; te_output_release() frees them. A struct te_selection holds no
