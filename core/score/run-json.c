@@ -1,11 +1,12 @@
 /*
  * run-json: the JSONL and JSON run readers (contract in run.h). Both parse
  * a buffer already read whole by run_load and add questions through the
- * helpers of run-internal.h, so duplicate checks and ranking are the same
+ * helpers of run-build.h, so duplicate checks and ranking are the same
  * as for TREC runs. JSONL keeps list order as the ranking; a JSON dict is
  * ranked like TREC (run_rank_cmp).
  */
 #include "score/run.h"
+#include "score/run-build.h"
 #include "score/run-internal.h"
 
 #include "base/error.h"

@@ -1,0 +1,164 @@
+/*
+ * run-build: what the run readers (run-trec.c, run-json.c) and the driver
+ * (run.c) share, below all three: opening and reading a possibly compressed
+ * file, refusing binary input, and building a struct run. Nothing here calls
+ * a reader or the driver.
+ *
+ * Errors are reported through error()/error_at() with the run's path (and
+ * line where known) before -1 (or NULL) is returned.
+ */
+#include "score/run-build.h"
+
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+int run_rank_cmp(double sa, const char *da, double sb, const char *db)
+{
+	if (sa > sb)
+		return -1;
+	if (sa < sb)
+		return 1;
+	return strcmp(db, da);
+}
+
+/* ---- reading ---- */
+
+gzFile run_open_gz(const char *path)
+{
+	gzFile gz;
+
+	if (!strcmp(path, "-")) {
+		int fd = dup(STDIN_FILENO);
+
+		gz = fd < 0 ? NULL : gzdopen(fd, "rb");
+	} else {
+		int fd = open_regular(path);
+
+		if (fd < 0)
+			return NULL;
+		gz = gzdopen(fd, "rb");
+		if (!gz)
+			close(fd);
+	}
+	if (!gz) {
+		error("cannot open '%s': %s", path, strerror(errno ? errno : ENOMEM));
+		return NULL;
+	}
+	gzbuffer(gz, 1u << 20);
+	return gz;
+}
+
+long run_gz_read_block(gzFile gz, const char *path, char *dst, size_t want)
+{
+	size_t got = 0;
+
+	while (got < want) {
+		unsigned chunk = want - got > (1u << 30) ? (1u << 30) : (unsigned)(want - got);
+		int n = gzread(gz, dst + got, chunk);
+		int err;
+
+		if (n < 0) {
+			const char *msg = gzerror(gz, &err);
+
+			error("cannot read '%s': %s", path, err == Z_ERRNO ? strerror(errno) : msg);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (long)got;
+}
+
+int run_check_binary(const char *path, const char *buf, size_t len)
+{
+	const char *nul = memchr(buf, '\0', len);
+	long line = 1;
+
+	if (!nul)
+		return 0;
+	for (const char *p = buf; p < nul; p++)
+		line += *p == '\n';
+	return error_at(path, line, 0, "binary file: NUL byte where text was expected");
+}
+
+/* ---- building a struct run ---- */
+
+struct run_query *run_add_query(struct run *r, const char *qid, long line)
+{
+	int added;
+	struct strmap_entry *e = strmap_intern(&r->index, qid, strlen(qid), &added);
+	struct run_query *q;
+
+	if (!added) {
+		q = &r->q[(uintptr_t)e->value - 1];
+		error_at(r->path, line, 0, "question '%s' listed twice (first at line %ld)",
+			 qid, q->line);
+		return NULL;
+	}
+	ALLOC_GROW(r->q, r->nr + 1, r->alloc);
+	q = &r->q[r->nr++];
+	memset(q, 0, sizeof(*q));
+	q->qid = xstrdup(qid);
+	q->line = line;
+	e->value = (void *)(uintptr_t)r->nr;
+	return q;
+}
+
+void run_add_doc(struct run_query *q, const char *id, double score, long line)
+{
+	ALLOC_GROW(q->docs, q->nr + 1, q->alloc);
+	q->docs[q->nr].id = xstrdup(id);
+	q->docs[q->nr].score = score;
+	q->docs[q->nr].line = line;
+	q->nr++;
+}
+
+int run_check_dups(const struct run *r, const struct run_query *q)
+{
+	struct strmap ids = STRMAP_INIT;
+	int ret = 0;
+
+	for (size_t i = 0; i < q->nr && !ret; i++) {
+		int added;
+		struct strmap_entry *e = strmap_intern(&ids, q->docs[i].id, strlen(q->docs[i].id), &added);
+
+		if (added) {
+			e->value = (void *)&q->docs[i];
+		} else {
+			const struct run_doc *prev = e->value;
+			long line = q->docs[i].line > prev->line ? q->docs[i].line : prev->line;
+			long first = q->docs[i].line > prev->line ? prev->line : q->docs[i].line;
+
+			if (line)
+				ret = error_at(r->path, line, 0,
+					       "document '%s' listed twice for question '%s' (first at line %ld)",
+					       q->docs[i].id, q->qid, first);
+			else
+				ret = error("%s: document '%s' listed twice for question '%s'",
+					    r->path, q->docs[i].id, q->qid);
+		}
+	}
+	strmap_clear(&ids, 0);
+	return ret;
+}
+
+static int cmp_doc_rank(const void *a, const void *b)
+{
+	const struct run_doc *x = a, *y = b;
+
+	return run_rank_cmp(x->score, x->id, y->score, y->id);
+}
+
+void run_sort_docs(struct run_query *q)
+{
+	if (q->nr > 1)
+		qsort(q->docs, q->nr, sizeof(*q->docs), cmp_doc_rank);
+}
