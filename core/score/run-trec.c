@@ -14,6 +14,7 @@
  * the buffer and lines are grouped by question at the end.
  */
 #include "score/run.h"
+#include "score/run-build.h"
 #include "score/run-internal.h"
 
 #include "base/error.h"
@@ -566,13 +567,14 @@ int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn 
 	return ret;
 }
 
-int run_trec_scan_range(const char *path, off_t start, off_t end, trec_group_fn fn,
-			void *data, struct strbuf *runid)
+int run_trec_scan_range(const char *path, off_t start, off_t end, enum run_scan_mode mode,
+			trec_group_fn fn, void *data, struct strbuf *runid)
 {
 	struct scan s;
 	int ret;
 
 	scan_init(&s, path, fn, data);
+	s.pieces = mode == RUN_SCAN_PIECES;
 	s.off = start;
 	s.end = end;
 	if ((s.fd = open_regular(path)) < 0)

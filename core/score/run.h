@@ -123,13 +123,14 @@ int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn 
 		       struct strbuf *runid);
 
 /*
- * Like run_trec_scan (streaming) over the bytes [start, end) of the plain
- * file 'path', 'start' being the beginning of a line. Line numbers count
- * from the start of the range, so callers use it only where a failure is
- * retried with run_trec_scan to report the right place.
+ * Like run_trec_scan_mode (RUN_SCAN_STREAM or RUN_SCAN_PIECES) over the
+ * bytes [start, end) of the plain file 'path', 'start' being the beginning
+ * of a line. Line numbers count from the start of the range, so callers use
+ * it only where a failure is retried with run_trec_scan to report the right
+ * place.
  */
-int run_trec_scan_range(const char *path, off_t start, off_t end, trec_group_fn fn,
-			void *data, struct strbuf *runid);
+int run_trec_scan_range(const char *path, off_t start, off_t end, enum run_scan_mode mode,
+			trec_group_fn fn, void *data, struct strbuf *runid);
 /*
  * Return an offset near the middle of the plain (not compressed) TREC file
  * 'path' where one question ends and the next begins, for splitting the work

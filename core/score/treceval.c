@@ -164,9 +164,14 @@ struct te_state {
 	struct te_output *out;
 	struct hit_ctx hc;
 	struct te_scratch sc;
-	unsigned char *seen;
-	struct strmap *qids;   /* parallel halves: every qid met, to find one in both */
+	unsigned char *seen;   /* per qrels query: 0 not met, 1 evaluated, 2 met again */
+	bool pieces;           /* a question may come back (no -M): see te_evaluate */
+	size_t nr_back;        /* pieces of questions met before */
+	bool too_scattered;    /* so many that the optimistic pass was given up */
 };
+
+/* Beyond this many returning pieces the first pass stops (a shuffled run). */
+#define MAX_PIECES_BACK 1024
 
 static int on_group(struct trec_group *g, void *data)
 {
@@ -174,13 +179,17 @@ static int on_group(struct trec_group *g, void *data)
 	const struct qrels_query *qq = qrels_find(st->qr, g->qid, g->qid_len);
 	struct query_eval e;
 
-	if (st->qids) {
-		int added;
-
-		strmap_intern(st->qids, g->qid, g->qid_len, &added);
-	}
 	if (!qq)
 		return 0;
+	if (st->pieces && st->seen[qq - st->qr->q]) {
+		/* the question comes back: it is evaluated again, whole, afterwards */
+		st->seen[qq - st->qr->q] = 2;
+		if (++st->nr_back > MAX_PIECES_BACK) {
+			st->too_scattered = true;
+			return -1;
+		}
+		return 0;
+	}
 	if (!st->o->max_docs) {
 		/* -M 0: trec_eval keeps no document (and so finds no duplicate) */
 		memset(&e, 0, sizeof(e));
@@ -206,6 +215,26 @@ static void drop_rows(struct te_output *out)
 	out->nr = 0;
 }
 
+/* Drop the rows of the questions marked 2 in 'seen' (met again after their first piece). */
+static void drop_rows_back(struct te_output *out, const struct qrels *qr, const unsigned char *seen)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < out->nr; i++) {
+		struct te_query *row = &out->q[i];
+		const struct qrels_query *qq = qrels_find(qr, row->qid, strlen(row->qid));
+
+		if (seen[qq - qr->q] == 2) {
+			free(row->qid);
+			free(row->v);
+			free(row->relstring);
+		} else {
+			out->q[kept++] = *row;
+		}
+	}
+	out->nr = kept;
+}
+
 static int cmp_row(const void *a, const void *b)
 {
 	return strcmp(((const struct te_query *)a)->qid, ((const struct te_query *)b)->qid);
@@ -217,7 +246,6 @@ struct half {
 	struct te_state st;
 	struct te_output out;
 	struct strbuf runid;
-	struct strmap qids;
 	off_t start, end;
 	int ret;
 };
@@ -226,7 +254,9 @@ static void *half_main(void *arg)
 {
 	struct half *h = arg;
 
-	h->ret = run_trec_scan_range(h->st.path, h->start, h->end, on_group, &h->st, &h->runid);
+	h->ret = run_trec_scan_range(h->st.path, h->start, h->end,
+				     h->st.pieces ? RUN_SCAN_PIECES : RUN_SCAN_STREAM,
+				     on_group, &h->st, &h->runid);
 	return NULL;
 }
 
@@ -239,16 +269,19 @@ static void mute(const char *prefix, const char *msg)
 /*
  * Evaluate the two halves of a large plain run, split at a question
  * boundary, on two threads. Return 0 when it worked (rows appended to 'out',
- * 'seen' and 'runid' filled), or 1 when the caller must do it again in one
- * pass: any error (reported then with the right line number), or a question
- * met in both halves (an unsorted run). Messages are muted meanwhile.
+ * 'seen' and 'runid' filled; a question met in both halves is left for
+ * afterwards, marked 2 in 'seen', its rows dropped), 2 when the run is too
+ * scattered for it (see MAX_PIECES_BACK), or 1 when the caller must do it
+ * again in one pass: any error (reported then with the right line number),
+ * or, without pieces, a question met in both halves. Messages are muted
+ * meanwhile.
  */
 static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, struct strbuf *runid)
 {
 	struct half h[2];
 	pthread_t thread;
 	bool threaded, ok = true;
-	struct strmap_entry *e;
+	size_t nr_both = 0;
 
 	for (int i = 0; i < 2; i++) {
 		memset(&h[i], 0, sizeof(h[i]));
@@ -258,7 +291,6 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 		strbuf_init(&h[i].st.sc.relstring, 0);
 		h[i].st.out = &h[i].out;
 		h[i].st.seen = xcalloc(main_st->qr->nr + 1, 1);
-		h[i].st.qids = &h[i].qids;
 		h[i].out.cols = main_st->out->cols;
 		h[i].out.nr_cols = main_st->out->nr_cols;
 		strbuf_init(&h[i].runid, 0);
@@ -281,20 +313,35 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 	set_warning_routine(saved_warning);
 
 	ok = !h[0].ret && !h[1].ret;
-	strmap_for_each(&h[0].qids, e)
-		if (ok && strmap_find(&h[1].qids, e->key, strlen(e->key)))
-			ok = false;
+	for (size_t q = 0; ok && q < main_st->qr->nr; q++) {
+		unsigned char a = h[0].st.seen[q], b = h[1].st.seen[q];
+
+		main_st->seen[q] = a && b ? 2 : a > b ? a : b;
+		nr_both += a && b;
+	}
+	if (ok && nr_both && (!main_st->pieces ||
+			      h[0].st.nr_back + h[1].st.nr_back + nr_both > MAX_PIECES_BACK)) {
+		memset(main_st->seen, 0, main_st->qr->nr + 1);
+		ok = false;
+	}
 	if (ok) {
 		struct te_output *out = main_st->out;
 
 		for (int i = 0; i < 2; i++) {
 			for (size_t q = 0; q < h[i].out.nr; q++) {
+				struct te_query *row = &h[i].out.q[q];
+				const struct qrels_query *qq = qrels_find(main_st->qr, row->qid, strlen(row->qid));
+
+				if (main_st->seen[qq - main_st->qr->q] == 2) {
+					free(row->qid);
+					free(row->v);
+					free(row->relstring);
+					continue;
+				}
 				ALLOC_GROW(out->q, out->nr + 1, out->alloc);
-				out->q[out->nr++] = h[i].out.q[q];
+				out->q[out->nr++] = *row;
 			}
 			h[i].out.nr = 0;
-			for (size_t q = 0; q < main_st->qr->nr; q++)
-				main_st->seen[q] |= h[i].st.seen[q];
 		}
 		strbuf_reset(runid);
 		{
@@ -309,9 +356,11 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 		hit_ctx_release(&h[i].st.hc);
 		scratch_release(&h[i].st.sc);
 		free(h[i].st.seen);
-		strmap_clear(&h[i].qids, 0);
 		strbuf_release(&h[i].runid);
 	}
+	if (!ok && main_st->pieces && (h[0].st.too_scattered || h[1].st.too_scattered ||
+				       h[0].st.nr_back + h[1].st.nr_back + nr_both > MAX_PIECES_BACK))
+		return 2;
 	return ok ? 0 : 1;
 }
 
@@ -352,6 +401,7 @@ struct sc_dup {             /* a docid hash met twice in one question */
 
 struct scatter {
 	const struct qrels *qr;
+	const unsigned char *only;     /* NULL, or evaluate only the queries marked 2 */
 	struct qslot {
 		uint64_t hash;
 		uint32_t idx;          /* qrels index + 1; 0: empty */
@@ -360,6 +410,13 @@ struct scatter {
 	} *qtab;                       /* qid -> qrels query, probed from the hash's top bits */
 	size_t qcap;
 	int qbits;
+	struct jslot {
+		uint64_t hash;         /* the docid's qrels_hash */
+		uint32_t q;            /* qrels index + 1; 0: empty */
+		uint32_t jx;           /* index in that query's judgments */
+	} *jtab;                       /* (query, docid) -> judgment, for every judgment */
+	size_t jcap;
+	int jbits;
 	struct sc_query *q;
 	struct sc_dup *dup;
 	size_t nr_dup, alloc_dup;
@@ -395,6 +452,58 @@ static void scatter_index(struct scatter *sc)
 	}
 }
 
+static size_t jslot_of(const struct scatter *sc, uint64_t h, size_t q)
+{
+	return (size_t)(((h ^ (q * 0xD6E8FEB86659FD93ULL)) * 0x9E3779B97F4A7C15ULL) >> (64 - sc->jbits));
+}
+
+/* Index every judgment of the qrels by (query, docid hash): one small table
+ * that stays in cache, where the queries' own tables would not. */
+static void scatter_index_judged(struct scatter *sc)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sc->qr->nr; i++)
+		n += sc->qr->q[i].nr;
+	sc->jcap = 16;
+	sc->jbits = 4;
+	while (sc->jcap < 2 * n) {
+		sc->jcap *= 2;
+		sc->jbits++;
+	}
+	sc->jtab = xcalloc(sc->jcap, sizeof(*sc->jtab));
+	for (size_t i = 0; i < sc->qr->nr; i++) {
+		const struct qrels_query *qq = &sc->qr->q[i];
+
+		for (size_t k = 0; k < qq->nr; k++) {
+			size_t at = jslot_of(sc, qq->j[k].hash, i);
+
+			while (sc->jtab[at].q)
+				at = (at + 1) & (sc->jcap - 1);
+			sc->jtab[at].hash = qq->j[k].hash;
+			sc->jtab[at].q = (uint32_t)i + 1;
+			sc->jtab[at].jx = (uint32_t)k;
+		}
+	}
+}
+
+/* Return the judgment of docid 'doc' ('len' bytes, hash 'h') in query 'q', or NULL. */
+static const struct qrel *scatter_judged(const struct scatter *sc, size_t q, const char *doc,
+					 size_t len, uint64_t h)
+{
+	for (size_t at = jslot_of(sc, h, q); sc->jtab[at].q; at = (at + 1) & (sc->jcap - 1)) {
+		const struct jslot *e = &sc->jtab[at];
+		const struct qrel *j;
+
+		if (e->hash != h || e->q != q + 1)
+			continue;
+		j = &sc->qr->q[q].j[e->jx];
+		if (j->len == len && !memcmp(j->doc, doc, len))
+			return j;
+	}
+	return NULL;
+}
+
 static const struct qrels_query *scatter_find(const struct scatter *sc, const struct trec_group *g)
 {
 	uint64_t h = g->padded ? qrels_hash_padded(g->qid, g->qid_len) : qrels_hash(g->qid, g->qid_len);
@@ -423,6 +532,9 @@ static int scatter_pass_a(struct trec_group *g, void *data)
 {
 	struct scatter *sc = data;
 	const struct qrels_query *qq = scatter_find(sc, g);
+
+	if (qq && sc->only && sc->only[qq - sc->qr->q] != 2)
+		return 0;
 	struct sc_query *q;
 
 	if (!qq)
@@ -433,17 +545,17 @@ static int scatter_pass_a(struct trec_group *g, void *data)
 	for (size_t i = 0; i < g->nr; i++) {
 		const struct trec_line *l = &g->lines[i];
 		uint64_t h = line_hash(g, l);
-		long jx = qrels_query_lookup(qq, l->doc, l->len, h);
+		const struct qrel *jd = scatter_judged(sc, (size_t)(qq - sc->qr->q), l->doc, l->len, h);
 
 		q->hash[q->nr_h++] = h;
-		if (jx >= 0) {
+		if (jd) {
 			struct sc_judged *j;
 
 			ALLOC_GROW(q->j, q->nr_j + 1, q->alloc_j);
 			j = &q->j[q->nr_j++];
 			j->score = l->score;
-			j->doc = qq->j[jx].doc;
-			j->rel = qq->j[jx].rel < 0 ? REL_UNJUDGED : qq->j[jx].rel;
+			j->doc = jd->doc;
+			j->rel = jd->rel < 0 ? REL_UNJUDGED : jd->rel;
 			j->line = l->line;
 			j->before = 0;
 		}
@@ -479,6 +591,9 @@ static int scatter_pass_dup(struct trec_group *g, void *data)
 {
 	struct scatter *sc = data;
 	const struct qrels_query *qq = scatter_find(sc, g);
+
+	if (qq && sc->only && sc->only[qq - sc->qr->q] != 2)
+		return 0;
 	struct sc_dup key, *d;
 
 	if (!qq)
@@ -507,6 +622,9 @@ static int scatter_pass_b(struct trec_group *g, void *data)
 {
 	struct scatter *sc = data;
 	const struct qrels_query *qq = scatter_find(sc, g);
+
+	if (qq && sc->only && sc->only[qq - sc->qr->q] != 2)
+		return 0;
 	struct sc_query *q;
 
 	if (!qq)
@@ -550,6 +668,7 @@ static void scatter_release(struct scatter *sc)
 	free(sc->dup);
 	free(sc->q);
 	free(sc->qtab);
+	free(sc->jtab);
 }
 
 /* Note every docid hash met twice in one question; return how many. */
@@ -603,7 +722,7 @@ static size_t scatter_find_dups(struct scatter *sc)
  * three streaming passes (see above). Not for -M, which needs every line's
  * rank. Return 0 or -1 (reported).
  */
-static int evaluate_scattered(struct te_state *st, struct strbuf *runid)
+static int evaluate_scattered(struct te_state *st, const unsigned char *only, struct strbuf *runid)
 {
 	struct scatter sc;
 	struct judged_hit *hits = NULL;
@@ -612,9 +731,11 @@ static int evaluate_scattered(struct te_state *st, struct strbuf *runid)
 
 	memset(&sc, 0, sizeof(sc));
 	sc.qr = st->qr;
+	sc.only = only;
 	sc.path = st->path;
 	sc.q = xcalloc(st->qr->nr + 1, sizeof(*sc.q));
 	scatter_index(&sc);
+	scatter_index_judged(&sc);
 	ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_a, &sc, runid);
 	if (!ret && scatter_find_dups(&sc))
 		ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_dup, &sc, NULL);
@@ -629,7 +750,7 @@ static int evaluate_scattered(struct te_state *st, struct strbuf *runid)
 		struct query_eval e;
 		long before = 0, kept = 0;
 
-		if (!q->nr_lines)
+		if (!q->nr_lines || (only && only[i] != 2))
 			continue;
 		memset(&e, 0, sizeof(e));
 		ALLOC_GROW(hits, q->nr_j + 1, alloc_hits);
@@ -720,20 +841,47 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 	strbuf_init(&st.sc.relstring, 0);
 	out->nr_cols = te_columns(&o->sel, &out->cols);
 
+	/*
+	 * Without -M a question's lines are evaluated piece by piece as they
+	 * come (streamed, on two threads for a large plain file): when a
+	 * question comes back later in the file, only the questions that did
+	 * are evaluated again, in the passes of evaluate_scattered; when
+	 * many do, the first pass is given up for evaluate_scattered on all.
+	 * With -M (which needs every rank) an ungrouped run is read whole.
+	 */
+	st.pieces = o->max_docs == LONG_MAX;
 	{
 		off_t size, split = run_trec_split(run_path, &size);
 
 		ret = split > 0 ? evaluate_halves(&st, split, size, &runid) : 1;
 	}
-	if (ret)
-		ret = run_trec_scan(run_path, false, on_group, &st, &runid);
+	if (ret == 1) {
+		drop_rows(out);
+		memset(st.seen, 0, qr->nr + 1);
+		st.nr_back = 0;
+		ret = run_trec_scan_mode(run_path, st.pieces ? RUN_SCAN_PIECES : RUN_SCAN_STREAM,
+					 on_group, &st, &runid);
+		if (ret < 0 && st.too_scattered)
+			ret = 2;
+	}
+	if (ret == 2) {
+		drop_rows(out);
+		memset(st.seen, 0, qr->nr + 1);
+		ret = evaluate_scattered(&st, NULL, &runid);
+	} else if (!ret && st.pieces) {
+		bool back = false;
+
+		for (size_t i = 0; i < qr->nr && !back; i++)
+			back = st.seen[i] == 2;
+		if (back) {
+			drop_rows_back(out, qr, st.seen);
+			ret = evaluate_scattered(&st, st.seen, NULL);
+		}
+	}
 	if (ret == RUN_SCAN_UNSORTED) {
 		drop_rows(out);
 		memset(st.seen, 0, qr->nr + 1);
-		if (o->max_docs == LONG_MAX)
-			ret = evaluate_scattered(&st, &runid);
-		else
-			ret = run_trec_scan(run_path, true, on_group, &st, &runid);
+		ret = run_trec_scan(run_path, true, on_group, &st, &runid);
 	}
 	if (ret < 0)
 		goto out;
