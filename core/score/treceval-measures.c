@@ -128,6 +128,37 @@ static void ideal_step(struct ideal *id)
 	}
 }
 
+/* Add to 'dcg' the gains of ranks 'i'.. of 'r' (past the ideal ranking's end). */
+static double dcg_rest(const struct te_ranking *r, const struct gains *gs, long i, double dcg)
+{
+	for (; i < r->num_ret; i++) {
+		double g = gain_of(r->rel[i], gs);
+
+		if (g != 0)
+			dcg += g / log2((double)(i + 2));
+	}
+	return dcg;
+}
+
+/*
+ * Walk the ideal ranking on from position 'i' to its end (past the run's
+ * end), adding to '*ideal_dcg'; return how many positions had a gain.
+ */
+static long ideal_rest(struct ideal *id, long i, double *ideal_dcg)
+{
+	long n = 0;
+
+	while (id->gain > 0.0) {
+		ideal_step(id);
+		if (id->gain > 0.0) {
+			n++;
+			*ideal_dcg += id->gain / log2((double)(i + 2));
+		}
+		i++;
+	}
+	return n;
+}
+
 /* dcg, ideal_dcg and ndcg with gains. */
 static double calc_ndcg(const struct te_column *c, const struct te_params *p, const struct te_ranking *r)
 {
@@ -147,18 +178,8 @@ static double calc_ndcg(const struct te_column *c, const struct te_params *p, co
 		if (id.gain > 0.0)
 			ideal_dcg += id.gain / log2((double)(i + 2));
 	}
-	for (; i < r->num_ret; i++) {
-		double g = gain_of(r->rel[i], &gs);
-
-		if (g != 0)
-			results_dcg += g / log2((double)(i + 2));
-	}
-	while (id.gain > 0.0) {
-		ideal_step(&id);
-		if (id.gain > 0.0)
-			ideal_dcg += id.gain / log2((double)(i + 2));
-		i++;
-	}
+	results_dcg = dcg_rest(r, &gs, i, results_dcg);
+	ideal_rest(&id, i, &ideal_dcg);
 	if (c->kind == TK_NDCG)
 		v = ideal_dcg > 0.0 ? results_dcg / ideal_dcg : 0.0;
 	else if (c->kind == TK_DCG)
@@ -203,14 +224,7 @@ static double calc_ndcg_rel(const struct te_params *p, const struct te_ranking *
 			num_rel_ret++;
 		}
 	}
-	while (id.gain > 0.0) {
-		ideal_step(&id);
-		if (id.gain > 0.0) {
-			num_rel++;
-			ideal_dcg += id.gain / log2((double)(i + 2));
-		}
-		i++;
-	}
+	num_rel += ideal_rest(&id, i, &ideal_dcg);
 	sum += ((double)(num_rel - num_rel_ret)) * results_dcg / ideal_dcg;
 	if (sum > 0.0)
 		v = sum / (double)num_rel;
@@ -247,12 +261,8 @@ static double calc_rndcg(const struct te_params *p, const struct te_ranking *r)
 			ideal_dcg += id.gain / log2((double)(i + 2));
 	}
 	if (i < r->num_ret) {
-		for (; i < r->num_ret; i++) {
-			double g = gain_of(r->rel[i], &gs);
-
-			if (g != 0)
-				results_dcg += g / log2((double)(i + 2));
-		}
+		results_dcg = dcg_rest(r, &gs, i, results_dcg);
+		i = r->num_ret;
 		if (ideal_dcg > 0.0) {
 			sum += results_dcg / ideal_dcg;
 			changed++;

@@ -375,21 +375,36 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
  * 8 bytes a line, never the lines. Equal hashes are checked exactly by one
  * more pass over the lines of those questions, so a docid listed twice is
  * reported with both line numbers, never assumed.
+ *
+ * In a shuffled run every line belongs to another question than the last,
+ * so what a line touches is kept in few cache lines: the question's slot in
+ * the qid table holds its counters, the judgments of all questions share
+ * one small table, the judged documents retrieved one array.
  */
 struct sc_judged {
 	double score;
 	const char *doc;    /* the qrels' copy */
 	int rel;            /* grade, or REL_UNJUDGED */
+	uint32_t q;         /* qrels index */
 	long line;
 	long before;        /* pass B: lines ranked between the previous judged one and this one */
 };
 
-struct sc_query {
+struct qslot {              /* one cache line */
+	uint64_t hash;
+	uint32_t idx;           /* qrels index + 1; 0: empty */
+	uint32_t len;
+	char key[16];           /* the qid when shorter than 16 bytes */
 	long nr_lines;
-	struct sc_judged *j;
-	size_t nr_j, alloc_j;
-	uint64_t *hash;
-	size_t nr_h, alloc_h;
+	uint64_t *hv;           /* pass A: docid hashes */
+	uint32_t nr_h, alloc_h;
+	uint32_t j0, nr_j;      /* after pass A: the question's judged documents in 'j' */
+};
+
+struct jslot {
+	uint64_t hash;          /* the docid's qrels_hash */
+	uint32_t q;             /* qrels index + 1; 0: empty */
+	uint32_t jx;            /* index in that query's judgments */
 };
 
 struct sc_dup {             /* a docid hash met twice in one question */
@@ -402,31 +417,24 @@ struct sc_dup {             /* a docid hash met twice in one question */
 struct scatter {
 	const struct qrels *qr;
 	const unsigned char *only;     /* NULL, or evaluate only the queries marked 2 */
-	struct qslot {
-		uint64_t hash;
-		uint32_t idx;          /* qrels index + 1; 0: empty */
-		uint32_t len;
-		char key[16];          /* the qid when shorter than 16 bytes */
-	} *qtab;                       /* qid -> qrels query, probed from the hash's top bits */
+	struct qslot *qtab;            /* qid -> question, probed from the hash's top bits */
 	size_t qcap;
 	int qbits;
-	struct jslot {
-		uint64_t hash;         /* the docid's qrels_hash */
-		uint32_t q;            /* qrels index + 1; 0: empty */
-		uint32_t jx;           /* index in that query's judgments */
-	} *jtab;                       /* (query, docid) -> judgment, for every judgment */
+	size_t *slot_of;               /* qrels index -> slot */
+	struct jslot *jtab;            /* (query, docid) -> judgment, for every judgment */
 	size_t jcap;
 	int jbits;
-	struct sc_query *q;
+	struct sc_judged *j;           /* judged documents retrieved, by question after pass A */
+	size_t nr_j, alloc_j;
 	struct sc_dup *dup;
 	size_t nr_dup, alloc_dup;
 	const char *path;
-	int ret;
 };
 
-/* Index the qrels queries by a hash of their qid (pieces may be one line long). */
 static void scatter_index(struct scatter *sc)
 {
+	size_t n = 0;
+
 	sc->qcap = 16;
 	sc->qbits = 4;
 	while (sc->qcap < 2 * sc->qr->nr) {
@@ -434,6 +442,7 @@ static void scatter_index(struct scatter *sc)
 		sc->qbits++;
 	}
 	sc->qtab = xcalloc(sc->qcap, sizeof(*sc->qtab));
+	sc->slot_of = xcalloc(sc->qr->nr + 1, sizeof(*sc->slot_of));
 	for (size_t i = 0; i < sc->qr->nr; i++) {
 		const char *qid = sc->qr->q[i].qid;
 		size_t len = strlen(qid);
@@ -449,22 +458,9 @@ static void scatter_index(struct scatter *sc)
 		e->len = (uint32_t)len;
 		if (len < sizeof(e->key))
 			memcpy(e->key, qid, len);
-	}
-}
-
-static size_t jslot_of(const struct scatter *sc, uint64_t h, size_t q)
-{
-	return (size_t)(((h ^ (q * 0xD6E8FEB86659FD93ULL)) * 0x9E3779B97F4A7C15ULL) >> (64 - sc->jbits));
-}
-
-/* Index every judgment of the qrels by (query, docid hash): one small table
- * that stays in cache, where the queries' own tables would not. */
-static void scatter_index_judged(struct scatter *sc)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < sc->qr->nr; i++)
+		sc->slot_of[i] = at;
 		n += sc->qr->q[i].nr;
+	}
 	sc->jcap = 16;
 	sc->jbits = 4;
 	while (sc->jcap < 2 * n) {
@@ -476,11 +472,13 @@ static void scatter_index_judged(struct scatter *sc)
 		const struct qrels_query *qq = &sc->qr->q[i];
 
 		for (size_t k = 0; k < qq->nr; k++) {
-			size_t at = jslot_of(sc, qq->j[k].hash, i);
+			uint64_t h = qq->j[k].hash;
+			size_t at = (size_t)(((h ^ (i * 0xD6E8FEB86659FD93ULL)) * 0x9E3779B97F4A7C15ULL) >>
+					     (64 - sc->jbits));
 
 			while (sc->jtab[at].q)
 				at = (at + 1) & (sc->jcap - 1);
-			sc->jtab[at].hash = qq->j[k].hash;
+			sc->jtab[at].hash = h;
 			sc->jtab[at].q = (uint32_t)i + 1;
 			sc->jtab[at].jx = (uint32_t)k;
 		}
@@ -491,7 +489,10 @@ static void scatter_index_judged(struct scatter *sc)
 static const struct qrel *scatter_judged(const struct scatter *sc, size_t q, const char *doc,
 					 size_t len, uint64_t h)
 {
-	for (size_t at = jslot_of(sc, h, q); sc->jtab[at].q; at = (at + 1) & (sc->jcap - 1)) {
+	size_t at = (size_t)(((h ^ (q * 0xD6E8FEB86659FD93ULL)) * 0x9E3779B97F4A7C15ULL) >>
+			     (64 - sc->jbits));
+
+	for (; sc->jtab[at].q; at = (at + 1) & (sc->jcap - 1)) {
 		const struct jslot *e = &sc->jtab[at];
 		const struct qrel *j;
 
@@ -504,21 +505,23 @@ static const struct qrel *scatter_judged(const struct scatter *sc, size_t q, con
 	return NULL;
 }
 
-static const struct qrels_query *scatter_find(const struct scatter *sc, const struct trec_group *g)
+/* Return the slot of the question of 'g' when it is to be evaluated, or NULL. */
+static struct qslot *scatter_find(const struct scatter *sc, const struct trec_group *g)
 {
 	uint64_t h = g->padded ? qrels_hash_padded(g->qid, g->qid_len) : qrels_hash(g->qid, g->qid_len);
 	size_t at = (size_t)((h * 0x9E3779B97F4A7C15ULL) >> (64 - sc->qbits));
 
 	for (; sc->qtab[at].idx; at = (at + 1) & (sc->qcap - 1)) {
-		const struct qslot *e = &sc->qtab[at];
-		const struct qrels_query *qq;
+		struct qslot *e = &sc->qtab[at];
 
 		if (e->hash != h || e->len != g->qid_len)
 			continue;
-		qq = &sc->qr->q[e->idx - 1];
-		if (g->qid_len < sizeof(e->key) ? !memcmp(e->key, g->qid, g->qid_len)
-						: !memcmp(qq->qid, g->qid, g->qid_len))
-			return qq;
+		if (g->qid_len < sizeof(e->key) ? memcmp(e->key, g->qid, g->qid_len)
+						: memcmp(sc->qr->q[e->idx - 1].qid, g->qid, g->qid_len))
+			continue;
+		if (sc->only && sc->only[e->idx - 1] != 2)
+			return NULL;
+		return e;
 	}
 	return NULL;
 }
@@ -531,31 +534,36 @@ static uint64_t line_hash(const struct trec_group *g, const struct trec_line *l)
 static int scatter_pass_a(struct trec_group *g, void *data)
 {
 	struct scatter *sc = data;
-	const struct qrels_query *qq = scatter_find(sc, g);
+	struct qslot *q = scatter_find(sc, g);
+	size_t qi;
 
-	if (qq && sc->only && sc->only[qq - sc->qr->q] != 2)
+	if (!q)
 		return 0;
-	struct sc_query *q;
-
-	if (!qq)
-		return 0;
-	q = &sc->q[qq - sc->qr->q];
+	qi = q->idx - 1;
 	q->nr_lines += (long)g->nr;
-	ALLOC_GROW(q->hash, q->nr_h + g->nr, q->alloc_h);
+	if (q->nr_h + g->nr > q->alloc_h) {
+		size_t want = q->nr_h + g->nr, alloc = q->alloc_h;
+
+		if (want > UINT32_MAX / 2)
+			return error("'%s': too many lines for query '%s'", sc->path, sc->qr->q[qi].qid);
+		ALLOC_GROW(q->hv, want, alloc);
+		q->alloc_h = (uint32_t)alloc;
+	}
 	for (size_t i = 0; i < g->nr; i++) {
 		const struct trec_line *l = &g->lines[i];
 		uint64_t h = line_hash(g, l);
-		const struct qrel *jd = scatter_judged(sc, (size_t)(qq - sc->qr->q), l->doc, l->len, h);
+		const struct qrel *jd = scatter_judged(sc, qi, l->doc, l->len, h);
 
-		q->hash[q->nr_h++] = h;
+		q->hv[q->nr_h++] = h;
 		if (jd) {
 			struct sc_judged *j;
 
-			ALLOC_GROW(q->j, q->nr_j + 1, q->alloc_j);
-			j = &q->j[q->nr_j++];
+			ALLOC_GROW(sc->j, sc->nr_j + 1, sc->alloc_j);
+			j = &sc->j[sc->nr_j++];
 			j->score = l->score;
 			j->doc = jd->doc;
 			j->rel = jd->rel < 0 ? REL_UNJUDGED : jd->rel;
+			j->q = (uint32_t)qi;
 			j->line = l->line;
 			j->before = 0;
 		}
@@ -570,10 +578,13 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Order judged documents by question, then in ranking order. */
 static int cmp_sc_judged(const void *a, const void *b)
 {
 	const struct sc_judged *x = a, *y = b;
 
+	if (x->q != y->q)
+		return x->q < y->q ? -1 : 1;
 	return run_rank_cmp(x->score, x->doc, y->score, y->doc);
 }
 
@@ -590,15 +601,12 @@ static int cmp_sc_dup(const void *a, const void *b)
 static int scatter_pass_dup(struct trec_group *g, void *data)
 {
 	struct scatter *sc = data;
-	const struct qrels_query *qq = scatter_find(sc, g);
-
-	if (qq && sc->only && sc->only[qq - sc->qr->q] != 2)
-		return 0;
+	struct qslot *q = scatter_find(sc, g);
 	struct sc_dup key, *d;
 
-	if (!qq)
+	if (!q)
 		return 0;
-	key.q = (size_t)(qq - sc->qr->q);
+	key.q = q->idx - 1;
 	for (size_t i = 0; i < g->nr; i++) {
 		const struct trec_line *l = &g->lines[i];
 
@@ -612,7 +620,7 @@ static int scatter_pass_dup(struct trec_group *g, void *data)
 		} else if (!strcmp(d->doc, l->doc)) {
 			return error_at(sc->path, l->line, 0,
 					"document '%s' listed twice for query '%s' (first at line %ld)",
-					l->doc, qq->qid, d->line);
+					l->doc, sc->qr->q[key.q].qid, d->line);
 		}
 	}
 	return 0;
@@ -621,17 +629,12 @@ static int scatter_pass_dup(struct trec_group *g, void *data)
 static int scatter_pass_b(struct trec_group *g, void *data)
 {
 	struct scatter *sc = data;
-	const struct qrels_query *qq = scatter_find(sc, g);
+	struct qslot *q = scatter_find(sc, g);
+	struct sc_judged *j;
 
-	if (qq && sc->only && sc->only[qq - sc->qr->q] != 2)
+	if (!q || !q->nr_j)
 		return 0;
-	struct sc_query *q;
-
-	if (!qq)
-		return 0;
-	q = &sc->q[qq - sc->qr->q];
-	if (!q->nr_j)
-		return 0;
+	j = sc->j + q->j0;
 	for (size_t i = 0; i < g->nr; i++) {
 		const struct trec_line *l = &g->lines[i];
 		size_t lo = 0, hi = q->nr_j;
@@ -641,7 +644,7 @@ static int scatter_pass_b(struct trec_group *g, void *data)
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
 
-			c = run_rank_cmp(q->j[mid].score, q->j[mid].doc, l->score, l->doc);
+			c = run_rank_cmp(j[mid].score, j[mid].doc, l->score, l->doc);
 			if (!c) {
 				lo = mid;
 				break;
@@ -652,22 +655,21 @@ static int scatter_pass_b(struct trec_group *g, void *data)
 				hi = mid;
 		}
 		if (c && lo < q->nr_j)
-			q->j[lo].before++;
+			j[lo].before++;
 	}
 	return 0;
 }
 
 static void scatter_release(struct scatter *sc)
 {
-	for (size_t i = 0; i < sc->qr->nr; i++) {
-		free(sc->q[i].j);
-		free(sc->q[i].hash);
-	}
+	for (size_t i = 0; i < sc->qcap; i++)
+		free(sc->qtab[i].hv);
 	for (size_t i = 0; i < sc->nr_dup; i++)
 		free((char *)sc->dup[i].doc);
 	free(sc->dup);
-	free(sc->q);
+	free(sc->j);
 	free(sc->qtab);
+	free(sc->slot_of);
 	free(sc->jtab);
 }
 
@@ -678,10 +680,10 @@ static size_t scatter_find_dups(struct scatter *sc)
 	size_t alloc = 0;
 
 	for (size_t qi = 0; qi < sc->qr->nr; qi++) {
-		struct sc_query *q = &sc->q[qi];
+		struct qslot *q = &sc->qtab[sc->slot_of[qi]];
 		size_t cap = 16;
 
-		while (cap < 2 * q->nr_h)
+		while (cap < 2 * (size_t)q->nr_h)
 			cap *= 2;
 		if (cap > alloc) {
 			free(set);
@@ -691,7 +693,7 @@ static size_t scatter_find_dups(struct scatter *sc)
 		/* 0 marks an empty slot; a hash of 0 is stored as 1 (a false alarm at worst) */
 		memset(set, 0, cap * sizeof(*set));
 		for (size_t i = 0; i < q->nr_h; i++) {
-			uint64_t h = q->hash[i] ? q->hash[i] : 1;
+			uint64_t h = q->hv[i] ? q->hv[i] : 1;
 			size_t at = (h ^ (h >> 29)) & (cap - 1);
 
 			while (set[at] && set[at] != h)
@@ -702,13 +704,13 @@ static size_t scatter_find_dups(struct scatter *sc)
 			}
 			ALLOC_GROW(sc->dup, sc->nr_dup + 1, sc->alloc_dup);
 			sc->dup[sc->nr_dup].q = qi;
-			sc->dup[sc->nr_dup].hash = q->hash[i];
+			sc->dup[sc->nr_dup].hash = q->hv[i];
 			sc->dup[sc->nr_dup].doc = NULL;
 			sc->dup[sc->nr_dup].line = 0;
 			sc->nr_dup++;
 		}
-		free(q->hash);
-		q->hash = NULL;
+		free(q->hv);
+		q->hv = NULL;
 		q->nr_h = q->alloc_h = 0;
 	}
 	free(set);
@@ -719,8 +721,9 @@ static size_t scatter_find_dups(struct scatter *sc)
 
 /*
  * Evaluate the run 'st->path', whatever the order of its lines, in two or
- * three streaming passes (see above). Not for -M, which needs every line's
- * rank. Return 0 or -1 (reported).
+ * three streaming passes (see above): every query of the qrels, or with
+ * 'only' those marked 2 there. Not for -M, which needs every line's rank.
+ * Return 0 or -1 (reported).
  */
 static int evaluate_scattered(struct te_state *st, const unsigned char *only, struct strbuf *runid)
 {
@@ -733,37 +736,44 @@ static int evaluate_scattered(struct te_state *st, const unsigned char *only, st
 	sc.qr = st->qr;
 	sc.only = only;
 	sc.path = st->path;
-	sc.q = xcalloc(st->qr->nr + 1, sizeof(*sc.q));
 	scatter_index(&sc);
-	scatter_index_judged(&sc);
 	ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_a, &sc, runid);
 	if (!ret && scatter_find_dups(&sc))
 		ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_dup, &sc, NULL);
-	for (size_t i = 0; !ret && i < st->qr->nr; i++)
-		if (sc.q[i].nr_j > 1)
-			qsort(sc.q[i].j, sc.q[i].nr_j, sizeof(*sc.q[i].j), cmp_sc_judged);
+	if (!ret) {
+		if (sc.nr_j > 1)
+			qsort(sc.j, sc.nr_j, sizeof(*sc.j), cmp_sc_judged);
+		for (size_t k = 0; k < sc.nr_j; k++) {
+			struct qslot *q = &sc.qtab[sc.slot_of[sc.j[k].q]];
+
+			if (!q->nr_j)
+				q->j0 = (uint32_t)k;
+			q->nr_j++;
+		}
+	}
 	if (!ret && !st->o->judged_only)
 		ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_b, &sc, NULL);
 	for (size_t i = 0; !ret && i < st->qr->nr; i++) {
 		const struct qrels_query *qq = &st->qr->q[i];
-		struct sc_query *q = &sc.q[i];
+		const struct qslot *q = &sc.qtab[sc.slot_of[i]];
+		const struct sc_judged *j = sc.j + q->j0;
 		struct query_eval e;
 		long before = 0, kept = 0;
 
 		if (!q->nr_lines || (only && only[i] != 2))
 			continue;
 		memset(&e, 0, sizeof(e));
-		ALLOC_GROW(hits, q->nr_j + 1, alloc_hits);
+		ALLOC_GROW(hits, (size_t)q->nr_j + 1, alloc_hits);
 		for (size_t k = 0; k < q->nr_j; k++) {
 			if (st->o->judged_only) {
-				if (q->j[k].rel < 0)
+				if (j[k].rel < 0)
 					continue;
 				hits[kept].rank = kept + 1;
 			} else {
-				before += q->j[k].before;
+				before += j[k].before;
 				hits[kept].rank = (long)k + 1 + before;
 			}
-			hits[kept++].rel = q->j[k].rel;
+			hits[kept++].rel = j[k].rel;
 		}
 		e.num_ret = st->o->judged_only ? kept : q->nr_lines;
 		e.hits = hits;

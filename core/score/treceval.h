@@ -20,11 +20,11 @@
  * (>= 0), TE_UNJUDGED for a negative grade ("in the pool, unjudged"),
  * TE_NONPOOL for a document the qrels do not list.
  *
- * The run is streamed (one query in memory) when it is grouped by query. When
- * it is not, it is streamed again, twice, without keeping its lines: once to
- * count lines, find the judged documents and hash every docid (8 bytes a
- * line), once to count the lines ranked before each judged document (with
- * -M, which needs every rank, it is read whole instead).
+ * The run is streamed (one query in memory) when it is grouped by query.
+ * Without -M, a query whose lines come back later in the file is evaluated
+ * again on its own, and a run with many such queries is streamed twice more
+ * without keeping its lines (8 bytes a line: see treceval.c); with -M an
+ * ungrouped run is read whole.
  *
  * Ownership: struct te_output owns its columns, per-query values, relstrings
  * and runid; te_output_release() frees them. A struct te_selection holds no
