@@ -392,5 +392,6 @@ out:
 	set_ref_release(&ref);
 	string_list_clear(&c.logs);
 	string_list_clear(&c.fields);
+	string_list_clear(&c.pii_patterns);
 	return ret;
 }
