@@ -1,5 +1,5 @@
 /*
- * compare: the regression gate (SPEC section 5). Loads a set version, a
+ * compare: the regression gate. Loads a set version, a
  * baseline and a candidate (saved results or run files), compares them
  * (core/compare/compare.h), judges the comparison by a gate file or the default gate
  * (core/compare/gate.h) and renders it (core/compare/compare-out.h).
