@@ -101,20 +101,6 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 	llm_cli_print_usage(&st->usage, st->elapsed);
 }
 
-static int parse_shard(const char *s, long *i, long *n)
-{
-	const char *slash = strchr(s, '/');
-	char *left;
-	int rc;
-
-	if (!slash)
-		return -1;
-	left = xstrndup(s, (size_t)(slash - s));
-	rc = parse_long(left, 1, 1000000, i) || parse_long(slash + 1, 1, 1000000, n) || *i > *n ? -1 : 0;
-	free(left);
-	return rc;
-}
-
 int cmd_generate(int argc, const char **argv)
 {
 	const char *corpus_path = NULL, *chunks = NULL, *kinds = "factoid,paraphrase";
@@ -180,10 +166,8 @@ int cmd_generate(int argc, const char **argv)
 		error("invalid language tag '%s' (a BCP 47 tag such as en, de or pt-BR)", question_language);
 		usage_with_options(generate_usage, opts);
 	}
-	if (shard && parse_shard(shard, &go.shard_i, &go.shard_n)) {
-		error("bad --shard '%s': expected I/N with 1 <= I <= N", shard);
+	if (shard && llm_cli_parse_shard(shard, &go.shard_i, &go.shard_n))
 		usage_with_options(generate_usage, opts);
-	}
 	if (llm_cli_finish(&lo, !dry_run && !batch_out && !batch_in.nr, generate_usage, opts) < 0 ||
 	    config_use(&cfg) < 0)
 		goto out;

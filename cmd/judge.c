@@ -29,6 +29,7 @@
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,8 +40,9 @@
 static const char *const judge_usage[] = {
 	"evalset judge <pool.yaml> [--corpus <chunks.jsonl>] [--model <m>] [--base-url <url>] [--api-key-env <var>]\n"
 	"                          [--prompt-dir <dir>] [--temperature <t>] [--concurrency <n>] [--max-requests <n>] [--retry-failed]\n"
-	"                          [--set <set>[@<tag>]] [--dry-run] [--quiet]",
+	"                          [--set <set>[@<tag>]] [--shard <i>/<n> -o <out.yaml>] [--dry-run] [--quiet]",
 	"evalset judge <pool.yaml> --against <set>@<tag> [<options>]",
+	"evalset judge <pool.yaml> --merge <shard.yaml>... [-o <out.yaml>]",
 	NULL,
 };
 
@@ -102,11 +104,92 @@ struct against_pair {
 	bool list_form;     /* a list-form label (grade 1 meaning only "relevant") */
 };
 
+/*
+ * --merge: take the grades of the shard worksheets 'shards' into the pool
+ * 'pool_path' and write it to 'out' (NULL: in place). Nothing is asked.
+ */
+static int merge_shards(const char *pool_path, const char **shards, size_t nr, const char *out)
+{
+	struct pool p = POOL_INIT;
+	struct pool *sp = xcalloc(nr + 1, sizeof(*sp));
+	struct pool_merge_counts mc;
+	size_t loaded = 0;
+	int ret = EXIT_BAD_INPUT;
+
+	if (pool_load(&p, pool_path) < 0)
+		goto out;
+	for (; loaded < nr; loaded++) {
+		sp[loaded] = (struct pool)POOL_INIT;
+		if (pool_load(&sp[loaded], shards[loaded]) < 0)
+			goto out;
+	}
+	if (pool_merge(&p, sp, shards, nr, &mc) < 0)
+		goto out;
+	if (pool_save(&p, out ? out : pool_path) < 0)
+		goto out;
+	printf("merged %zu shards into %s: %zu grades taken, %zu already there, %zu pairs graded in the pool kept, "
+	       "%zu pairs ungraded\n", nr, out ? out : pool_path, mc.taken, mc.same, mc.kept, mc.ungraded);
+	ret = EXIT_OK;
+out:
+	for (size_t i = 0; i < loaded; i++)
+		pool_release(&sp[i]);
+	free(sp);
+	pool_release(&p);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Return the judge journals of the set directory 'dir' other than 'own'
+ * (judge.jsonl and every shard's judge.I-of-N.jsonl), sorted, in a
+ * NULL-terminated array the caller frees with its strings, and their number
+ * in '*nr': a rerun with other shards (or none) reuses every paid grade.
+ */
+static char **other_journals(const char *dir, const char *own, size_t *nr)
+{
+	char *ed = path_join(dir, ".evalset");
+	DIR *d = opendir(ed);
+	struct dirent *e;
+	char **list = NULL;
+	size_t alloc = 0;
+
+	*nr = 0;
+	while (d && (e = readdir(d))) {
+		char *path;
+		if (!starts_with(e->d_name, "judge") || !ends_with(e->d_name, ".jsonl") ||
+		    (strcmp(e->d_name, "judge.jsonl") && !strstr(e->d_name, "-of-")))
+			continue;
+		path = path_join(ed, e->d_name);
+		if (!strcmp(path, own)) {
+			free(path);
+			continue;
+		}
+		ALLOC_GROW(list, *nr + 2, alloc);
+		list[(*nr)++] = path;
+	}
+	if (d)
+		closedir(d);
+	free(ed);
+	if (list) {
+		qsort(list, *nr, sizeof(*list), cmp_str);
+		list[*nr] = NULL;
+	}
+	return list;
+}
+
 int cmd_judge(int argc, const char **argv)
 {
 	const char *corpus_path = NULL, *prompt_dir = NULL, *against = NULL, *set_opt = NULL;
 	struct llm_cli lo = LLM_CLI_INIT;
-	int dry_run = 0, quiet = 0, retry_failed = 0;
+	const char *shard = NULL, *out_path = NULL;
+	long shard_i = 1, shard_n = 1;
+	int dry_run = 0, quiet = 0, retry_failed = 0, merge = 0;
+	char **journals = NULL;
+	size_t nr_journals = 0;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_path, "file", "the chunks (default: the pool's corpus, else the set's)"),
 		OPT_LLM_ENDPOINT(&lo),
@@ -115,6 +198,9 @@ int cmd_judge(int argc, const char **argv)
 		OPT_STRING(0, "set", &set_opt, "set[@tag]",
 			   "the pool's set (default: set.path of the pool, from the pool's directory)"),
 		OPT_STRING(0, "against", &against, "set@tag", "grade the pairs this version labelled and print the agreement"),
+		OPT_STRING(0, "shard", &shard, "i/n", "grade only the i-th of n deterministic shards of the pairs"),
+		OPT_STRING('o', "output", &out_path, "file", "write the graded worksheet here, not over the pool"),
+		OPT_BOOL(0, "merge", &merge, "take the grades of the shard worksheets given after the pool; ask nothing"),
 		OPT_BOOL(0, "dry-run", &dry_run, "show how many pairs would be asked; send nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or notes"),
 		OPT_END(),
@@ -141,9 +227,34 @@ int cmd_judge(int argc, const char **argv)
 
 	memset(&st, 0, sizeof(st));
 	argc = parse_options(argc, argv, opts, judge_usage);
+	set_quiet(quiet);
+	if (merge) {
+		if (argc < 2) {
+			error("--merge needs the pool and at least one shard worksheet");
+			usage_with_options(judge_usage, opts);
+		}
+		if (shard || against || dry_run) {
+			error("--merge cannot be combined with --shard, --against or --dry-run");
+			usage_with_options(judge_usage, opts);
+		}
+		return merge_shards(argv[0], argv + 1, (size_t)argc - 1, out_path);
+	}
 	if (argc != 1)
 		usage_with_options(judge_usage, opts);
-	set_quiet(quiet);
+	if (shard && llm_cli_parse_shard(shard, &shard_i, &shard_n))
+		usage_with_options(judge_usage, opts);
+	if (shard && against) {
+		error("--shard cannot be combined with --against (the agreement needs every pair)");
+		usage_with_options(judge_usage, opts);
+	}
+	if (shard && shard_n > 1 && !out_path && !dry_run) {
+		error("--shard needs -o <file>: each shard writes its own worksheet, merged with --merge");
+		usage_with_options(judge_usage, opts);
+	}
+	if (out_path && against) {
+		error("-o cannot be combined with --against (nothing is written)");
+		usage_with_options(judge_usage, opts);
+	}
 	if (llm_cli_finish(&lo, !dry_run, judge_usage, opts) < 0)
 		goto out;
 	model = lo.model;
@@ -248,6 +359,8 @@ int cmd_judge(int argc, const char **argv)
 			const struct chunk *ch = corpus_get(&corpus, pp->chunk);
 			if (against ? pp->grade < 0 || starts_with(pool_pair_judge(pp), "llm:") : pp->grade >= 0)
 				continue;
+			if (!judge_in_shard(pq->id, pp->chunk, shard_i, shard_n))
+				continue;
 			ALLOC_GROW(items, nr + 1, alloc);
 			items[nr] = (struct judge_item){ .qid = pq->id, .question = qtext, .chunk = ch->id,
 							 .title = ch->title, .text = ch->text };
@@ -277,10 +390,19 @@ int cmd_judge(int argc, const char **argv)
 				"passages close to its own wording; prefer another model as judge", model, own, p.nr);
 	}
 
-	journal = path_join(ref.dir, ".evalset/judge.jsonl");
+	if (shard_n > 1) {
+		char *name = xstrfmt(".evalset/judge.%ld-of-%ld.jsonl", shard_i, shard_n);
+		journal = path_join(ref.dir, name);
+		free(name);
+	} else {
+		journal = path_join(ref.dir, ".evalset/judge.jsonl");
+	}
+	journals = other_journals(ref.dir, journal, &nr_journals);
 	memset(&jo, 0, sizeof(jo));
 	jo.prompt = &prompt;
 	jo.journal_path = journal;
+	jo.more_journals = (const char *const *)journals;
+	jo.nr_more_journals = nr_journals;
 	jo.retry_failed = retry_failed;
 	jo.dry_run = true;
 	llm_cli_apply(&lo, &jo.llm);
@@ -296,7 +418,13 @@ int cmd_judge(int argc, const char **argv)
 		goto out;
 	}
 	what = xstrfmt("judge journal of set '%s'", ref.dir);
-	lock_path = path_join(ref.dir, ".evalset/judge.lock");
+	if (shard_n > 1) {
+		char *name = xstrfmt(".evalset/judge.%ld-of-%ld.lock", shard_i, shard_n);
+		lock_path = path_join(ref.dir, name);
+		free(name);
+	} else {
+		lock_path = path_join(ref.dir, ".evalset/judge.lock");
+	}
 	{
 		char *dir = path_join(ref.dir, ".evalset");
 		rc = mkdir_private(dir);
@@ -351,7 +479,10 @@ int cmd_judge(int argc, const char **argv)
 			pp->reason = xstrdup(items[i].reason);
 			changed++;
 		}
-		if (changed) {
+		if (out_path) {
+			if (pool_save(&p, out_path) < 0)
+				goto out;
+		} else if (changed) {
 			char now_sha[72];
 			if (file_sha256(argv[0], now_sha) < 0 || strcmp(now_sha, loaded_sha)) {
 				error("'%s' changed while the judge ran; not overwritten. The %zu grades are in the "
@@ -390,6 +521,9 @@ out:
 	free(pid);
 	free(set_arg);
 	free(what);
+	for (size_t i = 0; i < nr_journals; i++)
+		free(journals[i]);
+	free(journals);
 	prompt_release(&prompt);
 	corpus_release(&corpus);
 	pool_release(&p);

@@ -62,6 +62,18 @@ int llm_cli_finish(struct llm_cli *o, bool need_key, const char *const *usage,
 	return 0;
 }
 
+int llm_cli_parse_shard(const char *s, long *i, long *n)
+{
+	const char *slash = strchr(s, '/');
+	char *left = slash ? xstrndup(s, (size_t)(slash - s)) : NULL;
+	int rc = !left || parse_long(left, 1, 1000000, i) || parse_long(slash + 1, 1, 1000000, n) || *i > *n;
+
+	free(left);
+	if (rc)
+		return error("bad --shard '%s': expected I/N with 1 <= I <= N", s);
+	return 0;
+}
+
 void llm_cli_apply(const struct llm_cli *o, struct llm_options *lo)
 {
 	lo->base_url = o->base_url;

@@ -58,6 +58,12 @@ struct llm_cli {
 int llm_cli_finish(struct llm_cli *o, bool need_key, const char *const *usage,
 		   const struct option *opts);
 
+/*
+ * Parse --shard "I/N" (1 <= I <= N <= 1000000) into 'i' and 'n'. Return 0,
+ * or -1 after saying what is wrong (the caller prints the usage).
+ */
+int llm_cli_parse_shard(const char *s, long *i, long *n);
+
 /* Copy the endpoint, key, model, temperature and HTTP limits of 'o' into 'lo'
  * (whose http options are reset to HTTP_OPTIONS_INIT first, with 'stop'
  * polling interrupted(): the caller calls handle_interrupts()). */

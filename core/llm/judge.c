@@ -143,6 +143,22 @@ static void apply(struct judge_item *it, const cJSON *rec, bool from_journal)
 	}
 }
 
+bool judge_in_shard(const char *qid, const char *chunk, long i, long n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char d[72];
+	uint64_t h = 0;
+
+	if (n <= 1)
+		return true;
+	strbuf_addf(&sb, "%s\n%s", qid, chunk);
+	sha256_hex(sb.buf, sb.len, d);
+	strbuf_release(&sb);
+	for (int k = 7; k < 7 + 16; k++)   /* after "sha256:" */
+		h = h << 4 | (uint64_t)(d[k] <= '9' ? d[k] - '0' : d[k] - 'a' + 10);
+	return h % (uint64_t)n == (uint64_t)(i - 1);
+}
+
 static int read_record(const cJSON *rec, long line, void *data)
 {
 	struct job *j = data;
@@ -282,6 +298,9 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 	}
 	if (journal_read(o->journal_path, read_record, &j))
 		goto out;
+	for (size_t i = 0; i < o->nr_more_journals; i++)
+		if (journal_read(o->more_journals[i], read_record, &j))
+			goto out;
 	for (size_t i = 0; i < nr; i++) {
 		const cJSON *rec = strmap_get(&j.done, items[i].key);
 		const char *status = rec ? json_str(rec, "status") : NULL;

@@ -62,6 +62,8 @@ struct judge_stats {
 struct judge_options {
 	const struct prompt *prompt;  /* loaded with judge_prompt_load */
 	const char *journal_path;
+	const char *const *more_journals;  /* read for earlier results too (other shards'), never written */
+	size_t nr_more_journals;
 	bool retry_failed;
 	bool dry_run;                 /* plan and read the journal only */
 	struct llm_options llm;       /* endpoint, key, model, http (schema etc. set here) */
@@ -79,6 +81,13 @@ int judge_prompt_load(struct prompt *p, const char *path);
  */
 int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr,
 	      struct judge_stats *st);
+
+/*
+ * Return true when the pair (qid, chunk) falls in shard 'i' (1-based) of
+ * 'n': a hash of the two ids, so shards partition any pool and a pair's
+ * shard never depends on the model, the prompt or the other pairs.
+ */
+bool judge_in_shard(const char *qid, const char *chunk, long i, long n);
 
 /* Free the result strings of the items. */
 void judge_items_release(struct judge_item *items, size_t nr);

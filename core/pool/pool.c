@@ -315,3 +315,118 @@ char *pool_resolve_path(const char *path, const char *pool_file)
 	free(joined);
 	return xstrdup(path);
 }
+
+/* ---- merging shard worksheets ---- */
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* True when the grades of 'a' and 'b' say the same (grade, judge, prompt). */
+static bool same_grade(const struct pool_pair *a, const struct pool_pair *b)
+{
+	return a->grade == b->grade && !strcmp(pool_pair_judge(a), pool_pair_judge(b)) &&
+	       same_str(a->prompt, b->prompt);
+}
+
+static void take_str(char **dst, const char *src)
+{
+	free(*dst);
+	*dst = xstrdup(src);
+}
+
+/* Give 'to' the grade of 'from' with everything recorded about it. */
+static void take_grade(struct pool_pair *to, const struct pool_pair *from)
+{
+	to->grade = from->grade;
+	take_str(&to->judge, from->judge);
+	take_str(&to->prompt, from->prompt);
+	take_str(&to->reason, from->reason);
+	take_str(&to->reviewed_by, from->reviewed_by);
+	take_str(&to->reviewed_at, from->reviewed_at);
+	to->llm_grade = from->llm_grade;
+	take_str(&to->llm_judge, from->llm_judge);
+	if (from->note)
+		take_str(&to->note, from->note);
+}
+
+int pool_merge(struct pool *into, const struct pool *shards, const char *const *names, size_t nr,
+	       struct pool_merge_counts *mc)
+{
+	struct strmap qidx = STRMAP_INIT;
+	size_t **taken = xcalloc(into->nr + 1, sizeof(*taken));  /* per pair: shard + 1 that graded it */
+	int problems = 0;
+
+	memset(mc, 0, sizeof(*mc));
+	for (size_t i = 0; i < into->nr; i++) {
+		strmap_put(&qidx, into->q[i].id, (void *)(uintptr_t)(i + 1));
+		taken[i] = xcalloc(into->q[i].nr + 1, sizeof(**taken));
+	}
+	for (size_t s = 0; s < nr && !problems; s++) {
+		const struct pool *from = &shards[s];
+		const char *name = names[s];
+		if (!same_str(into->set_name, from->set_name) || !same_str(into->set_version, from->set_version) ||
+		    !same_str(into->set_digest, from->set_digest)) {
+			error("'%s' is a worksheet of set %s@%s, not of %s@%s: not a shard of this pool", name,
+			      from->set_name ? from->set_name : "?",
+			      from->set_version ? from->set_version : "working-copy",
+			      into->set_name ? into->set_name : "?",
+			      into->set_version ? into->set_version : "working-copy");
+			problems++;
+			break;
+		}
+		for (size_t i = 0; i < from->nr && problems < 20; i++) {
+			const struct pool_question *fq = &from->q[i];
+			uintptr_t at = (uintptr_t)strmap_get(&qidx, fq->id);
+			struct pool_question *q = at ? &into->q[at - 1] : NULL;
+			if (!q) {
+				problems++;
+				error_at(name, fq->line, fq->col, "question '%s' is not in the pool: not a shard of it",
+					 fq->id);
+				continue;
+			}
+			for (size_t j = 0; j < fq->nr; j++) {
+				const struct pool_pair *fp = &fq->pairs[j];
+				size_t k = j;
+				/* pairs keep the pool's order: look at the same place first */
+				if (k >= q->nr || strcmp(q->pairs[k].chunk, fp->chunk))
+					for (k = 0; k < q->nr && strcmp(q->pairs[k].chunk, fp->chunk); k++)
+						;
+				if (k == q->nr) {
+					problems++;
+					error_at(name, fp->line, fp->col,
+						 "pair (%s, %s) is not in the pool: not a shard of it", fq->id, fp->chunk);
+					continue;
+				}
+				struct pool_pair *pp = &q->pairs[k];
+				size_t *by = &taken[at - 1][k];
+				if (fp->grade < 0)
+					continue;
+				if (pp->grade < 0) {
+					take_grade(pp, fp);
+					*by = s + 1;
+					mc->taken++;
+				} else if (same_grade(pp, fp)) {
+					mc->same++;
+				} else if (!*by) {
+					/* graded in the pool itself (a person, an earlier judge): kept */
+					mc->kept++;
+				} else {
+					problems++;
+					error_at(name, fp->line, fp->col, "pair (%s, %s) has grade %d by %s, but '%s' "
+						 "graded it %d by %s: the shards overlap", fq->id, fp->chunk, fp->grade,
+						 pool_pair_judge(fp), names[*by - 1], pp->grade, pool_pair_judge(pp));
+				}
+			}
+		}
+	}
+	for (size_t i = 0; i < into->nr; i++)
+		for (size_t j = 0; j < into->q[i].nr; j++)
+			mc->ungraded += into->q[i].pairs[j].grade < 0;
+	for (size_t i = 0; i < into->nr; i++)
+		free(taken[i]);
+	free(taken);
+	strmap_clear(&qidx, 0);
+	return problems ? -1 : 0;
+}

@@ -162,4 +162,24 @@ struct pool_counts {
 };
 void pool_count(const struct pool *p, struct pool_counts *out);
 
+struct pool_merge_counts {
+	size_t taken;     /* grades taken from a shard into an ungraded pair */
+	size_t same;      /* grades a shard holds that the pool already had */
+	size_t kept;      /* pairs graded in the pool that a shard graded otherwise: kept */
+	size_t ungraded;  /* pairs still ungraded after the merge */
+};
+
+/*
+ * Merge the grades of the 'nr' worksheets 'shards' (named 'names', for
+ * messages), each a copy of 'into' graded in part (judge --shard), into
+ * 'into': an ungraded pair takes the grade of the shard that has one, with
+ * its judge, prompt, reason and review fields; a pair already graded in
+ * 'into' keeps its grade. A shard of another set version, or with a
+ * question or pair 'into' does not have, and two shards grading one pair
+ * differently are refused (FILE:LINE:COL). Return 0 or -1 (reported; 'into'
+ * may then hold some taken grades and must not be saved).
+ */
+int pool_merge(struct pool *into, const struct pool *shards, const char *const *names, size_t nr,
+	       struct pool_merge_counts *mc);
+
 #endif

@@ -236,6 +236,63 @@ is "$(cat got)" "True True True True" "grades, the old label and the provenance 
 ! grep -q "^error" out; ok $? "the labelled set checks without errors"
 stop_fake
 
+# ---- shards: 4 processes merged give the worksheet one process gives ----
+make_case one
+start_fake
+judge >out 2>err
+is "$?" 0 "one process grades the whole pool"
+stop_fake
+make_case four
+cp pool.yaml pool.orig.yaml
+start_fake
+pids=
+for i in 1 2 3 4; do
+	judge --shard $i/4 -o part-$i.yaml >out-$i 2>err-$i &
+	pids="$pids $!"
+done
+rc=0; for p in $pids; do wait $p || rc=$?; done
+is "$rc" 0 "4 shard processes at once succeed"
+is "$(stat_py 'd["requests"]')" 35 "the shards ask each pair once between them"
+is "$(stat_py 'max(d["keys"].values())')" 1 "no pair is asked by two shards"
+cmp -s pool.yaml pool.orig.yaml; ok $? "a shard leaves the pool itself alone"
+per=$(for i in 1 2 3 4; do grep -c "grade: [0-3]" part-$i.yaml; done | tr '\n' ' ')
+is "$(echo $per | tr ' ' '+' | bc)" 35 "the shards' grades add up to the pool ($per)"
+! echo " $per " | grep -q " 0 "; ok $? "every shard got pairs ($per)"
+"$evalset" judge pool.yaml --merge part-1.yaml part-2.yaml part-3.yaml part-4.yaml >out 2>err
+is "$?" 0 "merge succeeds"
+grep -q "35 grades taken" out; ok $? "merge counts the grades" "$(cat out)"
+cmp pool.yaml "$root/one/pool.yaml" >/dev/null; ok $? "merged worksheet is byte-identical to one process's"
+"$evalset" judge pool.yaml --merge part-1.yaml part-2.yaml part-3.yaml part-4.yaml >out 2>err
+is "$?" 0 "merging again is harmless"
+grep -q "0 grades taken, 35 already there" out; ok $? "and takes nothing twice" "$(cat out)"
+cmp pool.yaml "$root/one/pool.yaml" >/dev/null; ok $? "the worksheet is unchanged"
+# the same shard rerun is answered from its journal; unsharded after shards too
+before=$(stat_py 'd["requests"]')
+"$evalset" judge pool.orig.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" --shard 2/4 -o again.yaml >out 2>err
+cmp -s again.yaml part-2.yaml; ok $? "a shard rerun writes the same worksheet"
+is "$(stat_py 'd["requests"]')" "$before" "from its journal"
+cp pool.orig.yaml fresh.yaml
+"$evalset" judge fresh.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" >out 2>err
+is "$(stat_py 'd["requests"]')" 35 "an unsharded run after shards reads their journals: nothing asked"
+cmp -s fresh.yaml "$root/one/pool.yaml"; ok $? "and grades the same"
+# overlapping shards that disagree, and a worksheet of another pool, are refused
+sed 's/grade: \([0-3]\)$/grade: 9X\1/' part-1.yaml | python3 -c '
+import sys,re; s=sys.stdin.read(); print(re.sub(r"grade: 9X(\d)", lambda m: "grade: %d" % ((int(m.group(1))+1)%4), s), end="")' > bad-1.yaml
+cp pool.orig.yaml m.yaml
+"$evalset" judge m.yaml --merge part-1.yaml bad-1.yaml >out 2>err
+is "$?" 2 "shards that grade a pair differently are refused"
+grep -q "bad-1.yaml:[0-9]*:[0-9]*: .*the shards overlap" err; ok $? "FILE:LINE:COL names the overlap" "$(cat err)"
+cmp -s m.yaml pool.orig.yaml; ok $? "nothing written on a refused merge"
+sed 's/id: q-0001/id: q-0099/' part-1.yaml > alien.yaml
+"$evalset" judge m.yaml --merge alien.yaml >out 2>err
+is "$?" 2 "a worksheet with a question the pool lacks is refused"
+grep -q "alien.yaml:[0-9]*:[0-9]*: question 'q-0099' is not in the pool" err; ok $? "with FILE:LINE:COL" "$(cat err)"
+judge --shard 1/4 >out 2>err
+is "$?" 2 "--shard without -o is refused"
+judge --shard 5/4 -o x.yaml >out 2>err
+is "$?" 2 "--shard 5/4 is refused"
+stop_fake
+
 # ---- auth failure: exit 3, key never shown ----
 make_case auth
 start_fake --expect-key right-key
