@@ -1,9 +1,12 @@
 /*
  * generate-internal: the state one gen_run() call shares between its parts;
- * not for use outside core/llm/generate.c (the job loop: prompts, filters,
- * journal, checkpoints), core/llm/generate-plan.c (chunk selection, the plan and
- * its journal keys) and core/llm/generate-batch.c (Batch API files). The public
- * contract is generate.h.
+ * not for use outside the generate files. The public contract is generate.h.
+ * Calls go one way, top to bottom, never back up:
+ *
+ *   generate.c         the driver: prompts, journal replay, the live job loop
+ *   generate-batch.c   Batch API files out and in
+ *   generate-result.c  one reply: journal, filters, set, checkpoints
+ *   generate-plan.c    kinds, chunk selection, journal keys, rendering
  *
  * Ownership: struct gen owns everything it points to except 'o', 'st' and
  * 'set' (the caller's); gen_run() releases it.
@@ -26,6 +29,11 @@
 #include "base/strmap.h"
 
 struct gen;
+struct chunk;
+struct lang;
+
+/* the dup index tags: who holds a text a proposal may repeat */
+enum { DUP_SET, DUP_RUN, DUP_REJECTED };
 
 struct item {
 	struct gen *g;
@@ -62,6 +70,8 @@ struct gen {
 	int64_t last_progress;
 };
 
+/* generate-plan.c */
+
 /*
  * Select the chunks (--chunks, else a seeded sample, else all, then the
  * shard) and fill g->items with one item per (chunk, kind), each with its
@@ -70,13 +80,29 @@ struct gen {
  * -1 (reported) on an unknown chunk id.
  */
 int gen_plan(struct gen *g);
-
+/* Return the kind named s[0..len) ("multihop" too), or -1. */
+int gen_kind_parse(const char *s, size_t len);
+/* Return the language questions about 'ch' are written in: --question-language,
+ * else the corpus's language from the set, else the one the chunk's text is in. */
+const struct lang *gen_question_lang(const struct gen *g, const struct chunk *ch);
 /* Render the system and user messages of 'it'. Return 0 or -1 (reported). */
 int gen_render(struct gen *g, const struct item *it, struct strbuf *sys, struct strbuf *user);
+
+/* generate-result.c */
+
 /* Journal and apply the outcome 'res' of 'it' (sets g->abort on a write failure). */
 void gen_record_result(struct gen *g, struct item *it, const struct llm_result *res);
+/* Apply the questions of journal record 'rec' to the set (a replayed record). */
+void gen_apply_record(struct gen *g, const cJSON *rec);
+/* Save the set when questions or records are pending (journal synced first,
+ * a checkpoint record after). Return 0 or -1 (reported). */
+int gen_save(struct gen *g);
+/* Save when 'checkpoint_every' seconds of records are pending; abort on failure. */
+void gen_maybe_checkpoint(struct gen *g);
 /* Return the string member 'key' of 'o', or NULL. */
 const char *gen_json_str(const cJSON *o, const char *key);
+
+/* generate-batch.c */
 
 /* Write the Batch API input file o->batch_out for the items not yet done.
  * Return 0 or -1 (reported). */

@@ -1,23 +1,107 @@
 /*
  * generate-plan: what one `evalset generate` asks for (contract in
- * generate.h): the selected chunks, the shard, one item per (chunk, kind),
- * and each item's journal key.
+ * generate.h): the kinds, the selected chunks, the shard, one item per
+ * (chunk, kind), each item's journal key, and the messages rendered for it
+ * in the language its questions are written in.
  *
  * Invariants: selection and sharding depend only on chunk ids, --seed and
  * the shard, never on corpus order or on earlier runs, so shards partition
  * any selection and a rerun plans the same keys; a key changes whenever the
  * chunk text, its neighbour, the kind, the prompt, the model, the seed or
  * --per-chunk does.
+ *
+ * The lowest of the generate files: it calls none of the others.
  */
 #include "llm/generate-internal.h"
 #include "set/corpus.h"
 #include "base/digest.h"
 #include "base/error.h"
+#include "text/lang.h"
+#include "set/set.h"
 #include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const char *const kind_names[GEN_NR_KINDS] = {
+	"factoid", "paraphrase", "multi-hop", "unanswerable",
+};
+
+const char *gen_kind_name(enum gen_kind k)
+{
+	return k < GEN_NR_KINDS ? kind_names[k] : "?";
+}
+
+int gen_kind_parse(const char *s, size_t len)
+{
+	for (int k = 0; k < GEN_NR_KINDS; k++)
+		if (strlen(kind_names[k]) == len && !memcmp(kind_names[k], s, len))
+			return k;
+	if (len == 8 && !memcmp(s, "multihop", 8))
+		return GEN_MULTIHOP;
+	return -1;
+}
+
+int gen_kinds_parse(const char *list, unsigned *mask)
+{
+	const char *s = list;
+
+	*mask = 0;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		int k = gen_kind_parse(s, len);
+		if (k < 0)
+			return error("unknown kind '%.*s' (known: factoid, paraphrase, multi-hop, unanswerable)",
+				     (int)len, s);
+		*mask |= 1u << k;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	if (!*mask)
+		return error("no kinds given");
+	return 0;
+}
+
+/*
+ * Return the language questions about 'ch' are written in: --question-language,
+ * else the corpus's language from the set, else the one the chunk's text is in.
+ */
+const struct lang *gen_question_lang(const struct gen *g, const struct chunk *ch)
+{
+	if (g->o->question_language)
+		return lang_get(g->o->question_language);
+	if (g->o->set->corpus.language)
+		return lang_get(g->o->set->corpus.language);
+	return lang_detect(ch->text, strlen(ch->text));
+}
+
+int gen_render(struct gen *g, const struct item *it, struct strbuf *sys, struct strbuf *user)
+{
+	const struct corpus *c = g->o->corpus;
+	const struct chunk *ch = &c->chunks[it->chunk];
+	const struct chunk *nb = it->neighbour != SIZE_MAX ? &c->chunks[it->neighbour] : NULL;
+	char n[32];
+	struct prompt_var vars[] = {
+		{ "chunk.text", ch->text }, { "chunk.title", ch->title ? ch->title : "" },
+		{ "chunk.id", ch->id }, { "n", n }, { "kind", gen_kind_name(it->kind) },
+		{ "neighbour.text", nb ? nb->text : "" },
+		{ "neighbour.title", nb && nb->title ? nb->title : "" },
+		{ "neighbour.id", nb ? nb->id : "" },
+		{ "language", NULL },
+	};
+	const struct prompt *p = &g->prompts[it->kind];
+	const struct lang *l = gen_question_lang(g, ch);
+
+	vars[ARRAY_SIZE(vars) - 1].value = l == lang_und() ? "the language of the passage" : lang_name(l);
+
+	snprintf(n, sizeof(n), "%ld", g->o->per_chunk);
+	if (prompt_render(p->system, vars, ARRAY_SIZE(vars), sys) ||
+	    prompt_render(p->user, vars, ARRAY_SIZE(vars), user))
+		return -1;
+	return 0;
+}
 
 static const char *chunk_digest(struct gen *g, size_t i)
 {
