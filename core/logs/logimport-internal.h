@@ -1,9 +1,10 @@
 /*
- * logimport-internal: what the three files of the import share, and
- * nothing else uses. core/logs/logimport.c says how an import reads a log; the
- * structures here are its parts: raw forms and their tallies as a reader
- * keeps them (stage one, core/logs/logpart.c) and as the import keeps them
- * (stage two, core/logs/logmerge.c).
+ * logimport-internal: what the four files of the import share, and nothing
+ * else uses. logs/logimport.c says how an import reads a log; the structures
+ * here are its parts: raw forms and their tallies as a reader keeps them
+ * (stage one, logs/logpart.c) and as the import keeps them (stage two,
+ * logs/logmerge.c). Calls go one way: logimport.c (the driver) calls the
+ * stages, the stages call logtally.c, and no file calls one above it.
  *
  * Ownership: a struct part owns its tables, arena, batch and pool until
  * stage two hands the pool to struct import; struct raw, struct form and
@@ -134,7 +135,7 @@ struct part {
 	size_t nr_keys, alloc_keys;
 };
 
-/* ---- logimport.c ---- */
+/* ---- logtally.c: what both stages use ---- */
 
 /* Insert 'p' of hash 'h' into 't', growing it to stay at most half full. */
 void import_htab_insert(struct import_htab *t, uint64_t h, void *p);
@@ -165,11 +166,11 @@ struct import_doc *import_doc_of(const struct import_docs *dk, struct import_tal
 				 struct mempool *mp);
 /* Run fn(ctx, 0) and fn(ctx, 1), on two threads when 'big', else one after the other. */
 void import_run_halves(void (*fn)(void *ctx, int half), void *ctx, bool big);
+/* Keep the place ('half', 'line') if it is among the IMPORT_KEEP_LINES first. */
+void import_keep_place(struct places *p, int half, long line, const char *why);
 
 /* ---- logpart.c: stage one ---- */
 
-/* Keep the place ('half', 'line') if it is among the IMPORT_KEEP_LINES first. */
-void import_keep_place(struct places *p, int half, long line, const char *why);
 /*
  * Read the records of the reader of 'p': all of them, or, reading with the
  * other reader, those of the next round. Return 1 when its share is read

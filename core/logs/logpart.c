@@ -14,33 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool place_before(int half, long line, const struct place *p)
-{
-	return half != p->half ? half < p->half : line < p->line;
-}
-
-/*
- * Keep the place ('half', 'line') if it is among the IMPORT_KEEP_LINES
- * first (records are not met in order).
- */
-void import_keep_place(struct places *p, int half, long line, const char *why)
-{
-	size_t k = p->nr;
-
-	if (k == IMPORT_KEEP_LINES) {
-		if (!place_before(half, line, &p->at[k - 1]))
-			return;
-		k--;
-	} else {
-		p->nr++;
-	}
-	for (; k > 0 && place_before(half, line, &p->at[k - 1]); k--)
-		p->at[k] = p->at[k - 1];
-	p->at[k].half = half;
-	p->at[k].line = line;
-	p->at[k].why = why;
-}
-
 static bool parse_seconds(const struct log_value *v, double *out)
 {
 	char tmp[64];
