@@ -4,6 +4,7 @@
 #include "score/measures.h"
 
 #include "base/error.h"
+#include "base/suggest.h"
 #include "base/util.h"
 
 #include <ctype.h>
@@ -80,53 +81,18 @@ static const struct ir_name *ir_lookup(const char *p, size_t len)
 	return NULL;
 }
 
-/* Return the edit distance between 'a' (length 'la') and 'b', ignoring case; capped at 9. */
-static size_t name_distance(const char *a, size_t la, const char *b)
-{
-	size_t lb = strlen(b), row[32], prev;
-
-	if (la > 30 || lb > 30)
-		return 9;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t sub = prev + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-
-			row[j] = sub < row[j] + 1 ? sub : row[j] + 1;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			prev = cur;
-		}
-	}
-	return row[lb] < 9 ? row[lb] : 9;
-}
-
-/* Append to 'out' the known names closest to the name part of 'text' (at most two edits). */
+/* Append to 'out' "; did you mean …?" with the known names closest to the name part of 'text'. */
 static void closest_measures(const char *text, struct strbuf *out)
 {
-	size_t len = strcspn(text, "(@"), best = 3;
-	const char *tail = text + len;
+	size_t len = strcspn(text, "(@");
+	struct suggest sg;
 
-	for (int pass = 0; pass < 2; pass++) {
-		size_t found = 0;
-
-		for (size_t i = 0; i < ARRAY_SIZE(ir_names) + ARRAY_SIZE(ir_aliases); i++) {
-			const char *n = i < ARRAY_SIZE(ir_names) ? ir_names[i].name
-								 : ir_aliases[i - ARRAY_SIZE(ir_names)].alias;
-			size_t d = name_distance(text, len, n);
-
-			if (!pass && d < best)
-				best = d;
-			else if (pass && d == best)
-				strbuf_addf(out, "%s'%s%s'", found++ ? ", " : "", n, tail);
-		}
-		if (best > 2)
-			return;
-	}
+	suggest_init(&sg, text, len, 2, true);
+	for (size_t i = 0; i < ARRAY_SIZE(ir_names) + ARRAY_SIZE(ir_aliases); i++)
+		suggest_offer(&sg, i < ARRAY_SIZE(ir_names) ? ir_names[i].name
+							 : ir_aliases[i - ARRAY_SIZE(ir_names)].alias);
+	suggest_did_you_mean(&sg, SIZE_MAX, text + len, out);
+	suggest_release(&sg);
 }
 
 static int bad_measure(const char *text, const char *why)
@@ -136,7 +102,7 @@ static int bad_measure(const char *text, const char *why)
 	if (!strcmp(why, "unknown measure")) {
 		closest_measures(text, &sb);
 		if (sb.len) {
-			error("unknown measure '%s'; did you mean %s?", text, sb.buf);
+			error("unknown measure '%s'%s", text, sb.buf);
 			strbuf_release(&sb);
 			return -1;
 		}

@@ -12,6 +12,7 @@
 #include "set/rejected.h"
 #include "base/digest.h"
 #include "base/error.h"
+#include "base/suggest.h"
 #include "base/fsutil.h"
 #include "base/util.h"
 
@@ -74,32 +75,6 @@ static void known_tags(const char *dir, struct strbuf *out)
 	set_ref_release(&tmp);
 }
 
-/* Return the edit distance of 'a' and 'b', capped at 9 (names are short). */
-static size_t name_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[64], prev;
-
-	if (la > 62 || lb > 62)
-		return 9;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j], best = prev + (a[i - 1] != b[j - 1]);
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	return row[lb] < 9 ? row[lb] : 9;
-}
-
 /*
  * Append to 'out' the sets under 'sets_dir' (folders with a set.yaml), the
  * closest to 'name' first when it is within a third of its length.
@@ -109,8 +84,10 @@ static void known_sets(const char *sets_dir, const char *name, struct strbuf *ou
 	DIR *d = opendir(sets_dir);
 	struct dirent *e;
 	struct strbuf all = STRBUF_INIT;
-	char *best = NULL;
-	size_t best_d = strlen(name) / 3 + 1, n = 0;
+	struct suggest sg;
+	size_t n = 0;
+
+	suggest_init(&sg, name, strlen(name), suggest_max_for(strlen(name)), false);
 
 	while (d && (e = readdir(d))) {
 		char *file;
@@ -119,26 +96,19 @@ static void known_sets(const char *sets_dir, const char *name, struct strbuf *ou
 			continue;
 		file = xstrfmt("%s/%s/set.yaml", sets_dir, e->d_name);
 		if (path_exists(file)) {
-			size_t dist = name_distance(name, e->d_name);
-
 			strbuf_addf(&all, "%s%s", n++ ? ", " : "", e->d_name);
-			if (dist < best_d) {
-				best_d = dist;
-				free(best);
-				best = xstrdup(e->d_name);
-			}
+			suggest_offer(&sg, e->d_name);
 		}
 		free(file);
 	}
 	if (d)
 		closedir(d);
-	if (best)
-		strbuf_addf(out, "; did you mean '%s'?", best);
+	suggest_did_you_mean(&sg, 1, NULL, out);
+	suggest_release(&sg);
 	if (n)
 		strbuf_addf(out, " (sets here: %s)", all.buf);
 	else
 		strbuf_addf(out, " ('%s' holds no set; create one with 'evalset init %s')", sets_dir, name);
-	free(best);
 	strbuf_release(&all);
 }
 

@@ -21,6 +21,7 @@
  */
 #include "set/set.h"
 #include "base/error.h"
+#include "base/suggest.h"
 #include "base/fsutil.h"
 #include "base/strmap.h"
 #include "base/util.h"
@@ -117,40 +118,16 @@ static int get_string(struct loader *ld, const struct ynode *n, const char *what
 	return 0;
 }
 
-static int levenshtein(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	int row[64];
-
-	if (lb >= ARRAY_SIZE(row) || la >= 64)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (int)j;
-	for (size_t i = 1; i <= la; i++) {
-		int prev = row[0], tmp;
-		row[0] = (int)i;
-		for (size_t j = 1; j <= lb; j++) {
-			int best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
 /* Check the keys of mapping 'm': scalars, unique, among 'known'. */
 static int check_keys(struct loader *ld, const struct ynode *m, const char *const *known,
 		      const char *where)
 {
 	for (size_t i = 0; i + 1 < m->nr; i += 2) {
 		const struct ynode *k = m->kids[i];
-		const char *best = NULL;
-		int best_d = 3, found = 0;
+		struct suggest sg;
+		struct strbuf mean = STRBUF_INIT;
+		int rc;
+		bool found = false;
 
 		if (k->kind != YNODE_SCALAR)
 			return error_at(ld->name, k->line, k->col, "%s key must be a scalar, not %s",
@@ -160,25 +137,18 @@ static int check_keys(struct loader *ld, const struct ynode *m, const char *cons
 				return error_at(ld->name, k->line, k->col,
 						"duplicate key '%s' (first at line %ld)", k->value,
 						m->kids[j]->line);
-		for (size_t j = 0; known[j]; j++) {
-			int d;
-			if (!strcmp(known[j], k->value)) {
-				found = 1;
-				break;
-			}
-			d = levenshtein(known[j], k->value);
-			if (d < best_d) {
-				best_d = d;
-				best = known[j];
-			}
-		}
+		for (size_t j = 0; known[j] && !found; j++)
+			found = !strcmp(known[j], k->value);
 		if (found)
 			continue;
-		if (best)
-			return error_at(ld->name, k->line, k->col,
-					"unknown key '%s' in %s; did you mean '%s'?", k->value, where,
-					best);
-		return error_at(ld->name, k->line, k->col, "unknown key '%s' in %s", k->value, where);
+		suggest_init(&sg, k->value, strlen(k->value), 2, false);
+		for (size_t j = 0; known[j]; j++)
+			suggest_offer(&sg, known[j]);
+		suggest_did_you_mean(&sg, 1, NULL, &mean);
+		rc = error_at(ld->name, k->line, k->col, "unknown key '%s' in %s%s", k->value, where, mean.buf);
+		suggest_release(&sg);
+		strbuf_release(&mean);
+		return rc;
 	}
 	return 0;
 }
