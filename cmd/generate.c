@@ -33,7 +33,8 @@ static const char *const generate_usage[] = {
 	"                       [--api-key-env <var>] [--prompt-dir <dir>] [--concurrency <n>]\n"
 	"                       [--max-requests <n>] [--max-attempts <n>] [--dry-run] [--max-overlap <x>]\n"
 	"                       [--max-copied <x>] [--max-chars <n>] [--question-language <tag>]\n"
-	"                       [--shard <i>/<n>] [--quiet]",
+	"                       [--shard <i>/<n>] [--retry-failed] [--deadline <duration>]\n"
+	"                       [--request-deadline <duration>] [--stall-timeout <duration>] [--quiet]",
 	"evalset generate <set> [--corpus <chunks.jsonl>] --batch-out <file> [<selection options>]",
 	"evalset generate <set> [--corpus <chunks.jsonl>] --batch-in <file>... [<selection options>]",
 	NULL,
@@ -65,7 +66,7 @@ static double quantile(const double *v, size_t n, double q)
 	return v[lo] + (v[lo + 1] - v[lo]) * (pos - (double)lo);
 }
 
-static void print_summary(const char *set_file, const char *model, struct gen_stats *st)
+static void print_summary(const char *set_file, const char *model, struct gen_stats *st, bool retry_failed)
 {
 	printf("generate: %s (model %s, structured output %s)\n", set_file, model, llm_mode_name(st->mode));
 	printf("chunks: %zu selected; requests: %zu planned, %zu already answered, %zu answered now, "
@@ -74,6 +75,9 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 	if (st->no_neighbour)
 		printf(" (%zu multi-hop skipped: no other chunk of the document)", st->no_neighbour);
 	printf("\n");
+	if (st->failed_before)
+		printf("unusable before: %zu requests, %s\n", st->failed_before,
+		       retry_failed ? "asked again" : "not asked again without --retry-failed");
 	if (st->replayed)
 		printf("resumed: %zu journaled replies applied again\n", st->replayed);
 	printf("questions: %zu proposed, %zu kept\n", st->proposed, st->kept);
@@ -108,7 +112,7 @@ int cmd_generate(int argc, const char **argv)
 	long sample = 0, per_chunk = 1, seed = 1, max_chars = 300;
 	double max_overlap = 2, max_copied = 0.6;
 	struct llm_cli lo = LLM_CLI_INIT;
-	int dry_run = 0, quiet = 0;
+	int dry_run = 0, quiet = 0, retry_failed = 0;
 	struct string_list batch_in = STRING_LIST_INIT;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_path, "chunks.jsonl", "the chunks (JSONL; default: the set's corpus.path)"),
@@ -121,6 +125,7 @@ int cmd_generate(int argc, const char **argv)
 		OPT_LLM_ENDPOINT(&lo),
 		OPT_STRING(0, "prompt-dir", &prompt_dir, "dir", "where generate-<kind>.md templates are"),
 		OPT_BOOL(0, "dry-run", &dry_run, "print the requests and token estimate; send nothing"),
+		OPT_BOOL(0, "retry-failed", &retry_failed, "ask again the requests whose reply was unusable before"),
 		OPT_STRING(0, "question-language", &question_language, "tag",
 			   "ask the questions in this language (default: each chunk's own)"),
 		OPT_DOUBLE(0, "max-overlap", &max_overlap, "x", "drop questions sharing more than x of their words with the chunk"),
@@ -223,6 +228,7 @@ int cmd_generate(int argc, const char **argv)
 	go.llm.seed = seed;
 
 	/* a dry pass checks prompts, chunk ids and the journal before anything is written */
+	go.retry_failed = retry_failed;
 	go.dry_run = true;
 	rc = gen_run(&go, &st);
 	if (rc) {
@@ -262,12 +268,12 @@ int cmd_generate(int argc, const char **argv)
 	go.ctx = &prog;
 	rc = gen_run(&go, &st);
 	llm_progress_clear(&prog, 100);
-	print_summary(ref.file, lo.model, &st);
+	print_summary(ref.file, lo.model, &st, retry_failed);
 	if (go.batch_in && (st.batch_unmatched || st.batch_errors))
 		printf("batch: %zu lines matched, %zu not in this plan, %zu errors (rerun with a new --batch-out for them)\n",
 		       st.batch_matched, st.batch_unmatched, st.batch_errors);
 	ret = llm_cli_exit_code(&(struct llm_cli_outcome){ rc, st.lost, st.cancelled, "requests not sent",
-							   st.answered, "answered requests" }, lo.max_requests);
+							   st.answered, "answered requests" }, &lo);
 out:
 	lock_release(&lock);
 	free(lock_path);

@@ -40,6 +40,7 @@
 static const char *const judge_usage[] = {
 	"evalset judge <pool.yaml> [--corpus <chunks.jsonl>] [--model <m>] [--base-url <url>] [--api-key-env <var>]\n"
 	"                          [--prompt-dir <dir>] [--temperature <t>] [--concurrency <n>] [--max-requests <n>] [--retry-failed]\n"
+	"                          [--deadline <duration>] [--request-deadline <duration>] [--stall-timeout <duration>]\n"
 	"                          [--set <set>[@<tag>]] [--shard <i>/<n> -o <out.yaml>] [--dry-run] [--quiet]",
 	"evalset judge <pool.yaml> --against <set>@<tag> [<options>]",
 	"evalset judge <pool.yaml> --merge <shard.yaml>... [-o <out.yaml>]",
@@ -507,7 +508,7 @@ int cmd_judge(int argc, const char **argv)
 	}
 	llm_cli_print_usage(&st.usage, st.elapsed);
 	ret = llm_cli_exit_code(&(struct llm_cli_outcome){ rc, st.lost, st.cancelled, "pairs not asked",
-							   st.graded, "grades" }, lo.max_requests);
+							   st.graded, "grades" }, &lo);
 out:
 	lock_release(&lock);
 	judge_items_release(items, nr);

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LLM_MAX_DURATION_MS (30L * 86400 * 1000)
+#define HTTP_OPTIONS_DEFAULT ((struct http_options)HTTP_OPTIONS_INIT)
+
 /* Stop the job once SIGINT or SIGTERM arrived (handle_interrupts). */
 static int stop_on_signal(void *ctx)
 {
@@ -38,6 +41,21 @@ int llm_cli_finish(struct llm_cli *o, bool need_key, const char *const *usage,
 		error("out of range: --concurrency 1..1024, --max-requests >= 0, --max-attempts 1..100");
 		usage_with_options(usage, opts);
 	}
+	if ((o->deadline && (parse_duration_ms(o->deadline, LLM_MAX_DURATION_MS, &o->deadline_ms) ||
+			     !o->deadline_ms)) ||
+	    (o->request_deadline &&
+	     parse_duration_ms(o->request_deadline, LLM_MAX_DURATION_MS, &o->request_deadline_ms)) ||
+	    (o->stall_timeout && parse_duration_ms(o->stall_timeout, LLM_MAX_DURATION_MS, &o->stall_s))) {
+		error("bad duration: --deadline, --request-deadline and --stall-timeout take seconds or "
+		      "a number with ms, s, m or h (up to 30 days; --deadline above 0)");
+		usage_with_options(usage, opts);
+	}
+	if (!o->request_deadline)
+		o->request_deadline_ms = HTTP_OPTIONS_DEFAULT.request_deadline_ms;
+	if (o->stall_timeout)
+		o->stall_s = o->stall_s ? (o->stall_s + 999) / 1000 : 0;
+	else
+		o->stall_s = HTTP_OPTIONS_DEFAULT.stall_s;
 	if (o->temperature != -1 && !(o->temperature >= 0 && o->temperature <= 2)) {
 		error("out of range: --temperature 0..2");
 		usage_with_options(usage, opts);
@@ -86,6 +104,9 @@ void llm_cli_apply(const struct llm_cli *o, struct llm_options *lo)
 	lo->http.max_requests = o->max_requests;
 	lo->http.max_attempts = (int)o->max_attempts;
 	lo->http.stop = stop_on_signal;
+	lo->http.deadline_ms = o->deadline_ms;
+	lo->http.request_deadline_ms = o->request_deadline_ms;
+	lo->http.stall_s = o->stall_s;
 }
 
 void llm_progress_show(struct llm_progress *p, double elapsed, const char *fmt, ...)
@@ -116,11 +137,16 @@ void llm_progress_clear(const struct llm_progress *p, int width)
 
 void llm_cli_print_usage(const struct llm_usage *u, double elapsed)
 {
-	printf("usage: %lu HTTP requests, %lu retries, %lu prompt tokens, %lu completion tokens, %.1fs\n",
+	printf("usage: %lu HTTP requests, %lu retries, %lu prompt tokens, %lu completion tokens, %.1fs",
 	       u->requests, u->retries, u->prompt_tokens, u->completion_tokens, elapsed);
+	if (u->timed_out)
+		printf(", %lu attempts timed out or stalled", u->timed_out);
+	if (u->past_deadline)
+		printf(", %lu requests given up at --request-deadline", u->past_deadline);
+	printf("\n");
 }
 
-int llm_cli_exit_code(const struct llm_cli_outcome *r, long max_requests)
+int llm_cli_exit_code(const struct llm_cli_outcome *r, const struct llm_cli *o)
 {
 	switch (r->rc) {
 	case 0:
@@ -131,9 +157,13 @@ int llm_cli_exit_code(const struct llm_cli_outcome *r, long max_requests)
 		}
 		return EXIT_OK;
 	case HTTP_BUDGET_SPENT:
-		warning("--max-requests %ld spent; %zu %s (run again to continue)", max_requests,
+		warning("--max-requests %ld spent; %zu %s (run again to continue)", o->max_requests,
 			r->not_sent, r->not_sent_what);
 		return EXIT_OK;
+	case HTTP_DEADLINE_PASSED:
+		error("stopped at --deadline %s: %zu %s are kept, %zu %s; run the same command "
+		      "to resume", o->deadline, r->kept, r->kept_what, r->not_sent, r->not_sent_what);
+		return EXIT_REMOTE;
 	case ERR_REMOTE:
 		return EXIT_REMOTE;
 	case ERR_INTERRUPTED:

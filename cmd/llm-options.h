@@ -1,7 +1,8 @@
 /*
  * llm-options: the LLM endpoint options that generate and judge share
  * (--model, --base-url, --api-key-env, --concurrency, --max-requests,
- * --max-attempts, --temperature), their project-config defaults and the key
+ * --max-attempts, --temperature, --deadline, --request-deadline,
+ * --stall-timeout), their project-config defaults and the key
  * lookup; and the pieces of running the job both print alike (the progress
  * line, the usage line, the exit code of the job's result).
  *
@@ -34,8 +35,10 @@ struct llm_cli {
 	long concurrency, max_requests, max_attempts;
 	double temperature;      /* < 0: not sent */
 	const char *key;         /* after llm_cli_finish: $key_env, or NULL */
+	const char *deadline, *request_deadline, *stall_timeout;  /* durations as given */
+	long deadline_ms, request_deadline_ms, stall_s;           /* after llm_cli_finish */
 };
-#define LLM_CLI_INIT { NULL, NULL, NULL, LLM_CLI_UNSET, 0, 6, -1, NULL }
+#define LLM_CLI_INIT { NULL, NULL, NULL, LLM_CLI_UNSET, 0, 6, -1, NULL, NULL, NULL, NULL, 0, 0, 0 }
 
 #define OPT_LLM_ENDPOINT(o) \
 	OPT_STRING(0, "model", &(o)->model, "m", "the model (default $EVALSET_MODEL, else config 'model')"), \
@@ -46,7 +49,13 @@ struct llm_cli {
 	OPT_DOUBLE(0, "temperature", &(o)->temperature, "t", "sampling temperature 0..2 (default: not sent)"), \
 	OPT_INT(0, "concurrency", &(o)->concurrency, "n", "requests in flight (default 16)"), \
 	OPT_INT(0, "max-requests", &(o)->max_requests, "n", "send at most n HTTP requests (retries count)"), \
-	OPT_INT(0, "max-attempts", &(o)->max_attempts, "n", "attempts per request before giving up (default 6)")
+	OPT_INT(0, "max-attempts", &(o)->max_attempts, "n", "attempts per request before giving up (default 6)"), \
+	OPT_STRING(0, "deadline", &(o)->deadline, "duration", \
+		   "stop the job after this long (90s, 30m, 2h; default none); resumable"), \
+	OPT_STRING(0, "request-deadline", &(o)->request_deadline, "duration", \
+		   "give up one request after this long, retries included (default 10m; 0: none)"), \
+	OPT_STRING(0, "stall-timeout", &(o)->stall_timeout, "duration", \
+		   "abort an attempt that receives nothing this long (default 2m; 0: never)")
 
 /*
  * Fill what no flag gave from the environment, the project config and the
@@ -95,16 +104,17 @@ struct llm_cli_outcome {
 	size_t lost;               /* requests that failed after retries */
 	size_t not_sent;           /* with HTTP_BUDGET_SPENT: what was left */
 	const char *not_sent_what; /* e.g. "requests not sent" */
-	size_t kept;               /* with ERR_INTERRUPTED: results kept */
+	size_t kept;               /* with ERR_INTERRUPTED or a deadline: results kept */
 	const char *kept_what;     /* e.g. "answered requests" */
 };
 
 /*
  * Return the exit code of a job's outcome 'r', reporting what the user
- * should know: lost requests (EXIT_REMOTE), a spent --max-requests
- * 'max_requests' (a warning, EXIT_OK), an interruption (EXIT_INTERRUPTED);
+ * should know: lost requests (EXIT_REMOTE), a spent --max-requests of 'o'
+ * (a warning, EXIT_OK), its --deadline passed (EXIT_REMOTE), an
+ * interruption (EXIT_INTERRUPTED);
  * ERR_REMOTE gives EXIT_REMOTE, any other failure EXIT_BAD_INPUT.
  */
-int llm_cli_exit_code(const struct llm_cli_outcome *r, long max_requests);
+int llm_cli_exit_code(const struct llm_cli_outcome *r, const struct llm_cli *o);
 
 #endif

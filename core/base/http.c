@@ -238,6 +238,22 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
+/* Return the time limit of the attempt 'r' is starting: the whole-attempt
+ * timeout, cut to what is left of its request deadline (at least 1 ms). */
+static long attempt_timeout_ms(const struct http_client *c, const struct http_req *r)
+{
+	long t = c->o.timeout_ms > 0 ? c->o.timeout_ms : 0;
+
+	if (c->o.request_deadline_ms > 0) {
+		int64_t left = r->started + c->o.request_deadline_ms - now_ms();
+		if (left < 1)
+			left = 1;
+		if (!t || left < t)
+			t = (long)left;
+	}
+	return t;
+}
+
 static int start_attempt(struct http_client *c, struct http_req *r)
 {
 	CURL *e = curl_easy_init();
@@ -261,7 +277,11 @@ static int start_attempt(struct http_client *c, struct http_req *r)
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->o.connect_timeout_ms);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->o.timeout_ms);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, attempt_timeout_ms(c, r));
+	if (c->o.stall_s > 0) {
+		curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, c->o.stall_s);
+	}
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
@@ -417,11 +437,16 @@ static int finish_attempt(struct http_client *c, CURL *e, CURLcode code)
 	unfly(c, r); /* the reply buffer and error text stay with 'r' */
 	if (status == 429)
 		on_throttled(c, now);
+	if (code == CURLE_OPERATION_TIMEDOUT)
+		c->st.timed_out++;
 	if (c->o.classify(&res, r->data) == HTTP_RETRY) {
-		if (r->attempts < c->o.max_attempts) {
-			long wait = res.retry_after_ms >= 0 ? res.retry_after_ms : backoff_ms(c, r);
-			if (wait > c->o.backoff_max_ms)
-				wait = c->o.backoff_max_ms;
+		long wait = res.retry_after_ms >= 0 ? res.retry_after_ms : backoff_ms(c, r);
+		if (wait > c->o.backoff_max_ms)
+			wait = c->o.backoff_max_ms;
+		if (c->o.request_deadline_ms > 0 && now + wait >= r->started + c->o.request_deadline_ms) {
+			res.past_deadline = true;
+			c->st.past_deadline++;
+		} else if (r->attempts < c->o.max_attempts) {
 			r->not_before = now + wait;
 			ALLOC_GROW(c->waiting, c->nr_waiting + 1, c->alloc_waiting);
 			c->waiting[c->nr_waiting++] = r;
@@ -467,7 +492,7 @@ static struct http_req *next_ready(struct http_client *c, int64_t now, long *wai
 int http_run(struct http_client *c)
 {
 	int rc = 0;
-	int64_t last_tick = now_ms();
+	int64_t last_tick = now_ms(), began = last_tick;
 
 	for (;;) {
 		int64_t now = now_ms();
@@ -478,6 +503,10 @@ int http_run(struct http_client *c)
 
 		if (c->o.stop && c->o.stop(c->o.ctx)) {
 			rc = ERR_INTERRUPTED;
+			break;
+		}
+		if (c->o.deadline_ms > 0 && now - began >= c->o.deadline_ms) {
+			rc = HTTP_DEADLINE_PASSED;
 			break;
 		}
 		while (c->in_flight < c->limit) {

@@ -25,8 +25,17 @@
  *    up to 'concurrency' (additive increase, multiplicative decrease). The
  *    throttled request itself waits for its retry-after.
  *  - Connections are kept and reused across requests; HTTP/2 is used where
- *    the server offers it (multiplexed). Connect timeout and whole-request
- *    timeout are per attempt; there is no low-speed abort.
+ *    the server offers it (multiplexed). Connect timeout and whole-attempt
+ *    timeout are per attempt. An attempt that receives less than one byte a
+ *    second for 'stall_s' seconds is aborted (a silent server or a trickle:
+ *    libcurl's low-speed limit) and counts as a transport failure.
+ *  - Deadlines: a request is given up (delivered with 'gave_up' and
+ *    'past_deadline') once 'request_deadline_ms' passed since its first
+ *    attempt, whatever its attempts left: an attempt never runs past it and
+ *    no retry is scheduled after it. The whole run stops once 'deadline_ms'
+ *    passed since http_run() began: what is in flight is aborted, everything
+ *    unfinished is delivered as cancelled, and http_run() returns
+ *    HTTP_DEADLINE_PASSED.
  *
  * Ownership: http_submit() copies the URL, headers and body. The response
  * passed to 'done' (its body and error text) is valid only during the call.
@@ -56,6 +65,7 @@ struct http_response {
 	int attempts;            /* attempts made for this request so far (1-based) */
 	bool gave_up;            /* the classifier said retry but attempts ran out */
 	bool cancelled;          /* never completed: the run stopped first */
+	bool past_deadline;      /* given up because its request deadline passed */
 	double elapsed;          /* seconds since the first attempt started */
 };
 
@@ -90,9 +100,13 @@ struct http_options {
 	http_stop_fn stop;         /* optional */
 	http_tick_fn tick;         /* optional */
 	void *ctx;                 /* passed to 'stop' and 'tick' */
+	long stall_s;              /* abort an attempt below 1 byte/s this long; default 120; 0: never */
+	long request_deadline_ms;  /* one request, all attempts and waits; default 600000; 0: none */
+	long deadline_ms;          /* the whole http_run(); 0 (default): none */
 };
 
-#define HTTP_OPTIONS_INIT { 16, 10000, 300000, 6, 500, 60000, 0, NULL, NULL, NULL, NULL, NULL }
+#define HTTP_OPTIONS_INIT { 16, 10000, 300000, 6, 500, 60000, 0, NULL, NULL, NULL, NULL, NULL, \
+			    120, 600000, 0 }
 
 struct http_stats {
 	unsigned long attempts;    /* requests sent (every attempt counts) */
@@ -101,6 +115,8 @@ struct http_stats {
 	unsigned long gave_up;     /* of which: retries exhausted */
 	unsigned long cancelled;   /* requests handed to 'done' as cancelled */
 	unsigned long throttled;   /* 429 responses seen */
+	unsigned long timed_out;   /* attempts that timed out or stalled (low-speed abort) */
+	unsigned long past_deadline; /* requests given up at their request deadline */
 	int limit;                 /* current in-flight limit */
 	int min_limit;             /* lowest limit reached (adaptive concurrency) */
 	int in_flight;
@@ -133,11 +149,13 @@ int http_submit(struct http_client *c, const char *method, const char *url,
  * left. Return 0 when all were delivered; the non-zero code of a 'done'
  * callback that asked to stop; ERR_INTERRUPTED when 'stop' said so; or
  * HTTP_BUDGET_SPENT when 'max_requests' attempts were sent and requests
- * remained (they are delivered as cancelled). Returns -1 only if libcurl
- * itself fails (reported).
+ * remained (they are delivered as cancelled); or HTTP_DEADLINE_PASSED when
+ * 'deadline_ms' passed first (the same). Returns -1 only if libcurl itself
+ * fails (reported).
  */
 int http_run(struct http_client *c);
 #define HTTP_BUDGET_SPENT 4
+#define HTTP_DEADLINE_PASSED 5
 
 void http_get_stats(const struct http_client *c, struct http_stats *out);
 

@@ -3,6 +3,7 @@
  */
 #include "base/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -137,6 +138,35 @@ int parse_double(const char *s, double *out)
 	if (*end || end == s || !isfinite(v))
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int parse_duration_ms(const char *s, long max_ms, long *ms)
+{
+	static const struct { const char *unit; double ms; } units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+	size_t len = s ? strlen(s) : 0, num = len;
+	double scale = 1000, v;
+	char buf[64];
+
+	while (num && !isdigit((unsigned char)s[num - 1]) && s[num - 1] != '.')
+		num--;
+	if (!num || num >= sizeof(buf))
+		return -1;
+	if (num < len) {
+		scale = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+			if (!strcmp(s + num, units[i].unit))
+				scale = units[i].ms;
+		if (!scale)
+			return -1;
+	}
+	memcpy(buf, s, num);
+	buf[num] = '\0';
+	if (parse_double(buf, &v) || !(v >= 0) || v * scale > (double)max_ms)
+		return -1;
+	*ms = (long)ceil(v * scale);
 	return 0;
 }
 

@@ -56,6 +56,13 @@ int parse_long(const char *s, long min, long max, long *out);
 /* Parse all of 's' as a finite double. Return 0 or -1 as parse_long. */
 int parse_double(const char *s, double *out);
 /*
+ * Parse a duration: a non-negative number of seconds, or a number followed
+ * by one unit of ms, s, m or h ("90", "1.5s", "250ms", "30m", "2h"). Set
+ * '*ms' to it in milliseconds (rounded up) and return 0, or return -1
+ * (nothing printed) when 's' is not such a duration or passes 'max_ms'.
+ */
+int parse_duration_ms(const char *s, long max_ms, long *ms);
+/*
  * Converting a double from input to an integer type is undefined behaviour
  * when it does not fit (1e300, NaN): every such conversion goes through one
  * of these. double_to_long stores 'd' in '*out' and returns 0 when it is a

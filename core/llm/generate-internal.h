@@ -53,7 +53,7 @@ struct gen {
 	struct item *items;
 	size_t nr_items, alloc_items;
 	struct strmap plan;        /* key -> item + 1 */
-	struct strmap done;        /* journaled keys */
+	struct strmap done;        /* journaled keys: 1 answered, 2 only unusable replies */
 	cJSON **replay;            /* records after the last checkpoint */
 	size_t nr_replay, alloc_replay;
 	struct journal journal;

@@ -288,7 +288,8 @@ void gen_record_result(struct gen *g, struct item *it, const struct llm_result *
 		return;
 	}
 	it->done = true;
-	strmap_put(&g->done, it->key, (void *)1);
+	if (res->status == LLM_OK || !strmap_get(&g->done, it->key))
+		strmap_put(&g->done, it->key, (void *)(uintptr_t)(res->status == LLM_OK ? 1 : 2));
 	gen_apply_record(g, rec);
 	cJSON_Delete(rec);
 	gen_maybe_checkpoint(g);

@@ -130,7 +130,7 @@ static void tick(void *ctx)
 static int read_record(const cJSON *rec, long line, void *data)
 {
 	struct gen *g = data;
-	const char *key = gen_json_str(rec, "key");
+	const char *key = gen_json_str(rec, "key"), *status;
 
 	(void)line;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "checkpoint"))) {
@@ -141,7 +141,9 @@ static int read_record(const cJSON *rec, long line, void *data)
 	}
 	if (!key)
 		return 0;
-	strmap_put(&g->done, key, (void *)1);
+	status = gen_json_str(rec, "status");
+	if ((status && !strcmp(status, "ok")) || !strmap_get(&g->done, key))
+		strmap_put(&g->done, key, (void *)(uintptr_t)(status && !strcmp(status, "ok") ? 1 : 2));
 	ALLOC_GROW(g->replay, g->nr_replay + 1, g->alloc_replay);
 	g->replay[g->nr_replay++] = cJSON_Duplicate(rec, 1);
 	return 0;
@@ -166,13 +168,17 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 		goto out;
 	if (journal_read(o->journal_path, read_record, &g))
 		goto out;
-	for (size_t i = 0; i < g.nr_items; i++)
-		if (strmap_get(&g.done, g.items[i].key)) {
+	for (size_t i = 0; i < g.nr_items; i++) {
+		uintptr_t done = (uintptr_t)strmap_get(&g.done, g.items[i].key);
+		if (done == 2)
+			st->failed_before++;
+		if (done == 1 || (done == 2 && !o->retry_failed)) {
 			g.items[i].done = true;
 			st->done_before++;
 		} else {
 			st->to_send++;
 		}
+	}
 	for (size_t i = 0; i < g.set->nr; i++)
 		dup_index_add(&g.dups, g.set->q[i].text ? g.set->q[i].text : "", DUP_SET);
 	/* what a reviewer rejected never comes back */

@@ -17,7 +17,10 @@
  * checkpoint record after each atomic save of the set. On start, every
  * journaled request is done (never sent again) and records after the last
  * checkpoint are applied to the set again, so kill -9 loses nothing. A
- * request that failed in transport is not journaled and is sent on rerun.
+ * request that failed in transport (or whose 2xx body was not a chat
+ * completion) is not journaled and is sent on rerun; one whose reply was
+ * unusable (truncated or of the wrong shape twice) is journaled and asked
+ * again only with 'retry_failed'.
  *
  * Filters, in order, each counted: empty or longer than 'max_chars';
  * exact/near duplicate of a question of the set, of this run, or of one a
@@ -50,6 +53,7 @@ struct gen_stats {
 	size_t planned;           /* requests in the plan */
 	size_t no_neighbour;      /* multi-hop skipped: no chunk of the same document */
 	size_t done_before;       /* already journaled: not sent */
+	size_t failed_before;     /* journaled unusable replies: of done_before, or asked again */
 	size_t to_send;
 	size_t answered;          /* usable replies this run */
 	size_t unusable;          /* answered but truncated/invalid (journaled) */
@@ -88,6 +92,7 @@ struct gen_options {
 	long max_chars;
 	const char *journal_path;
 	bool dry_run;
+	bool retry_failed;            /* ask again the requests whose replies were unusable */
 	const char *batch_out;
 	const char *const *batch_in;
 	size_t nr_batch_in;

@@ -152,6 +152,39 @@ cJSON *llm_extract_json(const char *text)
 	return j;
 }
 
+/*
+ * Return true when the body of a 2xx reply is not a chat completion: not a
+ * JSON object, an object with an "error", or one without choices. Append
+ * what it is to 'why' when given (the server's text scrubbed of 'key').
+ */
+static bool not_a_completion(const struct http_response *res, const char *key, struct strbuf *why)
+{
+	cJSON *j = cJSON_ParseWithLength(res->body, res->body_len);
+	cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
+	cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "choices");
+	bool bad = true;
+
+	if (!cJSON_IsObject(j)) {
+		if (why)
+			strbuf_addstr(why, res->body_len ? "not a JSON object" : "empty");
+	} else if (e && !cJSON_IsNull(e)) {
+		if (why) {
+			struct strbuf m = STRBUF_INIT;
+			llm_error_message(res->body, res->body_len, &m, NULL);
+			llm_scrub(&m, key);
+			strbuf_addf(why, "an error object: %.160s", m.buf);
+			strbuf_release(&m);
+		}
+	} else if (!cJSON_IsArray(ch) || !cJSON_GetArraySize(ch)) {
+		if (why)
+			strbuf_addstr(why, "a JSON object without choices");
+	} else {
+		bad = false;
+	}
+	cJSON_Delete(j);
+	return bad;
+}
+
 /* True for a 429 that waiting does not cure: the account has no quota left. */
 static bool is_quota_error(const struct http_response *res)
 {
@@ -180,6 +213,8 @@ static enum http_verdict classify(const struct http_response *res, void *data)
 	}
 	if (is_quota_error(res))
 		return HTTP_DELIVER;
+	if (res->status >= 200 && res->status < 300)
+		return not_a_completion(res, NULL, NULL) ? HTTP_RETRY : HTTP_DELIVER;
 	return http_classify_default(res, data);
 }
 
@@ -409,6 +444,24 @@ static int on_http_done(const struct http_response *res, void *data)
 		finish(l, c, &r);
 		return l->fatal ? ERR_REMOTE : 0;
 	}
+	if (res->status >= 200 && res->status < 300 && not_a_completion(res, NULL, NULL)) {
+		struct strbuf m = STRBUF_INIT;
+		int stop = 0;
+		not_a_completion(res, l->api_key, &m);
+		if (!l->any_ok)
+			stop = fatal(c, NULL, "the endpoint '%s' answered HTTP %ld with a body that is not a chat "
+				     "completion (%s) %d times; check --base-url and any proxy or gateway in between",
+				     l->base_url, res->status, m.buf, res->attempts);
+		else {
+			snprintf(why, sizeof(why), "HTTP %ld but %.160s (after %d attempts%s)", res->status, m.buf,
+				 res->attempts, res->past_deadline ? ", request deadline passed" : "");
+			r.status = LLM_FAILED;
+			r.why = why;
+			finish(l, c, &r);
+		}
+		strbuf_release(&m);
+		return stop;
+	}
 	if (res->status >= 200 && res->status < 300) {
 		int rc = llm_accept(l, res->body, res->body_len, c->data, &r);
 		if (rc == 0) {
@@ -472,7 +525,8 @@ static int on_http_done(const struct http_response *res, void *data)
 	r.status = LLM_FAILED;
 	r.answered = false;
 	if (res->status == 0) {
-		snprintf(why, sizeof(why), "%s (after %d attempts)", res->error, res->attempts);
+		snprintf(why, sizeof(why), "%s (after %d attempts%s)", res->error, res->attempts,
+			 res->past_deadline ? ", request deadline passed" : "");
 	} else {
 		struct strbuf m = STRBUF_INIT;
 		llm_error_message(res->body, res->body_len, &m, NULL);
@@ -594,6 +648,8 @@ void llm_get_usage(const struct llm *l, struct llm_usage *out)
 	http_get_stats(l->http, &st);
 	out->requests = st.attempts;
 	out->retries = l->usage.retries + st.retries;
+	out->timed_out = st.timed_out;
+	out->past_deadline = st.past_deadline;
 }
 
 enum llm_mode llm_current_mode(const struct llm *l)

@@ -14,6 +14,12 @@
  *    one are sent with max_completion_tokens instead.
  *  - finish_reason "length" is retried once with twice the token budget, an
  *    invalid reply once; then the call fails (LLM_FAILED, with the reason).
+ *  - a 2xx reply whose body is not a chat completion (not JSON, an error
+ *    object, no choices: what proxies and gateways send) is a failed attempt,
+ *    retried like a 5xx; when the attempts run out the call fails as not
+ *    answered ('answered' false: the caller does not record it as a reply,
+ *    a rerun asks again), and the job stops with ERR_REMOTE when no call had
+ *    succeeded yet.
  *  - 401, 403, 404 and 429 insufficient_quota stop the job: llm_run returns
  *    ERR_REMOTE after one message saying what to fix. So does a transport
  *    failure (after the HTTP retries) before any call has succeeded, and,
@@ -82,6 +88,8 @@ struct llm_usage {
 	unsigned long requests;     /* HTTP attempts */
 	unsigned long retries;      /* HTTP retries plus fallback/length/invalid re-asks */
 	unsigned long prompt_tokens, completion_tokens;
+	unsigned long timed_out;    /* attempts that timed out or stalled */
+	unsigned long past_deadline; /* calls given up at their request deadline */
 };
 
 struct llm;

@@ -26,6 +26,11 @@ first attempt can be hit (so every key eventually succeeds). KIND is one of:
   malformed  200 with a body that is not JSON
   length     200 with finish_reason "length" and a cut reply
   invalid    200 whose content is JSON of the wrong shape
+  error200   200 whose body is an error object (as some proxies send)
+  html200    200 with an HTML page (a captive portal, a login page)
+  stall      200 with headers and the first bytes of the body, then nothing
+             for --stall-seconds S (default 600) before the rest
+  silent     the request is read and nothing is sent for --stall-seconds
 --reject-schema answers 400 (about response_format) to json_schema requests;
 --reject-json-object does the same to json_object. --reject-max-tokens
 answers 400 "Unsupported parameter: 'max_tokens' ... use 'max_completion_tokens'"
@@ -233,6 +238,13 @@ class Handler(BaseHTTPRequestHandler):
             except OSError:
                 pass
             return
+        if fault == "error200":
+            return self.reply(200, self.error_body("upstream error: the model is overloaded",
+                                                   "server_error", "upstream_error"))
+        if fault == "html200":
+            return self.reply(200, raw=b"<html><body>Please log in</body></html>")
+        if fault in ("stall", "silent"):
+            return self.stall(st, req, key, fault)
         if fault == "malformed":
             return self.reply(200, raw=b'{"id": "x", "choices": [{"message": ')
         if fault == "prose":
@@ -271,6 +283,19 @@ class Handler(BaseHTTPRequestHandler):
                 st.answered[key] = st.answered.get(key, 0) + 1
         self.reply(200, body)
 
+
+    def stall(self, st, req, key, fault):
+        if fault == "stall":
+            body = json.dumps({"id": "chatcmpl-" + key, "object": "chat.completion",
+                               "choices": []}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[:10])
+            self.wfile.flush()
+        time.sleep(st.args.stall_seconds)
+        self.close_connection = True
 
     def completion(self, st, req, key, content, finish, counted=True):
         body = {
@@ -338,6 +363,7 @@ def main():
     ap.add_argument("--judge-grade", type=int)
     ap.add_argument("--judge-grades")
     ap.add_argument("--lifetime", type=float, default=900)
+    ap.add_argument("--stall-seconds", type=float, default=600)
     args = ap.parse_args()
 
     srv = Server(("127.0.0.1", 0), Handler)

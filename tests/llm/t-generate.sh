@@ -322,6 +322,98 @@ is "$?" 3 "endpoint gone after successes: exit 3 after the retries"
 ! grep -q "first 3 attempts" err; ok $? "not stopped as unreachable once requests had succeeded" "$(cat err)"
 grep -q "failed after retries" err; ok $? "failed requests counted, to be retried by a rerun" "$(cat err)"
 
+# ---- a 200 whose body is an error object or not JSON is a failed attempt, never a result ----
+unusable_records() { grep -c '"status":"unusable"' sets/demo/.evalset/generate.jsonl 2>/dev/null; }
+make_case error200
+start_fake --fault error200 --first-only
+gen --kinds factoid >out 2>err
+is "$?" 0 "200 with an error object on first attempts: retried, exit 0" "$(cat err)"
+is "$(ok_records)" 24 "every request answered on its retry"
+is "$(unusable_records)" 0 "no error body journaled as a reply"
+is "$(stat_py 'd["requests"]')" 48 "one retry each"
+stop_fake
+make_case html200
+start_fake --fault html200
+gen --kinds factoid --max-attempts 2 >out 2>err
+is "$?" 3 "200 with an HTML page on every attempt: exit 3"
+grep -q "not a chat completion (not a JSON object)" err; ok $? "the message says what came back" "$(cat err)"
+grep -q "proxy or gateway" err; ok $? "and what to check"
+is "$(unusable_records)" 0 "nothing journaled"
+stop_fake
+make_case error200-some
+start_fake --fault error200:0.4 --seed 7
+gen --kinds factoid --max-attempts 2 --concurrency 4 >out 2>err
+is "$?" 3 "some requests got only error bodies: exit 3" "$(cat out err)"
+is "$(unusable_records)" 0 "none of them journaled as unusable"
+before=$(ok_records)
+stop_fake
+start_fake
+gen --kinds factoid >out 2>err
+is "$?" 0 "rerun against a healthy endpoint"
+is "$(stat_py 'd["requests"]')" $((24 - before)) "the rerun asks exactly the requests that got no chat completion"
+is "$(ok_records)" 24 "all answered now"
+stop_fake
+
+# ---- a stalled transfer is aborted (--stall-timeout) and retried ----
+make_case stall
+start_fake --fault stall --first-only --stall-seconds 60
+t0=$(date +%s)
+gen --kinds factoid --concurrency 24 --stall-timeout 1 >out 2>err
+rc=$?; t1=$(date +%s)
+is "$rc" 0 "every first attempt stalls after 10 bytes: aborted, retried, exit 0" "$(cat err)"
+is "$(ok_records)" 24 "every request answered"
+ok $([ $((t1 - t0)) -lt 20 ] && echo 0 || echo 1) "the stalls cost seconds, not minutes ($((t1 - t0))s)"
+grep -q "24 attempts timed out or stalled" out; ok $? "the summary counts the stalled attempts" "$(tail -1 out)"
+stop_fake
+
+# ---- a silent server: --request-deadline bounds one request, retries included ----
+make_case silent
+start_fake --fault silent --stall-seconds 60
+t0=$(date +%s)
+gen --kinds factoid --chunks c-00 --request-deadline 2s --stall-timeout 0 --max-attempts 100 >out 2>err
+rc=$?; t1=$(date +%s)
+is "$rc" 3 "a server that never answers: exit 3"
+ok $([ $((t1 - t0)) -lt 10 ] && echo 0 || echo 1) "given up at the request deadline ($((t1 - t0))s)"
+grep -q "request deadline passed\|timed out" err; ok $? "the message says it timed out" "$(cat err)"
+gen --kinds factoid --request-deadline soon >out 2>err
+is "$?" 2 "a bad duration is bad usage"
+stop_fake
+
+# ---- --deadline stops the job cleanly; the journal is kept and a rerun resumes ----
+make_case deadline
+start_fake --latency 400
+gen --kinds factoid --concurrency 2 --deadline 2s >out 2>err
+is "$?" 3 "a job past its --deadline exits 3"
+grep -q "stopped at --deadline 2s" err; ok $? "the message names the deadline" "$(cat err)"
+grep -q "run the same command to resume" err; ok $? "and says how to resume"
+before=$(ok_records)
+ok $([ "$before" -gt 0 ] && [ "$before" -lt 24 ] && echo 0 || echo 1) "answers before the deadline journaled ($before)"
+is "$(count_q)" "$before" "and saved in the set"
+gen --kinds factoid --concurrency 8 >out 2>err
+is "$?" 0 "the rerun finishes"
+grep -q "$before already answered" out; ok $? "the rerun does not ask again what was answered" "$(head -2 out)"
+is "$(ok_records)" 24 "every request answered once"
+is "$(sed -n 's/.*"key":"\([^"]*\)".*/\1/p' sets/demo/.evalset/generate.jsonl | sort | uniq -d | wc -l)" 0 "no key journaled twice"
+stop_fake
+
+# ---- --retry-failed asks again only the requests whose reply was unusable ----
+make_case retry-failed
+start_fake --fault invalid
+gen --kinds factoid --chunks c-00,c-01,c-02 >out 2>err
+is "$(unusable_records)" 3 "replies of the wrong shape journaled as unusable"
+stop_fake
+start_fake
+gen --kinds factoid >out 2>err
+is "$(stat_py 'd["requests"]')" 21 "without --retry-failed the unusable ones are not asked again"
+grep -q "unusable before: 3 requests, not asked again without --retry-failed" out; ok $? "the summary says so" "$(cat out)"
+gen --kinds factoid --retry-failed >out 2>err
+is "$?" 0 "--retry-failed succeeds"
+is "$(stat_py 'd["requests"]')" 24 "--retry-failed asks exactly the 3 unusable requests"
+is "$(ok_records)" 24 "now answered"
+gen --kinds factoid --retry-failed >out 2>err
+is "$(stat_py 'd["requests"]')" 24 "an answered request is never asked again, even with --retry-failed"
+stop_fake
+
 # ---- a German corpus: prompts ask for German, a reply in English is dropped ----
 w="$root/german"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
 python3 - <<'EOF'

@@ -91,6 +91,28 @@ is "$(grep -c 'grade: 3' pool.yaml)" 2 "their grades are kept"
 is "$(grep -c 'note: checked by hand' pool.yaml)" 2 "their notes are kept"
 stop_fake
 
+# ---- a 200 whose body is an error object is retried, never a grade or a recorded failure ----
+make_case error200
+start_fake --fault error200 --first-only
+judge >out 2>err
+is "$?" 0 "judge: 200 with an error object on first attempts, retried" "$(cat err)"
+is "$(nulls)" 0 "every pair graded on the retry"
+is "$(grep -c '"status":"unusable"' sets/demo/.evalset/judge.jsonl)" 0 "no error body journaled"
+stop_fake
+
+# ---- --deadline: stopped cleanly, grades kept, resumed ----
+make_case deadline
+start_fake --latency 400
+judge --concurrency 1 --deadline 2s >out 2>err
+is "$?" 3 "judge past its --deadline exits 3"
+grep -q "stopped at --deadline 2s" err; ok $? "the message names the deadline" "$(cat err)"
+kept=$(grep -c '"status":"ok"' sets/demo/.evalset/judge.jsonl)
+ok $([ "$kept" -gt 0 ] && [ "$kept" -lt 35 ] && echo 0 || echo 1) "grades before the deadline journaled ($kept)"
+judge >out 2>err
+is "$?" 0 "the rerun finishes"
+is "$(nulls)" 0 "every pair graded"
+stop_fake
+
 # ---- an unparseable reply is a recorded failure, never a 0 ----
 make_case prose
 start_fake --fault prose
