@@ -4,6 +4,12 @@
  * TREC qrels, print the measures (docs/measures.md) and optionally save the
  * per-question results for compare and report.
  *
+ * With --corpus, the run was made on another chunking of the set's documents:
+ * the set's labels are carried to that corpus by their evidence (exactly as
+ * `evalset remap` does, docs/chunking.md) and the run is judged on the
+ * result; what is printed and saved still names the set version scored, and
+ * records the corpus fingerprint the run was judged on.
+ *
  * With --judged-only the run is scored twice: as it is and condensed to its
  * judged documents (trec_eval -J). Both columns are printed side by side;
  * find-vs-rank, breakdowns, --per-query and --save use the condensed values,
@@ -12,11 +18,14 @@
 #include "builtin.h"
 #include "base/config.h"
 
+#include "chunk/remap.h"
 #include "score/qrels.h"
 #include "score/bind.h"
 #include "score/results.h"
 #include "score/run.h"
 #include "score/score.h"
+#include "set/corpus.h"
+#include "set/corpuscheck.h"
 #include "set/set.h"
 #include "base/strbuf.h"
 #include "base/table.h"
@@ -34,7 +43,7 @@
 static const char *const score_usage[] = {
 	"evalset score <set>[@<tag>] <run> [-m <measure>]... [--k <k>] [--depth <n>] [--per-query]\n"
 	"                    [--by origin,tag] [--decline-below <t>] [--judged-only]\n"
-	"                    [--format table|json|csv|markdown] [--save <file>]",
+	"                    [--format table|json|csv|markdown] [--save <file>] [--corpus <other.jsonl>]",
 	"evalset score --qrels <qrels> <run> [<options>]",
 	NULL,
 };
@@ -81,6 +90,8 @@ static void print_header(struct out_ctx *o, const struct results *r, const struc
 		strbuf_addf(sb, "%sset       %s@%s (%s)\n", lead, r->set_name ? r->set_name : "?",
 			    r->set_version ? r->set_version : "working-copy",
 			    r->set_digest ? r->set_digest : "?");
+	if (r->judged_on)
+		strbuf_addf(sb, "%sjudged on %s (labels carried by their evidence)\n", lead, r->judged_on);
 	strbuf_addf(sb, "%srun       %s (%s%s%s, %zu questions)%s%s\n", lead, r->run_path,
 		    run_format_name(run->format), r->run_name ? ", " : "", r->run_name ? r->run_name : "",
 		    run->nr, r->run_sha256 ? " " : "", r->run_sha256 ? r->run_sha256 : "");
@@ -372,10 +383,54 @@ static int check_binding(const struct run *run, const struct set *s, const char 
 	return ret;
 }
 
+/*
+ * Replace 's' by the set with its labels carried to the corpus 'path'
+ * (remap_set, from the corpus the set names), after writing the digest of
+ * 's' as loaded into 'digest'; set '*fingerprint' to the new corpus's
+ * fingerprint (caller frees). Labels that cannot be carried are a warning.
+ * Return 0 or -1 (reported).
+ */
+static int judge_on_corpus(struct set *s, const struct set_ref *ref, const char *path,
+			   char digest[72], char **fingerprint)
+{
+	struct corpus old = CORPUS_INIT, other = CORPUS_INIT;
+	struct remap_report rep = REMAP_REPORT_INIT;
+	struct set judged = SET_INIT;
+	char fp[72], *from = NULL;
+	size_t lost;
+	int has_old, rc = -1;
+
+	set_digest(s, digest);
+	has_old = set_corpus_load(s, ref->dir, &old);
+	if (has_old < 0 || corpus_load(&other, path) < 0)
+		goto out;
+	from = ref->tag ? xstrfmt("%s@%s", ref->name, ref->tag) : xstrdup(ref->name);
+	remap_set(s, has_old > 0 ? &old : NULL, &other, from, &judged, &rep);
+	lost = rep.count[REMAP_STALE] + rep.count[REMAP_UNMAPPABLE];
+	if (lost)
+		warning("%zu of %zu labels cannot be judged on '%s' (%zu stale, %zu not mappable; "
+			"'evalset remap' lists them)", lost, rep.nr, path, rep.count[REMAP_STALE],
+			rep.count[REMAP_UNMAPPABLE]);
+	judged.version = xstrdup(s->version);
+	judged.file = xstrdup(s->file);
+	set_release(s);
+	*s = judged;
+	corpus_fingerprint(&other, fp);
+	*fingerprint = xstrdup(fp);
+	rc = 0;
+out:
+	free(from);
+	remap_report_release(&rep);
+	corpus_release(&old);
+	corpus_release(&other);
+	return rc;
+}
+
 int cmd_score(int argc, const char **argv)
 {
 	struct string_list mlist = STRING_LIST_INIT;
 	const char *format = "table", *save = NULL, *qrels_path = NULL, *by = NULL;
+	const char *corpus_path = NULL;
 	long k = LONG_MIN, depth = 50;  /* LONG_MIN: no --k, the config says */
 	double decline_below = NAN;
 	int per_query = 0, judged_only = 0;
@@ -390,6 +445,8 @@ int cmd_score(int argc, const char **argv)
 		OPT_STRING(0, "format", &format, "table|json|csv|markdown", "what stdout shows (default table)"),
 		OPT_STRING(0, "save", &save, "file", "write per-question results as JSON for compare"),
 		OPT_STRING(0, "qrels", &qrels_path, "qrels", "score against TREC qrels instead of a set"),
+		OPT_STRING(0, "corpus", &corpus_path, "file",
+			   "the run is on this other chunking: judge it by the labels' evidence"),
 		OPT_END(),
 	};
 	struct measure measures[MAX_MEASURES];
@@ -397,6 +454,7 @@ int cmd_score(int argc, const char **argv)
 	struct score_summary sum;
 	struct set s = SET_INIT;
 	struct set_ref ref = SET_REF_INIT;
+	char orig_digest[72], *judged_on = NULL;
 	struct qrels qr;
 	struct run run;
 	struct results res, full;
@@ -476,9 +534,16 @@ int cmd_score(int argc, const char **argv)
 	} else if (set_open(&s, &ref, argv[0]) < 0) {
 		goto out;
 	}
+	if (qrels_path && corpus_path) {
+		error("--corpus carries a set's labels by their evidence; TREC qrels have none");
+		goto out;
+	}
 	if (run_load(&run, run_path) < 0)
 		goto out;
 	if (!qrels_path && check_binding(&run, &s, argv[0], save) < 0)
+		goto out;
+	/* bound to the set as it is; then judged on the other chunking */
+	if (corpus_path && judge_on_corpus(&s, &ref, corpus_path, orig_digest, &judged_on) < 0)
 		goto out;
 	if (qrels_path ? score_qrels(&qr, &run, run_path, &so, &res, &sum) < 0
 		       : score_set(&s, s.version, &run, run_path, &so, &res, &sum) < 0)
@@ -496,6 +561,16 @@ int cmd_score(int argc, const char **argv)
 		}
 		score_summary_release(&all_sum);
 		keep_real_judged(&res, &full);
+	}
+	if (judged_on) {
+		/* the results are of the set version scored, judged on another corpus */
+		free(res.set_digest);
+		res.set_digest = xstrdup(orig_digest);
+		res.judged_on = xstrdup(judged_on);
+		if (judged_only) {
+			free(full.set_digest);
+			full.set_digest = xstrdup(orig_digest);
+		}
 	}
 
 	if (oc.fmt == TABLE_JSON) {
@@ -529,5 +604,6 @@ out:
 	score_summary_release(&sum);
 	set_release(&s);
 	set_ref_release(&ref);
+	free(judged_on);
 	return ret;
 }

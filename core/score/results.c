@@ -55,6 +55,7 @@ void results_release(struct results *r)
 	free(r->set_name);
 	free(r->set_version);
 	free(r->set_digest);
+	free(r->judged_on);
 	free(r->run_path);
 	free(r->run_sha256);
 	free(r->run_name);
@@ -113,6 +114,8 @@ static cJSON *to_tree(const struct results *r)
 	cJSON_AddItemToObject(o, "name", str_or_null(r->set_name));
 	cJSON_AddItemToObject(o, "version", str_or_null(r->set_version));
 	cJSON_AddItemToObject(o, "digest", str_or_null(r->set_digest));
+	if (r->judged_on)
+		cJSON_AddStringToObject(o, "judged_on", r->judged_on);
 	o = cJSON_AddObjectToObject(root, "run");
 	cJSON_AddItemToObject(o, "path", str_or_null(r->run_path));
 	cJSON_AddItemToObject(o, "sha256", str_or_null(r->run_sha256));
@@ -341,6 +344,7 @@ int results_load(struct results *r, const char *path)
 		r->set_name = get_str(&l, o, "name", "set.name", true);
 		r->set_version = get_str(&l, o, "version", "set.version", true);
 		r->set_digest = get_str(&l, o, "digest", "set.digest", true);
+		r->judged_on = get_str(&l, o, "judged_on", "set.judged_on", true);
 	}
 	o = cJSON_GetObjectItemCaseSensitive(root, "run");
 	if (o && !cJSON_IsObject(o)) {

@@ -56,6 +56,9 @@ struct results {
 	char *set_name;
 	char *set_version;     /* NULL: working copy */
 	char *set_digest;
+	char *judged_on;       /* fingerprint of the corpus the run was judged on when
+	                        * labels were carried there by their evidence
+	                        * (score --corpus); NULL: the set's own chunk ids */
 	char *run_path;
 	char *run_sha256;
 	char *run_name;
