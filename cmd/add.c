@@ -14,9 +14,16 @@
  * read-check-write runs twice: once without the lock to refuse bad input
  * without touching anything, then under the set's lock on a fresh read, so
  * two writers never interleave.
+ *
+ * --evidence QUOTE finds the quote in the set's corpus (exactly, else with
+ * white space runs taken as one space): the chunk holding it becomes
+ * relevant (grade 1 unless --relevant gives it) and the place is recorded
+ * as the label's evidence. A quote found nowhere, or in several places of
+ * the documents (listed), is refused.
  */
 #include "builtin.h"
 #include "base/termtext.h"
+#include "chunk/remap.h"
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
 #include "base/fsutil.h"
@@ -70,7 +77,7 @@ static int add_relevant_spec(struct question *q, const char *spec)
 
 struct add_opts {
 	const char *text, *from, *origin, *id, *note;
-	struct string_list relevant, irrelevant, tags;
+	struct string_list relevant, irrelevant, tags, evidence;
 	int unanswerable, new_ids;
 	enum origin origin_value;
 	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/interop/interop.h) */
@@ -121,12 +128,74 @@ static int read_cases(const struct add_opts *o, struct set *in)
 		}
 	if (!*o->text || strspn(o->text, " \t\r\n") == strlen(o->text))
 		return error("empty question text in --text");
-	if (q->answerable && !q->nr_relevant)
+	if (q->answerable && !q->nr_relevant && !o->evidence.nr)
 		return error("an answerable question needs at least one --relevant chunk "
-			     "(or --unanswerable)");
-	if (!q->answerable && q->nr_relevant)
-		return error("--unanswerable and --relevant exclude each other");
+			     "or --evidence (or --unanswerable)");
+	if (!q->answerable && (q->nr_relevant || o->evidence.nr))
+		return error("--unanswerable and --relevant or --evidence exclude each other");
 	return 0;
+}
+
+#define MAX_PLACES 8
+
+/* Find each --evidence quote of 'o' in the corpus of the set 'ref' and add
+ * the chunk holding it, with the place as evidence, to the one question of
+ * 'in'. Return 0 or -1 (reported). */
+static int add_evidence(const struct add_opts *o, const struct set_ref *ref, struct set *in)
+{
+	struct set s = SET_INIT;
+	struct corpus corpus = CORPUS_INIT;
+	struct question *q = &in->q[0];
+	int has, ret = -1;
+
+	if (set_open_ref(&s, ref, false) < 0)
+		goto out;
+	if ((has = set_corpus_load(&s, ref->dir, &corpus)) <= 0) {
+		if (!has)
+			error("--evidence searches the set's corpus, and '%s' names none that exists",
+			      ref->file);
+		goto out;
+	}
+	for (size_t i = 0; i < o->evidence.nr; i++) {
+		const char *quote = o->evidence.items[i];
+		struct quote_hit hits[MAX_PLACES];
+		size_t n = remap_find_quote(&corpus, quote, hits, MAX_PLACES);
+		const struct chunk *c;
+		struct evidence e;
+
+		if (!n) {
+			error("--evidence \"%s\" is not in the corpus '%s'", quote, corpus.path);
+			goto out;
+		}
+		if (n > 1) {
+			error("--evidence \"%s\" is in %zu places of the corpus; quote more of it:",
+			      quote, n);
+			for (size_t k = 0; k < n && k < MAX_PLACES; k++) {
+				c = &corpus.chunks[hits[k].chunk];
+				if (hits[k].start >= 0)
+					fprintf(stderr, "  %s %ld..%ld (chunk %s)\n", hits[k].doc,
+						hits[k].start, hits[k].end, c->id);
+				else
+					fprintf(stderr, "  chunk %s\n", c->id);
+			}
+			goto out;
+		}
+		c = &corpus.chunks[hits[0].chunk];
+		e.chunk = c->id;
+		e.doc = hits[0].start >= 0 ? (char *)hits[0].doc : NULL;
+		e.start = hits[0].start;
+		e.end = hits[0].end;
+		e.quote = (char *)quote;
+		e.line = e.col = 0;
+		if (question_grade(q, c->id) < 1)
+			question_set_label(q, c->id, 1);
+		question_add_evidence(q, &e);
+	}
+	ret = 0;
+out:
+	corpus_release(&corpus);
+	set_release(&s);
+	return ret;
 }
 
 /* Replace 'dst' with a deep copy of the questions of 'src' (and its file name). */
@@ -312,6 +381,8 @@ int cmd_add(int argc, const char **argv)
 				"a relevant chunk, grade 1..9 (default 1); repeatable"),
 		OPT_STRING_LIST(0, "irrelevant", &o.irrelevant, "chunk",
 				"a chunk judged not relevant; repeatable"),
+		OPT_STRING_LIST(0, "evidence", &o.evidence, "quote",
+				"words that answer it: their chunk becomes relevant; repeatable"),
 		OPT_BOOL(0, "unanswerable", &o.unanswerable, "the corpus cannot answer it"),
 		OPT_STRING_LIST(0, "tag", &o.tags, "tag", "a tag; repeatable"),
 		OPT_STRING(0, "origin", &o.origin, "origin", "synthetic, mined or hand (default hand)"),
@@ -350,6 +421,10 @@ int cmd_add(int argc, const char **argv)
 		      "--irrelevant, --unanswerable, --id or --note");
 		usage_with_options(add_usage, opts);
 	}
+	if ((o.from || o.io.beir_dir || o.io.topics || o.io.jsonl) && o.evidence.nr) {
+		error("--evidence goes with --text");
+		usage_with_options(add_usage, opts);
+	}
 	if (o.from && (o.text || o.relevant.nr || o.irrelevant.nr || o.unanswerable || o.id || o.note)) {
 		error("--from cannot be combined with --text, --relevant, --irrelevant, "
 		      "--unanswerable, --id or --note");
@@ -379,6 +454,8 @@ int cmd_add(int argc, const char **argv)
 	if (set_ref_resolve(&ref, argv[0], true) < 0)
 		goto out;
 	if (read_cases(&o, &cases) < 0)
+		goto out;
+	if (o.evidence.nr && add_evidence(&o, &ref, &cases) < 0)
 		goto out;
 	/* a dry run first: bad input is refused before the lock file is created */
 	copy_cases(&in, &cases);
@@ -410,5 +487,6 @@ out:
 	string_list_clear(&o.relevant);
 	string_list_clear(&o.irrelevant);
 	string_list_clear(&o.tags);
+	string_list_clear(&o.evidence);
 	return ret;
 }
