@@ -1,0 +1,207 @@
+/*
+ * set-ids: the id floor and version scan that keep a removed question's id
+ * from coming back for other text: the highest id ever handed out
+ * (DIR/.evalset/ids, the working copy, rejected.yaml and every version),
+ * the set's lock path beside it, and the refusal of reused ids on import.
+ * Calls set-versions.c for the versions.
+ */
+#include "set/set.h"
+#include "set/rejected.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Return the highest "q-<digits>" number found after an "id:" key in the
+ * text of 'path' (0 when none or unreadable). */
+static long scan_ids(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	long hi = 0;
+	const char *p;
+
+	if (!path_exists(path))
+		return 0;  /* an optional file (rejected.yaml) or no set yet */
+	if (read_file(path, &sb, SET_MAX_FILE_BYTES) < 0) {
+		strbuf_release(&sb);
+		return 0;
+	}
+	for (p = sb.buf; (p = strstr(p, "id:")); p += 3) {
+		const char *v = p + 3;
+		char num[16];
+		size_t n = 0;
+		long x;
+
+		if (p > sb.buf && !strchr(" \t\n{,-", p[-1]))
+			continue;
+		while (*v == ' ' || *v == '\t' || *v == '\'' || *v == '"')
+			v++;
+		if (!starts_with(v, "q-"))
+			continue;
+		for (v += 2; *v >= '0' && *v <= '9' && n + 1 < sizeof(num); v++)
+			num[n++] = *v;
+		num[n] = '\0';
+		if (n && n < 13 && parse_long(num, 0, 999999999999L, &x) == 0 && x > hi)
+			hi = x;
+	}
+	strbuf_release(&sb);
+	return hi;
+}
+
+static char *floor_path(const struct set_ref *ref)
+{
+	return path_join(ref->dir, ".evalset/ids");
+}
+
+static long read_floor(const struct set_ref *ref)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = floor_path(ref);
+	long n = 0;
+
+	if (path_exists(path) && read_file(path, &sb, 4096) == 0) {
+		strbuf_trim(&sb);
+		if (parse_long(sb.buf, 0, 999999999999L, &n) < 0)
+			n = 0;
+	}
+	strbuf_release(&sb);
+	free(path);
+	return n;
+}
+
+long set_id_floor(const struct set_ref *ref)
+{
+	char *wc = path_join(ref->dir, "set.yaml");
+	char *vdir = path_join(ref->dir, "versions");
+	char *rejected = rejected_path(ref);
+	long hi = read_floor(ref), n;
+	DIR *d;
+
+	n = scan_ids(wc);
+	if (n > hi)
+		hi = n;
+	n = scan_ids(rejected);  /* a rejected question's id is never handed out again */
+	if (n > hi)
+		hi = n;
+	d = opendir(vdir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			char *f;
+			if (!ends_with(e->d_name, ".yaml"))
+				continue;
+			f = path_join(vdir, e->d_name);
+			n = scan_ids(f);
+			if (n > hi)
+				hi = n;
+			free(f);
+		}
+		closedir(d);
+	}
+	free(wc);
+	free(vdir);
+	free(rejected);
+	return hi;
+}
+
+char *set_lock_path(const struct set_ref *ref, bool create)
+{
+	char *dir = path_join(ref->dir, ".evalset");
+	char *path = path_join(dir, "lock");
+
+	if (create && mkdir_private(dir) < 0) {
+		free(dir);
+		free(path);
+		return NULL;
+	}
+	free(dir);
+	return path;
+}
+
+int set_id_floor_write(const struct set_ref *ref, long floor_id)
+{
+	char *path, *dir, *text;
+	int ret;
+
+	if (floor_id <= read_floor(ref))
+		return 0;
+	dir = path_join(ref->dir, ".evalset");
+	if (mkdir_private(dir) < 0) {
+		free(dir);
+		return -1;
+	}
+	path = floor_path(ref);
+	text = xstrfmt("%ld\n", floor_id);
+	ret = write_file_atomic(path, text, strlen(text));
+	free(text);
+	free(path);
+	free(dir);
+	return ret;
+}
+
+/* Return the index of the last of the loaded versions 'vs' that holds 'id', or -1. */
+static long last_holding(const struct set *vs, size_t nr, const char *id)
+{
+	for (size_t i = nr; i-- > 0;)
+		if (set_find(&vs[i], id))
+			return (long)i;
+	return -1;
+}
+
+size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
+			     const struct set *in)
+{
+	struct set_versions v = SET_VERSIONS_INIT;
+	struct set *vs = NULL;
+	size_t nr_vs = 0, refused = 0;
+	long floor_id = read_floor(ref);
+
+	/* a version that cannot be read may hold any id: refuse rather than guess */
+	if (set_versions_list(ref, &v) < 0) {
+		error("cannot check ids against the versions of '%s' (see above)", ref->dir);
+		return 1;
+	}
+	if (v.nr) {
+		vs = xcalloc(v.nr, sizeof(*vs));
+		for (nr_vs = 0; nr_vs < v.nr; nr_vs++) {
+			set_init(&vs[nr_vs]);
+			if (set_load(&vs[nr_vs], v.items[nr_vs].file) < 0) {
+				error("cannot check ids against version '%s' (see above)",
+				      v.items[nr_vs].file);
+				refused++;
+			}
+		}
+	}
+	for (size_t i = 0; i < in->nr; i++) {
+		const struct question *q = &in->q[i], *old;
+		long at, n;
+
+		if (!q->id || set_find(wc, q->id))
+			continue;
+		if ((at = last_holding(vs, nr_vs, q->id)) >= 0) {
+			old = set_find(&vs[at], q->id);
+			if (old->text && q->text && !strcmp(old->text, q->text))
+				continue;  /* the same question coming back */
+			error_at(in->file, q->line, q->col, "id '%s' was used before (in versions/%s.yaml); "
+				 "ids are never reused for other text", q->id, v.items[at].tag);
+			refused++;
+			continue;
+		}
+		n = question_id_number(q->id);
+		if (n > 0 && n <= floor_id) {
+			error_at(in->file, q->line, q->col, "id '%s' may have been used before: ids up "
+				 "to q-%04ld have been handed out in '%s' (.evalset/ids); ids are never "
+				 "reused for other text", q->id, floor_id, ref->dir);
+			refused++;
+		}
+	}
+	for (size_t i = 0; i < nr_vs; i++)
+		set_release(&vs[i]);
+	free(vs);
+	set_versions_release(&v);
+	return refused;
+}
