@@ -1,24 +1,23 @@
 /*
- * text: normalisation, tokens and lexical similarity (see text.h).
+ * text: normalisation and tokens (see text.h; the similarity measures
+ * declared there are in similar.c, which calls this file and lang.c).
  *
  * Everything goes through one pass: map the input to NFKC + case fold with
  * utf8proc (invalid UTF-8 bytes and NUL become spaces first, so one bad byte
  * never loses a whole string), then classify each code point as a word
- * character (letters, marks, numbers) or a separator. Similarities work on
- * token hashes; collisions of 64-bit hashes are ignored as negligible.
+ * character (letters, marks, numbers) or a separator.
  *
  * ASCII fast path (text_ascii_fast): NFKC + case fold of pure ASCII text is
  * ASCII lower-casing, so such text skips utf8proc_map; and a code point below
  * 128 takes its class from a table filled once (pthread_once) from
  * utf8proc_category itself, so both paths classify alike by construction.
- * Stop words are core/text/lang.h's. Thai, Lao, Khmer and Myanmar runs go
+ * Thai, Lao, Khmer and Myanmar runs go
  * through ICU's word break iterator: one is opened once and each walk that
  * meets such a run clones it, since an iterator holds state. After the
  * one-time fills (pthread_once) every function here is pure: safe to call
  * from several threads at once.
  */
 #include "text/text.h"
-#include "text/lang.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/utf8.h"
@@ -529,198 +528,4 @@ void tokens_release(struct tokens *t)
 	free(t->items);
 	t->items = NULL;
 	t->nr = t->alloc = 0;
-}
-
-/* A sorted, de-duplicated array of token hashes. */
-struct hashset {
-	uint64_t *h;
-	size_t nr;
-};
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* A token of a walk, kept until the language of the whole text is known. */
-struct span {
-	const char *w;
-	size_t len;
-};
-
-struct span_acc {
-	struct span *items;
-	size_t nr, alloc;
-	struct lang_evidence ev;
-};
-
-static void add_span(const char *w, size_t len, void *data)
-{
-	struct span_acc *acc = data;
-
-	ALLOC_GROW(acc->items, acc->nr + 1, acc->alloc);
-	acc->items[acc->nr].w = w;
-	acc->items[acc->nr++].len = len;
-	lang_evidence_add(&acc->ev, w, len);
-}
-
-void text_each_word(const char *s, size_t len, const struct lang *l,
-		    void (*fn)(const char *w, size_t len, bool content, void *data), void *data)
-{
-	size_t flen;
-	char small[FOLD_SMALL], *f = fold(s, len, small, &flen);
-	struct span_acc acc;
-
-	memset(&acc, 0, sizeof(acc));
-	each_word(f, flen, add_span, &acc);
-	if (!l)
-		l = lang_evidence_result(&acc.ev);
-	for (size_t i = 0; i < acc.nr; i++)
-		fn(acc.items[i].w, acc.items[i].len,
-		   !lang_is_stopword(l, acc.items[i].w, acc.items[i].len), data);
-	free(acc.items);
-	if (f != small)
-		free(f);
-}
-
-struct hash_acc {
-	uint64_t *h;
-	size_t nr, alloc;
-	int all;
-};
-
-static void add_hash(const char *w, size_t len, bool content, void *data)
-{
-	struct hash_acc *acc = data;
-
-	if (acc->all || content) {
-		ALLOC_GROW(acc->h, acc->nr + 1, acc->alloc);
-		acc->h[acc->nr++] = strhash(w, len);
-	}
-}
-
-uint64_t *text_word_hashes(const char *s, size_t len, bool all, size_t *nr)
-{
-	struct hash_acc acc = { NULL, 0, 0, all };
-	size_t u = 0;
-
-	text_each_word(s, len, NULL, add_hash, &acc);
-	ALLOC_GROW(acc.h, 1, acc.alloc);  /* never NULL */
-	qsort(acc.h, acc.nr, sizeof(uint64_t), cmp_u64);
-	for (size_t i = 0; i < acc.nr; i++)
-		if (!u || acc.h[u - 1] != acc.h[i])
-			acc.h[u++] = acc.h[i];
-	*nr = u;
-	return acc.h;
-}
-
-/* Fill 'hs' with the hashes of the content words of 's' (all words when 'all'). */
-static void hashset_of(const char *s, int all, struct hashset *hs)
-{
-	hs->h = text_word_hashes(s, strlen(s), all, &hs->nr);
-}
-
-static bool hashset_has(const struct hashset *hs, uint64_t h)
-{
-	return bsearch(&h, hs->h, hs->nr, sizeof(uint64_t), cmp_u64) != NULL;
-}
-
-double text_similarity(const char *a, const char *b)
-{
-	struct hashset x, y;
-	size_t inter = 0, uni;
-	double sim;
-
-	hashset_of(a, 0, &x);
-	hashset_of(b, 0, &y);
-	if (!x.nr && !y.nr) {
-		/* only stop words on both sides: compare every word */
-		free(x.h);
-		free(y.h);
-		hashset_of(a, 1, &x);
-		hashset_of(b, 1, &y);
-	}
-	for (size_t i = 0; i < x.nr; i++)
-		inter += hashset_has(&y, x.h[i]);
-	uni = x.nr + y.nr - inter;
-	sim = uni ? (double)inter / (double)uni : 1.0;
-	free(x.h);
-	free(y.h);
-	return sim;
-}
-
-bool text_near_duplicate(const char *a, const char *b, double threshold)
-{
-	char *na = text_normalize(a, strlen(a));
-	char *nb = text_normalize(b, strlen(b));
-	bool same = !strcmp(na, nb);
-
-	free(na);
-	free(nb);
-	return same || text_similarity(a, b) >= threshold;
-}
-
-double text_overlap(const char *question, const char *chunk)
-{
-	struct hashset q, c;
-	size_t found = 0;
-	double share;
-
-	hashset_of(question, 0, &q);
-	if (!q.nr) {
-		free(q.h);
-		return 0.0;
-	}
-	hashset_of(chunk, 1, &c);
-	for (size_t i = 0; i < q.nr; i++)
-		found += hashset_has(&c, q.h[i]);
-	share = (double)found / (double)q.nr;
-	free(q.h);
-	free(c.h);
-	return share;
-}
-
-double text_copied_share(const char *question, const char *chunk)
-{
-	struct tokens tq = TOKENS_INIT, tc = TOKENS_INIT;
-	uint64_t *hq, *hc;
-	size_t *prev, *cur, best = 0;
-	double share;
-
-	text_tokenize(question, strlen(question), &tq);
-	text_tokenize(chunk, strlen(chunk), &tc);
-	if (!tq.nr || !tc.nr) {
-		tokens_release(&tq);
-		tokens_release(&tc);
-		return 0.0;
-	}
-	hq = xmalloc(tq.nr * sizeof(*hq));
-	hc = xmalloc(tc.nr * sizeof(*hc));
-	for (size_t i = 0; i < tq.nr; i++)
-		hq[i] = strhash(tq.items[i], strlen(tq.items[i]));
-	for (size_t j = 0; j < tc.nr; j++)
-		hc[j] = strhash(tc.items[j], strlen(tc.items[j]));
-	/* longest common run of consecutive tokens, by dynamic programming */
-	prev = xcalloc(tc.nr + 1, sizeof(*prev));
-	cur = xcalloc(tc.nr + 1, sizeof(*cur));
-	for (size_t i = 1; i <= tq.nr; i++) {
-		size_t *tmp;
-		for (size_t j = 1; j <= tc.nr; j++) {
-			cur[j] = hq[i - 1] == hc[j - 1] ? prev[j - 1] + 1 : 0;
-			if (cur[j] > best)
-				best = cur[j];
-		}
-		tmp = prev;
-		prev = cur;
-		cur = tmp;
-	}
-	share = (double)best / (double)tq.nr;
-	free(prev);
-	free(cur);
-	free(hq);
-	free(hc);
-	tokens_release(&tq);
-	tokens_release(&tc);
-	return share;
 }
