@@ -5,9 +5,16 @@
 # every wing. Also: every core file lives in a listed wing, and includes of
 # core headers name their wing ("base/strbuf.h", not "strbuf.h").
 #
-# usage: check.sh SRCDIR   (TAP on stdout; exit 1 on any violation)
+# With BUILDDIR (a build of the tree), also: inside each wing, calls
+# between files go one way. From the symbols of the library's objects, a file
+# that calls a function another file of its wing defines depends on it; no
+# two files of a wing may depend on each other, directly or in a circle (a
+# module split for length has a driver calling its stages, never back).
+#
+# usage: check.sh SRCDIR [BUILDDIR]   (TAP on stdout; exit 1 on any violation)
 set -uo pipefail
 src=${1:-.}
+build=${2:-}
 wings=(base text set chunk score interop logs retrieve llm compare pool report review)
 
 declare -A rank
@@ -56,6 +63,36 @@ fi
 for w in "${wings[@]}"; do
 	if [ -d "$src/core/$w" ]; then ok "wing $w exists"; else notok "wing $w listed but core/$w is missing"; fi
 done
+
+# inside a wing, calls go one way (needs the objects of a build and nm)
+if [ -n "$build" ] && command -v nm >/dev/null && command -v tsort >/dev/null; then
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	# the archive's members, not every object in the folder (a removed file leaves one)
+	(cd "$build" && ar t libevalset-core.a) > "$tmp/members" 2>/dev/null
+	for w in "${wings[@]}"; do
+		objs=()
+		while IFS= read -r o; do objs+=("$build/$o"); done < <(grep "/core_${w}_[^/]*\.o\$" "$tmp/members")
+		if [ ${#objs[@]} -eq 0 ]; then notok "wing $w: no objects in $build/libevalset-core.a"; continue; fi
+		# symbol -> file defining it; then file -> file for each symbol used from another
+		nm -A -g --defined-only "${objs[@]}" 2>/dev/null |
+			awk '$2 ~ /^[TDBRC]$/ { f = $1; sub(/:.*/, "", f); print $3, f }' > "$tmp/defs"
+		nm -A -u "${objs[@]}" 2>/dev/null |
+			awk '{ f = $1; sub(/:.*/, "", f); print $NF, f }' > "$tmp/uses"
+		awk 'NR == FNR { d[$1] = $2; next } ($1 in d) && d[$1] != $2 { print $2, d[$1] }' \
+			"$tmp/defs" "$tmp/uses" | sed -E 's#[^ ]*/core_[a-z]+_##g; s#\.c\.o##g' | sort -u > "$tmp/edges"
+		if loop=$(tsort "$tmp/edges" 2>&1 >/dev/null) && [ -z "$loop" ]; then
+			ok "wing $w: calls between its files go one way"
+		else
+			notok "wing $w: files call each other in a circle"
+			printf '%s\n' "$loop" | sed -n 's/^tsort: \([^:]*\)$/# in the circle: \1/p'
+			# name the calls that close each loop: every edge between two files of the loop
+			printf '%s\n' "$loop" | sed -n 's/^tsort: \([^:]*\)$/\1/p' | sort -u > "$tmp/loop"
+			awk 'NR == FNR { in_loop[$1] = 1; next } ($1 in in_loop) && ($2 in in_loop) { print "#   " $1 " calls " $2 }' \
+				"$tmp/loop" "$tmp/edges"
+		fi
+	done
+fi
 
 echo "1..$n"
 [ "$bad" -eq 0 ]
