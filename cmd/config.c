@@ -8,6 +8,7 @@
  */
 #include "builtin.h"
 #include "base/config.h"
+#include "base/redact.h"
 #include "llm/prompt.h"
 #include "base/util.h"
 
@@ -24,8 +25,15 @@ static const char *const config_usage[] = {
 static void row(const char *key, const char *value, const struct config_origin *from)
 {
 	char *src = config_origin_describe(from);
+	struct strbuf shown = STRBUF_INIT;
 
-	printf("%-18s %-40s %s\n", key, value && *value ? value : "(none)", src);
+	/* a URL's credentials and secret parameters are never shown */
+	if (value && strstr(value, "://"))
+		redact_url(value, &shown);
+	else
+		strbuf_addstr(&shown, value ? value : "");
+	printf("%-18s %-40s %s\n", key, shown.len ? shown.buf : "(none)", src);
+	strbuf_release(&shown);
 	free(src);
 }
 

@@ -4,6 +4,7 @@
 #include "builtin.h"
 #include "base/config.h"
 #include "base/fsutil.h"
+#include "base/redact.h"
 #include "evalset-version.h"
 
 #include <cjson/cJSON.h>
@@ -76,6 +77,8 @@ static void print_version(void)
 
 int main(int argc, const char **argv)
 {
+	/* keys in the environment never reach a message, whatever path they take */
+	redact_add_env_secrets();
 	/* --config FILE before the command: the project config (core/base/config.h) */
 	if (argc >= 3 && !strcmp(argv[1], "--config")) {
 		/* named on purpose: missing is an error for every command, not only

@@ -13,6 +13,7 @@
 #include "retrieve/bm25.h"
 #include "set/corpus.h"
 #include "base/fsutil.h"
+#include "base/redact.h"
 #include "retrieve/retriever.h"
 #include "set/set.h"
 #include "text/lang.h"
@@ -24,12 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 static const char *const run_usage[] = {
 	"evalset run <set>[@<tag>] [--bm25] [--corpus <chunks.jsonl>] [--k1 <n>] [--b <n>] [--[no-]stem]\n"
 	"                  [--language <tag>] [-k <n>] [-o <file>]",
-	"evalset run <set>[@<tag>] --cmd <command> [--timeout <seconds>] [-k <n>] [-o <file> [--resume]]",
+	"evalset run <set>[@<tag>] --cmd <command> [--pass-env <name>]... [--timeout <seconds>] [-k <n>]\n"
+	"                  [-o <file> [--resume]]",
 	"evalset run <set>[@<tag>] --url <url> [--header '<name>: <value>']... [--body <template>]\n"
 	"                  [--results <path>] [--concurrency <n>] [--retries <n>] [--timeout <seconds>] [-k <n>]\n"
 	"                  [-o <file> [--resume]]",
@@ -38,7 +41,7 @@ static const char *const run_usage[] = {
 
 struct run_opts {
 	const char *output, *cmd, *url, *corpus, *body, *results, *language;
-	struct string_list headers;
+	struct string_list headers, pass_env;
 	long k, concurrency, retries;
 	int bm25, stem, resume;
 	double k1, b, timeout;
@@ -69,6 +72,10 @@ static void check_options(struct run_opts *o, const struct option *opts)
 	}
 	if (o->language && !lang_tag_valid(o->language)) {
 		error("invalid language tag '%s' (a BCP 47 tag such as en, de or pt-BR)", o->language);
+		usage_with_options(run_usage, opts);
+	}
+	if (!o->cmd && o->pass_env.nr) {
+		error("--pass-env only applies to --cmd");
 		usage_with_options(run_usage, opts);
 	}
 	if (!o->url && (o->headers.nr || o->body || o->results || o->concurrency >= 0 || o->retries >= 0)) {
@@ -191,8 +198,17 @@ static int run_url(const struct run_opts *o, struct job *job, cJSON *params)
 	int rc = ERR_INPUT;
 
 	memset(&u, 0, sizeof(u));
-	for (size_t i = 0; i < o->headers.nr; i++)
-		headers[i] = o->headers.items[i];
+	for (size_t i = 0; i < o->headers.nr; i++) {
+		const char *h = o->headers.items[i], *colon = strchr(h, ':');
+		headers[i] = h;
+		/* a secret header's value never reaches a message, whatever echoes it */
+		if (colon && redact_secret_name(h, (size_t)(colon - h))) {
+			const char *v = colon + 1 + strspn(colon + 1, " \t");
+			if (!strncasecmp(v, "bearer ", 7) || !strncasecmp(v, "basic ", 6))
+				v = strchr(v, ' ') + 1;
+			redact_add_secret(v);
+		}
+	}
 	u.url = o->url;
 	u.headers = headers;
 	u.body = o->body ? o->body : URL_BODY_DEFAULT;
@@ -231,7 +247,7 @@ static void print_summary(const struct job *job, const char *desc, double secs,
 
 int cmd_run(int argc, const char **argv)
 {
-	struct run_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, STRING_LIST_INIT,
+	struct run_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, STRING_LIST_INIT, STRING_LIST_INIT,
 			      LONG_MIN, -1, -1, 0, -1, 0, NAN, NAN, NAN };  /* k LONG_MIN, stem -1: not given */
 	struct option opts[] = {
 		OPT_STRING('o', "output", &o.output, "file", "write the run to <file> (default: standard output)"),
@@ -243,6 +259,8 @@ int cmd_run(int argc, const char **argv)
 		OPT_BOOL(0, "stem", &o.stem, "BM25: Snowball stemming in the language (the default; --no-stem: off)"),
 		OPT_STRING(0, "language", &o.language, "tag", "BM25: language of the analysis (default: the set's, else detected)"),
 		OPT_STRING(0, "cmd", &o.cmd, "command", "a command answering JSON lines on stdin/stdout"),
+		OPT_STRING_LIST(0, "pass-env", &o.pass_env, "name",
+				"--cmd: pass this variable (or NAME* prefix) to the command; repeatable"),
 		OPT_STRING(0, "url", &o.url, "url", "an HTTP endpoint answering one POST per question"),
 		OPT_STRING_LIST(0, "header", &o.headers, "name: value", "URL: a request header (repeatable)"),
 		OPT_STRING(0, "body", &o.body, "template", "URL: JSON body with {{query}}, {{k}}, {{qid}}"),
@@ -256,7 +274,7 @@ int cmd_run(int argc, const char **argv)
 	struct set_ref ref = SET_REF_INIT;
 	struct set s = SET_INIT;
 	struct job job;
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, shown_cmd = STRBUF_INIT;
 	struct timespec t0;
 	struct run_meta meta;
 	cJSON *params = cJSON_CreateObject();
@@ -308,7 +326,10 @@ int cmd_run(int argc, const char **argv)
 	meta.questions_digest = questions_digest;
 	meta.params = params;
 	if (o.cmd) {
-		desc = xstrfmt("cmd %s", o.cmd);
+		/* what is written down of the command holds none of its secrets */
+		strbuf_addstr(&shown_cmd, o.cmd);
+		redact_text(&shown_cmd);
+		desc = xstrfmt("cmd %s", shown_cmd.buf);
 	} else if (o.url) {
 		char *safe = url_redact(o.url);
 		desc = xstrfmt("url %s", safe);
@@ -327,8 +348,10 @@ int cmd_run(int argc, const char **argv)
 		rc = run_bm25(&o, &s, &ref, &job, &desc, params);
 		meta.retriever = desc;
 	} else if (o.cmd) {
-		cJSON_AddStringToObject(params, "cmd", o.cmd);
-		rc = retrieve_cmd(o.cmd, isnan(o.timeout) ? 30000 : (long)(o.timeout * 1000), &job);
+		char **env = retrieve_cmd_env((const char *const *)o.pass_env.items, o.pass_env.nr);
+		cJSON_AddStringToObject(params, "cmd", shown_cmd.buf);
+		rc = retrieve_cmd(o.cmd, env, isnan(o.timeout) ? 30000 : (long)(o.timeout * 1000), &job);
+		free(env);
 	} else {
 		rc = run_url(&o, &job, params);
 	}
@@ -360,6 +383,8 @@ out:
 	cJSON_Delete(params);
 	strbuf_release(&out);
 	string_list_clear(&o.headers);
+	string_list_clear(&o.pass_env);
+	strbuf_release(&shown_cmd);
 	free(desc);
 	free(outdir);
 	set_release(&s);

@@ -3,6 +3,7 @@
  * or to a routine a test or command installed.
  */
 #include "base/error.h"
+#include "base/redact.h"
 #include "base/termtext.h"
 #include "base/strbuf.h"
 
@@ -34,6 +35,8 @@ static void emit(report_fn fn, const char *prefix, const char *file, long line,
 		strbuf_addstr(&sb, ": ");
 	}
 	strbuf_vaddf(&sb, fmt, ap);
+	/* no key, password or credential in a URL is ever shown */
+	redact_text(&sb);
 	/* ids and texts in messages come from input: nothing in them acts on a terminal */
 	term_add_visible(&shown, sb.buf, true);
 	if (fn) {

@@ -10,6 +10,7 @@
  */
 #include "llm/llm.h"
 #include "base/error.h"
+#include "base/redact.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -74,28 +75,8 @@ void llm_endpoint_url(const char *base, struct strbuf *out)
 
 void llm_scrub(struct strbuf *sb, const char *key)
 {
-	struct strbuf out = STRBUF_INIT;
-	size_t klen = key ? strlen(key) : 0;
-	size_t i = 0;
-
-	while (i < sb->len) {
-		if (klen >= 4 && sb->len - i >= klen && !memcmp(sb->buf + i, key, klen)) {
-			strbuf_addstr(&out, "***");
-			i += klen;
-		} else if (!strncmp(sb->buf + i, "sk-", 3) &&
-			   (i == 0 || !isalnum((unsigned char)sb->buf[i - 1]))) {
-			strbuf_addstr(&out, "sk-***");
-			i += 3;
-			while (i < sb->len && (isalnum((unsigned char)sb->buf[i]) ||
-					       sb->buf[i] == '-' || sb->buf[i] == '_' || sb->buf[i] == '*'))
-				i++;
-		} else {
-			strbuf_addch(&out, sb->buf[i++]);
-		}
-	}
-	strbuf_reset(sb);
-	strbuf_add(sb, out.buf, out.len);
-	strbuf_release(&out);
+	redact_value(sb, key);
+	redact_text(sb);
 }
 
 void llm_error_message(const char *body, size_t len, struct strbuf *out, char **code)
@@ -560,6 +541,7 @@ struct llm *llm_new(const struct llm_options *o)
 	l->o = *o;
 	l->base_url = xstrdup(o->base_url);
 	l->api_key = o->api_key && *o->api_key ? xstrdup(o->api_key) : NULL;
+	redact_add_secret(l->api_key);
 	l->api_key_env = xstrdup(o->api_key_env);
 	l->model = xstrdup(o->model);
 	l->schema_name = xstrdup(o->schema_name);

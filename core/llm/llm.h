@@ -26,8 +26,10 @@
  *    without waiting for retries, an endpoint whose first 3 attempts all
  *    failed to connect (refused, host or proxy not resolved); after any
  *    attempt got further, connection failures are retried as transient.
- *  - messages never contain the API key: server text is scrubbed of it and
- *    of anything that looks like a key ("sk-...").
+ *  - messages never contain the API key: server text is scrubbed of it (in
+ *    any case, and of any piece of it) and of anything that looks like a key
+ *    (base/redact.h); the key is registered with redact_add_secret() so no
+ *    message of any module can show it.
  *
  * Ownership: llm_new copies the options' strings. A result's strings and
  * 'json' belong to the llm and are valid only during the 'done' callback.
@@ -135,7 +137,8 @@ int llm_accept(struct llm *l, const char *body, size_t len, void *data, struct l
  */
 void llm_error_message(const char *body, size_t len, struct strbuf *out, char **code);
 
-/* Replace every occurrence of 'key' and of "sk-..." words in 'sb' by "***". */
+/* Replace 'key' (any case, any piece of 8 or more characters), "sk-..." words
+ * and every other secret base/redact.h knows of in 'sb' by "***". */
 void llm_scrub(struct strbuf *sb, const char *key);
 
 /* Return a copy of the first JSON object in 'text' (code fences and prose around it ignored), or NULL. */

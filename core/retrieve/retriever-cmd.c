@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #define REPLY_MAX_BYTES (64u << 20)
 
 struct child {
@@ -58,7 +60,7 @@ static int pipe_cloexec(int fd[2])
 #endif
 }
 
-static int start_child(struct child *ch, const char *command)
+static int start_child(struct child *ch, const char *command, char *const *env)
 {
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
 
@@ -77,7 +79,7 @@ static int start_child(struct child *ch, const char *command)
 		signal(SIGPIPE, SIG_DFL);
 		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
 			_exit(127);
-		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+		execle("/bin/sh", "sh", "-c", command, (char *)NULL, env);
 		_exit(127);
 	}
 	setpgid(ch->pid, ch->pid); /* also here: whichever runs first wins the race */
@@ -281,7 +283,42 @@ out:
 	return rc;
 }
 
-int retrieve_cmd(const char *command, long timeout_ms, struct job *job)
+/* Return true when the variable 'var' ("NAME=value") is named by 'pat': a
+ * name, or a prefix followed by '*'. */
+static bool env_matches(const char *var, const char *pat)
+{
+	size_t n = strcspn(var, "="), p = strlen(pat);
+
+	if (p && pat[p - 1] == '*')
+		return n >= p - 1 && !strncmp(var, pat, p - 1);
+	return n == p && !strncmp(var, pat, n);
+}
+
+char **retrieve_cmd_env(const char *const *pass, size_t nr_pass)
+{
+	static const char *const keep[] = {
+		"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TZ", "TMPDIR",
+	};
+	size_t nr = 0, alloc = 0;
+	char **env = NULL;
+
+	for (char **e = environ; e && *e; e++) {
+		bool take = false;
+		for (size_t i = 0; !take && i < ARRAY_SIZE(keep); i++)
+			take = env_matches(*e, keep[i]);
+		for (size_t i = 0; !take && i < nr_pass; i++)
+			take = env_matches(*e, pass[i]);
+		if (!take)
+			continue;
+		ALLOC_GROW(env, nr + 2, alloc);
+		env[nr++] = *e;
+	}
+	ALLOC_GROW(env, nr + 1, alloc);
+	env[nr] = NULL;
+	return env;
+}
+
+int retrieve_cmd(const char *command, char *const *env, long timeout_ms, struct job *job)
 {
 	struct child ch = { -1, -1, -1, STRBUF_INIT, false, 0 };
 	struct strbuf req = STRBUF_INIT, line = STRBUF_INIT, how = STRBUF_INIT;
@@ -292,7 +329,7 @@ int retrieve_cmd(const char *command, long timeout_ms, struct job *job)
 	ign.sa_handler = SIG_IGN;
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &old_pipe); /* a dead child must give EPIPE, not kill us */
-	if (start_child(&ch, command)) {
+	if (start_child(&ch, command, env)) {
 		rc = ERR_REMOTE;
 		goto out;
 	}

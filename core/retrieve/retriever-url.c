@@ -6,6 +6,7 @@
  */
 #include "retrieve/retriever.h"
 #include "base/error.h"
+#include "base/redact.h"
 #include "base/http.h"
 #include "base/jsonstr.h"
 #include "base/util.h"
@@ -55,17 +56,17 @@ int url_render_body(const char *tmpl, const char *qid, const char *query, long k
 
 char *url_redact(const char *url)
 {
-	const char *scheme = strstr(url, "://"), *host, *end, *at;
 	struct strbuf sb = STRBUF_INIT;
 
-	host = scheme ? scheme + 3 : url;
-	end = host + strcspn(host, "/?#");
-	at = memchr(host, '@', (size_t)(end - host));
-	while (at && memchr(at + 1, '@', (size_t)(end - at - 1)))
-		at = memchr(at + 1, '@', (size_t)(end - at - 1));
-	strbuf_add(&sb, url, (size_t)(host - url));
-	strbuf_add(&sb, at ? at + 1 : host, (size_t)(end - (at ? at + 1 : host)));
-	strbuf_add(&sb, end, strcspn(end, "?#"));
+	char *at;
+
+	redact_url(url, &sb);
+	/* the query and fragment are left out altogether: a key may hide under any name */
+	strbuf_setlen(&sb, strcspn(sb.buf, "?#"));
+	/* and so is the user info, not only its value */
+	if ((at = strstr(sb.buf, "://***@")))
+		memmove(at + 3, at + 7, strlen(at + 7) + 1);
+	sb.len = strlen(sb.buf);
 	return strbuf_detach(&sb, NULL);
 }
 

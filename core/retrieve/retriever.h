@@ -89,11 +89,21 @@ int job_accept(struct job *job, size_t i, const struct cJSON *results,
 int retrieve_bm25(const struct bm25 *ix, struct job *job);
 
 /*
- * Answer every question through 'command' (run by /bin/sh -c), allowing
+ * Answer every question through 'command' (run by /bin/sh -c with the
+ * environment 'env', a NULL-terminated list of "NAME=value"), allowing
  * 'timeout_ms' per question. Return 0, ERR_REMOTE (reported, naming the
  * question) or ERR_INTERRUPTED.
  */
-int retrieve_cmd(const char *command, long timeout_ms, struct job *job);
+int retrieve_cmd(const char *command, char *const *env, long timeout_ms, struct job *job);
+
+/*
+ * Return the environment a retriever command gets: only PATH, HOME, USER,
+ * LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TZ and TMPDIR of ours, plus the
+ * variables named in 'pass' (a name, or a prefix ending in '*'), so API keys
+ * and tokens stay with evalset unless passed on purpose. The list
+ * (NULL-terminated) is the caller's to free(); its strings are environ's.
+ */
+char **retrieve_cmd_env(const char *const *pass, size_t nr_pass);
 
 struct url_retriever {
 	const char *url;

@@ -36,7 +36,9 @@ first attempt can be hit (so every key eventually succeeds). KIND is one of:
 answers 400 "Unsupported parameter: 'max_tokens' ... use 'max_completion_tokens'"
 (as newer OpenAI models do) to requests that send max_tokens. --error-style flat|nested
 chooses {"error": "msg"} or {"error": {"message", "type", "code"}}.
---expect-key K answers 401 unless "Authorization: Bearer K" or "api-key: K".
+--expect-key K answers 401 unless "Authorization: Bearer K" or "api-key: K";
+the 401 message echoes the key presented, as is, upper-cased or split in two
+(--echo-key plain|upper|split), as some servers do.
 
 Judge mode: a request whose user message holds a <question> element (the
 prompts/judge.md shape) is answered {"grade": G, "reason": "..."}. G is the
@@ -206,6 +208,10 @@ class Handler(BaseHTTPRequestHandler):
             auth = self.headers.get("Authorization", "")
             if auth != "Bearer " + a.expect_key and self.headers.get("api-key") != a.expect_key:
                 shown = (auth[7:] if auth.startswith("Bearer ") else self.headers.get("api-key", ""))
+                if a.echo_key == "upper":
+                    shown = shown.upper()
+                elif a.echo_key == "split":
+                    shown = shown[:len(shown) // 2] + " ... " + shown[len(shown) // 2:]
                 # like OpenAI, echo the key presented, so tests can check it is scrubbed
                 return self.reply(401, self.error_body("Incorrect API key provided: " + shown,
                                                        "invalid_request_error", "invalid_api_key"))
@@ -359,6 +365,7 @@ def main():
     ap.add_argument("--reject-max-tokens", action="store_true")
     ap.add_argument("--error-style", choices=["flat", "nested"], default="nested")
     ap.add_argument("--expect-key")
+    ap.add_argument("--echo-key", choices=["plain", "upper", "split"], default="plain")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--judge-grade", type=int)
     ap.add_argument("--judge-grades")

@@ -45,7 +45,8 @@ PY
 # leak_check DESCRIPTION: no file under the scratch dir and no output holds the key
 leak_check() {
 	local hits
-	hits=$(grep -rlaF -e "$OPENAI_API_KEY" -e "$secret" . 2>/dev/null | tr '\n' ' ')
+	# any case, and either end of the key alone (a server that splits it)
+	hits=$(grep -rlaiF -e "$OPENAI_API_KEY" -e "$secret" -e "${secret:0:10}" -e "${secret: -10}" . 2>/dev/null | tr '\n' ' ')
 	ok $([ -z "$hits" ] && echo 0 || echo 1) "$1: key in no file or output" "found in: $hits"
 }
 
@@ -78,6 +79,29 @@ scenario wrong-key 3 --expect-key sk-the-right-one --error-style nested
 grep -qF "Incorrect API key provided: ***" err
 ok $? "wrong-key: the server's echo of the key is in the message, scrubbed" "$(head -c 300 err)"
 scenario wrong-key-flat 3 --expect-key sk-the-right-one --error-style flat
+# a server that echoes the key transformed: upper-cased, or split in two
+scenario echo-upper 3 --expect-key sk-the-right-one --echo-key upper
+scenario echo-split 3 --expect-key sk-the-right-one --echo-key split
+
+# a key in the base URL (user:KEY@, ?key=, ?api_key=) is in no message, file or output
+url_key="urlkey-$secret"
+make_case url-credentials
+start_fake --expect-key sk-the-right-one
+for base in "http://user:$url_key@127.0.0.1:$PORT/v1" "http://127.0.0.1:$PORT/v1?key=$url_key" \
+	    "http://127.0.0.1:$PORT/v1?API_KEY=$url_key&x=1"; do
+	"$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$base" \
+		--prompt-dir "$src/prompts" --kinds factoid --max-attempts 2 >>out 2>>err
+	"$evalset" config --base-url "$base" >>out 2>>err
+done
+stop_fake
+! grep -rqaF -e "$url_key" . ; ok $? "url-credentials: the URL's key in no message, file or output" "$(grep -rlaF "$url_key" .)"
+grep -q "127.0.0.1:$PORT/v1" err; ok $? "url-credentials: the endpoint is still named" "$(head -c 300 err)"
+# an unreachable base URL with credentials: the error names it, scrubbed
+"$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "http://me:$url_key@127.0.0.1:9/v1?token=$url_key" \
+	--prompt-dir "$src/prompts" --kinds factoid >out 2>err
+grep -qF "cannot reach the endpoint 'http://***@127.0.0.1:9/v1?token=***'" err
+ok $? "url-credentials: the unreachable endpoint named without its credentials" "$(head -c 300 err)"
+leak_check url-credentials
 scenario quota 3 --fault quota
 scenario server-error 0 --fault 500:0.5 --first-only
 scenario dropped 0 --fault drop:0.5 --first-only
