@@ -54,3 +54,15 @@ void sha256_hex(const void *data, size_t len, char out[72])
 	sha256_update(c, data, len);
 	sha256_final(c, out);
 }
+
+void sha256_base64(const void *data, size_t len, char out[45])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	if (EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) != 1 || n != 32) {
+		fprintf(stderr, "fatal: SHA-256 failed\n");
+		abort();
+	}
+	EVP_EncodeBlock((unsigned char *)out, md, 32);
+}

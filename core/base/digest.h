@@ -13,6 +13,10 @@ struct sha256_ctx;
 /* Write "sha256:<64 hex>" of 'len' bytes of 'data' into 'out' (72 bytes). */
 void sha256_hex(const void *data, size_t len, char out[72]);
 
+/* Write the SHA-256 of 'len' bytes of 'data' in base64 into 'out' (45 bytes,
+ * NUL included): the form a Content-Security-Policy hash takes. */
+void sha256_base64(const void *data, size_t len, char out[45]);
+
 /* Incremental hashing; sha256_new never returns NULL (aborts on OOM). */
 struct sha256_ctx *sha256_new(void);
 void sha256_update(struct sha256_ctx *c, const void *data, size_t len);

@@ -6,6 +6,7 @@
  * U+10FFFF) becomes U+FFFD and the walk resumes at the next byte.
  */
 #include "base/html.h"
+#include "base/termtext.h"
 #include "base/jsonstr.h"
 #include "base/utf8.h"
 #include "base/util.h"
@@ -43,6 +44,8 @@ void html_text_len(struct strbuf *out, const char *s, size_t len)
 			if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') ||
 			    cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
 				strbuf_addstr(out, REPLACEMENT);
+			else if (term_hidden_mark(cp))
+				strbuf_addf(out, "&lt;U+%04X&gt;", (unsigned)cp);
 			else
 				strbuf_add(out, p + i, n);
 		}
@@ -80,6 +83,8 @@ void html_attr(struct strbuf *out, const char *name, const char *value)
 void html_script_json(struct strbuf *out, const char *json)
 {
 	const unsigned char *p = (const unsigned char *)json;
+	uint32_t cp;
+	size_t n;
 
 	for (; *p; p++) {
 		if (*p == '<')
@@ -91,6 +96,11 @@ void html_script_json(struct strbuf *out, const char *json)
 		else if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
 			strbuf_addstr(out, p[2] == 0xA8 ? "\\u2028" : "\\u2029");
 			p += 2;
+		} else if (*p >= 0xC0 && (n = utf8_decode((const char *)p, strlen((const char *)p), &cp)) &&
+			   term_hidden_mark(cp)) {
+			/* only inside a string: shown, never acting, once the page reads it */
+			strbuf_addf(out, "\\u003cU+%04X\\u003e", (unsigned)cp);
+			p += n - 1;
 		} else
 			strbuf_addch(out, *p);
 	}

@@ -7,12 +7,16 @@
  *    value: it holds no '<', '>', '&', '"' or '\'' except as entities.
  *  - Invalid UTF-8 bytes and control characters other than tab, newline and
  *    carriage return are replaced by U+FFFD, so the page is always valid
- *    UTF-8 and nothing invisible is smuggled in.
+ *    UTF-8 and nothing invisible is smuggled in. Bidirectional and
+ *    zero-width characters are shown as the text <U+XXXX> (escaped), so an
+ *    id cannot reorder its line or pass for another.
  *  - html_script_json() output is a JSON text that can sit between <script>
  *    and </script>: it holds no '<', '>' or '&' (written as \u003c, \u003e,
  *    \u0026 inside strings, where JSON allows them only), and U+2028/U+2029
  *    are written as \u2028/\u2029 (line terminators to older JavaScript).
- *    JSON.parse of it gives back the original value.
+ *    JSON.parse of it gives back the original value, except that
+ *    bidirectional and zero-width characters read as the text <U+XXXX>, as
+ *    html_text shows them.
  *
  * Every function appends to a caller-owned strbuf and allocates nothing the
  * caller must free.

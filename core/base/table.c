@@ -5,6 +5,7 @@
  * text stays aligned; wide (East Asian) characters still count as one.
  */
 #include "base/table.h"
+#include "base/termtext.h"
 #include "base/error.h"
 #include "base/utf8.h"
 #include "base/util.h"
@@ -85,10 +86,23 @@ struct table_column *table_add_column(struct table *t, const char *name, unsigne
 	return c;
 }
 
+/* Return a copy of cell 's' as the table keeps it: for text and Markdown,
+ * with bidirectional and zero-width characters shown as <U+XXXX>, so one id
+ * cannot pass for another or reorder the line. */
+static char *keep_cell(const struct table *t, const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (t->format != TABLE_TEXT && t->format != TABLE_MARKDOWN)
+		return xstrdup(s);
+	term_add_marked(&sb, s, strlen(s));
+	return strbuf_detach(&sb, NULL);
+}
+
 void table_add(struct table *t, const char *s)
 {
 	ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc_cells);
-	t->cells[t->nr_cells++] = s ? xstrdup(s) : NULL;
+	t->cells[t->nr_cells++] = s ? keep_cell(t, s) : NULL;
 }
 
 void table_addf(struct table *t, const char *fmt, ...)
@@ -100,7 +114,8 @@ void table_addf(struct table *t, const char *fmt, ...)
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc_cells);
-	t->cells[t->nr_cells++] = strbuf_detach(&sb, NULL);
+	t->cells[t->nr_cells++] = keep_cell(t, sb.buf);
+	strbuf_release(&sb);
 }
 
 static size_t nr_rows(const struct table *t)

@@ -12,7 +12,9 @@
  *    with "..."), right-aligned columns padded on the left; the last column
  *    is not padded and trailing empty cells are left out with their
  *    separators, so no line ends in spaces. Control characters print as
- *    spaces, so a row stays one line.
+ *    spaces, so a row stays one line; bidirectional and zero-width
+ *    characters (here and in Markdown) as <U+XXXX>, so no cell reorders
+ *    the line or passes for another.
  *  - TABLE_TEXT with 'pad' false: cells joined by the separator as they are
  *    (a tab-separated listing).
  *  - TABLE_CSV: RFC 4180; a cell holding a comma, quote or line break is

@@ -6,8 +6,7 @@
 
 #include <string.h>
 
-/* Return true for the characters that change direction or take no width. */
-static bool hidden_mark(uint32_t c)
+bool term_hidden_mark(uint32_t c)
 {
 	return c == 0x061C || c == 0x180E || (c >= 0x200B && c <= 0x200F) ||
 	       (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
@@ -28,13 +27,28 @@ void term_add_visible(struct strbuf *out, const char *s, bool keep_lines)
 			strbuf_addch(out, (char)cp);
 		} else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0)) {
 			strbuf_addf(out, "\\x%02x", (unsigned)cp);
-		} else if (hidden_mark(cp)) {
+		} else if (term_hidden_mark(cp)) {
 			strbuf_addf(out, "<U+%04X>", (unsigned)cp);
 		} else {
 			strbuf_add(out, s, n);
 		}
 		s += n;
 		len -= n;
+	}
+}
+
+void term_add_marked(struct strbuf *out, const char *s, size_t len)
+{
+	while (len) {
+		uint32_t cp;
+		size_t n = utf8_decode(s, len, &cp);
+
+		if (n && term_hidden_mark(cp))
+			strbuf_addf(out, "<U+%04X>", (unsigned)cp);
+		else
+			strbuf_add(out, s, n ? n : 1);
+		s += n ? n : 1;
+		len -= n ? n : 1;
 	}
 }
 

@@ -12,6 +12,8 @@
 #define EVALSET_TERMTEXT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "base/strbuf.h"
 
@@ -23,6 +25,15 @@
  * else is copied as it is.
  */
 void term_add_visible(struct strbuf *out, const char *s, bool keep_lines);
+/* Return true for the characters that reorder text or take no width:
+ * bidirectional controls and marks, zero-width spaces and joiners, BOM. */
+bool term_hidden_mark(uint32_t cp);
+/*
+ * Append the 'len' bytes of 's' to 'out' with only the bidirectional and
+ * zero-width characters made visible, as <U+XXXX>; everything else as is.
+ * For outputs that deal with controls their own way (tables, Markdown).
+ */
+void term_add_marked(struct strbuf *out, const char *s, size_t len);
 /*
  * Return 's' made visible as above (no line breaks kept), in one of a few
  * buffers that are reused: valid until the fourth call after this one. For

@@ -5,6 +5,7 @@
 #include "compare/compare-out.h"
 #include "compare/compare.h"
 #include "compare/gate.h"
+#include "base/termtext.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -418,10 +419,16 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 
 /* ---- Markdown ---- */
 
-/* Append 's' fit for a Markdown table cell: no newlines, pipes escaped. */
-static void md_cell(struct strbuf *sb, const char *s)
+/* Append 's' fit for a Markdown table cell: no newlines, pipes escaped,
+ * bidirectional and zero-width characters shown as <U+XXXX>. */
+static void md_cell(struct strbuf *sb, const char *in)
 {
-	for (; s && *s; s++) {
+	struct strbuf marked = STRBUF_INIT;
+	const char *s;
+
+	if (in)
+		term_add_marked(&marked, in, strlen(in));
+	for (s = marked.buf; *s; s++) {
 		if (*s == '|' || *s == '\\' || *s == '<' || *s == '>' || *s == '*' || *s == '_' ||
 		    *s == '`' || *s == '[' || *s == ']')
 			strbuf_addch(sb, '\\');
@@ -430,6 +437,7 @@ static void md_cell(struct strbuf *sb, const char *s)
 		else
 			strbuf_addch(sb, *s);
 	}
+	strbuf_release(&marked);
 }
 
 static void md_subset(const struct compare_view *v, const struct subset_cmp *s, struct strbuf *out)

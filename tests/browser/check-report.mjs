@@ -9,7 +9,8 @@
 //          "k": the report's context size,
 //          "expect": {"<k>": {"P@k": v, "R@k": v, "Success@k": v, "RR": v, "nDCG@k": v}},
 //                    values `evalset score --format json` gives at that k
-//          "escape": [strings that must show as text] (optional)}
+//          "escape": [strings that must show as text] (optional),
+//          "injected": true for a copy with a script injected, which must not run}
 //
 // The browser is Debian's chromium started through playwright-core's
 // executablePath, never a downloaded build; it runs with a fresh profile
@@ -151,8 +152,23 @@ async function checkPage(context, p) {
     const imgs = await page.evaluate(() => document.querySelectorAll('img, body script:not([id=slider-data])').length);
     ok(imgs === 1, `${p.name}: no element was injected (one script: the report's own)`, `img + script count ${imgs}`);
   }
+  if (p.escape) {
+    const raw = await page.evaluate(() => document.body.innerText);
+    ok(!/[\u202a-\u202e\u2066-\u2069\u200b-\u200f]/.test(raw),
+       `${p.name}: no bidirectional or zero-width character is left raw on the page`);
+  }
   ok(dialogs.length === 0, `${p.name}: no dialog opened`, dialogs.join('\n'));
-  ok(consoleErrors.length === 0, `${p.name}: no console errors`, consoleErrors.join('\n'));
+  if (p.injected) {
+    const pwned = await page.evaluate(() => window.__pwned);
+    ok(pwned === undefined, `${p.name}: an injected inline script and inline handler do not run (CSP)`, `__pwned = ${pwned}`);
+    const csp = consoleErrors.filter((e) => /Content Security Policy/i.test(e));
+    ok(csp.length >= 1, `${p.name}: the browser reports the blocked script`, consoleErrors.join('\n'));
+    ok(consoleErrors.length === csp.length, `${p.name}: no other console errors`,
+       consoleErrors.filter((e) => !/Content Security Policy/i.test(e)).join('\n'));
+  } else {
+    ok(consoleErrors.length === 0, `${p.name}: no console errors (the page's own script passes its CSP)`,
+       consoleErrors.join('\n'));
+  }
   ok(requests.length === 0, `${p.name}: no network request`, requests.join('\n'));
   await page.close();
 }

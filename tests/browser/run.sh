@@ -76,6 +76,12 @@ if [ $demo = 1 ]; then
   build demo sets/squad-demo || fail_setup "the demo report builds (evalset run, tag, report, score)" "$log"
 fi
 build evil sets/evil || fail_setup "the escaping fixture's report builds" "$log"
+# the same page with a script and an inline handler injected, as if escaping
+# had failed: the page's Content-Security-Policy must stop both
+sed 's|^<body>$|<body><script>window.__pwned = 1; document.title = "INJECTED";</script><img src="data:," onload="window.__pwned = 2" onerror="window.__pwned = 3">|' \
+  evil.html > injected.html
+grep -q '__pwned = 1' injected.html || fail_setup "the injected copy of the report is made" "$log"
+cp injected.html "$artifacts/injected.html"
 
 node - "$tmp/work" "$artifacts" "$chromium" "$tmp/profile" "$demo" > config.json 2>> "$log" <<'JS' ||
 const fs = require('fs'), path = require('path');
@@ -98,7 +104,9 @@ pages.push(
     charts, k: 5, expect: expect('evil'),
     escape: ['<script>alert(1)</script> what is alpha?', '"><img src=x onerror=alert(2)> where is beta?',
              'c-"><svg onload=alert(3)>', '</script><script>alert(4)</script>', '<script>alert(5)</script>',
-             '<b>bold</b>'] });
+             '<b>bold</b>', 'end <U+202E>evil<U+200B>'] },
+  { name: 'injected', file: path.join(work, 'injected.html'), artifacts, title: 'evalset report: sets/evil@v1',
+    charts, k: 5, expect: expect('evil'), injected: true });
 console.log(JSON.stringify({ chromium, profile, pages }));
 JS
   fail_setup "score's JSON gives the expected measures" "$log"
