@@ -78,11 +78,13 @@ static int long_row(struct config *cfg, const char *key, long flag, const char *
 int cmd_config(int argc, const char **argv)
 {
 	const char *path = NULL, *model = NULL, *base_url = NULL, *key_env = NULL, *gate = NULL;
-	const char *prompt_dir = NULL;
+	const char *prompt_dir = NULL, *provider = NULL;
 	long concurrency = -1, k = -1;
+	bool anthropic;
 	struct string_list measures = STRING_LIST_INIT;
 	struct option opts[] = {
 		OPT_STRING(0, "config", &path, "file", "the config file (default: search, see below)"),
+		OPT_STRING(0, "provider", &provider, "p", "as generate --provider"),
 		OPT_STRING(0, "model", &model, "m", "as generate --model"),
 		OPT_STRING(0, "base-url", &base_url, "url", "as generate --base-url"),
 		OPT_STRING(0, "api-key-env", &key_env, "var", "as generate --api-key-env"),
@@ -120,9 +122,14 @@ int cmd_config(int argc, const char **argv)
 	else
 		printf("config file: none (looked for --config, $EVALSET_CONFIG, ./evalset.yaml and "
 		       "evalset.yaml up to the repository root)\n");
+	string_row(cfg, "provider", provider, "EVALSET_PROVIDER", "openai");
+	if (!provider)
+		provider = config_get_string(cfg, "provider", "EVALSET_PROVIDER", "openai", NULL);
+	anthropic = !strcmp(provider, "anthropic");
 	string_row(cfg, "model", model, "EVALSET_MODEL", NULL);
-	string_row(cfg, "base_url", base_url, "OPENAI_BASE_URL", "https://api.openai.com/v1");
-	string_row(cfg, "api_key_env", key_env, NULL, "OPENAI_API_KEY");
+	string_row(cfg, "base_url", base_url, anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL",
+		   anthropic ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1");
+	string_row(cfg, "api_key_env", key_env, NULL, anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
 	if (long_row(cfg, "concurrency", concurrency, "EVALSET_CONCURRENCY", 16, 1, 1024) < 0 ||
 	    long_row(cfg, "k", k, "EVALSET_K", 5, 1, 100000) < 0)
 		goto out;
@@ -149,7 +156,8 @@ int cmd_config(int argc, const char **argv)
 			row(cfg->v[i].key, cfg->v[i].value, &o);
 		}
 	/* the key: only whether it is set, never its value */
-	key_var = key_env ? key_env : config_get_string(cfg, "api_key_env", NULL, "OPENAI_API_KEY", NULL);
+	key_var = key_env ? key_env : config_get_string(cfg, "api_key_env", NULL,
+							anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY", NULL);
 	key_value = getenv(key_var);
 	printf("%-18s $%s is %s (the value is never shown)\n", "api key", key_var,
 	       key_value && *key_value ? "set" : "not set");

@@ -30,6 +30,7 @@ int llm_cli_finish(struct llm_cli *o, bool need_key, const char *const *usage,
 		   const struct option *opts)
 {
 	struct config *cfg;
+	bool anthropic;
 
 	if (config_use(&cfg) < 0)
 		return -1;
@@ -60,22 +61,35 @@ int llm_cli_finish(struct llm_cli *o, bool need_key, const char *const *usage,
 		error("out of range: --temperature 0..2");
 		usage_with_options(usage, opts);
 	}
+	if (!o->provider_name)
+		o->provider_name = config_get_string(cfg, "provider", "EVALSET_PROVIDER", "openai", NULL);
+	{
+		enum llm_provider p;
+		if (llm_provider_parse(o->provider_name, &p) < 0)
+			return error("unknown provider '%s': expected openai or anthropic", o->provider_name);
+		o->provider = (int)p;
+	}
+	anthropic = o->provider == LLM_ANTHROPIC;
+	if (anthropic && o->temperature > 1)
+		return error("out of range: --temperature 0..1 for anthropic");
 	if (!o->key_env)
-		o->key_env = config_get_string(cfg, "api_key_env", NULL, "OPENAI_API_KEY", NULL);
+		o->key_env = config_get_string(cfg, "api_key_env", NULL,
+					       anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY", NULL);
 	if (!o->model)
 		o->model = config_get_string(cfg, "model", "EVALSET_MODEL", NULL, NULL);
 	if (!o->model || !*o->model)
 		return error("no model: give --model or set EVALSET_MODEL");
 	if (!o->base_url)
-		o->base_url = config_get_string(cfg, "base_url", "OPENAI_BASE_URL", NULL, NULL);
+		o->base_url = config_get_string(cfg, "base_url", anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL",
+						NULL, NULL);
 	if (!o->base_url || !*o->base_url)
-		o->base_url = "https://api.openai.com/v1";
+		o->base_url = anthropic ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1";
 	if (!starts_with(o->base_url, "http://") && !starts_with(o->base_url, "https://"))
 		return error("bad --base-url '%s': expected http:// or https://", o->base_url);
 	o->key = getenv(o->key_env);
 	if (o->key && !*o->key)
 		o->key = NULL;
-	if (!o->key && need_key && strstr(o->base_url, "api.openai.com"))
+	if (!o->key && need_key && (strstr(o->base_url, "api.openai.com") || strstr(o->base_url, "api.anthropic.com")))
 		return error("no API key: set %s (or name another variable with --api-key-env)", o->key_env);
 	return 0;
 }
@@ -94,6 +108,7 @@ int llm_cli_parse_shard(const char *s, long *i, long *n)
 
 void llm_cli_apply(const struct llm_cli *o, struct llm_options *lo)
 {
+	lo->provider = (enum llm_provider)o->provider;
 	lo->base_url = o->base_url;
 	lo->api_key = o->key;
 	lo->api_key_env = o->key_env;

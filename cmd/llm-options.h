@@ -31,21 +31,24 @@ struct llm_usage;
 #define LLM_CLI_UNSET LONG_MIN   /* a long option no flag gave */
 
 struct llm_cli {
-	const char *model, *base_url, *key_env;
+	const char *provider_name, *model, *base_url, *key_env;
 	long concurrency, max_requests, max_attempts;
 	double temperature;      /* < 0: not sent */
 	const char *key;         /* after llm_cli_finish: $key_env, or NULL */
 	const char *deadline, *request_deadline, *stall_timeout;  /* durations as given */
 	long deadline_ms, request_deadline_ms, stall_s;           /* after llm_cli_finish */
+	int provider;            /* after llm_cli_finish: an enum llm_provider */
 };
-#define LLM_CLI_INIT { NULL, NULL, NULL, LLM_CLI_UNSET, 0, 6, -1, NULL, NULL, NULL, NULL, 0, 0, 0 }
+#define LLM_CLI_INIT { NULL, NULL, NULL, NULL, LLM_CLI_UNSET, 0, 6, -1, NULL, NULL, NULL, NULL, 0, 0, 0, 0 }
 
 #define OPT_LLM_ENDPOINT(o) \
+	OPT_STRING(0, "provider", &(o)->provider_name, "p", \
+		   "the protocol: openai (and compatible servers) or anthropic (default $EVALSET_PROVIDER, else config 'provider', else openai)"), \
 	OPT_STRING(0, "model", &(o)->model, "m", "the model (default $EVALSET_MODEL, else config 'model')"), \
 	OPT_STRING(0, "base-url", &(o)->base_url, "url", \
-		   "the endpoint (default $OPENAI_BASE_URL, else config 'base_url', else https://api.openai.com/v1)"), \
+		   "the endpoint (default $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL, else config 'base_url', else the provider's)"), \
 	OPT_STRING(0, "api-key-env", &(o)->key_env, "var", \
-		   "the variable holding the key (default config 'api_key_env', else OPENAI_API_KEY)"), \
+		   "the variable holding the key (default config 'api_key_env', else OPENAI_API_KEY or ANTHROPIC_API_KEY)"), \
 	OPT_DOUBLE(0, "temperature", &(o)->temperature, "t", "sampling temperature 0..2 (default: not sent)"), \
 	OPT_INT(0, "concurrency", &(o)->concurrency, "n", "requests in flight (default 16)"), \
 	OPT_INT(0, "max-requests", &(o)->max_requests, "n", "send at most n HTTP requests (retries count)"), \

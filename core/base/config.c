@@ -36,6 +36,8 @@ static const struct key_spec specs[] = {
 	  KIND_STRING, 0, 0 },
 	{ { "api_key_env", NULL, "OPENAI_API_KEY", "name of the variable holding the API key" },
 	  KIND_STRING, 0, 0 },
+	{ { "provider", "EVALSET_PROVIDER", "openai", "LLM protocol: openai (and compatible) or anthropic" },
+	  KIND_STRING, 0, 0 },
 	{ { "concurrency", "EVALSET_CONCURRENCY", "16", "LLM requests in flight (generate, judge)" },
 	  KIND_INT, 1, 1024 },
 	{ { "k", "EVALSET_K", "5", "context size k (score, compare, report)" }, KIND_INT, 1, 100000 },

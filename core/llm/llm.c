@@ -24,7 +24,7 @@ struct llm {
 	char *base_url, *api_key, *api_key_env, *model, *schema_name, *schema, *shape_hint;
 	cJSON *schema_json;
 	struct strbuf url;
-	char *headers[3];
+	char *headers[4];
 	struct http_client *http;
 	enum llm_mode mode;
 	bool any_ok;
@@ -60,7 +60,23 @@ const char *llm_mode_name(enum llm_mode m)
 	}
 }
 
-void llm_endpoint_url(const char *base, struct strbuf *out)
+const char *llm_provider_name(enum llm_provider p)
+{
+	return p == LLM_ANTHROPIC ? "anthropic" : "openai";
+}
+
+int llm_provider_parse(const char *s, enum llm_provider *out)
+{
+	if (!strcmp(s, "openai"))
+		*out = LLM_OPENAI;
+	else if (!strcmp(s, "anthropic"))
+		*out = LLM_ANTHROPIC;
+	else
+		return -1;
+	return 0;
+}
+
+void llm_url(const char *base, const char *path, struct strbuf *out)
 {
 	const char *q = strchr(base, '?');
 	size_t len = q ? (size_t)(q - base) : strlen(base);
@@ -68,9 +84,21 @@ void llm_endpoint_url(const char *base, struct strbuf *out)
 	while (len && base[len - 1] == '/')
 		len--;
 	strbuf_add(out, base, len);
-	strbuf_addstr(out, "/chat/completions");
+	strbuf_addstr(out, path);
 	if (q)
 		strbuf_addstr(out, q);
+}
+
+char *llm_auth_header(const char *base_url, const char *key)
+{
+	if (strstr(base_url, ".azure.com"))
+		return xstrfmt("api-key: %s", key);
+	return xstrfmt("Authorization: Bearer %s", key);
+}
+
+void llm_endpoint_url(const char *base, struct strbuf *out)
+{
+	llm_url(base, "/chat/completions", out);
 }
 
 void llm_scrub(struct strbuf *sb, const char *key)
@@ -134,15 +162,17 @@ cJSON *llm_extract_json(const char *text)
 }
 
 /*
- * Return true when the body of a 2xx reply is not a chat completion: not a
- * JSON object, an object with an "error", or one without choices. Append
- * what it is to 'why' when given (the server's text scrubbed of 'key').
+ * Return true when the body of a 2xx reply is not a chat completion (for
+ * Anthropic: not a message): not a JSON object, an object with an "error",
+ * or one without choices (content blocks). Append what it is to 'why' when
+ * given (the server's text scrubbed of 'key').
  */
-static bool not_a_completion(const struct http_response *res, const char *key, struct strbuf *why)
+static bool not_a_completion(const struct http_response *res, enum llm_provider provider, const char *key,
+			     struct strbuf *why)
 {
 	cJSON *j = cJSON_ParseWithLength(res->body, res->body_len);
 	cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
-	cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "choices");
+	cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, provider == LLM_ANTHROPIC ? "content" : "choices");
 	bool bad = true;
 
 	if (!cJSON_IsObject(j)) {
@@ -156,9 +186,10 @@ static bool not_a_completion(const struct http_response *res, const char *key, s
 			strbuf_addf(why, "an error object: %.160s", m.buf);
 			strbuf_release(&m);
 		}
-	} else if (!cJSON_IsArray(ch) || !cJSON_GetArraySize(ch)) {
+	} else if (!cJSON_IsArray(ch) || (provider != LLM_ANTHROPIC && !cJSON_GetArraySize(ch))) {
 		if (why)
-			strbuf_addstr(why, "a JSON object without choices");
+			strbuf_addstr(why, provider == LLM_ANTHROPIC ? "a JSON object without content blocks"
+								    : "a JSON object without choices");
 	} else {
 		bad = false;
 	}
@@ -166,11 +197,22 @@ static bool not_a_completion(const struct http_response *res, const char *key, s
 	return bad;
 }
 
-/* True for a 429 that waiting does not cure: the account has no quota left. */
+/*
+ * True for an error that waiting does not cure: the account has no quota or
+ * credit left (OpenAI's 429 insufficient_quota; Anthropic's 429 with
+ * enforced_spend_limit_reached, 402 billing_error, or the 400 about a credit
+ * balance too low).
+ */
 static bool is_quota_error(const struct http_response *res)
 {
-	return res->status == 429 && res->body_len &&
-	       (strstr(res->body, "insufficient_quota") || strstr(res->body, "exceeded your current quota"));
+	if (!res->body_len)
+		return false;
+	if (res->status == 429)
+		return strstr(res->body, "insufficient_quota") || strstr(res->body, "exceeded your current quota") ||
+		       strstr(res->body, "enforced_spend_limit_reached");
+	if (res->status == 402)
+		return true;
+	return res->status == 400 && strstr(res->body, "credit balance is too low");
 }
 
 /*
@@ -195,23 +237,78 @@ static enum http_verdict classify(const struct http_response *res, void *data)
 	if (is_quota_error(res))
 		return HTTP_DELIVER;
 	if (res->status >= 200 && res->status < 300)
-		return not_a_completion(res, NULL, NULL) ? HTTP_RETRY : HTTP_DELIVER;
+		return not_a_completion(res, l->o.provider, NULL, NULL) ? HTTP_RETRY : HTTP_DELIVER;
 	return http_classify_default(res, data);
+}
+
+/* Append the system prompt, with the reply's shape described when 'mode' is not json_schema. */
+static void system_text(const struct llm *l, const char *system, enum llm_mode mode, struct strbuf *sys)
+{
+	strbuf_addstr(sys, system ? system : "");
+	if (mode != LLM_JSON_SCHEMA && l->shape_hint) {
+		strbuf_addstr(sys, "\n\nReply with only a JSON object, no other text, of this shape:\n");
+		strbuf_addstr(sys, l->shape_hint);
+	}
+}
+
+/*
+ * The Messages API body: the system prompt as "system", structured output as
+ * one tool named after the schema whose input_schema is the reply's schema,
+ * forced with tool_choice (the tool's input is the reply); no seed (the API
+ * has none). Plain mode describes the shape in the system prompt instead.
+ */
+static void anthropic_body(const struct llm *l, const char *system, const char *user,
+			   enum llm_mode mode, long max_tokens, struct strbuf *out)
+{
+	cJSON *b = cJSON_CreateObject();
+	cJSON *msgs, *m;
+	struct strbuf sys = STRBUF_INIT;
+	const char *tool = l->schema_name ? l->schema_name : "reply";
+	char *text;
+
+	system_text(l, system, mode, &sys);
+	cJSON_AddStringToObject(b, "model", l->model);
+	cJSON_AddNumberToObject(b, "max_tokens", (double)(max_tokens > 0 ? max_tokens : l->o.max_tokens));
+	if (sys.len)
+		cJSON_AddStringToObject(b, "system", sys.buf);
+	msgs = cJSON_AddArrayToObject(b, "messages");
+	m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", "user");
+	cJSON_AddStringToObject(m, "content", user);
+	cJSON_AddItemToArray(msgs, m);
+	if (l->o.temperature >= 0)
+		cJSON_AddNumberToObject(b, "temperature", l->o.temperature);
+	if (mode == LLM_JSON_SCHEMA) {
+		cJSON *tools = cJSON_AddArrayToObject(b, "tools");
+		cJSON *t = cJSON_CreateObject();
+		cJSON *choice = cJSON_AddObjectToObject(b, "tool_choice");
+		cJSON_AddStringToObject(t, "name", tool);
+		cJSON_AddStringToObject(t, "description", "Record the reply. Its input is the whole answer.");
+		cJSON_AddItemToObject(t, "input_schema", cJSON_Duplicate(l->schema_json, 1));
+		cJSON_AddItemToArray(tools, t);
+		cJSON_AddStringToObject(choice, "type", "tool");
+		cJSON_AddStringToObject(choice, "name", tool);
+	}
+	text = cJSON_PrintUnformatted(b);
+	strbuf_addstr(out, text);
+	free(text);
+	cJSON_Delete(b);
+	strbuf_release(&sys);
 }
 
 void llm_request_body(const struct llm *l, const char *system, const char *user,
 		      enum llm_mode mode, long max_tokens, struct strbuf *out)
 {
-	cJSON *b = cJSON_CreateObject();
-	cJSON *msgs, *m;
+	cJSON *b, *msgs, *m;
 	struct strbuf sys = STRBUF_INIT;
 	char *text;
 
-	strbuf_addstr(&sys, system ? system : "");
-	if (mode != LLM_JSON_SCHEMA && l->shape_hint) {
-		strbuf_addstr(&sys, "\n\nReply with only a JSON object, no other text, of this shape:\n");
-		strbuf_addstr(&sys, l->shape_hint);
+	if (l->o.provider == LLM_ANTHROPIC) {
+		anthropic_body(l, system, user, mode, max_tokens, out);
+		return;
 	}
+	b = cJSON_CreateObject();
+	system_text(l, system, mode, &sys);
 	cJSON_AddStringToObject(b, "model", l->model);
 	msgs = cJSON_AddArrayToObject(b, "messages");
 	if (sys.len) {
@@ -287,10 +384,59 @@ static long token_count(const cJSON *v)
 	return (long)v->valuedouble;
 }
 
+/*
+ * Read the reply of an Anthropic message 'j' into the llm's content and,
+ * when it called the tool, its input into 'l->last_json'. Return 1 when it
+ * was cut short (stop_reason max_tokens), 0 otherwise; set '*why' when
+ * there is nothing to read.
+ */
+static int anthropic_reply(struct llm *l, const cJSON *j, struct llm_result *res, const char **why)
+{
+	const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(j, "content"), *b;
+	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
+	const char *stop = NULL;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "stop_reason");
+	bool any = false;
+
+	/* cache writes and reads are input tokens too */
+	res->prompt_tokens = token_count(cJSON_GetObjectItemCaseSensitive(usage, "input_tokens")) +
+			     token_count(cJSON_GetObjectItemCaseSensitive(usage, "cache_creation_input_tokens")) +
+			     token_count(cJSON_GetObjectItemCaseSensitive(usage, "cache_read_input_tokens"));
+	res->completion_tokens = token_count(cJSON_GetObjectItemCaseSensitive(usage, "output_tokens"));
+	if (cJSON_IsString(v))
+		stop = v->valuestring;
+	cJSON_ArrayForEach(b, blocks) {
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+		const cJSON *in = cJSON_GetObjectItemCaseSensitive(b, "input");
+		const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "text"));
+		if (type && !strcmp(type, "tool_use") && cJSON_IsObject(in) && !l->last_json) {
+			char *t = cJSON_PrintUnformatted(in);
+			strbuf_reset(&l->content);
+			strbuf_addstr(&l->content, t);
+			free(t);
+			l->last_json = cJSON_Duplicate(in, 1);
+			any = true;
+		} else if (type && !strcmp(type, "text") && text && !l->last_json) {
+			strbuf_addstr(&l->content, text);
+			any = true;
+		}
+	}
+	if (any)
+		res->content = l->content.buf;
+	if (stop && !strcmp(stop, "max_tokens")) {
+		*why = "truncated reply (stop_reason max_tokens)";
+		return 1;
+	}
+	if (!any)
+		*why = stop && !strcmp(stop, "refusal") ? "the model refused" : "reply has no message content";
+	return 0;
+}
+
 int llm_accept(struct llm *l, const char *body, size_t len, void *data, struct llm_result *res)
 {
 	cJSON *j = cJSON_ParseWithLength(body, len);
 	cJSON *choice, *msg, *content, *fin, *usage, *v;
+	const char *why = NULL;
 	int rc = -1;
 
 	memset(res, 0, sizeof(res[0]));
@@ -304,32 +450,44 @@ int llm_accept(struct llm *l, const char *body, size_t len, void *data, struct l
 		res->why = "reply is not JSON";
 		return -1;
 	}
-	usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
-	if ((v = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens")))
-		res->prompt_tokens = token_count(v);
-	if ((v = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens")))
-		res->completion_tokens = token_count(v);
-	l->usage.prompt_tokens += (unsigned long)res->prompt_tokens;
-	l->usage.completion_tokens += (unsigned long)res->completion_tokens;
-	choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "choices"), 0);
-	msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
-	content = cJSON_GetObjectItemCaseSensitive(msg, "content");
-	fin = cJSON_GetObjectItemCaseSensitive(choice, "finish_reason");
-	if (cJSON_IsString(content)) {
-		strbuf_addstr(&l->content, content->valuestring);
-		res->content = l->content.buf;
+	if (l->o.provider == LLM_ANTHROPIC) {
+		rc = anthropic_reply(l, j, res, &why);
+		l->usage.prompt_tokens += (unsigned long)res->prompt_tokens;
+		l->usage.completion_tokens += (unsigned long)res->completion_tokens;
+		if (rc == 1 || why) {
+			res->why = why;
+			goto out;
+		}
+		rc = -1;
+	} else {
+		usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
+		if ((v = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens")))
+			res->prompt_tokens = token_count(v);
+		if ((v = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens")))
+			res->completion_tokens = token_count(v);
+		l->usage.prompt_tokens += (unsigned long)res->prompt_tokens;
+		l->usage.completion_tokens += (unsigned long)res->completion_tokens;
+		choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "choices"), 0);
+		msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
+		content = cJSON_GetObjectItemCaseSensitive(msg, "content");
+		fin = cJSON_GetObjectItemCaseSensitive(choice, "finish_reason");
+		if (cJSON_IsString(content)) {
+			strbuf_addstr(&l->content, content->valuestring);
+			res->content = l->content.buf;
+		}
+		if (cJSON_IsString(fin) && !strcmp(fin->valuestring, "length")) {
+			res->why = "truncated reply (finish_reason length)";
+			rc = 1;
+			goto out;
+		}
+		if (!cJSON_IsString(content)) {
+			cJSON *refusal = cJSON_GetObjectItemCaseSensitive(msg, "refusal");
+			res->why = cJSON_IsString(refusal) ? "the model refused" : "reply has no message content";
+			goto out;
+		}
 	}
-	if (cJSON_IsString(fin) && !strcmp(fin->valuestring, "length")) {
-		res->why = "truncated reply (finish_reason length)";
-		rc = 1;
-		goto out;
-	}
-	if (!cJSON_IsString(content)) {
-		cJSON *refusal = cJSON_GetObjectItemCaseSensitive(msg, "refusal");
-		res->why = cJSON_IsString(refusal) ? "the model refused" : "reply has no message content";
-		goto out;
-	}
-	l->last_json = llm_extract_json(l->content.buf);
+	if (!l->last_json)
+		l->last_json = llm_extract_json(l->content.buf);
 	if (!l->last_json) {
 		res->why = "reply holds no JSON object";
 		goto out;
@@ -391,7 +549,7 @@ static bool mentions_response_format(const struct http_response *res)
 		m.buf[i] = (char)tolower((unsigned char)m.buf[i]);
 	yes = strstr(m.buf, "response_format") || strstr(m.buf, "json_schema") ||
 	      strstr(m.buf, "json_object") || strstr(m.buf, "response format") ||
-	      strstr(m.buf, "structured output");
+	      strstr(m.buf, "structured output") || strstr(m.buf, "tool_choice") || strstr(m.buf, "tools");
 	strbuf_release(&m);
 	return yes;
 }
@@ -416,7 +574,9 @@ static int on_http_done(const struct http_response *res, void *data)
 	struct llm_call *c = data;
 	struct llm *l = c->l;
 	struct llm_result r;
-	const char *key_var = l->api_key_env ? l->api_key_env : "OPENAI_API_KEY";
+	const char *key_var = l->api_key_env ? l->api_key_env
+					     : l->o.provider == LLM_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+	const char *api = l->o.provider == LLM_ANTHROPIC ? "messages" : "chat completions";
 	char why[256];
 
 	memset(&r, 0, sizeof(r));
@@ -425,14 +585,15 @@ static int on_http_done(const struct http_response *res, void *data)
 		finish(l, c, &r);
 		return l->fatal ? ERR_REMOTE : 0;
 	}
-	if (res->status >= 200 && res->status < 300 && not_a_completion(res, NULL, NULL)) {
+	if (res->status >= 200 && res->status < 300 && not_a_completion(res, l->o.provider, NULL, NULL)) {
 		struct strbuf m = STRBUF_INIT;
 		int stop = 0;
-		not_a_completion(res, l->api_key, &m);
+		not_a_completion(res, l->o.provider, l->api_key, &m);
 		if (!l->any_ok)
-			stop = fatal(c, NULL, "the endpoint '%s' answered HTTP %ld with a body that is not a chat "
-				     "completion (%s) %d times; check --base-url and any proxy or gateway in between",
-				     l->base_url, res->status, m.buf, res->attempts);
+			stop = fatal(c, NULL, "the endpoint '%s' answered HTTP %ld with a body that is not a %s "
+				     "(%s) %d times; check --base-url and any proxy or gateway in between",
+				     l->base_url, res->status,
+				     l->o.provider == LLM_ANTHROPIC ? "message" : "chat completion", m.buf, res->attempts);
 		else {
 			snprintf(why, sizeof(why), "HTTP %ld but %.160s (after %d attempts%s)", res->status, m.buf,
 				 res->attempts, res->past_deadline ? ", request deadline passed" : "");
@@ -473,7 +634,8 @@ static int on_http_done(const struct http_response *res, void *data)
 	}
 	if (res->status == 400 && c->mode != LLM_PLAIN && mentions_response_format(res)) {
 		if (l->mode <= c->mode) {
-			l->mode = c->mode + 1;
+			/* the Messages API has no json_object: from tools straight to plain */
+			l->mode = l->o.provider == LLM_ANTHROPIC ? LLM_PLAIN : c->mode + 1;
 			note("the server does not take response_format %s; asking with %s instead",
 			     llm_mode_name(c->mode), llm_mode_name(l->mode));
 		}
@@ -489,12 +651,12 @@ static int on_http_done(const struct http_response *res, void *data)
 		return fatal(c, res, "the endpoint '%s' refused access (HTTP 403): check that the key in %s "
 			     "may use model '%s' (project, organisation, region)", l->base_url, key_var, l->model);
 	if (res->status == 404)
-		return fatal(c, res, "the endpoint '%s' has no chat completions for model '%s' (HTTP 404): "
+		return fatal(c, res, "the endpoint '%s' has no %s for model '%s' (HTTP 404): "
 			     "check --base-url (most servers want it to end in /v1) and --model",
-			     l->url.buf, l->model);
+			     l->url.buf, api, l->model);
 	if (is_quota_error(res))
-		return fatal(c, res, "the account behind %s has no quota left (HTTP 429 insufficient_quota): "
-			     "check its plan and billing, or use another key", key_var);
+		return fatal(c, res, "the account behind %s has no quota or credit left (HTTP %ld): "
+			     "check its plan and billing, or use another key", key_var, res->status);
 	if (res->status == 0 && l->unreachable)
 		return fatal(c, NULL, "cannot reach the endpoint '%s': %s (the first %d attempts failed to "
 			     "connect); check --base-url (or OPENAI_BASE_URL), that the server is running and "
@@ -555,13 +717,16 @@ struct llm *llm_new(const struct llm_options *o)
 		llm_free(l);
 		return NULL;
 	}
-	llm_endpoint_url(l->base_url, &l->url);
 	l->headers[0] = xstrdup("Content-Type: application/json");
-	if (l->api_key) {
-		if (strstr(l->base_url, ".azure.com"))
-			l->headers[1] = xstrfmt("api-key: %s", l->api_key);
-		else
-			l->headers[1] = xstrfmt("Authorization: Bearer %s", l->api_key);
+	if (o->provider == LLM_ANTHROPIC) {
+		llm_url(l->base_url, "/messages", &l->url);
+		l->headers[1] = xstrdup("anthropic-version: " LLM_ANTHROPIC_VERSION);
+		if (l->api_key)
+			l->headers[2] = xstrfmt("x-api-key: %s", l->api_key);
+	} else {
+		llm_endpoint_url(l->base_url, &l->url);
+		if (l->api_key)
+			l->headers[1] = llm_auth_header(l->base_url, l->api_key);
 	}
 	l->mode = o->start_mode;
 	ho = o->http;

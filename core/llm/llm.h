@@ -46,6 +46,18 @@
 struct cJSON;
 
 enum llm_mode { LLM_JSON_SCHEMA = 0, LLM_JSON_OBJECT, LLM_PLAIN };
+
+/*
+ * The protocol spoken: OpenAI's Chat Completions (OpenAI, Azure OpenAI and
+ * every compatible server) or Anthropic's Messages API (POST {base}/messages,
+ * x-api-key and anthropic-version headers, structured output as a forced
+ * tool call whose input is the reply, usage input_tokens/output_tokens).
+ */
+enum llm_provider { LLM_OPENAI = 0, LLM_ANTHROPIC };
+const char *llm_provider_name(enum llm_provider p);
+/* Parse "openai" or "anthropic". Return 0 or -1 (nothing printed). */
+int llm_provider_parse(const char *s, enum llm_provider *out);
+#define LLM_ANTHROPIC_VERSION "2023-06-01"
 const char *llm_mode_name(enum llm_mode m);
 
 enum llm_status { LLM_OK = 0, LLM_FAILED, LLM_CANCELLED };
@@ -68,6 +80,7 @@ typedef int (*llm_validate_fn)(const struct cJSON *json, void *data, struct strb
 typedef void (*llm_done_fn)(const struct llm_result *res, void *data);
 
 struct llm_options {
+	enum llm_provider provider;
 	const char *base_url;       /* e.g. https://api.openai.com/v1 (required) */
 	const char *api_key;        /* NULL or "": no key sent (local servers) */
 	const char *api_key_env;    /* name of the key's variable, for messages */
@@ -116,12 +129,21 @@ enum llm_mode llm_current_mode(const struct llm *l);
 
 /* Append "{base}/chat/completions" (before any "?query") to 'out'. */
 void llm_endpoint_url(const char *base, struct strbuf *out);
+/*
+ * Return the key header of an OpenAI-protocol endpoint: "api-key: KEY" for
+ * Azure (a host ending in .azure.com), else "Authorization: Bearer KEY".
+ * The caller wipes and frees it.
+ */
+char *llm_auth_header(const char *base_url, const char *key);
+/* Append "{base}{path}" to 'out', 'path' going before any "?query" of 'base'. */
+void llm_url(const char *base, const char *path, struct strbuf *out);
 /* Append the request body for 'mode' and 'max_tokens' (0: the job's) to 'out'. */
 void llm_request_body(const struct llm *l, const char *system, const char *user,
 		      enum llm_mode mode, long max_tokens, struct strbuf *out);
 
 /*
- * Interpret a Chat Completions response body (as from the Batch API): fill
+ * Interpret a response body of the job's provider (a Chat Completions
+ * object, or an Anthropic message; as from a batch's results too): fill
  * 'res' (status LLM_OK or LLM_FAILED with 'why'), validating the reply.
  * Tokens are added to the job's usage. 'res->json' is owned by the llm until
  * the next call of llm_accept or llm_free. Return 0 on OK, 1 when truncated,

@@ -17,7 +17,7 @@ void llmjob_options(struct llm_options *lo, const struct llm_options *from, http
 	if (!lo->model || !*lo->model)
 		lo->model = "unset";
 	if (!lo->base_url || !*lo->base_url)
-		lo->base_url = "https://api.openai.com/v1";
+		lo->base_url = lo->provider == LLM_ANTHROPIC ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1";
 }
 
 int64_t llmjob_now_ms(void)

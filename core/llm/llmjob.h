@@ -20,8 +20,8 @@ struct cJSON;
 /*
  * Set 'lo' to a copy of the caller's options 'from' with the job's 'stop'
  * and 'tick' callbacks (and their 'ctx') in its http options, the model
- * "unset" when none is given and the OpenAI base URL
- * when none is given. The job sets its schema, validator and 'done' next.
+ * "unset" when none is given and the provider's base URL (OpenAI's or
+ * Anthropic's) when none is given. The job sets its schema, validator and 'done' next.
  * Strings stay borrowed from 'from'.
  */
 void llmjob_options(struct llm_options *lo, const struct llm_options *from, http_stop_fn stop,

@@ -7,10 +7,20 @@ dies never leaves it behind), on SIGTERM, or after --lifetime seconds.
 
 Endpoints:
   POST .../chat/completions   the protocol (any prefix: /v1, /openai/...)
+  POST .../messages           Anthropic's Messages API: the same replies as
+                              Chat Completions gives for the same system and
+                              user text, as a tool_use block when the request
+                              forces a tool (else a text block), stop_reason,
+                              usage input_tokens (a quarter of them reported as
+                              cache_read_input_tokens) and output_tokens, and
+                              errors {"type": "error", "error": {"type",
+                              "message"}}. It wants an anthropic-version header
+                              (400 without); --expect-key checks x-api-key.
   GET  /stats                 {"requests": N, "keys": {KEY: COUNT}, "answered":
                               {KEY: COUNT}, "max_in_flight": N, "modes": {...},
                               "token_params": {"max_tokens": N, ...},
-                              "temperatures": {"0.3": N, "none": N}}
+                              "temperatures": {"0.3": N, "none": N},
+                              "protocols": {"openai": N, "anthropic": N}}
 
 A request's KEY is the first 16 hex digits of SHA-256 over its "messages"
 array, so the same question asked again (a retry, a response_format
@@ -22,6 +32,7 @@ first attempt can be hit (so every key eventually succeeds). KIND is one of:
   429        rate limited, with --retry-after S and/or --retry-after-ms MS
   quota      429 with code insufficient_quota
   500 503    server errors;  401 403 404 400   client errors
+  529        overloaded (Anthropic's overloaded_error), with any retry-after
   drop       the connection is closed without a reply
   malformed  200 with a body that is not JSON
   length     200 with finish_reason "length" and a cut reply
@@ -76,6 +87,7 @@ class State:
         self.modes = {}
         self.token_params = {}
         self.temperatures = {}
+        self.protocols = {}
         self.rng = random.Random(args.seed)
         self.faults = []
         for spec in args.fault:
@@ -136,7 +148,12 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt, *a):
         pass
 
+    anthropic = False
+    tool_name = None
+
     def reply(self, code, obj=None, raw=None, headers=()):
+        if self.anthropic and code == 200 and obj is not None and "choices" in obj:
+            obj = self.to_anthropic(obj)
         body = raw if raw is not None else json.dumps(obj).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
@@ -146,7 +163,40 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def to_anthropic(self, obj):
+        """A Chat Completions reply as the Messages API would give it."""
+        choice = obj["choices"][0]
+        text = choice["message"]["content"]
+        block = {"type": "text", "text": text}
+        stop = "end_turn"
+        if choice["finish_reason"] == "length":
+            stop = "max_tokens"
+        elif self.tool_name:
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict):
+                block = {"type": "tool_use", "id": "toolu_" + obj["id"][-16:], "name": self.tool_name,
+                         "input": parsed}
+                stop = "tool_use"
+        p = obj["usage"]["prompt_tokens"]
+        return {"id": "msg_" + obj["id"][-16:], "type": "message", "role": "assistant",
+                "model": obj["model"], "content": [block], "stop_reason": stop, "stop_sequence": None,
+                "usage": {"input_tokens": p - p // 4, "cache_creation_input_tokens": 0,
+                          "cache_read_input_tokens": p // 4,
+                          "output_tokens": obj["usage"]["completion_tokens"]}}
+
     def error_body(self, msg, typ, code):
+        if self.anthropic:
+            atype = {"requests": "rate_limit_error", "server_error": "api_error",
+                     "insufficient_quota": "rate_limit_error"}.get(typ, typ)
+            if code == "invalid_api_key":
+                atype = "authentication_error"
+            body = {"type": "error", "error": {"type": atype, "message": msg}}
+            if typ == "insufficient_quota":
+                body["error"]["details"] = {"error_code": "enforced_spend_limit_reached"}
+            return body
         if self.server.st.args.error_style == "flat":
             return {"error": msg}
         return {"error": {"message": msg, "type": typ, "code": code, "param": None}}
@@ -158,14 +208,18 @@ class Handler(BaseHTTPRequestHandler):
         with st.lock:
             obj = {"requests": st.requests, "keys": st.keys, "answered": st.answered,
                    "max_in_flight": st.max_in_flight, "modes": st.modes,
-                   "token_params": st.token_params, "temperatures": st.temperatures}
+                   "token_params": st.token_params, "temperatures": st.temperatures,
+                   "protocols": st.protocols}
         self.reply(200, obj)
 
     def do_POST(self):
         st = self.server.st
         n = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(n)
-        if not self.path.split("?")[0].endswith("/chat/completions"):
+        path = self.path.split("?")[0]
+        self.anthropic = path.endswith("/messages")
+        self.tool_name = None
+        if not path.endswith("/chat/completions") and not self.anthropic:
             return self.reply(404, self.error_body("unknown path " + self.path,
                                                    "invalid_request_error", None))
         try:
@@ -173,11 +227,21 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             return self.reply(400, self.error_body("request body is not JSON",
                                                    "invalid_request_error", None))
+        if self.anthropic:
+            if not self.headers.get("anthropic-version"):
+                return self.reply(400, self.error_body("anthropic-version: header is required",
+                                                       "invalid_request_error", None))
+            if "max_tokens" not in req:
+                return self.reply(400, self.error_body("max_tokens: Field required",
+                                                       "invalid_request_error", None))
+            req = self.from_anthropic(req)
         key = hashlib.sha256(json.dumps(req.get("messages"), sort_keys=True)
                              .encode()).hexdigest()[:16]
         rf = (req.get("response_format") or {}).get("type", "text")
         with st.lock:
             st.requests += 1
+            proto = "anthropic" if self.anthropic else "openai"
+            st.protocols[proto] = st.protocols.get(proto, 0) + 1
             st.keys[key] = st.keys.get(key, 0) + 1
             st.modes[rf] = st.modes.get(rf, 0) + 1
             for p in ("max_tokens", "max_completion_tokens"):
@@ -200,12 +264,29 @@ class Handler(BaseHTTPRequestHandler):
             with st.lock:
                 st.in_flight -= 1
 
+    def from_anthropic(self, req):
+        """A Messages API request as the Chat Completions request it stands for."""
+        msgs = []
+        if req.get("system"):
+            msgs.append({"role": "system", "content": req["system"]})
+        msgs.extend(req.get("messages") or [])
+        out = {"model": req.get("model"), "messages": msgs, "max_tokens": req["max_tokens"]}
+        if "temperature" in req:
+            out["temperature"] = req["temperature"]
+        choice = req.get("tool_choice") or {}
+        if req.get("tools") and choice.get("type") == "tool":
+            self.tool_name = choice.get("name")
+            out["response_format"] = {"type": "json_schema"}
+        return out
+
     def answer(self, st, req, key, rf, fault):
         a = st.args
         if a.latency:
             time.sleep(a.latency / 1000.0)
         if a.expect_key is not None:
             auth = self.headers.get("Authorization", "")
+            if self.anthropic:
+                auth = "Bearer " + self.headers.get("x-api-key", "")
             if auth != "Bearer " + a.expect_key and self.headers.get("api-key") != a.expect_key:
                 shown = (auth[7:] if auth.startswith("Bearer ") else self.headers.get("api-key", ""))
                 if a.echo_key == "upper":
@@ -215,14 +296,20 @@ class Handler(BaseHTTPRequestHandler):
                 # like OpenAI, echo the key presented, so tests can check it is scrubbed
                 return self.reply(401, self.error_body("Incorrect API key provided: " + shown,
                                                        "invalid_request_error", "invalid_api_key"))
-        if a.reject_max_tokens and "max_tokens" in req:
+        if a.reject_max_tokens and "max_tokens" in req and not self.anthropic:
             return self.reply(400, self.error_body(
                 "Unsupported parameter: 'max_tokens' is not supported with this model. "
                 "Use 'max_completion_tokens' instead.", "invalid_request_error", "unsupported_parameter"))
+        if rf == "json_schema" and a.reject_schema and self.anthropic:
+            return self.reply(400, self.error_body("tools: this model does not support tool use",
+                                                   "invalid_request_error", None))
         if (rf == "json_schema" and a.reject_schema) or (rf == "json_object" and a.reject_json_object):
             return self.reply(400, self.error_body(
                 "Invalid parameter: 'response_format' of type '%s' is not supported with this model." % rf,
                 "invalid_request_error", None))
+        if fault == "529":
+            hdrs = [("retry-after", str(a.retry_after))] if a.retry_after is not None else []
+            return self.reply(529, self.error_body("Overloaded", "overloaded_error", None), headers=hdrs)
         if fault == "429":
             hdrs = []
             if a.retry_after is not None:

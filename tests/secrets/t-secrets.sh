@@ -15,6 +15,8 @@ trap 'stop_fake; [ -n "${KEEP:-}" ] || rm -rf "$root"' EXIT
 
 secret=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 export OPENAI_API_KEY="sk-sentinel-$secret"
+export ANTHROPIC_API_KEY="sk-ant-api03-sentinel-$secret"
+provider=()   # --provider anthropic for the Messages API scenarios
 
 # A set with a corpus of 6 chunks, a TREC run over it and a pool to judge.
 make_case() {
@@ -46,17 +48,18 @@ PY
 leak_check() {
 	local hits
 	# any case, and either end of the key alone (a server that splits it)
-	hits=$(grep -rlaiF -e "$OPENAI_API_KEY" -e "$secret" -e "${secret:0:10}" -e "${secret: -10}" . 2>/dev/null | tr '\n' ' ')
+	hits=$(grep -rlaiF -e "$OPENAI_API_KEY" -e "$ANTHROPIC_API_KEY" -e "$secret" -e "${secret:0:10}" \
+		-e "${secret: -10}" . 2>/dev/null | tr '\n' ' ')
 	ok $([ -z "$hits" ] && echo 0 || echo 1) "$1: key in no file or output" "found in: $hits"
 }
 
 gen() {
 	"$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" \
-		--prompt-dir "$src/prompts" --kinds factoid --max-attempts 2 "$@" >out 2>err
+		--prompt-dir "$src/prompts" --kinds factoid --max-attempts 2 ${provider[@]+"${provider[@]}"} "$@" >out 2>err
 }
 judge() {
 	"$evalset" judge pool.yaml --corpus chunks.jsonl --model fake-1 --base-url "$BASE" \
-		--prompt-dir "$src/prompts" --max-attempts 2 "$@" >jout 2>jerr
+		--prompt-dir "$src/prompts" --max-attempts 2 ${provider[@]+"${provider[@]}"} "$@" >jout 2>jerr
 }
 
 # scenario NAME WANT-RC-OF-GENERATE FAKE-ARGS...: generate then judge against one fake
@@ -120,6 +123,21 @@ leak_check always-500
 make_case dry-run
 gen --dry-run; judge --dry-run
 leak_check dry-run
+
+# the same through Anthropic's Messages API (x-api-key header, ANTHROPIC_API_KEY)
+provider=(--provider anthropic)
+scenario anthropic-success 0
+scenario anthropic-wrong-key 3 --expect-key sk-ant-the-right-one
+grep -qF "Incorrect API key provided: ***" err
+ok $? "anthropic-wrong-key: the echo of the key is scrubbed" "$(head -c 300 err)"
+grep -qF "ANTHROPIC_API_KEY" err
+ok $? "anthropic-wrong-key: the message names ANTHROPIC_API_KEY" "$(head -c 300 err)"
+scenario anthropic-spend-limit 3 --fault quota
+scenario anthropic-overloaded 0 --fault 529:0.5 --first-only
+make_case anthropic-dry-run
+gen --dry-run; judge --dry-run
+leak_check anthropic-dry-run
+provider=()
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -54,6 +54,8 @@ static void on_done(const struct llm_result *res, void *data)
 	}
 }
 
+static enum llm_provider run_provider;  /* the protocol of run() */
+
 static int run(const char *const *fake_args, const char *key, int n, struct tally *t,
 	       struct llm_usage *u, enum llm_mode *mode)
 {
@@ -65,6 +67,7 @@ static int run(const char *const *fake_args, const char *key, int n, struct tall
 	memset(t, 0, sizeof(*t));
 	if (fake_start(&f, fake_args))
 		return -99;
+	o.provider = run_provider;
 	o.base_url = f.base;
 	o.api_key = key;
 	o.api_key_env = "OPENAI_API_KEY";
@@ -206,6 +209,67 @@ int main(void)
 		llm_scrub(&m, "MYKEY99");
 		is_str(m.buf, "Incorrect API key provided: sk-***. Key *** too", "keys scrubbed");
 		strbuf_release(&m);
+	}
+	{
+		/* the Messages API: the same calls, the same results */
+		const char *args[] = { "--expect-key", "k-good-key-123", NULL };
+		const char *args2[] = { "--fault", "529", "--first-only", "--retry-after", "0", NULL };
+		struct llm_usage u0;
+		run_provider = LLM_OPENAI;
+		run(args, "k-good-key-123", 6, &t, &u0, &mode);
+		run_provider = LLM_ANTHROPIC;
+		rc = run(args, "k-good-key-123", 6, &t, &u, &mode);
+		is_int(rc, 0, "anthropic: run succeeds with x-api-key");
+		is_int(t.ok, 6, "anthropic: every call answered from the tool's input");
+		is_int(t.questions, 12, "anthropic: two questions per reply");
+		is_int(mode, LLM_JSON_SCHEMA, "anthropic: structured output through the tool kept");
+		ok(u.prompt_tokens == u0.prompt_tokens && u.completion_tokens == u0.completion_tokens,
+		   "anthropic: input + cache tokens count as prompt tokens, as the same reply over Chat Completions");
+		rc = run(args2, NULL, 4, &t, &u, &mode);
+		is_int(t.ok, 4, "anthropic: 529 overloaded is retried");
+		is_int(u.requests, 8, "anthropic: once each");
+		run_provider = LLM_OPENAI;
+	}
+	{
+		struct llm_options o = { 0 };
+		struct llm *l;
+		struct strbuf b = STRBUF_INIT;
+		struct llm_result r;
+		cJSON *j, *tc;
+		const char *tool_reply = "{\"type\":\"message\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\","
+			"\"name\":\"questions\",\"input\":{\"questions\":[{\"question\":\"Why?\",\"answer\":\"So.\"}]}}],"
+			"\"stop_reason\":\"tool_use\",\"usage\":{\"input_tokens\":10,\"cache_read_input_tokens\":5,"
+			"\"cache_creation_input_tokens\":2,\"output_tokens\":7}}";
+		const char *cut = "{\"type\":\"message\",\"content\":[{\"type\":\"text\",\"text\":\"{\\\"quest\"}],"
+			"\"stop_reason\":\"max_tokens\",\"usage\":{\"input_tokens\":3,\"output_tokens\":9}}";
+		o.provider = LLM_ANTHROPIC;
+		o.base_url = "http://127.0.0.1:9/v1";
+		o.model = "claude-x";
+		o.temperature = -1;
+		o.seed = 7;
+		o.schema_name = "questions";
+		o.schema = SCHEMA;
+		o.validate = validate;
+		o.done = on_done;
+		o.http = (struct http_options)HTTP_OPTIONS_INIT;
+		l = llm_new(&o);
+		llm_request_body(l, "Sys.", "User.", LLM_JSON_SCHEMA, 0, &b);
+		j = cJSON_Parse(b.buf);
+		tc = cJSON_GetObjectItemCaseSensitive(j, "tool_choice");
+		is_str(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "name")), "questions",
+		       "anthropic body: tool_choice forces the reply tool");
+		ok(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
+			   cJSON_GetObjectItemCaseSensitive(j, "tools"), 0), "input_schema")), "anthropic body: the schema as input_schema");
+		is_str(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "system")), "Sys.", "anthropic body: system on top");
+		ok(!cJSON_HasObjectItem(j, "seed") && !cJSON_HasObjectItem(j, "response_format"),
+		   "anthropic body: no seed, no response_format");
+		ok(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "max_tokens")) == 1024, "anthropic body: max_tokens");
+		cJSON_Delete(j);
+		is_int(llm_accept(l, tool_reply, strlen(tool_reply), NULL, &r), 0, "anthropic reply: the tool's input accepted");
+		ok(r.prompt_tokens == 17 && r.completion_tokens == 7, "anthropic reply: input+cache tokens, output tokens");
+		is_int(llm_accept(l, cut, strlen(cut), NULL, &r), 1, "anthropic reply: stop_reason max_tokens is truncated");
+		llm_free(l);
+		strbuf_release(&b);
 	}
 	{
 		cJSON *j = llm_extract_json("Sure!\n```json\n{\"a\": [1, 2]}\n```\nDone.");
