@@ -23,7 +23,7 @@
 
 static const char *const import_usage[] = {
 	"evalset import <set> --log <file>... [--format jsonl|csv|tsv] [--field <name>=<path>]...\n"
-	"                     [--min-clicks <n>] [--min-dwell <seconds>] [--pii redact|drop]\n"
+	"                     [--assume-click] [--min-clicks <n>] [--min-dwell <seconds>] [--pii redact|drop]\n"
 	"                     [--pii-pattern <name>=<regex>]... [--min-count <n>]\n"
 	"                     [--since <time>] [--until <time>]\n"
 	"                     [--sample <n> [--seed <s>]] [--unlabelled <file>]\n"
@@ -37,7 +37,7 @@ struct import_cli {
 	const char *format, *pii, *since, *until, *unlabelled;
 	long min_clicks, min_count, sample, seed;
 	double min_dwell;
-	int replace_synthetic, dry_run;
+	int replace_synthetic, dry_run, assume_click;
 };
 
 /* Turn the options into 'o'. Return 0 or -1 (reported). */
@@ -76,6 +76,7 @@ static int parse_import_options(struct import_cli *c, struct import_options *o)
 		if (pii_patterns_add(&c->patterns, c->pii_patterns.items[i]) < 0)
 			return -1;
 	o->pii_patterns = &c->patterns;
+	o->assume_click = c->assume_click;
 	if (c->min_clicks < 1 || c->min_clicks > IMPORT_DOC_SKETCH)
 		return error("--min-clicks '%ld' out of range 1..%d", c->min_clicks, IMPORT_DOC_SKETCH);
 	o->min_clicks = c->min_clicks;
@@ -243,6 +244,8 @@ int cmd_import(int argc, const char **argv)
 		OPT_STRING(0, "format", &c.format, "format", "jsonl, csv or tsv (default: by name or content)"),
 		OPT_STRING_LIST(0, "field", &c.fields, "name=path",
 				"where a field is: query, doc, signal, session, time, dwell, end"),
+		OPT_BOOL(0, "assume-click", &c.assume_click,
+			 "a record naming documents without a signal field is a click"),
 		OPT_INT(0, "min-clicks", &c.min_clicks, "n",
 			"positive events from distinct sessions that make a label (default 2)"),
 		OPT_DOUBLE(0, "min-dwell", &c.min_dwell, "seconds",

@@ -120,6 +120,8 @@ struct part {
 	unsigned long records, malformed, missing_query, undated, outside;
 	unsigned long field_seen[IMPORT_NR_FIELDS];
 	struct places bad, missing;
+	unsigned long no_signal;     /* records naming documents without a signal */
+	struct places silent;        /* where the first were */
 	/* reading with another reader: the hash half whose raw forms are kept here */
 	int self;
 	long long start, len;        /* the share of the file, in bytes */

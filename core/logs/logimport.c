@@ -240,6 +240,18 @@ int import_read(struct import *im, const char *path)
 	}
 	if (p[0].failed || p[1].failed)
 		goto out;
+	if (p[0].no_signal + p[1].no_signal) {
+		struct place at = p[p[0].silent.nr ? 0 : 1].silent.at[0];
+		long line = at.line + (at.half ? p[0].r.next_line - 1 : 0);
+
+		error_at(path, line, 0, "record names a document (field '%s') but has no signal "
+			 "field ('%s'; %lu such record%s): map the field that says what "
+			 "happened with --field signal=PATH, or pass --assume-click if such "
+			 "records are clicks", p[0].path[FIELD_DOC].text, p[0].path[FIELD_SIGNAL].text,
+			 p[0].no_signal + p[1].no_signal,
+			 p[0].no_signal + p[1].no_signal == 1 ? "" : "s");
+		goto out;
+	}
 
 	memcpy(lg.digest, p[0].sum, sizeof(lg.digest));
 	lg.gzip = log_reader_gzip(&p[0].r);

@@ -17,14 +17,17 @@
  * so a file read by two threads gives exactly what one reader gives.
  *
  * Signals (docs/import.md has the table): a record naming documents is an
- * event on each of them. Its kind comes from the signal field: "click"
- * (also the kind when there is no signal), "cite"/"citation"/"cited",
+ * event on each of them. Its kind comes from the signal field: "click",
+ * "cite"/"citation"/"cited",
  * positive ratings ("thumbs_up", "up", "like", "positive", "+1", "rating:N"
  * or a number N > 0, true), negative ratings (N < 0, "thumbs_down", "down",
  * "dislike", "negative", false); other values (impressions...) are counted
- * and ignored. A click whose dwell is known (the dwell field, or the end
- * field minus the time field, in seconds) and below min_dwell is a short
- * click. Positive events: clicks that are not short, citations, positive
+ * and ignored. A record naming documents without a signal field is a
+ * click when it has a dwell (or end) field or opt.assume_click is set;
+ * otherwise the import refuses the log (import_read fails): a trace of
+ * what a system retrieved is no evidence that anyone used it. A click
+ * whose dwell is known (the dwell field, or the end field minus the time
+ * field, in seconds) and below min_dwell is a short click. Positive events: clicks that are not short, citations, positive
  * ratings.
  *
  * Labels: a document is relevant to a query when its positive events come
@@ -77,6 +80,7 @@ struct import_options {
 	double since, until;    /* epoch seconds; since <= t < until */
 	long long split_min;    /* read logs this large with two threads (default 16 MiB) */
 	long long split_round;  /* bytes each reader reads between exchanges (0: 2 MiB) */
+	bool assume_click;      /* a record naming documents without a signal is a click */
 };
 void import_options_init(struct import_options *o);
 

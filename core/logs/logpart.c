@@ -85,6 +85,15 @@ static size_t get_field(struct part *p, enum import_field f, struct log_values *
 	return n;
 }
 
+/* Return true when the current record holds field 'f' (not counted as seen). */
+static bool has_field(struct part *p, enum import_field f)
+{
+	struct log_values *v = &p->vals;
+
+	v->nr = 0;
+	return log_reader_get(&p->r, &p->path[f], v) > 0;
+}
+
 static void skip_malformed(struct part *p, int half, long line, const char *why)
 {
 	p->malformed++;
@@ -241,8 +250,14 @@ static void batch_record(struct part *p)
 	}
 	e.docs = true;
 	v->nr = 0;
-	if (get_field(p, FIELD_SIGNAL, v))
+	if (get_field(p, FIELD_SIGNAL, v)) {
 		e.kind = import_signal_kind(v->v[0].s, v->v[0].len);
+	} else if (!o->assume_click && !has_field(p, FIELD_DWELL) && !has_field(p, FIELD_END)) {
+		/* no evidence anyone used the documents: the import refuses the log */
+		p->no_signal++;
+		import_keep_place(&p->silent, p->self, p->r.lineno, "no signal");
+		return;
+	}
 	if (e.kind == SIGNAL_OTHER) {
 		e.other = true;
 		goto add;

@@ -44,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.format = formats[data[0] & 3];
 	log_json_fast = !(data[0] & 4);
 	o.min_clicks = 1;
+	o.assume_click = !(data[0] & 32);  /* else documents without a signal refuse the log */
 	o.field[FIELD_QUERY] = (data[0] & 8) ? "q.text" : "query";
 	o.split_min = (data[0] & 16) ? 1 : 0;  /* two readers, one from each half */
 	import_init(&im, &o);

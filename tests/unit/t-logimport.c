@@ -253,6 +253,7 @@ static void test_fold(void)
 	struct import_query *q;
 
 	import_options_init(&o);
+	o.assume_click = true;  /* click logs: a document without a signal is a click */
 	import_init(&im, &o);
 	test_capture_errors();
 	ok(!import_read(&im, path), "read a log of signals");
@@ -393,6 +394,7 @@ static char *fingerprint(const char *path, bool fast, long long split_min, long 
 	struct strbuf sb = STRBUF_INIT;
 
 	import_options_init(&o);
+	o.assume_click = true;  /* click logs: a document without a signal is a click */
 	o.split_min = split_min;
 	o.split_round = round;
 	log_json_fast = fast;
@@ -583,6 +585,7 @@ static void test_unlabelled_lines(void)
 			    "\"time\": \"2026-11-0%zuT10:00:00Z\"}\n", queries[k], k, k, k + 1);
 	path = write_tmp("unlabelled.jsonl", log.buf);
 	import_options_init(&o);
+	o.assume_click = true;  /* click logs: a document without a signal is a click */
 	import_init(&im, &o);
 	ok(!import_read(&im, path), "a log of awkward queries reads");
 	import_label(&im);
@@ -623,6 +626,7 @@ static char *groups_of(const char *const *paths, size_t nr, long long split_min)
 	struct strbuf sb = STRBUF_INIT;
 
 	import_options_init(&o);
+	o.assume_click = true;  /* click logs: a document without a signal is a click */
 	o.split_min = split_min;
 	import_init(&im, &o);
 	test_capture_errors();
@@ -758,6 +762,7 @@ static void test_sketch(void)
 		strbuf_addf(&sb, "{\"query\": \"small\", \"session\": \"s%d\"}\n", i % 50);
 	path = write_tmp("many.jsonl", sb.buf);
 	import_options_init(&o);
+	o.assume_click = true;  /* click logs: a document without a signal is a click */
 	import_init(&im, &o);
 	import_read(&im, path);
 	import_label(&im);
@@ -865,6 +870,46 @@ static void cleanup(void)
 	rmdir(tmpdir);
 }
 
+/* A record naming documents without any signal refuses the log, unless it is said to be a click. */
+static void test_no_signal(void)
+{
+	static const char log[] =
+		"{\"query\": \"only a search\"}\n"
+		"{\"query\": \"a\", \"doc\": \"c-1\", \"signal\": \"click\"}\n"
+		"{\"query\": \"a\", \"doc\": \"c-2\", \"dwell\": 40}\n"
+		"{\"query\": \"b\", \"doc\": [\"c-1\", \"c-2\"]}\n"
+		"{\"query\": \"b\", \"doc\": \"c-3\"}\n";
+	char *path = write_tmp("nosignal.jsonl", log);
+	struct import_options o;
+	struct import im;
+	const char *err;
+
+	for (int readers = 1; readers <= 2; readers++) {
+		import_options_init(&o);
+		o.split_min = readers == 2 ? 1 : 0;
+		o.split_round = 64;
+		import_init(&im, &o);
+		test_capture_errors();
+		ok(import_read(&im, path) < 0, "%d reader(s): documents without a signal refuse the log",
+		   readers);
+		err = test_captured();
+		ok(strstr(err, "nosignal.jsonl:4:") && strstr(err, "2 such records") &&
+		   strstr(err, "--assume-click"), "the first such record is named, with the way out: %s",
+		   err);
+		is_int(im.nr_logs, 0, "nothing of the log is kept");
+		import_release(&im);
+	}
+	import_options_init(&o);
+	o.assume_click = true;
+	o.min_clicks = 1;
+	import_init(&im, &o);
+	ok(!import_read(&im, path), "--assume-click: the same log reads");
+	import_label(&im);
+	is_int(im.st.positive, 5, "a signal, a dwell and three assumed clicks are positive events");
+	import_release(&im);
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -882,6 +927,7 @@ int main(void)
 	test_unlabelled_lines();
 	test_two_files();
 	test_time_and_signals();
+	test_no_signal();
 	test_format_time();
 	test_sketch();
 	test_dedup();
