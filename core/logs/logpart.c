@@ -85,13 +85,23 @@ static size_t get_field(struct part *p, enum import_field f, struct log_values *
 	return n;
 }
 
-/* Return true when the current record holds field 'f' (not counted as seen). */
+/* Return true when one of 'vals' is not empty. */
+static bool any_value(const struct log_values *vals)
+{
+	for (size_t k = 0; k < vals->nr; k++)
+		if (vals->v[k].len)
+			return true;
+	return false;
+}
+
+/* Return true when the current record holds field 'f', not empty (not counted as seen). */
 static bool has_field(struct part *p, enum import_field f)
 {
 	struct log_values *v = &p->vals;
 
 	v->nr = 0;
-	return log_reader_get(&p->r, &p->path[f], v) > 0;
+	log_reader_get(&p->r, &p->path[f], v);
+	return any_value(v);
 }
 
 static void skip_malformed(struct part *p, int half, long line, const char *why)
@@ -248,9 +258,11 @@ static void batch_record(struct part *p)
 		docs->nr = 0;
 		split_cell(&cell, docs);
 	}
+	if (!any_value(docs))
+		goto add;  /* an empty cell or list: no document */
 	e.docs = true;
 	v->nr = 0;
-	if (get_field(p, FIELD_SIGNAL, v)) {
+	if (get_field(p, FIELD_SIGNAL, v) && v->v[0].len) {
 		e.kind = import_signal_kind(v->v[0].s, v->v[0].len);
 	} else if (!o->assume_click && !has_field(p, FIELD_DWELL) && !has_field(p, FIELD_END)) {
 		/* no evidence anyone used the documents: the import refuses the log */

@@ -908,6 +908,16 @@ static void test_no_signal(void)
 	is_int(im.st.positive, 5, "a signal, a dwell and three assumed clicks are positive events");
 	import_release(&im);
 	free(path);
+
+	/* CSV: an empty cell is no value, for the documents as for the signal */
+	path = write_tmp("nosignal.csv", "query,doc,signal,dwell\nseen,,,\nseen,c-1,click,\nseen,c-2,,\n");
+	import_options_init(&o);
+	import_init(&im, &o);
+	test_capture_errors();
+	ok(import_read(&im, path) < 0 && strstr(test_captured(), "nosignal.csv:4:"),
+	   "an empty signal or dwell cell is no signal; an empty document cell needs none");
+	import_release(&im);
+	free(path);
 }
 
 int main(void)
