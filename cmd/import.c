@@ -55,13 +55,19 @@ static int parse_import_options(struct import_cli *c, struct import_options *o)
 		f = import_field_parse(name);
 		if (f < 0) {
 			error("unknown field '%s' in --field '%s' (query, doc, signal, session, time, "
-			      "dwell, end)", name, spec);
+			      "dwell, end, count, sessions, last)", name, spec);
 			free(name);
 			return -1;
 		}
 		free(name);
 		o->field[f] = eq + 1;
 	}
+	if (!o->field[FIELD_COUNT] && (o->field[FIELD_SESSIONS] || o->field[FIELD_LAST]))
+		return error("--field %s describes pre-aggregated rows: give their count too "
+			     "(--field count=COLUMN)", o->field[FIELD_SESSIONS] ? "sessions" : "last");
+	if (o->field[FIELD_COUNT] && (c->since || c->until))
+		return error("--since/--until cannot split pre-aggregated rows: filter the records "
+			     "in the aggregation (WHERE time >= ...)");
 	if (c->format && log_format_parse(c->format, &o->format) < 0)
 		return error("unknown log format '%s' (jsonl, csv, tsv)", c->format);
 	if (c->pii) {
@@ -243,7 +249,8 @@ int cmd_import(int argc, const char **argv)
 		OPT_STRING_LIST(0, "log", &c.logs, "file", "a log file (JSONL, CSV, TSV; gzip ok); repeatable"),
 		OPT_STRING(0, "format", &c.format, "format", "jsonl, csv or tsv (default: by name or content)"),
 		OPT_STRING_LIST(0, "field", &c.fields, "name=path",
-				"where a field is: query, doc, signal, session, time, dwell, end"),
+				"where a field is: query, doc, signal, session, time, dwell, end; "
+				"count, sessions, last for pre-aggregated rows"),
 		OPT_BOOL(0, "assume-click", &c.assume_click,
 			 "a record naming documents without a signal field is a click"),
 		OPT_INT(0, "min-clicks", &c.min_clicks, "n",

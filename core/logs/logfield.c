@@ -193,6 +193,7 @@ enum signal_kind import_signal_kind(const char *s, size_t len)
 	/* every record has a signal: the length is compared first */
 	static const struct { const char *w; size_t n; enum signal_kind kind; } words[] = {
 		WORD("click", SIGNAL_CLICK), WORD("clicked", SIGNAL_CLICK), WORD("open", SIGNAL_CLICK),
+		WORD("short_click", SIGNAL_SHORT_CLICK),
 		WORD("cite", SIGNAL_CITE), WORD("citation", SIGNAL_CITE), WORD("cited", SIGNAL_CITE),
 		WORD("cites", SIGNAL_CITE),
 		WORD("thumbs_up", SIGNAL_POSITIVE), WORD("thumbsup", SIGNAL_POSITIVE),

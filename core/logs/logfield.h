@@ -20,7 +20,10 @@ int import_parse_time(const char *s, size_t len, double *out, bool *date_only);
 /* Format epoch seconds 't' as "YYYY-MM-DDTHH:MM:SSZ" into 'out'. */
 void import_format_time(double t, char out[32]);
 
-enum signal_kind { SIGNAL_CLICK, SIGNAL_CITE, SIGNAL_POSITIVE, SIGNAL_NEGATIVE, SIGNAL_OTHER };
+/* SIGNAL_SHORT_CLICK: a click already known to be short ("short_click", as aggregations write it) */
+enum signal_kind {
+	SIGNAL_CLICK, SIGNAL_CITE, SIGNAL_POSITIVE, SIGNAL_NEGATIVE, SIGNAL_OTHER, SIGNAL_SHORT_CLICK
+};
 /* Classify the signal value of 'len' bytes at 's' (docs/import.md, "Signals"). */
 enum signal_kind import_signal_kind(const char *s, size_t len);
 

@@ -68,7 +68,11 @@ struct brec {
 	int half;
 	double tm, dwell;
 	bool dated, docs, other;
+	bool own_sessions;     /* each of its 'n' records is a session of its own */
 	enum signal_kind kind;
+	uint32_t n;            /* records it stands for (a pre-aggregated row: its count) */
+	uint32_t sess0, nr_sess;  /* its sessions' hashes in part->sess (0: 'sess' alone) */
+	double last;           /* latest time, when dated */
 	uint32_t key0, nr_keys;  /* document keys in part->keys (ids in obox->id) */
 	struct prow *r;
 };
@@ -135,6 +139,9 @@ struct part {
 	struct strbuf bytes;         /* their queries */
 	uint32_t *keys;              /* their documents' keys */
 	size_t nr_keys, alloc_keys;
+	uint64_t *sess;              /* their session lists (pre-aggregated rows), hashed */
+	size_t nr_sess, alloc_sess;
+	struct log_values sessv;     /* a row's session ids */
 };
 
 /* ---- logtally.c: what both stages use ---- */

@@ -198,7 +198,8 @@ int import_read(struct import *im, const char *path)
 		goto out;
 	}
 	p[0].digest = true;
-	if (im->opt.split_min > 0)
+	/* a pre-aggregated table is read by one reader (its rows carry lists of sessions) */
+	if (im->opt.split_min > 0 && !im->opt.field[FIELD_COUNT])
 		split = log_reader_split(&p[0].r, im->opt.split_min, 50);
 	if (split > 0) {
 		struct stat sb;

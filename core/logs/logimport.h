@@ -56,9 +56,12 @@
 #define IMPORT_SESSION_SKETCH 1024 /* exact distinct-session counts below this */
 #define IMPORT_DOC_SKETCH 64       /* per document; also the largest min_clicks */
 #define IMPORT_KEEP_LINES 5        /* malformed line numbers kept for the summary */
+#define IMPORT_MAX_ROW_COUNT 1000000000  /* the largest count of a pre-aggregated row */
 
 enum import_field {
 	FIELD_QUERY, FIELD_DOC, FIELD_SIGNAL, FIELD_SESSION, FIELD_TIME, FIELD_DWELL, FIELD_END,
+	/* pre-aggregated rows: read only when mapped (import_options.field) */
+	FIELD_COUNT, FIELD_SESSIONS, FIELD_LAST,
 	IMPORT_NR_FIELDS
 };
 /* Return the name of field 'f' ("query", "doc", ...). */
@@ -69,7 +72,15 @@ int import_field_parse(const char *name);
 enum pii_mode { PII_REDACT, PII_DROP };
 
 struct import_options {
-	const char *field[IMPORT_NR_FIELDS];  /* paths; NULL: the field's own name */
+	/*
+	 * Paths; NULL: the field's own name, except count, sessions and last,
+	 * which are read only when given. With count, each record is a
+	 * pre-aggregated row standing for that many records of its query, docs
+	 * and signal: sessions lists their distinct sessions (without it the
+	 * session field is the session of all of them, else each is a session
+	 * of its own), time is the earliest and last the latest time.
+	 */
+	const char *field[IMPORT_NR_FIELDS];
 	enum log_format format;
 	long min_clicks;        /* default 2 */
 	double min_dwell;       /* seconds, default 30 */

@@ -85,6 +85,63 @@ static size_t get_field(struct part *p, enum import_field f, struct log_values *
 	return n;
 }
 
+static void skip_malformed(struct part *p, int half, long line, const char *why)
+{
+	p->malformed++;
+	import_keep_place(&p->bad, half, line, why);
+}
+
+/*
+ * Read what makes the current record of 'p' a pre-aggregated row into 'e':
+ * its count, its sessions, its latest time. Return 0, or -1 when the row is
+ * malformed (counted).
+ */
+static int read_row(struct part *p, struct brec *e)
+{
+	struct log_values *v = &p->vals, *sv = &p->sessv;
+	char tmp[32];
+	double n = 0, last;
+
+	v->nr = 0;
+	if (get_field(p, FIELD_COUNT, v) && v->v[0].len && v->v[0].len < sizeof(tmp)) {
+		memcpy(tmp, v->v[0].s, v->v[0].len);
+		tmp[v->v[0].len] = '\0';
+		if (parse_double(tmp, &n))
+			n = 0;
+	}
+	if (!(n >= 1 && n <= IMPORT_MAX_ROW_COUNT && n == (double)(uint32_t)n)) {
+		skip_malformed(p, e->half, e->line, "the count is not a whole number from 1 to 1000000000");
+		return -1;
+	}
+	e->n = (uint32_t)n;
+	if (e->dated) {
+		e->last = e->tm;
+		v->nr = 0;
+		if (get_field(p, FIELD_LAST, v) && !import_parse_time(v->v[0].s, v->v[0].len, &last, NULL) &&
+		    last > e->last)
+			e->last = last;
+	}
+	if (!p->opt->field[FIELD_SESSIONS])
+		return 0;
+	v->nr = sv->nr = 0;
+	get_field(p, FIELD_SESSIONS, v);
+	for (size_t k = 0; k < v->nr; k++)
+		split_cell(&v->v[k], sv);
+	if (!sv->nr)
+		return 0;  /* none named: the session field's, or each its own */
+	if (sv->nr > e->n) {
+		skip_malformed(p, e->half, e->line, "more sessions than the count of records");
+		return -1;
+	}
+	e->own_sessions = false;
+	e->sess0 = (uint32_t)p->nr_sess;
+	e->nr_sess = (uint32_t)sv->nr;
+	ALLOC_GROW(p->sess, p->nr_sess + sv->nr, p->alloc_sess);
+	for (size_t k = 0; k < sv->nr; k++)
+		p->sess[p->nr_sess++] = import_fast_hash(sv->v[k].s, sv->v[k].len);
+	return 0;
+}
+
 /* Return true when one of 'vals' is not empty. */
 static bool any_value(const struct log_values *vals)
 {
@@ -104,12 +161,6 @@ static bool has_field(struct part *p, enum import_field f)
 	return any_value(v);
 }
 
-static void skip_malformed(struct part *p, int half, long line, const char *why)
-{
-	p->malformed++;
-	import_keep_place(&p->bad, half, line, why);
-}
-
 /* Count one event of kind 'kind' (dwell 'dwell', -1 unknown) on 'd' of 't' by session 'sess'. */
 static void count_event(const struct import_options *o, struct mempool *mp, struct import_tally *t,
 			struct import_doc *d, enum signal_kind kind, double dwell, uint64_t sess)
@@ -117,7 +168,7 @@ static void count_event(const struct import_options *o, struct mempool *mp, stru
 	if (kind == SIGNAL_NEGATIVE) {
 		d->negative++;
 		t->negative++;
-	} else if (kind == SIGNAL_CLICK && dwell >= 0 && dwell < o->min_dwell) {
+	} else if (kind == SIGNAL_SHORT_CLICK || (kind == SIGNAL_CLICK && dwell >= 0 && dwell < o->min_dwell)) {
 		d->short_clicks++;
 		t->short_clicks++;
 	} else {
@@ -130,6 +181,55 @@ static void count_event(const struct import_options *o, struct mempool *mp, stru
 		d->positive++;
 		t->positive++;
 		sketch_add(&d->sessions, sess, IMPORT_DOC_SKETCH, mp);
+	}
+}
+
+/* Return the hash of the i-th session of its own of the row 'e' of 'p' (i < e->n). */
+static uint64_t own_session(const struct part *p, const struct brec *e, uint32_t i)
+{
+	return import_mix64(((uint64_t)p->file_idx << 48) ^ (uint64_t)e->offset ^ 0x5e55104eULL ^
+			    ((uint64_t)i << 40));
+}
+
+/* Add the sessions of the row 'e' of 'p' to 'sk' (exact up to 'exact'). */
+static void add_sessions(struct part *p, const struct brec *e, struct sketch *sk, size_t exact)
+{
+	if (e->nr_sess)
+		for (uint32_t k = 0; k < e->nr_sess; k++)
+			sketch_add(sk, p->sess[e->sess0 + k], exact, &p->mp);
+	else if (e->own_sessions)
+		for (uint32_t i = 0; i < e->n; i++)
+			sketch_add(sk, own_session(p, e, i), exact, &p->mp);
+	else
+		sketch_add(sk, e->sess, exact, &p->mp);
+}
+
+/*
+ * Count the 'e->n' events of the pre-aggregated row 'e' of 'p' on 'd' of
+ * 't' (count_event for many records at once).
+ */
+static void count_row_event(struct part *p, struct import_tally *t, struct import_doc *d,
+			    const struct brec *e)
+{
+	uint32_t n = e->n;
+
+	if (e->kind == SIGNAL_NEGATIVE) {
+		d->negative += n;
+		t->negative += n;
+	} else if (e->kind == SIGNAL_SHORT_CLICK ||
+		   (e->kind == SIGNAL_CLICK && e->dwell >= 0 && e->dwell < p->opt->min_dwell)) {
+		d->short_clicks += n;
+		t->short_clicks += n;
+	} else {
+		if (e->kind == SIGNAL_CLICK)
+			d->clicks += n;
+		else if (e->kind == SIGNAL_CITE)
+			d->cites += n;
+		else
+			d->ratings += n;
+		d->positive += n;
+		t->positive += n;
+		add_sessions(p, e, &d->sessions, IMPORT_DOC_SKETCH);
 	}
 }
 
@@ -245,10 +345,15 @@ static void batch_record(struct part *p)
 	e.hash = import_fast_hash(query.s, query.len);
 
 	v->nr = 0;
-	if (get_field(p, FIELD_SESSION, v) && v->v[0].len)
+	e.n = 1;
+	if (get_field(p, FIELD_SESSION, v) && v->v[0].len) {
 		e.sess = import_fast_hash(v->v[0].s, v->v[0].len);
-	else  /* a session of its own: the record's place in the file names it */
+	} else {  /* a session of its own: the record's place in the file names it */
 		e.sess = import_mix64(((uint64_t)p->file_idx << 48) ^ (uint64_t)e.offset ^ 0x5e55104eULL);
+		e.own_sessions = true;
+	}
+	if (o->field[FIELD_COUNT] && read_row(p, &e) < 0)
+		return;
 
 	docs->nr = 0;
 	if (!get_field(p, FIELD_DOC, docs))
@@ -342,6 +447,17 @@ static void fold_batch(struct part *p)
 		if (!e->r)
 			continue;
 		t = &e->r->t;
+		if (e->n != 1 || e->nr_sess) {  /* a pre-aggregated row */
+			t->count += e->n;
+			add_sessions(p, e, &t->sessions, IMPORT_SESSION_SKETCH);
+			if (e->dated)
+				import_tally_dates(t, e->tm, e->last);
+			if (e->other)
+				t->other += e->n;
+			for (uint32_t k = 0; k < e->nr_keys; k++)
+				count_row_event(p, t, import_doc_of(&p->dk, t, p->keys[e->key0 + k], &p->mp), e);
+			continue;
+		}
 		t->count++;
 		sketch_add(&t->sessions, e->sess, IMPORT_SESSION_SKETCH, &p->mp);
 		if (e->dated)
@@ -354,6 +470,7 @@ static void fold_batch(struct part *p)
 	}
 	p->nr_batch = 0;
 	p->nr_keys = 0;
+	p->nr_sess = 0;
 	strbuf_reset(&p->bytes);
 }
 
@@ -462,6 +579,8 @@ void import_part_release(struct part *p)
 	log_values_release(&p->docs);
 	free(p->batch);
 	free(p->keys);
+	free(p->sess);
+	log_values_release(&p->sessv);
 	strbuf_release(&p->bytes);
 	obox_release(&p->out);
 	if (p->open)
