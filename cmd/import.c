@@ -22,7 +22,8 @@
 #include <string.h>
 
 static const char *const import_usage[] = {
-	"evalset import <set> --log <file>... [--format jsonl|csv|tsv] [--field <name>=<path>]...\n"
+	"evalset import <set> --log <file>... [--preset <name>|<file>]\n"
+	"                     [--format jsonl|csv|tsv] [--field <name>=<path>]...\n"
 	"                     [--assume-click] [--min-clicks <n>] [--min-dwell <seconds>] [--pii redact|drop]\n"
 	"                     [--pii-pattern <name>=<regex>]... [--min-count <n>]\n"
 	"                     [--since <time>] [--until <time>]\n"
@@ -34,11 +35,80 @@ static const char *const import_usage[] = {
 struct import_cli {
 	struct string_list logs, fields, pii_patterns;
 	struct pii_patterns patterns;  /* compiled from pii_patterns */
-	const char *format, *pii, *since, *until, *unlabelled;
+	const char *preset, *format, *pii, *since, *until, *unlabelled;
 	long min_clicks, min_count, sample, seed;
 	double min_dwell;
 	int replace_synthetic, dry_run, assume_click;
 };
+
+/* Return true when 'name' is the long name of one of 'opts'. */
+static bool is_option(const struct option *opts, const char *name, size_t len)
+{
+	for (; opts->type != OPTION_END; opts++)
+		if (opts->long_name && strlen(opts->long_name) == len && !strncmp(opts->long_name, name, len))
+			return true;
+	return false;
+}
+
+/*
+ * Read the preset 'name' (a file when it holds '/' or ends in ".preset",
+ * else presets/NAME.preset of evalset's data) into 'buf' and its options
+ * into 'args', one "--option" or "--option=value" a line ('#': a comment).
+ * Return 0, or -1 (reported).
+ */
+static int load_preset(const char *name, const struct option *opts, struct strbuf *buf,
+		       struct string_list *args)
+{
+	size_t n = strlen(name);
+	bool file = strchr(name, '/') || (n > 7 && !strcmp(name + n - 7, ".preset"));
+	char *probe = file ? NULL : xstrfmt("%s.preset", name);
+	char *dir = file ? NULL : data_dir_find("presets", probe);
+	char *path = file ? xstrdup(name) : path_join(dir, probe);
+	long line = 0;
+	int ret = -1;
+
+	if (!file && !path_exists(path)) {
+		error("no preset '%s' (langfuse, langsmith, otel-genai, or a file: ./NAME.preset)", name);
+		goto out;
+	}
+	if (read_file(path, buf, 1 << 16) < 0)
+		goto out;
+	strbuf_addch(buf, '\n');
+	for (char *s = buf->buf, *nl; (nl = strchr(s, '\n')); s = nl + 1) {
+		char *end = nl, *sp;
+
+		line++;
+		*nl = '\0';
+		while (*s == ' ' || *s == '\t')
+			s++;
+		while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+			*--end = '\0';
+		if (!*s || *s == '#')
+			continue;
+		sp = s + strcspn(s, " \t=");
+		if (strncmp(s, "--", 2) || !is_option(opts, s + 2, (size_t)(sp - s - 2)) ||
+		    !strncmp(s, "--preset", 8) || !strncmp(s, "--log", 5)) {
+			error_at(path, line, 0, "not an option of import a preset may set: '%s'", s);
+			goto out;
+		}
+		if (*sp == ' ' || *sp == '\t') {  /* "--option value" */
+			*sp++ = '\0';
+			while (*sp == ' ' || *sp == '\t')
+				sp++;
+			string_list_append(args, s);
+			if (*sp)
+				string_list_append(args, sp);
+		} else {
+			string_list_append(args, s);
+		}
+	}
+	ret = 0;
+out:
+	free(probe);
+	free(dir);
+	free(path);
+	return ret;
+}
 
 /* Turn the options into 'o'. Return 0 or -1 (reported). */
 static int parse_import_options(struct import_cli *c, struct import_options *o)
@@ -55,7 +125,7 @@ static int parse_import_options(struct import_cli *c, struct import_options *o)
 		f = import_field_parse(name);
 		if (f < 0) {
 			error("unknown field '%s' in --field '%s' (query, doc, signal, session, time, "
-			      "dwell, end, count, sessions, last)", name, spec);
+			      "dwell, end, count, sessions, last, event)", name, spec);
 			free(name);
 			return -1;
 		}
@@ -247,10 +317,12 @@ int cmd_import(int argc, const char **argv)
 				.min_dwell = 30 };
 	struct option opts[] = {
 		OPT_STRING_LIST(0, "log", &c.logs, "file", "a log file (JSONL, CSV, TSV; gzip ok); repeatable"),
+		OPT_STRING(0, "preset", &c.preset, "name|file",
+			   "options of a trace export: langfuse, langsmith, otel-genai, or a file"),
 		OPT_STRING(0, "format", &c.format, "format", "jsonl, csv or tsv (default: by name or content)"),
 		OPT_STRING_LIST(0, "field", &c.fields, "name=path",
 				"where a field is: query, doc, signal, session, time, dwell, end; "
-				"count, sessions, last for pre-aggregated rows"),
+				"count, sessions, last for pre-aggregated rows; event for traces"),
 		OPT_BOOL(0, "assume-click", &c.assume_click,
 			 "a record naming documents without a signal field is a click"),
 		OPT_INT(0, "min-clicks", &c.min_clicks, "n",
@@ -280,7 +352,9 @@ int cmd_import(int argc, const char **argv)
 	struct set s = SET_INIT;
 	struct corpus corpus = CORPUS_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
-	struct strbuf ul = STRBUF_INIT, report = STRBUF_INIT;
+	struct strbuf ul = STRBUF_INIT, report = STRBUF_INIT, preset_buf = STRBUF_INIT;
+	struct string_list preset_args = STRING_LIST_INIT;
+	const char **args = NULL;
 	struct release_job rel = { .lock = PTHREAD_MUTEX_INITIALIZER,
 				   .cond = PTHREAD_COND_INITIALIZER };
 	pthread_t releaser;
@@ -291,6 +365,28 @@ int cmd_import(int argc, const char **argv)
 
 	memset(&im, 0, sizeof(im));
 	memset(&out, 0, sizeof(out));
+	/* a preset's options go first: the command line's own win */
+	for (int i = 1; i < argc; i++) {
+		const char *name = NULL;
+
+		if (!strcmp(argv[i], "--preset") && i + 1 < argc)
+			name = argv[i + 1];
+		else if (!strncmp(argv[i], "--preset=", 9))
+			name = argv[i] + 9;
+		if (!name)
+			continue;
+		if (load_preset(name, opts, &preset_buf, &preset_args) < 0)
+			goto out;
+		args = xcalloc((size_t)argc + preset_args.nr + 1, sizeof(*args));
+		args[0] = argv[0];
+		for (size_t k = 0; k < preset_args.nr; k++)
+			args[1 + k] = preset_args.items[k];
+		for (int k = 1; k < argc; k++)
+			args[preset_args.nr + (size_t)k] = argv[k];
+		argc += (int)preset_args.nr;
+		argv = args;
+		break;
+	}
 	argc = parse_options(argc, argv, opts, import_usage);
 	if (argc < 1)
 		usage_with_options(import_usage, opts);
@@ -403,5 +499,8 @@ out:
 	string_list_clear(&c.logs);
 	string_list_clear(&c.fields);
 	string_list_clear(&c.pii_patterns);
+	string_list_clear(&preset_args);
+	strbuf_release(&preset_buf);
+	free(args);
 	return ret;
 }

@@ -19,9 +19,10 @@ packages=(gcc meson ninja-build pkg-config libcurl4-openssl-dev libcjson-dev
   libyaml-dev libssl-dev libutf8proc-dev zlib1g-dev libicu-dev libstemmer-dev
   libpcre2-dev libxml2-dev libmicrohttpd-dev python3 ca-certificates)
 # the tests: clang for its build, zsh for the completion test, git for the
-# version and reproducibility tests, sqlite3 for the warehouse-log test, and
-# for the browser suite Debian's Chromium driven by playwright-core under Node.js
-test_packages=(clang zsh git chromium fonts-dejavu-core sqlite3)
+# version and reproducibility tests, sqlite3 and jq for the warehouse-log and
+# trace tests (they run the SQL and jq of docs/scale.md), and for the browser
+# suite Debian's Chromium driven by playwright-core under Node.js
+test_packages=(clang zsh git chromium fonts-dejavu-core sqlite3 jq)
 
 # The builds `tools/dev.sh test` makes and tests, one per line:
 #   DIR  CC  SUITES  [MESON OPTIONS...]

@@ -386,3 +386,57 @@ char *path_relative_to(const char *path, const char *dir)
 	free(abs_dir);
 	return strbuf_detach(&sb, NULL);
 }
+
+/*
+ * Return the directory of the running executable (caller frees), or NULL
+ * where the system does not say (then only the compiled-in data directory
+ * is left). No path of the build is compiled in: two builds of one commit
+ * in different folders give the same binary.
+ */
+static char *exe_dir(void)
+{
+#ifdef __linux__
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	return dir_name(exe);
+#else
+	return NULL;
+#endif
+}
+
+char *dir_holding(char *dir, const char *probe)
+{
+	char *file;
+	bool ok;
+
+	if (!dir)
+		return NULL;
+	file = path_join(dir, probe);
+	ok = path_exists(file);
+	free(file);
+	if (ok)
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+char *data_dir_find(const char *sub, const char *probe)
+{
+	char *bin = exe_dir(), *dir = NULL;
+
+	if (bin) {
+		/* installed or staged: <prefix>/bin/evalset and <prefix>/share/evalset/SUB */
+		dir = dir_holding(xstrfmt("%s/../share/evalset/%s", bin, sub), probe);
+		/* a build directory: meson copies SUB beside the binary */
+		if (!dir)
+			dir = dir_holding(path_join(bin, sub), probe);
+		free(bin);
+		if (dir)
+			return dir;
+	}
+	return xstrfmt("%s/%s", EVALSET_DATADIR, sub);
+}

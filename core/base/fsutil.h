@@ -66,6 +66,15 @@ bool is_dir(const char *path);
 int mkdir_p(const char *path);
 /* Return the directory part of 'path' ("." when none); caller frees. */
 char *dir_name(const char *path);
+/*
+ * Return the directory of evalset's data 'sub' ("prompts", "presets")
+ * holding the file 'probe' (caller frees): <prefix>/share/evalset/SUB beside
+ * an installed binary, else SUB beside the binary (a build directory), else
+ * the compiled-in data directory's SUB (which may not exist).
+ */
+char *data_dir_find(const char *sub, const char *probe);
+/* Return 'dir' (taken over) when 'dir'/'probe' exists, else free it and return NULL. */
+char *dir_holding(char *dir, const char *probe);
 /* Append 'a' "/" 'b' to a new string; caller frees. */
 char *path_join(const char *a, const char *b);
 /* Return 'path' relative to the directory 'dir' (both must exist), e.g.

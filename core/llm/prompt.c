@@ -237,65 +237,16 @@ char *prompt_id(const struct prompt *p)
 #define EVALSET_DATADIR "/usr/local/share/evalset"
 #endif
 
-/*
- * Return the directory of the running executable (caller frees), or NULL
- * where the system does not say (then only the compiled-in data directory
- * is left). No path of the build is compiled in: two builds of one commit
- * in different folders give the same binary.
- */
-static char *exe_dir(void)
-{
-#ifdef __linux__
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	return dir_name(exe);
-#else
-	return NULL;
-#endif
-}
-
-/* Return "dir" when "dir/probe" exists, else NULL; "dir" is taken over either way and freed when refused. */
-static char *accept_dir(char *dir, const char *probe)
-{
-	char *file;
-	bool ok;
-
-	if (!dir)
-		return NULL;
-	file = path_join(dir, probe);
-	ok = path_exists(file);
-	free(file);
-	if (ok)
-		return dir;
-	free(dir);
-	return NULL;
-}
-
 char *prompt_default_dir(const char *given, const char *probe)
 {
 	const char *env = getenv("EVALSET_PROMPT_DIR");
-	char *bin, *dir;
+	char *dir;
 
 	if (given)
 		return xstrdup(given);
 	if (env && *env)
 		return xstrdup(env);
-	if ((dir = accept_dir(xstrdup("prompts"), probe)))
+	if ((dir = dir_holding(xstrdup("prompts"), probe)))
 		return dir;
-	bin = exe_dir();
-	if (bin) {
-		/* installed or staged: <prefix>/bin/evalset and <prefix>/share/evalset/prompts */
-		dir = accept_dir(xstrfmt("%s/../share/evalset/prompts", bin), probe);
-		/* a build directory: meson copies prompts/ beside the binary */
-		if (!dir)
-			dir = accept_dir(path_join(bin, "prompts"), probe);
-		free(bin);
-		if (dir)
-			return dir;
-	}
-	return xstrdup(EVALSET_DATADIR "/prompts");
+	return data_dir_find("prompts", probe);
 }

@@ -69,6 +69,7 @@ struct brec {
 	double tm, dwell;
 	bool dated, docs, other;
 	bool own_sessions;     /* each of its 'n' records is a session of its own */
+	bool event;            /* an event of a trace: only its documents count */
 	enum signal_kind kind;
 	uint32_t n;            /* records it stands for (a pre-aggregated row: its count) */
 	uint32_t sess0, nr_sess;  /* its sessions' hashes in part->sess (0: 'sess' alone) */
@@ -142,6 +143,7 @@ struct part {
 	uint64_t *sess;              /* their session lists (pre-aggregated rows), hashed */
 	size_t nr_sess, alloc_sess;
 	struct log_values sessv;     /* a row's session ids */
+	struct log_items items;      /* a trace's events */
 };
 
 /* ---- logtally.c: what both stages use ---- */

@@ -62,6 +62,8 @@ enum import_field {
 	FIELD_QUERY, FIELD_DOC, FIELD_SIGNAL, FIELD_SESSION, FIELD_TIME, FIELD_DWELL, FIELD_END,
 	/* pre-aggregated rows: read only when mapped (import_options.field) */
 	FIELD_COUNT, FIELD_SESSIONS, FIELD_LAST,
+	/* traces: read only when mapped; doc, signal, dwell, end are read in each event */
+	FIELD_EVENT,
 	IMPORT_NR_FIELDS
 };
 /* Return the name of field 'f' ("query", "doc", ...). */

@@ -67,12 +67,34 @@ static inline void push_value(struct log_values *out, const char *s, size_t len)
 }
 
 /*
- * Append what components 'k'.. of 'p' select under node 'idx' to 'out': an
- * object goes on into the first child with the key, an array into every
- * element, and the end of the path takes a scalar.
+ * Return how many components of 'p' from 'k' on the key of node 'n' spells
+ * with its dots ("gen_ai.evaluation.name" for gen_ai, evaluation, name), or
+ * 0: keys holding dots, as tracing attributes are named.
  */
-static void jget(const struct log_reader *r, long idx, const struct log_path *p, size_t k,
-		 struct log_values *out)
+static size_t dotted_key(const struct jnode *n, const struct log_path *p, size_t k)
+{
+	size_t at = 0, j = k;
+
+	while (j < p->nr) {
+		if (at + p->lens[j] > n->key_len || memcmp(n->key + at, p->parts[j], p->lens[j]))
+			return 0;
+		at += p->lens[j++];
+		if (at == n->key_len)
+			return j - k > 1 ? j - k : 0;
+		if (n->key[at++] != '.')
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Follow components 'k'.. of 'p' under node 'idx', calling 'fn'('out',
+ * node) on every node they reach: an object goes on into the first child
+ * with the key, then (before the last component) into each child whose
+ * dotted key spells several components; an array into every element.
+ */
+static void jwalk(const struct log_reader *r, long idx, const struct log_path *p, size_t k,
+		  void (*fn)(const struct log_reader *r, long idx, void *out), void *out)
 {
 	for (;;) {
 		const struct jnode *n = &r->nodes[idx];
@@ -80,12 +102,11 @@ static void jget(const struct log_reader *r, long idx, const struct log_path *p,
 
 		if (n->type == J_ARR) {
 			for (c = n->child; c >= 0; c = r->nodes[c].next)
-				jget(r, c, p, k, out);
+				jwalk(r, c, p, k, fn, out);
 			return;
 		}
 		if (k == p->nr) {
-			if (n->type != J_OBJ && n->type != J_NULL)
-				push_value(out, n->val, n->val_len);
+			fn(r, idx, out);
 			return;
 		}
 		if (n->type != J_OBJ)
@@ -93,11 +114,37 @@ static void jget(const struct log_reader *r, long idx, const struct log_path *p,
 		for (c = n->child; c >= 0 && !has_key(&r->nodes[c], p->parts[k], p->lens[k]);
 		     c = r->nodes[c].next)
 			;
+		if (k + 1 < p->nr) {  /* rare: the exact key's values first, then the dotted keys' */
+			if (c >= 0)
+				jwalk(r, c, p, k + 1, fn, out);
+			for (c = n->child; c >= 0; c = r->nodes[c].next) {
+				size_t used = dotted_key(&r->nodes[c], p, k);
+				if (used)
+					jwalk(r, c, p, k + used, fn, out);
+			}
+			return;
+		}
 		if (c < 0)
 			return;
 		idx = c;
 		k++;
 	}
+}
+
+/* Append the scalar of node 'idx' to the values 'out' (objects and null give nothing). */
+static void take_scalar(const struct log_reader *r, long idx, void *out)
+{
+	const struct jnode *n = &r->nodes[idx];
+
+	if (n->type != J_OBJ && n->type != J_NULL)
+		push_value(out, n->val, n->val_len);
+}
+
+/* Append what components 'k'.. of 'p' select under node 'idx' to 'out' (scalars at the end). */
+static void jget(const struct log_reader *r, long idx, const struct log_path *p, size_t k,
+		 struct log_values *out)
+{
+	jwalk(r, idx, p, k, take_scalar, out);
 }
 
 /*
@@ -158,8 +205,11 @@ void log_json_get(struct log_reader *r, const struct log_path *p, struct log_val
 		return;
 	}
 	at = shape_find(&r->json, r->nodes, p, p->parts[0], p->lens[0]);
-	if (at < 0)
+	if (at < 0) {
+		if (p->nr > 1)  /* a top-level key with dots in it, maybe */
+			jget(r, 0, p, 0, out);
 		return;
+	}
 	n = &r->nodes[r->json.kid[at]];
 	if (p->nr == 1 && n->type != J_ARR && n->type != J_OBJ) {
 		if (n->type != J_NULL)  /* as jget */
@@ -167,4 +217,26 @@ void log_json_get(struct log_reader *r, const struct log_path *p, struct log_val
 		return;
 	}
 	jget(r, r->json.kid[at], p, 1, out);
+}
+
+/* Keep node 'idx' in the list of items 'out' (a struct log_items). */
+static void take_item(const struct log_reader *r, long idx, void *out)
+{
+	struct log_items *it = out;
+
+	if (r->nodes[idx].type == J_OBJ) {
+		ALLOC_GROW(it->node, it->nr + 1, it->alloc);
+		it->node[it->nr++] = idx;
+	}
+}
+
+void log_json_items(struct log_reader *r, const struct log_path *p, struct log_items *out)
+{
+	if (r->nr_nodes)
+		jwalk(r, 0, p, 0, take_item, out);
+}
+
+void log_json_get_in(struct log_reader *r, long item, const struct log_path *p, struct log_values *out)
+{
+	jget(r, item, p, 0, out);
 }

@@ -33,6 +33,11 @@ int log_json_parse(struct log_reader *r, char *line, size_t len);
  */
 void log_json_get(struct log_reader *r, const struct log_path *p, struct log_values *out);
 
+/* Append the objects 'p' selects in the parsed line to 'out' (log_reader_items). */
+void log_json_items(struct log_reader *r, const struct log_path *p, struct log_items *out);
+/* Append the values 'p' selects under the object 'item' to 'out' (log_reader_get_in). */
+void log_json_get_in(struct log_reader *r, long item, const struct log_path *p, struct log_values *out);
+
 /* Append the value of 'len' bytes at 's' to 'out'. */
 void log_values_push(struct log_values *out, const char *s, size_t len);
 

@@ -142,6 +142,19 @@ static int read_row(struct part *p, struct brec *e)
 	return 0;
 }
 
+/* get_field for field 'f' of the event 'item' of the current record ('item' < 0: of the record). */
+static size_t get_in(struct part *p, long item, enum import_field f, struct log_values *out)
+{
+	size_t n;
+
+	if (item < 0)
+		return get_field(p, f, out);
+	n = log_reader_get_in(&p->r, item, &p->path[f], out);
+	if (n)
+		p->field_seen[f]++;
+	return n;
+}
+
 /* Return true when one of 'vals' is not empty. */
 static bool any_value(const struct log_values *vals)
 {
@@ -151,13 +164,16 @@ static bool any_value(const struct log_values *vals)
 	return false;
 }
 
-/* Return true when the current record holds field 'f', not empty (not counted as seen). */
-static bool has_field(struct part *p, enum import_field f)
+/* Return true when the current record (its event 'item', >= 0) holds field 'f', not empty. */
+static bool has_in(struct part *p, long item, enum import_field f)
 {
 	struct log_values *v = &p->vals;
 
 	v->nr = 0;
-	log_reader_get(&p->r, &p->path[f], v);
+	if (item < 0)
+		log_reader_get(&p->r, &p->path[f], v);
+	else
+		log_reader_get_in(&p->r, item, &p->path[f], v);
 	return any_value(v);
 }
 
@@ -298,17 +314,85 @@ static void take_passed(struct part *p, const struct obox *in)
 }
 
 /*
+ * Read the documents and signal of the current record of 'p' (or of its
+ * event 'item', >= 0; or none when not 'with_docs') into a copy of 'ep'
+ * and add it (its query 'query') to the batch, or pass it to the other
+ * reader. An event naming no document is not added.
+ */
+static void add_event(struct part *p, const struct brec *ep, const char *query, long item,
+		      bool with_docs)
+{
+	const struct import_options *o = p->opt;
+	struct log_values *v = &p->vals, *docs = &p->docs;
+	struct brec e = *ep;
+	double end;
+	size_t nr_ids = 0;
+
+	docs->nr = 0;
+	if (!with_docs || !get_in(p, item, FIELD_DOC, docs))
+		goto add;
+	if (p->r.format != LOG_FORMAT_JSONL) {
+		struct log_value cell = docs->v[0];
+		docs->nr = 0;
+		split_cell(&cell, docs);
+	}
+	if (!any_value(docs))
+		goto add;  /* an empty cell or list: no document */
+	e.docs = true;
+	v->nr = 0;
+	if (get_in(p, item, FIELD_SIGNAL, v) && v->v[0].len) {
+		e.kind = import_signal_kind(v->v[0].s, v->v[0].len);
+	} else if (!o->assume_click && !has_in(p, item, FIELD_DWELL) && !has_in(p, item, FIELD_END)) {
+		/* no evidence anyone used the documents: the import refuses the log */
+		p->no_signal++;
+		import_keep_place(&p->silent, p->self, p->r.lineno, "no signal");
+		return;
+	}
+	if (e.kind == SIGNAL_OTHER) {
+		e.other = true;
+		goto add;
+	}
+	if (e.kind == SIGNAL_CLICK) {
+		v->nr = 0;
+		if (get_in(p, item, FIELD_DWELL, v) && parse_seconds(&v->v[0], &e.dwell)) {
+			;
+		} else if (e.dated && (v->nr = 0, get_in(p, item, FIELD_END, v))) {
+			if (!import_parse_time(v->v[0].s, v->v[0].len, &end, NULL))
+				e.dwell = end - e.tm;
+		}
+	}
+	/* the valid, distinct ids, kept in place */
+	for (size_t k = 0; k < docs->nr; k++) {
+		const struct log_value id = docs->v[k];
+		bool repeat = false;
+
+		if (!id.len || !utf8_valid(id.s, id.len, NULL))
+			continue;
+		for (size_t j = 0; j < nr_ids && !repeat; j++)
+			repeat = docs->v[j].len == id.len && !memcmp(docs->v[j].s, id.s, id.len);
+		if (!repeat)
+			docs->v[nr_ids++] = id;
+	}
+add:
+	if (item >= 0 && !nr_ids && !e.other)
+		return;  /* an event about no document (or only a refused one) */
+	if (p->ex && import_half_of(e.hash) != p->self)
+		pass_record(&p->out, &e, query, docs->v, nr_ids);
+	else
+		batch_add(p, &e, query, docs->v, nr_ids);
+}
+
+/*
  * Read the current record of the reader of 'p' into the batch of 'p' (or
  * pass it to the other reader), or count why it is skipped.
  */
 static void batch_record(struct part *p)
 {
 	const struct import_options *o = p->opt;
-	struct log_values *v = &p->vals, *docs = &p->docs;
+	struct log_values *v = &p->vals;
+	struct log_items *items = &p->items;
 	struct brec e;
-	double end;
 	struct log_value query;
-	size_t nr_ids = 0;
 
 	v->nr = 0;
 	if (!get_field(p, FIELD_QUERY, v)) {
@@ -355,56 +439,19 @@ static void batch_record(struct part *p)
 	if (o->field[FIELD_COUNT] && read_row(p, &e) < 0)
 		return;
 
-	docs->nr = 0;
-	if (!get_field(p, FIELD_DOC, docs))
-		goto add;
-	if (p->r.format != LOG_FORMAT_JSONL) {
-		struct log_value cell = docs->v[0];
-		docs->nr = 0;
-		split_cell(&cell, docs);
-	}
-	if (!any_value(docs))
-		goto add;  /* an empty cell or list: no document */
-	e.docs = true;
-	v->nr = 0;
-	if (get_field(p, FIELD_SIGNAL, v) && v->v[0].len) {
-		e.kind = import_signal_kind(v->v[0].s, v->v[0].len);
-	} else if (!o->assume_click && !has_field(p, FIELD_DWELL) && !has_field(p, FIELD_END)) {
-		/* no evidence anyone used the documents: the import refuses the log */
-		p->no_signal++;
-		import_keep_place(&p->silent, p->self, p->r.lineno, "no signal");
+	if (!o->field[FIELD_EVENT]) {
+		add_event(p, &e, query.s, -1, true);
 		return;
 	}
-	if (e.kind == SIGNAL_OTHER) {
-		e.other = true;
-		goto add;
-	}
-	if (e.kind == SIGNAL_CLICK) {
-		v->nr = 0;
-		if (get_field(p, FIELD_DWELL, v) && parse_seconds(&v->v[0], &e.dwell)) {
-			;
-		} else if (e.dated && (v->nr = 0, get_field(p, FIELD_END, v))) {
-			if (!import_parse_time(v->v[0].s, v->v[0].len, &end, NULL))
-				e.dwell = end - e.tm;
-		}
-	}
-	/* the valid, distinct ids, kept in place */
-	for (size_t k = 0; k < docs->nr; k++) {
-		const struct log_value id = docs->v[k];
-		bool repeat = false;
-
-		if (!id.len || !utf8_valid(id.s, id.len, NULL))
-			continue;
-		for (size_t j = 0; j < nr_ids && !repeat; j++)
-			repeat = docs->v[j].len == id.len && !memcmp(docs->v[j].s, id.s, id.len);
-		if (!repeat)
-			docs->v[nr_ids++] = id;
-	}
-add:
-	if (p->ex && import_half_of(e.hash) != p->self)
-		pass_record(&p->out, &e, query.s, docs->v, nr_ids);
-	else
-		batch_add(p, &e, query.s, docs->v, nr_ids);
+	/* a trace: the record counts for its query, each event for its documents */
+	items->nr = 0;
+	log_reader_items(&p->r, &p->path[FIELD_EVENT], items);
+	if (items->nr)
+		p->field_seen[FIELD_EVENT]++;
+	add_event(p, &e, query.s, -1, false);
+	e.event = true;
+	for (size_t k = 0; k < items->nr; k++)
+		add_event(p, &e, query.s, items->node[k], true);
 }
 
 /*
@@ -431,7 +478,8 @@ static void fold_batch(struct part *p)
 
 		e->r = NULL;
 		if (r->invalid) {
-			skip_malformed(p, e->half, e->line, "invalid UTF-8 in the query");
+			if (!e->event)  /* counted once, with its record */
+				skip_malformed(p, e->half, e->line, "invalid UTF-8 in the query");
 			continue;
 		}
 		e->r = r;
@@ -447,6 +495,15 @@ static void fold_batch(struct part *p)
 		if (!e->r)
 			continue;
 		t = &e->r->t;
+		if (e->event) {  /* an event of a trace: its record counted the query */
+			if (e->other)
+				t->other++;
+			for (uint32_t k = 0; k < e->nr_keys; k++)
+				count_event(p->opt, &p->mp, t,
+					    import_doc_of(&p->dk, t, p->keys[e->key0 + k], &p->mp),
+					    e->kind, e->dwell, e->sess);
+			continue;
+		}
 		if (e->n != 1 || e->nr_sess) {  /* a pre-aggregated row */
 			t->count += e->n;
 			add_sessions(p, e, &t->sessions, IMPORT_SESSION_SKETCH);
@@ -581,6 +638,7 @@ void import_part_release(struct part *p)
 	free(p->keys);
 	free(p->sess);
 	log_values_release(&p->sessv);
+	log_items_release(&p->items);
 	strbuf_release(&p->bytes);
 	obox_release(&p->out);
 	if (p->open)

@@ -584,6 +584,31 @@ size_t log_reader_get(struct log_reader *r, const struct log_path *p, struct log
 	return out->nr - before;
 }
 
+void log_items_release(struct log_items *it)
+{
+	free(it->node);
+	memset(it, 0, sizeof(*it));
+}
+
+size_t log_reader_items(struct log_reader *r, const struct log_path *p, struct log_items *out)
+{
+	size_t before = out->nr;
+
+	if (r->format == LOG_FORMAT_JSONL)
+		log_json_items(r, p, out);
+	return out->nr - before;
+}
+
+size_t log_reader_get_in(struct log_reader *r, long item, const struct log_path *p,
+			 struct log_values *out)
+{
+	size_t before = out->nr;
+
+	if (r->format == LOG_FORMAT_JSONL)
+		log_json_get_in(r, item, p, out);
+	return out->nr - before;
+}
+
 void log_reader_digest(struct log_reader *r, char out[72])
 {
 	struct log_stream *st = r->st;

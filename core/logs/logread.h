@@ -152,12 +152,34 @@ void log_path_init(struct log_path *p, const struct log_reader *r, const char *t
 void log_path_release(struct log_path *p);
 
 /*
- * Append the values 'p' selects in the current record to 'out': strings
+ * Append the values 'p' selects in the current record to 'out': a JSON
+ * key holding dots ("gen_ai.request.model") is found by the path that
+ * spells it when no key is the first component alone. Strings
  * (unescaped), numbers and booleans as their text; arrays contribute each
  * element; null, objects and absent keys contribute nothing. Return the
  * number of values appended.
  */
 size_t log_reader_get(struct log_reader *r, const struct log_path *p, struct log_values *out);
+
+/*
+ * Objects of the current record, for fields read relative to each (the
+ * events of a trace): node numbers of the JSON arena, valid until the next
+ * log_reader_next.
+ */
+struct log_items {
+	long *node;
+	size_t nr, alloc;
+};
+void log_items_release(struct log_items *it);
+/*
+ * Append the objects 'p' selects in the current JSON Lines record to 'out'
+ * (an array contributes each element that is an object); CSV and TSV
+ * records have none. Return the number appended.
+ */
+size_t log_reader_items(struct log_reader *r, const struct log_path *p, struct log_items *out);
+/* log_reader_get for 'p' read from the object 'item' (of log_reader_items) on. */
+size_t log_reader_get_in(struct log_reader *r, long item, const struct log_path *p,
+			 struct log_values *out);
 
 /* After end of file: the digest of the whole file's bytes as stored ("sha256:..."). */
 void log_reader_digest(struct log_reader *r, char out[72]);

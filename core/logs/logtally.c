@@ -19,7 +19,7 @@
 #define ARENA_CHUNK (1u << 20)
 
 static const char *const field_names[IMPORT_NR_FIELDS] = {
-	"query", "doc", "signal", "session", "time", "dwell", "end", "count", "sessions", "last",
+	"query", "doc", "signal", "session", "time", "dwell", "end", "count", "sessions", "last", "event",
 };
 
 const char *import_field_name(enum import_field f)

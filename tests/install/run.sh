@@ -68,6 +68,13 @@ hidden() {
   [ "$rc" = 2 ] && grep -q "'$prefix/.*share/evalset/prompts/generate-factoid.md' does not exist" out.txt
 }
 check "and it was those prompts: without the installed template it fails naming that dir" hidden
+check "the import presets are installed under share/evalset/presets" test -f "$datadir/presets/langfuse.preset"
+preset_found() {
+  printf '%s\n' '{"input": {"query": "rotate key"}, "sessionId": "s1", "scores": [{"value": 1, "metadata": {"doc_id": "c2"}}]}' > traces.jsonl
+  "$bin" import demo --preset langfuse --log traces.jsonl --min-clicks 1 --dry-run | tee p.txt &&
+  grep -q '^would add q-0001: rotate key' p.txt
+}
+check "installed import --preset langfuse finds the installed preset" preset_found
 config_shows() {
   "$bin" config | tee c.txt | grep -E "^prompt_dir +$prefix/bin/../share/evalset/prompts +built-in$|^prompt_dir +$datadir/prompts +built-in$"
 }

@@ -870,6 +870,60 @@ static void cleanup(void)
 	rmdir(tmpdir);
 }
 
+/* Keys holding dots are found by the path spelling them; the objects of a list are items. */
+static void test_dotted_keys_and_items(void)
+{
+	char *path = write_tmp("dotted.jsonl",
+		"{\"gen_ai.prompt\": \"flat dotted\", \"q\": \"x\"}\n"
+		"{\"a.b\": \"top dotted\", \"attributes\": {\"gen_ai.op\": \"retrieval\", \"gen_ai\": {\"x\": \"exact\"}, "
+		"\"gen_ai.x\": \"dotted\"}, \"events\": [{\"k\": \"e1\", \"attributes\": {\"doc.id\": \"c-1\"}}, "
+		"{\"k\": \"e2\"}, \"scalar\"]}\n");
+
+	for (int fast = 0; fast < 2; fast++) {
+		struct log_reader r;
+		struct log_path p1, p2, p3, p4, ev, id;
+		struct log_values v = LOG_VALUES_INIT;
+		struct log_items it = { NULL, 0, 0 };
+
+		log_json_fast = fast;
+		if (log_reader_open(&r, path, LOG_FORMAT_JSONL) < 0) {
+			ok(0, "open %s", path);
+			break;
+		}
+		log_path_init(&p1, &r, "gen_ai.prompt");
+		log_path_init(&p2, &r, "a.b");
+		log_path_init(&p3, &r, "attributes.gen_ai.op");
+		log_path_init(&p4, &r, "attributes.gen_ai.x");
+		log_path_init(&ev, &r, "events");
+		log_path_init(&id, &r, "attributes.doc.id");
+		ok(log_reader_next(&r) == 1 && log_reader_get(&r, &p1, &v) == 1 &&
+		   v.v[0].len == 11 && !memcmp(v.v[0].s, "flat dotted", 11),
+		   "fast %d: a top-level key with dots, in a flat record", fast);
+		v.nr = 0;
+		ok(log_reader_next(&r) == 1 && log_reader_get(&r, &p2, &v) == 1 &&
+		   log_reader_get(&r, &p3, &v) == 1 && log_reader_get(&r, &p4, &v) == 2 &&
+		   v.v[1].len == 9 && !memcmp(v.v[1].s, "retrieval", 9) && v.v[2].len == 5 &&
+		   !memcmp(v.v[2].s, "exact", 5) && v.v[3].len == 6 && !memcmp(v.v[3].s, "dotted", 6),
+		   "fast %d: dotted keys, nested; the key of one component first",
+		   fast);
+		v.nr = 0;
+		ok(log_reader_items(&r, &ev, &it) == 2 && log_reader_get_in(&r, it.node[0], &id, &v) == 1 &&
+		   v.v[0].len == 3 && !memcmp(v.v[0].s, "c-1", 3) && !log_reader_get_in(&r, it.node[1], &id, &v),
+		   "fast %d: the objects of a list are items, read each on its own", fast);
+		log_path_release(&p1);
+		log_path_release(&p2);
+		log_path_release(&p3);
+		log_path_release(&p4);
+		log_path_release(&ev);
+		log_path_release(&id);
+		log_values_release(&v);
+		log_items_release(&it);
+		log_reader_close(&r);
+	}
+	log_json_fast = true;
+	free(path);
+}
+
 /* A record naming documents without any signal refuses the log, unless it is said to be a click. */
 static void test_no_signal(void)
 {
@@ -938,6 +992,7 @@ int main(void)
 	test_two_files();
 	test_time_and_signals();
 	test_no_signal();
+	test_dotted_keys_and_items();
 	test_format_time();
 	test_sketch();
 	test_dedup();
