@@ -45,6 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	log_json_fast = !(data[0] & 4);
 	o.min_clicks = 1;
 	o.assume_click = !(data[0] & 32);  /* else documents without a signal refuse the log */
+	if (data[0] & 64)  /* a trace: documents and signals in each event of the list "ev" */
+		o.field[FIELD_EVENT] = "ev";
+	if (data[0] & 128) {  /* pre-aggregated rows */
+		o.field[FIELD_COUNT] = "n";
+		o.field[FIELD_SESSIONS] = "ss";
+		o.field[FIELD_LAST] = "last";
+	}
 	o.field[FIELD_QUERY] = (data[0] & 8) ? "q.text" : "query";
 	o.split_min = (data[0] & 16) ? 1 : 0;  /* two readers, one from each half */
 	import_init(&im, &o);
