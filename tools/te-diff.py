@@ -50,15 +50,29 @@ def score_text(rng, s):
     return rng.choice(forms)
 
 
-def make_case(rng):
-    nq = rng.randint(1, 7)
+DOC_STYLES = {
+    "short": lambda i: "d%d" % i,
+    "long": lambda i: "clueweb09-en0000-%02d-%05d" % (i % 7, i * 37 % 100000),
+    "eight": lambda i: "%08d" % (i * 7919 % 100000000),
+    "mixed": lambda i: ("clueweb09-en%04d" % i) if i % 3 else ("d%d" % i),
+}
+
+
+def make_case(rng, shapes=False):
+    """A random case; with 'shapes', also long docids (beyond 8 bytes),
+    docids of exactly 8 bytes, mixed lengths and big shuffled runs (more
+    than a thousand lines, many questions)."""
+    big = shapes and rng.random() < 0.5
+    docid = DOC_STYLES[rng.choice(list(DOC_STYLES))] if shapes else DOC_STYLES["short"]
+    nq = rng.randint(25, 45) if big else rng.randint(1, 7)
     qids = set()
     while len(qids) < nq:
-        qids.add(rng.choice(["q%d" % rng.randint(1, 30), str(rng.randint(1, 120)), "T%02d" % rng.randint(0, 99)]))
+        qids.add(rng.choice(["q%d" % rng.randint(1, 30), str(rng.randint(1, 120)), "T%02d" % rng.randint(0, 99)]
+                            + (["query-%04d" % rng.randint(0, 9999)] if shapes else [])))
     qids = sorted(qids)
     qrels, run = [], []
     for q in qids:
-        pool = ["d%d" % i for i in rng.sample(range(1, 60), rng.randint(3, 25))]
+        pool = [docid(i) for i in rng.sample(range(1, 60), rng.randint(3, 25))]
         judged = rng.sample(pool, rng.randint(1, len(pool)))
         style = rng.random()
         for i, d in enumerate(judged):
@@ -73,8 +87,9 @@ def make_case(rng):
             qrels.append((q, STAND_IN, rng.choice([0, 1, 2, -1])))
         if rng.random() < 0.2 and q != qids[0]:
             continue  # missing from the run
-        n = rng.randint(1 if q == qids[0] else 0, 30)
-        docs = rng.sample(pool + ["x%d" % i for i in range(40)], min(n, len(pool) + 40))
+        n = rng.randint(1 if q == qids[0] else 0, 90 if big else 30)
+        filler = [docid(100 + i) for i in range(80)] if shapes else ["x%d" % i for i in range(40)]
+        docs = rng.sample(pool + filler, min(n, len(pool) + len(filler)))
         int_scores = rng.random() < 0.5
         for i, d in enumerate(docs):
             s = float(rng.randint(0, 6)) if int_scores else round(rng.uniform(-3, 10), rng.choice([1, 2, 6]))
@@ -83,7 +98,7 @@ def make_case(rng):
         q = "zz%d" % rng.randint(0, 9)
         for i in range(rng.randint(1, 4)):
             run.append((q, "d1", i + 1, 1.0))
-    order = rng.random()
+    order = rng.random() * (0.4 if big else 1)
     if order < 0.4:
         rng.shuffle(run)
     elif order < 0.6 and len(run) > 3:
@@ -108,6 +123,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--write", help="store the cases and trec_eval's outputs under this directory")
     ap.add_argument("--prefix", default="g")
+    ap.add_argument("--shapes", action="store_true",
+                    help="also long, 8-byte and mixed docids and big shuffled runs")
     ap.add_argument("--variants-per-case", type=int, default=0,
                     help="with --write: a random subset of variants per case (0: all)")
     a = ap.parse_args()
@@ -117,7 +134,7 @@ def main():
     tmp = tempfile.mkdtemp()
     try:
         for n in range(a.cases):
-            qtext, rtext = make_case(rng)
+            qtext, rtext = make_case(rng, a.shapes)
             d = os.path.join(tmp, "c")
             os.makedirs(d, exist_ok=True)
             open(os.path.join(d, "qrels"), "w").write(qtext)

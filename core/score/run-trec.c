@@ -240,6 +240,7 @@ struct scan {
 	off_t off, end;
 	bool collect;
 	bool pieces;             /* streaming: a question may come back (no RUN_SCAN_UNSORTED) */
+	bool batches;            /* RUN_SCAN_LINES: lines of any questions, handed over in batches */
 	trec_group_fn fn;
 	void *data;
 	char *buf;
@@ -248,7 +249,9 @@ struct scan {
 	size_t qid_off, qid_len; /* streaming: relative to group_start */
 	struct trec_line *lines;
 	uint32_t *off_doc;       /* streaming: doc offsets relative to group_start */
-	size_t nr, alloc, alloc_off;
+	uint32_t *off_qid, *len_qid;  /* batches: each line's qid, relative to group_start */
+	const char **qids;
+	size_t nr, alloc, alloc_off, alloc_qid, alloc_qids;
 	struct cline *cl;        /* collect: every line */
 	size_t nr_cl, alloc_cl;
 	struct strmap seen;
@@ -269,8 +272,43 @@ static int emit_group(struct scan *s)
 	g.lines = s->lines;
 	g.nr = s->nr;
 	g.padded = true;
+	g.qids = NULL;
+	g.qid_lens = NULL;
+	if (s->batches) {
+		ALLOC_GROW(s->qids, s->nr, s->alloc_qids);
+		for (size_t i = 0; i < s->nr; i++)
+			s->qids[i] = base + s->off_qid[i];
+		g.qid = s->qids[0];
+		g.qid_len = s->len_qid[0];
+		g.qids = s->qids;
+		g.qid_lens = s->len_qid;
+	}
 	s->nr = 0;
 	return s->fn(&g, s->data);
+}
+
+/* Lines handed over at once in RUN_SCAN_LINES: few enough to stay in cache. */
+#define SCAN_BATCH 1024
+
+static int batch_line(struct scan *s, size_t line_start, const struct fields *f)
+{
+	if (!s->nr)
+		s->group_start = line_start;
+	if (s->nr == s->alloc) {
+		ALLOC_GROW(s->lines, s->nr + 1, s->alloc);
+		ALLOC_GROW(s->off_doc, s->nr + 1, s->alloc_off);
+		ALLOC_GROW(s->off_qid, s->nr + 1, s->alloc_qid);
+		s->len_qid = xreallocarray(s->len_qid, s->alloc_qid, sizeof(*s->len_qid));
+	}
+	s->off_doc[s->nr] = (uint32_t)(f->doc - (s->buf + s->group_start));
+	s->off_qid[s->nr] = (uint32_t)(f->qid - (s->buf + s->group_start));
+	s->len_qid[s->nr] = (uint32_t)f->qid_len;
+	s->lines[s->nr].len = (uint32_t)f->doc_len;
+	s->lines[s->nr].line = s->lineno;
+	s->lines[s->nr].score = f->score;
+	if (++s->nr == SCAN_BATCH)
+		return emit_group(s);
+	return 0;
 }
 
 /*
@@ -361,6 +399,8 @@ static int scan_line(struct scan *s, size_t start, char *nl)
 		collect_line(s, &f);
 		return 0;
 	}
+	if (s->batches)
+		return batch_line(s, start, &f);
 	return stream_line(s, start, &f);
 }
 
@@ -408,6 +448,8 @@ static int emit_collected(struct scan *s)
 		grp.lines = all + at;
 		grp.nr = count[g];
 		grp.padded = true;
+		grp.qids = NULL;
+		grp.qid_lens = NULL;
 		at += count[g];
 		ret = s->fn(&grp, s->data);
 	}
@@ -473,6 +515,8 @@ static int scan_run(struct scan *s)
 			}
 			break;
 		}
+		if (s->batches && s->nr && (r = emit_group(s)))
+			return r;
 		if (!s->collect) {
 			/* drop everything before the current question */
 			size_t keep = s->nr ? s->group_start : s->pos;
@@ -536,6 +580,9 @@ static void scan_finish(struct scan *s, int ret, struct strbuf *runid)
 	free(s->buf);
 	free(s->lines);
 	free(s->off_doc);
+	free(s->off_qid);
+	free(s->len_qid);
+	free(s->qids);
 	free(s->cl);
 	strmap_clear(&s->seen, 0);
 }
@@ -555,6 +602,7 @@ int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn 
 	scan_init(&s, path, fn, data);
 	s.collect = mode == RUN_SCAN_COLLECT || (mode == RUN_SCAN_STREAM && !strcmp(path, "-"));
 	s.pieces = mode == RUN_SCAN_PIECES;
+	s.batches = mode == RUN_SCAN_LINES;
 	if (!(s.gz = run_open_gz(path)))
 		return -1;
 	s.cap = SCAN_BLOCK + SCAN_SLACK;
@@ -575,6 +623,7 @@ int run_trec_scan_range(const char *path, off_t start, off_t end, enum run_scan_
 
 	scan_init(&s, path, fn, data);
 	s.pieces = mode == RUN_SCAN_PIECES;
+	s.batches = mode == RUN_SCAN_LINES;
 	s.off = start;
 	s.end = end;
 	if ((s.fd = open_regular(path)) < 0)

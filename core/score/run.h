@@ -85,7 +85,10 @@ struct trec_group {
 	size_t qid_len;
 	struct trec_line *lines;  /* file order; the callback may reorder them */
 	size_t nr;
-	bool padded;              /* 7 readable bytes follow every doc (see qrels_hash_padded) */
+	bool padded;              /* 7 readable bytes follow every doc and qid (see qrels_hash_padded) */
+	/* RUN_SCAN_LINES: each line's qid (qid and qid_len above are the first line's) */
+	const char *const *qids;
+	const uint32_t *qid_lens;
 };
 
 /* Called once per question; return 0 to go on, or -1 (reported) to stop. */
@@ -112,6 +115,8 @@ enum run_scan_mode {
 	RUN_SCAN_COLLECT,  /* run_trec_scan with 'collect' */
 	RUN_SCAN_PIECES,   /* streaming, and a question may come back: 'fn' is called
 			    * once per stretch of consecutive lines of one question */
+	RUN_SCAN_LINES,    /* streaming, for runs in any order: 'fn' is called with
+			    * batches of consecutive lines of any questions (g->qids) */
 };
 
 /*

@@ -367,215 +367,374 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 /* ---- runs whose questions are not grouped ---- */
 
 /*
- * A question whose lines are scattered over the file is ranked without
- * holding its lines: pass A counts its lines, notes the judged documents it
- * retrieved (score, line) and a 64-bit hash of every docid; pass B counts,
- * for each judged document, the lines that rank before it (the same
- * counting as score.c, one binary search per line). Memory is the hashes,
- * 8 bytes a line, never the lines. Equal hashes are checked exactly by one
- * more pass over the lines of those questions, so a docid listed twice is
- * reported with both line numbers, never assumed.
+ * A question whose lines are scattered over the file is evaluated in one
+ * streaming pass that keeps 16 bytes a line: the line's score and a 64-bit
+ * key of its docid, appended to the question's own list (chunks carved from
+ * one arena); the judged documents it retrieved are noted apart (score,
+ * docid, grade). A docid of 1 to 8 bytes without NUL is its own key (its
+ * bytes read as a big-endian number, so that keys compare as strcmp
+ * compares the docids); a longer one is keyed by its hash.
+ *
+ * After the pass each question is handled alone, in cache: a docid listed
+ * twice shows as an equal key (the lines are then found by one more pass
+ * that compares the docids, so the error names both lines and a hash
+ * collision is never taken for a duplicate), and each judged document's
+ * rank is one plus the lines that outrank it, counted as score.c does. Only
+ * in a question with a docid longer than 8 bytes, where a line ties in score
+ * with one of its judged documents, is the order of the two docids unknown
+ * from the keys: those questions alone are counted again by one more pass
+ * that compares the docids themselves.
  *
  * In a shuffled run every line belongs to another question than the last,
- * so what a line touches is kept in few cache lines: the question's slot in
- * the qid table holds its counters, the judgments of all questions share
- * one small table, the judged documents retrieved one array.
+ * so what a line touches is kept small and fetched early: the question's
+ * 32-byte slot of the qid table (prefetched a few lines ahead), one bit of
+ * the judgments' filter, and the end of the question's list (written a few
+ * lines late, its cache line prefetched meanwhile).
  */
+struct sc_rec {
+	double score;
+	uint64_t key;
+};
+
+struct sc_chunk {
+	struct sc_chunk *next;
+	uint32_t nr, cap;
+	struct sc_rec r[];
+};
+
 struct sc_judged {
 	double score;
 	const char *doc;    /* the qrels' copy */
+	uint64_t key;
 	int rel;            /* grade, or REL_UNJUDGED */
 	uint32_t q;         /* qrels index */
-	long line;
-	long before;        /* pass B: lines ranked between the previous judged one and this one */
+	long before;        /* lines ranked between the previous judged one and this one */
 };
 
-struct qslot {              /* one cache line */
-	uint64_t hash;
-	uint32_t idx;           /* qrels index + 1; 0: empty */
-	uint32_t len;
-	char key[16];           /* the qid when shorter than 16 bytes */
-	long nr_lines;
-	uint64_t *hv;           /* pass A: docid hashes */
-	uint32_t nr_h, alloc_h;
-	uint32_t j0, nr_j;      /* after pass A: the question's judged documents in 'j' */
+#define QF_LONG 1u          /* a docid of the question is keyed by its hash */
+#define QF_TIE  2u          /* its ranking needs the docids (see above) */
+
+struct qhot {               /* a slot of the qid table, two per cache line */
+	uint64_t key;           /* the qid's key (sc_key) */
+	struct sc_rec *end;     /* the free part of its last chunk: 'room' records */
+	uint32_t len;           /* the qid's length */
+	uint32_t idx;           /* qrels index + 1; 0: an empty slot */
+	uint16_t room;
+	uint16_t flags;
 };
 
-struct jslot {
-	uint64_t hash;          /* the docid's qrels_hash */
-	uint32_t q;             /* qrels index + 1; 0: empty */
-	uint32_t jx;            /* index in that query's judgments */
+struct qcold {
+	struct sc_chunk *head, *tail;
+	size_t nr_rec;          /* lines kept in the chunks (not judged) */
+	uint32_t j0, nr_j;      /* its judged documents in 'j', after the pass */
 };
 
-struct sc_dup {             /* a docid hash met twice in one question */
+struct sc_dup {             /* a docid key met twice in one question */
 	size_t q;
-	uint64_t hash;
-	const char *doc;        /* first line seen in the check pass (copy) */
+	uint64_t key;
+	char *doc;              /* the first such line met by the check pass (copy) */
+	size_t len;
 	long line;
 };
+
+#define SC_BLOCK (1u << 20)  /* arena block */
+#define SC_CHUNK_MAX 512u    /* lines per chunk at most */
+#define SC_PENDING 16        /* power of two */
 
 struct scatter {
 	const struct qrels *qr;
-	const unsigned char *only;     /* NULL, or evaluate only the queries marked 2 */
-	struct qslot *qtab;            /* qid -> question, probed from the hash's top bits */
-	size_t qcap;
+	struct qhot *hot;       /* the qid table */
+	size_t *slot_of;        /* qrels index -> its slot in 'hot' */
+	struct qcold *cold;     /* by qrels index */
+	size_t qmask;
 	int qbits;
-	size_t *slot_of;               /* qrels index -> slot */
-	struct jslot *jtab;            /* (query, docid) -> judgment, for every judgment */
-	size_t jcap;
+	uint64_t *jtag;         /* judgment table: a tag (never 0), 0 empty */
+	uint64_t *jbits_set;    /* a bit per tag's bits 1.., so that most misses skip 'jtag' */
+	size_t jbits_mask;
+	uint32_t *jq, *jx;      /* its query, and index in that query's judgments */
+	size_t jmask;
 	int jbits;
-	struct sc_judged *j;           /* judged documents retrieved, by question after pass A */
+	char *arena, *arena_end;
+	char **blocks;
+	size_t nr_blocks, alloc_blocks;
+	struct sc_judged *j;
 	size_t nr_j, alloc_j;
 	struct sc_dup *dup;
 	size_t nr_dup, alloc_dup;
 	const char *path;
+	unsigned want;          /* 0: every indexed question; QF_TIE: those marked so */
+	struct sc_pending {     /* records stored a few lines late, their line prefetched */
+		struct sc_rec *at;
+		struct sc_rec r;
+	} pending[SC_PENDING];
+	size_t nr_pending;
 };
 
-static void scatter_index(struct scatter *sc)
+/*
+ * The key of the id of 'len' bytes at 's' (7 more readable bytes follow
+ * when 'padded'): see above. Sets '*hashed' when it is a hash.
+ */
+static inline uint64_t sc_key(const char *s, size_t len, bool padded, bool *hashed)
 {
-	size_t n = 0;
+	uint64_t w = 0, mask, v;
 
-	sc->qcap = 16;
-	sc->qbits = 4;
-	while (sc->qcap < 2 * sc->qr->nr) {
-		sc->qcap *= 2;
-		sc->qbits++;
+	if (len - 1 >= 8) {
+		*hashed = true;
+		return padded ? qrels_hash_padded(s, len) : qrels_hash(s, len);
 	}
-	sc->qtab = xcalloc(sc->qcap, sizeof(*sc->qtab));
+	memcpy(&w, s, padded ? 8 : len);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	mask = len == 8 ? ~0ULL : ~(~0ULL >> (8 * len));
+	w &= mask;
+	v = w | ~mask;
+#else
+	mask = len == 8 ? ~0ULL : (1ULL << (8 * len)) - 1;
+	w &= mask;
+	v = w | ~mask;
+	w = __builtin_bswap64(w);
+#endif
+	/* a NUL inside: strcmp would stop there, so the bytes do not give the order */
+	if ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL) {
+		*hashed = true;
+		return padded ? qrels_hash_padded(s, len) : qrels_hash(s, len);
+	}
+	return w;
+}
+
+static inline size_t sc_qslot(const struct scatter *sc, uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> (64 - sc->qbits));
+}
+
+static inline uint64_t sc_jtag(uint64_t key, size_t q)
+{
+	return ((key ^ ((uint64_t)q * 0xD6E8FEB86659FD93ULL)) * 0x9E3779B97F4A7C15ULL) | 1;
+}
+
+/* Index the queries to evaluate (all, or those marked 2 in 'only') and their judgments. */
+static void scatter_index(struct scatter *sc, const unsigned char *only)
+{
+	size_t nr_q = 0, nr_jd = 0, cap;
+
 	sc->slot_of = xcalloc(sc->qr->nr + 1, sizeof(*sc->slot_of));
+	sc->cold = xcalloc(sc->qr->nr + 1, sizeof(*sc->cold));
 	for (size_t i = 0; i < sc->qr->nr; i++) {
-		const char *qid = sc->qr->q[i].qid;
-		size_t len = strlen(qid);
-		uint64_t h = qrels_hash(qid, len);
-		size_t at = (size_t)((h * 0x9E3779B97F4A7C15ULL) >> (64 - sc->qbits));
-		struct qslot *e;
-
-		while (sc->qtab[at].idx)
-			at = (at + 1) & (sc->qcap - 1);
-		e = &sc->qtab[at];
-		e->hash = h;
-		e->idx = (uint32_t)i + 1;
-		e->len = (uint32_t)len;
-		if (len < sizeof(e->key))
-			memcpy(e->key, qid, len);
-		sc->slot_of[i] = at;
-		n += sc->qr->q[i].nr;
+		if (only && only[i] != 2)
+			continue;
+		nr_q++;
+		nr_jd += sc->qr->q[i].nr;
 	}
-	sc->jcap = 16;
-	sc->jbits = 4;
-	while (sc->jcap < 2 * n) {
-		sc->jcap *= 2;
+	for (cap = 16, sc->qbits = 4; cap < 2 * nr_q; cap *= 2)
+		sc->qbits++;
+	sc->hot = xcalloc(cap, sizeof(*sc->hot));
+	sc->qmask = cap - 1;
+	for (cap = 16, sc->jbits = 4; cap < 2 * nr_jd; cap *= 2)
 		sc->jbits++;
-	}
-	sc->jtab = xcalloc(sc->jcap, sizeof(*sc->jtab));
+	sc->jtag = xcalloc(cap, sizeof(*sc->jtag));
+	sc->jq = xcalloc(cap, sizeof(*sc->jq));
+	sc->jx = xcalloc(cap, sizeof(*sc->jx));
+	sc->jmask = cap - 1;
+	for (cap = 64; cap < 16 * nr_jd; cap *= 2)
+		;
+	sc->jbits_set = xcalloc(cap / 64, sizeof(*sc->jbits_set));
+	sc->jbits_mask = cap - 1;
 	for (size_t i = 0; i < sc->qr->nr; i++) {
 		const struct qrels_query *qq = &sc->qr->q[i];
+		size_t len = strlen(qq->qid), at;
+		bool hashed = false;
+		uint64_t key = sc_key(qq->qid, len, false, &hashed);
 
+		if (only && only[i] != 2)
+			continue;
+		for (at = sc_qslot(sc, key); sc->hot[at].idx; at = (at + 1) & sc->qmask)
+			;
+		sc->hot[at].key = key;
+		sc->hot[at].len = (uint32_t)len;
+		sc->hot[at].idx = (uint32_t)i + 1;
+		sc->slot_of[i] = at;
 		for (size_t k = 0; k < qq->nr; k++) {
-			uint64_t h = qq->j[k].hash;
-			size_t at = (size_t)(((h ^ (i * 0xD6E8FEB86659FD93ULL)) * 0x9E3779B97F4A7C15ULL) >>
-					     (64 - sc->jbits));
+			uint64_t t = sc_jtag(sc_key(qq->j[k].doc, qq->j[k].len, false, &hashed), i);
 
-			while (sc->jtab[at].q)
-				at = (at + 1) & (sc->jcap - 1);
-			sc->jtab[at].hash = h;
-			sc->jtab[at].q = (uint32_t)i + 1;
-			sc->jtab[at].jx = (uint32_t)k;
+			for (at = (size_t)(t >> (64 - sc->jbits)); sc->jtag[at]; at = (at + 1) & sc->jmask)
+				;
+			sc->jtag[at] = t;
+			sc->jbits_set[((t >> 1) & sc->jbits_mask) >> 6] |= 1ULL << ((t >> 1) & 63);
+			sc->jq[at] = (uint32_t)i;
+			sc->jx[at] = (uint32_t)k;
 		}
 	}
 }
 
-/* Return the judgment of docid 'doc' ('len' bytes, hash 'h') in query 'q', or NULL. */
-static const struct qrel *scatter_judged(const struct scatter *sc, size_t q, const char *doc,
-					 size_t len, uint64_t h)
+/*
+ * Return the question of the qid of 'len' bytes at 'qid' (its key 'key',
+ * 'hashed' as sc_key set it, first slot 'at') when it is one to evaluate,
+ * or NULL.
+ */
+static struct qhot *scatter_probe(const struct scatter *sc, uint64_t key, bool hashed,
+				  const char *qid, size_t len, size_t at)
 {
-	size_t at = (size_t)(((h ^ (q * 0xD6E8FEB86659FD93ULL)) * 0x9E3779B97F4A7C15ULL) >>
-			     (64 - sc->jbits));
+	struct qhot *h;
 
-	for (; sc->jtab[at].q; at = (at + 1) & (sc->jcap - 1)) {
-		const struct jslot *e = &sc->jtab[at];
+	for (; (h = &sc->hot[at])->idx; at = (at + 1) & sc->qmask) {
+		if (h->key != key || h->len != len)
+			continue;
+		if (hashed && memcmp(sc->qr->q[h->idx - 1].qid, qid, len))
+			continue;
+		return sc->want && !(h->flags & sc->want) ? NULL : h;
+	}
+	return NULL;
+}
+
+/* Return the judgment of docid 'doc' ('len' bytes, key 'key') in query 'q', or NULL. */
+static const struct qrel *scatter_judged(const struct scatter *sc, size_t q, uint64_t key,
+					 const char *doc, size_t len)
+{
+	uint64_t t = sc_jtag(key, q);
+
+	if (!(sc->jbits_set[((t >> 1) & sc->jbits_mask) >> 6] & (1ULL << ((t >> 1) & 63))))
+		return NULL;
+	for (size_t at = (size_t)(t >> (64 - sc->jbits)); sc->jtag[at]; at = (at + 1) & sc->jmask) {
 		const struct qrel *j;
 
-		if (e->hash != h || e->q != q + 1)
+		if (sc->jtag[at] != t || sc->jq[at] != q)
 			continue;
-		j = &sc->qr->q[q].j[e->jx];
+		j = &sc->qr->q[q].j[sc->jx[at]];
 		if (j->len == len && !memcmp(j->doc, doc, len))
 			return j;
 	}
 	return NULL;
 }
 
-/* Return the slot of the question of 'g' when it is to be evaluated, or NULL. */
-static struct qslot *scatter_find(const struct scatter *sc, const struct trec_group *g)
+/* Give question 'q' a new chunk, twice the last one up to SC_CHUNK_MAX lines. */
+static void scatter_grow(struct scatter *sc, size_t q)
 {
-	uint64_t h = g->padded ? qrels_hash_padded(g->qid, g->qid_len) : qrels_hash(g->qid, g->qid_len);
-	size_t at = (size_t)((h * 0x9E3779B97F4A7C15ULL) >> (64 - sc->qbits));
+	struct qhot *h = &sc->hot[sc->slot_of[q]];
+	struct qcold *c = &sc->cold[q];
+	uint32_t cap = !c->tail ? 4 : c->tail->cap < SC_CHUNK_MAX ? 2 * c->tail->cap : SC_CHUNK_MAX;
+	size_t size = sizeof(struct sc_chunk) + cap * sizeof(struct sc_rec);
+	struct sc_chunk *k;
 
-	for (; sc->qtab[at].idx; at = (at + 1) & (sc->qcap - 1)) {
-		struct qslot *e = &sc->qtab[at];
-
-		if (e->hash != h || e->len != g->qid_len)
-			continue;
-		if (g->qid_len < sizeof(e->key) ? memcmp(e->key, g->qid, g->qid_len)
-						: memcmp(sc->qr->q[e->idx - 1].qid, g->qid, g->qid_len))
-			continue;
-		if (sc->only && sc->only[e->idx - 1] != 2)
-			return NULL;
-		return e;
+	if ((size_t)(sc->arena_end - sc->arena) < size) {
+		ALLOC_GROW(sc->blocks, sc->nr_blocks + 1, sc->alloc_blocks);
+		sc->arena = sc->blocks[sc->nr_blocks++] = xmalloc(SC_BLOCK);
+		sc->arena_end = sc->arena + SC_BLOCK;
 	}
-	return NULL;
+	k = (struct sc_chunk *)(void *)sc->arena;
+	sc->arena += size;
+	k->next = NULL;
+	k->nr = 0;
+	k->cap = cap;
+	if (c->tail) {
+		c->tail->nr = c->tail->cap;
+		c->tail->next = k;
+	} else {
+		c->head = k;
+	}
+	c->tail = k;
+	h->end = k->r;
+	h->room = (uint16_t)cap;
 }
 
-static uint64_t line_hash(const struct trec_group *g, const struct trec_line *l)
+/*
+ * Store a record at 'at', a few records late: its cache line is prefetched
+ * now and written when SC_PENDING more have come, so that the misses of
+ * consecutive lines overlap instead of waiting one for another.
+ */
+static inline void scatter_store(struct scatter *sc, struct sc_rec *at, double score, uint64_t key)
 {
-	return g->padded ? qrels_hash_padded(l->doc, l->len) : qrels_hash(l->doc, l->len);
+	struct sc_pending *p = &sc->pending[sc->nr_pending++ & (SC_PENDING - 1)];
+
+	if (sc->nr_pending > SC_PENDING)
+		*p->at = p->r;
+	__builtin_prefetch(at, 1);
+	p->at = at;
+	p->r.score = score;
+	p->r.key = key;
 }
 
-static int scatter_pass_a(struct trec_group *g, void *data)
+static void scatter_store_flush(struct scatter *sc)
 {
-	struct scatter *sc = data;
-	struct qslot *q = scatter_find(sc, g);
-	size_t qi;
+	size_t n = sc->nr_pending < SC_PENDING ? sc->nr_pending : SC_PENDING;
 
-	if (!q)
+	for (size_t i = 0; i < n; i++)
+		*sc->pending[(sc->nr_pending - 1 - i) & (SC_PENDING - 1)].at =
+			sc->pending[(sc->nr_pending - 1 - i) & (SC_PENDING - 1)].r;
+	sc->nr_pending = 0;
+}
+
+/* The main pass, for one line 'l' of question 'h'. */
+static int scatter_line(struct scatter *sc, struct qhot *h, const struct trec_line *l, bool padded)
+{
+	size_t q = h->idx - 1;
+	bool hashed = false;
+	uint64_t key = sc_key(l->doc, l->len, padded, &hashed);
+	const struct qrel *jd = scatter_judged(sc, q, key, l->doc, l->len);
+
+	if (hashed)
+		h->flags |= QF_LONG;
+	if (jd) {
+		struct sc_judged *j;
+
+		ALLOC_GROW(sc->j, sc->nr_j + 1, sc->alloc_j);
+		j = &sc->j[sc->nr_j++];
+		j->score = l->score;
+		j->doc = jd->doc;
+		j->key = key;
+		j->rel = jd->rel < 0 ? REL_UNJUDGED : jd->rel;
+		j->q = (uint32_t)q;
+		j->before = 0;
 		return 0;
-	qi = q->idx - 1;
-	q->nr_lines += (long)g->nr;
-	if (q->nr_h + g->nr > q->alloc_h) {
-		size_t want = q->nr_h + g->nr, alloc = q->alloc_h;
-
-		if (want > UINT32_MAX / 2)
-			return error("'%s': too many lines for query '%s'", sc->path, sc->qr->q[qi].qid);
-		ALLOC_GROW(q->hv, want, alloc);
-		q->alloc_h = (uint32_t)alloc;
 	}
-	for (size_t i = 0; i < g->nr; i++) {
-		const struct trec_line *l = &g->lines[i];
-		uint64_t h = line_hash(g, l);
-		const struct qrel *jd = scatter_judged(sc, qi, l->doc, l->len, h);
+	if (!h->room)
+		scatter_grow(sc, q);
+	h->room--;
+	scatter_store(sc, h->end++, l->score, key);
+	return 0;
+}
 
-		q->hv[q->nr_h++] = h;
-		if (jd) {
-			struct sc_judged *j;
+#define SC_AHEAD 8   /* lines whose qid slot is prefetched ahead */
 
-			ALLOC_GROW(sc->j, sc->nr_j + 1, sc->alloc_j);
-			j = &sc->j[sc->nr_j++];
-			j->score = l->score;
-			j->doc = jd->doc;
-			j->rel = jd->rel < 0 ? REL_UNJUDGED : jd->rel;
-			j->q = (uint32_t)qi;
-			j->line = l->line;
-			j->before = 0;
+/*
+ * Call 'fn' for each line of the batch 'g' whose question is to be
+ * evaluated. The qid slot of a line is prefetched SC_AHEAD lines ahead, so
+ * that in a shuffled run the lookups of consecutive lines overlap.
+ */
+static int scatter_batch(struct scatter *sc, const struct trec_group *g,
+			 int (*fn)(struct scatter *, struct qhot *, const struct trec_line *, bool))
+{
+	uint64_t key[SC_AHEAD];
+	size_t slot[SC_AHEAD];
+	bool hashed[SC_AHEAD];
+
+	for (size_t i = 0; i < g->nr + SC_AHEAD; i++) {
+		size_t r = i % SC_AHEAD;
+
+		if (i >= SC_AHEAD) {
+			size_t k = i - SC_AHEAD;
+			struct qhot *h = scatter_probe(sc, key[r], hashed[r],
+						       g->qids ? g->qids[k] : g->qid,
+						       g->qids ? g->qid_lens[k] : g->qid_len, slot[r]);
+			int ret;
+
+			if (h && (ret = fn(sc, h, &g->lines[k], g->padded)))
+				return ret;
+		}
+		if (i < g->nr) {
+			const char *qid = g->qids ? g->qids[i] : g->qid;
+			size_t len = g->qids ? g->qid_lens[i] : g->qid_len;
+
+			hashed[r] = false;
+			key[r] = sc_key(qid, len, g->padded, &hashed[r]);
+			slot[r] = sc_qslot(sc, key[r]);
+			__builtin_prefetch(&sc->hot[slot[r]]);
 		}
 	}
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int scatter_pass(struct trec_group *g, void *data)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return scatter_batch(data, g, scatter_line);
 }
 
 /* Order judged documents by question, then in ranking order. */
@@ -594,177 +753,253 @@ static int cmp_sc_dup(const void *a, const void *b)
 
 	if (x->q != y->q)
 		return x->q < y->q ? -1 : 1;
-	return cmp_u64(&x->hash, &y->hash);
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* The check pass: compare the docids of the lines whose hash was met twice. */
+/* The check pass: compare the docids of the lines whose key was met twice. */
+static int scatter_line_dup(struct scatter *sc, struct qhot *h, const struct trec_line *l, bool padded)
+{
+	struct sc_dup key, *d;
+	bool hashed = false;
+
+	key.q = h->idx - 1;
+	key.key = sc_key(l->doc, l->len, padded, &hashed);
+	d = bsearch(&key, sc->dup, sc->nr_dup, sizeof(*d), cmp_sc_dup);
+	if (!d)
+		return 0;
+	if (!d->doc) {
+		d->doc = xmalloc(l->len + 1);
+		memcpy(d->doc, l->doc, l->len + 1);
+		d->len = l->len;
+		d->line = l->line;
+	} else if (d->len == l->len && !memcmp(d->doc, l->doc, l->len)) {
+		return error_at(sc->path, l->line, 0,
+				"document '%s' listed twice for query '%s' (first at line %ld)",
+				l->doc, sc->qr->q[key.q].qid, d->line);
+	}
+	return 0;
+}
+
 static int scatter_pass_dup(struct trec_group *g, void *data)
 {
-	struct scatter *sc = data;
-	struct qslot *q = scatter_find(sc, g);
-	struct sc_dup key, *d;
+	return scatter_batch(data, g, scatter_line_dup);
+}
 
-	if (!q)
-		return 0;
-	key.q = q->idx - 1;
-	for (size_t i = 0; i < g->nr; i++) {
-		const struct trec_line *l = &g->lines[i];
+/* The counting pass, for the questions marked QF_TIE: the docids decide ties. */
+static int scatter_line_count(struct scatter *sc, struct qhot *h, const struct trec_line *l,
+			      bool padded)
+{
+	const struct qcold *c = &sc->cold[h->idx - 1];
+	struct sc_judged *j = sc->j + c->j0;
+	size_t lo = 0, hi = c->nr_j;
+	int cmp = 1;
 
-		key.hash = line_hash(g, l);
-		d = bsearch(&key, sc->dup, sc->nr_dup, sizeof(*d), cmp_sc_dup);
-		if (!d)
-			continue;
-		if (!d->doc) {
-			d->doc = xstrdup(l->doc);
-			d->line = l->line;
-		} else if (!strcmp(d->doc, l->doc)) {
-			return error_at(sc->path, l->line, 0,
-					"document '%s' listed twice for query '%s' (first at line %ld)",
-					l->doc, sc->qr->q[key.q].qid, d->line);
-		}
+	(void)padded;
+	/* lo: the judged documents ranked before this line */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		cmp = run_rank_cmp(j[mid].score, j[mid].doc, l->score, l->doc);
+		if (!cmp)
+			break;  /* the judged document itself */
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	if (cmp && lo < c->nr_j)
+		j[lo].before++;
 	return 0;
 }
 
-static int scatter_pass_b(struct trec_group *g, void *data)
+static int scatter_pass_count(struct trec_group *g, void *data)
 {
-	struct scatter *sc = data;
-	struct qslot *q = scatter_find(sc, g);
-	struct sc_judged *j;
-
-	if (!q || !q->nr_j)
-		return 0;
-	j = sc->j + q->j0;
-	for (size_t i = 0; i < g->nr; i++) {
-		const struct trec_line *l = &g->lines[i];
-		size_t lo = 0, hi = q->nr_j;
-		int c = 1;
-
-		/* lo: the judged documents ranked before this line */
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			c = run_rank_cmp(j[mid].score, j[mid].doc, l->score, l->doc);
-			if (!c) {
-				lo = mid;
-				break;
-			}
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (c && lo < q->nr_j)
-			j[lo].before++;
-	}
-	return 0;
+	return scatter_batch(data, g, scatter_line_count);
 }
 
 static void scatter_release(struct scatter *sc)
 {
-	for (size_t i = 0; i < sc->qcap; i++)
-		free(sc->qtab[i].hv);
+	for (size_t i = 0; i < sc->nr_blocks; i++)
+		free(sc->blocks[i]);
 	for (size_t i = 0; i < sc->nr_dup; i++)
-		free((char *)sc->dup[i].doc);
+		free(sc->dup[i].doc);
+	free(sc->blocks);
 	free(sc->dup);
 	free(sc->j);
-	free(sc->qtab);
+	free(sc->hot);
+	free(sc->cold);
 	free(sc->slot_of);
-	free(sc->jtab);
-}
-
-/* Note every docid hash met twice in one question; return how many. */
-static size_t scatter_find_dups(struct scatter *sc)
-{
-	uint64_t *set = NULL;
-	size_t alloc = 0;
-
-	for (size_t qi = 0; qi < sc->qr->nr; qi++) {
-		struct qslot *q = &sc->qtab[sc->slot_of[qi]];
-		size_t cap = 16;
-
-		while (cap < 2 * (size_t)q->nr_h)
-			cap *= 2;
-		if (cap > alloc) {
-			free(set);
-			set = xmalloc(cap * sizeof(*set));
-			alloc = cap;
-		}
-		/* 0 marks an empty slot; a hash of 0 is stored as 1 (a false alarm at worst) */
-		memset(set, 0, cap * sizeof(*set));
-		for (size_t i = 0; i < q->nr_h; i++) {
-			uint64_t h = q->hv[i] ? q->hv[i] : 1;
-			size_t at = (h ^ (h >> 29)) & (cap - 1);
-
-			while (set[at] && set[at] != h)
-				at = (at + 1) & (cap - 1);
-			if (!set[at]) {
-				set[at] = h;
-				continue;
-			}
-			ALLOC_GROW(sc->dup, sc->nr_dup + 1, sc->alloc_dup);
-			sc->dup[sc->nr_dup].q = qi;
-			sc->dup[sc->nr_dup].hash = q->hv[i];
-			sc->dup[sc->nr_dup].doc = NULL;
-			sc->dup[sc->nr_dup].line = 0;
-			sc->nr_dup++;
-		}
-		free(q->hv);
-		q->hv = NULL;
-		q->nr_h = q->alloc_h = 0;
-	}
-	free(set);
-	if (sc->nr_dup)
-		qsort(sc->dup, sc->nr_dup, sizeof(*sc->dup), cmp_sc_dup);
-	return sc->nr_dup;
+	free(sc->jtag);
+	free(sc->jbits_set);
+	free(sc->jq);
+	free(sc->jx);
 }
 
 /*
- * Evaluate the run 'st->path', whatever the order of its lines, in two or
- * three streaming passes (see above): every query of the qrels, or with
- * 'only' those marked 2 there. Not for -M, which needs every line's rank.
- * Return 0 or -1 (reported).
+ * Check question 'q' for equal keys (noted in sc->dup) and, unless
+ * 'judged_only', count the lines before each judged document, or mark the
+ * question QF_TIE when the keys cannot tell (see above). 'set' is scratch.
+ */
+static void scatter_settle(struct scatter *sc, size_t q, bool judged_only,
+			   uint64_t **set, size_t *alloc)
+{
+	struct qhot *h = &sc->hot[sc->slot_of[q]];
+	const struct qcold *c = &sc->cold[q];
+	struct sc_judged *j = sc->j + c->j0;
+	size_t n = c->nr_rec + c->nr_j, cap = 16, m = c->nr_j;
+	bool exact = !(h->flags & QF_LONG);
+
+	while (cap < 2 * n)
+		cap *= 2;
+	if (cap > *alloc) {
+		free(*set);
+		*set = xmalloc(cap * sizeof(**set));
+		*alloc = cap;
+	}
+	/* 0 marks an empty slot; a key of 0 is stored as 1 (a false alarm at worst) */
+	memset(*set, 0, cap * sizeof(**set));
+	/* the judged documents' keys, then the chunks' */
+	{
+		const struct sc_chunk *k = c->head;
+		size_t ki = 0, i = 0;
+
+		for (;;) {
+			uint64_t key, s;
+			size_t at;
+
+			if (i < m) {
+				key = j[i++].key;
+			} else {
+				while (k && ki == k->nr) {
+					k = k->next;
+					ki = 0;
+				}
+				if (!k)
+					break;
+				key = k->r[ki++].key;
+			}
+			s = key ? key : 1;
+			at = (size_t)((s * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
+			while ((*set)[at] && (*set)[at] != s)
+				at = (at + 1) & (cap - 1);
+			if (!(*set)[at]) {
+				(*set)[at] = s;
+				continue;
+			}
+			ALLOC_GROW(sc->dup, sc->nr_dup + 1, sc->alloc_dup);
+			memset(&sc->dup[sc->nr_dup], 0, sizeof(*sc->dup));
+			sc->dup[sc->nr_dup].q = q;
+			sc->dup[sc->nr_dup].key = key;
+			sc->nr_dup++;
+		}
+	}
+	if (judged_only || !m)
+		return;
+	for (const struct sc_chunk *k = c->head; k; k = k->next) {
+		for (size_t i = 0; i < k->nr; i++) {
+			const struct sc_rec *r = &k->r[i];
+			size_t lo = 0, hi = m;
+
+			if (exact) {
+				/* lo: the judged documents that outrank the line */
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+
+					if (r->score > j[mid].score ||
+					    (r->score == j[mid].score && r->key > j[mid].key))
+						hi = mid;
+					else
+						lo = mid + 1;
+				}
+			} else {
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+
+					if (r->score < j[mid].score)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				if (lo < m && j[lo].score == r->score) {
+					h->flags |= QF_TIE;
+					for (size_t x = 0; x < m; x++)
+						j[x].before = 0;
+					return;
+				}
+			}
+			if (lo < m)
+				j[lo].before++;
+		}
+	}
+}
+
+/*
+ * Evaluate the run 'st->path', whatever the order of its lines, in one
+ * streaming pass (see above; rarely two or three): every query of the
+ * qrels, or with 'only' those marked 2 there. Not for -M, which needs every
+ * line's rank. Return 0 or -1 (reported).
  */
 static int evaluate_scattered(struct te_state *st, const unsigned char *only, struct strbuf *runid)
 {
 	struct scatter sc;
 	struct judged_hit *hits = NULL;
-	size_t alloc_hits = 0;
+	uint64_t *set = NULL;
+	size_t alloc_hits = 0, alloc_set = 0;
+	bool ties = false;
 	int ret;
 
 	memset(&sc, 0, sizeof(sc));
 	sc.qr = st->qr;
-	sc.only = only;
 	sc.path = st->path;
-	scatter_index(&sc);
-	ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_a, &sc, runid);
-	if (!ret && scatter_find_dups(&sc))
-		ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_dup, &sc, NULL);
+	scatter_index(&sc, only);
+	ret = run_trec_scan_mode(st->path, RUN_SCAN_LINES, scatter_pass, &sc, runid);
+	scatter_store_flush(&sc);
 	if (!ret) {
 		if (sc.nr_j > 1)
 			qsort(sc.j, sc.nr_j, sizeof(*sc.j), cmp_sc_judged);
 		for (size_t k = 0; k < sc.nr_j; k++) {
-			struct qslot *q = &sc.qtab[sc.slot_of[sc.j[k].q]];
+			struct qcold *c = &sc.cold[sc.j[k].q];
 
-			if (!q->nr_j)
-				q->j0 = (uint32_t)k;
-			q->nr_j++;
+			if (!c->nr_j)
+				c->j0 = (uint32_t)k;
+			c->nr_j++;
+		}
+		for (size_t i = 0; i < st->qr->nr; i++) {
+			struct qcold *c = &sc.cold[i];
+
+			if (!c->tail)
+				continue;
+			c->tail->nr = c->tail->cap - sc.hot[sc.slot_of[i]].room;
+			for (const struct sc_chunk *k = c->head; k; k = k->next)
+				c->nr_rec += k->nr;
+		}
+		for (size_t i = 0; i < st->qr->nr; i++) {
+			if (sc.cold[i].nr_rec + sc.cold[i].nr_j) {
+				scatter_settle(&sc, i, st->o->judged_only, &set, &alloc_set);
+				ties |= (sc.hot[sc.slot_of[i]].flags & QF_TIE) != 0;
+			}
 		}
 	}
-	if (!ret && !st->o->judged_only)
-		ret = run_trec_scan_mode(st->path, RUN_SCAN_PIECES, scatter_pass_b, &sc, NULL);
+	if (!ret && sc.nr_dup) {
+		qsort(sc.dup, sc.nr_dup, sizeof(*sc.dup), cmp_sc_dup);
+		ret = run_trec_scan_mode(st->path, RUN_SCAN_LINES, scatter_pass_dup, &sc, NULL);
+	}
+	if (!ret && ties) {
+		sc.want = QF_TIE;
+		ret = run_trec_scan_mode(st->path, RUN_SCAN_LINES, scatter_pass_count, &sc, NULL);
+	}
 	for (size_t i = 0; !ret && i < st->qr->nr; i++) {
 		const struct qrels_query *qq = &st->qr->q[i];
-		const struct qslot *q = &sc.qtab[sc.slot_of[i]];
-		const struct sc_judged *j = sc.j + q->j0;
+		const struct qcold *c = &sc.cold[i];
+		const struct sc_judged *j = sc.j + c->j0;
 		struct query_eval e;
 		long before = 0, kept = 0;
 
-		if (!q->nr_lines || (only && only[i] != 2))
+		if (!(c->nr_rec + c->nr_j))
 			continue;
 		memset(&e, 0, sizeof(e));
-		ALLOC_GROW(hits, (size_t)q->nr_j + 1, alloc_hits);
-		for (size_t k = 0; k < q->nr_j; k++) {
+		ALLOC_GROW(hits, (size_t)c->nr_j + 1, alloc_hits);
+		for (size_t k = 0; k < c->nr_j; k++) {
 			if (st->o->judged_only) {
 				if (j[k].rel < 0)
 					continue;
@@ -775,7 +1010,7 @@ static int evaluate_scattered(struct te_state *st, const unsigned char *only, st
 			}
 			hits[kept++].rel = j[k].rel;
 		}
-		e.num_ret = st->o->judged_only ? kept : q->nr_lines;
+		e.num_ret = st->o->judged_only ? kept : (long)(c->nr_rec + c->nr_j);
 		e.hits = hits;
 		e.nr_hits = (size_t)kept;
 		e.levels = qq->levels;
@@ -785,6 +1020,7 @@ static int evaluate_scattered(struct te_state *st, const unsigned char *only, st
 		st->seen[i] = 1;
 	}
 	free(hits);
+	free(set);
 	scatter_release(&sc);
 	return ret;
 }

@@ -57,6 +57,8 @@ static int eval_group(struct hit_ctx *c, const struct doc *docs, size_t n,
 	g.lines = lines;
 	g.nr = n;
 	g.padded = false;
+	g.qids = NULL;
+	g.qid_lens = NULL;
 	ret = hits_from_group(c, &g, qq, judged_only, max_docs, "run", e);
 	free(lines);
 	return ret;
