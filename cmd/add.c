@@ -375,6 +375,7 @@ out:
 int cmd_add(int argc, const char **argv)
 {
 	struct add_opts o = { 0 };
+	const char *lock_wait = NULL;
 	struct option opts[] = {
 		OPT_STRING(0, "text", &o.text, "question", "the question text"),
 		OPT_STRING_LIST(0, "relevant", &o.relevant, "chunk[:grade]",
@@ -396,6 +397,7 @@ int cmd_add(int argc, const char **argv)
 		OPT_STRING(0, "from-trec", &o.io.topics, "topics",
 			   "add TREC topics; the qrels file follows the set"),
 		OPT_STRING(0, "from-jsonl", &o.io.jsonl, "file", "add the questions of an evalset JSONL export"),
+		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -407,6 +409,7 @@ int cmd_add(int argc, const char **argv)
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, add_usage);
+	apply_lock_wait(lock_wait, add_usage, opts);
 	if (o.io.topics && argc == 2)
 		o.io.qrels = argv[--argc];
 	if (argc != 1 || (o.io.topics && !o.io.qrels))

@@ -21,6 +21,13 @@ void handle_interrupts(void);
 /* Return non-zero once SIGINT or SIGTERM arrived. */
 int interrupted(void);
 
+/* --wait[=SECONDS] of the commands that write a set or a pool under its lock */
+#define OPT_LOCK_WAIT(v) OPT_OPTARG("wait", (v), "seconds", \
+	"when another evalset process holds the set, wait for it (at most <seconds>; bare: no limit)")
+/* Apply the value of OPT_LOCK_WAIT (NULL: not given) to lock_take; a bad
+ * value prints the usage and exits 2. */
+void apply_lock_wait(const char *arg, const char *const *usage, const struct option *opts);
+
 int cmd_init(int argc, const char **argv);
 int cmd_add(int argc, const char **argv);
 int cmd_rm(int argc, const char **argv);

@@ -3,7 +3,9 @@
  * noticing interrupts.
  */
 #include "builtin.h"
+#include "base/fsutil.h"
 #include "base/strbuf.h"
+#include "base/util.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -44,4 +46,21 @@ void handle_interrupts(void)
 int interrupted(void)
 {
 	return got_signal;
+}
+
+void apply_lock_wait(const char *arg, const char *const *usage, const struct option *opts)
+{
+	long ms;
+
+	if (!arg)
+		return;
+	if (!*arg) {
+		lock_set_wait(LOCK_WAIT_FOREVER);
+		return;
+	}
+	if (parse_duration_ms(arg, 30L * 86400 * 1000, &ms) < 0) {
+		error("bad --wait '%s': seconds, or a number with ms, s, m or h", arg);
+		usage_with_options(usage, opts);
+	}
+	lock_set_wait(ms ? ms : 0);
 }

@@ -114,6 +114,7 @@ int cmd_generate(int argc, const char **argv)
 	struct llm_cli lo = LLM_CLI_INIT;
 	int dry_run = 0, quiet = 0, retry_failed = 0;
 	struct string_list batch_in = STRING_LIST_INIT;
+	const char *lock_wait = NULL;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_path, "chunks.jsonl", "the chunks (JSONL; default: the set's corpus.path)"),
 		OPT_INT(0, "sample", &sample, "n", "a seeded sample of n chunks (default: all)"),
@@ -135,6 +136,7 @@ int cmd_generate(int argc, const char **argv)
 		OPT_STRING_LIST(0, "batch-in", &batch_in, "file", "ingest Batch API output or error files; repeatable"),
 		OPT_STRING(0, "shard", &shard, "i/n", "take the i-th of n deterministic shards of the chunks"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or notes"),
+		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -151,6 +153,7 @@ int cmd_generate(int argc, const char **argv)
 	memset(&st, 0, sizeof(st));
 	/* options first (so -h works whatever the config), then config defaults */
 	argc = parse_options(argc, argv, opts, generate_usage);
+	apply_lock_wait(lock_wait, generate_usage, opts);
 	if (argc != 1)
 		usage_with_options(generate_usage, opts);
 	set_quiet(quiet);

@@ -315,6 +315,7 @@ int cmd_import(int argc, const char **argv)
 {
 	struct import_cli c = { .min_clicks = 2, .min_count = 1, .sample = -1, .seed = 0,
 				.min_dwell = 30 };
+	const char *lock_wait = NULL;
 	struct option opts[] = {
 		OPT_STRING_LIST(0, "log", &c.logs, "file", "a log file (JSONL, CSV, TSV; gzip ok); repeatable"),
 		OPT_STRING(0, "preset", &c.preset, "name|file",
@@ -342,6 +343,7 @@ int cmd_import(int argc, const char **argv)
 		OPT_BOOL(0, "replace-synthetic", &c.replace_synthetic,
 			 "retire synthetic questions whose chunks mined ones now cover"),
 		OPT_BOOL('n', "dry-run", &c.dry_run, "report what would change; write nothing"),
+		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
 	struct import_options o;
@@ -388,6 +390,7 @@ int cmd_import(int argc, const char **argv)
 		break;
 	}
 	argc = parse_options(argc, argv, opts, import_usage);
+	apply_lock_wait(lock_wait, import_usage, opts);
 	if (argc < 1)
 		usage_with_options(import_usage, opts);
 	for (int i = 1; i < argc; i++)

@@ -35,10 +35,12 @@ static bool valid_name(const char *s)
 int cmd_init(int argc, const char **argv)
 {
 	const char *corpus_path = NULL, *description = NULL;
+	const char *lock_wait = NULL;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_path, "file",
 			   "record the corpus (JSONL) the chunk ids refer to"),
 		OPT_STRING(0, "description", &description, "text", "a one-line description"),
+		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -50,6 +52,7 @@ int cmd_init(int argc, const char **argv)
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, init_usage);
+	apply_lock_wait(lock_wait, init_usage, opts);
 	if (argc != 1)
 		usage_with_options(init_usage, opts);
 	if (strchr(argv[0], '@') || ends_with(argv[0], ".yaml"))

@@ -191,6 +191,7 @@ int cmd_judge(int argc, const char **argv)
 	int dry_run = 0, quiet = 0, retry_failed = 0, merge = 0;
 	char **journals = NULL;
 	size_t nr_journals = 0;
+	const char *lock_wait = NULL;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_path, "file", "the chunks (default: the pool's corpus, else the set's)"),
 		OPT_LLM_ENDPOINT(&lo),
@@ -204,6 +205,7 @@ int cmd_judge(int argc, const char **argv)
 		OPT_BOOL(0, "merge", &merge, "take the grades of the shard worksheets given after the pool; ask nothing"),
 		OPT_BOOL(0, "dry-run", &dry_run, "show how many pairs would be asked; send nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or notes"),
+		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
 	struct pool p = POOL_INIT;
@@ -228,6 +230,7 @@ int cmd_judge(int argc, const char **argv)
 
 	memset(&st, 0, sizeof(st));
 	argc = parse_options(argc, argv, opts, judge_usage);
+	apply_lock_wait(lock_wait, judge_usage, opts);
 	set_quiet(quiet);
 	if (merge) {
 		if (argc < 2) {

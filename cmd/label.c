@@ -89,12 +89,14 @@ int cmd_label(int argc, const char **argv)
 	const char *from = NULL, *prefer_arg = NULL, *corpus_path = NULL;
 	long min_grade = 1;
 	int dry_run = 0;
+	const char *lock_wait = NULL;
 	struct option opts[] = {
 		OPT_STRING(0, "from", &from, "pool.yaml", "the graded worksheet (required)"),
 		OPT_STRING(0, "prefer", &prefer_arg, "side", "resolve conflicts: human, existing or pool"),
 		OPT_INT(0, "min-grade", &min_grade, "n", "lowest pool grade taken as relevant (default 1; 2 is stricter)"),
 		OPT_STRING(0, "corpus", &corpus_path, "file", "check chunk ids against these chunks (default: the set's corpus)"),
 		OPT_BOOL(0, "dry-run", &dry_run, "show what would change; write nothing"),
+		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -111,6 +113,7 @@ int cmd_label(int argc, const char **argv)
 
 	memset(&t, 0, sizeof(t));
 	argc = parse_options(argc, argv, opts, label_usage);
+	apply_lock_wait(lock_wait, label_usage, opts);
 	if (argc != 1)
 		usage_with_options(label_usage, opts);
 	if (!from) {

@@ -39,7 +39,9 @@ static void print_usage(FILE *fp, const char *const *usage, const struct option 
 		else
 			n = snprintf(left, sizeof(left), "--%s", o->long_name);
 		/* synopsis style: "--gate <file>"; choices ("text|json") stay bare */
-		if (o->argh && n > 0 && (size_t)n < sizeof(left))
+		if (o->type == OPTION_OPTARG && n > 0 && (size_t)n < sizeof(left))
+			snprintf(left + n, sizeof(left) - (size_t)n, "[=<%s>]", o->argh);
+		else if (o->argh && n > 0 && (size_t)n < sizeof(left))
 			snprintf(left + n, sizeof(left) - (size_t)n,
 				 strpbrk(o->argh, "<|[") ? " %s" : " <%s>", o->argh);
 		if (strlen(left) > 24)
@@ -70,6 +72,7 @@ static void set_value(const struct option *o, const char *arg, const char *shown
 {
 	switch (o->type) {
 	case OPTION_STRING:
+	case OPTION_OPTARG:
 		*(const char **)o->value = arg;
 		break;
 	case OPTION_INT:
@@ -141,6 +144,8 @@ int parse_options(int argc, const char **argv, const struct option *opts,
 			}
 			if (eq) {
 				set_value(o, eq + 1, a, usage, opts);
+			} else if (o->type == OPTION_OPTARG) {
+				*(const char **)o->value = "";
 			} else {
 				if (i + 1 >= argc)
 					bad(usage, opts, "option", a, "needs a value");

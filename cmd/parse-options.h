@@ -20,6 +20,7 @@ enum option_type {
 	OPTION_INT,         /* long *: whole number */
 	OPTION_DOUBLE,      /* double *: finite number */
 	OPTION_STRING_LIST, /* struct string_list *: repeatable, in order */
+	OPTION_OPTARG,      /* const char **: --NAME sets "", --NAME=VALUE sets VALUE (never the next word) */
 };
 
 struct option {
@@ -46,6 +47,7 @@ void string_list_clear(struct string_list *l);
 #define OPT_INT(s, l, v, a, h) { OPTION_INT, (s), (l), (v), (a), (h) }
 #define OPT_DOUBLE(s, l, v, a, h) { OPTION_DOUBLE, (s), (l), (v), (a), (h) }
 #define OPT_STRING_LIST(s, l, v, a, h) { OPTION_STRING_LIST, (s), (l), (v), (a), (h) }
+#define OPT_OPTARG(l, v, a, h) { OPTION_OPTARG, 0, (l), (v), (a), (h) }
 
 int parse_options(int argc, const char **argv, const struct option *opts,
 		  const char *const *usage);

@@ -88,6 +88,7 @@ int cmd_remap(int argc, const char **argv)
 {
 	const char *corpus_arg = NULL, *old_arg = NULL, *output = NULL;
 	int dry_run = 0, force = 0;
+	const char *lock_wait = NULL;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_arg, "file", "the new corpus (JSONL)"),
 		OPT_STRING(0, "old-corpus", &old_arg, "file",
@@ -96,6 +97,7 @@ int cmd_remap(int argc, const char **argv)
 			   "write the remapped set here instead of the working copy"),
 		OPT_BOOL('n', "dry-run", &dry_run, "print the summary, write nothing"),
 		OPT_BOOL(0, "force", &force, "replace a working copy that has other changes"),
+		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -107,6 +109,7 @@ int cmd_remap(int argc, const char **argv)
 	int has_old = 0, ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, remap_usage);
+	apply_lock_wait(lock_wait, remap_usage, opts);
 	if (argc != 1 || !corpus_arg)
 		usage_with_options(remap_usage, opts);
 	if (set_open(&s, &ref, argv[0]) < 0)

@@ -36,7 +36,8 @@ static int open_and_find(struct set *s, const struct set_ref *ref, int nr, const
 
 int cmd_rm(int argc, const char **argv)
 {
-	struct option opts[] = { OPT_END() };
+	const char *lock_wait = NULL;
+	struct option opts[] = { OPT_LOCK_WAIT(&lock_wait), OPT_END() };
 	struct set_ref ref = SET_REF_INIT;
 	struct set s = SET_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
@@ -46,6 +47,7 @@ int cmd_rm(int argc, const char **argv)
 	long floor_id;
 
 	argc = parse_options(argc, argv, opts, rm_usage);
+	apply_lock_wait(lock_wait, rm_usage, opts);
 	if (argc < 2)
 		usage_with_options(rm_usage, opts);
 	if (set_ref_resolve(&ref, argv[0], false) < 0)

@@ -167,8 +167,10 @@ static void check_or_die(const struct set *s, const struct corpus *corpus, const
 int cmd_tag(int argc, const char **argv)
 {
 	const char *note = NULL, *tag, *problem;
+	const char *lock_wait = NULL;
 	struct option opts[] = {
 		OPT_STRING('m', "message", &note, "note", "a note saying what this version changes"),
+		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -182,6 +184,7 @@ int cmd_tag(int argc, const char **argv)
 	int has_corpus;
 
 	argc = parse_options(argc, argv, opts, tag_usage);
+	apply_lock_wait(lock_wait, tag_usage, opts);
 	if (argc != 2)
 		usage_with_options(tag_usage, opts);
 	tag = argv[1];

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 static int write_all(int fd, const void *data, size_t len)
@@ -315,6 +317,53 @@ int file_sha256(const char *path, char out[72])
 	return 0;
 }
 
+static long lock_wait_ms;
+
+void lock_set_wait(long ms)
+{
+	lock_wait_ms = ms;
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Put the pid written in the lock file 'fd' into 'pid' ("" when none). */
+static void lock_holder(int fd, char pid[32])
+{
+	ssize_t n = pread(fd, pid, 31, 0);
+
+	pid[n > 0 ? n : 0] = '\0';
+	pid[strcspn(pid, "\n")] = '\0';
+}
+
+/* Wait for the lock on 'fd' as lock_wait_ms says. Return 0 once held, -1 when the wait ends first. */
+static int lock_wait(int fd, const char *what)
+{
+	int64_t until = mono_ms() + (lock_wait_ms > 0 ? lock_wait_ms : 0);
+	char pid[32];
+
+	if (!lock_wait_ms)
+		return -1;
+	lock_holder(fd, pid);
+	note("%s is in use by another evalset process%s%s%s; waiting for it%s", what,
+	     *pid ? " (pid " : "", pid, *pid ? ")" : "", lock_wait_ms > 0 ? " (--wait)" : "");
+	for (;;) {
+		struct timespec nap = { 0, 50 * 1000000L };
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		if (lock_wait_ms > 0 && mono_ms() >= until)
+			return -1;
+		nanosleep(&nap, NULL);
+	}
+}
+
 int lock_take(struct lock_file *lk, const char *path, const char *what)
 {
 	char pid[32];
@@ -323,17 +372,15 @@ int lock_take(struct lock_file *lk, const char *path, const char *what)
 	fd = open_private(path, O_RDWR | O_CREAT, 0644);
 	if (fd < 0)
 		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 && lock_wait(fd, what) < 0) {
+		const char *after = lock_wait_ms > 0 ? " after waiting" : "";
+		lock_holder(fd, pid);
 		close(fd);
-		if (n > 0) {
-			pid[n] = '\0';
-			pid[strcspn(pid, "\n")] = '\0';
-			return error("%s is in use by another evalset process (pid %s); "
-				     "try again when it has finished", what, pid);
-		}
-		return error("%s is in use by another evalset process; "
-			     "try again when it has finished", what);
+		if (*pid)
+			return error("%s is in use by another evalset process (pid %s)%s; "
+				     "try again when it has finished, or give --wait", what, pid, after);
+		return error("%s is in use by another evalset process%s; "
+			     "try again when it has finished, or give --wait", what, after);
 	}
 	if (ftruncate(fd, 0) == 0) {
 		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());

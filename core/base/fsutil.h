@@ -92,10 +92,19 @@ struct lock_file {
 #define LOCK_FILE_INIT { -1, NULL }
 
 /*
- * Take the exclusive lock 'path' without waiting. Return 0, or -1 with an
- * error naming 'what' when another process holds it (with its pid when known).
+ * Take the exclusive lock 'path', waiting for it as lock_set_wait() said
+ * (by default not at all). Return 0, or -1 with an error naming 'what' when
+ * another process holds it (with its pid when known) past the wait.
  */
 int lock_take(struct lock_file *lk, const char *path, const char *what);
+/*
+ * How long lock_take waits for a lock another process holds: 'ms'
+ * milliseconds, LOCK_WAIT_FOREVER, or 0 (the default: refuse at once). A
+ * wait is announced once with a note naming the holder; it polls every
+ * 50 ms, so it ends within a poll of the holder's release.
+ */
+void lock_set_wait(long ms);
+#define LOCK_WAIT_FOREVER (-1L)
 void lock_release(struct lock_file *lk);
 
 #endif
