@@ -38,6 +38,18 @@ int line_reader_open(struct line_reader *lr, const char *path, size_t limit)
 	return 0;
 }
 
+int gz_check_ratio(void *gzv, const char *path)
+{
+	gzFile gz = gzv;
+	z_off_t out = gztell(gz), in = gzoffset(gz);
+
+	if (out > (z_off_t)GZ_RATIO_FLOOR && in > 0 && out / in > GZ_MAX_RATIO)
+		return error("'%s' decompresses to more than %d times its size (%lld bytes from %lld): "
+			     "refused as a decompression bomb", path, GZ_MAX_RATIO, (long long)out,
+			     (long long)in);
+	return 0;
+}
+
 static int fill(struct line_reader *lr)
 {
 	int n;
@@ -53,6 +65,8 @@ static int fill(struct line_reader *lr)
 	}
 	if (n == 0)
 		lr->eof = 1;
+	if (n > 0 && gz_check_ratio(lr->gz, lr->path) < 0)
+		return -1;
 	lr->pos = 0;
 	lr->end = (size_t)n;
 	return n > 0;

@@ -33,4 +33,16 @@ int line_reader_open(struct line_reader *lr, const char *path, size_t limit);
 int line_reader_next(struct line_reader *lr, struct strbuf *line);
 void line_reader_close(struct line_reader *lr);
 
+/*
+ * Decompression bombs: a gzip input that has given more than GZ_RATIO_FLOOR
+ * bytes and more than GZ_MAX_RATIO times the compressed bytes read so far is
+ * refused. Real runs, logs and qrels compress 3 to 30 times; a bomb
+ * thousands of times. Every reader of gzip input (line_reader, the run
+ * readers) checks after each block. Return 0, or -1 with an error naming
+ * 'path'. 'gz' is a gzFile.
+ */
+#define GZ_MAX_RATIO 200
+#define GZ_RATIO_FLOOR (64u << 20)
+int gz_check_ratio(void *gz, const char *path);
+
 #endif

@@ -10,6 +10,7 @@
 #include "score/run-build.h"
 
 #include "base/error.h"
+#include "base/lineio.h"
 #include "base/fsutil.h"
 #include "base/util.h"
 
@@ -74,6 +75,8 @@ long run_gz_read_block(gzFile gz, const char *path, char *dst, size_t want)
 			break;
 		got += (size_t)n;
 	}
+	if (got && gz_check_ratio(gz, path) < 0)
+		return -1;
 	return (long)got;
 }
 

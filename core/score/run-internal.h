@@ -20,6 +20,13 @@
 
 /* Parse the JSONL run in the 'len' bytes at 'buf' into 'r'. Return 0 or -1. */
 int run_parse_jsonl(struct run *r, char *buf, size_t len);
+/*
+ * Parse line 'line' of a JSONL run, the 'n' bytes at 'p' (no '\n'), into
+ * 'r': blank lines are skipped; a \u0000 escape in a string, a key given
+ * twice in an object, invalid JSON or a wrong shape is refused. Return 0 or
+ * -1 (reported as FILE:LINE).
+ */
+int run_parse_jsonl_line(struct run *r, const char *p, size_t n, long line);
 /* Parse the JSON run {qid: {docid: score}} in the 'len' bytes at 'buf'
  * into 'r'. Return 0 or -1. */
 int run_parse_json_dict(struct run *r, const char *buf, size_t len);

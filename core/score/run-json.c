@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,88 @@ static int parse_jsonl_line(struct run *r, const cJSON *o, long line)
 	return run_check_dups(r, q);
 }
 
+static int parse_jsonl_object(struct run *r, const cJSON *o, long line);
+
+/* Return the first member name that object 'o' holds twice, or NULL. The
+ * objects checked (a line, its meta, one result) have a few keys each. */
+static const char *duplicate_key(const cJSON *o)
+{
+	for (const cJSON *a = cJSON_IsObject(o) ? o->child : NULL; a; a = a->next)
+		for (const cJSON *b = a->next; b; b = b->next)
+			if (a->string && b->string && !strcmp(a->string, b->string))
+				return a->string;
+	return NULL;
+}
+
+/* Return true when the JSON text 'p' of 'n' bytes holds the escape \u0000
+ * (a NUL, which would cut an id short) in a string. */
+static bool has_nul_escape(const char *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (p[i] != '\\')
+			continue;
+		if (p[i + 1] == 'u' && i + 6 <= n && !memcmp(p + i + 2, "0000", 4))
+			return true;
+		i++;  /* the escaped character: "\\\\u0000" is a backslash and text */
+	}
+	return false;
+}
+
+/* Check the parsed line 'o' for keys given twice (the second would be
+ * silently lost). Return 0, or -1 (reported as FILE:LINE). */
+static int check_keys(const struct run *r, const cJSON *o, long line)
+{
+	const cJSON *it;
+	const char *dup = duplicate_key(o);
+
+	if (!dup)
+		dup = duplicate_key(cJSON_GetObjectItemCaseSensitive(o, "meta"));
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "results"))
+		if (!dup)
+			dup = duplicate_key(it);
+	if (dup)
+		return error_at(r->path, line, 0, "key '%s' given twice in one object", dup);
+	return 0;
+}
+
+int run_parse_jsonl_line(struct run *r, const char *p, size_t n, long line)
+{
+	cJSON *o;
+	int ret;
+
+	while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	while (n && (*p == ' ' || *p == '\t')) {
+		p++;
+		n--;
+	}
+	if (!n)
+		return 0;
+	if (has_nul_escape(p, n))
+		return error_at(r->path, line, 0, "a string holds \\u0000 (NUL): ids and fields cannot");
+	o = cJSON_ParseWithLength(p, n);
+	if (!o)
+		return error_at(r->path, line, 0, "not valid JSON");
+	ret = check_keys(r, o, line);
+	if (!ret)
+		ret = parse_jsonl_object(r, o, line);
+	cJSON_Delete(o);
+	return ret;
+}
+
+/* Take the parsed line 'o' (line 'line') into 'r'. Return 0 or -1 (reported). */
+static int parse_jsonl_object(struct run *r, const cJSON *o, long line)
+{
+	if (!cJSON_IsObject(o))
+		return error_at(r->path, line, 0, "line is %s, not a JSON object", json_type(o));
+	if (cJSON_GetObjectItemCaseSensitive(o, "meta") && !cJSON_GetObjectItemCaseSensitive(o, "qid")) {
+		if (r->nr || r->meta)
+			return error_at(r->path, line, 0, "a 'meta' line is only allowed first");
+		return parse_jsonl_meta(r, cJSON_GetObjectItemCaseSensitive(o, "meta"), line);
+	}
+	return parse_jsonl_line(r, o, line) < 0 ? -1 : 0;
+}
+
 int run_parse_jsonl(struct run *r, char *buf, size_t len)
 {
 	long line = 0;
@@ -109,38 +192,11 @@ int run_parse_jsonl(struct run *r, char *buf, size_t len)
 	while (pos < len) {
 		char *nl = memchr(buf + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - buf) : len;
-		char *p = buf + pos;
-		size_t n = end - pos;
-		cJSON *o;
-		int ret = 0;
 
 		line++;
-		pos = end + 1;
-		while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
-			n--;
-		while (n && (*p == ' ' || *p == '\t')) {
-			p++;
-			n--;
-		}
-		if (!n)
-			continue;
-		o = cJSON_ParseWithLength(p, n);
-		if (!o)
-			return error_at(r->path, line, 0, "not valid JSON");
-		if (!cJSON_IsObject(o)) {
-			ret = error_at(r->path, line, 0, "line is %s, not a JSON object", json_type(o));
-		} else if (cJSON_GetObjectItemCaseSensitive(o, "meta") &&
-			   !cJSON_GetObjectItemCaseSensitive(o, "qid")) {
-			if (r->nr || r->meta)
-				ret = error_at(r->path, line, 0, "a 'meta' line is only allowed first");
-			else
-				ret = parse_jsonl_meta(r, cJSON_GetObjectItemCaseSensitive(o, "meta"), line);
-		} else {
-			ret = parse_jsonl_line(r, o, line);
-		}
-		cJSON_Delete(o);
-		if (ret < 0)
+		if (run_parse_jsonl_line(r, buf + pos, end - pos, line) < 0)
 			return -1;
+		pos = end + 1;
 	}
 	return 0;
 }

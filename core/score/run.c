@@ -5,9 +5,13 @@
  * readers (run-internal.h): the TREC scanner in run-trec.c, the JSONL and
  * JSON readers in run-json.c. They, and this file, build on run-build.c
  * (run-build.h); no reader calls back into this file. run_load reads the
- * whole file (decompressed) first, then decides the format by the first
- * non-blank byte: '[' is refused, '{' is JSONL when its first line is a
- * question or meta object and JSON otherwise, anything else is TREC.
+ * start of the file (decompressed) first and decides the format by the
+ * first non-blank byte: '[' is refused, '{' is JSONL when its first line is
+ * a question or meta object and JSON otherwise, anything else is TREC. Then
+ * JSONL is read line by line and TREC question by question, plain or gzip
+ * alike, with the same line limits (and gzip's ratio check, lineio.h):
+ * nothing is inflated whole. Only a JSON object run (one document) and
+ * standard input, which cannot be read twice, are read whole.
  */
 #include "score/run.h"
 #include "score/run-build.h"
@@ -15,15 +19,19 @@
 
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/lineio.h"
 #include "base/util.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #define RUN_MAX_JSON_BYTES ((size_t)1 << 31)
+#define RUN_SNIFF_BYTES (64u << 10)        /* what is read to decide the format */
+#define RUN_JSONL_MAX_LINE (16u << 20)     /* a longer JSONL line is refused */
 
 const char *run_format_name(enum run_format f)
 {
@@ -112,14 +120,71 @@ static int read_all(const char *path, struct strbuf *sb)
 	return ret;
 }
 
+/* Read the first RUN_SNIFF_BYTES of 'path' (decompressed) into 'head'. Return 0 or -1 (reported). */
+static int sniff(const char *path, struct strbuf *head)
+{
+	gzFile gz = run_open_gz(path);
+	long n;
+
+	if (!gz)
+		return -1;
+	strbuf_grow(head, RUN_SNIFF_BYTES + 1);
+	n = run_gz_read_block(gz, path, head->buf, RUN_SNIFF_BYTES);
+	gzclose(gz);
+	if (n < 0)
+		return -1;
+	strbuf_setlen(head, (size_t)n);
+	return 0;
+}
+
+/* Read the JSONL run 'path' line by line into 'r' (plain or gzip alike). */
+static int stream_jsonl(struct run *r, const char *path)
+{
+	struct line_reader lr;
+	struct strbuf line = STRBUF_INIT;
+	int n, ret = 0;
+
+	if (line_reader_open(&lr, path, RUN_JSONL_MAX_LINE) < 0)
+		return -1;
+	while ((n = line_reader_next(&lr, &line)) > 0)
+		if (run_parse_jsonl_line(r, line.buf, line.len, lr.lineno) < 0) {
+			ret = -1;
+			break;
+		}
+	if (n < 0)
+		ret = -1;  /* a read error, or a line over the limit (reported) */
+	line_reader_close(&lr);
+	strbuf_release(&line);
+	return ret;
+}
+
+/* Read the TREC run 'path' into 'r', question by question when they are
+ * grouped, else (a question coming back) again with every line kept. */
+static int stream_trec(struct run *r, const char *path, struct strbuf *tag)
+{
+	int ret = run_trec_scan_mode(path, RUN_SCAN_STREAM, trec_group_to_run, r, tag);
+
+	if (ret == RUN_SCAN_UNSORTED) {
+		char *keep = r->path;
+		r->path = NULL;
+		run_release(r);
+		r->path = keep;
+		r->format = RUN_TREC;
+		strbuf_reset(tag);
+		ret = run_trec_scan_mode(path, RUN_SCAN_COLLECT, trec_group_to_run, r, tag);
+	}
+	return ret;
+}
+
 int run_load(struct run *r, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT, tag = STRBUF_INIT;
 	size_t i = 0;
 	int ret = -1;
+	bool whole = !strcmp(path, "-");  /* standard input cannot be read twice */
 
 	r->path = xstrdup(path);
-	if (read_all(path, &sb) < 0)
+	if ((whole ? read_all(path, &sb) : sniff(path, &sb)) < 0)
 		goto out;
 	if (run_check_binary(path, sb.buf, sb.len) < 0)
 		goto out;
@@ -127,28 +192,45 @@ int run_load(struct run *r, const char *path)
 		i = 3;
 	while (i < sb.len && (sb.buf[i] == ' ' || sb.buf[i] == '\t' || sb.buf[i] == '\r' || sb.buf[i] == '\n'))
 		i++;
-	if (i == sb.len) {
+	if (i == sb.len && (whole || sb.len < RUN_SNIFF_BYTES)) {
 		r->format = RUN_EMPTY;
 		ret = 0;
 		goto out;
 	}
-	if (sb.buf[i] == '[') {
+	if (i < sb.len && sb.buf[i] == '[') {
 		ret = error("%s: a JSON list is not a run; use JSONL (one object per line) or {qid: {docid: score}}",
 			    path);
 		goto out;
 	}
-	if (sb.buf[i] == '{') {
+	if (i < sb.len && sb.buf[i] == '{') {
+		/* the first line decides; one longer than what was read is read whole */
+		if (!whole && !memchr(sb.buf + i, '\n', sb.len - i) && sb.len == RUN_SNIFF_BYTES) {
+			strbuf_reset(&sb);
+			if (read_all(path, &sb) < 0)
+				goto out;
+			whole = true;
+		}
 		if (run_looks_jsonl(sb.buf + i, sb.len - i)) {
 			r->format = RUN_JSONL;
-			ret = run_parse_jsonl(r, sb.buf, sb.len);
+			ret = whole ? run_parse_jsonl(r, sb.buf, sb.len) : stream_jsonl(r, path);
 		} else {
 			r->format = RUN_JSON;
+			if (!whole) {
+				strbuf_reset(&sb);
+				if (read_all(path, &sb) < 0)
+					goto out;
+			}
 			ret = run_parse_json_dict(r, sb.buf, sb.len);  /* cJSON skips the BOM and blanks */
 		}
 		goto out;
 	}
 	r->format = RUN_TREC;
-	ret = run_trec_scan_buffer(&sb, path, trec_group_to_run, r, &tag);
+	if (whole) {
+		ret = run_trec_scan_buffer(&sb, path, trec_group_to_run, r, &tag);
+	} else {
+		strbuf_release(&sb);
+		ret = stream_trec(r, path, &tag);
+	}
 	if (!ret && tag.len)
 		r->name = strbuf_detach(&tag, NULL);
 out:

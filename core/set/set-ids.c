@@ -6,6 +6,7 @@
  * Calls set-versions.c for the versions.
  */
 #include "set/set.h"
+#include "set/versioncache.h"
 #include "set/rejected.h"
 #include "base/error.h"
 #include "base/fsutil.h"
@@ -143,48 +144,42 @@ int set_id_floor_write(const struct set_ref *ref, long floor_id)
 	return ret;
 }
 
-/* Return the index of the last of the loaded versions 'vs' that holds 'id', or -1. */
-static long last_holding(const struct set *vs, size_t nr, const char *id)
+/* Return the text digest version 'v' records for 'id', or NULL when it has no such id. */
+static const char *version_text_of(const struct set_version *v, const char *id)
 {
-	for (size_t i = nr; i-- > 0;)
-		if (set_find(&vs[i], id))
-			return (long)i;
-	return -1;
+	for (size_t i = 0; i < v->nr_ids; i++)
+		if (!strcmp(v->ids[i], id))
+			return v->text_digests[i];
+	return NULL;
 }
 
 size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 			     const struct set *in)
 {
 	struct set_versions v = SET_VERSIONS_INIT;
-	struct set *vs = NULL;
-	size_t nr_vs = 0, refused = 0;
+	size_t refused = 0;
 	long floor_id = read_floor(ref);
 
-	/* a version that cannot be read may hold any id: refuse rather than guess */
+	/* a version that cannot be read may hold any id: refuse rather than guess;
+	 * the versions' ids and text digests come from the cache (versioncache.h) */
 	if (set_versions_list(ref, &v) < 0) {
 		error("cannot check ids against the versions of '%s' (see above)", ref->dir);
 		return 1;
 	}
-	if (v.nr) {
-		vs = xcalloc(v.nr, sizeof(*vs));
-		for (nr_vs = 0; nr_vs < v.nr; nr_vs++) {
-			set_init(&vs[nr_vs]);
-			if (set_load(&vs[nr_vs], v.items[nr_vs].file) < 0) {
-				error("cannot check ids against version '%s' (see above)",
-				      v.items[nr_vs].file);
-				refused++;
-			}
-		}
-	}
 	for (size_t i = 0; i < in->nr; i++) {
-		const struct question *q = &in->q[i], *old;
-		long at, n;
+		const struct question *q = &in->q[i];
+		const char *old = NULL;
+		size_t at = v.nr;
+		long n;
 
 		if (!q->id || set_find(wc, q->id))
 			continue;
-		if ((at = last_holding(vs, nr_vs, q->id)) >= 0) {
-			old = set_find(&vs[at], q->id);
-			if (old->text && q->text && !strcmp(old->text, q->text))
+		while (at-- > 0 && !(old = version_text_of(&v.items[at], q->id)))
+			;
+		if (old) {
+			char mine[72];
+			version_text_digest(q->text, mine);
+			if (q->text && !strcmp(old, mine))
 				continue;  /* the same question coming back */
 			error_at(in->file, q->line, q->col, "id '%s' was used before (in versions/%s.yaml); "
 				 "ids are never reused for other text", q->id, v.items[at].tag);
@@ -199,9 +194,6 @@ size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 			refused++;
 		}
 	}
-	for (size_t i = 0; i < nr_vs; i++)
-		set_release(&vs[i]);
-	free(vs);
 	set_versions_release(&v);
 	return refused;
 }

@@ -5,6 +5,7 @@
  * neither.
  */
 #include "set/set.h"
+#include "set/versioncache.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/util.h"
@@ -85,14 +86,11 @@ static void order_versions(struct set_versions *v)
 }
 
 /* Return what is wrong with the frozen version 's' stored as 'tag', or NULL. */
-static const char *version_problem(const struct set *s, const char *tag)
+static const char *version_problem(const struct version_summary *s, const char *tag)
 {
-	char computed[72];
-
 	if (!s->digest)
 		return "frozen version '%s' records no digest";
-	set_digest(s, computed);
-	if (strcmp(s->digest, computed))
+	if (!s->digest_ok)
 		return "tampered or hand-edited frozen version '%s': its content no longer matches "
 		       "its digest";
 	if (!s->version)
@@ -200,6 +198,12 @@ void set_versions_release(struct set_versions *v)
 		free(e->parent);
 		free(e->parent_digest);
 		free(e->note);
+		for (size_t k = 0; k < e->nr_ids; k++) {
+			free(e->ids[k]);
+			free(e->text_digests[k]);
+		}
+		free(e->ids);
+		free(e->text_digests);
 	}
 	free(v->items);
 	v->items = NULL;
@@ -219,14 +223,15 @@ int set_versions_list(const struct set_ref *ref, struct set_versions *out)
 		return 0;
 	}
 	while ((e = readdir(d))) {
-		struct set s = SET_INIT;
+		struct version_summary s = VERSION_SUMMARY_INIT;
 		struct set_version *v;
 		char *file;
 
 		if (e->d_name[0] == '.' || !ends_with(e->d_name, ".yaml"))
 			continue;
 		file = path_join(vdir, e->d_name);
-		if (set_load(&s, file) < 0) {
+		/* parsed once per content: later reads come from the cache */
+		if (version_summary_load(file, &s) < 0) {
 			free(file);
 			goto out;
 		}
@@ -239,10 +244,15 @@ int set_versions_list(const struct set_ref *ref, struct set_versions *out)
 		v->parent = s.parent;
 		v->parent_digest = s.parent_digest;
 		v->note = s.note;
-		v->nr_questions = s.nr;
+		v->nr_questions = s.nr_questions;
 		v->problem = version_problem(&s, v->tag);
+		v->ids = s.ids;
+		v->text_digests = s.text_digests;
+		v->nr_ids = s.nr_ids;
 		s.tagged_at = s.digest = s.parent = s.parent_digest = s.note = NULL;
-		set_release(&s);
+		s.ids = s.text_digests = NULL;
+		s.nr_ids = 0;
+		version_summary_release(&s);
 	}
 	order_versions(out);
 	ret = 0;

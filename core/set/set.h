@@ -307,6 +307,9 @@ struct set_version {
 	 * and it records its own tag as 'version'; else what is wrong, as a
 	 * message with one '%s' for the file */
 	const char *problem;
+	char **ids;           /* its question ids, in file order */
+	char **text_digests;  /* the digest of each id's text (versioncache.h) */
+	size_t nr_ids;
 };
 struct set_versions {
 	struct set_version *items;

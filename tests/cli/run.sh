@@ -30,6 +30,8 @@ for name in "${names[@]}"; do
   n=$((n+1))
   tmp=$(mktemp -d)
   mkdir -p "$tmp/work"
+  # each case its own cache of frozen versions, outside the files it checks
+  export EVALSET_CACHE_DIR="$tmp/cache"
   [ -d "$c/files" ] && cp -a "$c/files/." "$tmp/work/"
   want_rc=0; [ -f "$c/rc" ] && want_rc=$(tr -d ' \n' < "$c/rc")
   problems=""
