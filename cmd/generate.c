@@ -81,10 +81,10 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 	if (st->replayed)
 		printf("resumed: %zu journaled replies applied again\n", st->replayed);
 	printf("questions: %zu proposed, %zu kept\n", st->proposed, st->kept);
-	printf("dropped: %zu empty, %zu too long, %zu in another language, %zu duplicate of the set, "
-	       "%zu duplicate within the run, %zu copied from the chunk, %zu over --max-overlap, "
-	       "%zu rejected in review before\n",
-	       st->drop_empty, st->drop_long, st->drop_language, st->drop_dup_set, st->drop_dup_run,
+	printf("dropped: %zu empty, %zu too long, %zu in another language, %zu referring to the source, "
+	       "%zu duplicate of the set, %zu duplicate within the run, %zu copied from the chunk, "
+	       "%zu over --max-overlap, %zu rejected in review before\n",
+	       st->drop_empty, st->drop_long, st->drop_language, st->drop_reference, st->drop_dup_set, st->drop_dup_run,
 	       st->drop_copied, st->drop_overlap, st->drop_rejected);
 	if (st->nr_overlaps) {
 		size_t n = st->nr_overlaps, hist[5] = { 0 };

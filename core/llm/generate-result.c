@@ -26,6 +26,7 @@
 #include "set/set.h"
 #include "base/strmap.h"
 #include "text/lang.h"
+#include "text/selfref.h"
 #include "text/text.h"
 #include "base/util.h"
 #include "base/utf8.h"
@@ -98,6 +99,10 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	}
 	if (!lang_text_fits(text.buf, text.len, gen_question_lang(g, ch))) {
 		st->drop_language++;
+		goto out;
+	}
+	if (text_source_reference(text.buf, text.len, NULL)) {
+		st->drop_reference++;
 		goto out;
 	}
 	dup = dup_index_find(&g->dups, text.buf, TEXT_NEAR_DUP_THRESHOLD);

@@ -25,7 +25,8 @@
  * Filters, in order, each counted: empty or longer than 'max_chars';
  * exact/near duplicate of a question of the set, of this run, or of one a
  * reviewer rejected (set/rejected.h) (text_near_duplicate); is not in the
- * language it was asked in (lang_text_fits); copies a span of its chunk (text_copied_share >=
+ * language it was asked in (lang_text_fits); refers to its source text
+ * ("the passage", "Title:", in any language: text_source_reference); copies a span of its chunk (text_copied_share >=
  * 'max_copied'); too lexical (text_overlap > 'max_overlap').
  *
  * Ownership: the options' pointers are borrowed for the call; the stats own
@@ -63,6 +64,7 @@ struct gen_stats {
 	size_t proposed, kept;
 	size_t drop_empty, drop_long, drop_dup_set, drop_dup_run, drop_copied, drop_overlap;
 	size_t drop_language;     /* replies not in the language asked for */
+	size_t drop_reference;    /* refer to their source ("the passage"): text/selfref.h */
 	size_t drop_rejected;     /* near duplicate of a question rejected in review */
 	double *overlaps;         /* of the kept questions */
 	size_t nr_overlaps, alloc_overlaps;

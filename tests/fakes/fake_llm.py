@@ -57,6 +57,12 @@ grade of the first key of --judge-grades FILE (JSON {"text fragment": G})
 found in the <chunk> text, else --judge-grade G, else the number of
 question words (capped at 3) found in the chunk. Fault "prose" (for any
 request) answers 200 with plain prose and no JSON at all.
+
+Scripted questions: --questions FILE (JSON {"text fragment": ["question",
+...]}) makes a generate request whose <chunk> holds a fragment answer with
+that fragment's questions (the first n of them, repeated when fewer), so
+a test can hand the filters known bad questions: ones that refer to "the
+passage" in some language, unanswerables the corpus answers, and so on.
 """
 import argparse
 import hashlib
@@ -115,8 +121,22 @@ FORMS = {
 }
 
 
-def make_questions(key, user, n, kind):
+def scripted_questions(script, user, n):
+    """Return the scripted questions for the first <chunk> holding a fragment, or None."""
+    if not script:
+        return None
+    chunks = re.findall(r"<chunk>(.*?)</chunk>", user, re.S)
+    for frag, qs in script.items():
+        if chunks and frag in chunks[0]:
+            return [{"question": qs[i % len(qs)], "answer": ""} for i in range(n)]
+    return None
+
+
+def make_questions(key, user, n, kind, script=None):
     """Return n distinct, deterministic questions built from the prompt's words."""
+    scripted = scripted_questions(script, user, n)
+    if scripted is not None:
+        return scripted
     m = re.search(r"<chunk>(.*?)</chunk>", user, re.S)
     words = words_of(m.group(1) if m else user) or ["thing", "widget", "gadget"]
     h = int(key, 16)
@@ -352,7 +372,7 @@ class Handler(BaseHTTPRequestHandler):
         count = int(mm.group(1)) if mm else 1
         km = re.search(r"kind: ([a-z-]+)", user)
         kind = km.group(1) if km else "factoid"
-        content = json.dumps({"questions": make_questions(key, user, count, kind)})
+        content = json.dumps({"questions": make_questions(key, user, count, kind, st.script)})
         finish = "stop"
         if fault == "length":
             content = content[: len(content) // 2]
@@ -456,6 +476,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--judge-grade", type=int)
     ap.add_argument("--judge-grades")
+    ap.add_argument("--questions")
     ap.add_argument("--lifetime", type=float, default=900)
     ap.add_argument("--stall-seconds", type=float, default=600)
     args = ap.parse_args()
@@ -466,6 +487,10 @@ def main():
     if args.judge_grades:
         with open(args.judge_grades) as f:
             srv.st.judge_grades = json.load(f)
+    srv.st.script = None
+    if args.questions:
+        with open(args.questions) as f:
+            srv.st.script = json.load(f)
     print(srv.server_address[1], flush=True)
 
     def watch_stdin():

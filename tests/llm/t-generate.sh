@@ -446,6 +446,50 @@ ok $? "English questions about German chunks are kept" "$(cat out err)"
 is "$(grep -c '^  language: en' sets/demo/set.yaml)" 6 "and each records its language"
 stop_fake
 
+# ---- questions that refer to their source, in several languages, are dropped and counted ----
+w="$root/selfref"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
+python3 - <<'EOF'
+import json
+chunks = [
+    ("en-1", "The proxy listens on port 8080 by default and forwards every request to the upstream server."),
+    ("en-2", "When the proxy cannot reach the upstream server it retries three times before giving up."),
+    ("en-3", "The access log of the proxy records the client address and the status of each request."),
+    ("de-1", "Die Rechnung wird am Monatsende erstellt und an die Adresse des Kontos geschickt, wenn sie fertig ist."),
+    ("de-2", "Das Konto kann jederzeit gekündigt werden, und die Daten werden nach dreißig Tagen gelöscht."),
+    ("fr-1", "Le serveur mandataire écoute sur le port 8080 et transmet chaque requête au serveur principal."),
+    ("ja-1", "プロキシは既定でポート8080で待ち受け、すべての要求を上流のサーバーに転送します。"),
+    ("ru-1", "Прокси-сервер по умолчанию слушает порт 8080 и передаёт все запросы на основной сервер."),
+    ("es-1", "El proxy escucha en el puerto 8080 y reenvía cada solicitud al servidor principal."),
+]
+script = {
+    "port 8080 by default": ["According to the passage, which port does the proxy use?"],
+    "retries three times": ["Title: Upstream errors - how many retries?"],
+    "access log": ["Does the access log record the client address?"],
+    "Monatsende": ["Wann wird laut dem Text die Rechnung erstellt?"],
+    "gekündigt": ["Wann werden die Daten nach einer Kündigung gelöscht?"],
+    "mandataire": ["Selon le texte, sur quel port écoute le serveur ?"],
+    "プロキシ": ["この文章によると、プロキシのポートは何番ですか？"],
+    "Прокси": ["Согласно тексту, какой порт слушает прокси?"],
+    "reenvía": ["¿En qué puerto escucha el proxy?"],
+}
+with open("chunks.jsonl", "w") as f:
+    for cid, text in chunks:
+        f.write(json.dumps({"id": cid, "doc": cid, "text": text}, ensure_ascii=False) + "\n")
+json.dump(script, open("script.json", "w"), ensure_ascii=False)
+EOF
+"$evalset" init demo --corpus chunks.jsonl >/dev/null || exit 1
+start_fake --questions script.json
+gen --kinds factoid --max-copied 2 >out 2>err
+is "$?" 0 "generate with source-referring replies succeeds" "$(cat err)"
+grep -q "9 proposed, 3 kept" out; ok $? "three of nine questions kept" "$(cat out)"
+grep -q "6 referring to the source" out; ok $? "six source references (en x2, de, fr, ja, ru) dropped and counted" "$(cat out)"
+grep -q "0 in another language" out; ok $? "each reply was in its chunk's language" "$(cat out)"
+for q in "access log record" "Daten nach einer" "qué puerto"; do
+	grep -q "$q" sets/demo/set.yaml; ok $? "kept: $q"
+done
+! grep -qi "passage\|Title:\|laut dem Text\|Selon le texte\|この文章\|Согласно" sets/demo/set.yaml; ok $? "no kept question refers to its source"
+stop_fake
+
 # ---- the key never reaches any file of any case (sets, journals, outputs, batches) ----
 cd "$root" || exit 1
 ! grep -rq "SENTINEL" "$root"; ok $? "no file written by any case holds the API key"
