@@ -34,7 +34,10 @@ static const char *const generate_usage[] = {
 	"                       [--max-requests <n>] [--max-attempts <n>] [--dry-run] [--max-overlap <x>]\n"
 	"                       [--max-copied <x>] [--max-chars <n>] [--question-language <tag>]\n"
 	"                       [--shard <i>/<n>] [--retry-failed] [--deadline <duration>]\n"
-	"                       [--request-deadline <duration>] [--stall-timeout <duration>] [--quiet]",
+	"                       [--request-deadline <duration>] [--stall-timeout <duration>]\n"
+	"                       [--difficulty <band>,...] [--no-critique] [--critique-model <m>]\n"
+	"                       [--critique-min <n>] [--no-verify] [--verify-k <k>] [--retriever-cmd <cmd>]\n"
+	"                       [--quiet]",
 	"evalset generate <set> [--corpus <chunks.jsonl>] --batch-out <file> [<selection options>]",
 	"evalset generate <set> [--corpus <chunks.jsonl>] --batch-in <file>... [<selection options>]",
 	NULL,
@@ -66,7 +69,8 @@ static double quantile(const double *v, size_t n, double q)
 	return v[lo] + (v[lo + 1] - v[lo]) * (pos - (double)lo);
 }
 
-static void print_summary(const char *set_file, const char *model, struct gen_stats *st, bool retry_failed)
+static void print_summary(const char *set_file, const char *model, struct gen_stats *st, bool retry_failed,
+			  int min_score)
 {
 	printf("generate: %s (model %s, structured output %s)\n", set_file, model, llm_mode_name(st->mode));
 	printf("chunks: %zu selected; requests: %zu planned, %zu already answered, %zu answered now, "
@@ -86,6 +90,37 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 	       "%zu over --max-overlap, %zu rejected in review before\n",
 	       st->drop_empty, st->drop_long, st->drop_language, st->drop_reference, st->drop_dup_set, st->drop_dup_run,
 	       st->drop_copied, st->drop_overlap, st->drop_rejected);
+	if (st->drop_difficulty)
+		printf("dropped: %zu outside --difficulty\n", st->drop_difficulty);
+	if (st->bands[GEN_EASY] + st->bands[GEN_MEDIUM] + st->bands[GEN_HARD])
+		printf("difficulty of kept answerable questions (BM25 rank of their chunk): %zu easy (rank 1), "
+		       "%zu medium (2-10), %zu hard (beyond 10)\n",
+		       st->bands[GEN_EASY], st->bands[GEN_MEDIUM], st->bands[GEN_HARD]);
+	if (st->critique.planned) {
+		printf("critique: %zu questions, %zu rated before, %zu rated now, %zu unusable, %zu failed, %zu not sent; "
+		       "%zu rated, %zu dropped (",
+		       st->critique.planned, st->critique.done_before, st->critique.answered, st->critique.unusable,
+		       st->critique.lost, st->critique.cancelled, st->critiqued, st->drop_critique);
+		for (int c = 0; c < GEN_NR_CRITERIA; c++)
+			printf("%s%zu %s", c ? ", " : "", st->drop_criterion[c], gen_criterion_name(c));
+		printf(" under %d)\n", min_score);
+		for (int c = 0; c < GEN_NR_CRITERIA; c++) {
+			size_t n = 0;
+			double sum = 0;
+			for (int v = 1; v <= 5; v++) {
+				n += st->scores[c][v];
+				sum += v * (double)st->scores[c][v];
+			}
+			printf("  %-13s 1: %zu  2: %zu  3: %zu  4: %zu  5: %zu  mean %.2f\n", gen_criterion_name(c),
+			       st->scores[c][1], st->scores[c][2], st->scores[c][3], st->scores[c][4], st->scores[c][5],
+			       n ? sum / (double)n : 0.0);
+		}
+	}
+	if (st->verify.planned)
+		printf("verification: %zu questions, %zu checked before, %zu checked now, %zu unusable, %zu failed, "
+		       "%zu not sent; dropped %zu unanswerable the corpus answers, %zu multi-hop one chunk answers\n",
+		       st->verify.planned, st->verify.done_before, st->verify.answered, st->verify.unusable,
+		       st->verify.lost, st->verify.cancelled, st->drop_answered, st->drop_one_chunk);
 	if (st->nr_overlaps) {
 		size_t n = st->nr_overlaps, hist[5] = { 0 };
 		double sum = 0;
@@ -102,13 +137,31 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 		printf("overlap histogram: [0,.2) %zu  [.2,.4) %zu  [.4,.6) %zu  [.6,.8) %zu  [.8,1] %zu\n",
 		       hist[0], hist[1], hist[2], hist[3], hist[4]);
 	}
-	llm_cli_print_usage(&st->usage, st->elapsed);
+	{
+		/* every call of the run: generation, critique, verification */
+		struct llm_usage u = st->usage;
+		const struct llm_usage *more[] = { &st->critique.usage, &st->verify.usage };
+		for (size_t i = 0; i < 2; i++) {
+			u.calls += more[i]->calls;
+			u.ok += more[i]->ok;
+			u.failed += more[i]->failed;
+			u.cancelled += more[i]->cancelled;
+			u.requests += more[i]->requests;
+			u.retries += more[i]->retries;
+			u.prompt_tokens += more[i]->prompt_tokens;
+			u.completion_tokens += more[i]->completion_tokens;
+		}
+		llm_cli_print_usage(&u, st->elapsed);
+	}
 }
 
 int cmd_generate(int argc, const char **argv)
 {
 	const char *corpus_path = NULL, *chunks = NULL, *kinds = "factoid,paraphrase";
 	const char *prompt_dir = NULL, *batch_out = NULL, *shard = NULL, *question_language = NULL;
+	const char *difficulty = NULL, *critique_model = NULL, *retriever_cmd = NULL;
+	int critique = -1, verify = -1;
+	long critique_min = 3, verify_k = 5;
 	long sample = 0, per_chunk = 1, seed = 1, max_chars = 300;
 	double max_overlap = 2, max_copied = 0.6;
 	struct llm_cli lo = LLM_CLI_INIT;
@@ -135,6 +188,15 @@ int cmd_generate(int argc, const char **argv)
 		OPT_STRING(0, "batch-out", &batch_out, "file", "write OpenAI Batch API input instead of calling"),
 		OPT_STRING_LIST(0, "batch-in", &batch_in, "file", "ingest Batch API output or error files; repeatable"),
 		OPT_STRING(0, "shard", &shard, "i/n", "take the i-th of n deterministic shards of the chunks"),
+		OPT_STRING(0, "difficulty", &difficulty, "band,...",
+			   "keep only answerable questions of these BM25 difficulty bands: easy, medium, hard"),
+		OPT_BOOL(0, "critique", &critique, "rate new questions with the model, drop weak ones (default on)"),
+		OPT_STRING(0, "critique-model", &critique_model, "m", "model of the critique and verification (default --model)"),
+		OPT_INT(0, "critique-min", &critique_min, "n", "drop a question with a critique score under n, 1..5 (default 3)"),
+		OPT_BOOL(0, "verify", &verify, "check unanswerable and multi-hop questions against the corpus (default on)"),
+		OPT_INT(0, "verify-k", &verify_k, "k", "chunks shown to the verifier per unanswerable question (default 5)"),
+		OPT_STRING(0, "retriever-cmd", &retriever_cmd, "cmd",
+			   "find the verifier's chunks with this command (run's protocol) instead of BM25"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or notes"),
 		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
@@ -147,6 +209,7 @@ int cmd_generate(int argc, const char **argv)
 	struct gen_stats st;
 	struct llm_progress prog = { 0 };
 	char *lock_path = NULL, *what = NULL, *journal = NULL, *prompt_dir_found = NULL;
+	char *critique_journal = NULL, *verify_journal = NULL;
 	struct config *cfg;
 	int ret = EXIT_BAD_INPUT, rc;
 
@@ -174,6 +237,12 @@ int cmd_generate(int argc, const char **argv)
 		error("invalid language tag '%s' (a BCP 47 tag such as en, de or pt-BR)", question_language);
 		usage_with_options(generate_usage, opts);
 	}
+	if (critique_min < 1 || critique_min > 5 || verify_k < 1 || verify_k > 50) {
+		error("out of range: --critique-min 1..5, --verify-k 1..50");
+		usage_with_options(generate_usage, opts);
+	}
+	if (difficulty && gen_bands_parse(difficulty, &go.difficulty))
+		usage_with_options(generate_usage, opts);
 	if (shard && llm_cli_parse_shard(shard, &go.shard_i, &go.shard_n))
 		usage_with_options(generate_usage, opts);
 	if (llm_cli_finish(&lo, !dry_run && !batch_out && !batch_in.nr, generate_usage, opts) < 0 ||
@@ -227,6 +296,15 @@ int cmd_generate(int argc, const char **argv)
 	go.batch_in = batch_in.items;
 	go.nr_batch_in = batch_in.nr;
 	llm_cli_apply(&lo, &go.llm);
+	/* the passes after generation need live calls: on by default for a live run */
+	go.critique = critique < 0 ? !batch_out && !batch_in.nr : critique;
+	go.verify = verify < 0 ? !batch_out && !batch_in.nr : verify;
+	go.critique_model = critique_model;
+	go.critique_min = (int)critique_min;
+	go.verify_k = verify_k;
+	go.retriever_cmd = retriever_cmd;
+	go.critique_journal = critique_journal = path_join(ref.dir, ".evalset/critique.jsonl");
+	go.verify_journal = verify_journal = path_join(ref.dir, ".evalset/verify.jsonl");
 	go.llm.max_tokens = 256 + 128 * per_chunk;
 	go.llm.seed = seed;
 
@@ -271,17 +349,21 @@ int cmd_generate(int argc, const char **argv)
 	go.ctx = &prog;
 	rc = gen_run(&go, &st);
 	llm_progress_clear(&prog, 100);
-	print_summary(ref.file, lo.model, &st, retry_failed);
+	print_summary(ref.file, lo.model, &st, retry_failed, (int)critique_min);
 	if (go.batch_in && (st.batch_unmatched || st.batch_errors))
 		printf("batch: %zu lines matched, %zu not in this plan, %zu errors (rerun with a new --batch-out for them)\n",
 		       st.batch_matched, st.batch_unmatched, st.batch_errors);
-	ret = llm_cli_exit_code(&(struct llm_cli_outcome){ rc, st.lost, st.cancelled, "requests not sent",
+	ret = llm_cli_exit_code(&(struct llm_cli_outcome){ rc, st.lost + st.critique.lost + st.verify.lost,
+							   st.cancelled + st.critique.cancelled + st.verify.cancelled,
+							   "requests not sent",
 							   st.answered, "answered requests" }, &lo);
 out:
 	lock_release(&lock);
 	free(lock_path);
 	free(what);
 	free(journal);
+	free(critique_journal);
+	free(verify_journal);
 	free(prompt_dir_found);
 	gen_stats_release(&st);
 	corpus_release(&corpus);

@@ -20,6 +20,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "retrieve/bm25.h"
 #include "text/dupindex.h"
 #include "llm/generate.h"
 #include "llm/journal.h"
@@ -34,6 +35,7 @@ struct lang;
 
 /* the dup index tags: who holds a text a proposal may repeat */
 enum { DUP_SET, DUP_RUN, DUP_REJECTED };
+struct question;
 
 struct item {
 	struct gen *g;
@@ -66,6 +68,9 @@ struct gen {
 	int abort_code;
 	struct dup_index dups;     /* every question of the set; tag 1: added by this run */
 	struct llm *llm;
+	struct bm25 bm25;          /* the corpus, for difficulty and verification */
+	bool bm25_built;
+	bool *selected;            /* per corpus index: a chunk of the plan */
 	int64_t started_ms;
 	int64_t last_progress;
 };
@@ -110,5 +115,35 @@ int gen_batch_out(struct gen *g);
 /* Ingest the Batch API output and error files o->batch_in, joined on
  * custom_id. Return 0 or -1 (reported). */
 int gen_batch_in(struct gen *g);
+
+/*
+ * Return the BM25 rank (1-based) of chunk 'chunk' for 'question', the worse
+ * of the two when 'neighbour' is not SIZE_MAX, or 0 when one is not in the
+ * first GEN_RANK_DEPTH (generate-quality.c). Builds the index on first use.
+ */
+long gen_rank(struct gen *g, const char *question, size_t chunk, size_t neighbour);
+/* Return the built-in BM25 index of the corpus, built on first use, or NULL (reported). */
+const struct bm25 *gen_bm25(struct gen *g);
+
+/*
+ * The passes after generation, over the questions of the selected chunks
+ * that generate wrote and the pass has not yet seen: rate them and drop the
+ * weak (generate-critique.c), check unanswerable and multi-hop ones against
+ * the corpus (generate-verify.c). Return 0 or an error code as gen_run.
+ */
+int gen_critique(struct gen *g);
+int gen_verify(struct gen *g);
+/* Return true when question 'q' was written by generate for a chunk of this
+ * run's plan with a kind in 'kinds' (mask), and set '*kind'. */
+bool gen_in_scope(struct gen *g, const struct question *q, unsigned kinds, enum gen_kind *kind);
+/* Append the passages of chunk 'chunk' (and 'neighbour' unless SIZE_MAX) as
+ * "Title: ...\n<chunk>...</chunk>" blocks to 'out'. */
+void gen_passages(struct gen *g, size_t chunk, size_t neighbour, struct strbuf *out);
+/* Load the prompt 'file' of a pass from the prompt directory into 'p' and
+ * check its variables; 'off' names the option that turns the pass off, for
+ * the message. Return 0 or -1 (reported). */
+int gen_pass_prompt(struct gen *g, const char *file, const char *off, struct prompt *p);
+/* The budget left for a pass: o->llm.http.max_requests less what was spent; -1: none left. */
+long gen_budget_left(struct gen *g);
 
 #endif

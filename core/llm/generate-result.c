@@ -1,7 +1,8 @@
 /*
  * generate-result: one reply of `evalset generate`, live or from a Batch API
  * file: journal it, run each proposed question through the filters (empty,
- * too long, wrong language, near-duplicate, copied, overlap), add the kept
+ * too long, wrong language, refers to its source, near-duplicate, copied,
+ * overlap, difficulty band), add the kept
  * ones to the set with their provenance, and save the set at checkpoints.
  *
  * Invariants: a journal record is written (to the kernel: it survives kill -9)
@@ -78,6 +79,8 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	struct gen_stats *st = g->st;
 	struct question *q;
 	double overlap, copied;
+	long rank = 0;
+	enum gen_band band = GEN_NR_BANDS;
 	const struct dup_entry *dup;
 	char *id;
 	cJSON *prov;
@@ -135,6 +138,15 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 		st->drop_overlap++;
 		goto out;
 	}
+	if (kind != GEN_UNANSWERABLE) {
+		const struct chunk *base = g->o->corpus->chunks;
+		rank = gen_rank(g, text.buf, (size_t)(ch - base), nb ? (size_t)(nb - base) : SIZE_MAX);
+		band = gen_band_of(rank);
+		if (g->o->difficulty && !(g->o->difficulty & (1u << band))) {
+			st->drop_difficulty++;
+			goto out;
+		}
+	}
 	id = set_next_id(g->set, g->floor);
 	if (question_id_number(id) > g->floor)
 		g->floor = question_id_number(id);
@@ -171,6 +183,11 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	}
 	cJSON_AddNumberToObject(prov, "sample", (double)sample);
 	cJSON_AddNumberToObject(prov, "overlap", round(overlap * 100) / 100);
+	if (band != GEN_NR_BANDS) {
+		if (rank)
+			cJSON_AddNumberToObject(prov, "bm25_rank", (double)rank);
+		cJSON_AddStringToObject(prov, "difficulty", gen_band_name(band));
+	}
 	q->provenance = prov;
 	{
 		/* a long answer or chunk id: the set could not read it back */
@@ -188,6 +205,8 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	dup_index_add(&g->dups, q->text, DUP_RUN);
 	ALLOC_GROW(st->overlaps, st->nr_overlaps + 1, st->alloc_overlaps);
 	st->overlaps[st->nr_overlaps++] = overlap;
+	if (band != GEN_NR_BANDS)
+		st->bands[band]++;
 	st->kept++;
 	g->dirty = true;
 out:

@@ -164,6 +164,18 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 	g.started_ms = g.last_save = llmjob_now_ms();
 	if (load_prompts(&g))
 		goto out;
+	/* the passes' prompts are checked before anything is asked */
+	{
+		struct prompt pc = PROMPT_INIT, pv = PROMPT_INIT;
+		bool bad = (o->critique && (o->kinds & ~(1u << GEN_UNANSWERABLE)) &&
+			    gen_pass_prompt(&g, "critique.md", "--no-critique", &pc)) ||
+			   (o->verify && (o->kinds & ((1u << GEN_UNANSWERABLE) | (1u << GEN_MULTIHOP))) &&
+			    gen_pass_prompt(&g, "verify.md", "--no-verify", &pv));
+		prompt_release(&pc);
+		prompt_release(&pv);
+		if (bad)
+			goto out;
+	}
 	if (gen_plan(&g))
 		goto out;
 	if (journal_read(o->journal_path, read_record, &g))
@@ -250,6 +262,14 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 	rc = llm_run(g.llm);
 	if (g.abort)
 		rc = g.abort_code;
+	llmjob_sample(g.llm, g.started_ms, &st->usage, &st->elapsed);
+	/* the passes after generation: only after a complete generation */
+	if (!rc && o->critique)
+		rc = gen_critique(&g);
+	if (!rc && o->verify)
+		rc = gen_verify(&g);
+	if (g.abort && !rc)
+		rc = g.abort_code;
 out_save:
 	if (gen_save(&g) && !rc)
 		rc = ERR_INPUT;
@@ -272,6 +292,9 @@ out:
 		cJSON_Delete(g.replay[i]);
 	free(g.replay);
 	dup_index_release(&g.dups);
+	if (g.bm25_built)
+		bm25_release(&g.bm25);
+	free(g.selected);
 	set_release(&rejected);
 	strmap_clear(&g.plan, 0);
 	strmap_clear(&g.done, 0);

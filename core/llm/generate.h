@@ -45,6 +45,30 @@ struct set_ref;
 struct corpus;
 
 enum gen_kind { GEN_FACTOID, GEN_PARAPHRASE, GEN_MULTIHOP, GEN_UNANSWERABLE, GEN_NR_KINDS };
+
+/*
+ * Difficulty bands of an answerable question, from the rank of its chunk
+ * (the worse of its two chunks for multi-hop) when the built-in BM25 is
+ * asked the question at generation time: easy rank 1, medium 2..10, hard
+ * beyond 10 or not in the first GEN_RANK_DEPTH.
+ */
+enum gen_band { GEN_EASY, GEN_MEDIUM, GEN_HARD, GEN_NR_BANDS };
+#define GEN_RANK_DEPTH 100
+const char *gen_band_name(enum gen_band b);
+/* Return the band of BM25 rank 'rank' (1-based; 0: not in the first GEN_RANK_DEPTH). */
+enum gen_band gen_band_of(long rank);
+/* Parse "easy,hard" into a mask of (1 << band). Return 0 or -1 (reported). */
+int gen_bands_parse(const char *list, unsigned *mask);
+
+/* The critique's criteria, each rated 1..5 (see prompts/critique.md). */
+enum gen_criterion { CRIT_CLARITY, CRIT_REALISM, CRIT_ANSWERABILITY, CRIT_SPECIFICITY, GEN_NR_CRITERIA };
+const char *gen_criterion_name(enum gen_criterion c);
+
+/* What one journaled LLM pass after generation (critique, verification) did. */
+struct gen_pass_stats {
+	size_t planned, done_before, answered, unusable, lost, cancelled;
+	struct llm_usage usage;
+};
 const char *gen_kind_name(enum gen_kind k);
 /* Parse "factoid,paraphrase,..." into a bit mask of (1 << kind). Return 0 or -1 (reported). */
 int gen_kinds_parse(const char *list, unsigned *mask);
@@ -66,6 +90,19 @@ struct gen_stats {
 	size_t drop_language;     /* replies not in the language asked for */
 	size_t drop_reference;    /* refer to their source ("the passage"): text/selfref.h */
 	size_t drop_rejected;     /* near duplicate of a question rejected in review */
+	size_t drop_difficulty;   /* outside the --difficulty bands */
+	size_t bands[GEN_NR_BANDS]; /* kept answerable questions per difficulty band */
+	/* critique */
+	struct gen_pass_stats critique;
+	size_t critiqued;         /* questions rated (now or from the journal) */
+	size_t drop_critique;     /* dropped: some score under the threshold */
+	size_t drop_criterion[GEN_NR_CRITERIA]; /* of those, per criterion under it */
+	size_t scores[GEN_NR_CRITERIA][6];      /* how many rated 1..5, per criterion */
+	/* verification of unanswerable and multi-hop questions */
+	struct gen_pass_stats verify;
+	size_t verified;          /* questions checked (now or from the journal) */
+	size_t drop_answered;     /* unanswerable, but a chunk of the corpus answers it */
+	size_t drop_one_chunk;    /* multi-hop, but one chunk alone answers it */
 	double *overlaps;         /* of the kept questions */
 	size_t nr_overlaps, alloc_overlaps;
 	long est_prompt_tokens;   /* dry run: about 4 bytes a token */
@@ -99,6 +136,15 @@ struct gen_options {
 	const char *const *batch_in;
 	size_t nr_batch_in;
 	struct llm_options llm;       /* endpoint, key, model, http (schema etc. set here) */
+	unsigned difficulty;          /* mask of 1 << enum gen_band to keep; 0: every band */
+	bool critique;                /* rate the new questions and drop the weak ones */
+	const char *critique_model;   /* NULL: llm.model */
+	int critique_min;             /* 1..5: a score under it drops the question */
+	const char *critique_journal;
+	bool verify;                  /* check unanswerable and multi-hop questions against the corpus */
+	long verify_k;                /* chunks shown to the verifier per unanswerable question */
+	const char *retriever_cmd;    /* NULL: the built-in BM25 finds them */
+	const char *verify_journal;
 	long checkpoint_every;        /* seconds between saves of the set; 0: 5 */
 	void (*progress)(const struct gen_stats *st, void *ctx);  /* about once a second */
 	void *ctx;

@@ -63,6 +63,16 @@ Scripted questions: --questions FILE (JSON {"text fragment": ["question",
 that fragment's questions (the first n of them, repeated when fewer), so
 a test can hand the filters known bad questions: ones that refer to "the
 passage" in some language, unanswerables the corpus answers, and so on.
+
+Critique mode (prompts/critique.md: a <query> element, no <passage>):
+{"clarity", "realism", "answerability", "specificity": 4, "reason"}, with
+the scores of the first key of --critique FILE (JSON {"question fragment":
+{"realism": 1, ...}}) found in the query overriding.
+Verification mode (prompts/verify.md: a <query> and <passage id="...">
+elements): {"answering": [...], "closest": ID, "reason"}; a passage answers
+when --answers FILE (JSON {"question fragment": "passage text fragment" or
+[...]}) maps a fragment of the query to a fragment of its text; "closest"
+is the first passage.
 """
 import argparse
 import hashlib
@@ -366,6 +376,8 @@ class Handler(BaseHTTPRequestHandler):
         for m in req.get("messages") or []:
             if m.get("role") == "user":
                 user = m.get("content") or ""
+        if "<query>" in user:
+            return self.review(st, req, key, rf, fault, user)
         if "<question>" in user:
             return self.judge(st, req, key, rf, fault, user)
         mm = re.search(r"(\d+) question", user)
@@ -425,6 +437,37 @@ class Handler(BaseHTTPRequestHandler):
                 st.answered[key] = st.answered.get(key, 0) + 1
         self.reply(200, body)
 
+    def review(self, st, req, key, rf, fault, user):
+        qm = re.search(r"<query>(.*?)</query>", user, re.S)
+        query = qm.group(1).strip() if qm else ""
+        passages = re.findall(r'<passage id="([^"]*)">(.*?)</passage>', user, re.S)
+        if passages:
+            answering = []
+            for frag, texts in (st.answers or {}).items():
+                if frag not in query:
+                    continue
+                for pid, text in passages:
+                    for t in ([texts] if isinstance(texts, str) else texts):
+                        if t in text and pid not in answering:
+                            answering.append(pid)
+            obj = {"answering": answering, "closest": passages[0][0], "reason": "fake verifier"}
+        else:
+            obj = {"clarity": 4, "realism": 4, "answerability": 4, "specificity": 4}
+            for frag, scores in (st.critique or {}).items():
+                if frag in query:
+                    obj.update(scores)
+                    break
+            obj["reason"] = "fake critic"
+        content = json.dumps(obj)
+        finish = "stop"
+        if fault == "length":
+            content, finish = content[: len(content) // 2], "length"
+        elif fault == "invalid":
+            content = json.dumps({"items": ["nope"]})
+        if rf == "text":
+            content = "Here:\n```json\n" + content + "\n```\n"
+        self.completion(st, req, key, content, finish, counted=fault is None)
+
     def judge(self, st, req, key, rf, fault, user):
         a = st.args
         qm = re.search(r"<question>(.*?)</question>", user, re.S)
@@ -477,6 +520,8 @@ def main():
     ap.add_argument("--judge-grade", type=int)
     ap.add_argument("--judge-grades")
     ap.add_argument("--questions")
+    ap.add_argument("--critique")
+    ap.add_argument("--answers")
     ap.add_argument("--lifetime", type=float, default=900)
     ap.add_argument("--stall-seconds", type=float, default=600)
     args = ap.parse_args()
@@ -487,6 +532,13 @@ def main():
     if args.judge_grades:
         with open(args.judge_grades) as f:
             srv.st.judge_grades = json.load(f)
+    srv.st.critique = srv.st.answers = None
+    if args.critique:
+        with open(args.critique) as f:
+            srv.st.critique = json.load(f)
+    if args.answers:
+        with open(args.answers) as f:
+            srv.st.answers = json.load(f)
     srv.st.script = None
     if args.questions:
         with open(args.questions) as f:

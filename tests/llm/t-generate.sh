@@ -22,8 +22,12 @@ with open("chunks.jsonl", "w") as f:
 EOF
 	"$evalset" init demo --corpus chunks.jsonl >/dev/null || exit 1
 }
-gen_bg() { ( exec "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" "$@" ) & }
-gen() { "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" "$@"; }
+# gen and gen_bg test generation alone (request counts are exact); genq and
+# genq_bg run the critique and verification passes too, as a user gets them
+gen_bg() { ( exec "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" --no-critique --no-verify "$@" ) & }
+gen() { "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" --no-critique --no-verify "$@"; }
+genq_bg() { ( exec "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" "$@" ) & }
+genq() { "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" "$@"; }
 count_q() { grep -c '^- id: q-' sets/demo/set.yaml; }
 ok_records() { grep -c '"status":"ok"' sets/demo/.evalset/generate.jsonl; }
 
@@ -489,6 +493,196 @@ for q in "access log record" "Daten nach einer" "qué puerto"; do
 done
 ! grep -qi "passage\|Title:\|laut dem Text\|Selon le texte\|この文章\|Согласно" sets/demo/set.yaml; ok $? "no kept question refers to its source"
 stop_fake
+
+# ---- difficulty: the BM25 rank of each question's chunk, the bands, --difficulty ----
+make_case difficulty
+start_fake
+gen --kinds factoid,paraphrase,multi-hop >out 2>err
+is "$?" 0 "generate records difficulty"
+"$evalset" run demo --corpus chunks.jsonl -k 100 -o run.jsonl 2>err
+python3 - <<'EOF' >check.txt
+import json, re
+runs = {}
+for line in open("run.jsonl"):
+    r = json.loads(line)
+    if "qid" in r:
+        runs[r["qid"]] = [h["id"] if isinstance(h, dict) else h for h in r["results"]]
+text = open("sets/demo/set.yaml").read()
+bad, n, bands = 0, 0, {"easy": 0, "medium": 0, "hard": 0}
+for block in text.split("\n- id: ")[1:]:
+    qid = block.split("\n")[0]
+    rel = re.search(r"relevant: \[([^\]]*)\]", block).group(1).split(", ")
+    m = re.search(r"bm25_rank: (\d+)", block)
+    ranks = [runs[qid].index(c) + 1 if c in runs[qid] else 0 for c in rel]
+    want = 0 if 0 in ranks else max(ranks)
+    got = int(m.group(1)) if m else 0
+    band = re.search(r"difficulty: (\w+)", block).group(1)
+    wantband = "easy" if want == 1 else "medium" if 2 <= want <= 10 else "hard"
+    bands[band] += 1
+    n += 1
+    if got != want or band != wantband:
+        bad += 1
+print(n, bad, bands["easy"], bands["medium"], bands["hard"])
+EOF
+read -r nq bad easy medium hard < check.txt
+is "$bad" 0 "every bm25_rank and band matches 'evalset run' on the same question ($nq questions)"
+grep -q "difficulty of kept answerable questions (BM25 rank of their chunk): $easy easy (rank 1), $medium medium (2-10), $hard hard (beyond 10)" out
+ok $? "the summary shows the easy/medium/hard mix ($easy/$medium/$hard)" "$(grep difficulty out)"
+ok $([ "$hard" -gt 0 ] && [ "$easy" -gt 0 ] && echo 0 || echo 1) "the case has both easy and hard questions"
+make_case difficulty-hard
+gen --kinds factoid,paraphrase,multi-hop --difficulty hard >out 2>err
+is "$?" 0 "generate --difficulty hard"
+is "$(count_q)" "$hard" "--difficulty hard keeps exactly the hard questions"
+is "$(grep -c '^    difficulty: hard' sets/demo/set.yaml)" "$hard" "and every one is hard"
+grep -q "dropped: $((easy + medium)) outside --difficulty" out; ok $? "the others are counted" "$(grep outside out)"
+gen --kinds factoid --difficulty extreme >out 2>err
+is "$?" 2 "an unknown band is bad input"
+stop_fake
+
+# a small product corpus with scripted questions, for the passes after generation
+make_proxy() {
+	w="$root/$1"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
+	python3 - <<'EOF'
+import json
+chunks = [
+    ("port", "The proxy listens on port 8080 by default; set listen_port in proxy.toml to change it."),
+    ("retry", "When the upstream server fails, the proxy retries the request three times with a backoff of two seconds."),
+    ("log", "The access log records the client address, the method, the path and the status of every request."),
+    ("tls", "TLS certificates are read from the certs directory at start and reloaded when the files change."),
+    ("auth", "Basic authentication is enabled with the auth section; passwords are stored as bcrypt hashes."),
+    ("cache", "Responses with a Cache-Control max-age are cached in memory up to the cache_size limit of 256 MB."),
+    ("limit", "Each client may send at most 100 requests per second; the rate limit answers 429 beyond that."),
+    ("health", "The health endpoint /healthz answers 200 while the proxy can reach at least one upstream server."),
+]
+script = {
+    "port 8080": ["How do I change the port the proxy listens on?"],
+    "three times": ["How many times does the proxy retry a failed upstream request?"],
+    "access log": ["What is logged for each request?"],
+    "certs directory": ["Which of the following statements about certificate reloading is true?"],
+    "bcrypt": ["How is it stored?"],
+    "max-age": ["What is the proxy?"],
+    "100 requests": ["What happens when a client sends too many requests per second?"],
+    "/healthz": ["When does the health check endpoint answer 200?"],
+}
+critique = {
+    "Which of the following": {"realism": 1},
+    "How is it stored": {"clarity": 2, "answerability": 2},
+    "What is the proxy": {"specificity": 1},
+}
+with open("chunks.jsonl", "w") as f:
+    for cid, text in chunks:
+        f.write(json.dumps({"id": cid, "doc": cid, "title": "Proxy guide", "text": text}) + "\n")
+json.dump(script, open("script.json", "w"))
+json.dump(critique, open("critique.json", "w"))
+# unanswerable questions, two of which the corpus does answer
+json.dump({
+    "port 8080": ["Can the proxy listen on a Unix socket?"],
+    "three times": ["What is the maximum number of retries of a failed upstream request?"],
+    "access log": ["Can the access log be written as JSON?"],
+    "certs directory": ["Does the proxy support OCSP stapling?"],
+    "bcrypt": ["Can users sign in with SAML?"],
+    "max-age": ["How large can the in-memory response cache grow?"],
+    "100 requests": ["Can the rate limit be set per API key?"],
+    "/healthz": ["Is there a metrics endpoint for Prometheus?"],
+}, open("unanswerable.json", "w"))
+json.dump({"maximum number of retries": "retries the request three times",
+           "in-memory response cache grow": "cache_size limit"}, open("answers.json", "w"))
+EOF
+	"$evalset" init demo --corpus chunks.jsonl >/dev/null || exit 1
+}
+
+# ---- critique: weak questions dropped per reason, scores kept in provenance ----
+make_proxy critique
+start_fake --questions script.json --critique critique.json
+genq --kinds factoid --max-copied 2 >out 2>err
+is "$?" 0 "generate with the critique pass" "$(cat err)"
+is "$(count_q)" 5 "three weak questions of eight dropped"
+grep -q "critique: 8 questions, 0 rated before, 8 rated now, 0 unusable, 0 failed, 0 not sent; 8 rated, 3 dropped (1 clarity, 1 realism, 1 answerability, 1 specificity under 3)" out
+ok $? "the summary counts the drops per criterion" "$(grep critique: out)"
+grep -q "realism       1: 1  2: 0  3: 0  4: 7  5: 0  mean 3.62" out; ok $? "the summary shows the score distribution" "$(grep realism out)"
+! grep -q "Which of the following\|How is it stored\|What is the proxy?" sets/demo/set.yaml; ok $? "the weak questions are gone"
+is "$(grep -c '^      realism: 4' sets/demo/set.yaml)" 5 "every kept question carries provenance.critique"
+grep -q "^    critique_by: critique@sha256:" sets/demo/set.yaml; ok $? "and the critique prompt's identity"
+before=$(stat_py 'd["requests"]')
+genq --kinds factoid --max-copied 2 >out 2>err
+is "$(stat_py 'd["requests"]')" "$before" "a rerun asks nothing again"
+# a new seed: new generation requests, the same replies; the three dropped
+# questions come back from the generator, and the journal drops them again
+genq --kinds factoid --max-copied 2 --seed 2 >out 2>err
+is "$(stat_py 'd["requests"]')" "$((before + 8))" "a new seed asks the generator only"
+grep -q "critique: 3 questions, 3 rated before, 0 rated now.* 3 dropped" out; ok $? "questions rated before are not rated again" "$(grep critique: out)"
+is "$(count_q)" 5 "and stay out of the set"
+stop_fake
+make_proxy critique-off
+start_fake --questions script.json --critique critique.json
+genq --kinds factoid --max-copied 2 --no-critique >out 2>err
+is "$(count_q)" 8 "--no-critique keeps every question"
+is "$(stat_py 'd["requests"]')" 8 "and asks only the generation requests"
+stop_fake
+make_proxy critique-model
+start_fake --questions script.json
+genq --kinds factoid --max-copied 2 --critique-model judge-2 >out 2>err
+is "$?" 0 "--critique-model"
+is "$(grep -c '"model":"judge-2"' sets/demo/.evalset/critique.jsonl)" 8 "the critique is asked of the other model"
+stop_fake
+
+# ---- verified unanswerables: the ones the corpus answers are dropped, near misses recorded ----
+make_proxy verify
+start_fake --questions unanswerable.json --answers answers.json
+genq --kinds unanswerable >out 2>err
+is "$?" 0 "generate unanswerable questions with verification" "$(cat err)"
+is "$(count_q)" 6 "two of eight unanswerables are answered by the corpus and dropped"
+# "Can users sign in with SAML?" shares no term with the corpus: kept without asking
+grep -q "verification: 8 questions, 0 checked before, 7 checked now.*dropped 2 unanswerable the corpus answers" out
+ok $? "the summary counts them" "$(grep verification: out)"
+! grep -q "maximum number of retries\|in-memory response cache" sets/demo/set.yaml; ok $? "the answered ones are gone"
+is "$(grep -c '^      near_miss: ' sets/demo/set.yaml)" 5 "every kept unanswerable some chunk matched records its near miss"
+is "$(grep -c '^      retriever: bm25' sets/demo/set.yaml)" 6 "checked against the BM25 chunks"
+grep -q '^      checked: 0' sets/demo/set.yaml; ok $? "a question no chunk matches is kept without asking"
+stop_fake
+make_proxy verify-cmd
+cat > retr.py <<'EOF'
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    # a retriever that always answers the same two chunks
+    print(json.dumps({"qid": r["qid"], "results": [{"id": "retry", "score": 2}, {"id": "port", "score": 1}]}), flush=True)
+EOF
+start_fake --questions unanswerable.json --answers answers.json
+genq --kinds unanswerable --retriever-cmd "python3 retr.py" >out 2>err
+is "$?" 0 "verification with --retriever-cmd" "$(cat err)"
+is "$(count_q)" 7 "the command's chunks decide: only the retry question is answered by them"
+is "$(grep -c '^      checked: 2' sets/demo/set.yaml)" 7 "each checked against the command's two chunks"
+stop_fake
+
+# ---- critique and verification: kill -9 mid-pass, resume without asking again ----
+for pass in critique verify; do
+	make_case "kill-$pass"
+	if [ $pass = critique ]; then kinds=factoid; else kinds=unanswerable; fi
+	start_fake --latency 150
+	genq_bg --kinds $kinds --concurrency 4 >out 2>err
+	pid=$!
+	for i in $(seq 100); do
+		[ -f sets/demo/.evalset/$pass.jsonl ] && [ "$(grep -c '"status"' sets/demo/.evalset/$pass.jsonl)" -ge 5 ] && break
+		sleep 0.1
+	done
+	kill -9 $pid; wait $pid 2>/dev/null
+	journaled=$(grep -c '"status":"ok"' sets/demo/.evalset/$pass.jsonl)
+	before=$(stat_py 'd["requests"]')
+	ok $([ "$journaled" -ge 5 ] && [ "$journaled" -lt 24 ] && echo 0 || echo 1) "$pass: killed mid-pass ($journaled of 24 journaled)"
+	genq --kinds $kinds --concurrency 4 >out 2>err
+	is "$?" 0 "$pass: resume succeeds" "$(cat err)"
+	after=$(stat_py 'd["requests"]')
+	is "$((after - before))" "$((24 - journaled))" "$pass: resume sends exactly the unjournaled requests"
+	is "$(grep -o '"key":"[^"]*"' sets/demo/.evalset/$pass.jsonl | sort | uniq -d | wc -l)" 0 "$pass: no request journaled twice"
+	if [ $pass = critique ]; then
+		is "$(grep -c '^    critique:' sets/demo/set.yaml)" 24 "critique: every question rated after the resume"
+	else
+		is "$(grep -c '^    verification:' sets/demo/set.yaml)" 24 "verify: every question verified after the resume"
+	fi
+	is "$(count_q)" 24 "$pass: nothing lost, nothing twice"
+	stop_fake
+done
 
 # ---- the key never reaches any file of any case (sets, journals, outputs, batches) ----
 cd "$root" || exit 1

@@ -1,0 +1,175 @@
+/*
+ * generate-quality: what generate measures about a question besides its
+ * filters: its difficulty (the BM25 rank of its chunk when it is written),
+ * and the pieces the passes after generation share (which questions they
+ * look at, the passages they show, the budget left). Contract in
+ * generate.h; shared state in generate-internal.h.
+ */
+#include "llm/generate-internal.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "base/util.h"
+#include "set/corpus.h"
+#include "set/set.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const band_names[GEN_NR_BANDS] = { "easy", "medium", "hard" };
+static const char *const criterion_names[GEN_NR_CRITERIA] = {
+	"clarity", "realism", "answerability", "specificity",
+};
+
+const char *gen_band_name(enum gen_band b)
+{
+	return b < GEN_NR_BANDS ? band_names[b] : "?";
+}
+
+const char *gen_criterion_name(enum gen_criterion c)
+{
+	return c < GEN_NR_CRITERIA ? criterion_names[c] : "?";
+}
+
+enum gen_band gen_band_of(long rank)
+{
+	if (rank == 1)
+		return GEN_EASY;
+	if (rank >= 2 && rank <= 10)
+		return GEN_MEDIUM;
+	return GEN_HARD;
+}
+
+int gen_bands_parse(const char *list, unsigned *mask)
+{
+	const char *s = list;
+
+	*mask = 0;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		int b;
+		for (b = 0; b < GEN_NR_BANDS; b++)
+			if (strlen(band_names[b]) == len && !memcmp(band_names[b], s, len))
+				break;
+		if (b == GEN_NR_BANDS)
+			return error("unknown difficulty '%.*s' (known: easy, medium, hard)", (int)len, s);
+		*mask |= 1u << b;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	if (!*mask)
+		return error("no difficulty given");
+	return 0;
+}
+
+const struct bm25 *gen_bm25(struct gen *g)
+{
+	if (!g->bm25_built) {
+		struct bm25_params p = BM25_PARAMS_INIT;
+		struct bm25 init = BM25_INIT;
+
+		g->bm25 = init;
+		p.language = g->o->set->corpus.language;
+		if (bm25_build(&g->bm25, g->o->corpus, &p))
+			return NULL;
+		g->bm25_built = true;
+	}
+	return &g->bm25;
+}
+
+static long rank_of(const struct bm25_hit *hits, size_t nr, size_t chunk)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (hits[i].doc == chunk)
+			return (long)i + 1;
+	return 0;
+}
+
+long gen_rank(struct gen *g, const char *question, size_t chunk, size_t neighbour)
+{
+	const struct bm25 *ix = gen_bm25(g);
+	struct bm25_hit hits[GEN_RANK_DEPTH];
+	size_t nr;
+	long r1, r2;
+
+	if (!ix)
+		return 0;
+	nr = bm25_search(ix, question, GEN_RANK_DEPTH, hits);
+	r1 = rank_of(hits, nr, chunk);
+	if (neighbour == SIZE_MAX)
+		return r1;
+	r2 = rank_of(hits, nr, neighbour);
+	if (!r1 || !r2)
+		return 0;
+	return r1 > r2 ? r1 : r2;
+}
+
+bool gen_in_scope(struct gen *g, const struct question *q, unsigned kinds, enum gen_kind *kind)
+{
+	const cJSON *prov = q->provenance;
+	const char *k = gen_json_str(prov, "kind"), *cid = gen_json_str(prov, "chunk");
+	const struct chunk *ch;
+	int i;
+
+	if (!k || !cid || q->origin != ORIGIN_SYNTHETIC)
+		return false;
+	for (i = 0; i < GEN_NR_KINDS; i++)
+		if (!strcmp(k, gen_kind_name((enum gen_kind)i)))
+			break;
+	if (i == GEN_NR_KINDS || !(kinds & (1u << i)))
+		return false;
+	if (!g->selected) {
+		g->selected = xcalloc(g->o->corpus->nr + 1, sizeof(bool));
+		for (size_t j = 0; j < g->nr_items; j++)
+			g->selected[g->items[j].chunk] = true;
+	}
+	ch = corpus_get(g->o->corpus, cid);
+	if (!ch || !g->selected || !g->selected[ch - g->o->corpus->chunks])
+		return false;
+	*kind = (enum gen_kind)i;
+	return true;
+}
+
+void gen_passages(struct gen *g, size_t chunk, size_t neighbour, struct strbuf *out)
+{
+	const struct corpus *c = g->o->corpus;
+	size_t which[2] = { chunk, neighbour };
+
+	for (int i = 0; i < 2; i++) {
+		const struct chunk *ch;
+		if (which[i] == SIZE_MAX)
+			continue;
+		ch = &c->chunks[which[i]];
+		if (out->len)
+			strbuf_addch(out, '\n');
+		strbuf_addf(out, "Title: %s\n<chunk>\n%s\n</chunk>\n", ch->title ? ch->title : "", ch->text);
+	}
+}
+
+long gen_budget_left(struct gen *g)
+{
+	long max = g->o->llm.http.max_requests, used = 0;
+
+	if (max <= 0)
+		return 0;
+	used = (long)g->st->usage.requests + (long)g->st->critique.usage.requests +
+	       (long)g->st->verify.usage.requests;
+	return used >= max ? -1 : max - used;
+}
+
+static const char *const pass_vars[] = { "question.text", "question.kind", "passages", NULL };
+
+int gen_pass_prompt(struct gen *g, const char *file, const char *off, struct prompt *p)
+{
+	char *path = path_join(g->o->prompt_dir, file);
+	int rc = -1;
+
+	if (!path_exists(path))
+		error("no prompt '%s' (see --prompt-dir, or %s)", path, off);
+	else if (!prompt_load(p, path) && !prompt_check_vars(p, pass_vars))
+		rc = 0;
+	free(path);
+	return rc;
+}
