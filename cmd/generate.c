@@ -37,6 +37,7 @@ static const char *const generate_usage[] = {
 	"                       [--request-deadline <duration>] [--stall-timeout <duration>]\n"
 	"                       [--difficulty <band>,...] [--no-critique] [--critique-model <m>]\n"
 	"                       [--critique-min <n>] [--no-verify] [--verify-k <k>] [--retriever-cmd <cmd>]\n"
+	"                       [--persona <text>]... [--seed-questions <file>] [--style-from <filter>|<file>]\n"
 	"                       [--quiet]",
 	"evalset generate <set> [--corpus <chunks.jsonl>] --batch-out <file> [<selection options>]",
 	"evalset generate <set> [--corpus <chunks.jsonl>] --batch-in <file>... [<selection options>]",
@@ -69,15 +70,84 @@ static double quantile(const double *v, size_t n, double q)
 	return v[lo] + (v[lo + 1] - v[lo]) * (pos - (double)lo);
 }
 
+static void side_cell(char *buf, size_t len, double *v, size_t n, const char *fmt)
+{
+	char lo[16], mid[16], hi[16];
+
+	if (!n) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(lo, sizeof(lo), fmt, realism_quantile(v, n, 0.25));
+	snprintf(mid, sizeof(mid), fmt, realism_quantile(v, n, 0.5));
+	snprintf(hi, sizeof(hi), fmt, realism_quantile(v, n, 0.75));
+	snprintf(buf, len, "%s (%s-%s)", mid, lo, hi);
+}
+
+static void stat_cell(char *buf, size_t len, const char *name, double v, double p, size_t n)
+{
+	if (!n)
+		snprintf(buf, len, "-");
+	else if (p < 0.001)
+		snprintf(buf, len, "%s %.2f, p < 0.001", name, v);
+	else
+		snprintf(buf, len, "%s %.2f, p %.3f", name, v, p);
+}
+
+/* The realism gap: real queries, the set's synthetic questions before this run, the new ones. */
+static void print_realism(const char *from, struct gen_stats *st)
+{
+	struct realism_side *sides[3] = { &st->real, &st->before, &st->after };
+	struct realism_gap gap[2];
+	char c[3][64];
+
+	if (!st->real.n)
+		return;
+	gap[0] = realism_compare(&st->before, &st->real);
+	gap[1] = realism_compare(&st->after, &st->real);
+	printf("realism gap: synthetic questions against %zu real queries (--style-from %s)\n", st->real.n, from);
+	printf("  %-26s %-22s %-22s %-22s\n", "", "real", "synthetic before", "synthetic new");
+	printf("  %-26s %-22zu %-22zu %-22zu\n", "questions", st->real.n, st->before.n, st->after.n);
+	for (int i = 0; i < 3; i++)
+		side_cell(c[i], sizeof(c[i]), sides[i]->len, sides[i]->n, "%.0f");
+	printf("  %-26s %-22s %-22s %-22s\n", "words, median (p25-p75)", c[0], c[1], c[2]);
+	for (int i = 0; i < 3; i++)
+		side_cell(c[i], sizeof(c[i]), sides[i]->overlap, sides[i]->n, "%.2f");
+	printf("  %-26s %-22s %-22s %-22s\n", "overlap, median (p25-p75)", c[0], c[1], c[2]);
+	for (int w = 0; w < QW_NR; w++) {
+		char label[40];
+		snprintf(label, sizeof(label), "first word '%s'", qword_name(w));
+		for (int i = 0; i < 3; i++)
+			if (sides[i]->n)
+				snprintf(c[i], sizeof(c[i]), "%.0f%%", 100.0 * (double)sides[i]->qword[w] / (double)sides[i]->n);
+			else
+				snprintf(c[i], sizeof(c[i]), "-");
+		printf("  %-26s %-22s %-22s %-22s\n", label, c[0], c[1], c[2]);
+	}
+	for (int k = 0; k < 3; k++) {
+		const char *row = k == 0 ? "length vs real" : k == 1 ? "overlap vs real" : "first word vs real";
+		for (int i = 0; i < 2; i++) {
+			size_t n = sides[i + 1]->n;
+			if (k == 0)
+				stat_cell(c[i], sizeof(c[i]), "KS D", gap[i].len.d, gap[i].len.p, n);
+			else if (k == 1)
+				stat_cell(c[i], sizeof(c[i]), "KS D", gap[i].overlap.d, gap[i].overlap.p, n);
+			else
+				stat_cell(c[i], sizeof(c[i]), "chi2", gap[i].qword.x2, gap[i].qword.p, n);
+		}
+		printf("  %-26s %-22s %-22s %-22s\n", row, "", c[0], c[1]);
+	}
+}
+
 static void print_summary(const char *set_file, const char *model, struct gen_stats *st, bool retry_failed,
-			  int min_score)
+			  int min_score, const char *style_from)
 {
 	printf("generate: %s (model %s, structured output %s)\n", set_file, model, llm_mode_name(st->mode));
 	printf("chunks: %zu selected; requests: %zu planned, %zu already answered, %zu answered now, "
 	       "%zu unusable, %zu failed, %zu not sent",
 	       st->chunks, st->planned, st->done_before, st->answered, st->unusable, st->lost, st->cancelled);
 	if (st->no_neighbour)
-		printf(" (%zu multi-hop skipped: no other chunk of the document)", st->no_neighbour);
+		printf(" (%zu multi-hop skipped: no chunk of another document shares a term)", st->no_neighbour);
 	printf("\n");
 	if (st->failed_before)
 		printf("unusable before: %zu requests, %s\n", st->failed_before,
@@ -137,6 +207,8 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 		printf("overlap histogram: [0,.2) %zu  [.2,.4) %zu  [.4,.6) %zu  [.6,.8) %zu  [.8,1] %zu\n",
 		       hist[0], hist[1], hist[2], hist[3], hist[4]);
 	}
+	if (style_from)
+		print_realism(style_from, st);
 	{
 		/* every call of the run: generation, critique, verification */
 		struct llm_usage u = st->usage;
@@ -161,6 +233,8 @@ int cmd_generate(int argc, const char **argv)
 	const char *prompt_dir = NULL, *batch_out = NULL, *shard = NULL, *question_language = NULL;
 	const char *difficulty = NULL, *critique_model = NULL, *retriever_cmd = NULL;
 	int critique = -1, verify = -1;
+	const char *seed_questions = NULL, *style_from = NULL;
+	struct string_list personas = STRING_LIST_INIT;
 	long critique_min = 3, verify_k = 5;
 	long sample = 0, per_chunk = 1, seed = 1, max_chars = 300;
 	double max_overlap = 2, max_copied = 0.6;
@@ -190,6 +264,10 @@ int cmd_generate(int argc, const char **argv)
 		OPT_STRING(0, "shard", &shard, "i/n", "take the i-th of n deterministic shards of the chunks"),
 		OPT_STRING(0, "difficulty", &difficulty, "band,...",
 			   "keep only answerable questions of these BM25 difficulty bands: easy, medium, hard"),
+		OPT_STRING_LIST(0, "persona", &personas, "text", "a user to write as; repeatable, spread over the chunks"),
+		OPT_STRING(0, "seed-questions", &seed_questions, "file", "questions (one a line) whose topics steer each chunk's"),
+		OPT_STRING(0, "style-from", &style_from, "filter|file",
+			   "real queries to write like (origin=NAME, tag=NAME, or a file); report the realism gap"),
 		OPT_BOOL(0, "critique", &critique, "rate new questions with the model, drop weak ones (default on)"),
 		OPT_STRING(0, "critique-model", &critique_model, "m", "model of the critique and verification (default --model)"),
 		OPT_INT(0, "critique-min", &critique_min, "n", "drop a question with a critique score under n, 1..5 (default 3)"),
@@ -300,6 +378,10 @@ int cmd_generate(int argc, const char **argv)
 	go.critique = critique < 0 ? !batch_out && !batch_in.nr : critique;
 	go.verify = verify < 0 ? !batch_out && !batch_in.nr : verify;
 	go.critique_model = critique_model;
+	go.personas = (const char *const *)personas.items;
+	go.nr_personas = personas.nr;
+	go.seed_questions = seed_questions;
+	go.style_from = style_from;
 	go.critique_min = (int)critique_min;
 	go.verify_k = verify_k;
 	go.retriever_cmd = retriever_cmd;
@@ -320,6 +402,8 @@ int cmd_generate(int argc, const char **argv)
 		printf("dry run: %zu requests to send (%zu planned, %zu already answered), "
 		       "about %ld prompt tokens; nothing sent\n",
 		       st.to_send, st.planned, st.done_before, st.est_prompt_tokens);
+		if (style_from)
+			print_realism(style_from, &st);
 		ret = EXIT_OK;
 		goto out;
 	}
@@ -349,7 +433,7 @@ int cmd_generate(int argc, const char **argv)
 	go.ctx = &prog;
 	rc = gen_run(&go, &st);
 	llm_progress_clear(&prog, 100);
-	print_summary(ref.file, lo.model, &st, retry_failed, (int)critique_min);
+	print_summary(ref.file, lo.model, &st, retry_failed, (int)critique_min, style_from);
 	if (go.batch_in && (st.batch_unmatched || st.batch_errors))
 		printf("batch: %zu lines matched, %zu not in this plan, %zu errors (rerun with a new --batch-out for them)\n",
 		       st.batch_matched, st.batch_unmatched, st.batch_errors);
@@ -370,5 +454,6 @@ out:
 	set_release(&s);
 	set_ref_release(&ref);
 	string_list_clear(&batch_in);
+	string_list_clear(&personas);
 	return ret;
 }

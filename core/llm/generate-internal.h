@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "retrieve/bm25.h"
+#include "set/corpus.h"
 #include "text/dupindex.h"
 #include "llm/generate.h"
 #include "llm/journal.h"
@@ -71,6 +72,10 @@ struct gen {
 	struct bm25 bm25;          /* the corpus, for difficulty and verification */
 	bool bm25_built;
 	bool *selected;            /* per corpus index: a chunk of the plan */
+	struct corpus seeds, styles;   /* --seed-questions, --style-from, as small corpora */
+	struct bm25 seeds_ix, styles_ix;
+	bool seeds_built, styles_built;
+	struct strmap before;      /* ids of the synthetic questions before this run */
 	int64_t started_ms;
 	int64_t last_progress;
 };
@@ -122,6 +127,13 @@ int gen_batch_in(struct gen *g);
  * first GEN_RANK_DEPTH (generate-quality.c). Builds the index on first use.
  */
 long gen_rank(struct gen *g, const char *question, size_t chunk, size_t neighbour);
+/*
+ * Return the multi-hop partner of chunk 'chunk': the chunk of another
+ * document (the corpus "doc"; a chunk without one is its own document) that
+ * scores best under BM25 on the chunk's rarest terms shared with other
+ * documents (at most 8, by idf), or SIZE_MAX when no term is shared.
+ */
+size_t gen_hop_partner(struct gen *g, size_t chunk);
 /* Return the built-in BM25 index of the corpus, built on first use, or NULL (reported). */
 const struct bm25 *gen_bm25(struct gen *g);
 
@@ -143,6 +155,21 @@ void gen_passages(struct gen *g, size_t chunk, size_t neighbour, struct strbuf *
  * check its variables; 'off' names the option that turns the pass off, for
  * the message. Return 0 or -1 (reported). */
 int gen_pass_prompt(struct gen *g, const char *file, const char *off, struct prompt *p);
+/* generate-steer.c */
+
+/* Load --seed-questions and --style-from and index them. Return 0 or -1 (reported). */
+int gen_steer_load(struct gen *g);
+void gen_steer_release(struct gen *g);
+/* Return the persona of chunk 'chunk', or NULL when none is given. */
+const char *gen_persona(const struct gen *g, size_t chunk);
+/* Append the steering text of chunk 'chunk' (persona, seed topics, style
+ * examples; nothing when none is given) to 'out'. */
+void gen_steering(struct gen *g, size_t chunk, struct strbuf *out);
+/* Remember the synthetic questions the set holds before the run. */
+void gen_realism_mark(struct gen *g);
+/* Fill the realism sides of the stats (when --style-from is given). */
+void gen_realism(struct gen *g);
+
 /* The budget left for a pass: o->llm.http.max_requests less what was spent; -1: none left. */
 long gen_budget_left(struct gen *g);
 

@@ -90,16 +90,28 @@ int gen_render(struct gen *g, const struct item *it, struct strbuf *sys, struct 
 		{ "neighbour.title", nb && nb->title ? nb->title : "" },
 		{ "neighbour.id", nb ? nb->id : "" },
 		{ "language", NULL },
+		{ "steering", NULL },
 	};
+	struct strbuf steer = STRBUF_INIT;
 	const struct prompt *p = &g->prompts[it->kind];
 	const struct lang *l = gen_question_lang(g, ch);
 
-	vars[ARRAY_SIZE(vars) - 1].value = l == lang_und() ? "the language of the passage" : lang_name(l);
+	vars[ARRAY_SIZE(vars) - 2].value = l == lang_und() ? "the language of the passage" : lang_name(l);
 
 	snprintf(n, sizeof(n), "%ld", g->o->per_chunk);
+	gen_steering(g, it->chunk, &steer);
+	vars[ARRAY_SIZE(vars) - 1].value = steer.buf;
 	if (prompt_render(p->system, vars, ARRAY_SIZE(vars), sys) ||
-	    prompt_render(p->user, vars, ARRAY_SIZE(vars), user))
+	    prompt_render(p->user, vars, ARRAY_SIZE(vars), user)) {
+		strbuf_release(&steer);
 		return -1;
+	}
+	/* a template without {{steering}} gets it at the end of the user message */
+	if (steer.len && !strstr(p->user, "steering}}") && !strstr(p->system, "steering}}")) {
+		strbuf_addstr(user, "\n\n");
+		strbuf_add(user, steer.buf, steer.len);
+	}
+	strbuf_release(&steer);
 	return 0;
 }
 
@@ -124,6 +136,17 @@ static void make_key(struct gen *g, struct item *it)
 		strbuf_addf(&sb, "+%s", chunk_digest(g, it->neighbour));
 	strbuf_addf(&sb, "\n%s\n%s\n%s\n%ld\n%d\n%ld", gen_kind_name(it->kind), g->prompts[it->kind].digest,
 		    g->o->llm.model ? g->o->llm.model : "", g->o->seed, 0, g->o->per_chunk);
+	{
+		/* steering (persona, seed topics, style examples) changes the request */
+		struct strbuf steer = STRBUF_INIT;
+		gen_steering(g, it->chunk, &steer);
+		if (steer.len) {
+			char sd[72];
+			sha256_hex(steer.buf, steer.len, sd);
+			strbuf_addf(&sb, "\n%s", sd);
+		}
+		strbuf_release(&steer);
+	}
 	sha256_hex(sb.buf, sb.len, d);
 	snprintf(it->key, sizeof(it->key), "g-%.32s", d + 7);
 	strbuf_release(&sb);
@@ -227,22 +250,6 @@ static int select_chunks(struct gen *g, size_t **out, size_t *nr)
 	return 0;
 }
 
-/* Return the next chunk of the same document after 'i' (else the one before), or SIZE_MAX. */
-static size_t neighbour_of(const struct corpus *c, size_t i)
-{
-	const char *doc = c->chunks[i].doc;
-
-	if (!doc)
-		return SIZE_MAX;
-	for (size_t j = i + 1; j < c->nr; j++)
-		if (c->chunks[j].doc && !strcmp(c->chunks[j].doc, doc))
-			return j;
-	for (size_t j = i; j-- > 0;)
-		if (c->chunks[j].doc && !strcmp(c->chunks[j].doc, doc))
-			return j;
-	return SIZE_MAX;
-}
-
 int gen_plan(struct gen *g)
 {
 	const struct gen_options *o = g->o;
@@ -260,7 +267,7 @@ int gen_plan(struct gen *g)
 			if (!(o->kinds & (1u << k)))
 				continue;
 			if (k == GEN_MULTIHOP) {
-				nb = neighbour_of(o->corpus, sel[i]);
+				nb = gen_hop_partner(g, sel[i]);
 				if (nb == SIZE_MAX) {
 					st->no_neighbour++;
 					continue;

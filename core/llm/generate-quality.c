@@ -11,6 +11,7 @@
 #include "base/util.h"
 #include "set/corpus.h"
 #include "set/set.h"
+#include "text/text.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>
@@ -172,4 +173,85 @@ int gen_pass_prompt(struct gen *g, const char *file, const char *off, struct pro
 		rc = 0;
 	free(path);
 	return rc;
+}
+
+#define HOP_TERMS 8   /* the chunk's rarest shared terms that pick its partner */
+
+struct hop_term {
+	size_t term;
+	double idf;
+};
+
+static int cmp_hop_term(const void *a, const void *b)
+{
+	const struct hop_term *x = a, *y = b;
+
+	if (x->idf != y->idf)
+		return x->idf > y->idf ? -1 : 1;
+	return x->term < y->term ? -1 : x->term > y->term;
+}
+
+/* Do chunks 'a' and 'b' belong to different documents? (No "doc": each chunk is its own.) */
+static bool other_doc(const struct corpus *c, size_t a, size_t b)
+{
+	const char *da = c->chunks[a].doc, *db = c->chunks[b].doc;
+
+	return a != b && (!da || !db || strcmp(da, db));
+}
+
+size_t gen_hop_partner(struct gen *g, size_t chunk)
+{
+	const struct corpus *c = g->o->corpus;
+	const struct bm25 *ix = gen_bm25(g);
+	const struct chunk *ch = &c->chunks[chunk];
+	struct tokens t = TOKENS_INIT;
+	struct hop_term *terms;
+	size_t nr = 0, best = SIZE_MAX;
+	double best_score = 0, *score;
+
+	if (!ix)
+		return SIZE_MAX;
+	bm25_analyze(ix, ch->text, strlen(ch->text), &t);
+	terms = xcalloc(t.nr + 1, sizeof(*terms));
+	for (size_t i = 0; i < t.nr; i++) {
+		uintptr_t at = (uintptr_t)strmap_get(&ix->dict, t.items[i]);
+		const struct bm25_term *bt;
+		bool seen = false, shared = false;
+		if (!at)
+			continue;
+		bt = &ix->terms[at - 1];
+		for (size_t j = 0; j < nr; j++)
+			seen |= terms[j].term == at - 1;
+		/* a term of this chunk alone cannot link it to another */
+		for (size_t p = 0; p < bt->nr && !shared; p++)
+			shared = other_doc(c, chunk, bt->post[p].doc);
+		if (!seen && shared) {
+			terms[nr].term = at - 1;
+			terms[nr].idf = bt->idf;
+			nr++;
+		}
+	}
+	qsort(terms, nr, sizeof(*terms), cmp_hop_term);
+	if (nr > HOP_TERMS)
+		nr = HOP_TERMS;
+	/* score the other documents' chunks on the rarest shared terms, as BM25 would */
+	score = xcalloc(c->nr + 1, sizeof(double));
+	for (size_t j = 0; j < nr; j++) {
+		const struct bm25_term *bt = &ix->terms[terms[j].term];
+		for (size_t p = 0; p < bt->nr; p++) {
+			size_t d = bt->post[p].doc;
+			double tf = bt->post[p].tf;
+			if (other_doc(c, chunk, d))
+				score[d] += bt->idf * tf / (tf + ix->norm[d]);
+		}
+	}
+	for (size_t d = 0; d < c->nr; d++)
+		if (score[d] > best_score) {
+			best_score = score[d];
+			best = d;
+		}
+	free(score);
+	free(terms);
+	tokens_release(&t);
+	return best;
 }

@@ -183,6 +183,11 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	}
 	cJSON_AddNumberToObject(prov, "sample", (double)sample);
 	cJSON_AddNumberToObject(prov, "overlap", round(overlap * 100) / 100);
+	{
+		const char *persona = gen_persona(g, (size_t)(ch - g->o->corpus->chunks));
+		if (persona)
+			cJSON_AddStringToObject(prov, "persona", persona);
+	}
 	if (band != GEN_NR_BANDS) {
 		if (rank)
 			cJSON_AddNumberToObject(prov, "bm25_rank", (double)rank);

@@ -33,7 +33,7 @@
 
 static const char *const prompt_vars[] = {
 	"chunk.text", "chunk.title", "chunk.id", "n", "kind", "neighbour.text",
-	"neighbour.title", "neighbour.id", "language", NULL,
+	"neighbour.title", "neighbour.id", "language", "steering", NULL,
 };
 
 #define REPLY_SCHEMA \
@@ -46,6 +46,9 @@ static const char *const prompt_vars[] = {
 
 void gen_stats_release(struct gen_stats *st)
 {
+	realism_release(&st->real);
+	realism_release(&st->before);
+	realism_release(&st->after);
 	free(st->overlaps);
 	st->overlaps = NULL;
 	st->nr_overlaps = st->alloc_overlaps = 0;
@@ -176,6 +179,9 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 		if (bad)
 			goto out;
 	}
+	if (gen_steer_load(&g))
+		goto out;
+	gen_realism_mark(&g);
 	if (gen_plan(&g))
 		goto out;
 	if (journal_read(o->journal_path, read_record, &g))
@@ -222,6 +228,7 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 		}
 		strbuf_release(&sys);
 		strbuf_release(&user);
+		gen_realism(&g);
 		rc = 0;
 		goto out;
 	}
@@ -270,6 +277,7 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 		rc = gen_verify(&g);
 	if (g.abort && !rc)
 		rc = g.abort_code;
+	gen_realism(&g);
 out_save:
 	if (gen_save(&g) && !rc)
 		rc = ERR_INPUT;
@@ -295,6 +303,8 @@ out:
 	if (g.bm25_built)
 		bm25_release(&g.bm25);
 	free(g.selected);
+	gen_steer_release(&g);
+	strmap_clear(&g.before, 0);
 	set_release(&rejected);
 	strmap_clear(&g.plan, 0);
 	strmap_clear(&g.done, 0);

@@ -39,6 +39,7 @@
 #include <stddef.h>
 
 #include "llm/llm.h"
+#include "llm/realism.h"
 
 struct set;
 struct set_ref;
@@ -103,6 +104,9 @@ struct gen_stats {
 	size_t verified;          /* questions checked (now or from the journal) */
 	size_t drop_answered;     /* unanswerable, but a chunk of the corpus answers it */
 	size_t drop_one_chunk;    /* multi-hop, but one chunk alone answers it */
+	/* the realism gap (--style-from): real queries, synthetic questions of
+	 * the set before this run, and those this run added */
+	struct realism_side real, before, after;
 	double *overlaps;         /* of the kept questions */
 	size_t nr_overlaps, alloc_overlaps;
 	long est_prompt_tokens;   /* dry run: about 4 bytes a token */
@@ -145,6 +149,10 @@ struct gen_options {
 	long verify_k;                /* chunks shown to the verifier per unanswerable question */
 	const char *retriever_cmd;    /* NULL: the built-in BM25 finds them */
 	const char *verify_journal;
+	const char *const *personas;  /* --persona, spread over chunks */
+	size_t nr_personas;
+	const char *seed_questions;   /* file of questions whose topics steer, or NULL */
+	const char *style_from;       /* "origin=NAME", "tag=NAME" or a file of real queries, or NULL */
 	long checkpoint_every;        /* seconds between saves of the set; 0: 5 */
 	void (*progress)(const struct gen_stats *st, void *ctx);  /* about once a second */
 	void *ctx;

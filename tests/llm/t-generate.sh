@@ -44,7 +44,18 @@ kept=$(count_q)
 ok $([ "$kept" -gt 150 ] && echo 0 || echo 1) "questions kept ($kept of 192)"
 grep -q "overlap of kept questions" out; ok $? "summary shows the overlap distribution"
 grep -q "answerable: false" sets/demo/set.yaml; ok $? "unanswerable questions added as answerable: false"
-grep -q "relevant: \[c-00, c-01\]" sets/demo/set.yaml; ok $? "multi-hop questions have both chunks relevant"
+python3 - <<'EOF' >check.txt
+import re
+text = open("sets/demo/set.yaml").read()
+pairs = [b for b in text.split("\n- id: ")[1:] if "kind: multi-hop" in b]
+good = 0
+for b in pairs:
+    rel = re.search(r"relevant: \[([^\]]*)\]", b).group(1).split(", ")
+    good += len(rel) == 2 and int(rel[0][2:]) // 4 != int(rel[1][2:]) // 4
+print(len(pairs), good)
+EOF
+read -r mh mhgood < check.txt
+ok $([ "$mh" -gt 0 ] && [ "$mh" = "$mhgood" ] && echo 0 || echo 1) "multi-hop questions have two relevant chunks of different documents ($mhgood of $mh)"
 for k in chunk kind model prompt seed sample overlap; do
 	grep -q "^    $k: " sets/demo/set.yaml || { ok 1 "provenance has $k"; continue; }
 	ok 0 "provenance has $k"
@@ -655,12 +666,123 @@ is "$(count_q)" 7 "the command's chunks decide: only the retry question is answe
 is "$(grep -c '^      checked: 2' sets/demo/set.yaml)" 7 "each checked against the command's two chunks"
 stop_fake
 
+# ---- personas, seed questions and style examples steer each chunk's request ----
+make_proxy steer
+batch() { "$evalset" generate demo --corpus chunks.jsonl --model m --base-url http://127.0.0.1:9/v1 \
+	--prompt-dir "$src/prompts" --kinds factoid --batch-out "$@" 2>err; }
+batch plain.jsonl
+batch personas.jsonl --persona "a sysadmin in a hurry" --persona "a developer new to proxies"
+is "$?" 0 "--persona with --batch-out"
+python3 - <<'EOF' >check.txt
+import json
+lines = [json.loads(l) for l in open("personas.jsonl")]
+users = [l["body"]["messages"][-1]["content"] for l in lines]
+one = sum(1 for u in users if u.count("Ask as this user would:") == 1)
+a = sum("a sysadmin in a hurry" in u for u in users)
+b = sum("a developer new to proxies" in u for u in users)
+plain = {json.loads(l)["custom_id"] for l in open("plain.jsonl")}
+print(one, a, b, a + b, len(plain & {l["custom_id"] for l in lines}))
+EOF
+read -r one a b both same < check.txt
+is "$one" 8 "every request names one persona"
+ok $([ "$a" -ge 1 ] && [ "$b" -ge 1 ] && [ "$both" = 8 ] && echo 0 || echo 1) "both personas are used, spread over the chunks ($a and $b)"
+is "$same" 0 "a persona makes a new request (journal key)"
+batch personas2.jsonl --persona "a sysadmin in a hurry" --persona "a developer new to proxies"
+cmp -s personas.jsonl personas2.jsonl; ok $? "the spread is deterministic"
+printf 'how do I rotate TLS certificates without downtime\n# a comment\n\nwhy is my bcrypt login slow\n' > seeds.txt
+batch seeds.jsonl --seed-questions seeds.txt
+python3 - <<'EOF' >check.txt
+import json
+for l in open("seeds.jsonl"):
+    r = json.loads(l); u = r["body"]["messages"][-1]["content"]
+    c = u.split("<chunk>")[1]
+    print(("tls" if "certs directory" in c else "auth" if "bcrypt" in c else "other"),
+          int("rotate TLS certificates" in u), int("bcrypt login" in u))
+EOF
+is "$(grep -c '^tls 1 0' check.txt)" 1 "the TLS chunk gets the TLS seed question"
+is "$(grep -c '^auth 0 1' check.txt)" 1 "the auth chunk gets the bcrypt one"
+is "$(grep -c '^other 0 0' check.txt)" 6 "chunks sharing no term with a seed get none"
+printf 'nothing here\n' > /dev/null
+: > empty.txt
+batch x.jsonl --seed-questions empty.txt
+is "$?" 2 "an empty seed file is bad input"
+grep -q "empty.txt' holds no seed questions" err; ok $? "and says so" "$(cat err)"
+for q in "proxy port??" "how to turn on basic auth" "cache size max" "why 429 rate limit"; do
+	"$evalset" add demo --text "$q" --unanswerable --origin mined >/dev/null
+done
+batch style.jsonl --style-from origin=mined
+is "$?" 0 "--style-from origin=mined"
+python3 - <<'EOF' >check.txt
+import json
+n = 0
+for l in open("style.jsonl"):
+    u = json.loads(l)["body"]["messages"][-1]["content"]
+    part = u.split("Real queries of this product's users")[1] if "Real queries of this product's users" in u else ""
+    n += part.count("\n- ") == 3
+print(n)
+EOF
+is "$(cat check.txt)" 8 "every request shows three real queries as examples"
+grep -q 'cache size max' style.jsonl; ok $? "the examples are the mined questions"
+batch y.jsonl --style-from origin=nothing
+is "$?" 2 "a filter no question matches is bad input"
+batch y.jsonl --style-from colour=blue
+is "$?" 2 "an unknown filter key is bad input"
+start_fake --questions script.json
+genq --kinds factoid --max-copied 2 --persona "a sysadmin in a hurry" --style-from origin=mined >out 2>err
+is "$?" 0 "a live run with a persona and style examples" "$(cat err)"
+is "$(grep -c '^    persona: a sysadmin in a hurry' sets/demo/set.yaml)" 8 "each question records its persona"
+grep -q "^realism gap: synthetic questions against 4 real queries (--style-from origin=mined)" out
+ok $? "the summary shows the realism gap" "$(cat out)"
+grep -q "^  questions  *4  *0  *8 " out; ok $? "real, synthetic before and new side by side" "$(grep '^  questions' out)"
+grep -q "^  length vs real .*KS D" out; ok $? "with the two-sample statistic" "$(grep 'vs real' out)"
+stop_fake
+
+# ---- cross-document multi-hop: pairs sharing rare terms; one chunk answering alone is dropped ----
+make_proxy multihop
+python3 - <<'EOF'
+import json
+json.dump({
+    "port 8080": ["Which port does the proxy listen on when a client hits the rate limit?"],
+    "three times": ["How long does the proxy wait between upstream retries while the health check fails?"],
+    "access log": ["Does the access log show requests rejected by the rate limit?"],
+    "certs directory": ["Are TLS certificates reloaded when basic authentication changes?"],
+    "bcrypt": ["Which hash protects passwords of clients behind the cache?"],
+    "max-age": ["How big can the cache grow for responses to authenticated clients?"],
+    "100 requests": ["What status does the proxy answer beyond 100 requests per second from one address?"],
+    "/healthz": ["When does /healthz answer 200 during upstream retries?"],
+}, open("mh.json", "w"))
+# two of them are answered by one of their chunks alone
+json.dump({"Which port does the proxy listen on": "port 8080",
+           "How big can the cache grow": "cache_size limit of 256 MB"}, open("mh-answers.json", "w"))
+EOF
+start_fake --questions mh.json --answers mh-answers.json
+genq --kinds multi-hop --max-copied 2 >out 2>err
+is "$?" 0 "generate cross-document multi-hop questions" "$(cat err)"
+planned=$(sed -n 's/.*requests: \([0-9]*\) planned.*/\1/p' out)
+ok $([ "${planned:-0}" -ge 6 ] && echo 0 || echo 1) "most chunks find a partner in another document ($planned of 8)"
+grep -q "dropped 0 unanswerable the corpus answers, 2 multi-hop one chunk answers" out; ok $? "the two answered by one chunk are dropped and counted" "$(grep verification: out)"
+is "$(count_q)" "$((planned - 2))" "the others are kept"
+! grep -q "Which port does the proxy listen on\|How big can the cache grow" sets/demo/set.yaml; ok $? "the dropped ones are gone"
+python3 - <<'EOF' >check.txt
+import re
+text = open("sets/demo/set.yaml").read()
+bad = 0
+blocks = text.split("\n- id: ")[1:]
+for b in blocks:
+    rel = re.search(r"relevant: \[([^\]]*)\]", b).group(1).split(", ")
+    bad += len(rel) != 2 or rel[0] == rel[1] or "checked: 2" not in b or "neighbour: " not in b
+print(len(blocks), bad)
+EOF
+read -r nmh bad < check.txt
+is "$bad" 0 "each kept multi-hop question labels both chunks (two documents) and was checked against both"
+stop_fake
+
 # ---- critique and verification: kill -9 mid-pass, resume without asking again ----
-for pass in critique verify; do
-	make_case "kill-$pass"
-	if [ $pass = critique ]; then kinds=factoid; else kinds=unanswerable; fi
+for spec in critique:factoid verify:unanswerable verify:multi-hop; do
+	pass=${spec%%:*} kinds=${spec#*:}
+	make_case "kill-$pass-$kinds"
 	start_fake --latency 150
-	genq_bg --kinds $kinds --concurrency 4 >out 2>err
+	genq_bg --kinds $kinds --concurrency 4 --max-copied 2 >out 2>err
 	pid=$!
 	for i in $(seq 100); do
 		[ -f sets/demo/.evalset/$pass.jsonl ] && [ "$(grep -c '"status"' sets/demo/.evalset/$pass.jsonl)" -ge 5 ] && break
@@ -669,8 +791,8 @@ for pass in critique verify; do
 	kill -9 $pid; wait $pid 2>/dev/null
 	journaled=$(grep -c '"status":"ok"' sets/demo/.evalset/$pass.jsonl)
 	before=$(stat_py 'd["requests"]')
-	ok $([ "$journaled" -ge 5 ] && [ "$journaled" -lt 24 ] && echo 0 || echo 1) "$pass: killed mid-pass ($journaled of 24 journaled)"
-	genq --kinds $kinds --concurrency 4 >out 2>err
+	ok $([ "$journaled" -ge 5 ] && [ "$journaled" -lt 24 ] && echo 0 || echo 1) "$kinds $pass: killed mid-pass ($journaled of 24 journaled)"
+	genq --kinds $kinds --concurrency 4 --max-copied 2 >out 2>err
 	is "$?" 0 "$pass: resume succeeds" "$(cat err)"
 	after=$(stat_py 'd["requests"]')
 	is "$((after - before))" "$((24 - journaled))" "$pass: resume sends exactly the unjournaled requests"
