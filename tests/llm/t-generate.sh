@@ -669,7 +669,7 @@ stop_fake
 # ---- personas, seed questions and style examples steer each chunk's request ----
 make_proxy steer
 batch() { "$evalset" generate demo --corpus chunks.jsonl --model m --base-url http://127.0.0.1:9/v1 \
-	--prompt-dir "$src/prompts" --kinds factoid --batch-out "$@" 2>err; }
+	--prompt-dir "$src/prompts" --kinds factoid --batch-out "$@" >/dev/null 2>err; }
 batch plain.jsonl
 batch personas.jsonl --persona "a sysadmin in a hurry" --persona "a developer new to proxies"
 is "$?" 0 "--persona with --batch-out"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# bench/generate-passes.sh: the whole `evalset generate` pipeline against the
+# fake server: generation, the critique pass and the verification pass.
+#
+# usage: bench/generate-passes.sh [EVALSET] [CHUNKS] [LATENCY_MS] [CONCURRENCY]
+#
+# CHUNKS (default 1000) chunks, kinds factoid and unanswerable: CHUNKS x 2
+# generation requests, then one critique request per kept factoid question
+# and one verification request per kept unanswerable one, each answered by
+# the fake after LATENCY_MS (default 200) with CONCURRENCY (default 32) in
+# flight. The passes run one after the other, so the ideal is every request
+# of the run at full concurrency: REQUESTS x LATENCY / CONCURRENCY. Reports
+# the wall time against that ideal and against a floor measured in the same
+# run (curl --parallel sending as many requests to the same fake), and checks
+# that every request was journaled exactly once. Not run by the test suite.
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+evalset=${1:-$src/build/evalset}
+chunks=${2:-1000}
+latency=${3:-200}
+conc=${4:-32}
+evalset=$(cd "$(dirname "$evalset")" && pwd)/$(basename "$evalset")
+work=$(mktemp -d)
+trap 'stop_fake; rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+FAKE_PID=
+start_fake() {
+	coproc FAKE { exec python3 "$src/tests/fakes/fake_llm.py" "$@"; }
+	read -r -u "${FAKE[0]}" PORT
+}
+stop_fake() {
+	if [ -n "${FAKE_PID:-}" ]; then
+		eval "exec ${FAKE[1]}>&-" 2>/dev/null
+		kill "$FAKE_PID" 2>/dev/null
+		wait "$FAKE_PID" 2>/dev/null
+		FAKE_PID=
+	fi
+}
+
+python3 - "$chunks" <<'PY'
+import json, random, sys
+random.seed(11)
+vocab = ["w%04d" % i for i in range(5000)]
+with open("chunks.jsonl", "w") as f:
+    for i in range(int(sys.argv[1])):
+        f.write(json.dumps({"id": "c-%05d" % i, "doc": "d%d" % (i // 5),
+                            "text": " ".join(random.sample(vocab, 60))}) + "\n")
+PY
+"$evalset" init demo >/dev/null
+
+# the run
+start_fake --latency "$latency"
+t0=$(date +%s.%N)
+OPENAI_API_KEY=bench "$evalset" generate demo --corpus chunks.jsonl --model bench \
+	--base-url "http://127.0.0.1:$PORT/v1" --prompt-dir "$src/prompts" --kinds factoid,unanswerable \
+	--concurrency "$conc" --quiet --max-copied 2 >out.txt 2>err.txt
+rc=$?
+t1=$(date +%s.%N)
+stats=$(curl -s "http://127.0.0.1:$PORT/stats")
+stop_fake
+requests=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['requests'])" "$stats")
+gen=$(grep -c '"status":"ok"' sets/demo/.evalset/generate.jsonl)
+crit=$(grep -c '"status":"ok"' sets/demo/.evalset/critique.jsonl)
+ver=$(grep -c '"status":"ok"' sets/demo/.evalset/verify.jsonl)
+ideal=$(python3 -c "print($requests * $latency / 1000 / $conc)")
+
+# the floor: as many requests through curl --parallel to the same fake
+start_fake --latency "$latency"
+python3 - "$requests" "$PORT" <<'PY'
+import json, sys
+n, port = int(sys.argv[1]), sys.argv[2]
+with open("curl.cfg", "w") as cfg:
+    for i in range(n):
+        body = {"model": "bench", "messages": [{"role": "user", "content": "Write 1 question(s) <chunk>floor %d</chunk>" % i}]}
+        open("b%d.json" % i, "w").write(json.dumps(body))
+        cfg.write('url = "http://127.0.0.1:%s/v1/chat/completions"\n' % port)
+        cfg.write('data = "@b%d.json"\nheader = "Content-Type: application/json"\noutput = "/dev/null"\n' % i)
+        if i + 1 < n:
+            cfg.write("next\n")
+PY
+f0=$(date +%s.%N)
+curl -s --no-progress-meter --parallel --parallel-max "$conc" -K curl.cfg
+f1=$(date +%s.%N)
+stop_fake
+python3 - "$t0" "$t1" "$f0" "$f1" "$ideal" "$rc" "$requests" "$gen" "$crit" "$ver" "$chunks" <<'PY'
+import sys
+t0, t1, f0, f1, ideal = map(float, sys.argv[1:6])
+rc, requests, gen, crit, ver, chunks = sys.argv[6:]
+wall, floor = t1 - t0, f1 - f0
+print("chunks %s: %s requests (generation %s, critique %s, verification %s journaled), exit %s"
+      % (chunks, requests, gen, crit, ver, rc))
+print("ideal    %6.2fs  (requests x latency / concurrency)" % ideal)
+print("floor    %6.2fs  ratio to ideal %.3fx  (curl --parallel, same fake, same count)" % (floor, floor / ideal))
+print("pipeline %6.2fs  ratio to ideal %.3fx  ratio to floor %.3fx" % (wall, wall / ideal, wall / floor))
+PY
+grep -E "^(critique|verification|usage)" out.txt
