@@ -1,13 +1,12 @@
 /*
- * generate-quality: what generate measures about a question besides its
- * filters: its difficulty (the BM25 rank of its chunk when it is written),
- * and the pieces the passes after generation share (which questions they
- * look at, the passages they show, the budget left). Contract in
- * generate.h; shared state in generate-internal.h.
+ * generate-quality: what generate measures with the built-in BM25 index of
+ * the corpus: a question's difficulty (the rank of its chunk when it is
+ * written) and a chunk's multi-hop partner in another document. Contract
+ * in generate.h; shared state in generate-internal.h. Calls no other
+ * generate file.
  */
 #include "llm/generate-internal.h"
 #include "base/error.h"
-#include "base/fsutil.h"
 #include "base/util.h"
 #include "set/corpus.h"
 #include "set/set.h"
@@ -107,73 +106,6 @@ long gen_rank(struct gen *g, const char *question, size_t chunk, size_t neighbou
 	return r1 > r2 ? r1 : r2;
 }
 
-bool gen_in_scope(struct gen *g, const struct question *q, unsigned kinds, enum gen_kind *kind)
-{
-	const cJSON *prov = q->provenance;
-	const char *k = gen_json_str(prov, "kind"), *cid = gen_json_str(prov, "chunk");
-	const struct chunk *ch;
-	int i;
-
-	if (!k || !cid || q->origin != ORIGIN_SYNTHETIC)
-		return false;
-	for (i = 0; i < GEN_NR_KINDS; i++)
-		if (!strcmp(k, gen_kind_name((enum gen_kind)i)))
-			break;
-	if (i == GEN_NR_KINDS || !(kinds & (1u << i)))
-		return false;
-	if (!g->selected) {
-		g->selected = xcalloc(g->o->corpus->nr + 1, sizeof(bool));
-		for (size_t j = 0; j < g->nr_items; j++)
-			g->selected[g->items[j].chunk] = true;
-	}
-	ch = corpus_get(g->o->corpus, cid);
-	if (!ch || !g->selected || !g->selected[ch - g->o->corpus->chunks])
-		return false;
-	*kind = (enum gen_kind)i;
-	return true;
-}
-
-void gen_passages(struct gen *g, size_t chunk, size_t neighbour, struct strbuf *out)
-{
-	const struct corpus *c = g->o->corpus;
-	size_t which[2] = { chunk, neighbour };
-
-	for (int i = 0; i < 2; i++) {
-		const struct chunk *ch;
-		if (which[i] == SIZE_MAX)
-			continue;
-		ch = &c->chunks[which[i]];
-		if (out->len)
-			strbuf_addch(out, '\n');
-		strbuf_addf(out, "Title: %s\n<chunk>\n%s\n</chunk>\n", ch->title ? ch->title : "", ch->text);
-	}
-}
-
-long gen_budget_left(struct gen *g)
-{
-	long max = g->o->llm.http.max_requests, used = 0;
-
-	if (max <= 0)
-		return 0;
-	used = (long)g->st->usage.requests + (long)g->st->critique.usage.requests +
-	       (long)g->st->verify.usage.requests;
-	return used >= max ? -1 : max - used;
-}
-
-static const char *const pass_vars[] = { "question.text", "question.kind", "passages", NULL };
-
-int gen_pass_prompt(struct gen *g, const char *file, const char *off, struct prompt *p)
-{
-	char *path = path_join(g->o->prompt_dir, file);
-	int rc = -1;
-
-	if (!path_exists(path))
-		error("no prompt '%s' (see --prompt-dir, or %s)", path, off);
-	else if (!prompt_load(p, path) && !prompt_check_vars(p, pass_vars))
-		rc = 0;
-	free(path);
-	return rc;
-}
 
 #define HOP_TERMS 8   /* the chunk's rarest shared terms that pick its partner */
 
