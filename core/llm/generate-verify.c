@@ -159,7 +159,12 @@ static int candidates_cmd(struct gen *g, struct vtask *vt, size_t nr)
 		job.qid[j] = vt[which[j]].id;
 		job.query[j] = q ? q->text : "";
 	}
-	rc = retrieve_cmd(g->o->retriever_cmd, 30000, &job);
+	{
+		/* the command gets the minimal environment of `evalset run --cmd`: no API key */
+		char **env = retrieve_cmd_env(NULL, 0);
+		rc = retrieve_cmd(g->o->retriever_cmd, env, 30000, &job);
+		free(env);
+	}
 	for (size_t j = 0; !rc && j < n; j++) {
 		struct vtask *v = &vt[which[j]];
 		v->shown = xcalloc((size_t)g->o->verify_k + 1, sizeof(size_t));

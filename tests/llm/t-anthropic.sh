@@ -27,8 +27,9 @@ with open("run.trec", "w") as f:
 PY
 	"$evalset" init demo --corpus chunks.jsonl >/dev/null || exit 1
 }
+# generation alone (exact request counts); the passes after it are checked below
 gen() { "$evalset" generate demo --corpus chunks.jsonl --model claude-fake --base-url "$BASE" \
-	--prompt-dir "$src/prompts" --kinds factoid,paraphrase "$@"; }
+	--prompt-dir "$src/prompts" --kinds factoid,paraphrase --no-critique --no-verify "$@"; }
 questions() { grep -E '^  text: ' sets/demo/set.yaml | sort; }
 
 export OPENAI_API_KEY=sk-SENTINEL-openai-55aa
@@ -58,6 +59,19 @@ gen --provider anthropic >out 2>err
 is "$(stat_py 'd["requests"]')" 24 "a rerun is answered from the journal"
 ! grep -rq "SENTINEL" out err sets/; ok $? "the key is in no output, set or journal"
 stop_fake
+
+# ---- the critique and verification passes over the Messages API ----
+make_case anthropic-passes
+start_fake --expect-key "$ANTHROPIC_API_KEY"
+"$evalset" generate demo --corpus chunks.jsonl --model claude-fake --base-url "$BASE" --provider anthropic \
+	--prompt-dir "$src/prompts" --kinds factoid,unanswerable >out 2>err
+is "$?" 0 "generate with critique and verification over --provider anthropic" "$(cat err)"
+is "$(stat_py 'd["protocols"].get("openai", 0)')" 0 "every pass spoke the Messages API"
+is "$(grep -c '^    critique:' sets/demo/set.yaml)" "$(grep -c '^    kind: factoid' sets/demo/set.yaml)" "every factoid question rated"
+is "$(grep -c '^    verification:' sets/demo/set.yaml)" "$(grep -c '^    kind: unanswerable' sets/demo/set.yaml)" "every unanswerable question verified"
+grep -q "critique: 12 questions, 0 rated before, 12 rated now" out; ok $? "the critique's requests answered" "$(grep critique: out)"
+stop_fake
+cd "$root/anthropic" || exit 1
 
 # ---- judge over the Messages API: the same grades as over Chat Completions ----
 "$evalset" tag demo v1 >/dev/null 2>&1
