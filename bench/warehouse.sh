@@ -27,7 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
 python3 "$src/bench/gen-warehouse.py" raw.jsonl agg.csv "$n"
-echo "raw log: $n records, $(( $(stat -c %s raw.jsonl) / 1000000 )) MB;" \
+echo "raw log: $(wc -l < raw.jsonl) records, $(( $(stat -c %s raw.jsonl) / 1000000 )) MB;" \
   "aggregated: $(( $(wc -l < agg.csv) - 1 )) rows, $(( $(stat -c %s agg.csv) / 1000000 )) MB"
 
 # best of $runs runs of the shell command "$1" in set directory "$2": prints "WALL CPU"
