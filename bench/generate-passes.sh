@@ -57,9 +57,8 @@ OPENAI_API_KEY=bench "$evalset" generate demo --corpus chunks.jsonl --model benc
 	--concurrency "$conc" --quiet --max-copied 2 >out.txt 2>err.txt
 rc=$?
 t1=$(date +%s.%N)
-stats=$(curl -s "http://127.0.0.1:$PORT/stats")
+requests=$(curl -s "http://127.0.0.1:$PORT/stats" | python3 -c "import json,sys; print(json.load(sys.stdin)['requests'])")
 stop_fake
-requests=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['requests'])" "$stats")
 gen=$(grep -c '"status":"ok"' sets/demo/.evalset/generate.jsonl)
 crit=$(grep -c '"status":"ok"' sets/demo/.evalset/critique.jsonl)
 ver=$(grep -c '"status":"ok"' sets/demo/.evalset/verify.jsonl)
