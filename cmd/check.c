@@ -12,13 +12,19 @@
  * exists; a missing or changed corpus is a warning. The warning about the
  * latest tag compares the questions only (content digest, docs/sets.md).
  *
- * With --results (a saved result, or two for paired deltas), check also
- * shows the statistical power of the set for R@k (as `evalset power`); a result scored against another version of the set is a
- * warning, not an error.
+ * With --results (a saved result, or two: their paired changes give the
+ * churn), check also shows the power of the default gate's R@k rule on the
+ * set, by the computation `evalset power --gate` prints
+ * (core/compare/gatepower.h); a result scored against another version of
+ * the set is a warning, not an error. Without results, a set smaller than
+ * what that rule needs to catch a 10-point drop of any retriever is a
+ * warning (the same computation, tag warns alike).
  */
 #include "builtin.h"
 #include "set/corpus.h"
 #include "compare/compare.h"
+#include "compare/gate.h"
+#include "compare/gatepower.h"
 #include "set/corpuscheck.h"
 #include "base/fsutil.h"
 #include "score/results.h"
@@ -28,6 +34,7 @@
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,12 +48,13 @@ static const char *const check_usage[] = {
 
 #define CHECK_MAX_RESULTS 2
 
-/* The statistical power shown with --results (core/compare/compare.h). */
+/* The power shown with --results (core/compare/gatepower.h). */
 struct power_view {
 	char measure[32];
 	const char *files[CHECK_MAX_RESULTS];
 	size_t nr_files;
-	struct power_estimate pe;
+	double churn, effect;
+	struct gate_size z;
 };
 
 struct tag_count {
@@ -141,22 +149,23 @@ static void composition_release(struct composition *c)
 	free(c->langs);
 }
 
-/* Print the power line of 'p' ("power: with N answerable questions, ..."). */
+/* Print the power line of 'p' ("power (...): with N answerable questions, ..."). */
 static void print_power(const struct power_view *p)
 {
-	if (p->nr_files == 2)
-		printf("power (paired deltas from '%s' to '%s'): ", p->files[0], p->files[1]);
+	printf("power of the default gate's rule %s max_drop 0.02 test drop (churn %.3f %s '%s'%s%s%s): "
+	       "with %zu answerable questions, ", p->measure, p->churn,
+	       p->nr_files == 2 ? "from the changes" : "assumed; baseline", p->files[0],
+	       p->nr_files == 2 ? " to '" : "", p->nr_files == 2 ? p->files[1] : "",
+	       p->nr_files == 2 ? "'" : "", p->z.n);
+	if (isnan(p->z.mde))
+		printf("no drop the model can draw is caught 80%% of the time");
 	else
-		printf("power (from '%s'): ", p->files[0]);
-	if (p->pe.needed < 0) {
-		printf("with %zu answerable questions, every one has the same %s%s: "
-		       "no spread to estimate power from\n", p->pe.n, p->measure,
-		       p->pe.paired ? " delta" : "");
-		return;
-	}
-	printf("with %zu answerable questions, the smallest drop of %s this set can detect "
-	       "(alpha 0.05, power 0.8) is %.3f; to detect %g you need %ld questions\n",
-	       p->pe.n, p->measure, p->pe.mde, p->pe.effect, p->pe.needed);
+		printf("the smallest true drop caught 80%% of the time is %.3f", p->z.mde);
+	if (p->z.needed > 0)
+		printf("; to catch a drop of %g it needs %ld questions\n", p->effect, p->z.needed);
+	else
+		printf("; no set size catches a drop of %g (within the margin, or nothing to lose)\n",
+		       p->effect);
 }
 
 static void print_text(const char *file, const char *digest, const char *content,
@@ -248,18 +257,22 @@ static void print_json(const char *file, const char *digest, const char *content
 	if (power) {
 		obj = cJSON_AddObjectToObject(root, "power");
 		cJSON_AddStringToObject(obj, "measure", power->measure);
+		cJSON_AddStringToObject(obj, "rule", "default gate: max_drop 0.02, test drop");
 		arr = cJSON_AddArrayToObject(obj, "results");
 		for (size_t i = 0; i < power->nr_files; i++)
 			cJSON_AddItemToArray(arr, cJSON_CreateString(power->files[i]));
-		cJSON_AddBoolToObject(obj, "paired", power->pe.paired);
-		cJSON_AddNumberToObject(obj, "questions", (double)power->pe.n);
-		cJSON_AddNumberToObject(obj, "sd", power->pe.sd);
+		cJSON_AddBoolToObject(obj, "paired", power->nr_files == 2);
+		cJSON_AddNumberToObject(obj, "questions", (double)power->z.n);
+		cJSON_AddNumberToObject(obj, "churn", power->churn);
 		cJSON_AddNumberToObject(obj, "alpha", 0.05);
 		cJSON_AddNumberToObject(obj, "power", 0.8);
-		cJSON_AddNumberToObject(obj, "mde", power->pe.mde);
-		cJSON_AddNumberToObject(obj, "effect", power->pe.effect);
-		if (power->pe.needed >= 0)
-			cJSON_AddNumberToObject(obj, "needed", (double)power->pe.needed);
+		if (isnan(power->z.mde))
+			cJSON_AddNullToObject(obj, "mde");
+		else
+			cJSON_AddNumberToObject(obj, "mde", power->z.mde);
+		cJSON_AddNumberToObject(obj, "effect", power->effect);
+		if (power->z.needed > 0)
+			cJSON_AddNumberToObject(obj, "needed", (double)power->z.needed);
 		else
 			cJSON_AddNullToObject(obj, "needed");
 	}
@@ -298,33 +311,42 @@ static void warn_results_set(const struct set *s, const char *digest, const stru
 }
 
 /*
- * Load the results 'files' and estimate the power of R@'k' for 'effect' into
- * 'p' (power_estimate: one result, the per-question spread; two, the spread
- * of their paired deltas). Return 0, or -1 (reported).
+ * Load the results 'files' and size the default gate's R@'k' rule for a
+ * true drop of 'effect' into 'p' (gate_rule_size; with two results the churn
+ * is estimated from their paired changes, else 0.05). Return 0, or -1
+ * (reported).
  */
 static int load_power(const struct string_list *files, long k, double effect,
 		      const struct set *s, const char *digest, struct findings *f,
 		      struct power_view *p)
 {
 	struct results r[CHECK_MAX_RESULTS];
+	struct gate g;
 	int ret = -1;
 
+	gate_init(&g);
+	gate_default(&g, (int)k);
 	for (size_t i = 0; i < CHECK_MAX_RESULTS; i++)
 		results_init(&r[i]);
 	snprintf(p->measure, sizeof(p->measure), "R@%ld", k);
 	p->nr_files = files->nr;
+	p->effect = effect;
+	p->churn = 0.05;
 	for (size_t i = 0; i < files->nr; i++) {
 		p->files[i] = files->items[i];
 		if (results_load(&r[i], files->items[i]) < 0)
 			goto out;
 		warn_results_set(s, digest, &r[i], f);
 	}
-	if (power_estimate(&r[0], files->nr == 2 ? &r[1] : NULL, p->measure, effect, &p->pe) < 0)
+	if (files->nr == 2 && gate_churn_estimate(&g, 0, &r[0], &r[1], &p->churn) < 0)
+		goto out;
+	if (gate_rule_size(&g, 0, &r[0], p->churn, effect, 0.8, &p->z) < 0)
 		goto out;
 	ret = 0;
 out:
 	for (size_t i = 0; i < CHECK_MAX_RESULTS; i++)
 		results_release(&r[i]);
+	gate_release(&g);
 	return ret;
 }
 
@@ -333,16 +355,16 @@ int cmd_check(int argc, const char **argv)
 	const char *corpus_arg = NULL, *format = "text";
 	struct string_list results = STRING_LIST_INIT;
 	long k = 5;
-	double effect = 0.02;
+	double effect = 0.05;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_arg, "file",
 			   "check chunk ids against this corpus (default: the one the set records)"),
 		OPT_STRING(0, "format", &format, "format", "text (default) or json"),
 		OPT_STRING_LIST(0, "results", &results, "file",
-				"a saved result: show the set's power for R@k (twice: paired)"),
+				"a saved result: show the power of the default gate's R@k rule (twice: churn from the pair)"),
 		OPT_INT(0, "k", &k, "k", "the k of R@k for --results (default 5)"),
 		OPT_DOUBLE(0, "effect", &effect, "e",
-			   "the drop to size the set for with --results (default 0.02)"),
+			   "the true drop to size the set for with --results (default 0.05)"),
 		OPT_END(),
 	};
 	struct power_view power;
@@ -407,6 +429,17 @@ int cmd_check(int argc, const char **argv)
 				     s.corpus.fingerprint, fp);
 	}
 	set_check(&s, have_corpus ? &corpus : NULL, &f);
+	{
+		size_t answerable = 0;
+		char *small;
+
+		for (size_t i = 0; i < s.nr; i++)
+			answerable += s.q[i].answerable;
+		if ((small = gate_size_warning(answerable, (int)k))) {
+			findings_add(&f, FINDING_WARNING, 0, 0, "%s", small);
+			free(small);
+		}
+	}
 	for (size_t i = 0; i < pre.nr; i++)
 		findings_add(&f, pre.items[i].level, 0, 0, "%s", pre.items[i].message);
 	set_digest(&s, digest);

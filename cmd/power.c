@@ -30,18 +30,20 @@ static const char *const power_usage[] = {
 
 static const double gate_drops[] = { 0.01, 0.02, 0.03, 0.05, 0.10 };
 
-/* Print the simulated power of every rule of 'gate' from the baseline 'path'. */
+/* Print the simulated power of every rule of 'gate' from the baseline 'path',
+ * and the questions each rule needs (gate_rule_size) at each drop. */
 static int power_gate(const struct set *set, const struct set_ref *ref, const char *set_arg,
 		      const char *path, const char *gate_file, long sims, double churn, long perms,
 		      long seed, bool json)
 {
+	enum { D = ARRAY_SIZE(gate_drops) };
 	struct gate g;
 	struct results base, scratch;
 	struct compare_input_opts io = { false, 5, NULL, 0 };
 	struct strbuf note = STRBUF_INIT;
-	struct gate_power_opts po = { gate_drops, ARRAY_SIZE(gate_drops), sims, perms, churn,
-				      (uint64_t)seed };
+	struct gate_power_opts po = { gate_drops, D, sims, perms, churn, (uint64_t)seed };
 	struct gate_power_cell *cells = NULL;
+	struct gate_size *sizes = NULL;
 	const char **wanted = NULL;
 	int ret = EXIT_BAD_INPUT;
 
@@ -58,7 +60,12 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 	if (compare_input_load(&base, set, ref, set_arg, path, "baseline", &io, &note, NULL) < 0 ||
 	    compare_input_load(&scratch, set, ref, set_arg, path, "baseline", &io, &note, NULL) < 0)
 		goto out;
-	cells = xcalloc(g.nr * ARRAY_SIZE(gate_drops) + 1, sizeof(*cells));
+	cells = xcalloc(g.nr * D + 1, sizeof(*cells));
+	sizes = xcalloc(g.nr * D + 1, sizeof(*sizes));
+	for (size_t r = 0; r < g.nr; r++)
+		for (size_t k = 0; k < D; k++)
+			if (gate_rule_size(&g, r, &base, churn, gate_drops[k], 0.8, &sizes[r * D + k]) < 0)
+				goto out;
 	if (gate_power(&g, &base, &scratch, &po, cells) < 0)
 		goto out;
 	if (json) {
@@ -69,13 +76,16 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 		cJSON_AddStringToObject(root, "gate", gate_file);
 		cJSON_AddNumberToObject(root, "simulations", (double)sims);
 		cJSON_AddNumberToObject(root, "churn", churn);
+		cJSON_AddNumberToObject(root, "power", 0.8);
 		for (size_t r = 0; r < g.nr; r++) {
 			cJSON *o = cJSON_CreateObject(), *d = cJSON_AddArrayToObject(o, "detection");
 			char *desc = gate_rule_describe(&g.rules[r]);
 
 			cJSON_AddStringToObject(o, "rule", desc);
-			for (size_t k = 0; k < ARRAY_SIZE(gate_drops); k++) {
-				const struct gate_power_cell *c = &cells[r * ARRAY_SIZE(gate_drops) + k];
+			cJSON_AddNumberToObject(o, "n", (double)sizes[r * D].n);
+			for (size_t k = 0; k < D; k++) {
+				const struct gate_power_cell *c = &cells[r * D + k];
+				const struct gate_size *z = &sizes[r * D + k];
 				cJSON *e = cJSON_CreateObject();
 
 				cJSON_AddNumberToObject(e, "drop", gate_drops[k]);
@@ -84,7 +94,17 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 				} else {
 					cJSON_AddNumberToObject(e, "rate", c->rate);
 					cJSON_AddNumberToObject(e, "se", c->se);
+					cJSON_AddNumberToObject(e, "gate_rate", c->gate_rate);
+					cJSON_AddNumberToObject(e, "gate_se", c->gate_se);
 				}
+				if (isnan(z->power_now))
+					cJSON_AddNullToObject(e, "predicted");
+				else
+					cJSON_AddNumberToObject(e, "predicted", z->power_now);
+				if (z->needed > 0)
+					cJSON_AddNumberToObject(e, "needed", (double)z->needed);
+				else
+					cJSON_AddNullToObject(e, "needed");
 				cJSON_AddItemToArray(d, e);
 			}
 			cJSON_AddItemToArray(a, o);
@@ -95,30 +115,46 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 		cJSON_free(text);
 		cJSON_Delete(root);
 	} else {
-		printf("power of %s by rule: the share of %ld simulated candidates, drawn from %s with a\n"
-		       "true drop of 1, 2, 3, 5 and 10 points in the rule's measure (churn %g), that the rule\n"
-		       "fails (± one standard error); see docs/compare.md for the model\n\n",
-		       gate_file, sims, path, churn);
+		if (note.len)
+			printf("WARNING: %s\n", note.buf);
+		printf("power of %s from %s: for each rule, %ld simulated candidates at a true drop of\n"
+		       "1, 2, 3, 5 and 10 points in the rule's measure, whole questions moving (churn %g);\n"
+		       "the share in which the rule fails, then the gate (any rule), ± one standard error;\n"
+		       "then the questions the rule needs to fail 80%% of the time (see docs/compare.md)\n\n",
+		       gate_file, path, sims, churn);
 		printf("  %-44s %10s %10s %10s %10s %10s\n", "rule", "1 pt", "2 pts", "3 pts", "5 pts", "10 pts");
 		for (size_t r = 0; r < g.nr; r++) {
 			char *desc = gate_rule_describe(&g.rules[r]);
+			const struct gate_power_cell *c = &cells[r * D];
+			const struct gate_size *z = &sizes[r * D];
 
 			printf("  %-44s", desc);
-			for (size_t k = 0; k < ARRAY_SIZE(gate_drops); k++) {
-				const struct gate_power_cell *c = &cells[r * ARRAY_SIZE(gate_drops) + k];
-
-				if (isnan(c->rate))
+			for (size_t k = 0; k < D; k++)
+				if (isnan(c[k].rate))
 					printf(" %10s", "-");
 				else
-					printf("  %.2f±%.2f", c->rate, c->se);
-			}
-			printf("\n");
+					printf("  %.2f±%.2f", c[k].rate, c[k].se);
+			printf("\n  %-44s", "  the gate fails");
+			for (size_t k = 0; k < D; k++)
+				if (isnan(c[k].rate))
+					printf(" %10s", "-");
+				else
+					printf("  %.2f±%.2f", c[k].gate_rate, c[k].gate_se);
+			printf("\n  %-44s", g.rules[r].test == TEST_NONINF
+			       ? "  questions to pass at no drop, 80%" : "  questions for 80%");
+			for (size_t k = 0; k < D; k++)
+				if (z[k].needed > 0)
+					printf(" %10ld", z[k].needed);
+				else
+					printf(" %10s", "-");
+			printf("   (has %zu)\n", z[0].n);
 			free(desc);
 		}
 	}
 	ret = EXIT_OK;
 out:
 	free(cells);
+	free(sizes);
 	free(wanted);
 	strbuf_release(&note);
 	results_release(&base);

@@ -25,6 +25,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "base/utf8.h"
+#include "compare/gatepower.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,9 +152,16 @@ static void warn_rechunked(const struct set_ref *ref, const char *parent, const 
 static void check_or_die(const struct set *s, const struct corpus *corpus, const struct set_ref *ref)
 {
 	struct findings f = FINDINGS_INIT;
-	size_t errors;
+	size_t errors, answerable = 0;
+	char *small;
 
 	set_check(s, corpus, &f);
+	for (size_t i = 0; i < s->nr; i++)
+		answerable += s->q[i].answerable;
+	if ((small = gate_size_warning(answerable, 5))) {
+		findings_add(&f, FINDING_WARNING, 0, 0, "%s", small);
+		free(small);
+	}
 	for (size_t i = 0; i < f.nr; i++)
 		if (f.items[i].level == FINDING_WARNING)
 			warning_at(ref->file, f.items[i].line, f.items[i].col, "%s", f.items[i].message);

@@ -8,8 +8,10 @@
  * (with a corpus) chunk ids the corpus does not hold. Warnings: near-duplicate
  * texts (text_near_duplicate, with each text's words hashed once so that
  * the pairwise pass stays fast; pairwise up to CHECK_MAX_PAIRWISE questions,
- * exact normalised duplicates beyond), a size outside 50..200, no unanswerable
- * question. Findings come in question order, errors and warnings mixed.
+ * exact normalised duplicates beyond), no unanswerable
+ * question (the size warning of check and tag is the gate's, in
+ * compare/gatepower.h). Findings come in question order, errors and
+ * warnings mixed.
  */
 #include "set/set.h"
 #include "text/lang.h"
@@ -24,8 +26,6 @@
 #include <string.h>
 
 #define CHECK_MAX_PAIRWISE 20000
-#define SET_SIZE_MIN 50
-#define SET_SIZE_MAX 200
 
 void findings_add(struct findings *f, enum finding_level level, long line, long col,
 		  const char *fmt, ...)
@@ -363,10 +363,6 @@ static void run_checks(const struct set *s, const struct corpus *corpus,
 		check_exact_duplicates(s, out);
 	if (corpus)
 		check_languages(s, corpus, out);
-	if (s->nr < SET_SIZE_MIN || s->nr > SET_SIZE_MAX)
-		findings_add(out, FINDING_WARNING, 0, 0,
-			     "the set has %zu question%s; %d to %d is the recommended size",
-			     s->nr, s->nr == 1 ? "" : "s", SET_SIZE_MIN, SET_SIZE_MAX);
 	if (s->nr && !nr_unanswerable)
 		findings_add(out, FINDING_WARNING, 0, 0,
 			     "the set has no unanswerable question (a retriever is never "
