@@ -357,12 +357,24 @@ static int print_breakdowns(struct out_ctx *o, const struct results *r, const ch
 	return ret;
 }
 
+/* Return true when 's' holds at least one of the questions of 'run' (when
+ * it holds none, scoring refuses the run with its own message). */
+static bool knows_some(const struct run *run, const struct set *s)
+{
+	for (size_t i = 0; i < run->nr; i++)
+		if (set_find(s, run->q[i].qid))
+			return true;
+	return false;
+}
+
 /*
  * Check that 'run' belongs to the set 's' it is scored on (core/score/bind.h:
  * names and questions digests, labels apart, so a relabelled set keeps its
- * runs). A run recorded for another set or other questions is refused with
- * --save ('save'), since the saved file would then pass as a result of this
- * set; otherwise it is a warning. Return 0, or -1 (reported).
+ * runs). A run recorded for another set or other questions, or recording
+ * none while holding ids the set does not know, is refused with --save
+ * ('save'), since the saved file would then pass as a result of this set
+ * (compare refuses such a run); otherwise a recorded one is a warning and
+ * an unrecorded one has its unknown ids counted. Return 0, or -1 (reported).
  */
 static int check_binding(const struct run *run, const struct set *s, const char *set_arg,
 			 const char *save)
@@ -371,7 +383,8 @@ static int check_binding(const struct run *run, const struct set *s, const char 
 	struct bind_record rec;
 	int ret = 0;
 
-	if (bind_run(run, s, set_arg, &why, &rec) == BIND_OTHER && rec.set_name) {
+	if (bind_run(run, s, set_arg, &why, &rec) == BIND_OTHER &&
+	    (rec.set_name || (save && knows_some(run, s)))) {
 		if (save)
 			ret = error("%s; refusing to save '%s' as a result of %s: produce the run again "
 				    "on %s", why.buf, save, set_arg, set_arg);
