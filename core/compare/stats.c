@@ -4,7 +4,9 @@
  *
  * Speed (bench/compare.sh): the tests run over a row-major n x m delta
  * matrix. Rows whose deltas are all zero are dropped first (they change no
- * sum and no sign flip; a bootstrap draw that lands on one adds nothing).
+ * sum and no sign flip; a bootstrap draw that lands on one adds nothing),
+ * but every question keeps its own draws, so the result for one measure is
+ * the same whatever measures share the call.
  * Each resample draws its n indices (two 32-bit draws per PRNG call) and
  * each permutation its sign vector (64 signs per call) into an index list
  * once, then sum_rows adds the listed rows four measures at a time in
@@ -166,9 +168,13 @@ static double quantile_sorted(const double *v, size_t n, double q)
 
 /*
  * 'delta' holds the 'nz' rows whose deltas are not all zero, of 'n' rows in
- * all (the zero rows, left out, add nothing to a sum). Each resample still
- * draws n indices in [0, n); an index >= nz stands for a zero row.
+ * all (the zero rows, left out, add nothing to a sum); 'map[i]' is question
+ * i's row there, ZERO_ROW for a left-out one. Each resample draws n
+ * questions in [0, n) and each permutation n signs, one per question, so
+ * the draws a question gets do not depend on which rows were left out.
  */
+#define ZERO_ROW UINT32_MAX
+
 /* 32-bit draws, two per rng_next call, for the bootstrap's n < 2^32. */
 struct halves {
 	struct rng r;
@@ -237,7 +243,7 @@ static void sum_rows(const double *delta, size_t m, const uint32_t *idx, size_t 
 	}
 }
 
-static void bootstrap(const double *delta, size_t n, size_t nz, size_t m, long resamples,
+static void bootstrap(const double *delta, size_t n, const uint32_t *map, size_t m, long resamples,
 		      uint64_t seed, double level, struct paired_result *out)
 {
 	struct halves h = { { { 0 } }, 0, 0 };
@@ -250,10 +256,10 @@ static void bootstrap(const double *delta, size_t n, size_t nz, size_t m, long r
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			uint32_t at = below32(&h, (uint32_t)n);
+			uint32_t at = map[below32(&h, (uint32_t)n)];
 
 			idx[k] = at;
-			k += at < nz;
+			k += at != ZERO_ROW;
 		}
 		sum_rows(delta, m, idx, k, acc);
 		for (size_t j = 0; j < m; j++)
@@ -271,8 +277,8 @@ static void bootstrap(const double *delta, size_t n, size_t nz, size_t m, long r
 	free(idx);
 }
 
-static void randomisation(const double *delta, size_t n, size_t m, long permutations,
-			  uint64_t seed, struct paired_result *out)
+static void randomisation(const double *delta, size_t nz, size_t n, const uint32_t *map,
+			  size_t m, long permutations, uint64_t seed, struct paired_result *out)
 {
 	struct rng r;
 	double *total = xcalloc(m, sizeof(*total));
@@ -281,7 +287,7 @@ static void randomisation(const double *delta, size_t n, size_t m, long permutat
 	long *count = xcalloc(m, sizeof(*count));
 	uint32_t *idx = xmalloc((n + 1) * sizeof(*idx));
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < nz; i++)
 		for (size_t j = 0; j < m; j++) {
 			total[j] += delta[i * m + j];
 			absum[j] += fabs(delta[i * m + j]);
@@ -295,8 +301,8 @@ static void randomisation(const double *delta, size_t n, size_t m, long permutat
 			size_t end = n - base < 64 ? n - base : 64;
 
 			for (size_t b = 0; b < end; b++, bits >>= 1) {
-				idx[k] = (uint32_t)(base + b);
-				k += bits & 1;
+				idx[k] = map[base + b];
+				k += (bits & 1) & (idx[k] != ZERO_ROW);
 			}
 		}
 		sum_rows(delta, m, idx, k, neg);
@@ -322,6 +328,7 @@ int paired_tests(const double *delta, size_t n, size_t m, long resamples,
 		 struct paired_result *out)
 {
 	double *nonzero;
+	uint32_t *map;
 	size_t nz = 0;
 
 	if (!n) {
@@ -337,20 +344,26 @@ int paired_tests(const double *delta, size_t n, size_t m, long resamples,
 		out[j].mean = s / (double)n;
 	}
 	/* Questions on which the two runs agree on every measure change no sum
-	 * and no sign flip: keep only the others (in order), which is exact. */
+	 * and no sign flip: keep only the others (in order), which is exact.
+	 * 'map' takes each question to its kept row, so every question still
+	 * draws its own resample index and sign: a measure's numbers do not
+	 * depend on which other measures share the call. */
 	nonzero = xmalloc((n * m + 1) * sizeof(*nonzero));
+	map = xmalloc((n + 1) * sizeof(*map));
 	for (size_t i = 0; i < n; i++) {
 		const double *row = delta + i * m;
 		bool zero = true;
 
 		for (size_t j = 0; j < m && zero; j++)
 			zero = row[j] == 0;
+		map[i] = zero ? ZERO_ROW : (uint32_t)nz;
 		if (!zero)
 			memcpy(nonzero + nz++ * m, row, m * sizeof(*row));
 	}
-	bootstrap(nonzero, n, nz, m, resamples, seed, level, out);
-	randomisation(nonzero, nz, m, permutations, seed + 1, out);
+	bootstrap(nonzero, n, map, m, resamples, seed, level, out);
+	randomisation(nonzero, nz, n, map, m, permutations, seed + 1, out);
 	free(nonzero);
+	free(map);
 	return 0;
 }
 
