@@ -5,6 +5,7 @@
 #include "compare/compare-out.h"
 #include "compare/compare.h"
 #include "compare/gate.h"
+#include "base/table.h"
 #include "base/termtext.h"
 #include "base/util.h"
 
@@ -128,43 +129,81 @@ static void add_spread(struct strbuf *out, double spread)
 		strbuf_addf(out, "±%.4f", spread);
 }
 
-static void text_subset(const struct compare_view *v, const struct subset_cmp *s, struct strbuf *out)
+/* Add the interval's column, named by its level ("95% CI"). */
+static void add_ci_column(struct table *t, double level)
+{
+	char *name = xstrfmt("%g%% CI", level * 100);
+
+	table_add_column(t, name, 0, 0, 0);
+	free(name);
+}
+
+/* Fill 't' with the rows of subset 's': the cells text and Markdown share
+ * (text: a leading empty cell indents the row, spreads follow the means;
+ * Markdown: the row's n, a delta with p < alpha in bold). */
+static void subset_rows(const struct compare_view *v, const struct subset_cmp *s,
+			struct table *t, bool markdown)
 {
 	const struct compare *c = v->c;
-	int width = 9;
 
-	for (size_t j = 0; j < c->nr_measures; j++)
-		if ((int)strlen(c->measures[j]) > width)
-			width = (int)strlen(c->measures[j]);
-	strbuf_addf(out, "\n%s%s%s: %zu questions\n", col(v, C_BOLD), s->label, col(v, C_OFF),
-		    s->nr_questions);
-	strbuf_addf(out, "  %-*s  %9s  %9s  %8s  %-20s  %8s  %6s  %s\n", width, "measure", "baseline",
-		    "candidate", "delta", "95% CI", "p", "effect", "win/tie/loss");
 	for (size_t j = 0; j < c->nr_measures; j++) {
 		const struct measure_cmp *m = &s->m[j];
-		bool worse = compare_lower_is_better(c->measures[j]) ? m->delta > 0 : m->delta < 0;
-		bool sig = m->p < alpha_of(v);
-		const char *on = sig ? col(v, worse ? C_RED : C_GREEN) : "";
+		bool sig = markdown && m->p < alpha_of(v);
+		struct strbuf sb = STRBUF_INIT;
 
 		if (!m->n)
 			continue;
-		strbuf_addf(out, "  %-*s  ", width, c->measures[j]);
-		add_fixed(out, m->baseline, false, 9);
-		add_spread(out, m->base_spread);
-		strbuf_addstr(out, "  ");
-		add_fixed(out, m->candidate, false, 9);
-		add_spread(out, m->cand_spread);
-		strbuf_addf(out, "  %s", on);
-		add_fixed(out, m->delta, true, 8);
-		strbuf_addf(out, "%s  [%+.4f, %+.4f]  ", sig ? col(v, C_OFF) : "", m->ci_lo, m->ci_hi);
-		add_p(out, m->p, 8);
-		strbuf_addstr(out, "  ");
+		if (!markdown)
+			table_add(t, "");
+		table_add(t, c->measures[j]);
+		if (markdown)
+			table_addf(t, "%zu", m->n);
+		add_fixed(&sb, m->baseline, false, 0);
+		if (!markdown)
+			add_spread(&sb, m->base_spread);
+		table_add(t, sb.buf);
+		strbuf_reset(&sb);
+		add_fixed(&sb, m->candidate, false, 0);
+		if (!markdown)
+			add_spread(&sb, m->cand_spread);
+		table_add(t, sb.buf);
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, sig ? "**" : "");
+		add_fixed(&sb, m->delta, true, 0);
+		strbuf_addstr(&sb, sig ? "**" : "");
+		table_add(t, sb.buf);
+		table_addf(t, "[%+.4f, %+.4f]", m->ci_lo, m->ci_hi);
+		strbuf_reset(&sb);
+		add_p(&sb, m->p, 0);
+		table_add(t, sb.buf);
 		if (isnan(m->effect))
-			strbuf_addf(out, "%6s", "-");
+			table_add(t, "-");
 		else
-			strbuf_addf(out, "%+6.2f", m->effect);
-		strbuf_addf(out, "  %zu/%zu/%zu\n", m->win, m->tie, m->loss);
+			table_addf(t, "%+.2f", m->effect);
+		table_addf(t, "%zu/%zu/%zu", m->win, m->tie, m->loss);
+		strbuf_release(&sb);
 	}
+}
+
+static void text_subset(const struct compare_view *v, const struct subset_cmp *s, struct strbuf *out)
+{
+	struct table t;
+
+	table_init(&t, TABLE_TEXT);
+	table_add_column(&t, "", 0, 0, 0);
+	table_add_column(&t, "measure", 0, 9, 0);
+	table_add_column(&t, "baseline", TABLE_RIGHT, 9, 0);
+	table_add_column(&t, "candidate", TABLE_RIGHT, 9, 0);
+	table_add_column(&t, "delta", TABLE_RIGHT, 8, 0);
+	add_ci_column(&t, v->c->level);
+	table_add_column(&t, "p unadj.", TABLE_RIGHT, 8, 0);
+	table_add_column(&t, "effect", TABLE_RIGHT, 6, 0);
+	table_add_column(&t, "win/tie/loss", 0, 0, 0);
+	subset_rows(v, s, &t, false);
+	strbuf_addf(out, "\n%s%s%s: %zu questions\n", col(v, C_BOLD), s->label, col(v, C_OFF),
+		    s->nr_questions);
+	table_render(&t, out);
+	table_release(&t);
 }
 
 static void text_changes(const struct compare_view *v, const char *what,
@@ -442,27 +481,55 @@ static void md_cell(struct strbuf *sb, const char *in)
 
 static void md_subset(const struct compare_view *v, const struct subset_cmp *s, struct strbuf *out)
 {
-	const struct compare *c = v->c;
+	static const char *const names[] = { "Measure", "n", "Baseline", "Candidate", "Δ", NULL,
+					     "p (unadjusted)", "Effect", "Win/tie/loss" };
+	struct table t;
 
-	strbuf_addf(out, "| Measure | n | Baseline | Candidate | Δ | %g%% CI | p (unadjusted) | Effect | Win/tie/loss |\n"
-		    "|---|---:|---:|---:|---:|---|---:|---:|---:|\n", c->level * 100);
-	for (size_t j = 0; j < c->nr_measures; j++) {
-		const struct measure_cmp *m = &s->m[j];
-		bool sig = m->p < alpha_of(v);
-
-		if (!m->n)
-			continue;
-		strbuf_addstr(out, "| ");
-		md_cell(out, c->measures[j]);
-		strbuf_addf(out, " | %zu | %.4f | %.4f | %s%+.4f%s | [%+.4f, %+.4f] | ", m->n, m->baseline,
-			    m->candidate, sig ? "**" : "", m->delta, sig ? "**" : "", m->ci_lo, m->ci_hi);
-		add_p(out, m->p, 0);
-		if (isnan(m->effect))
-			strbuf_addstr(out, " | -");
+	table_init(&t, TABLE_MARKDOWN);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i])
+			table_add_column(&t, names[i], i == 0 ? 0 : TABLE_RIGHT, 0, 0);
 		else
-			strbuf_addf(out, " | %+.2f", m->effect);
-		strbuf_addf(out, " | %zu/%zu/%zu |\n", m->win, m->tie, m->loss);
+			add_ci_column(&t, v->c->level);
+	subset_rows(v, s, &t, true);
+	table_render(&t, out);
+	table_release(&t);
+}
+
+/* Append 's' escaped for Markdown as md_cell does (bidirectional and
+ * zero-width characters shown as <U+XXXX> first), all but '|' and line
+ * breaks, which the table escapes itself. */
+static void md_escape(struct strbuf *sb, const char *in)
+{
+	struct strbuf marked = STRBUF_INIT;
+	const char *s;
+
+	if (in)
+		term_add_marked(&marked, in, strlen(in));
+	for (s = marked.buf; *s; s++) {
+		if (*s == '\\' || *s == '<' || *s == '>' || *s == '*' || *s == '_' || *s == '`' ||
+		    *s == '[' || *s == ']')
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *s == '\t' ? ' ' : *s);
 	}
+	strbuf_release(&marked);
+}
+
+/* Add the rank 'r' to 't' ("-" when nothing relevant was retrieved). */
+static void table_add_rank(struct table *t, long r)
+{
+	if (r > 0)
+		table_addf(t, "%ld", r);
+	else
+		table_add(t, "-");
+}
+
+/* Add 's' to 't' escaped by md_escape, through the scratch buffer 'sb'. */
+static void add_md(struct table *t, struct strbuf *sb, const char *s)
+{
+	strbuf_reset(sb);
+	md_escape(sb, s);
+	table_add(t, sb->buf);
 }
 
 static void md_changes(const struct compare_view *v, const char *what,
@@ -472,18 +539,23 @@ static void md_changes(const struct compare_view *v, const char *what,
 
 	strbuf_addf(out, "\n<details><summary>%s the top %d: %zu</summary>\n\n", what, v->c->k, nr);
 	if (nr) {
-		strbuf_addstr(out, "| Question | Rank before | Rank after | Text |\n|---|---:|---:|---|\n");
+		struct strbuf sb = STRBUF_INIT;
+		struct table t;
+
+		table_init(&t, TABLE_MARKDOWN);
+		table_add_column(&t, "Question", 0, 0, 0);
+		table_add_column(&t, "Rank before", TABLE_RIGHT, 0, 0);
+		table_add_column(&t, "Rank after", TABLE_RIGHT, 0, 0);
+		table_add_column(&t, "Text", 0, 0, 0);
 		for (size_t i = 0; i < shown; i++) {
-			strbuf_addstr(out, "| ");
-			md_cell(out, q[i].id);
-			strbuf_addstr(out, " | ");
-			add_rank(out, q[i].rank_before);
-			strbuf_addstr(out, " | ");
-			add_rank(out, q[i].rank_after);
-			strbuf_addstr(out, " | ");
-			md_cell(out, q[i].text);
-			strbuf_addstr(out, " |\n");
+			add_md(&t, &sb, q[i].id);
+			table_add_rank(&t, q[i].rank_before);
+			table_add_rank(&t, q[i].rank_after);
+			add_md(&t, &sb, q[i].text);
 		}
+		table_render(&t, out);
+		table_release(&t);
+		strbuf_release(&sb);
 		if (shown < nr)
 			strbuf_addf(out, "\n%zu more not shown.\n", nr - shown);
 	}
@@ -522,14 +594,19 @@ void compare_render_markdown(const struct compare_view *v, struct strbuf *out)
 		    c->missing_cand, c->resamples, c->boot_seed, c->permutations, c->perm_seed,
 		    alpha_of(v));
 	if (v->gate) {
-		strbuf_addstr(out, "| Result | Gate rule |\n|---|---|\n");
-		for (size_t i = 0; i < nr_outcomes(v); i++) {
-			const struct gate_outcome *o = &v->outcomes[i];
+		struct strbuf sb = STRBUF_INIT;
+		struct table t;
 
-			strbuf_addf(out, "| %s | ", o->pass ? "pass" : "**FAIL**");
-			md_cell(out, o->why);
-			strbuf_addstr(out, " |\n");
+		table_init(&t, TABLE_MARKDOWN);
+		table_add_column(&t, "Result", 0, 0, 0);
+		table_add_column(&t, "Gate rule", 0, 0, 0);
+		for (size_t i = 0; i < nr_outcomes(v); i++) {
+			table_add(&t, v->outcomes[i].pass ? "pass" : "**FAIL**");
+			add_md(&t, &sb, v->outcomes[i].why);
 		}
+		table_render(&t, out);
+		table_release(&t);
+		strbuf_release(&sb);
 		strbuf_addch(out, '\n');
 	}
 	md_subset(v, &c->subsets[0], out);

@@ -38,7 +38,7 @@ struct compare_view {
 	int nr_failed;
 	long show;                          /* lost/gained listed (text, Markdown) */
 	bool all_subsets;                   /* text: every subset, not only "all" */
-	bool color;                         /* ANSI colour in the text table */
+	bool color;                         /* ANSI colour on the verdict and rule lines */
 };
 
 /* Return the one-line description of the set change, or NULL when the

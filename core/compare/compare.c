@@ -1,15 +1,17 @@
 /*
- * compare: pairs the questions of the runs of both sides, builds per-subset
- * delta matrices and runs the paired tests of core/stats on them, and tests
- * the gate's rules through core/fliptest (contract in compare.h). Nothing
- * here prints except error().
+ * compare: the driver of a comparison (contract in compare.h): checks the
+ * set digests, pairs the questions (compare-pair.c), tests the gate's rules
+ * (compare-rules.c), picks the table's measures and fills each subset's
+ * rows with the paired tests of core/stats, and lists lost and gained
+ * questions; also the quick one-test power estimate. Nothing here prints
+ * except error().
  *
  * Cost: one paired_tests call per subset and measure group (IR measures
- * share one call; Decline has its own), each O((B + N) * n * m); one
- * flip_test over the gate's rules, O(B * G * K) for G distinct rows.
+ * share one call; Decline has its own), each O((B + N) * n * m); a
+ * measure's row does not depend on the others in its call (stats.h).
  */
 #include "compare/compare.h"
-#include "compare/fliptest.h"
+#include "compare/compare-internal.h"
 #include "compare/gate.h"
 #include "base/error.h"
 #include "score/results.h"
@@ -18,25 +20,9 @@
 #include "base/strmap.h"
 #include "base/util.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Where a measure lives in each run of a side: a column, or a derived kind. */
-#define COL_DECLINE (-1)
-#define COL_FALSE_DECLINE (-2)
-
-struct side {
-	const struct results *const *r;
-	size_t nr;
-};
-
-/* The questions compared: q[p * nr + k] is pair p's question in run k of a side. */
-struct pairs {
-	const struct question_result **bq, **cq;
-	size_t n;
-};
 
 void compare_init(struct compare *c)
 {
@@ -119,108 +105,6 @@ const struct subset_cmp *compare_subset(const struct compare *c, enum subset_kin
 	return NULL;
 }
 
-static long measure_index(const struct results *r, const char *name)
-{
-	for (size_t i = 0; i < r->nr_measures; i++)
-		if (!strcmp(r->measures[i], name))
-			return (long)i;
-	return -1;
-}
-
-/* Return how to name the runs of 'sd' to a user: "NAME (FILE)", or
- * whichever is known, "+N more" for repeated runs; caller frees. */
-static char *side_label(const struct side *sd)
-{
-	const struct results *r = sd->r[0];
-	const char *where = r->file ? r->file : r->run_path;
-	char *one, *all;
-
-	if (r->run_name && where && strcmp(r->run_name, where))
-		one = xstrfmt("%s (%s)", r->run_name, where);
-	else
-		one = xstrdup(r->run_name ? r->run_name : where ? where : "(unnamed)");
-	if (sd->nr < 2)
-		return one;
-	all = xstrfmt("%s +%zu more run%s", one, sd->nr - 1, sd->nr > 2 ? "s" : "");
-	free(one);
-	return all;
-}
-
-static const char *origin_of(const struct question_result *q)
-{
-	return q->origin ? q->origin : "hand";
-}
-
-static bool has_tag(const struct question_result *q, const char *tag)
-{
-	for (size_t i = 0; i < q->nr_tags; i++)
-		if (!strcmp(q->tags[i], tag))
-			return true;
-	return false;
-}
-
-/* Return the column of 'name' in 'r' (Hit@k and Success@k are one measure;
- * COL_DECLINE / COL_FALSE_DECLINE for the derived ones), or LONG_MIN. */
-static long column_of(const struct results *r, const char *name)
-{
-	long j;
-	char *alt = NULL;
-
-	if (!strcmp(name, COMPARE_DECLINE))
-		return COL_DECLINE;
-	if (!strcmp(name, COMPARE_FALSE_DECLINE))
-		return COL_FALSE_DECLINE;
-	j = measure_index(r, name);
-	if (j >= 0)
-		return j;
-	if (starts_with(name, "Hit@"))
-		alt = xstrfmt("Success@%s", name + 4);
-	else if (starts_with(name, "Success@"))
-		alt = xstrfmt("Hit@%s", name + 8);
-	j = alt ? measure_index(r, alt) : -1;
-	free(alt);
-	return j >= 0 ? j : LONG_MIN;
-}
-
-/* Fill 'cols[0..nr)' with the column of 'name' in each run of 'sd'; report
- * a run that lacks it. */
-static int side_columns(const struct side *sd, const char *name, long *cols)
-{
-	for (size_t k = 0; k < sd->nr; k++) {
-		const struct results *r = sd->r[k];
-
-		cols[k] = column_of(r, name);
-		if (cols[k] == LONG_MIN) {
-			struct strbuf sb = STRBUF_INIT;
-
-			for (size_t j = 0; j < r->nr_measures; j++)
-				strbuf_addf(&sb, "%s, ", r->measures[j]);
-			error("measure '%s' is not in results '%s' (it has: %sDecline, FalseDecline)", name,
-			      r->file ? r->file : r->run_path ? r->run_path : "?", sb.buf);
-			strbuf_release(&sb);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static double value_of(const struct question_result *q, long col)
-{
-	if (col == COL_DECLINE || col == COL_FALSE_DECLINE)
-		return q->declined && !q->missing ? 1.0 : 0.0;
-	return q->values ? q->values[col] : NAN;
-}
-
-/* Return the mean over the runs of one side of pair 'p' for the columns 'cols'. */
-static double side_value(const struct question_result *const *q, size_t nr, const long *cols)
-{
-	double s = 0;
-
-	for (size_t k = 0; k < nr; k++)
-		s += value_of(q[k], cols[k]);
-	return s / (double)nr;
-}
-
 /* Append 'name' to c->measures unless there, after checking every results
  * holds it. */
 static int add_measure(struct compare *c, size_t *alloc, const struct side *b,
@@ -230,7 +114,7 @@ static int add_measure(struct compare *c, size_t *alloc, const struct side *b,
 	int ret = 0;
 
 	if (compare_measure(c, name) < 0) {
-		if (side_columns(b, name, cols) < 0 || side_columns(cs, name, cols + b->nr) < 0) {
+		if (cmp_side_columns(b, name, cols) < 0 || cmp_side_columns(cs, name, cols + b->nr) < 0) {
 			ret = -1;
 		} else {
 			ALLOC_GROW(c->measures, c->nr_measures + 1, *alloc);
@@ -257,9 +141,9 @@ static int pick_measures(struct compare *c, const struct side *b, const struct s
 		bool everywhere = true;
 
 		for (size_t k = 0; k < b->nr; k++)
-			everywhere &= measure_index(b->r[k], b0->measures[i]) >= 0;
+			everywhere &= cmp_measure_index(b->r[k], b0->measures[i]) >= 0;
 		for (size_t k = 0; k < cs->nr; k++)
-			everywhere &= measure_index(cs->r[k], b0->measures[i]) >= 0;
+			everywhere &= cmp_measure_index(cs->r[k], b0->measures[i]) >= 0;
 		if (everywhere)
 			add_measure(c, &alloc, b, cs, b0->measures[i]);
 	}
@@ -268,191 +152,6 @@ static int pick_measures(struct compare *c, const struct side *b, const struct s
 	if (c->nr_answerable)
 		add_measure(c, &alloc, b, cs, COMPARE_FALSE_DECLINE);
 	return 0;
-}
-
-static void note_left_out(struct compare *c, size_t *alloc, const char *id, const char *why)
-{
-	ALLOC_GROW(c->left_out, c->nr_left_out + 1, *alloc);
-	c->left_out[c->nr_left_out++] = xstrfmt("%s (%s)", id, why);
-}
-
-static bool same_text(const char *a, const char *b)
-{
-	return a && b ? !strcmp(a, b) : a == b;
-}
-
-/* Return the question 'id' of 'r' through 'map' (NULL: look in r itself). */
-static const struct question_result *lookup(struct strmap *map, const struct results *r,
-					    size_t i, const char *id)
-{
-	if (i < r->nr && !strcmp(r->q[i].id, id))
-		return &r->q[i];
-	return strmap_get(map, id);
-}
-
-/* Pair the questions of both sides by id, in the order of the first
- * baseline run. A question must be in every run of both sides with the same
- * text and answerable flag; otherwise it is left out (set change) or, when
- * the runs were scored on one set, reported as an error. */
-static int pair_questions(struct compare *c, const struct side *b, const struct side *cs,
-			  struct pairs *pr, bool allow)
-{
-	size_t nruns = b->nr + cs->nr, alloc = 0, matched_cand = 0;
-	struct strmap *maps = xcalloc(nruns + 1, sizeof(*maps));
-	const struct results **all = xcalloc(nruns + 1, sizeof(*all));
-	const struct question_result **row = xcalloc(nruns + 1, sizeof(*row));
-	const struct results *b0 = b->r[0];
-	int ret = 0;
-
-	for (size_t k = 0; k < nruns; k++) {
-		all[k] = k < b->nr ? b->r[k] : cs->r[k - b->nr];
-		maps[k] = (struct strmap)STRMAP_INIT;
-		for (size_t i = 0; i < all[k]->nr; i++)
-			strmap_put(&maps[k], all[k]->q[i].id, &all[k]->q[i]);
-	}
-	pr->bq = xcalloc(b0->nr * b->nr + 1, sizeof(*pr->bq));
-	pr->cq = xcalloc(b0->nr * cs->nr + 1, sizeof(*pr->cq));
-	pr->n = 0;
-	for (size_t i = 0; i < b0->nr; i++) {
-		const struct question_result *q0 = &b0->q[i];
-		const char *why = NULL;
-
-		for (size_t k = 0; k < nruns && !why; k++) {
-			row[k] = lookup(&maps[k], all[k], i, q0->id);
-			if (!row[k])
-				why = k < b->nr ? "not in every baseline run" : "not in the candidate";
-			else if (row[k]->answerable != q0->answerable)
-				why = "answerable changed";
-			else if (!same_text(row[k]->text, q0->text))
-				why = "text changed";
-			else if (row[k]->stale)
-				why = "text or answerability changed since the run was made";
-		}
-		if (row[b->nr])
-			matched_cand++;
-		if (why) {
-			c->nr_only_base++;
-			if (row[b->nr] && strcmp(why, "not in the candidate"))
-				c->nr_only_cand++;
-			note_left_out(c, &alloc, q0->id, why);
-			continue;
-		}
-		memcpy(pr->bq + pr->n * b->nr, row, b->nr * sizeof(*row));
-		memcpy(pr->cq + pr->n * cs->nr, row + b->nr, cs->nr * sizeof(*row));
-		pr->n++;
-	}
-	for (size_t i = 0; i < cs->r[0]->nr; i++)
-		if (!lookup(&maps[0], b0, cs->r[0]->nr, cs->r[0]->q[i].id)) {
-			c->nr_only_cand++;
-			note_left_out(c, &alloc, cs->r[0]->q[i].id, "not in the baseline");
-		}
-	(void)matched_cand;
-	if (c->nr_left_out && !allow) {
-		ret = error("baseline '%s' and candidate '%s' do not hold the same questions "
-			    "(e.g. %s); score both against one version or pass --allow-set-change",
-			    c->base_label, c->cand_label, c->left_out[0]);
-	}
-	for (size_t k = 0; k < nruns; k++)
-		strmap_clear(&maps[k], 0);
-	free(maps);
-	free(all);
-	free(row);
-	return ret;
-}
-
-/* Count the questions missing on each side; list the new ones. */
-static void count_missing(struct compare *c, const struct side *b, const struct side *cs,
-			  const struct pairs *pr)
-{
-	size_t alloc = 0;
-
-	for (size_t p = 0; p < pr->n; p++) {
-		bool mb = false, mc = false;
-
-		for (size_t k = 0; k < b->nr; k++)
-			mb |= pr->bq[p * b->nr + k]->missing;
-		for (size_t k = 0; k < cs->nr; k++)
-			mc |= pr->cq[p * cs->nr + k]->missing;
-		c->missing_base += mb;
-		c->missing_cand += mc;
-		if (mc && !mb) {
-			c->missing_new++;
-			if (c->nr_missing_new_ids < COMPARE_LIST) {
-				ALLOC_GROW(c->missing_new_ids, c->nr_missing_new_ids + 1, alloc);
-				c->missing_new_ids[c->nr_missing_new_ids++] =
-					xstrdup(pr->bq[p * b->nr]->id);
-			}
-		}
-	}
-}
-
-static bool in_subset(enum subset_kind kind, const char *value, const struct question_result *q)
-{
-	switch (kind) {
-	case SUBSET_ALL:
-		return true;
-	case SUBSET_ORIGIN:
-		return !strcmp(origin_of(q), value);
-	case SUBSET_ANSWERABLE:
-		return q->answerable == !strcmp(value, "true");
-	case SUBSET_TAG:
-		return has_tag(q, value);
-	}
-	return false;
-}
-
-/* Per-question values of one measure on both sides over the pairs 'idx'. */
-struct column {
-	double *b, *c;      /* means over each side's runs */
-	double *rb, *rc;    /* per run: rb[k * n + i] */
-	size_t n;
-};
-
-static int fill_column(const struct compare *c, const struct side *b, const struct side *cs,
-		       const struct pairs *pr, const size_t *idx, size_t n, const char *name,
-		       struct column *col)
-{
-	long *bc = xcalloc(b->nr + 1, sizeof(*bc)), *cc = xcalloc(cs->nr + 1, sizeof(*cc));
-	int ret = 0;
-
-	col->n = n;
-	col->b = xmalloc((n + 1) * sizeof(double));
-	col->c = xmalloc((n + 1) * sizeof(double));
-	col->rb = xmalloc((n * b->nr + 1) * sizeof(double));
-	col->rc = xmalloc((n * cs->nr + 1) * sizeof(double));
-	if (side_columns(b, name, bc) < 0 || side_columns(cs, name, cc) < 0) {
-		ret = -1;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct question_result *const *qb = pr->bq + idx[i] * b->nr;
-		const struct question_result *const *qc = pr->cq + idx[i] * cs->nr;
-
-		for (size_t k = 0; k < b->nr; k++)
-			col->rb[k * n + i] = value_of(qb[k], bc[k]);
-		for (size_t k = 0; k < cs->nr; k++)
-			col->rc[k * n + i] = value_of(qc[k], cc[k]);
-		col->b[i] = side_value(qb, b->nr, bc);
-		col->c[i] = side_value(qc, cs->nr, cc);
-		if (isnan(col->b[i]) || isnan(col->c[i])) {
-			ret = error("question '%s' has no value for '%s' in %s '%s'", qb[0]->id, name,
-				    isnan(col->b[i]) ? "baseline" : "candidate",
-				    isnan(col->b[i]) ? c->base_label : c->cand_label);
-			goto out;
-		}
-	}
-out:
-	free(bc);
-	free(cc);
-	return ret;
-}
-
-static void column_release(struct column *col)
-{
-	free(col->b);
-	free(col->c);
-	free(col->rb);
-	free(col->rc);
 }
 
 /* Return the sd of the means of the 'nr' runs in 'v' (n values each). */
@@ -471,25 +170,6 @@ static double run_spread(const double *v, size_t nr, size_t n)
 	return sd;
 }
 
-/* Fill effect size and win/tie/loss from 'd' (candidate - baseline, oriented
- * so positive is better). */
-static void describe_deltas(const double *d, size_t n, double *effect, size_t *win,
-			    size_t *tie, size_t *loss)
-{
-	double sd = stats_sd(d, n), mean = stats_mean(d, n);
-
-	*win = *tie = *loss = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (d[i] > 1e-12)
-			(*win)++;
-		else if (d[i] < -1e-12)
-			(*loss)++;
-		else
-			(*tie)++;
-	}
-	*effect = sd > 0 ? mean / sd : (mean == 0 && n ? 0 : NAN);
-}
-
 /* Compute the rows of subset 's' for the measures 'cols[0..m)' over the
  * pairs 'idx[0..n)' (one shared paired_tests call). */
 static int fill_group(struct compare *c, struct subset_cmp *s, const struct side *b,
@@ -503,7 +183,7 @@ static int fill_group(struct compare *c, struct subset_cmp *s, const struct side
 	int ret = 0;
 
 	for (size_t j = 0; j < m; j++)
-		if (fill_column(c, b, cs, pr, idx, n, c->measures[cols[j]], &col[j]) < 0) {
+		if (cmp_fill_column(c, b, cs, pr, idx, n, c->measures[cols[j]], &col[j]) < 0) {
 			ret = -1;
 			goto out;
 		}
@@ -524,14 +204,14 @@ static int fill_group(struct compare *c, struct subset_cmp *s, const struct side
 		mc->ci_lo = res[j].ci_lo;
 		mc->ci_hi = res[j].ci_hi;
 		mc->p = res[j].p;
-		describe_deltas(d1, n, &mc->effect, &mc->win, &mc->tie, &mc->loss);
+		cmp_describe_deltas(d1, n, &mc->effect, &mc->win, &mc->tie, &mc->loss);
 		mc->effect = mc->effect * sign + 0.0;
 		mc->base_spread = run_spread(col[j].rb, b->nr, n);
 		mc->cand_spread = run_spread(col[j].rc, cs->nr, n);
 	}
 out:
 	for (size_t j = 0; j < m; j++)
-		column_release(&col[j]);
+		cmp_column_release(&col[j]);
 	free(col);
 	free(delta);
 	free(d1);
@@ -562,7 +242,7 @@ static int compute_subset(struct compare *c, struct subset_cmp *s, const struct 
 	for (size_t i = 0; i < pr->n; i++) {
 		const struct question_result *q = pr->bq[i * b->nr];
 
-		if (!in_subset(s->kind, s->value, q))
+		if (!cmp_in_subset(s->kind, s->value, q))
 			continue;
 		if (q->answerable)
 			ans[na++] = i;
@@ -622,7 +302,7 @@ static void make_subsets(struct compare *c, const struct side *b, const struct p
 	add_subset(c, &alloc, SUBSET_ALL, NULL);
 	for (size_t o = 0; o < ARRAY_SIZE(origins); o++)
 		for (size_t i = 0; i < pr->n; i++)
-			if (!strcmp(origin_of(pr->bq[i * b->nr]), origins[o])) {
+			if (!strcmp(cmp_origin_of(pr->bq[i * b->nr]), origins[o])) {
 				add_subset(c, &alloc, SUBSET_ORIGIN, origins[o]);
 				break;
 			}
@@ -681,190 +361,6 @@ static void find_changes(struct compare *c, const struct side *b, const struct s
 	}
 }
 
-/* The questions of rule 'r': its subset and kind (answerable questions, or
- * unanswerable ones for Decline). */
-static size_t rule_questions(const struct gate_rule *r, const struct side *b,
-			     const struct pairs *pr, size_t *idx)
-{
-	bool decline = !strcmp(r->measure, COMPARE_DECLINE);
-	size_t n = 0;
-
-	for (size_t i = 0; i < pr->n; i++) {
-		const struct question_result *q = pr->bq[i * b->nr];
-
-		if (q->answerable != decline && in_subset(r->subset, r->subset_value, q))
-			idx[n++] = i;
-	}
-	return n;
-}
-
-static char *rule_subset_label(const struct gate_rule *r)
-{
-	static const char *const kinds[] = { "all", "origin", "answerable", "tag" };
-
-	return r->subset == SUBSET_ALL ? xstrdup("all")
-				       : xstrfmt("%s=%s", kinds[r->subset], r->subset_value);
-}
-
-/* Refuse, before any test is computed, a rule that could never decide:
- * no question, fewer than its min_questions, or a smallest attainable p
- * that is not below alpha. */
-static int check_rule(const struct gate *g, const struct gate_rule *r, size_t n, long perms,
-		      const char *subset)
-{
-	const char *file = g->file ? g->file : "default gate";
-	long line = g->file ? r->line : 0, col = g->file ? r->col : 0;
-	double minp;
-
-	if (!n)
-		return error_at(file, line, col, "rule '%s' on %s has no question to judge; "
-				"remove the rule or fix its subset", r->measure, subset);
-	if (r->min_questions && (long)n < r->min_questions)
-		return error_at(file, line, col, "rule '%s' on %s has %zu questions, fewer than its "
-				"min_questions %ld; add questions to the subset or lower min_questions",
-				r->measure, subset, n, r->min_questions);
-	if (r->test == TEST_NONE)
-		return 0;
-	minp = flip_min_p(n, perms);
-	if (minp >= g->alpha) {
-		struct strbuf fix = STRBUF_INIT;
-		int ret;
-
-		if (1.0 / ((double)perms + 1) >= g->alpha)
-			strbuf_addf(&fix, "pass --permutations %ld or more", (long)ceil(20 / g->alpha));
-		else
-			strbuf_addf(&fix, "use a subset of more than %zu questions", n);
-		ret = error_at(file, line, col, "rule '%s' (test %s) on %s can never %s: with %zu "
-			       "questions and %ld permutations its smallest attainable p is %.3g, "
-			       "not below alpha %g; %s, or use test: none",
-			       r->measure, gate_test_name(r->test), subset,
-			       r->test == TEST_DROP ? "fail" : "pass", n, perms, minp, g->alpha, fix.buf);
-		strbuf_release(&fix);
-		return ret;
-	}
-	return 0;
-}
-
-static int test_rules(struct compare *c, const struct compare_opts *o, const struct side *b,
-		      const struct side *cs, const struct pairs *pr)
-{
-	const struct gate *g = o->gate;
-	size_t K = 0, nr = g->nr;
-	size_t *idx = xmalloc((pr->n + 1) * sizeof(*idx));
-	size_t **ridx = xcalloc(nr + 1, sizeof(*ridx));
-	size_t *rn = xcalloc(nr + 1, sizeof(*rn));
-	double **loss = xcalloc(nr + 1, sizeof(*loss));
-	size_t *kcol = xcalloc(nr + 1, sizeof(*kcol));
-	bool *fam = xcalloc(nr + 1, sizeof(*fam));
-	double *x = NULL;
-	struct flip_result *fr = NULL;
-	struct flip_opts fo;
-	int ret = -1;
-
-	c->rules = xcalloc(nr + 1, sizeof(*c->rules));
-	c->nr_rules = nr;
-	/* every check first: nothing is computed for a gate that cannot decide */
-	for (size_t i = 0; i < nr; i++) {
-		const struct gate_rule *r = &g->rules[i];
-		struct rule_cmp *rc = &c->rules[i];
-
-		rc->subset_label = rule_subset_label(r);
-		rc->measure = xstrdup(r->measure);
-		rc->p = rc->p_adj = rc->t = rc->bound = rc->loss = NAN;
-		rc->baseline = rc->candidate = rc->effect = NAN;
-		rn[i] = rule_questions(r, b, pr, idx);
-		ridx[i] = xmalloc((rn[i] + 1) * sizeof(*idx));
-		memcpy(ridx[i], idx, rn[i] * sizeof(*idx));
-		rc->n = rn[i];
-		if (!rn[i] && r->optional)
-			continue;
-		if (check_rule(g, r, rn[i], c->permutations, rc->subset_label) < 0)
-			goto out;
-	}
-	for (size_t i = 0; i < nr; i++) {
-		const struct gate_rule *r = &g->rules[i];
-		struct rule_cmp *rc = &c->rules[i];
-		struct column col;
-		double *d;
-
-		if (!rn[i])
-			continue;
-		memset(&col, 0, sizeof(col));
-		if (fill_column(c, b, cs, pr, ridx[i], rn[i], r->measure, &col) < 0) {
-			column_release(&col);
-			goto out;
-		}
-		loss[i] = xmalloc(rn[i] * sizeof(double));
-		d = xmalloc(rn[i] * sizeof(double));
-		for (size_t q = 0; q < rn[i]; q++) {
-			loss[i][q] = r->rise ? col.c[q] - col.b[q] : col.b[q] - col.c[q];
-			d[q] = -loss[i][q];
-		}
-		rc->baseline = stats_mean(col.b, rn[i]);
-		rc->candidate = stats_mean(col.c, rn[i]);
-		rc->loss = stats_mean(loss[i], rn[i]);
-		describe_deltas(d, rn[i], &rc->effect, &rc->win, &rc->tie, &rc->loss_n);
-		free(d);
-		column_release(&col);
-		if (r->test != TEST_NONE) {
-			kcol[i] = K++;
-			fam[kcol[i]] = r->test == TEST_DROP;
-		}
-	}
-	c->rules_exact = true;
-	if (K) {
-		x = xcalloc(pr->n * K + 1, sizeof(*x));
-		fr = xcalloc(K + 1, sizeof(*fr));
-		for (size_t i = 0; i < nr; i++) {
-			const struct gate_rule *r = &g->rules[i];
-
-			if (!rn[i] || r->test == TEST_NONE)
-				continue;
-			for (size_t q = 0; q < rn[i]; q++) {
-				double v = loss[i][q] - r->max_drop;
-
-				x[ridx[i][q] * K + kcol[i]] = (r->test == TEST_DROP ? v : -v) + 0.0;
-			}
-		}
-		fo.alpha = g->alpha;
-		fo.permutations = c->permutations;
-		fo.seed = c->gate_seed;
-		fo.exact_limit = FLIP_EXACT_LIMIT;
-		flip_test(x, pr->n, K, fam, &fo, fr, &c->rules_exact, &c->rules_outcomes);
-		for (size_t i = 0; i < nr; i++) {
-			const struct gate_rule *r = &g->rules[i];
-			struct rule_cmp *rc = &c->rules[i];
-			const struct flip_result *f = &fr[kcol[i]];
-
-			if (!rn[i] || r->test == TEST_NONE)
-				continue;
-			rc->t = f->t;
-			rc->p = f->p;
-			rc->p_adj = f->p_adj;
-			rc->reject = f->reject;
-			rc->exact = c->rules_exact;
-			rc->bound = flip_bound(loss[i], rn[i], f->crit, r->test == TEST_DROP ? 1 : -1);
-			if (r->test == TEST_DROP)
-				rc->min_lost = flip_min_losses(rn[i], r->max_drop, g->alpha);
-		}
-	}
-	ret = 0;
-out:
-	for (size_t i = 0; i < nr; i++) {
-		free(ridx[i]);
-		free(loss[i]);
-	}
-	free(ridx);
-	free(rn);
-	free(loss);
-	free(kcol);
-	free(fam);
-	free(idx);
-	free(x);
-	free(fr);
-	return ret;
-}
-
 int compare_run(struct compare *c, const struct results *const *base, size_t nb,
 		const struct results *const *cand, size_t nc, const struct compare_opts *o)
 {
@@ -877,8 +373,8 @@ int compare_run(struct compare *c, const struct results *const *base, size_t nb,
 	c->cand_version = xstrdup(cand[0]->set_version);
 	c->base_digest = xstrdup(base[0]->set_digest);
 	c->cand_digest = xstrdup(cand[0]->set_digest);
-	c->base_label = side_label(&b);
-	c->cand_label = side_label(&cs);
+	c->base_label = cmp_side_label(&b);
+	c->cand_label = cmp_side_label(&cs);
 	c->nr_base_runs = nb;
 	c->nr_cand_runs = nc;
 	c->k = o->k > 0 ? o->k : 5;
@@ -908,7 +404,7 @@ int compare_run(struct compare *c, const struct results *const *base, size_t nb,
 			c->set_changed = true;
 		}
 	}
-	if (pair_questions(c, &b, &cs, &pr, o->allow_set_change) < 0)
+	if (cmp_pair_questions(c, &b, &cs, &pr, o->allow_set_change) < 0)
 		goto out;
 	if (c->nr_left_out)
 		c->set_changed = true;
@@ -924,8 +420,8 @@ int compare_run(struct compare *c, const struct results *const *base, size_t nb,
 		else
 			c->nr_unanswerable++;
 	}
-	count_missing(c, &b, &cs, &pr);
-	if (o->gate && test_rules(c, o, &b, &cs, &pr) < 0)
+	cmp_count_missing(c, &b, &cs, &pr);
+	if (o->gate && cmp_test_rules(c, o, &b, &cs, &pr) < 0)
 		goto out;
 	if (pick_measures(c, &b, &cs, o) < 0)
 		goto out;
@@ -946,7 +442,7 @@ static void error_results(const struct results *r, bool absent, const char *meas
 {
 	const struct results *const one[] = { r };
 	struct side sd = { one, 1 };
-	char *label = side_label(&sd);
+	char *label = cmp_side_label(&sd);
 
 	if (absent)
 		error("measure '%s' is not in results '%s'", measure, label);
@@ -959,7 +455,7 @@ int power_estimate(const struct results *base, const struct results *cand,
 		   const char *measure, double effect, struct power_estimate *out)
 {
 	bool decline = !strcmp(measure, COMPARE_DECLINE);
-	long bc = decline ? -1 : measure_index(base, measure);
+	long bc = decline ? -1 : cmp_measure_index(base, measure);
 	long cc = -1;
 	double *v = xmalloc((base->nr + 1) * sizeof(*v));
 	struct strmap ids = STRMAP_INIT;
@@ -972,7 +468,7 @@ int power_estimate(const struct results *base, const struct results *cand,
 		goto out;
 	}
 	if (cand) {
-		cc = decline ? -1 : measure_index(cand, measure);
+		cc = decline ? -1 : cmp_measure_index(cand, measure);
 		if (!decline && cc < 0) {
 			error_results(cand, true, measure);
 			goto out;
@@ -991,9 +487,9 @@ int power_estimate(const struct results *base, const struct results *cand,
 			if (!qc || qc->answerable != q->answerable)
 				continue;
 		}
-		x = value_of(q, bc);
+		x = cmp_value_of(q, bc);
 		if (qc)
-			x = value_of(qc, cc) - x;
+			x = cmp_value_of(qc, cc) - x;
 		if (isnan(x))
 			continue;
 		v[n++] = x;

@@ -33,10 +33,21 @@
 
 static struct results base;
 
-/* Make 'cand' a copy of 'base' whose R@5 follows the churn model at drop 'd'. */
-static void draw(struct results *cand, double d, struct rng *g)
+/* The gate of the detection checks: two correlated drop rules. */
+static const char joint_gate[] = "rules:\n  - {measure: R@5, max_drop: 0.02, test: drop}\n"
+				 "  - {measure: nDCG@10, max_drop: 0.02, test: drop}\n";
+
+/*
+ * Make 'cand' a copy of 'base' in which whole questions move, as
+ * docs/compare.md states power --gate's model: calibrated on R@5 for a true
+ * drop 'd', a lost question has its first 'cols' measures (R@5, then
+ * nDCG@10) at 0, a gained one at their ceiling (the baseline's largest
+ * value; 1 for R@5). Written here apart from
+ * gatepower.c, so that a mistake in one shows against the other.
+ */
+static void draw_cols(struct results *cand, double d, struct rng *g, int cols)
 {
-	double m = 0;
+	double m = 0, hi[2] = { 0, 0 };
 	long n = 0;
 	double a, gain;
 
@@ -44,18 +55,23 @@ static void draw(struct results *cand, double d, struct rng *g)
 		if (base.q[i].answerable) {
 			m += base.q[i].values[0];
 			n++;
+			for (int j = 0; j < cols; j++)
+				if (base.q[i].values[j] > hi[j])
+					hi[j] = base.q[i].values[j];
 		}
 	m /= (double)n;
 	a = (CHURN / 2 + d) / m;
-	gain = (CHURN / 2) / (1 - m);
+	gain = (CHURN / 2) / (hi[0] - m);
 	for (size_t i = 0; i < base.nr; i++) {
-		const struct question_result *b = &base.q[i];
 		struct question_result *c = &cand->q[i];
 		double u = rng_uniform(g);
 
-		if (!b->answerable)
+		for (int j = 0; j < cols; j++)
+			c->values[j] = base.q[i].values[j];
+		if (!base.q[i].answerable)
 			continue;
-		c->values[0] = u < a ? 0 : u < a + gain ? 1 : b->values[0];
+		for (int j = 0; j < cols && u < a + gain; j++)
+			c->values[j] = u < a ? 0 : hi[j];
 	}
 }
 
@@ -98,52 +114,11 @@ static double rate(const char *gate, double d, int runs, uint64_t seed)
 	results_load(&cand, "tests/data/compare/demo-bm25-v1.json");
 	rng_seed(&g, seed);
 	for (int i = 0; i < runs; i++) {
-		draw(&cand, d, &g);
+		draw_cols(&cand, d, &g, 1);
 		fails += judge(gate, &cand, 1000) == 1;
 	}
 	results_release(&cand);
 	return (double)fails / runs;
-}
-
-/* The gate of the detection checks: two correlated drop rules. */
-static const char joint_gate[] = "rules:\n  - {measure: R@5, max_drop: 0.02, test: drop}\n"
-				 "  - {measure: nDCG@10, max_drop: 0.02, test: drop}\n";
-
-/*
- * Make 'cand' a copy of 'base' in which whole questions move, as
- * docs/compare.md states power --gate's model: calibrated on R@5 for a true
- * drop 'd', a lost question has R@5 and nDCG@10 at 0, a gained one both at
- * their ceiling (the baseline's largest value). Written here apart from
- * gatepower.c, so that a mistake in one shows against the other.
- */
-static void draw_joint(struct results *cand, double d, struct rng *g)
-{
-	double m = 0, hi[2] = { 0, 0 };
-	long n = 0;
-	double a, gain;
-
-	for (size_t i = 0; i < base.nr; i++)
-		if (base.q[i].answerable) {
-			m += base.q[i].values[0];
-			n++;
-			for (int j = 0; j < 2; j++)
-				if (base.q[i].values[j] > hi[j])
-					hi[j] = base.q[i].values[j];
-		}
-	m /= (double)n;
-	a = (CHURN / 2 + d) / m;
-	gain = (CHURN / 2) / (hi[0] - m);
-	for (size_t i = 0; i < base.nr; i++) {
-		struct question_result *c = &cand->q[i];
-		double u = rng_uniform(g);
-
-		for (int j = 0; j < 2; j++)
-			c->values[j] = base.q[i].values[j];
-		if (!base.q[i].answerable)
-			continue;
-		for (int j = 0; j < 2 && u < a + gain; j++)
-			c->values[j] = u < a ? 0 : hi[j];
-	}
 }
 
 /* Run 'runs' joint draws at drop 'd' through compare and the gate; count
@@ -169,7 +144,7 @@ static void measure_joint(double d, int runs, uint64_t seed, double *rule, doubl
 		struct compare c;
 		int failed;
 
-		draw_joint(&cand, d, &r);
+		draw_cols(&cand, d, &r, 2);
 		o.measures = both;
 		o.nr_measures = 2;
 		o.gate = &g;

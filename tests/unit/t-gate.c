@@ -5,6 +5,7 @@
 #include "test-lib.h"
 #include "compare/compare.h"
 #include "compare/gate.h"
+#include "compare/gatepower.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -148,8 +149,34 @@ static void test_default(void)
 	gate_release(&g);
 }
 
+/* The set-size advice of check and tag: the worst need over retrievers. */
+static void test_size_advice(void)
+{
+	struct gate g;
+	long at10, at5;
+	char *w;
+
+	gate_init(&g);
+	gate_default(&g, 5);
+	at10 = gate_rule_size_any(&g, 0, GATE_SIZE_CHURN, 0.10, 0.8);
+	at5 = gate_rule_size_any(&g, 0, GATE_SIZE_CHURN, 0.05, 0.8);
+	ok(at10 > 50 && at10 < 1000, "a 10-point drop needs %ld questions whatever the retriever", at10);
+	ok(at5 > 3 * at10, "a 5-point drop needs more: %ld", at5);
+	is_int(gate_rule_size_any(&g, 0, GATE_SIZE_CHURN, 0.02, 0.8), -1,
+	       "a drop at the margin needs no size: no set catches it");
+	w = gate_size_warning((size_t)at10 - 1, 5);
+	ok(w && strstr(w, "from") && strstr(w, "R@5"), "one question short is a warning: %s", w ? w : "none");
+	free(w);
+	w = gate_size_warning((size_t)at10, 5);
+	ok(!w, "a set of that size is no warning");
+	free(w);
+	ok(!gate_size_warning(100000, 5), "a set is never too large");
+	gate_release(&g);
+}
+
 int main(void)
 {
+	test_size_advice();
 	test_load();
 	test_errors();
 	test_names();

@@ -1,0 +1,206 @@
+/*
+ * compare-rules: the gate's rules inside a comparison (contract in
+ * compare.h, "rules"): each rule's questions, the checks that refuse a rule
+ * that could never decide before anything is computed, and one flip_test
+ * over every tested rule on shared sign flips (fliptest.h), with each
+ * rule's bound from the same test.
+ *
+ * Cost: one flip_test, O(B * G * K) for G distinct rows and K rules.
+ */
+#include "compare/compare-internal.h"
+#include "compare/compare.h"
+#include "compare/fliptest.h"
+#include "compare/gate.h"
+#include "base/error.h"
+#include "score/results.h"
+#include "compare/stats.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The questions of rule 'r': its subset and kind (answerable questions, or
+ * unanswerable ones for Decline). */
+static size_t rule_questions(const struct gate_rule *r, const struct side *b,
+			     const struct pairs *pr, size_t *idx)
+{
+	bool decline = !strcmp(r->measure, COMPARE_DECLINE);
+	size_t n = 0;
+
+	for (size_t i = 0; i < pr->n; i++) {
+		const struct question_result *q = pr->bq[i * b->nr];
+
+		if (q->answerable != decline && cmp_in_subset(r->subset, r->subset_value, q))
+			idx[n++] = i;
+	}
+	return n;
+}
+
+static char *rule_subset_label(const struct gate_rule *r)
+{
+	static const char *const kinds[] = { "all", "origin", "answerable", "tag" };
+
+	return r->subset == SUBSET_ALL ? xstrdup("all")
+				       : xstrfmt("%s=%s", kinds[r->subset], r->subset_value);
+}
+
+/* Refuse, before any test is computed, a rule that could never decide:
+ * no question, fewer than its min_questions, or a smallest attainable p
+ * that is not below alpha. */
+static int check_rule(const struct gate *g, const struct gate_rule *r, size_t n, long perms,
+		      const char *subset)
+{
+	const char *file = g->file ? g->file : "default gate";
+	long line = g->file ? r->line : 0, col = g->file ? r->col : 0;
+	double minp;
+
+	if (!n)
+		return error_at(file, line, col, "rule '%s' on %s has no question to judge; "
+				"remove the rule or fix its subset", r->measure, subset);
+	if (r->min_questions && (long)n < r->min_questions)
+		return error_at(file, line, col, "rule '%s' on %s has %zu questions, fewer than its "
+				"min_questions %ld; add questions to the subset or lower min_questions",
+				r->measure, subset, n, r->min_questions);
+	if (r->test == TEST_NONE)
+		return 0;
+	minp = flip_min_p(n, perms);
+	if (minp >= g->alpha) {
+		struct strbuf fix = STRBUF_INIT;
+		int ret;
+
+		if (1.0 / ((double)perms + 1) >= g->alpha)
+			strbuf_addf(&fix, "pass --permutations %ld or more", (long)ceil(20 / g->alpha));
+		else
+			strbuf_addf(&fix, "use a subset of more than %zu questions", n);
+		ret = error_at(file, line, col, "rule '%s' (test %s) on %s can never %s: with %zu "
+			       "questions and %ld permutations its smallest attainable p is %.3g, "
+			       "not below alpha %g; %s, or use test: none",
+			       r->measure, gate_test_name(r->test), subset,
+			       r->test == TEST_DROP ? "fail" : "pass", n, perms, minp, g->alpha, fix.buf);
+		strbuf_release(&fix);
+		return ret;
+	}
+	return 0;
+}
+
+int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct side *b,
+		      const struct side *cs, const struct pairs *pr)
+{
+	const struct gate *g = o->gate;
+	size_t K = 0, nr = g->nr;
+	size_t *idx = xmalloc((pr->n + 1) * sizeof(*idx));
+	size_t **ridx = xcalloc(nr + 1, sizeof(*ridx));
+	size_t *rn = xcalloc(nr + 1, sizeof(*rn));
+	double **loss = xcalloc(nr + 1, sizeof(*loss));
+	size_t *kcol = xcalloc(nr + 1, sizeof(*kcol));
+	bool *fam = xcalloc(nr + 1, sizeof(*fam));
+	double *x = NULL;
+	struct flip_result *fr = NULL;
+	struct flip_opts fo;
+	int ret = -1;
+
+	c->rules = xcalloc(nr + 1, sizeof(*c->rules));
+	c->nr_rules = nr;
+	/* every check first: nothing is computed for a gate that cannot decide */
+	for (size_t i = 0; i < nr; i++) {
+		const struct gate_rule *r = &g->rules[i];
+		struct rule_cmp *rc = &c->rules[i];
+
+		rc->subset_label = rule_subset_label(r);
+		rc->measure = xstrdup(r->measure);
+		rc->p = rc->p_adj = rc->t = rc->bound = rc->loss = NAN;
+		rc->baseline = rc->candidate = rc->effect = NAN;
+		rn[i] = rule_questions(r, b, pr, idx);
+		ridx[i] = xmalloc((rn[i] + 1) * sizeof(*idx));
+		memcpy(ridx[i], idx, rn[i] * sizeof(*idx));
+		rc->n = rn[i];
+		if (!rn[i] && r->optional)
+			continue;
+		if (check_rule(g, r, rn[i], c->permutations, rc->subset_label) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct gate_rule *r = &g->rules[i];
+		struct rule_cmp *rc = &c->rules[i];
+		struct column col;
+		double *d;
+
+		if (!rn[i])
+			continue;
+		memset(&col, 0, sizeof(col));
+		if (cmp_fill_column(c, b, cs, pr, ridx[i], rn[i], r->measure, &col) < 0) {
+			cmp_column_release(&col);
+			goto out;
+		}
+		loss[i] = xmalloc(rn[i] * sizeof(double));
+		d = xmalloc(rn[i] * sizeof(double));
+		for (size_t q = 0; q < rn[i]; q++) {
+			loss[i][q] = r->rise ? col.c[q] - col.b[q] : col.b[q] - col.c[q];
+			d[q] = -loss[i][q];
+		}
+		rc->baseline = stats_mean(col.b, rn[i]);
+		rc->candidate = stats_mean(col.c, rn[i]);
+		rc->loss = stats_mean(loss[i], rn[i]);
+		cmp_describe_deltas(d, rn[i], &rc->effect, &rc->win, &rc->tie, &rc->loss_n);
+		free(d);
+		cmp_column_release(&col);
+		if (r->test != TEST_NONE) {
+			kcol[i] = K++;
+			fam[kcol[i]] = r->test == TEST_DROP;
+		}
+	}
+	c->rules_exact = true;
+	if (K) {
+		x = xcalloc(pr->n * K + 1, sizeof(*x));
+		fr = xcalloc(K + 1, sizeof(*fr));
+		for (size_t i = 0; i < nr; i++) {
+			const struct gate_rule *r = &g->rules[i];
+
+			if (!rn[i] || r->test == TEST_NONE)
+				continue;
+			for (size_t q = 0; q < rn[i]; q++) {
+				double v = loss[i][q] - r->max_drop;
+
+				x[ridx[i][q] * K + kcol[i]] = (r->test == TEST_DROP ? v : -v) + 0.0;
+			}
+		}
+		fo.alpha = g->alpha;
+		fo.permutations = c->permutations;
+		fo.seed = c->gate_seed;
+		fo.exact_limit = FLIP_EXACT_LIMIT;
+		flip_test(x, pr->n, K, fam, &fo, fr, &c->rules_exact, &c->rules_outcomes);
+		for (size_t i = 0; i < nr; i++) {
+			const struct gate_rule *r = &g->rules[i];
+			struct rule_cmp *rc = &c->rules[i];
+			const struct flip_result *f = &fr[kcol[i]];
+
+			if (!rn[i] || r->test == TEST_NONE)
+				continue;
+			rc->t = f->t;
+			rc->p = f->p;
+			rc->p_adj = f->p_adj;
+			rc->reject = f->reject;
+			rc->exact = c->rules_exact;
+			rc->bound = flip_bound(loss[i], rn[i], f->crit, r->test == TEST_DROP ? 1 : -1);
+			if (r->test == TEST_DROP)
+				rc->min_lost = flip_min_losses(rn[i], r->max_drop, g->alpha);
+		}
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < nr; i++) {
+		free(ridx[i]);
+		free(loss[i]);
+	}
+	free(ridx);
+	free(rn);
+	free(loss);
+	free(kcol);
+	free(fam);
+	free(idx);
+	free(x);
+	free(fr);
+	return ret;
+}
