@@ -112,6 +112,12 @@ out:
 	return ret;
 }
 
+/* Return true when 'name', recorded by a run or results, names the set 's'. */
+static bool same_set(const char *name, const struct set *s)
+{
+	return name && s->name && !strcmp(name, s->name);
+}
+
 int compare_input_load(struct results *r, const struct set *set, const struct set_ref *ref,
 		       const char *set_arg, const char *path, const char *what,
 		       const struct compare_input_opts *o, struct strbuf *note, struct run *keep)
@@ -141,9 +147,11 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 		strbuf_addf(&why, "%s '%s' was scored against %s %s (%s), not %s (%s)", what, path,
 			    r->set_name ? r->set_name : "?", compare_version_name(r->set_version),
 			    r->set_digest ? r->set_digest : "no digest", set_arg, digest);
-		if (!o->allow_set_change) {
-			ret = error("%s; score the run again on %s, or pass --allow-set-change", why.buf,
-				    set_arg);
+		if (!o->allow_set_change || !same_set(r->set_name, set)) {
+			ret = error("%s; score the run again on %s%s", why.buf, set_arg,
+				    same_set(r->set_name, set) ? ", or pass --allow-set-change"
+							       : " (--allow-set-change bridges versions "
+								 "of one set, not two sets)");
 			goto out;
 		}
 		strbuf_addf(note, "%s%s", note->len ? "; " : "", why.buf);
@@ -152,9 +160,11 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 	if (run_load(run, path) < 0)
 		goto out;
 	v = bind_run(run, set, set_arg, &why, &rec);
-	if (v == BIND_OTHER && (!o->allow_set_change || !rec.set_name)) {
+	if (v == BIND_OTHER && (!o->allow_set_change || !same_set(rec.set_name, set))) {
 		error("%s %s; produce it again on %s%s", what, why.buf, set_arg,
-		      rec.set_name ? ", or pass --allow-set-change" : "");
+		      !same_set(rec.set_name, set) ? (rec.set_name ? " (--allow-set-change bridges "
+							     "versions of one set, not two sets)" : "")
+						   : ", or pass --allow-set-change");
 		goto out;
 	}
 	if (v == BIND_UNRECORDED)

@@ -13,6 +13,8 @@
  *    command line (its values were computed with that version's labels);
  *  - a run must be bound to the set (bind.h); a run with no record is
  *    accepted, with a warning, when its ids are all in the set.
+ * A run or results recorded for another set (another name) is refused even
+ * when set changes are allowed: they bridge versions of one set.
  * With set changes allowed, one line per such input is appended to 'note'
  * (every output shows it); a run made for other questions is scored on the
  * set named, and the questions whose text or answerability differ from the
