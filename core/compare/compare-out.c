@@ -458,9 +458,11 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 
 /* ---- Markdown ---- */
 
-/* Append 's' fit for a Markdown table cell: no newlines, pipes escaped,
- * bidirectional and zero-width characters shown as <U+XXXX>. */
-static void md_cell(struct strbuf *sb, const char *in)
+/* Append 's' escaped for Markdown: bidirectional and zero-width
+ * characters shown as <U+XXXX> first, then Markdown's punctuation
+ * backslashed and tabs as spaces; 'table' leaves '|' and line breaks to
+ * base/table, which escapes them in its cells. */
+static void md_text(struct strbuf *sb, const char *in, bool table)
 {
 	struct strbuf marked = STRBUF_INIT;
 	const char *s;
@@ -468,15 +470,21 @@ static void md_cell(struct strbuf *sb, const char *in)
 	if (in)
 		term_add_marked(&marked, in, strlen(in));
 	for (s = marked.buf; *s; s++) {
-		if (*s == '|' || *s == '\\' || *s == '<' || *s == '>' || *s == '*' || *s == '_' ||
-		    *s == '`' || *s == '[' || *s == ']')
+		if ((*s == '|' && !table) || *s == '\\' || *s == '<' || *s == '>' || *s == '*' ||
+		    *s == '_' || *s == '`' || *s == '[' || *s == ']')
 			strbuf_addch(sb, '\\');
-		if (*s == '\n' || *s == '\r' || *s == '\t')
+		if (*s == '\t' || (!table && (*s == '\n' || *s == '\r')))
 			strbuf_addch(sb, ' ');
 		else
 			strbuf_addch(sb, *s);
 	}
 	strbuf_release(&marked);
+}
+
+/* Append 's' fit for Markdown outside a table cell of base/table. */
+static void md_cell(struct strbuf *sb, const char *s)
+{
+	md_text(sb, s, false);
 }
 
 static void md_subset(const struct compare_view *v, const struct subset_cmp *s, struct strbuf *out)
@@ -496,25 +504,6 @@ static void md_subset(const struct compare_view *v, const struct subset_cmp *s, 
 	table_release(&t);
 }
 
-/* Append 's' escaped for Markdown as md_cell does (bidirectional and
- * zero-width characters shown as <U+XXXX> first), all but '|' and line
- * breaks, which the table escapes itself. */
-static void md_escape(struct strbuf *sb, const char *in)
-{
-	struct strbuf marked = STRBUF_INIT;
-	const char *s;
-
-	if (in)
-		term_add_marked(&marked, in, strlen(in));
-	for (s = marked.buf; *s; s++) {
-		if (*s == '\\' || *s == '<' || *s == '>' || *s == '*' || *s == '_' || *s == '`' ||
-		    *s == '[' || *s == ']')
-			strbuf_addch(sb, '\\');
-		strbuf_addch(sb, *s == '\t' ? ' ' : *s);
-	}
-	strbuf_release(&marked);
-}
-
 /* Add the rank 'r' to 't' ("-" when nothing relevant was retrieved). */
 static void table_add_rank(struct table *t, long r)
 {
@@ -524,11 +513,11 @@ static void table_add_rank(struct table *t, long r)
 		table_add(t, "-");
 }
 
-/* Add 's' to 't' escaped by md_escape, through the scratch buffer 'sb'. */
+/* Add 's' to 't' escaped for Markdown, through the scratch buffer 'sb'. */
 static void add_md(struct table *t, struct strbuf *sb, const char *s)
 {
 	strbuf_reset(sb);
-	md_escape(sb, s);
+	md_text(sb, s, true);
 	table_add(t, sb->buf);
 }
 
