@@ -41,6 +41,7 @@
 #define CRITIQUE_HINT \
 	"{\"clarity\": 1, \"realism\": 1, \"answerability\": 1, \"specificity\": 1, \"reason\": \"one short sentence\"}"
 
+/* first member: the job (gen_pass_tick, gen_pass_stop) */
 struct crit {
 	struct gen *g;
 	char **ids;              /* per task: the question's id */
@@ -119,22 +120,6 @@ static void apply(void *ctx, size_t index, const cJSON *rec, bool from_journal)
 	}
 	g->dirty = true;
 	g->records_since_save++;
-}
-
-static void tick(void *ctx)
-{
-	struct crit *cr = ctx;
-
-	gen_maybe_checkpoint(cr->g);
-	if (cr->g->o->progress)
-		cr->g->o->progress(cr->g->st, cr->g->o->ctx);
-}
-
-static int stop(void *ctx)
-{
-	struct crit *cr = ctx;
-
-	return cr->g->abort;
 }
 
 int gen_critique(struct gen *g)
@@ -217,17 +202,11 @@ int gen_critique(struct gen *g)
 	so.llm.max_tokens = 200;
 	so.llm.http.max_requests = gen_budget_left(g);
 	so.apply = apply;
-	so.tick = tick;
-	so.stop = stop;
+	so.tick = gen_pass_tick;
+	so.stop = gen_pass_stop;
 	so.ctx = &cr;
 	rc = stage_run(&so, tasks, nr, &ss);
-	g->st->critique.planned = ss.planned;
-	g->st->critique.done_before = ss.done_before;
-	g->st->critique.answered = ss.answered;
-	g->st->critique.unusable = ss.unusable;
-	g->st->critique.lost = ss.lost;
-	g->st->critique.cancelled = ss.cancelled;
-	g->st->critique.usage = ss.usage;
+	gen_pass_stats(&g->st->critique, &ss);
 out:
 	for (size_t i = 0; i < nr; i++) {
 		free(tasks[i].system);

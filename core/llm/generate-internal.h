@@ -170,6 +170,12 @@ void gen_realism_mark(struct gen *g);
 /* Fill the realism sides of the stats (when --style-from is given). */
 void gen_realism(struct gen *g);
 
+/* Copy a pass's stage counts into the stats. */
+struct stage_stats;
+void gen_pass_stats(struct gen_pass_stats *dst, const struct stage_stats *ss);
+/* The 'tick' and 'stop' callbacks of a pass; 'ctx' starts with the struct gen pointer. */
+void gen_pass_tick(void *ctx);
+int gen_pass_stop(void *ctx);
 /* The budget left for a pass: o->llm.http.max_requests less what was spent; -1: none left. */
 long gen_budget_left(struct gen *g);
 

@@ -5,6 +5,7 @@
  * generate-internal.h.
  */
 #include "llm/generate-internal.h"
+#include "llm/genstage.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/util.h"
@@ -82,4 +83,29 @@ int gen_pass_prompt(struct gen *g, const char *file, const char *off, struct pro
 		rc = 0;
 	free(path);
 	return rc;
+}
+
+void gen_pass_stats(struct gen_pass_stats *dst, const struct stage_stats *ss)
+{
+	dst->planned = ss->planned;
+	dst->done_before = ss->done_before;
+	dst->answered = ss->answered;
+	dst->unusable = ss->unusable;
+	dst->lost = ss->lost;
+	dst->cancelled = ss->cancelled;
+	dst->usage = ss->usage;
+}
+
+void gen_pass_tick(void *ctx)
+{
+	struct gen *g = *(struct gen **)ctx;
+
+	gen_maybe_checkpoint(g);
+	if (g->o->progress)
+		g->o->progress(g->st, g->o->ctx);
+}
+
+int gen_pass_stop(void *ctx)
+{
+	return (*(struct gen **)ctx)->abort;
 }

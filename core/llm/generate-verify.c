@@ -42,6 +42,7 @@ struct vtask {
 	size_t nr_shown;
 };
 
+/* first member: the job (gen_pass_tick, gen_pass_stop) */
 struct ver {
 	struct gen *g;
 	struct vtask *vt;
@@ -120,22 +121,6 @@ static void apply(void *ctx, size_t index, const cJSON *rec, bool from_journal)
 	}
 	g->dirty = true;
 	g->records_since_save++;
-}
-
-static void tick(void *ctx)
-{
-	struct ver *vr = ctx;
-
-	gen_maybe_checkpoint(vr->g);
-	if (vr->g->o->progress)
-		vr->g->o->progress(vr->g->st, vr->g->o->ctx);
-}
-
-static int stop(void *ctx)
-{
-	struct ver *vr = ctx;
-
-	return vr->g->abort;
 }
 
 /* Fill the candidates of the unanswerable tasks through --retriever-cmd. Return 0 or an error code. */
@@ -304,18 +289,13 @@ int gen_verify(struct gen *g)
 	so.llm.max_tokens = 300;
 	so.llm.http.max_requests = gen_budget_left(g);
 	so.apply = apply;
-	so.tick = tick;
-	so.stop = stop;
+	so.tick = gen_pass_tick;
+	so.stop = gen_pass_stop;
 	so.ctx = &vr;
 	vr.vt = vt;
 	rc = stage_run(&so, tasks, nr_tasks, &ss);
+	gen_pass_stats(&g->st->verify, &ss);
 	g->st->verify.planned = nr;  /* with those no chunk matched: nothing to ask */
-	g->st->verify.done_before = ss.done_before;
-	g->st->verify.answered = ss.answered;
-	g->st->verify.unusable = ss.unusable;
-	g->st->verify.lost = ss.lost;
-	g->st->verify.cancelled = ss.cancelled;
-	g->st->verify.usage = ss.usage;
 out:
 	for (size_t i = 0; i < nr_tasks; i++) {
 		free(tasks[i].system);
