@@ -39,6 +39,8 @@ static const char *const generate_usage[] = {
 	"                       [--critique-min <n>] [--no-verify] [--verify-k <k>] [--retriever-cmd <cmd>]\n"
 	"                       [--persona <text>]... [--seed-questions <file>] [--style-from <filter>|<file>]\n"
 	"                       [--quiet]",
+	"evalset generate <set> [--corpus <chunks.jsonl>] --batch [--batch-max-requests <n>] [--batch-poll <s>]\n"
+	"                       [--price <in>/<out> [--max-cost <usd>]] [<selection and endpoint options>]",
 	"evalset generate <set> [--corpus <chunks.jsonl>] --batch-out <file> [<selection options>]",
 	"evalset generate <set> [--corpus <chunks.jsonl>] --batch-in <file>... [<selection options>]",
 	NULL,
@@ -239,6 +241,7 @@ int cmd_generate(int argc, const char **argv)
 	long sample = 0, per_chunk = 1, seed = 1, max_chars = 300;
 	double max_overlap = 2, max_copied = 0.6;
 	struct llm_cli lo = LLM_CLI_INIT;
+	struct llm_batch_cli bc = LLM_BATCH_CLI_INIT;
 	int dry_run = 0, quiet = 0, retry_failed = 0;
 	struct string_list batch_in = STRING_LIST_INIT;
 	const char *lock_wait = NULL;
@@ -259,6 +262,7 @@ int cmd_generate(int argc, const char **argv)
 		OPT_DOUBLE(0, "max-overlap", &max_overlap, "x", "drop questions sharing more than x of their words with the chunk"),
 		OPT_DOUBLE(0, "max-copied", &max_copied, "x", "drop questions with x of their tokens copied in one run (default 0.6)"),
 		OPT_INT(0, "max-chars", &max_chars, "n", "drop questions longer than n characters (default 300)"),
+		OPT_LLM_BATCH(&bc),
 		OPT_STRING(0, "batch-out", &batch_out, "file", "write OpenAI Batch API input instead of calling"),
 		OPT_STRING_LIST(0, "batch-in", &batch_in, "file", "ingest Batch API output or error files; repeatable"),
 		OPT_STRING(0, "shard", &shard, "i/n", "take the i-th of n deterministic shards of the chunks"),
@@ -288,6 +292,7 @@ int cmd_generate(int argc, const char **argv)
 	struct llm_progress prog = { 0 };
 	char *lock_path = NULL, *what = NULL, *journal = NULL, *prompt_dir_found = NULL;
 	char *critique_journal = NULL, *verify_journal = NULL;
+	char *batch_journal = NULL;
 	struct config *cfg;
 	int ret = EXIT_BAD_INPUT, rc;
 
@@ -307,8 +312,8 @@ int cmd_generate(int argc, const char **argv)
 		error("--chunks and --sample cannot be combined");
 		usage_with_options(generate_usage, opts);
 	}
-	if (batch_out && batch_in.nr) {
-		error("--batch-out and --batch-in cannot be combined");
+	if ((batch_out != NULL) + (batch_in.nr > 0) + (bc.batch != 0) > 1) {
+		error("--batch, --batch-out and --batch-in cannot be combined");
 		usage_with_options(generate_usage, opts);
 	}
 	if (question_language && !lang_tag_valid(question_language)) {
@@ -353,6 +358,10 @@ int cmd_generate(int argc, const char **argv)
 		}
 	}
 	journal = path_join(ref.dir, ".evalset/generate.jsonl");
+	batch_journal = llm_cli_batch_journal(ref.dir, "generate", go.shard_i, go.shard_n);
+	if (bc.batch && llm_cli_batch_options(&bc, batch_journal, "generate", &go.batch_opts) < 0)
+		goto out;
+	go.batch = bc.batch;
 
 	go.set = &s;
 	go.set_file = ref.file;
@@ -398,10 +407,15 @@ int cmd_generate(int argc, const char **argv)
 		ret = rc == ERR_REMOTE ? EXIT_REMOTE : EXIT_BAD_INPUT;
 		goto out;
 	}
+	if (bc.batch)
+		llm_cli_print_estimate(&st.batch);
 	if (dry_run) {
-		printf("dry run: %zu requests to send (%zu planned, %zu already answered), "
-		       "about %ld prompt tokens; nothing sent\n",
-		       st.to_send, st.planned, st.done_before, st.est_prompt_tokens);
+		if (!bc.batch)
+			printf("dry run: %zu requests to send (%zu planned, %zu already answered), "
+			       "about %ld prompt tokens; nothing sent\n",
+			       st.to_send, st.planned, st.done_before, st.est_prompt_tokens);
+		else
+			printf("dry run: nothing submitted\n");
 		if (style_from)
 			print_realism(style_from, &st);
 		ret = EXIT_OK;
@@ -434,6 +448,8 @@ int cmd_generate(int argc, const char **argv)
 	rc = gen_run(&go, &st);
 	llm_progress_clear(&prog, 100);
 	print_summary(ref.file, lo.model, &st, retry_failed, (int)critique_min, style_from);
+	if (bc.batch)
+		llm_cli_print_batch(&st.batch);
 	if (go.batch_in && (st.batch_unmatched || st.batch_errors))
 		printf("batch: %zu lines matched, %zu not in this plan, %zu errors (rerun with a new --batch-out for them)\n",
 		       st.batch_matched, st.batch_unmatched, st.batch_errors);
@@ -448,6 +464,7 @@ out:
 	free(journal);
 	free(critique_journal);
 	free(verify_journal);
+	free(batch_journal);
 	free(prompt_dir_found);
 	gen_stats_release(&st);
 	corpus_release(&corpus);

@@ -43,6 +43,7 @@ static const char *const judge_usage[] = {
 	"                          [--deadline <duration>] [--request-deadline <duration>] [--stall-timeout <duration>]\n"
 	"                          [--set <set>[@<tag>]] [--shard <i>/<n> -o <out.yaml>] [--dry-run] [--quiet]",
 	"evalset judge <pool.yaml> --against <set>@<tag> [<options>]",
+	"evalset judge <pool.yaml> --batch [--batch-max-requests <n>] [--batch-poll <s>] [--price <in>/<out> [--max-cost <usd>]] [<options>]",
 	"evalset judge <pool.yaml> --merge <shard.yaml>... [-o <out.yaml>]",
 	NULL,
 };
@@ -186,6 +187,7 @@ int cmd_judge(int argc, const char **argv)
 {
 	const char *corpus_path = NULL, *prompt_dir = NULL, *against = NULL, *set_opt = NULL;
 	struct llm_cli lo = LLM_CLI_INIT;
+	struct llm_batch_cli bc = LLM_BATCH_CLI_INIT;
 	const char *shard = NULL, *out_path = NULL;
 	long shard_i = 1, shard_n = 1;
 	int dry_run = 0, quiet = 0, retry_failed = 0, merge = 0;
@@ -202,6 +204,7 @@ int cmd_judge(int argc, const char **argv)
 		OPT_STRING(0, "against", &against, "set@tag", "grade the pairs this version labelled and print the agreement"),
 		OPT_STRING(0, "shard", &shard, "i/n", "grade only the i-th of n deterministic shards of the pairs"),
 		OPT_STRING('o', "output", &out_path, "file", "write the graded worksheet here, not over the pool"),
+		OPT_LLM_BATCH(&bc),
 		OPT_BOOL(0, "merge", &merge, "take the grades of the shard worksheets given after the pool; ask nothing"),
 		OPT_BOOL(0, "dry-run", &dry_run, "show how many pairs would be asked; send nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or notes"),
@@ -222,7 +225,7 @@ int cmd_judge(int argc, const char **argv)
 	size_t nr = 0, alloc = 0, alloc_t = 0, alloc_ap = 0;
 	struct llm_progress prog = { 0 };
 	char *prompt_path = NULL, *journal = NULL, *lock_path = NULL, *judge_name = NULL, *pid = NULL;
-	char *set_arg = NULL, *what = NULL;
+	char *set_arg = NULL, *what = NULL, *batch_journal = NULL;
 	char loaded_sha[72];
 	const char *model;
 	int ret = EXIT_BAD_INPUT, rc;
@@ -253,6 +256,10 @@ int cmd_judge(int argc, const char **argv)
 	}
 	if (shard && shard_n > 1 && !out_path && !dry_run) {
 		error("--shard needs -o <file>: each shard writes its own worksheet, merged with --merge");
+		usage_with_options(judge_usage, opts);
+	}
+	if (bc.batch && against) {
+		error("--batch cannot be combined with --against");
 		usage_with_options(judge_usage, opts);
 	}
 	if (out_path && against) {
@@ -409,11 +416,22 @@ int cmd_judge(int argc, const char **argv)
 	jo.nr_more_journals = nr_journals;
 	jo.retry_failed = retry_failed;
 	jo.dry_run = true;
+	batch_journal = llm_cli_batch_journal(ref.dir, "judge", shard_i, shard_n);
+	if (bc.batch && llm_cli_batch_options(&bc, batch_journal, "judge", &jo.batch_opts) < 0)
+		goto out;
+	jo.batch = bc.batch;
 	llm_cli_apply(&lo, &jo.llm);
 	jo.llm.max_tokens = 200;
 	jo.llm.seed = -1;
 	if (judge_run(&jo, items, nr, &st))
 		goto out;
+	if (bc.batch && st.to_send)
+		llm_cli_print_estimate(&st.batch);
+	if (dry_run && bc.batch) {
+		printf("dry run: nothing submitted\n");
+		ret = EXIT_OK;
+		goto out;
+	}
 	if (dry_run) {
 		printf("dry run: %zu pairs to ask (%zu distinct, %zu graded in the journal, %zu failed before%s); nothing sent\n",
 		       st.to_send, st.planned, st.done_before, st.failed_before,
@@ -510,6 +528,8 @@ int cmd_judge(int argc, const char **argv)
 				"--retry-failed asks them again", failed, journal);
 	}
 	llm_cli_print_usage(&st.usage, st.elapsed);
+	if (bc.batch)
+		llm_cli_print_batch(&st.batch);
 	ret = llm_cli_exit_code(&(struct llm_cli_outcome){ rc, st.lost, st.cancelled, "pairs not asked",
 							   st.graded, "grades" }, &lo);
 out:
@@ -525,6 +545,7 @@ out:
 	free(pid);
 	free(set_arg);
 	free(what);
+	free(batch_journal);
 	for (size_t i = 0; i < nr_journals; i++)
 		free(journals[i]);
 	free(journals);

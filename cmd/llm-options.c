@@ -6,8 +6,10 @@
 #include "builtin.h"
 #include "llm-options.h"
 #include "base/config.h"
+#include "base/fsutil.h"
 #include "base/http.h"
 #include "llm/llm.h"
+#include "llm/llmbatch.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 
@@ -188,4 +190,64 @@ int llm_cli_exit_code(const struct llm_cli_outcome *r, const struct llm_cli *o)
 	default:
 		return EXIT_BAD_INPUT;
 	}
+}
+
+int llm_cli_batch_options(const struct llm_batch_cli *b, const char *journal, const char *job,
+			  struct llmbatch_options *bo)
+{
+	memset(bo, 0, sizeof(*bo));
+	if (b->max_requests < 0 || b->max_bytes < 0 || !(b->poll > 0 && b->poll <= 3600) || b->max_cost < 0)
+		return error("out of range: --batch-max-requests >= 1, --batch-max-bytes >= 1, --batch-poll in (0, 3600], "
+			     "--max-cost >= 0");
+	if (b->price) {
+		char *end;
+		bo->price_in = strtod(b->price, &end);
+		if (end == b->price || *end != '/' || !(bo->price_in >= 0) ||
+		    (bo->price_out = strtod(end + 1, &end), *end) || !(bo->price_out >= 0))
+			return error("bad --price '%s': expected IN/OUT, dollars per million tokens (e.g. 0.075/0.3)",
+				     b->price);
+	}
+	if (b->max_cost > 0 && !b->price)
+		return error("--max-cost needs --price IN/OUT to estimate the cost");
+	bo->journal_path = journal;
+	bo->job = job;
+	bo->max_requests = b->max_requests;
+	bo->max_bytes = b->max_bytes;
+	bo->poll_s = b->poll;
+	bo->poll_max_s = 600;
+	bo->rounds = 2;
+	bo->max_cost = b->max_cost;
+	return 0;
+}
+
+char *llm_cli_batch_journal(const char *dir, const char *job, long shard_i, long shard_n)
+{
+	char *name = shard_n > 1 ? xstrfmt(".evalset/%s-batches.%ld-of-%ld.jsonl", job, shard_i, shard_n)
+				 : xstrfmt(".evalset/%s-batches.jsonl", job);
+	char *path = path_join(dir, name);
+
+	free(name);
+	return path;
+}
+
+void llm_cli_print_estimate(const struct llmbatch_stats *st)
+{
+	printf("batch estimate: %zu requests to submit", st->to_submit);
+	if (st->skipped)
+		printf(" (%zu more already in %zu pending batches, not submitted again)", st->skipped, st->resumed);
+	printf(", about %ld prompt tokens, at most %ld completion tokens", st->est_prompt_tokens,
+	       st->est_completion_tokens);
+	if (st->est_cost > 0)
+		printf(", at most about $%.2f", st->est_cost);
+	printf("\n");
+}
+
+void llm_cli_print_batch(const struct llmbatch_stats *st)
+{
+	printf("batch: %zu created (%zu files), %zu resumed, %zu requests submitted, %zu not submitted again, "
+	       "%zu results, %zu failed, %zu retried in a follow-up, %zu polls\n", st->created, st->files,
+	       st->resumed, st->submitted, st->skipped, st->succeeded, st->failed, st->retried, st->polls);
+	if (st->pending)
+		printf("batch: %zu batches still pending: run the same command to go on waiting for them\n",
+		       st->pending);
 }

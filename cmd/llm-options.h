@@ -27,6 +27,8 @@
 
 struct llm_options;
 struct llm_usage;
+struct llmbatch_options;
+struct llmbatch_stats;
 
 #define LLM_CLI_UNSET LONG_MIN   /* a long option no flag gave */
 
@@ -59,6 +61,44 @@ struct llm_cli {
 		   "give up one request after this long, retries included (default 10m; 0: none)"), \
 	OPT_STRING(0, "stall-timeout", &(o)->stall_timeout, "duration", \
 		   "abort an attempt that receives nothing this long (default 2m; 0: never)")
+
+/* The batch options of generate and judge (--batch and its limits). */
+struct llm_batch_cli {
+	int batch;
+	long max_requests, max_bytes;
+	double poll, max_cost;
+	const char *price;       /* "IN/OUT" dollars per million tokens */
+};
+#define LLM_BATCH_CLI_INIT { 0, 0, 0, 30, 0, NULL }
+
+#define OPT_LLM_BATCH(b) \
+	OPT_BOOL(0, "batch", &(b)->batch, "send through the provider's batch API: submit, poll, merge (resumable)"), \
+	OPT_INT(0, "batch-max-requests", &(b)->max_requests, "n", "requests per batch file (default 20000, at most the provider's)"), \
+	OPT_INT(0, "batch-max-bytes", &(b)->max_bytes, "n", "bytes per batch file (default 100 MB, at most the provider's)"), \
+	OPT_DOUBLE(0, "batch-poll", &(b)->poll, "s", "first wait between polls in seconds, then x1.5 up to 10 min (default 30)"), \
+	OPT_STRING(0, "price", &(b)->price, "in/out", "dollars per million prompt/completion tokens, for the cost estimate"), \
+	OPT_DOUBLE(0, "max-cost", &(b)->max_cost, "usd", "refuse to submit a batch whose estimated cost is higher (needs --price)")
+
+/*
+ * Check the batch options 'b' and fill 'bo' from them, with the batch
+ * journal 'journal' of job 'job' ("generate", "judge"). Return 0, or -1
+ * (reported: a bad --price, --max-cost without --price, a limit out of range).
+ */
+int llm_cli_batch_options(const struct llm_batch_cli *b, const char *journal, const char *job,
+			  struct llmbatch_options *bo);
+
+/*
+ * Return the batch journal of job 'job' in the set directory 'dir':
+ * .evalset/JOB-batches.jsonl, or JOB-batches.I-of-N.jsonl for shard I of N
+ * (N > 1), so that concurrent jobs and shards never share one. Caller frees.
+ */
+char *llm_cli_batch_journal(const char *dir, const char *job, long shard_i, long shard_n);
+
+/* Print the estimate of a batch job (a dry pass's 'st') on stdout. */
+void llm_cli_print_estimate(const struct llmbatch_stats *st);
+
+/* Print the summary line of a batch job's 'st' on stdout. */
+void llm_cli_print_batch(const struct llmbatch_stats *st);
 
 /*
  * Fill what no flag gave from the environment, the project config and the

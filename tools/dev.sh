@@ -20,9 +20,11 @@ packages=(gcc meson ninja-build pkg-config libcurl4-openssl-dev libcjson-dev
   libpcre2-dev libxml2-dev libmicrohttpd-dev python3 ca-certificates)
 # the tests: clang for its build, zsh for the completion test, git for the
 # version and reproducibility tests, sqlite3 and jq for the warehouse-log and
-# trace tests (they run the SQL and jq of docs/scale.md), and for the browser
-# suite Debian's Chromium driven by playwright-core under Node.js
-test_packages=(clang zsh git chromium fonts-dejavu-core sqlite3 jq)
+# trace tests (they run the SQL and jq of docs/scale.md), python3-yaml for the
+# CI recipe test (tests/llm/t-matrix.sh reads the workflow in docs/scale.md),
+# and for the browser suite Debian's Chromium driven by playwright-core under
+# Node.js
+test_packages=(clang zsh git chromium fonts-dejavu-core sqlite3 jq python3-yaml)
 
 # The builds `tools/dev.sh test` makes and tests, one per line:
 #   DIR  CC  SUITES  [MESON OPTIONS...]

@@ -1,6 +1,7 @@
 /*
- * generate-batch: `evalset generate --batch-out/--batch-in`, the OpenAI
- * Batch API route (docs/generate.md). --batch-out writes one request line
+ * generate-batch: `evalset generate --batch`, and --batch-out/--batch-in,
+ * the batch API routes (docs/generate.md, docs/scale.md). --batch runs the
+ * job through llm/llmbatch.h. --batch-out writes one request line
  * per planned item not yet journaled, its custom_id being the item's
  * journal key; --batch-in reads output and error files, joins lines on
  * custom_id and hands each reply to the same journal-and-apply path as a
@@ -11,38 +12,68 @@
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/util.h"
+#include "llm/llmjob.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int gen_batch_out(struct gen *g)
+/*
+ * Return the batch requests of the items not yet done (custom id: the
+ * journal key; body: the live path's), their number in '*n'; NULL after a
+ * rendering error (reported). Free with free_requests.
+ */
+static struct llmbatch_request *batch_requests(struct gen *g, size_t *n)
 {
-	struct strbuf out = STRBUF_INIT, sys = STRBUF_INIT, user = STRBUF_INIT, body = STRBUF_INIT;
-	int rc = -1;
+	struct llmbatch_request *reqs = xcalloc(g->nr_items + 1, sizeof(*reqs));
+	struct strbuf sys = STRBUF_INIT, user = STRBUF_INIT, body = STRBUF_INIT;
 
-	for (size_t i = 0; i < g->nr_items; i++) {
+	*n = 0;
+	for (size_t i = 0; i < g->nr_items && reqs; i++) {
 		struct item *it = &g->items[i];
 		if (it->done)
 			continue;
 		strbuf_reset(&sys);
 		strbuf_reset(&user);
-		strbuf_reset(&body);
-		if (gen_render(g, it, &sys, &user))
-			goto out;
+		if (gen_render(g, it, &sys, &user)) {
+			for (size_t k = 0; k < *n; k++)
+				free((char *)reqs[k].body);
+			free(reqs);
+			reqs = NULL;
+			break;
+		}
 		llm_request_body(g->llm, sys.buf, user.buf, LLM_JSON_SCHEMA, 0, &body);
-		strbuf_addf(&out, "{\"custom_id\":\"%s\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":",
-			    it->key);
-		strbuf_add(&out, body.buf, body.len);
-		strbuf_addstr(&out, "}\n");
-		g->st->batch_written++;
+		reqs[*n].custom_id = it->key;
+		reqs[(*n)++].body = strbuf_detach(&body, NULL);
 	}
-	rc = write_file_atomic(g->o->batch_out, out.buf, out.len);
-out:
-	strbuf_release(&out);
 	strbuf_release(&sys);
 	strbuf_release(&user);
 	strbuf_release(&body);
+	return reqs;
+}
+
+static void free_requests(struct llmbatch_request *reqs, size_t n)
+{
+	for (size_t i = 0; reqs && i < n; i++)
+		free((char *)reqs[i].body);
+	free(reqs);
+}
+
+int gen_batch_out(struct gen *g)
+{
+	struct strbuf out = STRBUF_INIT;
+	size_t n;
+	struct llmbatch_request *reqs = batch_requests(g, &n);
+	int rc = -1;
+
+	if (reqs) {
+		for (size_t i = 0; i < n; i++)
+			llmbatch_input_line(g->llm, reqs[i].custom_id, reqs[i].body, &out);
+		g->st->batch_written = n;
+		rc = write_file_atomic(g->o->batch_out, out.buf, out.len);
+	}
+	free_requests(reqs, n);
+	strbuf_release(&out);
 	return rc;
 }
 
@@ -63,12 +94,11 @@ int gen_batch_in(struct gen *g)
 		}
 		line.limit = JOURNAL_MAX_LINE;
 		while ((got = strbuf_getline(&line, fp)) != EOF) {
-			cJSON *j, *resp, *body;
+			cJSON *j;
 			const char *cid;
+			char *text = NULL, *why = NULL;
 			uintptr_t at;
-			struct item *it;
 			struct llm_result res;
-			long status = 0;
 
 			nr++;
 			if (got == -2) {
@@ -79,40 +109,26 @@ int gen_batch_in(struct gen *g)
 			if (!line.len)
 				continue;
 			j = cJSON_ParseWithLength(line.buf, line.len);
-			cid = gen_json_str(j, "custom_id");
-			if (!j || !cid) {
+			if (!j || llmbatch_parse_line(j, &cid, &text, &why)) {
 				cJSON_Delete(j);
-				rc = error_at(path, nr, 0, "not a Batch API output line (no custom_id)");
+				rc = error_at(path, nr, 0, "not a batch output line (no custom_id)");
 				break;
 			}
 			at = (uintptr_t)strmap_get(&g->plan, cid);
-			if (!at) {
+			if (!at)
 				g->st->batch_unmatched++;
-				cJSON_Delete(j);
-				continue;
+			else
+				g->st->batch_matched++;
+			if (at && !g->items[at - 1].done) {
+				if (!text) {
+					g->st->batch_errors++;
+				} else {
+					llm_accept(g->llm, text, strlen(text), &g->items[at - 1], &res);
+					gen_record_result(g, &g->items[at - 1], &res);
+				}
 			}
-			it = &g->items[at - 1];
-			g->st->batch_matched++;
-			if (it->done) {
-				cJSON_Delete(j);
-				continue;
-			}
-			resp = cJSON_GetObjectItemCaseSensitive(j, "response");
-			body = cJSON_GetObjectItemCaseSensitive(resp, "body");
-			if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(resp, "status_code")))
-				status = (long)cJSON_GetObjectItemCaseSensitive(resp, "status_code")->valuedouble;
-			if (status != 200 || !cJSON_IsObject(body)) {
-				g->st->batch_errors++;
-				cJSON_Delete(j);
-				continue;
-			}
-			{
-				char *text = cJSON_PrintUnformatted(body);
-				int r = llm_accept(g->llm, text, strlen(text), it, &res);
-				(void)r;
-				gen_record_result(g, it, &res);
-				free(text);
-			}
+			free(text);
+			free(why);
 			cJSON_Delete(j);
 			if (g->abort)
 				break;
@@ -120,5 +136,68 @@ int gen_batch_in(struct gen *g)
 		fclose(fp);
 		strbuf_release(&line);
 	}
+	return rc;
+}
+
+/* A result of --batch: the same journal-and-apply path as a live reply. */
+static void on_batch_result(const char *custom_id, const char *body, size_t len, const char *why,
+			    bool final, void *ctx)
+{
+	struct gen *g = ctx;
+	uintptr_t at = (uintptr_t)strmap_get(&g->plan, custom_id);
+	struct item *it;
+	struct llm_result res;
+
+	(void)why;
+	if (!at || g->abort)
+		return;
+	it = &g->items[at - 1];
+	if (it->done)
+		return;
+	if (body) {
+		llm_accept(g->llm, body, len, it, &res);
+		gen_record_result(g, it, &res);
+	} else if (final) {
+		/* not journaled: the next run asks it again */
+		memset(&res, 0, sizeof(res));
+		res.status = LLM_FAILED;
+		res.why = why;
+		gen_record_result(g, it, &res);
+	}
+}
+
+static int batch_stop(void *ctx)
+{
+	struct gen *g = ctx;
+
+	return llmjob_stop(g->abort, &g->o->llm.http);
+}
+
+static void batch_progress(const struct llmbatch_stats *bst, void *ctx)
+{
+	struct gen *g = ctx;
+
+	g->st->batch = *bst;
+	if (g->o->progress)
+		g->o->progress(g->st, g->o->ctx);
+}
+
+int gen_batch_run(struct gen *g, const struct llmbatch_options *opts)
+{
+	struct llmbatch_options bo = *opts;
+	size_t n;
+	struct llmbatch_request *reqs = batch_requests(g, &n);
+	int rc;
+
+	if (!reqs)
+		return ERR_INPUT;
+	bo.result = on_batch_result;
+	bo.stop = batch_stop;
+	bo.progress = batch_progress;
+	bo.ctx = g;
+	rc = llmbatch_run(g->llm, &bo, reqs, n, &g->st->batch);
+	if (!rc && g->abort)
+		rc = g->abort_code;
+	free_requests(reqs, n);
 	return rc;
 }

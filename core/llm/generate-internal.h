@@ -4,7 +4,7 @@
  * Calls go one way, top to bottom, never back up:
  *
  *   generate.c         the driver: prompts, journal replay, the live job loop
- *   generate-batch.c   Batch API files out and in
+ *   generate-batch.c   Batch API files out and in, and --batch (llm/llmbatch.h)
  *   generate-result.c  one reply: journal, filters, set, checkpoints
  *   generate-plan.c    kinds, chunk selection, journal keys, rendering
  *
@@ -120,6 +120,10 @@ int gen_batch_out(struct gen *g);
 /* Ingest the Batch API output and error files o->batch_in, joined on
  * custom_id. Return 0 or -1 (reported). */
 int gen_batch_in(struct gen *g);
+/* Run the items not yet done through the provider's batch API (--batch)
+ * with 'opts' (estimate_only: the dry pass). Return 0 or an ERR_* code
+ * (reported). */
+int gen_batch_run(struct gen *g, const struct llmbatch_options *opts);
 
 /*
  * Return the BM25 rank (1-based) of chunk 'chunk' for 'question', the worse

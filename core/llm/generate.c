@@ -216,6 +216,13 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 	if (!g.llm)
 		goto out;
 
+	if (o->dry_run && o->batch) {
+		/* the batch estimate: what would be submitted, after the batches already pending */
+		struct llmbatch_options bo = o->batch_opts;
+		bo.estimate_only = true;
+		rc = gen_batch_run(&g, &bo);
+		goto out;
+	}
 	if (o->dry_run) {
 		struct strbuf sys = STRBUF_INIT, user = STRBUF_INIT;
 		for (size_t i = 0; i < g.nr_items; i++) {
@@ -247,6 +254,10 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 	g.records_since_save = (long)g.nr_replay;
 	if (gen_save(&g))
 		goto out;
+	if (o->batch) {
+		rc = gen_batch_run(&g, &o->batch_opts);
+		goto out_save;
+	}
 	if (o->nr_batch_in) {
 		rc = gen_batch_in(&g);
 		if (!rc && g.abort)

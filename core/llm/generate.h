@@ -40,6 +40,7 @@
 
 #include "llm/llm.h"
 #include "llm/realism.h"
+#include "llm/llmbatch.h"
 
 struct set;
 struct set_ref;
@@ -111,6 +112,7 @@ struct gen_stats {
 	size_t nr_overlaps, alloc_overlaps;
 	long est_prompt_tokens;   /* dry run: about 4 bytes a token */
 	size_t batch_written, batch_matched, batch_unmatched, batch_errors;
+	struct llmbatch_stats batch;  /* --batch */
 	struct llm_usage usage;
 	double elapsed;           /* seconds */
 	enum llm_mode mode;
@@ -136,6 +138,8 @@ struct gen_options {
 	const char *journal_path;
 	bool dry_run;
 	bool retry_failed;            /* ask again the requests whose replies were unusable */
+	bool batch;                   /* through the provider's batch API (llm/llmbatch.h) */
+	struct llmbatch_options batch_opts;  /* journal, limits, polling, prices; the job sets result and ctx */
 	const char *batch_out;
 	const char *const *batch_in;
 	size_t nr_batch_in;

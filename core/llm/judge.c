@@ -232,6 +232,60 @@ static void on_done(const struct llm_result *res, void *data)
 	cJSON_Delete(rec);
 }
 
+/* A result of --batch: the same journal-and-deliver path as a live reply. */
+static void on_batch_result(const char *custom_id, const char *body, size_t len, const char *why,
+			    bool final, void *ctx)
+{
+	struct job *j = ctx;
+	uintptr_t at = (uintptr_t)strmap_get(&j->plan, custom_id);
+	struct llm_result res;
+	size_t i;
+
+	if (!at || j->abort)
+		return;
+	i = at - 1;
+	if (j->items[i].status == JUDGE_GRADED || (j->items[i].status == JUDGE_FAILED && j->items[i].from_journal &&
+						   !j->o->retry_failed))
+		return;
+	if (!j->calls[i].j)
+		return;   /* not asked by this run */
+	if (body) {
+		llm_accept(j->llm, body, len, &j->calls[i], &res);
+		on_done(&res, &j->calls[i]);
+	} else if (final) {
+		memset(&res, 0, sizeof(res));
+		res.status = LLM_FAILED;
+		res.why = why;
+		on_done(&res, &j->calls[i]);
+	}
+}
+
+static int stop_job(void *ctx);
+
+static void batch_progress(const struct llmbatch_stats *bst, void *ctx)
+{
+	struct job *j = ctx;
+
+	j->st->batch = *bst;
+	if (j->journal_open && journal_sync(&j->journal))
+		j->abort = true;
+	if (j->o->progress)
+		j->o->progress(j->st, j->o->ctx);
+}
+
+/* Send the planned requests 'reqs' through the batch API. Return 0 or an ERR_* code. */
+static int run_batch(struct job *j, const struct llmbatch_request *reqs, size_t n, bool estimate_only)
+{
+	struct llmbatch_options bo = j->o->batch_opts;
+
+	bo.result = on_batch_result;
+	bo.stop = stop_job;
+	bo.progress = batch_progress;
+	bo.ctx = j;
+	bo.estimate_only = estimate_only;
+	return llmbatch_run(j->llm, &bo, reqs, n, &j->st->batch);
+}
+
 static int stop_job(void *ctx)
 {
 	struct job *j = ctx;
@@ -270,6 +324,8 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 	struct job j;
 	struct llm_options lo;
 	struct strmap_entry *e;
+	struct llmbatch_request *reqs = NULL;
+	size_t nr_reqs = 0;
 	int rc = ERR_INPUT;
 
 	memset(&j, 0, sizeof(j));
@@ -323,16 +379,20 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 	lo.shape_hint = REPLY_HINT;
 	lo.validate = validate;
 	lo.done = on_done;
-	if (o->dry_run || !st->to_send) {
+	if ((o->dry_run && !o->batch) || !st->to_send) {
 		rc = 0;
 		goto out;
 	}
 	j.llm = llm_new(&lo);
 	if (!j.llm)
 		goto out;
-	if (journal_open(&j.journal, o->journal_path))
-		goto out;
-	j.journal_open = true;
+	if (!o->dry_run) {
+		if (journal_open(&j.journal, o->journal_path))
+			goto out;
+		j.journal_open = true;
+	}
+	if (o->batch)
+		reqs = xcalloc(nr + 1, sizeof(*reqs));
 	for (size_t i = 0; i < nr; i++) {
 		struct strbuf sys = STRBUF_INIT, user = STRBUF_INIT;
 		if (j.first[i] != i || items[i].status == JUDGE_GRADED ||
@@ -345,16 +405,32 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 		}
 		j.calls[i].j = &j;
 		j.calls[i].first = i;
-		llm_submit(j.llm, sys.buf, user.buf, &j.calls[i]);
+		if (o->batch) {
+			struct strbuf body = STRBUF_INIT;
+			llm_request_body(j.llm, sys.buf, user.buf, LLM_JSON_SCHEMA, 0, &body);
+			reqs[nr_reqs].custom_id = items[i].key;
+			reqs[nr_reqs++].body = strbuf_detach(&body, NULL);
+		} else {
+			llm_submit(j.llm, sys.buf, user.buf, &j.calls[i]);
+		}
 		strbuf_release(&sys);
 		strbuf_release(&user);
 	}
-	rc = llm_run(j.llm);
+	if (o->batch) {
+		rc = run_batch(&j, reqs, nr_reqs, o->dry_run);
+		if (o->dry_run)
+			goto out;
+	} else {
+		rc = llm_run(j.llm);
+	}
 	if (j.abort && !rc)
 		rc = ERR_INPUT;
 	if (journal_sync(&j.journal) && !rc)
 		rc = ERR_INPUT;
 out:
+	for (size_t i = 0; i < nr_reqs; i++)
+		free((char *)reqs[i].body);
+	free(reqs);
 	llmjob_sample(j.llm, j.started_ms, &st->usage, &st->elapsed);
 	if (j.llm) {
 		st->mode = llm_current_mode(j.llm);

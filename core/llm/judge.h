@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "llm/llm.h"
+#include "llm/llmbatch.h"
 
 struct prompt;
 
@@ -57,6 +58,7 @@ struct judge_stats {
 	struct llm_usage usage;
 	double elapsed;
 	enum llm_mode mode;
+	struct llmbatch_stats batch;   /* with 'batch' */
 };
 
 struct judge_options {
@@ -65,7 +67,9 @@ struct judge_options {
 	const char *const *more_journals;  /* read for earlier results too (other shards'), never written */
 	size_t nr_more_journals;
 	bool retry_failed;
-	bool dry_run;                 /* plan and read the journal only */
+	bool dry_run;                 /* plan and read the journal only (with 'batch': the estimate) */
+	bool batch;                   /* through the provider's batch API (llm/llmbatch.h) */
+	struct llmbatch_options batch_opts;  /* journal, limits, polling, prices; the job sets result and ctx */
 	struct llm_options llm;       /* endpoint, key, model, http (schema etc. set here) */
 	void (*progress)(const struct judge_stats *st, void *ctx);  /* about once a second */
 	void *ctx;

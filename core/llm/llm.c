@@ -803,3 +803,28 @@ enum llm_mode llm_current_mode(const struct llm *l)
 {
 	return l->mode;
 }
+
+enum llm_provider llm_get_provider(const struct llm *l)
+{
+	return l->o.provider;
+}
+
+const char *llm_get_base_url(const struct llm *l)
+{
+	return l->base_url;
+}
+
+long llm_get_max_tokens(const struct llm *l)
+{
+	return l->o.max_tokens;
+}
+
+const char *const *llm_get_headers(const struct llm *l)
+{
+	return (const char *const *)l->headers;
+}
+
+void llm_scrub_job(const struct llm *l, struct strbuf *sb)
+{
+	llm_scrub(sb, l->api_key);
+}

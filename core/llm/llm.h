@@ -124,6 +124,16 @@ void llm_submit(struct llm *l, const char *system, const char *user, void *data)
 int llm_run(struct llm *l);
 
 void llm_get_usage(const struct llm *l, struct llm_usage *out);
+
+/* For the batch APIs (llm/llmbatch.h): the job's provider, base URL, first
+ * completion budget, and its request headers (content type and key; a
+ * NULL-terminated list owned by the llm, never to be printed). */
+enum llm_provider llm_get_provider(const struct llm *l);
+const char *llm_get_base_url(const struct llm *l);
+long llm_get_max_tokens(const struct llm *l);
+const char *const *llm_get_headers(const struct llm *l);
+/* Scrub the job's key (and anything shaped like a key) from 'sb'. */
+void llm_scrub_job(const struct llm *l, struct strbuf *sb);
 /* Current structured-output mode (after any fallback). */
 enum llm_mode llm_current_mode(const struct llm *l);
 

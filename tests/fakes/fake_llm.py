@@ -51,6 +51,19 @@ chooses {"error": "msg"} or {"error": {"message", "type", "code"}}.
 the 401 message echoes the key presented, as is, upper-cased or split in two
 (--echo-key plain|upper|split), as some servers do.
 
+Batch APIs, answered with the same replies as live requests (no --fault):
+  POST .../files (multipart, purpose=batch), POST .../batches, GET
+  .../batches/ID, GET .../files/ID/content (OpenAI; under /openai/ the Azure
+  form, which wants an api-version query and line urls /chat/completions);
+  POST .../messages/batches, GET .../messages/batches/ID and .../results
+  (Anthropic). A batch ends --batch-delay seconds after it was created (it is
+  answered on the first poll after that). --batch-fail P fails a share P of
+  lines (by custom_id hash) the first time they are in a batch (error file
+  lines with status 500; Anthropic "errored"); --batch-expire makes the first
+  batch expire with only its first half answered (batch_expired). /stats adds
+  files_uploaded, batch_creates, batch_polls, batch_lines, batch_sizes and live
+  (requests not from a batch).
+
 Judge mode: a request whose user message holds a <question> element (the
 prompts/judge.md shape) is answered {"grade": G, "reason": "..."}. G is the
 grade of the first key of --judge-grades FILE (JSON {"text fragment": G})
@@ -104,6 +117,15 @@ class State:
         self.token_params = {}
         self.temperatures = {}
         self.protocols = {}
+        self.files = {}            # file id -> bytes
+        self.batches = {}          # batch id -> dict
+        self.live = 0              # requests not from a batch
+        self.files_uploaded = 0
+        self.batch_creates = 0
+        self.batch_polls = 0
+        self.batch_lines = 0
+        self.batch_sizes = []
+        self.line_attempts = {}    # custom_id -> times seen in a batch
         self.rng = random.Random(args.seed)
         self.faults = []
         for spec in args.fault:
@@ -180,11 +202,15 @@ class Handler(BaseHTTPRequestHandler):
 
     anthropic = False
     tool_name = None
+    in_batch = False
 
     def reply(self, code, obj=None, raw=None, headers=()):
         if self.anthropic and code == 200 and obj is not None and "choices" in obj:
             obj = self.to_anthropic(obj)
         body = raw if raw is not None else json.dumps(obj).encode()
+        self.send_body(code, body, headers)
+
+    def send_body(self, code, body, headers=()):
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -233,13 +259,17 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         st = self.server.st
+        if self.path != "/stats" and ("/batches/" in self.path or "/files/" in self.path):
+            return self.batch_get(st, self.path.split("?")[0])
         if self.path != "/stats":
             return self.reply(404, self.error_body("not found", "invalid_request_error", None))
         with st.lock:
             obj = {"requests": st.requests, "keys": st.keys, "answered": st.answered,
                    "max_in_flight": st.max_in_flight, "modes": st.modes,
                    "token_params": st.token_params, "temperatures": st.temperatures,
-                   "protocols": st.protocols}
+                   "protocols": st.protocols, "live": st.live, "files_uploaded": st.files_uploaded,
+                   "batch_creates": st.batch_creates, "batch_polls": st.batch_polls,
+                   "batch_lines": st.batch_lines, "batch_sizes": st.batch_sizes}
         self.reply(200, obj)
 
     def do_POST(self):
@@ -249,6 +279,8 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         self.anthropic = path.endswith("/messages")
         self.tool_name = None
+        if path.endswith("/files") or path.endswith("/batches"):
+            return self.batch_post(st, path, raw)
         if not path.endswith("/chat/completions") and not self.anthropic:
             return self.reply(404, self.error_body("unknown path " + self.path,
                                                    "invalid_request_error", None))
@@ -265,11 +297,15 @@ class Handler(BaseHTTPRequestHandler):
                 return self.reply(400, self.error_body("max_tokens: Field required",
                                                        "invalid_request_error", None))
             req = self.from_anthropic(req)
+        self.handle_request(st, req)
+
+    def handle_request(self, st, req, batch=False):
         key = hashlib.sha256(json.dumps(req.get("messages"), sort_keys=True)
                              .encode()).hexdigest()[:16]
         rf = (req.get("response_format") or {}).get("type", "text")
         with st.lock:
             st.requests += 1
+            st.live += not batch
             proto = "anthropic" if self.anthropic else "openai"
             st.protocols[proto] = st.protocols.get(proto, 0) + 1
             st.keys[key] = st.keys.get(key, 0) + 1
@@ -283,7 +319,7 @@ class Handler(BaseHTTPRequestHandler):
             st.in_flight += 1
             st.max_in_flight = max(st.max_in_flight, st.in_flight)
             fault = None
-            if not (st.args.first_only and attempt > 1):
+            if not batch and not (st.args.first_only and attempt > 1):
                 for kind, p in st.faults:
                     if st.rng.random() < p:
                         fault = kind
@@ -311,9 +347,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer(self, st, req, key, rf, fault):
         a = st.args
-        if a.latency:
+        if a.latency and not self.in_batch:
             time.sleep(a.latency / 1000.0)
-        if a.expect_key is not None:
+        if a.expect_key is not None and not self.in_batch:
             auth = self.headers.get("Authorization", "")
             if self.anthropic:
                 auth = "Bearer " + self.headers.get("x-api-key", "")
@@ -494,6 +530,226 @@ class Handler(BaseHTTPRequestHandler):
             content = "My grade:\n```json\n" + content + "\n```\n"
         self.completion(st, req, key, content, finish, counted=fault is None)
 
+    # ---- batch APIs: OpenAI/Azure files and batches, Anthropic message batches ----
+
+    def batch_auth(self, st):
+        """Return an error reply when the key or the API version is wrong, else None."""
+        a = st.args
+        if "/openai/" in self.path and "api-version=" not in self.path and "/openai/v1/" not in self.path:
+            return self.reply(404, self.error_body("Resource not found (no api-version)", "invalid_request_error", None))
+        if self.anthropic and not self.headers.get("anthropic-version"):
+            return self.reply(400, self.error_body("anthropic-version: header is required",
+                                                   "invalid_request_error", None))
+        if a.expect_key is not None:
+            got = self.headers.get("x-api-key") or self.headers.get("api-key") or \
+                (self.headers.get("Authorization") or "")[7:]
+            if got != a.expect_key:
+                return self.reply(401, self.error_body("Incorrect API key provided: " + got,
+                                                       "invalid_request_error", "invalid_api_key"))
+        return None
+
+    def batch_post(self, st, path, raw):
+        self.anthropic = path.endswith("/messages/batches")
+        if self.batch_auth(st) is not None:
+            return
+        if path.endswith("/files"):
+            ctype = self.headers.get("Content-Type", "")
+            m = re.search(r"boundary=(\S+)", ctype)
+            if not m:
+                return self.reply(400, self.error_body("expected multipart/form-data", "invalid_request_error", None))
+            content, purpose = None, None
+            for part in raw.split(b"--" + m.group(1).encode()):
+                head, _, body = part.partition(b"\r\n\r\n")
+                if body.endswith(b"\r\n"):
+                    body = body[:-2]
+                if b'name="file"' in head:
+                    content = body
+                elif b'name="purpose"' in head:
+                    purpose = body.decode()
+            if content is None or purpose != "batch":
+                return self.reply(400, self.error_body("a file and purpose=batch are required",
+                                                       "invalid_request_error", None))
+            if st.args.batch_max_lines and content.count(b"\n") > st.args.batch_max_lines:
+                return self.reply(400, self.error_body("too many requests in one file", "invalid_request_error", None))
+            with st.lock:
+                st.files_uploaded += 1
+                fid = "file-%d" % (len(st.files) + 1)
+                st.files[fid] = content
+            return self.reply(200, {"id": fid, "object": "file", "bytes": len(content), "purpose": "batch",
+                                    "filename": "input.jsonl", "status": "processed"})
+        req = json.loads(raw or b"{}")
+        if self.anthropic:
+            lines = req.get("requests") or []
+            if not lines:
+                return self.reply(400, self.error_body("requests: at least one", "invalid_request_error", None))
+            with st.lock:
+                bid = "msgbatch_%03d" % (len(st.batches) + 1)
+                st.batches[bid] = {"anthropic": True, "lines": lines, "created": time.time(), "result": None}
+                st.batch_creates += 1
+                st.batch_sizes.append(len(lines))
+            return self.reply(200, self.msgbatch_obj(st, bid))
+        fid = req.get("input_file_id")
+        if fid not in st.files:
+            return self.reply(400, self.error_body("no such file " + str(fid), "invalid_request_error", None))
+        want = "/chat/completions" if "/openai/" in self.path else "/v1/chat/completions"
+        if req.get("endpoint") != want or req.get("completion_window") != "24h":
+            return self.reply(400, self.error_body("endpoint must be " + want + " with completion_window 24h",
+                                                   "invalid_request_error", None))
+        lines = [json.loads(x) for x in st.files[fid].decode().splitlines() if x.strip()]
+        for x in lines:
+            if x.get("url") != want or x.get("method") != "POST":
+                return self.reply(400, self.error_body("line url must be " + want, "invalid_request_error", None))
+        with st.lock:
+            bid = "batch_%03d" % (len(st.batches) + 1)
+            st.batches[bid] = {"anthropic": False, "lines": lines, "created": time.time(), "result": None,
+                               "input_file_id": fid}
+            st.batch_creates += 1
+            st.batch_sizes.append(len(lines))
+        return self.reply(200, self.batch_obj(st, bid))
+
+    def run_line(self, st, body, anthropic):
+        """The reply a live request with 'body' gets: (status, JSON object)."""
+        cap = Capture(self.server, anthropic)
+        req = body
+        if anthropic:
+            req = cap.from_anthropic(body)
+        cap.handle_request(st, req, batch=True)
+        return cap.code, cap.obj
+
+    def finish_batch(self, st, bid):
+        """Answer every line of batch 'bid' once, with the configured failures."""
+        b = st.batches[bid]
+        if b["result"] is not None:
+            return
+        a = st.args
+        expire = a.batch_expire and not st.__dict__.get("expired_one")
+        if expire:
+            st.expired_one = True
+        out, err = [], []
+        for i, line in enumerate(b["lines"]):
+            cid = line["custom_id"]
+            with st.lock:
+                st.line_attempts[cid] = st.line_attempts.get(cid, 0) + 1
+                first = st.line_attempts[cid] == 1
+                st.batch_lines += 1
+            h = int(hashlib.sha256(cid.encode()).hexdigest()[:8], 16)
+            if expire and i >= len(b["lines"]) // 2:
+                err.append((cid, "expired", None))
+                continue
+            if first and a.batch_fail and (h % 1000) < a.batch_fail * 1000:
+                err.append((cid, "errored", None))
+                continue
+            code, obj = self.run_line(st, line["params"] if b["anthropic"] else line["body"], b["anthropic"])
+            if code == 200:
+                out.append((cid, obj))
+            else:
+                err.append((cid, "errored", obj))
+        b["result"] = (out, err)
+        b["status"] = "expired" if expire else "completed"
+        if not b["anthropic"]:
+            with st.lock:
+                ofid = "file-%d" % (len(st.files) + 1)
+                st.files[ofid] = "".join(json.dumps({"id": "batch_req_%d" % i, "custom_id": c,
+                                                     "response": {"status_code": 200, "request_id": "r%d" % i,
+                                                                  "body": o}, "error": None}) + "\n"
+                                         for i, (c, o) in enumerate(out)).encode()
+                b["output_file_id"] = ofid
+                if err:
+                    efid = "file-%d" % (len(st.files) + 1)
+                    lines = []
+                    for c, kind, o in err:
+                        if kind == "expired":
+                            lines.append({"custom_id": c, "response": None,
+                                          "error": {"code": "batch_expired", "message": "This request could not "
+                                                    "be executed before the completion window expired."}})
+                        else:
+                            lines.append({"custom_id": c, "response": {
+                                "status_code": 500, "request_id": "r",
+                                "body": o or {"error": {"message": "The server had an error", "type": "server_error"}}},
+                                "error": None})
+                    st.files[efid] = "".join(json.dumps(x) + "\n" for x in lines).encode()
+                    b["error_file_id"] = efid
+
+    def batch_obj(self, st, bid):
+        b = st.batches[bid]
+        done = time.time() - b["created"] >= st.args.batch_delay
+        if done:
+            self.finish_batch(st, bid)
+        obj = {"id": bid, "object": "batch", "endpoint": "/v1/chat/completions", "input_file_id": b["input_file_id"],
+               "completion_window": "24h", "status": b.get("status", "completed") if done else
+               ("validating" if time.time() - b["created"] < st.args.batch_delay / 3 else "in_progress"),
+               "output_file_id": b.get("output_file_id") if done else None,
+               "error_file_id": b.get("error_file_id") if done else None,
+               "created_at": int(b["created"]), "errors": None,
+               "request_counts": {"total": len(b["lines"]),
+                                  "completed": len(b["result"][0]) if done else 0,
+                                  "failed": len(b["result"][1]) if done else 0}}
+        return obj
+
+    def msgbatch_obj(self, st, bid):
+        b = st.batches[bid]
+        done = time.time() - b["created"] >= st.args.batch_delay
+        if done:
+            self.finish_batch(st, bid)
+        counts = {"processing": 0 if done else len(b["lines"]), "succeeded": 0, "errored": 0, "canceled": 0,
+                  "expired": 0}
+        if done:
+            counts["succeeded"] = len(b["result"][0])
+            for _, kind, _ in b["result"][1]:
+                counts[kind] += 1
+        port = self.server.server_address[1]
+        return {"id": bid, "type": "message_batch", "processing_status": "ended" if done else "in_progress",
+                "request_counts": counts, "created_at": "2026-12-01T00:00:00Z",
+                "expires_at": "2026-12-02T00:00:00Z", "ended_at": "2026-12-01T00:10:00Z" if done else None,
+                "results_url": "http://127.0.0.1:%d/v1/messages/batches/%s/results" % (port, bid) if done else None}
+
+    def batch_get(self, st, path):
+        self.anthropic = "/messages/batches" in path
+        if self.batch_auth(st) is not None:
+            return
+        m = re.search(r"/files/([^/]+)/content$", path)
+        if m:
+            if m.group(1) not in st.files:
+                return self.reply(404, self.error_body("no such file", "invalid_request_error", None))
+            return self.send_body(200, st.files[m.group(1)], [])
+        m = re.search(r"/messages/batches/([^/]+)/results$", path)
+        if m:
+            b = st.batches.get(m.group(1))
+            if not b or b["result"] is None:
+                return self.reply(404, self.error_body("no results yet", "not_found_error", None))
+            out, err = b["result"]
+            lines = [{"custom_id": c, "result": {"type": "succeeded", "message": o}} for c, o in out]
+            for c, kind, o in err:
+                r = {"type": kind}
+                if kind == "errored":
+                    r["error"] = {"type": "error", "error": {"type": "api_error", "message": "Internal server error"}}
+                lines.append({"custom_id": c, "result": r})
+            return self.send_body(200, "".join(json.dumps(x) + "\n" for x in lines).encode(), [])
+        m = re.search(r"/batches/([^/]+)$", path)
+        if m and m.group(1) in st.batches:
+            with st.lock:
+                st.batch_polls += 1
+            if self.anthropic:
+                return self.reply(200, self.msgbatch_obj(st, m.group(1)))
+            return self.reply(200, self.batch_obj(st, m.group(1)))
+        return self.reply(404, self.error_body("not found", "not_found_error", None))
+
+
+class Capture(Handler):
+    """A handler that answers one batch line without a connection."""
+
+    def __init__(self, server, anthropic):
+        self.server = server
+        self.anthropic = anthropic
+        self.tool_name = None
+        self.in_batch = True
+        self.headers = {}
+        self.code, self.obj = None, None
+
+    def send_body(self, code, body, headers=()):
+        self.code = code
+        self.obj = json.loads(body)
+
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -524,6 +780,10 @@ def main():
     ap.add_argument("--answers")
     ap.add_argument("--lifetime", type=float, default=900)
     ap.add_argument("--stall-seconds", type=float, default=600)
+    ap.add_argument("--batch-delay", type=float, default=0.5, help="seconds from creating a batch to its end")
+    ap.add_argument("--batch-fail", type=float, default=0, help="share of lines failing in their first batch")
+    ap.add_argument("--batch-expire", action="store_true", help="the first batch expires half done")
+    ap.add_argument("--batch-max-lines", type=int, default=0, help="refuse files with more lines")
     args = ap.parse_args()
 
     srv = Server(("127.0.0.1", 0), Handler)

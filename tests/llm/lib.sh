@@ -11,11 +11,11 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 fake="$src/tests/fakes/fake_llm.py"
 n=0; failed=0
 root=$(mktemp -d)
-trap 'stop_fake; rm -rf "$root"' EXIT
+trap 'stop_fake; [ -n "${KEEP:-}" ] || rm -rf "$root"' EXIT
 
 ok() {   # ok COND-EXIT-CODE DESCRIPTION [DIAG]
 	n=$((n+1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed+1)); [ -n "${3:-}" ] && echo "# $3"; fi
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed+1)); [ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/# /'; fi
 }
 is() {   # is GOT WANT DESCRIPTION
 	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3" "got '$1', want '$2'"; fi

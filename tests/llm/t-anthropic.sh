@@ -30,7 +30,13 @@ PY
 # generation alone (exact request counts); the passes after it are checked below
 gen() { "$evalset" generate demo --corpus chunks.jsonl --model claude-fake --base-url "$BASE" \
 	--prompt-dir "$src/prompts" --kinds factoid,paraphrase --no-critique --no-verify "$@"; }
-questions() { grep -E '^  text: ' sets/demo/set.yaml | sort; }
+# the replies recorded: each journal key with its questions
+replies() { python3 -c '
+import json
+for line in open("sets/demo/.evalset/generate.jsonl"):
+    r = json.loads(line)
+    if r.get("status") == "ok":
+        print(r["key"], json.dumps(r["questions"], sort_keys=True))' | sort; }
 
 export OPENAI_API_KEY=sk-SENTINEL-openai-55aa
 export ANTHROPIC_API_KEY=sk-ant-api03-SENTINEL-9c1e
@@ -52,8 +58,8 @@ is "$(stat_py 'd["protocols"].get("anthropic", 0)')" 24 "every request went to /
 is "$(stat_py 'd["protocols"].get("openai", 0)')" 0 "none to /chat/completions"
 is "$(stat_py 'd["modes"].get("json_schema", 0)')" 24 "each request forces the reply tool"
 grep -q "structured output json_schema" out; ok $? "summary: structured output through the tool" "$(head -1 out)"
-questions > got; (cd "$root/openai" && questions) > want
-cmp -s got want; ok $? "the questions equal the Chat Completions path's for the same fake replies"
+replies > got; (cd "$root/openai" && replies) > want
+cmp -s got want; ok $? "the replies recorded equal the Chat Completions path's for the same fake replies ($(wc -l < want))"
 is "$(grep '^usage:' out | sed 's/, [0-9.]*s$//')" "$ref_usage" "usage counts input, cache-read and output tokens alike"
 gen --provider anthropic >out 2>err
 is "$(stat_py 'd["requests"]')" 24 "a rerun is answered from the journal"

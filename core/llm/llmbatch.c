@@ -1,0 +1,755 @@
+/*
+ * llmbatch: submit, resume, poll, download and retry batches (see
+ * llmbatch.h).
+ *
+ * Invariants: a batch's "created" record (with every custom id it carries)
+ * is in the batch journal, fsync'ed, before the batch is polled; its
+ * "ended" record is written only after all its result lines were handed to
+ * the caller (who journals them first), so a crash between the two hands
+ * them over again on the next run (the caller skips what it already has).
+ * A request is in at most one pending batch of a job. Nothing here prints
+ * but error(), warning() and note(); server text is scrubbed of the key.
+ */
+#include "llm/llmbatch.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/http.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "base/util.h"
+#include "llm/journal.h"
+#include "llm/llm.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* One batch this run waits for. */
+struct pending {
+	char *id;
+	int round;
+	char **keys;
+	size_t nr_keys;
+	bool ended;
+};
+
+struct run {
+	struct llm *l;
+	const struct llmbatch_options *o;
+	struct llmbatch_stats *st;
+	enum llm_provider provider;
+	bool azure;
+	char endpoint[24];            /* digest of the base URL: which endpoint a journal record is for */
+	struct strbuf root;           /* where /files and /batches are (OpenAI, Azure) */
+	const char *query;            /* the base URL's "?..." (Azure's api-version), or "" */
+	struct journal journal;
+	struct pending *p;
+	size_t nr_p, alloc_p;
+	struct strmap carried;        /* custom id -> 1: in a pending batch */
+	struct strmap done;           /* batch id -> 1: ended in the journal */
+	struct strmap body_of;        /* custom id -> request index + 1 */
+	const struct llmbatch_request *reqs;
+	size_t nr_reqs;
+};
+
+/* ---- HTTP, one request at a time ---- */
+
+struct reply {
+	long status;
+	struct strbuf body;
+	char error[256];
+};
+
+static int reply_done(const struct http_response *res, void *data)
+{
+	struct reply *r = data;
+
+	r->status = res->status;
+	strbuf_reset(&r->body);
+	if (res->body_len)
+		strbuf_add(&r->body, res->body, res->body_len);
+	snprintf(r->error, sizeof(r->error), "%s", res->cancelled ? "cancelled" : res->error ? res->error : "");
+	return 0;
+}
+
+/*
+ * Send one request (retried by core/http on 408, 409, 429 and 5xx); fill
+ * 'r'. Return 0 (whatever the status), or ERR_INTERRUPTED.
+ */
+static int call(struct run *b, const char *method, const char *url, const char *const *headers,
+		const char *body, size_t len, struct reply *r)
+{
+	struct http_options ho = HTTP_OPTIONS_INIT;
+	struct http_client *c;
+	int rc;
+
+	ho.concurrency = 1;
+	ho.done = reply_done;
+	ho.stop = b->o->stop;
+	ho.ctx = b->o->ctx;
+	ho.timeout_ms = 600000;
+	r->status = 0;
+	r->error[0] = 0;
+	c = http_client_new(&ho);
+	http_submit(c, method, url, headers, body, len, r);
+	rc = http_run(c);
+	http_client_free(c);
+	return rc == ERR_INTERRUPTED ? ERR_INTERRUPTED : 0;
+}
+
+/* Report a refused call: "WHAT: HTTP N: server message" (scrubbed). Return ERR_REMOTE. */
+static int refused(struct run *b, const char *what, const struct reply *r)
+{
+	struct strbuf m = STRBUF_INIT;
+
+	if (r->status)
+		llm_error_message(r->body.buf, r->body.len, &m, NULL);
+	else
+		strbuf_addstr(&m, r->error[0] ? r->error : "no reply");
+	llm_scrub_job(b->l, &m);
+	if (r->status)
+		error("%s: HTTP %ld: %s", what, r->status, m.buf);
+	else
+		error("%s: %s", what, m.buf);
+	strbuf_release(&m);
+	return ERR_REMOTE;
+}
+
+static bool ok_status(const struct reply *r)
+{
+	return r->status >= 200 && r->status < 300;
+}
+
+/* Append the URL of 'path' under the batch root, with the base URL's query. */
+static void url_of(struct run *b, const char *path, struct strbuf *out)
+{
+	strbuf_add(out, b->root.buf, b->root.len);
+	strbuf_addstr(out, path);
+	strbuf_addstr(out, b->query);
+}
+
+/* ---- the journal ---- */
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static struct pending *add_pending(struct run *b, const char *id, int round)
+{
+	struct pending *p;
+
+	ALLOC_GROW(b->p, b->nr_p + 1, b->alloc_p);
+	p = &b->p[b->nr_p++];
+	memset(p, 0, sizeof(*p));
+	p->id = xstrdup(id);
+	p->round = round;
+	return p;
+}
+
+static int read_record(const cJSON *rec, long line, void *data)
+{
+	struct run *b = data;
+	const char *event = jstr(rec, "event"), *id = jstr(rec, "batch");
+	const cJSON *keys, *k;
+	struct pending *p;
+
+	(void)line;
+	if (!event || !id)
+		return 0;
+	if (!strcmp(event, "ended")) {
+		strmap_put(&b->done, id, (void *)1);
+		return 0;
+	}
+	if (strcmp(event, "created") || !jstr(rec, "job") || strcmp(jstr(rec, "job"), b->o->job) ||
+	    !jstr(rec, "provider") || strcmp(jstr(rec, "provider"), llm_provider_name(b->provider)) ||
+	    !jstr(rec, "endpoint") || strcmp(jstr(rec, "endpoint"), b->endpoint))
+		return 0;
+	p = add_pending(b, id, (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "round")));
+	keys = cJSON_GetObjectItemCaseSensitive(rec, "keys");
+	p->keys = xcalloc((size_t)cJSON_GetArraySize(keys) + 1, sizeof(*p->keys));
+	cJSON_ArrayForEach(k, keys)
+		if (cJSON_IsString(k))
+			p->keys[p->nr_keys++] = xstrdup(k->valuestring);
+	return 0;
+}
+
+static int journal_created(struct run *b, const struct pending *p, const char *file_id)
+{
+	cJSON *rec = cJSON_CreateObject();
+	cJSON *keys;
+	int rc;
+
+	cJSON_AddStringToObject(rec, "event", "created");
+	cJSON_AddStringToObject(rec, "job", b->o->job);
+	cJSON_AddStringToObject(rec, "provider", llm_provider_name(b->provider));
+	cJSON_AddStringToObject(rec, "endpoint", b->endpoint);
+	cJSON_AddStringToObject(rec, "batch", p->id);
+	if (file_id)
+		cJSON_AddStringToObject(rec, "file", file_id);
+	cJSON_AddNumberToObject(rec, "round", p->round);
+	cJSON_AddNumberToObject(rec, "created_at", (double)time(NULL));
+	keys = cJSON_AddArrayToObject(rec, "keys");
+	for (size_t i = 0; i < p->nr_keys; i++)
+		cJSON_AddItemToArray(keys, cJSON_CreateString(p->keys[i]));
+	rc = journal_append(&b->journal, rec);
+	cJSON_Delete(rec);
+	return rc;
+}
+
+static int journal_ended(struct run *b, const struct pending *p, const char *status, size_t ok, size_t failed)
+{
+	cJSON *rec = cJSON_CreateObject();
+	int rc;
+
+	cJSON_AddStringToObject(rec, "event", "ended");
+	cJSON_AddStringToObject(rec, "job", b->o->job);
+	cJSON_AddStringToObject(rec, "batch", p->id);
+	cJSON_AddStringToObject(rec, "status", status);
+	cJSON_AddNumberToObject(rec, "succeeded", (double)ok);
+	cJSON_AddNumberToObject(rec, "failed", (double)failed);
+	rc = journal_append(&b->journal, rec);
+	cJSON_Delete(rec);
+	return rc;
+}
+
+/* ---- submitting ---- */
+
+/* True for Azure OpenAI: a deployment URL or a host under .azure.com. */
+static bool is_azure(const char *base)
+{
+	return strstr(base, "/openai/deployments/") || strstr(base, ".azure.com");
+}
+
+static void line_of(enum llm_provider provider, bool azure, const char *custom_id, const char *body,
+		    struct strbuf *out)
+{
+	if (provider == LLM_ANTHROPIC)
+		strbuf_addf(out, "{\"custom_id\":\"%s\",\"params\":%s}", custom_id, body);
+	else
+		strbuf_addf(out, "{\"custom_id\":\"%s\",\"method\":\"POST\",\"url\":\"%s\",\"body\":%s}",
+			    custom_id, azure ? "/chat/completions" : "/v1/chat/completions", body);
+}
+
+void llmbatch_input_line(const struct llm *l, const char *custom_id, const char *body, struct strbuf *out)
+{
+	line_of(llm_get_provider(l), is_azure(llm_get_base_url(l)), custom_id, body, out);
+	strbuf_addch(out, '\n');
+}
+
+/* Append the input line of request 'r' in the provider's batch format. */
+static void input_line(struct run *b, const struct llmbatch_request *r, struct strbuf *out)
+{
+	line_of(b->provider, b->azure, r->custom_id, r->body, out);
+	if (b->provider != LLM_ANTHROPIC)
+		strbuf_addch(out, '\n');
+}
+
+/* The JSON value of string member 'key' of the object in 'r', or NULL. */
+static char *reply_str(const struct reply *r, const char *key)
+{
+	cJSON *j = cJSON_ParseWithLength(r->body.buf, r->body.len);
+	char *v = xstrdup(jstr(j, key));
+
+	cJSON_Delete(j);
+	return v;
+}
+
+/* Upload 'content' as a batch input file (OpenAI, Azure); set '*file_id'. */
+static int upload(struct run *b, const struct strbuf *content, int part, char **file_id)
+{
+	struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, ctype = STRBUF_INIT;
+	const char *const *lh = llm_get_headers(b->l);
+	const char *headers[8];
+	char boundary[72], d[72];
+	struct reply r = { 0, STRBUF_INIT, "" };
+	size_t n = 0;
+	int rc;
+
+	sha256_hex(content->buf, content->len, d);
+	snprintf(boundary, sizeof(boundary), "evalset-%.32s", d + 7);
+	strbuf_addf(&ctype, "Content-Type: multipart/form-data; boundary=%s", boundary);
+	headers[n++] = ctype.buf;
+	for (size_t i = 0; lh[i] && n < ARRAY_SIZE(headers) - 1; i++)
+		if (!starts_with(lh[i], "Content-Type:"))
+			headers[n++] = lh[i];
+	headers[n] = NULL;
+	strbuf_addf(&body, "--%s\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n", boundary);
+	strbuf_addf(&body, "--%s\r\nContent-Disposition: form-data; name=\"file\"; filename=\"evalset-%s-%d.jsonl\"\r\n"
+		    "Content-Type: application/jsonl\r\n\r\n", boundary, b->o->job, part);
+	strbuf_add(&body, content->buf, content->len);
+	strbuf_addf(&body, "\r\n--%s--\r\n", boundary);
+	url_of(b, "/files", &url);
+	rc = call(b, "POST", url.buf, headers, body.buf, body.len, &r);
+	if (!rc && !ok_status(&r))
+		rc = refused(b, "uploading the batch input file was refused", &r);
+	if (!rc && !(*file_id = reply_str(&r, "id"))) {
+		error("uploading the batch input file: the reply has no file id");
+		rc = ERR_REMOTE;
+	}
+	if (!rc)
+		b->st->files++;
+	strbuf_release(&url);
+	strbuf_release(&body);
+	strbuf_release(&ctype);
+	strbuf_release(&r.body);
+	return rc;
+}
+
+/*
+ * Create one batch of the requests 'idx[0..n)' (indexes into b->reqs) in
+ * round 'round', and journal it. Return 0, ERR_REMOTE, ERR_INPUT or
+ * ERR_INTERRUPTED.
+ */
+static int create(struct run *b, const size_t *idx, size_t n, int round)
+{
+	struct strbuf content = STRBUF_INIT, url = STRBUF_INIT, body = STRBUF_INIT;
+	struct reply r = { 0, STRBUF_INIT, "" };
+	char *file_id = NULL, *id = NULL;
+	struct pending *p;
+	int rc = 0;
+
+	if (b->provider == LLM_ANTHROPIC) {
+		strbuf_addstr(&body, "{\"requests\":[");
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				strbuf_addch(&body, ',');
+			input_line(b, &b->reqs[idx[i]], &body);
+		}
+		strbuf_addstr(&body, "]}");
+		llm_url(llm_get_base_url(b->l), "/messages/batches", &url);
+		rc = call(b, "POST", url.buf, llm_get_headers(b->l), body.buf, body.len, &r);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			input_line(b, &b->reqs[idx[i]], &content);
+		rc = upload(b, &content, (int)b->st->created + 1, &file_id);
+		if (!rc) {
+			strbuf_addf(&body, "{\"input_file_id\":\"%s\",\"endpoint\":\"%s\",\"completion_window\":\"24h\"}",
+				    file_id, b->azure ? "/chat/completions" : "/v1/chat/completions");
+			url_of(b, "/batches", &url);
+			rc = call(b, "POST", url.buf, llm_get_headers(b->l), body.buf, body.len, &r);
+		}
+	}
+	if (!rc && !ok_status(&r))
+		rc = refused(b, "creating the batch was refused", &r);
+	if (!rc && !(id = reply_str(&r, "id"))) {
+		error("creating the batch: the reply has no batch id");
+		rc = ERR_REMOTE;
+	}
+	if (!rc) {
+		p = add_pending(b, id, round);
+		p->keys = xcalloc(n + 1, sizeof(*p->keys));
+		for (size_t i = 0; i < n; i++) {
+			p->keys[p->nr_keys++] = xstrdup(b->reqs[idx[i]].custom_id);
+			strmap_put(&b->carried, b->reqs[idx[i]].custom_id, (void *)1);
+		}
+		if (journal_created(b, p, file_id))
+			rc = ERR_INPUT;
+		b->st->created++;
+		b->st->submitted += n;
+	}
+	free(id);
+	free(file_id);
+	strbuf_release(&content);
+	strbuf_release(&url);
+	strbuf_release(&body);
+	strbuf_release(&r.body);
+	return rc;
+}
+
+/* Cut the requests 'idx[0..n)' into batches at the limits and create each. */
+static int submit(struct run *b, const size_t *idx, size_t n, int round)
+{
+	long max_req = b->o->max_requests > 0 ? b->o->max_requests : LLMBATCH_DEFAULT_REQUESTS;
+	long max_bytes = b->o->max_bytes > 0 ? b->o->max_bytes : LLMBATCH_DEFAULT_BYTES;
+	long cap_req = b->provider == LLM_ANTHROPIC ? LLMBATCH_ANTHROPIC_MAX_REQUESTS
+		       : b->azure ? LLMBATCH_AZURE_MAX_REQUESTS : LLMBATCH_OPENAI_MAX_REQUESTS;
+	long cap_bytes = b->provider == LLM_ANTHROPIC ? LLMBATCH_ANTHROPIC_MAX_BYTES : LLMBATCH_OPENAI_MAX_BYTES;
+	size_t start = 0;
+
+	if (max_req > cap_req)
+		max_req = cap_req;
+	if (max_bytes > cap_bytes)
+		max_bytes = cap_bytes;
+	while (start < n) {
+		size_t end = start;
+		long bytes = 0;
+		int rc;
+		while (end < n && (long)(end - start) < max_req) {
+			long line = (long)strlen(b->reqs[idx[end]].body) + (long)strlen(b->reqs[idx[end]].custom_id) + 96;
+			if (end > start && bytes + line > max_bytes)
+				break;
+			if (line > max_bytes)
+				return error("request '%s' alone is larger than the %ld bytes a batch file may hold",
+					     b->reqs[idx[end]].custom_id, max_bytes), ERR_INPUT;
+			bytes += line;
+			end++;
+		}
+		rc = create(b, idx + start, end - start, round);
+		if (rc)
+			return rc;
+		start = end;
+	}
+	return 0;
+}
+
+/* ---- results ---- */
+
+int llmbatch_parse_line(const cJSON *line, const char **custom_id, char **body, char **why)
+{
+	const cJSON *resp, *res, *e;
+	const char *t;
+
+	*body = *why = NULL;
+	*custom_id = jstr(line, "custom_id");
+	if (!*custom_id)
+		return -1;
+	if ((res = cJSON_GetObjectItemCaseSensitive(line, "result"))) {
+		/* Anthropic: succeeded | errored | canceled | expired */
+		t = jstr(res, "type");
+		if (t && !strcmp(t, "succeeded") && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(res, "message"))) {
+			*body = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(res, "message"));
+			return 0;
+		}
+		e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "error"), "error");
+		if (jstr(e, "message"))
+			*why = xstrfmt("%s: %s", t ? t : "failed", jstr(e, "message"));
+		else
+			*why = xstrfmt("%s in the batch", t ? t : "failed");
+		return 0;
+	}
+	resp = cJSON_GetObjectItemCaseSensitive(line, "response");
+	e = cJSON_GetObjectItemCaseSensitive(line, "error");
+	if (cJSON_IsObject(resp) && cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(resp, "status_code")) == 200 &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(resp, "body")) && !cJSON_IsObject(e)) {
+		*body = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(resp, "body"));
+		return 0;
+	}
+	if (cJSON_IsObject(e) && jstr(e, "message"))
+		*why = xstrfmt("%s: %s", jstr(e, "code") ? jstr(e, "code") : "error", jstr(e, "message"));
+	else if (cJSON_IsObject(resp)) {
+		struct strbuf m = STRBUF_INIT;
+		char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(resp, "body"));
+		if (text)
+			llm_error_message(text, strlen(text), &m, NULL);
+		*why = xstrfmt("HTTP %g: %s", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(resp, "status_code")),
+			       m.len ? m.buf : "no message");
+		free(text);
+		strbuf_release(&m);
+	} else {
+		*why = xstrdup("failed in the batch");
+	}
+	return 0;
+}
+
+/*
+ * Hand the result lines of 'text' to the caller; mark each custom id seen
+ * in 'seen'; add failures that a follow-up may ask again to 'retry'.
+ */
+static void deliver(struct run *b, const struct pending *p, const char *text, size_t len, struct strmap *seen,
+		    struct strmap *retry, size_t *ok, size_t *failed)
+{
+	const char *s = text, *end = text + len;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		cJSON *j = n ? cJSON_ParseWithLength(s, n) : NULL;
+		const char *cid;
+		char *body, *why;
+		s += n + 1;
+		if (!j || llmbatch_parse_line(j, &cid, &body, &why)) {
+			cJSON_Delete(j);
+			continue;
+		}
+		strmap_put(seen, cid, (void *)1);
+		if (body) {
+			(*ok)++;
+			b->st->succeeded++;
+			b->o->result(cid, body, strlen(body), NULL, true, b->o->ctx);
+		} else {
+			bool again = p->round < b->o->rounds && strmap_get(&b->body_of, cid);
+			(*failed)++;
+			b->st->failed++;
+			b->o->result(cid, NULL, 0, why, !again, b->o->ctx);
+			if (again)
+				strmap_put(retry, cid, (void *)1);
+		}
+		free(body);
+		free(why);
+		cJSON_Delete(j);
+	}
+}
+
+/* GET a results file into 'r'. */
+static int download(struct run *b, const char *url, struct reply *r, const char *what)
+{
+	int rc = call(b, "GET", url, llm_get_headers(b->l), NULL, 0, r);
+
+	if (!rc && !ok_status(r))
+		rc = refused(b, what, r);
+	return rc;
+}
+
+/*
+ * Poll batch 'p' once. When it ended, download and deliver its results,
+ * journal its end and set p->ended. Return 0, ERR_REMOTE or ERR_INTERRUPTED.
+ */
+static int poll_one(struct run *b, struct pending *p, struct strmap *retry)
+{
+	struct strbuf url = STRBUF_INIT;
+	struct reply r = { 0, STRBUF_INIT, "" }, f = { 0, STRBUF_INIT, "" };
+	struct strmap seen = STRMAP_INIT;
+	cJSON *j = NULL;
+	const char *status;
+	size_t ok = 0, failed = 0;
+	int rc;
+
+	if (b->provider == LLM_ANTHROPIC) {
+		struct strbuf path = STRBUF_INIT;
+		strbuf_addf(&path, "/messages/batches/%s", p->id);
+		llm_url(llm_get_base_url(b->l), path.buf, &url);
+		strbuf_release(&path);
+	} else {
+		strbuf_addf(&url, "%s/batches/%s%s", b->root.buf, p->id, b->query);
+	}
+	rc = call(b, "GET", url.buf, llm_get_headers(b->l), NULL, 0, &r);
+	b->st->polls++;
+	if (!rc && !ok_status(&r))
+		rc = refused(b, "polling the batch was refused", &r);
+	if (rc)
+		goto out;
+	j = cJSON_ParseWithLength(r.body.buf, r.body.len);
+	status = jstr(j, b->provider == LLM_ANTHROPIC ? "processing_status" : "status");
+	if (!status) {
+		error("polling batch '%s': the reply has no status", p->id);
+		rc = ERR_REMOTE;
+		goto out;
+	}
+	if (b->provider == LLM_ANTHROPIC ? strcmp(status, "ended")
+	    : !strcmp(status, "validating") || !strcmp(status, "in_progress") || !strcmp(status, "finalizing") ||
+	      !strcmp(status, "cancelling"))
+		goto out;   /* still running */
+	if (b->provider == LLM_ANTHROPIC) {
+		const char *results = jstr(j, "results_url");
+		if (results) {
+			rc = download(b, results, &f, "downloading the batch results was refused");
+			if (rc)
+				goto out;
+			deliver(b, p, f.body.buf, f.body.len, &seen, retry, &ok, &failed);
+		}
+	} else {
+		const char *files[2] = { jstr(j, "output_file_id"), jstr(j, "error_file_id") };
+		for (int i = 0; i < 2; i++) {
+			if (!files[i])
+				continue;
+			strbuf_reset(&url);
+			strbuf_addf(&url, "%s/files/%s/content%s", b->root.buf, files[i], b->query);
+			rc = download(b, url.buf, &f, "downloading a batch file was refused");
+			if (rc)
+				goto out;
+			deliver(b, p, f.body.buf, f.body.len, &seen, retry, &ok, &failed);
+		}
+		if (!strcmp(status, "failed")) {
+			const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(j, "errors"), "data"), 0);
+			struct strbuf m = STRBUF_INIT;
+			strbuf_addstr(&m, jstr(e, "message") ? jstr(e, "message") : "no reason given");
+			llm_scrub_job(b->l, &m);
+			warning("batch '%s' failed: %s", p->id, m.buf);
+			strbuf_release(&m);
+		}
+	}
+	/* requests the batch ended without a line for (failed, expired before starting) */
+	for (size_t i = 0; i < p->nr_keys; i++) {
+		const char *cid = p->keys[i];
+		bool again;
+		if (strmap_get(&seen, cid))
+			continue;
+		again = p->round < b->o->rounds && strmap_get(&b->body_of, cid);
+		failed++;
+		b->st->failed++;
+		b->o->result(cid, NULL, 0, "no result in the batch", !again, b->o->ctx);
+		if (again)
+			strmap_put(retry, cid, (void *)1);
+	}
+	if (failed && b->provider != LLM_ANTHROPIC && strcmp(status, "completed"))
+		note("batch '%s' ended %s: %zu requests without a reply", p->id, status, failed);
+	if (journal_ended(b, p, status, ok, failed)) {
+		rc = ERR_INPUT;
+		goto out;
+	}
+	p->ended = true;
+out:
+	cJSON_Delete(j);
+	strmap_clear(&seen, 0);
+	strbuf_release(&url);
+	strbuf_release(&r.body);
+	strbuf_release(&f.body);
+	return rc;
+}
+
+/* Sleep 'seconds', waking to check the stop callback. Return 0 or ERR_INTERRUPTED. */
+static int wait_for(struct run *b, double seconds)
+{
+	int64_t left = (int64_t)(seconds * 1000);
+
+	while (left > 0) {
+		struct timespec ts = { 0, 50 * 1000000L };
+		if (left < 50)
+			ts.tv_nsec = (long)left * 1000000L;
+		if (b->o->stop && b->o->stop(b->o->ctx))
+			return ERR_INTERRUPTED;
+		nanosleep(&ts, NULL);
+		left -= 50;
+	}
+	return b->o->stop && b->o->stop(b->o->ctx) ? ERR_INTERRUPTED : 0;
+}
+
+/* ---- the run ---- */
+
+static void set_endpoint(struct run *b)
+{
+	const char *base = llm_get_base_url(b->l);
+	const char *q = strchr(base, '?');
+	const char *dep = strstr(base, "/openai/deployments/");
+	char d[72];
+
+	sha256_hex(base, strlen(base), d);
+	snprintf(b->endpoint, sizeof(b->endpoint), "%.16s", d + 7);
+	b->query = q ? q : "";
+	b->azure = is_azure(base);
+	if (dep) {
+		/* Azure's deployment URL: files and batches are under /openai */
+		strbuf_add(&b->root, base, (size_t)(dep - base) + strlen("/openai"));
+	} else {
+		size_t len = q ? (size_t)(q - base) : strlen(base);
+		while (len && base[len - 1] == '/')
+			len--;
+		strbuf_add(&b->root, base, len);
+	}
+}
+
+int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct llmbatch_request *reqs,
+		 size_t nr, struct llmbatch_stats *st)
+{
+	struct run b;
+	struct strmap retry = STRMAP_INIT;
+	size_t *idx = xcalloc(nr + 1, sizeof(*idx)), n = 0;
+	double wait;
+	int rc = 0, round = 0;
+
+	memset(&b, 0, sizeof(b));
+	memset(st, 0, sizeof(*st));
+	b.l = l;
+	b.o = o;
+	b.st = st;
+	b.reqs = reqs;
+	b.nr_reqs = nr;
+	b.provider = llm_get_provider(l);
+	b.journal.fd = -1;
+	strbuf_init(&b.root, 0);
+	set_endpoint(&b);
+	for (size_t i = 0; i < nr; i++)
+		strmap_put(&b.body_of, reqs[i].custom_id, (void *)(uintptr_t)(i + 1));
+	if (journal_read(o->journal_path, read_record, &b) < 0) {
+		rc = ERR_INPUT;
+		goto out;
+	}
+	/* the batches of an earlier run that never ended: resumed, their requests not sent again */
+	for (size_t i = 0; i < b.nr_p; i++) {
+		struct pending *p = &b.p[i];
+		if (strmap_get(&b.done, p->id)) {
+			p->ended = true;
+			continue;
+		}
+		st->resumed++;
+		if (p->round > round)
+			round = p->round;
+		for (size_t k = 0; k < p->nr_keys; k++)
+			strmap_put(&b.carried, p->keys[k], (void *)1);
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (strmap_get(&b.carried, reqs[i].custom_id)) {
+			st->skipped++;
+			continue;
+		}
+		idx[n++] = i;
+		st->est_prompt_tokens += (long)(strlen(reqs[i].body) / 4);
+		st->est_completion_tokens += llm_get_max_tokens(l);
+	}
+	st->to_submit = n;
+	if (o->price_in > 0 || o->price_out > 0)
+		st->est_cost = ((double)st->est_prompt_tokens * o->price_in +
+				(double)st->est_completion_tokens * o->price_out) / 1e6;
+	if (o->max_cost > 0 && n && st->est_cost > o->max_cost) {
+		error("the batch would cost about $%.2f (%ld prompt tokens, at most %ld completion tokens), "
+		      "more than --max-cost %.2f: nothing submitted", st->est_cost, st->est_prompt_tokens,
+		      st->est_completion_tokens, o->max_cost);
+		rc = ERR_INPUT;
+		goto out;
+	}
+	if (o->estimate_only)
+		goto out;
+	if (journal_open(&b.journal, o->journal_path)) {
+		rc = ERR_INPUT;
+		goto out;
+	}
+	if (n && (rc = submit(&b, idx, n, round)))
+		goto out;
+	wait = o->poll_s > 0 ? o->poll_s : 30;
+	for (;;) {
+		size_t left = 0;
+		for (size_t i = 0; i < b.nr_p; i++) {
+			if (b.p[i].ended)
+				continue;
+			if ((rc = poll_one(&b, &b.p[i], &retry)))
+				goto out;
+			left += !b.p[i].ended;
+		}
+		if (o->progress)
+			o->progress(st, o->ctx);
+		if (!left && retry.size) {
+			/* the failures of this round, in a follow-up batch */
+			struct strmap_entry *e;
+			n = 0;
+			strmap_for_each(&retry, e)
+				idx[n++] = (uintptr_t)strmap_get(&b.body_of, e->key) - 1;
+			strmap_clear(&retry, 0);
+			st->retried += n;
+			note("%zu requests failed in the batch; sending them again in a follow-up batch", n);
+			round++;
+			if ((rc = submit(&b, idx, n, round)))
+				goto out;
+			wait = o->poll_s > 0 ? o->poll_s : 30;
+			continue;
+		}
+		if (!left)
+			break;
+		if ((rc = wait_for(&b, wait)))
+			goto out;
+		wait *= 1.5;
+		if (wait > (o->poll_max_s > 0 ? o->poll_max_s : 600))
+			wait = o->poll_max_s > 0 ? o->poll_max_s : 600;
+	}
+out:
+	for (size_t i = 0; i < b.nr_p; i++) {
+		st->pending += !b.p[i].ended;
+		for (size_t k = 0; k < b.p[i].nr_keys; k++)
+			free(b.p[i].keys[k]);
+		free(b.p[i].keys);
+		free(b.p[i].id);
+	}
+	free(b.p);
+	if (b.journal.fd >= 0)
+		journal_close(&b.journal);
+	strmap_clear(&b.carried, 0);
+	strmap_clear(&b.done, 0);
+	strmap_clear(&b.body_of, 0);
+	strmap_clear(&retry, 0);
+	strbuf_release(&b.root);
+	free(idx);
+	return rc;
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# End-to-end tests of `generate --batch` and `judge --batch` against the
+# batch endpoints of tests/fakes/fake_llm.py (OpenAI files and batches, the
+# Azure OpenAI form, Anthropic message batches) over HTTP on 127.0.0.1,
+# printing TAP: a 2,000-request job split over files, killed with -9 while
+# polling and resumed without a second submission; partial failures and an
+# expired batch retried in a follow-up batch; results equal to the live
+# path's for the same fake replies; the cost estimate and its refusal.
+#
+# usage: t-batch.sh EVALSET
+set -u
+. "$(dirname "$0")/lib.sh"
+
+# make_case NAME CHUNKS: a set over a corpus of CHUNKS chunks
+make_case() {
+	w="$root/$1"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
+	python3 - "$2" <<'PY'
+import json, random, sys
+random.seed(5)
+vocab = ["w%03d" % i for i in range(900)]
+with open("chunks.jsonl", "w") as f:
+    for i in range(int(sys.argv[1])):
+        f.write(json.dumps({"id": "c-%04d" % i, "doc": "d%d" % (i // 4), "title": "Doc %d" % (i // 4),
+                            "text": "Setting " + " ".join(random.sample(vocab, 30)) + "."}) + "\n")
+with open("run.trec", "w") as f:
+    for q in range(1, 9):
+        for r in range(5):
+            f.write("q-%04d Q0 c-%04d %d %d bm25\n" % (q, (q * 3 + r) % int(sys.argv[1]), r + 1, 10 - r))
+PY
+	"$evalset" init demo --corpus chunks.jsonl >/dev/null || exit 1
+}
+gen() { "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" \
+	--prompt-dir "$src/prompts" --kinds factoid,paraphrase --no-critique --no-verify "$@"; }
+# the replies a job recorded: each journal key with its questions (what the
+# set keeps of them depends on the order replies arrive in: near duplicates)
+replies() { python3 -c '
+import json, sys
+for line in open(sys.argv[1] + "/sets/demo/.evalset/generate.jsonl"):
+    r = json.loads(line)
+    if r.get("status") == "ok":
+        print(r["key"], json.dumps(r["questions"], sort_keys=True))' "$1" | sort; }
+created() { grep -c '"event":"created"' sets/demo/.evalset/generate-batches.jsonl 2>/dev/null || echo 0; }
+
+export OPENAI_API_KEY=sk-SENTINEL-batch-31c7
+export ANTHROPIC_API_KEY=sk-ant-api03-SENTINEL-batch-77d0
+
+# ---- the live path over the same fake replies, as the reference ----
+make_case live 1000
+start_fake
+gen --concurrency 32 >out 2>err
+is "$?" 0 "the live path answers 2,000 requests"
+stop_fake
+
+# ---- 2,000 requests split over 4 files, kill -9 while polling, resumed ----
+make_case big 1000
+start_fake --batch-delay 6 --expect-key "$OPENAI_API_KEY"
+( exec "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" \
+	--kinds factoid,paraphrase --batch --batch-max-requests 500 --batch-poll 0.2 >out 2>err ) &
+pid=$!
+for _ in $(seq 1 300); do [ "$(created)" = 4 ] && break; sleep 0.1; done
+is "$(created)" 4 "four batches created and journaled before polling"
+sleep 0.5
+kill -9 $pid; wait $pid 2>/dev/null
+curl -s "http://127.0.0.1:$PORT/stats" >/dev/null; ok $? "the fake server is still up"
+is "$(stat_py 'd["batch_creates"]')" 4 "the fake saw one create per file"
+is "$(stat_py 'd["batch_sizes"]')" "[500, 500, 500, 500]" "split at --batch-max-requests"
+gen --batch --batch-max-requests 500 --batch-poll 0.2 >out 2>err
+is "$?" 0 "the rerun resumes and completes" "$(tail -3 err)"
+is "$(stat_py 'd["batch_creates"]')" 4 "no second submission after kill -9"
+is "$(stat_py 'd["files_uploaded"]')" 4 "no file uploaded twice"
+grep -q "batch: 0 created (0 files), 4 resumed, 0 requests submitted, 2000 not submitted again, 2000 results" out
+ok $? "the summary says the 4 batches were resumed" "$(grep '^batch' out)"
+grep -q "2000 answered now" out; ok $? "every request answered" "$(sed -n 2p out)"
+replies "$root/big" > got; replies "$root/live" > want
+cmp -s got want; ok $? "the replies recorded equal the live path's for the same fake replies"
+is "$(wc -l < got)" 2000 "2000 replies recorded"
+gen --batch --batch-max-requests 500 --batch-poll 0.2 >out 2>err
+is "$(stat_py 'd["batch_creates"]')" 4 "a third run submits nothing"
+grep -q "batch estimate: 0 requests to submit" out; ok $? "its estimate says so" "$(head -1 out)"
+! grep -rq "SENTINEL" out err sets/; ok $? "the key is in no output, journal or batch journal"
+stop_fake
+
+# ---- partial failures and an expired batch, retried in a follow-up batch ----
+make_case partial 100
+start_fake --batch-delay 0.2 --batch-fail 0.1
+gen --batch --batch-max-requests 80 --batch-poll 0.1 >out 2>err
+is "$?" 0 "a batch with failed lines completes" "$(tail -2 err)"
+grep -q "200 answered now" out; ok $? "every request answered after the follow-up" "$(sed -n 2p out)"
+is "$(stat_py 'd["batch_creates"]')" 4 "3 batches and one follow-up"
+is "$(stat_py 'd["batch_lines"]')" "$(stat_py '200 + d["batch_sizes"][3]')" "only the failed lines asked again"
+grep -q "sending them again in a follow-up batch" err; ok $? "a note says so"
+stop_fake
+make_case expired 50
+start_fake --batch-delay 0.2 --batch-expire
+gen --batch --batch-poll 0.1 >out 2>err
+is "$?" 0 "an expired batch: the job completes" "$(tail -2 err)"
+grep -q "100 answered now" out; ok $? "the expired half asked again and answered" "$(sed -n 2p out)"
+is "$(stat_py 'd["batch_sizes"]')" "[100, 50]" "a follow-up of the 50 expired requests"
+stop_fake
+make_case stubborn 20
+start_fake --batch-delay 0.1 --batch-fail 1
+gen --batch --batch-poll 0.1 >out 2>err
+is "$?" 0 "lines failing only once: answered in the follow-up"
+stop_fake
+
+# ---- Azure OpenAI: deployment URL with api-version, files and batches under /openai ----
+make_case azure 30
+start_fake --batch-delay 0.2
+"$evalset" generate demo --corpus chunks.jsonl --model dep --prompt-dir "$src/prompts" --kinds factoid \
+	--base-url "http://127.0.0.1:$PORT/openai/deployments/dep?api-version=2024-10-21" \
+	--batch --batch-poll 0.1 >out 2>err
+is "$?" 0 "the Azure form completes" "$(tail -2 err)"
+grep -q "30 answered now" out; ok $? "every request answered" "$(sed -n 2p out)"
+stop_fake
+
+# ---- Anthropic message batches: the same questions as the live Messages API ----
+make_case anthropic-live 60
+start_fake
+gen --provider anthropic >out 2>err
+is "$?" 0 "the live Messages path"
+stop_fake
+make_case anthropic 60
+start_fake --batch-delay 0.2 --batch-fail 0.1 --expect-key "$ANTHROPIC_API_KEY"
+gen --provider anthropic --batch --batch-max-requests 50 --batch-poll 0.1 >out 2>err
+is "$?" 0 "Anthropic message batches complete" "$(tail -2 err)"
+is "$(stat_py 'd["batch_sizes"][:3]')" "[50, 50, 20]" "split at --batch-max-requests"
+is "$(stat_py 'd["files_uploaded"]')" 0 "no files: requests go inline"
+replies "$root/anthropic" > got; replies "$root/anthropic-live" > want
+cmp -s got want; ok $? "the replies recorded equal the live Messages path's ($(wc -l < want))"
+! grep -rq "SENTINEL" out err sets/; ok $? "the key is in no output or journal"
+stop_fake
+
+# ---- judge --batch: the same worksheet as the live judge ----
+make_case judge 40
+"$evalset" add demo --text "Which w001 setting?" --relevant c-0001 >/dev/null 2>&1
+for i in 2 3 4 5 6 7 8; do "$evalset" add demo --text "Question $i about w00$i?" --relevant c-000$i >/dev/null 2>&1; done
+"$evalset" tag demo v1 >/dev/null 2>&1
+"$evalset" pool demo@v1 run.trec -o pool.yaml >/dev/null 2>&1; ok $? "a pool to judge"
+cp pool.yaml live.yaml
+start_fake --batch-delay 0.2 --batch-fail 0.2
+"$evalset" judge pool.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" \
+	--batch --batch-max-requests 10 --batch-poll 0.1 >out 2>err
+is "$?" 0 "judge --batch completes" "$(tail -2 err)"
+! grep -q "grade: null" pool.yaml; ok $? "every pair graded"
+pairs=$(grep -c '^  - chunk: ' pool.yaml)
+grep -q "$pairs graded now" out; ok $? "as many grades as pairs ($pairs)" "$(grep pairs: out)"
+is "$(stat_py 'd["live"]')" 0 "no live request"
+is "$(grep -c '"event":"created"' sets/demo/.evalset/judge-batches.jsonl)" "$(stat_py 'd["batch_creates"]')" "judge's batches in its own batch journal"
+rm -f sets/demo/.evalset/judge.jsonl
+"$evalset" judge live.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" >out 2>err
+cmp -s pool.yaml live.yaml; ok $? "the worksheet equals the live judge's"
+stop_fake
+
+# ---- the estimate, and a budget refusal before anything is submitted ----
+make_case budget 100
+start_fake
+gen --batch --dry-run --price 0.075/0.3 >out 2>err
+is "$?" 0 "--batch --dry-run exits 0"
+grep -Eq "batch estimate: 200 requests to submit, about [0-9]+ prompt tokens, at most [0-9]+ completion tokens, at most about \\\$[0-9.]+" out
+ok $? "it prints the estimate with its cost" "$(cat out)"
+gen --batch --price 10/30 --max-cost 0.01 >out 2>err
+is "$?" 2 "an estimate over --max-cost is refused (exit 2)"
+grep -q "more than --max-cost" err; ok $? "the message says why" "$(cat err)"
+is "$(stat_py 'd["batch_creates"] + d["files_uploaded"]')" 0 "nothing was uploaded or created"
+gen --batch --max-cost 1 >out 2>err
+is "$?" 2 "--max-cost without --price is refused"
+gen --batch --price 1-2 >out 2>err
+is "$?" 2 "a bad --price is refused"
+gen --batch --batch-out x.jsonl >out 2>err
+is "$?" 2 "--batch with --batch-out is refused"
+stop_fake
+
+# ---- --batch-out writes the provider's line format (vLLM's runner reads the OpenAI one) ----
+make_case out 5
+"$evalset" generate demo --corpus chunks.jsonl --model m --base-url http://127.0.0.1:9/v1 --prompt-dir "$src/prompts" \
+	--kinds factoid --batch-out openai.jsonl >out 2>err
+python3 -c '
+import json, sys
+l = [json.loads(x) for x in open("openai.jsonl")]
+assert len(l) == 5 and all(x["url"] == "/v1/chat/completions" and x["method"] == "POST" and x["body"]["messages"] for x in l)
+' ; ok $? "OpenAI lines: custom_id, method, url, body"
+"$evalset" generate demo --corpus chunks.jsonl --model m --provider anthropic --base-url http://127.0.0.1:9/v1 \
+	--prompt-dir "$src/prompts" --kinds factoid --batch-out anthropic.jsonl >out 2>err
+python3 -c '
+import json, sys
+l = [json.loads(x) for x in open("anthropic.jsonl")]
+assert len(l) == 5 and all(set(x) == {"custom_id", "params"} and x["params"]["tool_choice"]["type"] == "tool" for x in l)
+' ; ok $? "Anthropic lines: custom_id and params with the forced tool"
+
+echo "1..$n"
+[ "$failed" = 0 ]
