@@ -2,8 +2,8 @@
  * sample: prefix-filtered near-duplicate search and stratified sampling.
  *
  * Words and their hashes are computed exactly as text_similarity() does
- * (the words of text_each_word, content words in the text's own language,
- * strhash), so the
+ * (the terms of text_each_word, content words in the text's own language,
+ * stemmed, strhash), so the
  * verified Jaccard here is the same number. A text with content words only
  * matches a text with content words (and the reverse); texts without one
  * are matched on all their words, in a second index of their own; texts
@@ -284,10 +284,11 @@ struct prep {
 	size_t nr, nr_content, alloc;
 };
 
-static void prep_word(const char *w, size_t len, bool content, void *data)
+static void prep_word(const char *w, size_t len, const char *term, size_t term_len, bool content,
+		      void *data)
 {
 	struct prep *p = data;
-	uint64_t h = strhash(w, len);
+	uint64_t h = strhash(term, term_len);
 
 	if (p->norm.len)
 		strbuf_addch(&p->norm, ' ');

@@ -2,14 +2,19 @@
  * similar: lexical similarity over the tokens of text.c (see text.h):
  * content words (stop words of the text's language left out), the Jaccard
  * similarity and near-duplicates, the overlap of a question with its chunk,
- * and the longest copied run of tokens. Token hashes stand for tokens;
- * collisions of 64-bit hashes are ignored as negligible.
+ * and the longest copied run of tokens. Words are compared by their terms:
+ * stemmed with the Snowball stemmer of the text's language (stem.c), as
+ * BM25 does, so "gebaut wurden die Häuser" and "wurde das Haus gebaut"
+ * share their content words. Term hashes stand for terms; collisions of
+ * 64-bit hashes are ignored as negligible.
  *
- * Calls text.c (tokens) and lang.c (stop words, detection); neither calls
- * back, so tokens stay below languages and languages below similarity.
+ * Calls text.c (tokens), lang.c (stop words, detection) and stem.c; none
+ * calls back, so tokens stay below languages and languages below
+ * similarity.
  */
 #include "text/text.h"
 #include "text/lang.h"
+#include "text/stem.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/util.h"
@@ -55,20 +60,27 @@ static void add_span(const char *w, size_t len, void *data)
 }
 
 void text_each_word(const char *s, size_t len, const struct lang *l,
-		    void (*fn)(const char *w, size_t len, bool content, void *data), void *data)
+		    void (*fn)(const char *w, size_t len, const char *term, size_t term_len,
+			       bool content, void *data), void *data)
 {
 	struct span_acc acc;
+	struct stemmer *st;
 
 	memset(&acc, 0, sizeof(acc));
 	strbuf_init(&acc.bytes, len + 1);
 	text_each_token(s, len, add_span, &acc);
 	if (!l)
 		l = lang_evidence_result(&acc.ev);
+	st = acc.nr ? stemmer_new(l) : NULL;
 	for (size_t i = 0; i < acc.nr; i++) {
-		const char *w = acc.bytes.buf + acc.items[i].off;
+		const char *w = acc.bytes.buf + acc.items[i].off, *term = w;
+		size_t wlen = acc.items[i].len, tlen = wlen;
 
-		fn(w, acc.items[i].len, !lang_is_stopword(l, w, acc.items[i].len), data);
+		if (st)
+			term = stemmer_stem(st, w, wlen, &tlen);
+		fn(w, wlen, term, tlen, !lang_is_stopword(l, w, wlen), data);
 	}
+	stemmer_free(st);
 	free(acc.items);
 	strbuf_release(&acc.bytes);
 }
@@ -79,13 +91,16 @@ struct hash_acc {
 	int all;
 };
 
-static void add_hash(const char *w, size_t len, bool content, void *data)
+static void add_hash(const char *w, size_t len, const char *term, size_t term_len, bool content,
+		     void *data)
 {
 	struct hash_acc *acc = data;
 
+	(void)w;
+	(void)len;
 	if (acc->all || content) {
 		ALLOC_GROW(acc->h, acc->nr + 1, acc->alloc);
-		acc->h[acc->nr++] = strhash(w, len);
+		acc->h[acc->nr++] = strhash(term, term_len);
 	}
 }
 
@@ -170,33 +185,44 @@ double text_overlap(const char *question, const char *chunk)
 	return share;
 }
 
+/* The term hashes of every token of a text, in order. */
+struct term_seq {
+	uint64_t *h;
+	size_t nr, alloc;
+};
+
+static void add_term(const char *w, size_t len, const char *term, size_t term_len, bool content,
+		     void *data)
+{
+	struct term_seq *t = data;
+
+	(void)w;
+	(void)len;
+	(void)content;
+	ALLOC_GROW(t->h, t->nr + 1, t->alloc);
+	t->h[t->nr++] = strhash(term, term_len);
+}
+
 double text_copied_share(const char *question, const char *chunk)
 {
-	struct tokens tq = TOKENS_INIT, tc = TOKENS_INIT;
-	uint64_t *hq, *hc;
+	struct term_seq tq = { NULL, 0, 0 }, tc = { NULL, 0, 0 };
 	size_t *prev, *cur, best = 0;
 	double share;
 
-	text_tokenize(question, strlen(question), &tq);
-	text_tokenize(chunk, strlen(chunk), &tc);
+	text_each_word(question, strlen(question), NULL, add_term, &tq);
+	text_each_word(chunk, strlen(chunk), NULL, add_term, &tc);
 	if (!tq.nr || !tc.nr) {
-		tokens_release(&tq);
-		tokens_release(&tc);
+		free(tq.h);
+		free(tc.h);
 		return 0.0;
 	}
-	hq = xmalloc(tq.nr * sizeof(*hq));
-	hc = xmalloc(tc.nr * sizeof(*hc));
-	for (size_t i = 0; i < tq.nr; i++)
-		hq[i] = strhash(tq.items[i], strlen(tq.items[i]));
-	for (size_t j = 0; j < tc.nr; j++)
-		hc[j] = strhash(tc.items[j], strlen(tc.items[j]));
-	/* longest common run of consecutive tokens, by dynamic programming */
+	/* longest common run of consecutive terms, by dynamic programming */
 	prev = xcalloc(tc.nr + 1, sizeof(*prev));
 	cur = xcalloc(tc.nr + 1, sizeof(*cur));
 	for (size_t i = 1; i <= tq.nr; i++) {
 		size_t *tmp;
 		for (size_t j = 1; j <= tc.nr; j++) {
-			cur[j] = hq[i - 1] == hc[j - 1] ? prev[j - 1] + 1 : 0;
+			cur[j] = tq.h[i - 1] == tc.h[j - 1] ? prev[j - 1] + 1 : 0;
 			if (cur[j] > best)
 				best = cur[j];
 		}
@@ -207,9 +233,7 @@ double text_copied_share(const char *question, const char *chunk)
 	share = (double)best / (double)tq.nr;
 	free(prev);
 	free(cur);
-	free(hq);
-	free(hc);
-	tokens_release(&tq);
-	tokens_release(&tc);
+	free(tq.h);
+	free(tc.h);
 	return share;
 }

@@ -81,30 +81,35 @@ void text_each_token(const char *s, size_t len,
 		     void (*fn)(const char *w, size_t len, void *data), void *data);
 /*
  * Call 'fn' for each token of 'len' bytes of 's', in order, as
- * text_each_token does, with 'content' false for a stop word of language
- * 'l' (NULL: the language lang_detect finds in 's').
+ * text_each_token does, with its term (the token stemmed by the Snowball
+ * stemmer of language 'l', or the token itself where 'l' has none: valid
+ * only during the call) and 'content' false for a stop word of 'l' ('l'
+ * NULL: the language lang_detect finds in 's'). Similarity, overlap and
+ * near-duplicates compare terms, so inflected forms match as in BM25.
  */
 void text_each_word(const char *s, size_t len, const struct lang *l,
-		    void (*fn)(const char *w, size_t len, bool content, void *data), void *data);
+		    void (*fn)(const char *w, size_t len, const char *term, size_t term_len,
+			       bool content, void *data), void *data);
 
-/* Return the sorted, distinct hashes (strhash) of the content words of
- * 'len' bytes of 's' (of all its words when 'all'), their number in '*nr';
+/* Return the sorted, distinct hashes (strhash) of the terms of the content
+ * words of 'len' bytes of 's' (of all its words when 'all'), their number in '*nr';
  * caller frees (never NULL). */
 uint64_t *text_word_hashes(const char *s, size_t len, bool all, size_t *nr);
 
-/* Jaccard similarity of the content-word sets of 'a' and 'b' (each in its
- * own detected language), in [0,1]. */
+/* Jaccard similarity of the content-word term sets of 'a' and 'b' (each in
+ * its own detected language, stemmed), in [0,1]. */
 double text_similarity(const char *a, const char *b);
 /* True when 'a' and 'b' are the same after normalisation, or their
  * text_similarity reaches 'threshold' (0.8 is the default used by add). */
 bool text_near_duplicate(const char *a, const char *b, double threshold);
 #define TEXT_NEAR_DUP_THRESHOLD 0.8
 
-/* Share of the content words of 'question' found in 'chunk', in [0,1]
- * (0 when the question has no content words). SPEC provenance.overlap. */
+/* Share of the content-word terms of 'question' found among the terms of
+ * 'chunk', in [0,1] (0 when the question has no content words): the
+ * provenance.overlap of a generated question. */
 double text_overlap(const char *question, const char *chunk);
 /* Share of the tokens of 'question' covered by its longest run of
- * consecutive tokens that also occurs, in order, in 'chunk', in [0,1]. */
+ * consecutive tokens whose terms also occur, in order, in 'chunk', in [0,1]. */
 double text_copied_share(const char *question, const char *chunk);
 
 /*

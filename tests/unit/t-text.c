@@ -8,6 +8,7 @@
 #include "set/corpus.h"
 #include "base/fsutil.h"
 #include "base/strbuf.h"
+#include "base/strmap.h"
 #include "text/text.h"
 #include "text/dupindex.h"
 #include "text/lang.h"
@@ -406,6 +407,73 @@ static void test_translated_pairs(void)
 	}
 }
 
+/* The words of a text as they stand, unstemmed: the verdicts without stemming. */
+struct raw_words {
+	uint64_t h[32];
+	size_t nr;
+	bool all;
+};
+
+static void add_raw(const char *w, size_t len, const char *term, size_t term_len, bool content, void *data)
+{
+	struct raw_words *r = data;
+
+	(void)term;
+	(void)term_len;
+	if ((content || r->all) && r->nr < 32)
+		r->h[r->nr++] = strhash(w, len);
+}
+
+static double raw_jaccard(const char *a, const char *b)
+{
+	struct raw_words x = { .nr = 0 }, y = { .nr = 0 };
+	size_t inter = 0;
+
+	text_each_word(a, strlen(a), NULL, add_raw, &x);
+	text_each_word(b, strlen(b), NULL, add_raw, &y);
+	for (size_t i = 0; i < x.nr; i++)
+		for (size_t j = 0; j < y.nr; j++)
+			if (x.h[i] == y.h[j]) {
+				inter++;
+				break;
+			}
+	return x.nr + y.nr - inter ? (double)inter / (double)(x.nr + y.nr - inter) : 1.0;
+}
+
+/*
+ * Similarity, overlap and the copy measure compare stems in the text's own
+ * language, as BM25 does: German and Spanish pairs that differ only by
+ * inflection are near duplicates, which they are not word for word.
+ */
+static void test_stemmed_measures(void)
+{
+	static const char *const pairs[][2] = {
+		{ "Wann wurden die H\xc3\xa4user in Berlin gebaut?", "Wann wurde das Haus in Berlin gebaut?" },
+		{ "\xc2\xbf" "Cu\xc3\xa1ndo se construyeron las casas de Madrid?",
+		  "\xc2\xbf" "Cu\xc3\xa1ndo se construy\xc3\xb3 la casa de Madrid?" },
+	};
+	struct dup_index d = DUP_INDEX_INIT;
+
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
+		ok(raw_jaccard(pairs[i][0], pairs[i][1]) < TEXT_NEAR_DUP_THRESHOLD,
+		   "pair %zu: word for word, not a near duplicate (%.3f)", i, raw_jaccard(pairs[i][0], pairs[i][1]));
+		ok(text_near_duplicate(pairs[i][0], pairs[i][1], TEXT_NEAR_DUP_THRESHOLD),
+		   "pair %zu: stemmed, a near duplicate (%.3f)", i, text_similarity(pairs[i][0], pairs[i][1]));
+		dup_index_add(&d, pairs[i][0], 1);
+		ok(dup_index_find(&d, pairs[i][1], TEXT_NEAR_DUP_THRESHOLD) != NULL,
+		   "pair %zu: the duplicate index finds the inflected variant", i);
+	}
+	dup_index_release(&d);
+	/* generate's filters: overlap and copied share over stems */
+	is_double(text_overlap("Wann wurden die H\xc3\xa4user gebaut?", "Das Haus wurde 1890 gebaut."), 1.0, 1e-9,
+		  "overlap: Haeuser is found as Haus");
+	is_double(text_copied_share("H\xc3\xa4user wurden 1890 gebaut", "Das Haus wurde 1890 gebaut"), 1.0, 1e-9,
+		  "copied share: an inflected copy is a copy");
+	/* English keeps its verdicts: different questions stay apart */
+	ok(!text_near_duplicate("Who designed the Eiffel Tower?", "When was the Eiffel Tower built?",
+				TEXT_NEAR_DUP_THRESHOLD), "English: other questions are not near duplicates");
+}
+
 /* Tokens per script: CJK bigrams, Thai words from ICU, script changes cut. */
 static void test_scripts(void)
 {
@@ -434,6 +502,7 @@ static void test_scripts(void)
 int main(void)
 {
 	test_translated_pairs();
+	test_stemmed_measures();
 	test_scripts();
 	test_threads();  /* first: the threads are the first users of the module */
 	test_normalize();
