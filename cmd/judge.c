@@ -358,7 +358,9 @@ int cmd_judge(int argc, const char **argv)
 				ALLOC_GROW(items, nr + 1, alloc);
 				ALLOC_GROW(ap, nr + 1, alloc_ap);
 				items[nr] = (struct judge_item){ .qid = pq->id, .question = aq->text, .chunk = ch->id,
-								 .title = ch->title, .text = ch->text };
+								 .title = ch->title, .text = ch->text,
+								 .question_language = aq->language ? aq->language : as.language,
+								 .chunk_language = s.corpus.language };
 				ap[nr].label = g > 3 ? 3 : g;
 				ap[nr].from_pool = false;
 				ap[nr].list_form = k < aq->nr_relevant && aq->relevant_as_list;
@@ -374,7 +376,9 @@ int cmd_judge(int argc, const char **argv)
 				continue;
 			ALLOC_GROW(items, nr + 1, alloc);
 			items[nr] = (struct judge_item){ .qid = pq->id, .question = qtext, .chunk = ch->id,
-							 .title = ch->title, .text = ch->text };
+							 .title = ch->title, .text = ch->text,
+							 .question_language = q && q->language ? q->language : s.language,
+							 .chunk_language = s.corpus.language };
 			if (against) {
 				ALLOC_GROW(ap, nr + 1, alloc_ap);
 				ap[nr].label = pp->grade;

@@ -9,6 +9,7 @@
  * result.
  */
 #include "llm/judge.h"
+#include "text/lang.h"
 #include "base/digest.h"
 #include "base/error.h"
 #include "llm/journal.h"
@@ -25,7 +26,8 @@
 #include <time.h>
 
 static const char *const prompt_vars[] = {
-	"question.id", "question.text", "chunk.id", "chunk.title", "chunk.text", NULL,
+	"question.id", "question.text", "chunk.id", "chunk.title", "chunk.text",
+	"question.language", "chunk.language", NULL,
 };
 
 #define REPLY_SCHEMA \
@@ -304,18 +306,35 @@ static void tick(void *ctx)
 		j->o->progress(j->st, j->o->ctx);
 }
 
-static int render(const struct job *j, const struct judge_item *it, struct strbuf *sys, struct strbuf *user)
+/* Return the name of the language 'tag' names, else of the one 'text' is in. */
+static const char *language_name(const char *tag, const char *text)
 {
+	const struct lang *l = tag ? lang_get(tag) : lang_detect(text, strlen(text));
+
+	return l == lang_und() ? "the language of the text" : lang_name(l);
+}
+
+int judge_render(const struct prompt *p, const struct judge_item *it, struct strbuf *sys,
+		 struct strbuf *user)
+{
+	const char *question = it->question ? it->question : "", *text = it->text ? it->text : "";
 	struct prompt_var vars[] = {
-		{ "question.id", it->qid }, { "question.text", it->question ? it->question : "" },
+		{ "question.id", it->qid }, { "question.text", question },
 		{ "chunk.id", it->chunk }, { "chunk.title", it->title ? it->title : "" },
-		{ "chunk.text", it->text ? it->text : "" },
+		{ "chunk.text", text },
+		{ "question.language", language_name(it->question_language, question) },
+		{ "chunk.language", language_name(it->chunk_language, text) },
 	};
 
-	if (prompt_render(j->o->prompt->system, vars, ARRAY_SIZE(vars), sys) ||
-	    prompt_render(j->o->prompt->user, vars, ARRAY_SIZE(vars), user))
+	if (prompt_render(p->system, vars, ARRAY_SIZE(vars), sys) ||
+	    prompt_render(p->user, vars, ARRAY_SIZE(vars), user))
 		return -1;
 	return 0;
+}
+
+static int render(const struct job *j, const struct judge_item *it, struct strbuf *sys, struct strbuf *user)
+{
+	return judge_render(j->o->prompt, it, sys, user);
 }
 
 int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr,

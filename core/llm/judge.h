@@ -40,6 +40,9 @@ enum judge_status {
 struct judge_item {
 	/* in: borrowed for the call */
 	const char *qid, *question, *chunk, *title, *text;
+	/* in, optional: the languages (BCP 47) of the question and the chunk;
+	 * NULL: detected in the text */
+	const char *question_language, *chunk_language;
 	/* out */
 	enum judge_status status;
 	int grade;           /* JUDGE_GRADED: 0..3 */
@@ -94,6 +97,14 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 bool judge_in_shard(const char *qid, const char *chunk, long i, long n);
 
 /* Free the result strings of the items. */
+/*
+ * Render the system and user messages of 'it' with prompt 'p': the question,
+ * the chunk and their languages by name ({{question.language}},
+ * {{chunk.language}}: "German"; "the language of the text" when
+ * undetermined). Return 0 or -1 (reported).
+ */
+int judge_render(const struct prompt *p, const struct judge_item *it, struct strbuf *sys,
+		 struct strbuf *user);
 void judge_items_release(struct judge_item *items, size_t nr);
 
 /* Validate a reply object: {"grade": integer 0..3, "reason": string}. Return 0 or -1 with 'why'. */
