@@ -12,6 +12,11 @@
  * exists; a missing or changed corpus is a warning. The warning about the
  * latest tag compares the questions only (content digest, docs/sets.md).
  *
+ * With --record-languages, check first writes into the working copy the
+ * languages detection finds where the set records none (set_record_languages,
+ * docs/languages.md), under the set's lock, then checks the result; a frozen
+ * version is refused (exit 2).
+ *
  * With --results (a saved result, or two: their paired changes give the
  * churn), check also shows the power of the default gate's R@k rule on the
  * set, by the computation `evalset power --gate` prints
@@ -41,7 +46,7 @@
 #include <string.h>
 
 static const char *const check_usage[] = {
-	"evalset check <set> [--corpus <file>] [--format text|json]\n"
+	"evalset check <set> [--corpus <file>] [--format text|json] [--record-languages]\n"
 	"                    [--results <file> [--results <file>]] [--k <k>] [--effect <e>]",
 	NULL,
 };
@@ -211,7 +216,7 @@ static void print_text(const char *file, const char *digest, const char *content
 	       f->nr_warnings, f->nr_warnings == 1 ? "" : "s");
 }
 
-static void print_json(const char *file, const char *digest, const char *content,
+static void print_json(const struct set *s, const char *file, const char *digest, const char *content,
 		       const struct findings *f, const struct composition *c,
 		       const struct corpus *corpus, const struct power_view *power)
 {
@@ -243,6 +248,21 @@ static void print_json(const char *file, const char *digest, const char *content
 	obj = cJSON_AddObjectToObject(comp, "tags");
 	for (size_t i = 0; i < c->nr_tags; i++)
 		cJSON_AddNumberToObject(obj, c->tags[i].tag, (double)c->tags[i].n);
+	/* recorded languages (null: none recorded), and questions per language */
+	obj = cJSON_AddObjectToObject(comp, "languages");
+	if (s->language)
+		cJSON_AddStringToObject(obj, "set", s->language);
+	else
+		cJSON_AddNullToObject(obj, "set");
+	if (s->has_corpus && s->corpus.language)
+		cJSON_AddStringToObject(obj, "corpus", s->corpus.language);
+	else
+		cJSON_AddNullToObject(obj, "corpus");
+	{
+		cJSON *per = cJSON_AddObjectToObject(obj, "questions");
+		for (size_t i = 0; i < c->nr_langs; i++)
+			cJSON_AddNumberToObject(per, c->langs[i].tag, (double)c->langs[i].n);
+	}
 	obj = cJSON_AddObjectToObject(comp, "relevant_per_question");
 	cJSON_AddNumberToObject(obj, "min", (double)c->rel_min);
 	cJSON_AddNumberToObject(obj, "mean",
@@ -350,16 +370,48 @@ out:
 	return ret;
 }
 
+/*
+ * Record the detected languages of 's' (set_record_languages) and save it to
+ * the working copy of 'ref' when anything was recorded; say what on stderr.
+ * Return 0 or -1 (reported).
+ */
+static int record_languages(struct set *s, const struct set_ref *ref, const struct corpus *corpus)
+{
+	struct language_record rec;
+
+	if (!set_record_languages(s, corpus, &rec)) {
+		fprintf(stderr, "languages: nothing to record\n");
+		return 0;
+	}
+	if (set_save(s, ref->file) < 0)
+		return -1;
+	fprintf(stderr, "languages recorded in '%s':", ref->file);
+	if (rec.set)
+		fprintf(stderr, " the set %s", rec.set);
+	if (rec.corpus)
+		fprintf(stderr, "%s the corpus %s", rec.set ? "," : "", rec.corpus);
+	if (rec.questions)
+		fprintf(stderr, "%s %zu question%s in another language", rec.set || rec.corpus ? "," : "",
+			rec.questions, rec.questions == 1 ? "" : "s");
+	fprintf(stderr, "\n");
+	return 0;
+}
+
 int cmd_check(int argc, const char **argv)
 {
 	const char *corpus_arg = NULL, *format = "text";
 	struct string_list results = STRING_LIST_INIT;
+	struct lock_file lock = LOCK_FILE_INIT;
+	char *lock_path = NULL, *what = NULL;
+	int record = 0;
 	long k = 5;
 	double effect = 0.05;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_arg, "file",
 			   "check chunk ids against this corpus (default: the one the set records)"),
 		OPT_STRING(0, "format", &format, "format", "text (default) or json"),
+		OPT_BOOL(0, "record-languages", &record,
+			 "write the detected languages into the set where it records none"),
 		OPT_STRING_LIST(0, "results", &results, "file",
 				"a saved result: show the power of the default gate's R@k rule (twice: churn from the pair)"),
 		OPT_INT(0, "k", &k, "k", "the k of R@k for --results (default 5)"),
@@ -397,7 +449,17 @@ int cmd_check(int argc, const char **argv)
 		usage_with_options(check_usage, opts);
 	}
 	memset(&power, 0, sizeof(power));
-	if (set_ref_resolve(&ref, argv[0], true) < 0 || set_open_ref(&s, &ref, false) < 0)
+	if (set_ref_resolve(&ref, argv[0], true) < 0)
+		goto out;
+	if (record && ref.tag) {
+		error("cannot record languages in frozen version '%s'; versions are never rewritten",
+		      argv[0]);
+		goto out;
+	}
+	what = xstrfmt("set '%s'", ref.dir);
+	if (record && (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0))
+		goto out;
+	if (set_open_ref(&s, &ref, false) < 0)
 		goto out;
 	if (corpus_arg) {
 		if (corpus_load(&corpus, corpus_arg) < 0)
@@ -428,6 +490,8 @@ int cmd_check(int argc, const char **argv)
 				     "(fingerprint %s recorded, %s now)", corpus.path ? corpus.path : "",
 				     s.corpus.fingerprint, fp);
 	}
+	if (record && record_languages(&s, &ref, have_corpus ? &corpus : NULL) < 0)
+		goto out;
 	set_check(&s, have_corpus ? &corpus : NULL, &f);
 	{
 		size_t answerable = 0;
@@ -463,7 +527,7 @@ int cmd_check(int argc, const char **argv)
 		goto out;
 	compose(&s, have_corpus ? &corpus : NULL, &comp);
 	if (fmt == TABLE_JSON)
-		print_json(ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
+		print_json(&s, ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
 			   results.nr ? &power : NULL);
 	else
 		print_text(ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
@@ -471,6 +535,9 @@ int cmd_check(int argc, const char **argv)
 	composition_release(&comp);
 	ret = f.nr_errors ? EXIT_FAILED : EXIT_OK;
 out:
+	lock_release(&lock);
+	free(lock_path);
+	free(what);
 	string_list_clear(&results);
 	free(recorded);
 	free(latest_tag);

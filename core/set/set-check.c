@@ -308,6 +308,70 @@ const char *question_language(const struct set *s, const struct question *q)
 	return lang_code(lang_detect(q->text ? q->text : "", q->text ? strlen(q->text) : 0));
 }
 
+/* The chunks detection reads for a corpus's language: enough evidence, bounded time. */
+#define RECORD_CHUNKS 1000
+
+static void add_evidence(const char *w, size_t len, void *data)
+{
+	lang_evidence_add(data, w, len);
+}
+
+size_t set_record_languages(struct set *s, const struct corpus *corpus, struct language_record *rec)
+{
+	struct lang_evidence ev;
+	const struct lang *sl;
+	size_t n = 0;
+
+	memset(rec, 0, sizeof(*rec));
+	if (!s->language && s->nr) {
+		memset(&ev, 0, sizeof(ev));
+		for (size_t i = 0; i < s->nr; i++)
+			if (s->q[i].text)
+				text_each_token(s->q[i].text, strlen(s->q[i].text), add_evidence, &ev);
+		sl = lang_evidence_result(&ev);
+		if (sl != lang_und()) {
+			s->language = xstrdup(lang_code(sl));
+			rec->set = s->language;
+			n++;
+		}
+	}
+	if (corpus && s->has_corpus && !s->corpus.language && corpus->nr) {
+		const struct lang *cl;
+
+		memset(&ev, 0, sizeof(ev));
+		for (size_t i = 0; i < corpus->nr && i < RECORD_CHUNKS; i++)
+			text_each_token(corpus->chunks[i].text, strlen(corpus->chunks[i].text),
+					add_evidence, &ev);
+		cl = lang_evidence_result(&ev);
+		if (cl != lang_und()) {
+			s->corpus.language = xstrdup(lang_code(cl));
+			rec->corpus = s->corpus.language;
+			n++;
+		}
+	}
+	if (!s->language)
+		return n;
+	sl = lang_get(s->language);
+	for (size_t i = 0; i < s->nr; i++) {
+		struct question *q = &s->q[i];
+		const struct lang *ql;
+		size_t len;
+
+		if (q->language || !q->text)
+			continue;
+		len = strlen(q->text);
+		if (lang_text_fits(q->text, len, sl))
+			continue;
+		ql = lang_detect(q->text, len);
+		if (ql == lang_und() || ql == sl)
+			continue;
+		q->language = xstrdup(lang_code(ql));
+		rec->questions++;
+		n++;
+	}
+	return n;
+}
+
 /*
  * Warn on questions whose language differs from their relevant chunks':
  * a labelled question against its chunk's code, an unlabelled one when its

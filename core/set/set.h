@@ -381,6 +381,23 @@ void set_check(const struct set *s, const struct corpus *corpus, struct findings
 /* Return the language code of 'q': its own, else the set's, else detected
  * in its text ("und" when nothing tells). */
 const char *question_language(const struct set *s, const struct question *q);
+/* What set_record_languages wrote (NULL or 0: nothing). */
+struct language_record {
+	const char *set;        /* the set's language, newly recorded */
+	const char *corpus;     /* the corpus's */
+	size_t questions;       /* questions given their own */
+};
+/*
+ * Record in 's' the languages detection finds where it records none: the
+ * set's 'language' (detected over all its questions together), the
+ * corpus's (over the first chunks of 'corpus', when not NULL and the set
+ * names a corpus), and the 'language' of each question whose text is
+ * clearly in another language than the set's (lang_text_fits) and whose own
+ * language is determined. A language already recorded is never changed, and
+ * nothing is recorded from undetermined text. Fill 'rec'; return the number
+ * of fields recorded.
+ */
+size_t set_record_languages(struct set *s, const struct corpus *corpus, struct language_record *rec);
 /* Like set_check with only the error rules (no warnings): what set_open and
  * add enforce. */
 void set_check_errors(const struct set *s, const struct corpus *corpus, struct findings *out);
