@@ -19,6 +19,7 @@
 #include "base/strmap.h"
 #include "base/util.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,19 +60,77 @@ static void add_span(const char *w, size_t len, void *data)
 	lang_evidence_add(&acc->ev, w, len);
 }
 
+/*
+ * The stemmer of the last language each thread asked for, kept between calls
+ * (a stemmer holds state: one per thread) and freed when the thread ends:
+ * similarity runs over many short texts of one language, and creating a
+ * stemmer for each would cost a sixth of the work.
+ */
+struct stem_cache {
+	const struct lang *l;
+	struct stemmer *st;   /* NULL: 'l' has no stemmer */
+};
+static pthread_key_t stem_key;
+static pthread_once_t stem_once = PTHREAD_ONCE_INIT;
+static bool stem_key_ok;
+
+static void stem_cache_free(void *p)
+{
+	struct stem_cache *c = p;
+
+	stemmer_free(c->st);
+	free(c);
+}
+
+static void stem_key_init(void)
+{
+	stem_key_ok = !pthread_key_create(&stem_key, stem_cache_free);
+}
+
+/*
+ * Return a stemmer for 'l' (NULL when 'l' has none): this thread's, or,
+ * when no thread key could be had, a new one the caller frees ('*owned').
+ */
+static struct stemmer *stemmer_of(const struct lang *l, bool *owned)
+{
+	struct stem_cache *c;
+
+	*owned = false;
+	pthread_once(&stem_once, stem_key_init);
+	c = stem_key_ok ? pthread_getspecific(stem_key) : NULL;
+	if (c && c->l == l)
+		return c->st;
+	if (!c && stem_key_ok) {
+		c = xcalloc(1, sizeof(*c));
+		if (pthread_setspecific(stem_key, c)) {
+			free(c);
+			c = NULL;
+		}
+	}
+	if (!c) {
+		*owned = true;
+		return stemmer_new(l);
+	}
+	stemmer_free(c->st);
+	c->l = l;
+	c->st = stemmer_new(l);
+	return c->st;
+}
+
 void text_each_word(const char *s, size_t len, const struct lang *l,
 		    void (*fn)(const char *w, size_t len, const char *term, size_t term_len,
 			       bool content, void *data), void *data)
 {
 	struct span_acc acc;
 	struct stemmer *st;
+	bool owned = false;
 
 	memset(&acc, 0, sizeof(acc));
 	strbuf_init(&acc.bytes, len + 1);
 	text_each_token(s, len, add_span, &acc);
 	if (!l)
 		l = lang_evidence_result(&acc.ev);
-	st = acc.nr ? stemmer_new(l) : NULL;
+	st = acc.nr ? stemmer_of(l, &owned) : NULL;
 	for (size_t i = 0; i < acc.nr; i++) {
 		const char *w = acc.bytes.buf + acc.items[i].off, *term = w;
 		size_t wlen = acc.items[i].len, tlen = wlen;
@@ -80,7 +139,8 @@ void text_each_word(const char *s, size_t len, const struct lang *l,
 			term = stemmer_stem(st, w, wlen, &tlen);
 		fn(w, wlen, term, tlen, !lang_is_stopword(l, w, wlen), data);
 	}
-	stemmer_free(st);
+	if (owned)
+		stemmer_free(st);
 	free(acc.items);
 	strbuf_release(&acc.bytes);
 }
