@@ -31,6 +31,7 @@
 #include "compare/gate.h"
 #include "compare/gatepower.h"
 #include "set/corpuscheck.h"
+#include "chunk/corpuslint.h"
 #include "base/fsutil.h"
 #include "score/results.h"
 #include "set/set.h"
@@ -46,7 +47,8 @@
 #include <string.h>
 
 static const char *const check_usage[] = {
-	"evalset check <set> [--corpus <file>] [--format text|json] [--record-languages]\n"
+	"evalset check <set> [--corpus <file>] [--max-chunk-tokens <n>] [--format text|json]\n"
+	"                    [--record-languages]\n"
 	"                    [--results <file> [--results <file>]] [--k <k>] [--effect <e>]",
 	NULL,
 };
@@ -179,9 +181,12 @@ static void print_text(const char *file, const char *digest, const char *content
 {
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct finding *it = &f->items[i];
-		printf("%s: %s", it->level == FINDING_ERROR ? "error" : "warning", file);
+		printf("%s: %s", it->level == FINDING_ERROR ? "error" : "warning",
+		       it->file ? it->file : file);
 		if (it->line > 0)
-			printf(":%ld:%ld", it->line, it->col);
+			printf(":%ld", it->line);
+		if (it->line > 0 && it->col > 0)
+			printf(":%ld", it->col);
 		printf(": %s\n", it->message);
 	}
 	if (f->nr)
@@ -233,6 +238,7 @@ static void print_json(const struct set *s, const char *file, const char *digest
 		cJSON *it = cJSON_CreateObject();
 		cJSON_AddStringToObject(it, "level",
 					f->items[i].level == FINDING_ERROR ? "error" : "warning");
+		cJSON_AddStringToObject(it, "file", f->items[i].file ? f->items[i].file : file);
 		cJSON_AddNumberToObject(it, "line", (double)f->items[i].line);
 		cJSON_AddNumberToObject(it, "col", (double)f->items[i].col);
 		cJSON_AddStringToObject(it, "message", f->items[i].message);
@@ -404,11 +410,13 @@ int cmd_check(int argc, const char **argv)
 	struct lock_file lock = LOCK_FILE_INIT;
 	char *lock_path = NULL, *what = NULL;
 	int record = 0;
-	long k = 5;
+	long k = 5, max_tokens = LINT_DEFAULT_MAX_TOKENS;
 	double effect = 0.05;
 	struct option opts[] = {
 		OPT_STRING(0, "corpus", &corpus_arg, "file",
 			   "check chunk ids against this corpus (default: the one the set records)"),
+		OPT_INT(0, "max-chunk-tokens", &max_tokens, "n",
+			"warn about corpus chunks over n tokens (default 1024; 0: no limit)"),
 		OPT_STRING(0, "format", &format, "format", "text (default) or json"),
 		OPT_BOOL(0, "record-languages", &record,
 			 "write the detected languages into the set where it records none"),
@@ -442,6 +450,10 @@ int cmd_check(int argc, const char **argv)
 	}
 	if (k < 1 || k > 1000) {
 		error("--k must be 1..1000, not %ld", k);
+		usage_with_options(check_usage, opts);
+	}
+	if (max_tokens < 0) {
+		error("--max-chunk-tokens must be 0 (no limit) or more, not %ld", max_tokens);
 		usage_with_options(check_usage, opts);
 	}
 	if (!(effect > 0 && effect <= 1)) {
@@ -504,6 +516,8 @@ int cmd_check(int argc, const char **argv)
 			free(small);
 		}
 	}
+	if (have_corpus)
+		corpus_lint(&corpus, &s, (size_t)max_tokens, &f);
 	for (size_t i = 0; i < pre.nr; i++)
 		findings_add(&f, pre.items[i].level, 0, 0, "%s", pre.items[i].message);
 	set_digest(&s, digest);

@@ -363,6 +363,7 @@ enum finding_level { FINDING_ERROR, FINDING_WARNING };
 
 struct finding {
 	enum finding_level level;
+	char *file;      /* the file it is about, NULL: the set's own file */
 	long line, col;
 	char *message;
 };
@@ -404,6 +405,9 @@ void set_check_errors(const struct set *s, const struct corpus *corpus, struct f
 /* Append a finding; 'fmt' is printf-like. */
 void findings_add(struct findings *f, enum finding_level level, long line, long col,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Append a finding about another file than the set's (a corpus). */
+void findings_add_at(struct findings *f, enum finding_level level, const char *file, long line,
+		     long col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* Report every error finding of 'f' through error_at('file', ...). Return
  * the number of errors. */
 size_t findings_report_errors(const struct findings *f, const char *file);

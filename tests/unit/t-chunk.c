@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "chunk/chunker.h"
+#include "chunk/corpuslint.h"
 #include "chunk/document.h"
 
 #include <stdio.h>
@@ -259,6 +260,31 @@ static void test_refusals(void)
 	doc_files_release(&f);
 }
 
+/* What check calls markup, and what it leaves as text. */
+static void test_markup_share(void)
+{
+	static const struct { const char *text; bool mostly; } cases[] = {
+		{ "<div class=\"termy\">", true },
+		{ "<p align=\"center\"><img src=\"logo.png\" alt=\"x\"></p>", true },
+		{ "[![Build](https://img.shields.io/badge.svg)](https://ci.example/x)", true },
+		{ "| key | meaning |\n|---|---|\n| `id` | the chunk id that labels and runs use |", false },
+		{ "|---|:---:|---|\n|---|---|---|", true },
+		{ "&nbsp;&nbsp;&amp;&lt;&gt;", true },
+		{ "Run `pip install fastapi`, then see [the tutorial](tutorial.md) for the rest.", false },
+		{ "## Origin { #origin }\n\nAn origin is the combination of protocol, domain and port.", false },
+		{ "if a < b and c > d: print(a)", false },
+		{ "AT&T; costs less", false },
+		{ "<!-- a comment that was left in the page by the generator -->", true },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t mark;
+		double share = lint_markup_share(cases[i].text, strlen(cases[i].text), &mark);
+		bool mostly = share >= LINT_MARKUP_SHARE && mark >= 8;
+		ok(mostly == cases[i].mostly, "markup share %.2f of '%s': %s", share, cases[i].text,
+		   cases[i].mostly ? "mostly markup" : "text");
+	}
+}
+
 int main(void)
 {
 	check_spans("tests/data/fastapi-docs");
@@ -268,5 +294,6 @@ int main(void)
 	test_html();
 	test_sentences();
 	test_refusals();
+	test_markup_share();
 	return test_done();
 }
