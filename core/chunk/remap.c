@@ -124,7 +124,10 @@ static void free_doc_index(void *v)
 }
 
 /* Append the text of code points [s, e) of document 'doc' as the new
- * chunks show it to 'out'. Return 0, or -1 when chunks leave a gap. */
+ * chunks show it to 'out'. A stretch no chunk covers (the white space
+ * between sentence chunks) shows as one space: a gap that held words makes
+ * the text differ from the old one, so it is never taken for the same.
+ * Return 0, or -1 when no chunk covers the start or the end of the span. */
 static int span_text(const struct remapper *r, const char *doc, long s, long e,
 		     struct strbuf *out)
 {
@@ -145,8 +148,20 @@ static int span_text(const struct remapper *r, const char *doc, long s, long e,
 			if (c->end > pos && (!best || c->end > best->end))
 				best = c;
 		}
-		if (!best)
-			return -1;
+		if (!best) {
+			const struct chunk *next = NULL;
+
+			for (size_t k = 0; k < di->nr && !next; k++) {
+				const struct chunk *c = &r->new->chunks[di->idx[k]];
+				if (c->start > pos && c->start < e)
+					next = c;
+			}
+			if (!next || pos == s)
+				return -1;
+			strbuf_addch(out, ' ');
+			pos = next->start;
+			continue;
+		}
 		upto = best->end < e ? best->end : e;
 		a = cp_byte(best->text, (size_t)(pos - best->start));
 		b = cp_byte(best->text, (size_t)(upto - best->start));
@@ -749,6 +764,32 @@ size_t remap_find_quote(const struct corpus *c, const char *quote, struct quote_
 		if (found < max)
 			hits[found] = h;
 		found++;
+	}
+	free(m.items);
+	norm_release(&nq);
+	return found;
+}
+
+char *remap_quote_in_chunk(const struct chunk *ch, const char *quote, long *start, long *end)
+{
+	struct corpus one = CORPUS_INIT;
+	struct matches m = { NULL, 0, 0 };
+	struct norm nq;
+	char *found = NULL;
+
+	*start = *end = -1;
+	/* search_chunk reads chunks through a corpus: one of one chunk */
+	one.chunks = (struct chunk *)ch;
+	one.nr = 1;
+	normalize(quote, &nq);
+	for (int mode = SEARCH_EXACT; mode <= SEARCH_SPACE && !m.nr; mode++)
+		search_chunk(&one, 0, quote, &nq, (enum search_mode)mode, &m);
+	if (m.nr && m.items[0].b > m.items[0].a) {
+		found = xstrndup(ch->text + m.items[0].a, m.items[0].b - m.items[0].a);
+		if (has_span(ch)) {
+			*start = ch->start + (long)cp_count(ch->text, m.items[0].a);
+			*end = ch->start + (long)cp_count(ch->text, m.items[0].b);
+		}
 	}
 	free(m.items);
 	norm_release(&nq);

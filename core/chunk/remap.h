@@ -36,6 +36,7 @@
 
 struct set;
 struct corpus;
+struct chunk;
 
 enum remap_outcome {
 	REMAP_ONE,        /* to one new chunk */
@@ -98,5 +99,14 @@ struct quote_hit {
  */
 size_t remap_find_quote(const struct corpus *c, const char *quote, struct quote_hit *hits,
 			size_t max);
+
+/*
+ * Find 'quote' in the text of chunk 'ch' alone (exactly, else with white
+ * space runs taken as one space; its first place). Return the chunk's own
+ * text there (caller frees: the quote as the document has it), with its
+ * span in the document in '*start' and '*end' (code points; -1 when the
+ * chunk has no span); NULL when the chunk does not hold it.
+ */
+char *remap_quote_in_chunk(const struct chunk *ch, const char *quote, long *start, long *end);
 
 #endif

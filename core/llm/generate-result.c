@@ -19,6 +19,7 @@
  * among the generate files.
  */
 #include "llm/generate-internal.h"
+#include "chunk/remap.h"
 #include "set/corpus.h"
 #include "text/dupindex.h"
 #include "base/error.h"
@@ -70,6 +71,44 @@ const char *gen_json_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/*
+ * Record on 'q' the evidence of its label: the model's 'quote' where chunk
+ * 'ch' (or 'nb') holds it, as that chunk's own text with its span in the
+ * document; otherwise the span of 'ch' when the corpus has spans. Return
+ * false when a quote was given but is in neither chunk.
+ */
+static bool record_evidence(struct question *q, const char *quote, const struct chunk *ch,
+			    const struct chunk *nb)
+{
+	const struct chunk *in[2] = { ch, nb };
+	struct evidence e;
+
+	memset(&e, 0, sizeof(e));
+	for (size_t i = 0; i < 2 && quote && *quote; i++) {
+		long start, end;
+		char *found = in[i] ? remap_quote_in_chunk(in[i], quote, &start, &end) : NULL;
+
+		if (!found)
+			continue;
+		e.chunk = in[i]->id;
+		e.doc = start >= 0 ? in[i]->doc : NULL;
+		e.start = start;
+		e.end = end;
+		e.quote = found;
+		question_add_evidence(q, &e);
+		free(found);
+		return true;
+	}
+	if (ch->doc && ch->start >= 0) {
+		e.chunk = ch->id;
+		e.doc = ch->doc;
+		e.start = ch->start;
+		e.end = ch->end;
+		question_add_evidence(q, &e);
+	}
+	return !quote || !*quote;
+}
+
 /* Run one question through the filters and append it when kept. */
 static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long sample,
 		     const struct chunk *ch, const struct chunk *nb, enum gen_kind kind)
@@ -81,6 +120,7 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	double overlap, copied;
 	long rank = 0;
 	enum gen_band band = GEN_NR_BANDS;
+	bool quote_found;
 	const struct dup_entry *dup;
 	char *id;
 	cJSON *prov;
@@ -167,6 +207,8 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	}
 	if (answer && *answer && kind != GEN_UNANSWERABLE)
 		q->answer = xstrdup(answer);
+	quote_found = kind == GEN_UNANSWERABLE ||
+		      record_evidence(q, gen_json_str(qj, "quote"), ch, nb);
 	prov = cJSON_CreateObject();
 	cJSON_AddStringToObject(prov, "chunk", ch->id);
 	if (nb)
@@ -193,6 +235,8 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 			cJSON_AddNumberToObject(prov, "bm25_rank", (double)rank);
 		cJSON_AddStringToObject(prov, "difficulty", gen_band_name(band));
 	}
+	if (!quote_found)
+		cJSON_AddStringToObject(prov, "quote", "not in the chunk: dropped");
 	q->provenance = prov;
 	{
 		/* a long answer or chunk id: the set could not read it back */
@@ -297,10 +341,12 @@ void gen_record_result(struct gen *g, struct item *it, const struct llm_result *
 		cJSON *out = cJSON_AddArrayToObject(rec, "questions"), *q;
 		cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(res->json, "questions")) {
 			cJSON *o = cJSON_CreateObject();
-			const char *a = gen_json_str(q, "answer");
+			const char *a = gen_json_str(q, "answer"), *quote = gen_json_str(q, "quote");
 			cJSON_AddStringToObject(o, "question", gen_json_str(q, "question"));
 			if (a && *a)
 				cJSON_AddStringToObject(o, "answer", a);
+			if (quote && *quote)
+				cJSON_AddStringToObject(o, "quote", quote);
 			cJSON_AddItemToArray(out, o);
 		}
 		g->st->answered++;

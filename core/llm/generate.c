@@ -39,10 +39,12 @@ static const char *const prompt_vars[] = {
 #define REPLY_SCHEMA \
 	"{\"type\":\"object\",\"properties\":{\"questions\":{\"type\":\"array\",\"items\":" \
 	"{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"}," \
-	"\"answer\":{\"type\":\"string\"}},\"required\":[\"question\",\"answer\"]," \
+	"\"answer\":{\"type\":\"string\"},\"quote\":{\"type\":\"string\"}}," \
+	"\"required\":[\"question\",\"answer\",\"quote\"]," \
 	"\"additionalProperties\":false}}},\"required\":[\"questions\"]," \
 	"\"additionalProperties\":false}"
-#define REPLY_HINT "{\"questions\": [{\"question\": \"...\", \"answer\": \"a short answer, or empty\"}]}"
+#define REPLY_HINT "{\"questions\": [{\"question\": \"...\", \"answer\": \"a short answer, or empty\", " \
+	"\"quote\": \"the passage's words that answer it, or empty\"}]}"
 
 void gen_stats_release(struct gen_stats *st)
 {
@@ -90,12 +92,17 @@ static int validate(const cJSON *json, void *data, struct strbuf *why)
 	}
 	cJSON_ArrayForEach(q, qs) {
 		const cJSON *a = cJSON_GetObjectItemCaseSensitive(q, "answer");
+		const cJSON *quote = cJSON_GetObjectItemCaseSensitive(q, "quote");
 		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(q, "question"))) {
 			strbuf_addstr(why, "reply has a question without a 'question' string");
 			return -1;
 		}
 		if (a && !cJSON_IsString(a) && !cJSON_IsNull(a)) {
 			strbuf_addstr(why, "reply has an 'answer' that is not a string");
+			return -1;
+		}
+		if (quote && !cJSON_IsString(quote) && !cJSON_IsNull(quote)) {
+			strbuf_addstr(why, "reply has a 'quote' that is not a string");
 			return -1;
 		}
 	}

@@ -171,6 +171,15 @@ def make_questions(key, user, n, kind, script=None):
         return scripted
     m = re.search(r"<chunk>(.*?)</chunk>", user, re.S)
     words = words_of(m.group(1) if m else user) or ["thing", "widget", "gadget"]
+    # the quote: the passage's first sentence (at most 120 characters, cut
+    # at a space), as it stands; a passage holding QUOTE-ELSEWHERE gets a
+    # quote it does not hold (a model that paraphrases its evidence)
+    text = m.group(1).strip() if m else ""
+    quote = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0] if text else ""
+    if len(quote) > 120:
+        quote = quote[:120].rsplit(" ", 1)[0]
+    if "QUOTE-ELSEWHERE" in user:
+        quote = "words that this passage never says"
     h = int(key, 16)
     out = []
     forms = [
@@ -189,7 +198,8 @@ def make_questions(key, user, n, kind, script=None):
         q = forms[(h + i) % len(forms)].format(*pick)
         if kind == "unanswerable":
             q = "Is there a limit on " + pick[0] + " " + pick[2] + " " + str(i) + "?"
-        out.append({"question": q, "answer": pick[1] + " " + pick[2]})
+        out.append({"question": q, "answer": pick[1] + " " + pick[2],
+                    "quote": "" if kind == "unanswerable" else quote})
     return out
 
 

@@ -806,6 +806,67 @@ for spec in critique:factoid verify:unanswerable verify:multi-hop; do
 	stop_fake
 done
 
+# ---- evidence: each question records the quote it is grounded in and its span ----
+w="$root/evidence"; rm -rf "$w"; mkdir -p "$w/docs"; cd "$w" || exit 1
+python3 - <<'EOF'
+import random
+random.seed(7)
+vocab = ["w%03d" % i for i in range(400)]
+for d in range(3):
+    with open("docs/page%d.md" % d, "w") as f:
+        f.write("# Page %d\n\n" % d)
+        for p in range(4):
+            sents = [" ".join(random.sample(vocab, 8)).capitalize() + "." for _ in range(3)]
+            if d == 2 and p == 3:
+                sents[0] = "QUOTE-ELSEWHERE " + sents[0]
+            f.write(" ".join(sents) + "\n\n")
+EOF
+"$evalset" chunk --by paragraphs -o chunks.jsonl docs >/dev/null
+"$evalset" init demo --corpus chunks.jsonl >/dev/null
+start_fake
+gen --kinds factoid,unanswerable >out 2>err
+is "$?" 0 "generate on a corpus with spans succeeds"
+for id in $(sed -n 's/^- id: //p' sets/demo/set.yaml); do "$evalset" show demo "$id" --format json; echo; done > questions.jsonl
+python3 - questions.jsonl chunks.jsonl docs > ev.out <<'EOF'
+import json, sys
+chunks = {c["id"]: c for c in map(json.loads, open(sys.argv[2]))}
+quoted = spanned = bad = unanswerable_ev = dropped = 0
+for line in open(sys.argv[1]):
+    if not line.strip():
+        continue
+    q = json.loads(line)
+    ev = q.get("evidence") or []
+    if q.get("answerable") is False:
+        unanswerable_ev += len(ev)
+        continue
+    if len(ev) != 1:
+        bad += 1
+        continue
+    e = ev[0]
+    c = chunks[e["chunk"]]
+    doc = open(sys.argv[3] + "/" + e["doc"], encoding="utf-8").read()
+    if "quote" in e:
+        # the quote stands in the document at its span, inside its chunk
+        quoted += doc[e["start"]:e["end"]] == e["quote"] and c["start"] <= e["start"] and e["end"] <= c["end"]
+    else:
+        spanned += (e["start"], e["end"]) == (c["start"], c["end"])
+        dropped += q.get("provenance", {}).get("quote") == "not in the chunk: dropped"
+print(quoted, spanned, dropped, bad, unanswerable_ev)
+EOF
+read quoted spanned dropped bad unev < ev.out
+ok $([ "${quoted:-0}" -ge 10 ] && echo 0 || echo 1) "answerable questions record a quote found verbatim at its span in the document ($quoted)"
+ok $([ "${spanned:-0}" -ge 1 ] && [ "$spanned" = "$dropped" ] && echo 0 || echo 1) "a quote the chunk does not hold is dropped: the chunk's span is the evidence, provenance says so ($spanned, $dropped)"
+is "$bad $unev" "0 0" "every answerable question has one evidence entry, unanswerable ones none"
+"$evalset" check demo >/dev/null 2>&1
+ok $([ $? -le 1 ] && echo 0 || echo 1) "the set with evidence checks"
+# the labels survive a re-chunking: remap carries them through their quotes
+"$evalset" chunk --by sentences --size 1 --overlap 0 -o sent.jsonl docs >/dev/null
+"$evalset" remap demo --corpus sent.jsonl >remap.out 2>&1
+is "$?" 0 "remap to one-sentence chunks succeeds"
+grep -Eq "stale +0$" remap.out && grep -Eq "not mappable +0$" remap.out
+ok $? "every generated label maps to the new chunking" "$(cat remap.out)"
+stop_fake
+
 # ---- the key never reaches any file of any case (sets, journals, outputs, batches) ----
 cd "$root" || exit 1
 ! grep -rq "SENTINEL" "$root"; ok $? "no file written by any case holds the API key"
