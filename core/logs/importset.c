@@ -268,10 +268,22 @@ int import_apply(struct import *im, struct set *s, const struct import_apply_opt
 		nq->text = xstrdup(q->text);
 		nq->origin = ORIGIN_MINED;
 		nq->answerable = true;
-		for (size_t d = 0; d < q->t.nr_docs; d++)
-			if (q->t.docs[d].grade)
-				/* a new question; a query's documents are distinct */
-				question_append_label(nq, import_doc_id(&q->t.docs[d]), q->t.docs[d].grade);
+		for (size_t d = 0; d < q->t.nr_docs; d++) {
+			const char *id = import_doc_id(&q->t.docs[d]);
+			const struct chunk *ch;
+
+			if (!q->t.docs[d].grade)
+				continue;
+			/* a new question; a query's documents are distinct */
+			question_append_label(nq, id, q->t.docs[d].grade);
+			/* the clicked chunk's place in its document, so the label
+			 * survives a re-chunking (remap) without the old corpus */
+			ch = o->corpus ? corpus_get(o->corpus, id) : NULL;
+			if (ch && ch->doc && ch->start >= 0) {
+				struct evidence e = { (char *)id, ch->doc, ch->start, ch->end, NULL, 0, 0 };
+				question_add_evidence(nq, &e);
+			}
+		}
 		nq->provenance = provenance_json(im, q, out->stratum[i]);
 		out->ids[i] = xstrdup(nq->id);
 		out->added++;
