@@ -32,7 +32,8 @@ static const char *const compare_usage[] = {
 	"evalset compare <set>@<tag> <baseline> <candidate> [--gate <file>] [-m <measure>]... [--k <k>]",
 	"evalset compare <set>@<tag> --baseline <file>... --candidate <file>... [<options>]",
 	"                      [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]\n"
-	"                      [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>] [--subsets]",
+	"                      [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>] [--subsets]\n"
+	"                      [--baseline-corpus <file>] [--candidate-corpus <file>]",
 	NULL,
 };
 
@@ -89,6 +90,7 @@ static bool use_color(void)
 int cmd_compare(int argc, const char **argv)
 {
 	const char *gate_file = NULL, *format = "text", *md_file = NULL, *junit_file = NULL;
+	const char *bcorpus = NULL, *ccorpus = NULL;
 	struct string_list measures = STRING_LIST_INIT;
 	struct string_list bfiles = STRING_LIST_INIT, cfiles = STRING_LIST_INIT;
 	long k = LONG_MIN, show = 10;  /* LONG_MIN: no --k, the config says */
@@ -97,6 +99,8 @@ int cmd_compare(int argc, const char **argv)
 	struct option opts[] = {
 		OPT_STRING_LIST(0, "baseline", &bfiles, "file", "a baseline run or results (repeatable: runs of one system, averaged)"),
 		OPT_STRING_LIST(0, "candidate", &cfiles, "file", "a candidate run or results (repeatable, averaged)"),
+		OPT_STRING(0, "baseline-corpus", &bcorpus, "file", "the baseline runs were made on this chunking of the set's documents: judge them on it"),
+		OPT_STRING(0, "candidate-corpus", &ccorpus, "file", "the candidate runs were made on this chunking: judge them on it"),
 		OPT_STRING(0, "gate", &gate_file, "file", "gate file (default: R@k, Decline, FalseDecline, coverage)"),
 		OPT_STRING_LIST('m', "measure", &measures, "measure", "show this measure (repeatable; default all); the gate is the same whatever is shown"),
 		OPT_INT(0, "k", &k, "k", "context size for lost/gained and the default gate (default 5)"),
@@ -119,7 +123,7 @@ int cmd_compare(int argc, const char **argv)
 	struct compare_opts co = COMPARE_OPTS_INIT;
 	const char **wanted = NULL;
 	size_t nr_wanted = 0;
-	struct compare_input_opts io;
+	struct compare_input_opts io, bio, cio;
 	struct strbuf out = STRBUF_INIT, note = STRBUF_INIT;
 	struct compare_view view;
 	int failed, ret = EXIT_BAD_INPUT;
@@ -185,8 +189,12 @@ int cmd_compare(int argc, const char **argv)
 	io.k = (int)k;
 	io.measures = wanted;
 	io.nr_measures = nr_wanted;
-	if (load_side(base, &bfiles, &set, &ref, argv[0], "baseline", &io, &gate, &note) < 0 ||
-	    load_side(cand, &cfiles, &set, &ref, argv[0], "candidate", &io, &gate, &note) < 0)
+	io.corpus = NULL;
+	bio = cio = io;
+	bio.corpus = bcorpus;
+	cio.corpus = ccorpus;
+	if (load_side(base, &bfiles, &set, &ref, argv[0], "baseline", &bio, &gate, &note) < 0 ||
+	    load_side(cand, &cfiles, &set, &ref, argv[0], "candidate", &cio, &gate, &note) < 0)
 		goto out;
 
 	bp = xcalloc(bfiles.nr, sizeof(*bp));

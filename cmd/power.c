@@ -39,7 +39,7 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 	enum { D = ARRAY_SIZE(gate_drops) };
 	struct gate g;
 	struct results base, scratch;
-	struct compare_input_opts io = { false, 5, NULL, 0 };
+	struct compare_input_opts io = { false, 5, NULL, 0, NULL };
 	struct strbuf note = STRBUF_INIT;
 	struct gate_power_opts po = { gate_drops, D, sims, perms, churn, (uint64_t)seed };
 	struct gate_power_cell *cells = NULL;
@@ -219,6 +219,7 @@ int cmd_power(int argc, const char **argv)
 	io.k = 5;
 	io.measures = measures.items;
 	io.nr_measures = measures.nr;
+	io.corpus = NULL;
 	if (compare_input_load(&r[0], &set, &ref, argv[0], argv[1], two ? "baseline" : "results", &io, &note, NULL) < 0)
 		goto out;
 	if (two && compare_input_load(&r[1], &set, &ref, argv[0], argv[2], "candidate", &io, &note, NULL) < 0)

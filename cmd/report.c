@@ -56,7 +56,7 @@ static int load_input(struct input *in, const struct set *set, const struct set_
 		      const char *set_arg, const char *path, const char *what, int k, bool allow,
 		      struct strbuf *note)
 {
-	struct compare_input_opts io = { allow, k, NULL, 0 };
+	struct compare_input_opts io = { allow, k, NULL, 0, NULL };
 	int got = compare_input_load(&in->r, set, ref, set_arg, path, what, &io, note, &in->run);
 
 	if (got < 0)

@@ -406,37 +406,20 @@ static int check_binding(const struct run *run, const struct set *s, const char 
 static int judge_on_corpus(struct set *s, const struct set_ref *ref, const char *path,
 			   char digest[72], char **fingerprint)
 {
-	struct corpus old = CORPUS_INIT, other = CORPUS_INIT;
-	struct remap_report rep = REMAP_REPORT_INIT;
 	struct set judged = SET_INIT;
-	char fp[72], *from = NULL;
-	size_t lost;
-	int has_old, rc = -1;
+	char *from = ref->tag ? xstrfmt("%s@%s", ref->name, ref->tag) : xstrdup(ref->name);
+	int rc;
 
 	set_digest(s, digest);
-	has_old = set_corpus_load(s, ref->dir, &old);
-	if (has_old < 0 || corpus_load(&other, path) < 0)
-		goto out;
-	from = ref->tag ? xstrfmt("%s@%s", ref->name, ref->tag) : xstrdup(ref->name);
-	remap_set(s, has_old > 0 ? &old : NULL, &other, from, &judged, &rep);
-	lost = rep.count[REMAP_STALE] + rep.count[REMAP_UNMAPPABLE];
-	if (lost)
-		warning("%zu of %zu labels cannot be judged on '%s' (%zu stale, %zu not mappable; "
-			"'evalset remap' lists them)", lost, rep.nr, path, rep.count[REMAP_STALE],
-			rep.count[REMAP_UNMAPPABLE]);
-	judged.version = xstrdup(s->version);
-	judged.file = xstrdup(s->file);
+	rc = remap_judge_set(s, ref->dir, from, path, &judged, fingerprint);
+	free(from);
+	if (rc < 0) {
+		set_release(&judged);
+		return -1;
+	}
 	set_release(s);
 	*s = judged;
-	corpus_fingerprint(&other, fp);
-	*fingerprint = xstrdup(fp);
-	rc = 0;
-out:
-	free(from);
-	remap_report_release(&rep);
-	corpus_release(&old);
-	corpus_release(&other);
-	return rc;
+	return 0;
 }
 
 int cmd_score(int argc, const char **argv)

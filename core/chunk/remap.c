@@ -7,10 +7,12 @@
  * coordinates (code points), which every chunk with a span knows.
  */
 #include "chunk/remap.h"
+#include "base/error.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/util.h"
 #include "set/corpus.h"
+#include "set/corpuscheck.h"
 #include "set/set.h"
 
 #include <cjson/cJSON.h>
@@ -794,4 +796,34 @@ char *remap_quote_in_chunk(const struct chunk *ch, const char *quote, long *star
 	free(m.items);
 	norm_release(&nq);
 	return found;
+}
+
+int remap_judge_set(const struct set *s, const char *set_dir, const char *from, const char *path,
+		    struct set *out, char **fingerprint)
+{
+	struct corpus old = CORPUS_INIT, other = CORPUS_INIT;
+	struct remap_report rep = REMAP_REPORT_INIT;
+	char fp[72];
+	size_t lost;
+	int has_old, rc = -1;
+
+	has_old = set_corpus_load(s, set_dir, &old);
+	if (has_old < 0 || corpus_load(&other, path) < 0)
+		goto out;
+	remap_set(s, has_old > 0 ? &old : NULL, &other, from, out, &rep);
+	lost = rep.count[REMAP_STALE] + rep.count[REMAP_UNMAPPABLE];
+	if (lost)
+		warning("%zu of %zu labels cannot be judged on '%s' (%zu stale, %zu not mappable; "
+			"'evalset remap' lists them)", lost, rep.nr, path, rep.count[REMAP_STALE],
+			rep.count[REMAP_UNMAPPABLE]);
+	out->version = s->version ? xstrdup(s->version) : NULL;
+	out->file = s->file ? xstrdup(s->file) : NULL;
+	corpus_fingerprint(&other, fp);
+	*fingerprint = xstrdup(fp);
+	rc = 0;
+out:
+	remap_report_release(&rep);
+	corpus_release(&old);
+	corpus_release(&other);
+	return rc;
 }

@@ -85,6 +85,17 @@ const char *remap_outcome_name(enum remap_outcome o);
 int remap_set(const struct set *s, const struct corpus *old, const struct corpus *new,
 	      const char *from, struct set *out, struct remap_report *rep);
 
+/*
+ * Carry the labels of 's' (opened from the set directory 'set_dir', named
+ * 'from' in provenance) to the corpus 'path' for judging a run made on that
+ * chunking: 'out' (SET_INIT) gets the remapped set with the version of 's',
+ * '*fingerprint' the fingerprint of 'path' (caller frees). Labels that cannot
+ * be carried are one warning. Return 0, or -1 (reported: a corpus that
+ * cannot be read).
+ */
+int remap_judge_set(const struct set *s, const char *set_dir, const char *from, const char *path,
+		    struct set *out, char **fingerprint);
+
 /* A place a quote was found in a corpus. */
 struct quote_hit {
 	size_t chunk;        /* index in the corpus */

@@ -12,6 +12,7 @@
 #include "score/measures.h"
 #include "score/results.h"
 #include "score/bind.h"
+#include "chunk/remap.h"
 #include "score/run.h"
 #include "score/score.h"
 #include "set/set.h"
@@ -137,6 +138,11 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 		goto out;
 	}
 	if (results_is_file(path)) {
+		if (o->corpus) {
+			error("%s '%s' is saved results: a corpus goes with a run (results are judged "
+			      "on a corpus when saved, with score --corpus)", what, path);
+			goto out;
+		}
 		if (results_load(r, path) < 0)
 			goto out;
 		set_digest(set, digest);
@@ -170,8 +176,28 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 	if (v == BIND_UNRECORDED)
 		warning("%s run '%s' records no set; accepted because its question ids are all in %s",
 			what, path, set_arg);
-	if (score_run(r, set, run, path, o) < 0)
+	if (o->corpus) {
+		struct set judged = SET_INIT;
+		char *fp = NULL, *from = ref && ref->tag ? xstrfmt("%s@%s", ref->name, ref->tag)
+							: xstrdup(set_arg);
+		int rc = remap_judge_set(set, ref ? ref->dir : ".", from, o->corpus, &judged, &fp);
+
+		free(from);
+		if (rc == 0)
+			rc = score_run(r, &judged, run, path, o);
+		set_release(&judged);
+		if (rc < 0) {
+			free(fp);
+			goto out;
+		}
+		set_digest(set, digest);
+		free(r->set_digest);
+		r->set_digest = xstrdup(digest);
+		free(r->judged_on);
+		r->judged_on = fp;
+	} else if (score_run(r, set, run, path, o) < 0) {
 		goto out;
+	}
 	if (v == BIND_OTHER) {
 		if (mark_stale(r, ref, &rec, path) < 0)
 			goto out;

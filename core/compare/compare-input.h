@@ -39,6 +39,8 @@ struct compare_input_opts {
 	int k;                          /* context size when scoring a run */
 	const char *const *measures;    /* also scored for a run ("Decline" ignored) */
 	size_t nr_measures;
+	const char *corpus;             /* a run was made on this chunking of the set's
+					 * documents: judged on it (remap_judge_set), or NULL */
 };
 
 /*

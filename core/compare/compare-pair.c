@@ -40,6 +40,12 @@ char *cmp_side_label(const struct side *sd)
 		one = xstrfmt("%s (%s)", r->run_name, where);
 	else
 		one = xstrdup(r->run_name ? r->run_name : where ? where : "(unnamed)");
+	if (r->judged_on) {
+		/* made on another chunking: say which, by its fingerprint */
+		char *j = xstrfmt("%s, judged on corpus %.19s", one, r->judged_on);
+		free(one);
+		one = j;
+	}
 	if (sd->nr < 2)
 		return one;
 	all = xstrfmt("%s +%zu more run%s", one, sd->nr - 1, sd->nr > 2 ? "s" : "");
