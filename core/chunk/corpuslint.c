@@ -9,6 +9,7 @@
  * word are compared, so a corpus of distinct chunks costs about one pass.
  */
 #include "chunk/corpuslint.h"
+#include "chunk/chunker.h"
 #include "set/corpus.h"
 #include "set/set.h"
 #include "text/text.h"
@@ -215,23 +216,15 @@ static bool listing(struct lint *l, enum lint_kind kind)
 	return false;
 }
 
-static void count_one(const char *w, size_t len, void *data)
-{
-	(void)w;
-	(void)len;
-	(*(size_t *)data)++;
-}
-
 static void lint_each(struct lint *l, size_t max_tokens)
 {
 	const struct corpus *c = l->c;
 
 	for (size_t i = 0; i < c->nr; i++) {
 		const char *t = c->chunks[i].text, *q;
-		size_t len = strlen(t), tokens = 0, mark;
+		size_t len = strlen(t), tokens = chunk_count_tokens(t, len), mark;
 		double share;
 
-		text_each_token(t, len, count_one, &tokens);
 		q = strmap_get(&l->relevant, c->chunks[i].id);
 		if (!tokens) {
 			if (q)
