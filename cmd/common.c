@@ -58,7 +58,7 @@ void apply_lock_wait(const char *arg, const char *const *usage, const struct opt
 		lock_set_wait(LOCK_WAIT_FOREVER);
 		return;
 	}
-	if (parse_duration_ms(arg, 30L * 86400 * 1000, &ms) < 0) {
+	if (parse_duration_ms(arg, LONG_CAP(30LL * 86400 * 1000), &ms) < 0) {
 		error("bad --wait '%s': seconds, or a number with ms, s, m or h", arg);
 		usage_with_options(usage, opts);
 	}

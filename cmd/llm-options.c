@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LLM_MAX_DURATION_MS (30L * 86400 * 1000)
+#define LLM_MAX_DURATION_MS LONG_CAP(30LL * 86400 * 1000)  /* 24.8 days on 32 bits */
 #define HTTP_OPTIONS_DEFAULT ((struct http_options)HTTP_OPTIONS_INIT)
 
 /* Stop the job once SIGINT or SIGTERM arrived (handle_interrupts). */

@@ -25,6 +25,12 @@ packages=(gcc meson ninja-build pkg-config libcurl4-openssl-dev libcjson-dev
 # and for the browser suite Debian's Chromium driven by playwright-core under
 # Node.js
 test_packages=(clang zsh git chromium fonts-dejavu-core sqlite3 jq python3-yaml)
+# the 32-bit build (build-i386): Debian's i386 cross compiler and the :i386
+# -dev package of every dependency (multiarch: the i386 architecture is added
+# first); the x86-64 kernel runs its binaries, so its tests run as they are
+i386_packages=(crossbuild-essential-i386 libcurl4-openssl-dev:i386 libcjson-dev:i386
+  libyaml-dev:i386 libssl-dev:i386 libutf8proc-dev:i386 zlib1g-dev:i386 libicu-dev:i386
+  libstemmer-dev:i386 libpcre2-dev:i386 libxml2-dev:i386 libmicrohttpd-dev:i386)
 
 # The builds `tools/dev.sh test` makes and tests, one per line:
 #   DIR  CC  SUITES  [MESON OPTIONS...]
@@ -34,9 +40,12 @@ builds=(
   "build        gcc    all"
   "build-asan   gcc    all    -Db_sanitize=address,undefined -Db_lundef=false"
   "build-clang  clang  unit,cli,fuzz-replay  -Db_sanitize=undefined -Db_lundef=false -Dc_args=-fsanitize=float-cast-overflow"
+  "build-i386   gcc    unit,cli,conformance  --cross-file tools/cross/i686-linux-gnu.ini"
 )
 # build-clang: clang's UBSan, with float-cast-overflow (a double from input
 # converted to an integer it does not fit), which gcc's UBSan lacks
+# build-i386: 32-bit x86 (size_t, long and pointers of 4 bytes), cross-built
+# with tools/cross/i686-linux-gnu.ini
 # suites that only the first build runs (they build the tree afresh themselves)
 once_suites=(install release)
 
@@ -47,6 +56,7 @@ deps() { # deps [test]: install what is missing
     # Node.js: the machine's own when present (it brings npm), else Debian's
     command -v node >/dev/null 2>&1 || want+=(nodejs)
     command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || want+=(npm)
+    want+=("${i386_packages[@]}")
   fi
   for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -57,6 +67,9 @@ deps() { # deps [test]: install what is missing
       exit 2
     fi
     echo "== installing ${missing[*]}"
+    case " ${missing[*]}" in
+      *:i386*) dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386 ;;
+    esac
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
@@ -79,6 +92,8 @@ run_suites() { # run_suites DIR SUITES FIRST: the suites; prints meson's summary
   elif [ "$first" != 1 ]; then
     for s in "${once_suites[@]}"; do args+=(--no-suite "$s"); done
   fi
+  # the 32-bit build's long statistics tests take about twice as long
+  [ "$dir" = build-i386 ] && args+=(--timeout-multiplier 3)
   rm -f "$dir/meson-logs/testlog.json"
   meson test -C "$dir" --print-errorlogs --num-processes 2 "${args[@]}" || true
 }

@@ -8,6 +8,7 @@
 #ifndef EVALSET_UTIL_H
 #define EVALSET_UTIL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdbool.h>
 
@@ -53,6 +54,11 @@ bool ends_with(const char *s, const char *suffix);
  * out of range. The replacement for atoi/strtol in option and file parsing.
  */
 int parse_long(const char *s, long min, long max, long *out);
+/*
+ * The limit 'v' (a long long constant) as a long, or LONG_MAX where long is
+ * narrower (32-bit builds): for bounds such as 1LL << 40 given to parse_long.
+ */
+#define LONG_CAP(v) ((long)(LONG_MAX < (v) ? LONG_MAX : (v)))
 /* Parse all of 's' as a finite double. Return 0 or -1 as parse_long. */
 int parse_double(const char *s, double *out);
 /*

@@ -201,8 +201,7 @@ enum lint_kind { LINT_EMPTY, LINT_HUGE, LINT_MARKUP, LINT_DUP };
 
 static long line_of(const struct corpus *c, size_t idx)
 {
-	uintptr_t v = (uintptr_t)strmap_get(&c->index, c->chunks[idx].id);
-	return (long)(uint32_t)((uint64_t)v >> 32);
+	return c->lines ? c->lines[idx] : 0;
 }
 
 /* Whether to list one more finding of 'kind' (else it is counted). */

@@ -32,8 +32,9 @@ static int get_span(const cJSON *obj, const char *path, long lineno, const char 
 	if (!s && !e)
 		return 0;
 	if (!cJSON_IsNumber(s) || !cJSON_IsNumber(e) || s->valuedouble < 0 ||
-	    e->valuedouble < s->valuedouble || s->valuedouble != (double)(long)s->valuedouble ||
-	    e->valuedouble != (double)(long)e->valuedouble || e->valuedouble > 1e15)
+	    e->valuedouble < s->valuedouble || e->valuedouble > (LONG_MAX < 1e15 ? (double)LONG_MAX : 1e15) ||
+	    s->valuedouble != (double)(long)s->valuedouble ||
+	    e->valuedouble != (double)(long)e->valuedouble)
 		return error_at(path, lineno, 0,
 				"chunk '%s': \"start\" and \"end\" must be whole numbers with "
 				"end >= start", id);
@@ -89,8 +90,8 @@ static int parse_line(struct corpus *c, const char *path, long lineno, const str
 		goto out;
 	e = strmap_intern(&c->index, id, strlen(id), &added);
 	if (!added) {
-		error_at(path, lineno, 0, "duplicate chunk id '%s' (first on line %lu)", id,
-			 (unsigned long)(uintptr_t)e->value >> 32);
+		error_at(path, lineno, 0, "duplicate chunk id '%s' (first on line %ld)", id,
+			 c->lines[(uintptr_t)e->value - 1]);
 		goto out;
 	}
 	ALLOC_GROW(c->chunks, c->nr + 1, c->alloc);
@@ -100,8 +101,9 @@ static int parse_line(struct corpus *c, const char *path, long lineno, const str
 	c->chunks[c->nr].start = start;
 	c->chunks[c->nr].end = end;
 	c->chunks[c->nr].doc = doc && *doc ? xstrdup(doc) : title && *title ? xstrdup(title) : NULL;
-	/* value: low 32 bits chunk index + 1, high 32 bits line (for messages) */
-	e->value = (void *)(uintptr_t)(((uint64_t)(uint32_t)lineno << 32) | (uint32_t)(c->nr + 1));
+	ALLOC_GROW(c->lines, c->nr + 1, c->alloc_lines);
+	c->lines[c->nr] = lineno;
+	e->value = (void *)(uintptr_t)(c->nr + 1);
 	c->nr++;
 	id = NULL;
 	rc = 0;
@@ -147,6 +149,9 @@ void corpus_release(struct corpus *c)
 		free(c->chunks[i].doc);
 	}
 	free(c->chunks);
+	free(c->lines);
+	c->lines = NULL;
+	c->alloc_lines = 0;
 	strmap_clear(&c->index, 0);
 	free(c->path);
 	c->chunks = NULL;
@@ -156,8 +161,7 @@ void corpus_release(struct corpus *c)
 
 const struct chunk *corpus_get(const struct corpus *c, const char *id)
 {
-	uintptr_t v = (uintptr_t)strmap_get(&c->index, id);
-	uint32_t idx = (uint32_t)(v & 0xffffffffu);
+	uintptr_t idx = (uintptr_t)strmap_get(&c->index, id);
 
 	return idx ? &c->chunks[idx - 1] : NULL;
 }

@@ -34,9 +34,11 @@ struct corpus {
 	size_t nr, alloc;
 	struct strmap index;  /* id -> (chunk index + 1) as uintptr_t */
 	char *path;
+	long *lines;          /* each chunk's line in the file (for messages) */
+	size_t alloc_lines;
 };
 
-#define CORPUS_INIT { NULL, 0, 0, STRMAP_INIT, NULL }
+#define CORPUS_INIT { NULL, 0, 0, STRMAP_INIT, NULL, NULL, 0 }
 
 /* Load 'path' into 'c' (zeroed by CORPUS_INIT). Return 0, or -1 after an error
  * naming FILE:LINE and the problem (bad JSON, missing id or text, a duplicate id). */

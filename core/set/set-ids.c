@@ -46,7 +46,7 @@ static long scan_ids(const char *path)
 		for (v += 2; *v >= '0' && *v <= '9' && n + 1 < sizeof(num); v++)
 			num[n++] = *v;
 		num[n] = '\0';
-		if (n && n < 13 && parse_long(num, 0, 999999999999L, &x) == 0 && x > hi)
+		if (n && n < 13 && parse_long(num, 0, LONG_CAP(999999999999LL), &x) == 0 && x > hi)
 			hi = x;
 	}
 	strbuf_release(&sb);
@@ -66,7 +66,7 @@ static long read_floor(const struct set_ref *ref)
 
 	if (path_exists(path) && read_file(path, &sb, 4096) == 0) {
 		strbuf_trim(&sb);
-		if (parse_long(sb.buf, 0, 999999999999L, &n) < 0)
+		if (parse_long(sb.buf, 0, LONG_CAP(999999999999LL), &n) < 0)
 			n = 0;
 	}
 	strbuf_release(&sb);

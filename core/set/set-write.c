@@ -299,7 +299,7 @@ int question_writable(const struct question *q, struct strbuf *why)
 		    str_writable(e->doc, "an evidence document", why) ||
 		    str_writable(e->quote, "an evidence quote", why))
 			return -1;
-		if (!e->chunk || !*e->chunk || (span && (e->end < e->start || e->end > (1L << 40))) ||
+		if (!e->chunk || !*e->chunk || (span && (e->end < e->start || e->end > LONG_CAP(1LL << 40))) ||
 		    (!span && (!e->quote || !*e->quote))) {
 			strbuf_addstr(why, "an evidence entry needs a chunk and a span (start <= end) "
 				      "or a quote");

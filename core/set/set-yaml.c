@@ -294,7 +294,7 @@ static struct cJSON *to_json(struct loader *ld, const struct ynode *n)
 		return cJSON_CreateBool(n->value[0] == 't' || n->value[0] == 'T');
 	case YSCALAR_INT: {
 		long v;
-		if (node_int(n, -(1L << 53), 1L << 53, &v) == 0)
+		if (node_int(n, -LONG_CAP(1LL << 53), LONG_CAP(1LL << 53), &v) == 0)
 			return cJSON_CreateNumber((double)v);
 		return cJSON_CreateNumber(strtod(n->value, NULL));
 	}
@@ -353,7 +353,7 @@ static int get_one_evidence(struct loader *ld, const struct ynode *m, struct que
 				goto out;
 		} else {
 			long *at = !strcmp(k, "start") ? &e.start : &e.end;
-			if (node_int(v, 0, 1L << 40, at) < 0) {
+			if (node_int(v, 0, LONG_CAP(1LL << 40), at) < 0) {
 				char *what = xstrfmt("'%s'", k);
 				type_error(ld, v, what, "a whole number");
 				free(what);
@@ -504,7 +504,7 @@ static int load_corpus(struct loader *ld, const struct ynode *n, struct set *s)
 		} else if (!strcmp(k, "language")) {
 			rc = get_language(ld, v, &s->corpus.language);
 		} else {
-			rc = node_int(v, 0, 1L << 40, &s->corpus.chunks);
+			rc = node_int(v, 0, LONG_CAP(1LL << 40), &s->corpus.chunks);
 			if (rc < 0)
 				type_error(ld, v, "'corpus.chunks'", "a whole number");
 		}

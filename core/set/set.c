@@ -306,7 +306,7 @@ long question_id_number(const char *id)
 	for (const char *p = id + 2; *p; p++)
 		if (*p < '0' || *p > '9')
 			return -1;
-	if (parse_long(id + 2, 0, 999999999999L, &n) < 0)
+	if (parse_long(id + 2, 0, LONG_CAP(999999999999LL), &n) < 0)
 		return -1;
 	return n;
 }

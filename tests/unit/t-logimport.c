@@ -711,13 +711,16 @@ static void test_format_time(void)
 		back += !import_parse_time(mine, strlen(mine), &again, NULL) && again == floor(t);
 		if (t < -30610224000.0)  /* before 1000-01-01 */
 			continue;
+		/* a 32-bit time_t (i386) holds 1901..2038 only: libc cannot write the rest */
+		if (sizeof(time_t) < 8 && (t < -2147483648.0 || t > 2147483647.0))
+			continue;
 		tt = (time_t)floor(t);
 		gmtime_r(&tt, &tm);
 		strftime(libc, sizeof(libc), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		compared++;
 		same += !strcmp(mine, libc);
 	}
-	ok(compared > n / 2, "most times compared with strftime");
+	ok(compared > (sizeof(time_t) < 8 ? n / 100 : n / 2), "most times compared with strftime");
 	is_int((long)same, (long)compared, "times are written as gmtime and strftime write them");
 	is_int((long)back, (long)(n + ARRAY_SIZE(edges)), "and every one reads back to the second");
 }
