@@ -32,7 +32,7 @@ static int get_span(const cJSON *obj, const char *path, long lineno, const char 
 	if (!s && !e)
 		return 0;
 	if (!cJSON_IsNumber(s) || !cJSON_IsNumber(e) || s->valuedouble < 0 ||
-	    e->valuedouble < s->valuedouble || e->valuedouble > (LONG_MAX < 1e15 ? (double)LONG_MAX : 1e15) ||
+	    e->valuedouble < s->valuedouble || e->valuedouble > ((double)LONG_MAX < 1e15 ? (double)LONG_MAX : 1e15) ||
 	    s->valuedouble != (double)(long)s->valuedouble ||
 	    e->valuedouble != (double)(long)e->valuedouble)
 		return error_at(path, lineno, 0,
