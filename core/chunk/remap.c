@@ -359,16 +359,20 @@ static int search(const struct remapper *r, const char *key, const char *doc, lo
 		}
 	}
 	if (m.nr) {
+		/* the fewest edits first, a place in another document (or with no
+		 * place to be near) counting as two more edits, then the nearest to
+		 * where the evidence was */
 		const struct match *best = NULL;
-		long best_d = 0;
+		long best_rank = 0, best_d = 0;
 		for (size_t i = 0; i < m.nr; i++) {
 			const struct chunk *c = &r->new->chunks[m.items[i].chunk];
 			long at = has_span(c) ? c->start + (long)cp_count(c->text, m.items[i].a) : 0;
-			long d = near >= 0 && doc && c->doc && !strcmp(c->doc, doc)
-				 ? labs(at - near) : LONG_MAX / 4;
-			d += m.items[i].dist * (LONG_MAX / 8);
-			if (!best || d < best_d) {
+			bool near_own = near >= 0 && doc && c->doc && !strcmp(c->doc, doc);
+			long rank = m.items[i].dist + (near_own ? 0 : 2);
+			long d = near_own ? labs(at - near) : 0;
+			if (!best || rank < best_rank || (rank == best_rank && d < best_d)) {
 				best = &m.items[i];
+				best_rank = rank;
 				best_d = d;
 			}
 		}
