@@ -23,7 +23,7 @@
  * The run is streamed (one query in memory) when it is grouped by query.
  * Without -M, a query whose lines come back later in the file is evaluated
  * again on its own, and a run with many such queries is streamed twice more
- * without keeping its lines (8 bytes a line: see treceval.c); with -M an
+ * without keeping its lines (16 bytes a line: see treceval-scatter.c); with -M an
  * ungrouped run is read whole.
  *
  * Ownership: struct te_output owns its columns, per-query values, relstrings
