@@ -15,6 +15,8 @@
 # that every request was journaled exactly once. Not run by the test suite.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib.sh
+. "$src/bench/lib.sh"
 evalset=${1:-$src/build/evalset}
 chunks=${2:-1000}
 latency=${3:-200}
@@ -23,20 +25,6 @@ evalset=$(cd "$(dirname "$evalset")" && pwd)/$(basename "$evalset")
 work=$(mktemp -d)
 trap 'stop_fake; rm -rf "$work"' EXIT
 cd "$work" || exit 1
-
-FAKE_PID=
-start_fake() {
-	coproc FAKE { exec python3 "$src/tests/fakes/fake_llm.py" "$@"; }
-	read -r -u "${FAKE[0]}" PORT
-}
-stop_fake() {
-	if [ -n "${FAKE_PID:-}" ]; then
-		eval "exec ${FAKE[1]}>&-" 2>/dev/null
-		kill "$FAKE_PID" 2>/dev/null
-		wait "$FAKE_PID" 2>/dev/null
-		FAKE_PID=
-	fi
-}
 
 python3 - "$chunks" <<'PY'
 import json, random, sys
@@ -65,28 +53,12 @@ ver=$(grep -c '"status":"ok"' sets/demo/.evalset/verify.jsonl)
 ideal=$(python3 -c "print($requests * $latency / 1000 / $conc)")
 
 # the floor: as many requests through curl --parallel to the same fake
-start_fake --latency "$latency"
-python3 - "$requests" "$PORT" <<'PY'
-import json, sys
-n, port = int(sys.argv[1]), sys.argv[2]
-with open("curl.cfg", "w") as cfg:
-    for i in range(n):
-        body = {"model": "bench", "messages": [{"role": "user", "content": "Write 1 question(s) <chunk>floor %d</chunk>" % i}]}
-        open("b%d.json" % i, "w").write(json.dumps(body))
-        cfg.write('url = "http://127.0.0.1:%s/v1/chat/completions"\n' % port)
-        cfg.write('data = "@b%d.json"\nheader = "Content-Type: application/json"\noutput = "/dev/null"\n' % i)
-        if i + 1 < n:
-            cfg.write("next\n")
-PY
-f0=$(date +%s.%N)
-curl -s --no-progress-meter --parallel --parallel-max "$conc" -K curl.cfg
-f1=$(date +%s.%N)
-stop_fake
-python3 - "$t0" "$t1" "$f0" "$f1" "$ideal" "$rc" "$requests" "$gen" "$crit" "$ver" "$chunks" <<'PY'
+fake_floor "$requests" "$conc" "$latency"
+python3 - "$t0" "$t1" "$floor_s" "$ideal" "$rc" "$requests" "$gen" "$crit" "$ver" "$chunks" <<'PY'
 import sys
-t0, t1, f0, f1, ideal = map(float, sys.argv[1:6])
-rc, requests, gen, crit, ver, chunks = sys.argv[6:]
-wall, floor = t1 - t0, f1 - f0
+t0, t1, floor, ideal = map(float, sys.argv[1:5])
+rc, requests, gen, crit, ver, chunks = sys.argv[5:]
+wall = t1 - t0
 print("chunks %s: %s requests (generation %s, critique %s, verification %s journaled), exit %s"
       % (chunks, requests, gen, crit, ver, rc))
 print("ideal    %6.2fs  (requests x latency / concurrency)" % ideal)

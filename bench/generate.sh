@@ -14,6 +14,8 @@
 # Not run by the test suite.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib.sh
+. "$src/bench/lib.sh"
 evalset=${1:-$src/build/evalset}
 chunks=${2:-1000}
 latency=${3:-200}
@@ -22,20 +24,6 @@ evalset=$(cd "$(dirname "$evalset")" && pwd)/$(basename "$evalset")
 work=$(mktemp -d)
 trap 'stop_fake; rm -rf "$work"' EXIT
 cd "$work" || exit 1
-
-FAKE_PID=
-start_fake() {
-	coproc FAKE { exec python3 "$src/tests/fakes/fake_llm.py" "$@"; }
-	read -r -u "${FAKE[0]}" PORT
-}
-stop_fake() {
-	if [ -n "${FAKE_PID:-}" ]; then
-		eval "exec ${FAKE[1]}>&-" 2>/dev/null
-		kill "$FAKE_PID" 2>/dev/null
-		wait "$FAKE_PID" 2>/dev/null
-		FAKE_PID=
-	fi
-}
 
 python3 - "$chunks" <<'EOF'
 import json, random, sys
@@ -81,26 +69,7 @@ EOF
 # floor: the same fake and request count driven by curl --parallel (no
 # journal, no filters, no set): what this machine and the fake can do
 floor() {
-	start_fake --latency "$latency"
-	python3 - "$chunks" "$PORT" <<'EOF2'
-import json, sys
-n, port = int(sys.argv[1]), sys.argv[2]
-with open("curl.cfg", "w") as cfg:
-    for i in range(n):
-        body = {"model": "bench", "messages": [{"role": "user", "content": "Write 1 question(s) <chunk>floor %d</chunk>" % i}]}
-        open("b%d.json" % i, "w").write(json.dumps(body))
-        cfg.write('url = "http://127.0.0.1:%s/v1/chat/completions"\n' % port)
-        cfg.write('data = "@b%d.json"\nheader = "Content-Type: application/json"\noutput = "/dev/null"\n' % i)
-        if i + 1 < n:
-            cfg.write("next\n")
-EOF2
-	local t0 t1
-	t0=$(date +%s.%N)
-	curl -s --no-progress-meter --parallel --parallel-max "$conc" -K curl.cfg
-	t1=$(date +%s.%N)
-	stop_fake
-	rm -f b*.json curl.cfg
-	floor_s=$(python3 -c "print($t1 - $t0)")
+	fake_floor "$chunks" "$conc" "$latency"
 	python3 -c "print('floor    wall %6.2fs  ratio %.3fx  (curl --parallel-max $conc, same fake)' % ($floor_s, $floor_s / $ideal))"
 }
 
