@@ -244,9 +244,12 @@ void llm_cli_print_estimate(const struct llmbatch_stats *st)
 
 void llm_cli_print_batch(const struct llmbatch_stats *st)
 {
-	printf("batch: %zu created (%zu files), %zu resumed, %zu requests submitted, %zu not submitted again, "
-	       "%zu results, %zu failed, %zu retried in a follow-up, %zu polls\n", st->created, st->files,
-	       st->resumed, st->submitted, st->skipped, st->succeeded, st->failed, st->retried, st->polls);
+	printf("batch: %zu created (%zu files), %zu resumed", st->created, st->files, st->resumed);
+	if (st->found)
+		printf(" (%zu found at the provider: created by a run that was killed before journaling them)",
+		       st->found);
+	printf(", %zu requests submitted, %zu not submitted again, %zu results, %zu failed, %zu retried in a "
+	       "follow-up, %zu polls\n", st->submitted, st->skipped, st->succeeded, st->failed, st->retried, st->polls);
 	if (st->pending)
 		printf("batch: %zu batches still pending: run the same command to go on waiting for them\n",
 		       st->pending);

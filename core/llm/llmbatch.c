@@ -24,7 +24,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
+
+/* A batch an earlier run was about to create: its tag and what it carries. */
+struct intent {
+	char *tag;
+	int round;
+	double at;                    /* when it was journaled (seconds since the epoch) */
+	char **keys;
+	size_t nr_keys;
+};
 
 /* One batch this run waits for. */
 struct pending {
@@ -50,6 +61,11 @@ struct run {
 	struct strmap carried;        /* custom id -> 1: in a pending batch */
 	struct strmap done;           /* batch id -> 1: ended in the journal */
 	struct strmap body_of;        /* custom id -> request index + 1 */
+	struct strmap known;          /* batch id -> 1: named by any record of the batch journal */
+	struct strmap settled;        /* tag -> 1: its intent has a "created" or "abandoned" record */
+	struct intent *in;
+	size_t nr_in, alloc_in;
+	unsigned tag_serial;          /* makes this run's tags distinct */
 	const struct llmbatch_request *reqs;
 	size_t nr_reqs;
 };
@@ -149,52 +165,132 @@ static struct pending *add_pending(struct run *b, const char *id, int round)
 	return p;
 }
 
+/* True when the record 'rec' is of this run's job, provider and endpoint. */
+static bool same_job(const struct run *b, const cJSON *rec)
+{
+	return jstr(rec, "job") && !strcmp(jstr(rec, "job"), b->o->job) &&
+	       jstr(rec, "provider") && !strcmp(jstr(rec, "provider"), llm_provider_name(b->provider)) &&
+	       jstr(rec, "endpoint") && !strcmp(jstr(rec, "endpoint"), b->endpoint);
+}
+
+/* The strings of the JSON array 'keys', as a new NULL-terminated array; their number in '*nr'. */
+static char **json_keys(const cJSON *keys, size_t *nr)
+{
+	char **out = xcalloc((size_t)cJSON_GetArraySize(keys) + 1, sizeof(*out));
+	const cJSON *k;
+
+	*nr = 0;
+	cJSON_ArrayForEach(k, keys)
+		if (cJSON_IsString(k))
+			out[(*nr)++] = xstrdup(k->valuestring);
+	return out;
+}
+
 static int read_record(const cJSON *rec, long line, void *data)
 {
 	struct run *b = data;
 	const char *event = jstr(rec, "event"), *id = jstr(rec, "batch");
-	const cJSON *keys, *k;
 	struct pending *p;
 
 	(void)line;
+	if (event && jstr(rec, "tag") && (!strcmp(event, "created") || !strcmp(event, "abandoned")))
+		strmap_put(&b->settled, jstr(rec, "tag"), (void *)1);
+	if (event && !strcmp(event, "intent") && jstr(rec, "tag") && same_job(b, rec)) {
+		struct intent *in;
+		ALLOC_GROW(b->in, b->nr_in + 1, b->alloc_in);
+		in = &b->in[b->nr_in++];
+		memset(in, 0, sizeof(*in));
+		in->tag = xstrdup(jstr(rec, "tag"));
+		in->round = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "round"));
+		in->at = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "at"));
+		in->keys = json_keys(cJSON_GetObjectItemCaseSensitive(rec, "keys"), &in->nr_keys);
+		return 0;
+	}
 	if (!event || !id)
 		return 0;
+	strmap_put(&b->known, id, (void *)1);
 	if (!strcmp(event, "ended")) {
 		strmap_put(&b->done, id, (void *)1);
 		return 0;
 	}
-	if (strcmp(event, "created") || !jstr(rec, "job") || strcmp(jstr(rec, "job"), b->o->job) ||
-	    !jstr(rec, "provider") || strcmp(jstr(rec, "provider"), llm_provider_name(b->provider)) ||
-	    !jstr(rec, "endpoint") || strcmp(jstr(rec, "endpoint"), b->endpoint))
+	if (strcmp(event, "created") || !same_job(b, rec))
 		return 0;
 	p = add_pending(b, id, (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "round")));
-	keys = cJSON_GetObjectItemCaseSensitive(rec, "keys");
-	p->keys = xcalloc((size_t)cJSON_GetArraySize(keys) + 1, sizeof(*p->keys));
-	cJSON_ArrayForEach(k, keys)
-		if (cJSON_IsString(k))
-			p->keys[p->nr_keys++] = xstrdup(k->valuestring);
+	p->keys = json_keys(cJSON_GetObjectItemCaseSensitive(rec, "keys"), &p->nr_keys);
 	return 0;
 }
 
-static int journal_created(struct run *b, const struct pending *p, const char *file_id)
+/* A new record of 'event' for this run's job, provider and endpoint. */
+static cJSON *new_record(const struct run *b, const char *event, const char *tag)
 {
 	cJSON *rec = cJSON_CreateObject();
-	cJSON *keys;
-	int rc;
 
-	cJSON_AddStringToObject(rec, "event", "created");
+	cJSON_AddStringToObject(rec, "event", event);
 	cJSON_AddStringToObject(rec, "job", b->o->job);
 	cJSON_AddStringToObject(rec, "provider", llm_provider_name(b->provider));
 	cJSON_AddStringToObject(rec, "endpoint", b->endpoint);
+	if (tag)
+		cJSON_AddStringToObject(rec, "tag", tag);
+	return rec;
+}
+
+static void add_keys(cJSON *rec, char *const *keys, size_t n)
+{
+	cJSON *arr = cJSON_AddArrayToObject(rec, "keys");
+
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(keys[i]));
+}
+
+static int journal_created(struct run *b, const struct pending *p, const char *file_id, const char *tag,
+			   bool found)
+{
+	cJSON *rec = new_record(b, "created", tag);
+	int rc;
+
 	cJSON_AddStringToObject(rec, "batch", p->id);
 	if (file_id)
 		cJSON_AddStringToObject(rec, "file", file_id);
+	if (found)
+		cJSON_AddTrueToObject(rec, "found");
 	cJSON_AddNumberToObject(rec, "round", p->round);
 	cJSON_AddNumberToObject(rec, "created_at", (double)time(NULL));
-	keys = cJSON_AddArrayToObject(rec, "keys");
-	for (size_t i = 0; i < p->nr_keys; i++)
-		cJSON_AddItemToArray(keys, cJSON_CreateString(p->keys[i]));
+	add_keys(rec, p->keys, p->nr_keys);
 	rc = journal_append(&b->journal, rec);
+	cJSON_Delete(rec);
+	return rc;
+}
+
+/*
+ * Journal (fsync'ed) the intent to create a batch tagged 'tag' carrying the
+ * requests 'idx[0..n)' in round 'round', before anything is sent: a crash
+ * between the provider accepting the batch and its "created" record leaves
+ * this, and the next run looks the batch up by its tag.
+ */
+static int journal_intent(struct run *b, const char *tag, const size_t *idx, size_t n, int round)
+{
+	cJSON *rec = new_record(b, "intent", tag);
+	cJSON *arr;
+	struct timespec ts;
+	int rc;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	cJSON_AddNumberToObject(rec, "round", round);
+	cJSON_AddNumberToObject(rec, "at", (double)ts.tv_sec + ts.tv_nsec / 1e9);
+	arr = cJSON_AddArrayToObject(rec, "keys");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(b->reqs[idx[i]].custom_id));
+	rc = journal_append(&b->journal, rec);
+	cJSON_Delete(rec);
+	return rc;
+}
+
+/* Journal that the intent 'tag' created no batch at the provider: its requests go out again. */
+static int journal_abandoned(struct run *b, const char *tag)
+{
+	cJSON *rec = new_record(b, "abandoned", tag);
+	int rc = journal_append(&b->journal, rec);
+
 	cJSON_Delete(rec);
 	return rc;
 }
@@ -298,20 +394,46 @@ static int upload(struct run *b, const struct strbuf *content, int part, char **
 	return rc;
 }
 
+/* Set 'tag' to a new tag, unique to this batch: "evalset-" and 24 hex digits. */
+static void new_tag(struct run *b, char tag[40])
+{
+	struct strbuf seed = STRBUF_INIT;
+	unsigned char rnd[16] = { 0 };
+	struct timespec ts;
+	char d[72];
+
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		memset(rnd, 0, sizeof(rnd));   /* the time and pid below still make it unique */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	strbuf_add(&seed, rnd, sizeof(rnd));
+	strbuf_addf(&seed, "%s %s %ld.%09ld %ld %u", b->endpoint, b->o->job, (long)ts.tv_sec, ts.tv_nsec,
+		    (long)getpid(), b->tag_serial++);
+	sha256_hex(seed.buf, seed.len, d);
+	snprintf(tag, 40, "evalset-%.24s", d + 7);
+	strbuf_release(&seed);
+}
+
 /*
  * Create one batch of the requests 'idx[0..n)' (indexes into b->reqs) in
- * round 'round', and journal it. Return 0, ERR_REMOTE, ERR_INPUT or
- * ERR_INTERRUPTED.
+ * round 'round', and journal it: first its intent with a new tag (which the
+ * batch carries as metadata "evalset_tag" where the provider keeps
+ * metadata), then, once the provider answered, its id. Return 0,
+ * ERR_REMOTE, ERR_INPUT or ERR_INTERRUPTED.
  */
 static int create(struct run *b, const size_t *idx, size_t n, int round)
 {
 	struct strbuf content = STRBUF_INIT, url = STRBUF_INIT, body = STRBUF_INIT;
 	struct reply r = { 0, STRBUF_INIT, "" };
 	char *file_id = NULL, *id = NULL;
+	char tag[40];
 	struct pending *p;
 	int rc = 0;
 
+	new_tag(b, tag);
+	if (journal_intent(b, tag, idx, n, round))
+		return ERR_INPUT;
 	if (b->provider == LLM_ANTHROPIC) {
+		/* message batches keep no metadata: a rerun matches by time, size and custom ids */
 		strbuf_addstr(&body, "{\"requests\":[");
 		for (size_t i = 0; i < n; i++) {
 			if (i)
@@ -326,8 +448,9 @@ static int create(struct run *b, const size_t *idx, size_t n, int round)
 			input_line(b, &b->reqs[idx[i]], &content);
 		rc = upload(b, &content, (int)b->st->created + 1, &file_id);
 		if (!rc) {
-			strbuf_addf(&body, "{\"input_file_id\":\"%s\",\"endpoint\":\"%s\",\"completion_window\":\"24h\"}",
-				    file_id, b->azure ? "/chat/completions" : "/v1/chat/completions");
+			strbuf_addf(&body, "{\"input_file_id\":\"%s\",\"endpoint\":\"%s\",\"completion_window\":\"24h\","
+				    "\"metadata\":{\"evalset_tag\":\"%s\"}}",
+				    file_id, b->azure ? "/chat/completions" : "/v1/chat/completions", tag);
 			url_of(b, "/batches", &url);
 			rc = call(b, "POST", url.buf, llm_get_headers(b->l), body.buf, body.len, &r);
 		}
@@ -345,10 +468,13 @@ static int create(struct run *b, const size_t *idx, size_t n, int round)
 			p->keys[p->nr_keys++] = xstrdup(b->reqs[idx[i]].custom_id);
 			strmap_put(&b->carried, b->reqs[idx[i]].custom_id, (void *)1);
 		}
-		if (journal_created(b, p, file_id))
+		if (journal_created(b, p, file_id, tag, false))
 			rc = ERR_INPUT;
 		b->st->created++;
 		b->st->submitted += n;
+	} else if (rc == ERR_REMOTE && r.status >= 400 && r.status < 500) {
+		/* refused outright: no batch exists, the next run need not look for it */
+		journal_abandoned(b, tag);
 	}
 	free(id);
 	free(file_id);
@@ -357,6 +483,215 @@ static int create(struct run *b, const size_t *idx, size_t n, int round)
 	strbuf_release(&body);
 	strbuf_release(&r.body);
 	return rc;
+}
+
+/* ---- finding the batch of an interrupted run ---- */
+
+/* Seconds since the epoch of the RFC 3339 time 'text' (UTC or with an offset), or -1. */
+static double rfc3339_time(const char *text)
+{
+	struct tm tm;
+	int y, mo, d, h, mi, off_h = 0, off_m = 0, used = 0;
+	double sec;
+	const char *z;
+
+	if (!text || sscanf(text, "%d-%d-%dT%d:%d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6)
+		return -1;
+	z = text + used;
+	if ((*z == '+' || *z == '-') && sscanf(z + 1, "%d:%d", &off_h, &off_m) == 2) {
+		if (*z == '-')
+			off_h = -off_h, off_m = -off_m;
+	} else if (*z != 'Z' && *z != 'z') {
+		return -1;
+	}
+	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(sec >= 0 && sec < 61))
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	return (double)timegm(&tm) + sec - (off_h * 3600 + off_m * 60);
+}
+
+/* The time a listed batch was created: OpenAI's seconds, Anthropic's RFC 3339. */
+static double created_time(const cJSON *batch)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(batch, "created_at");
+
+	if (cJSON_IsNumber(c))
+		return c->valuedouble;
+	return rfc3339_time(cJSON_GetStringValue(c));
+}
+
+/* True when the results of the ended message batch 'batch' answer the requests of 'in'. */
+static bool results_match(struct run *b, const cJSON *batch, const struct intent *in)
+{
+	const char *results = jstr(batch, "results_url");
+	struct reply f = { 0, STRBUF_INIT, "" };
+	struct strmap keys = STRMAP_INIT;
+	bool match = false;
+
+	if (!results || call(b, "GET", results, llm_get_headers(b->l), NULL, 0, &f) || !ok_status(&f))
+		goto out;
+	for (size_t i = 0; i < in->nr_keys; i++)
+		strmap_put(&keys, in->keys[i], (void *)1);
+	match = true;
+	for (const char *s = f.body.buf, *end = f.body.buf + f.body.len; s < end && match;) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		cJSON *j = len ? cJSON_ParseWithLength(s, len) : NULL;
+		if (j && !strmap_get(&keys, jstr(j, "custom_id") ? jstr(j, "custom_id") : ""))
+			match = false;
+		cJSON_Delete(j);
+		s += len + 1;
+	}
+out:
+	strmap_clear(&keys, 0);
+	strbuf_release(&f.body);
+	return match;
+}
+
+#define LOOKUP_PAGES 10           /* at most this many pages of 100 batches */
+#define LOOKUP_SKEW 900.0         /* seconds of clock difference allowed with the provider */
+
+/*
+ * Look up the batch the intent 'in' may have created: OpenAI and Azure list
+ * batches newest first and the one whose metadata carries the tag is it;
+ * Anthropic keeps no metadata, so a message batch is it when it was created
+ * within LOOKUP_SKEW of the intent, holds as many requests, no journal
+ * record names it, and, when it has ended, its results are for the
+ * intent's requests. Set '*found' (a new string) or leave it NULL. Return
+ * 0, ERR_REMOTE (several message batches match: reported) or
+ * ERR_INTERRUPTED.
+ */
+static int lookup(struct run *b, const struct intent *in, char **found)
+{
+	struct strbuf url = STRBUF_INIT, after = STRBUF_INIT, candidates = STRBUF_INIT, first = STRBUF_INIT;
+	struct reply r = { 0, STRBUF_INIT, "" };
+	bool anthropic = b->provider == LLM_ANTHROPIC;
+	size_t nr_candidates = 0;
+	int rc = 0;
+
+	*found = NULL;
+	for (int page = 0; page < LOOKUP_PAGES && !*found; page++) {
+		const cJSON *item, *data;
+		cJSON *j;
+		bool older = false, more;
+		strbuf_reset(&url);
+		if (anthropic)
+			llm_url(llm_get_base_url(b->l), "/messages/batches", &url);
+		else
+			url_of(b, "/batches", &url);
+		strbuf_addf(&url, "%climit=100", strchr(url.buf, '?') ? '&' : '?');
+		if (after.len)
+			strbuf_addf(&url, "&%s=%s", anthropic ? "after_id" : "after", after.buf);
+		if ((rc = call(b, "GET", url.buf, llm_get_headers(b->l), NULL, 0, &r)))
+			break;
+		if (!ok_status(&r)) {
+			rc = refused(b, "listing the batches to find the one an interrupted run created was refused", &r);
+			break;
+		}
+		j = cJSON_ParseWithLength(r.body.buf, r.body.len);
+		data = cJSON_GetObjectItemCaseSensitive(j, "data");
+		cJSON_ArrayForEach(item, data) {
+			const char *id = jstr(item, "id");
+			double t = created_time(item);
+			if (!id)
+				continue;
+			if (t >= 0 && t < in->at - LOOKUP_SKEW)
+				older = true;   /* newest first: the rest is older still */
+			if (!anthropic) {
+				const char *tag = jstr(cJSON_GetObjectItemCaseSensitive(item, "metadata"), "evalset_tag");
+				if (tag && !strcmp(tag, in->tag)) {
+					*found = xstrdup(id);
+					break;
+				}
+				continue;
+			}
+			if (strmap_get(&b->known, id) || t < in->at - LOOKUP_SKEW || t > in->at + LOOKUP_SKEW)
+				continue;
+			{
+				const cJSON *c = cJSON_GetObjectItemCaseSensitive(item, "request_counts"), *k;
+				double total = 0;
+				cJSON_ArrayForEach(k, c)
+					total += cJSON_IsNumber(k) ? k->valuedouble : 0;
+				if (total != (double)in->nr_keys)
+					continue;
+			}
+			if (jstr(item, "processing_status") && !strcmp(jstr(item, "processing_status"), "ended") &&
+			    !results_match(b, item, in))
+				continue;
+			if (!nr_candidates++)
+				strbuf_addstr(&first, id);
+			strbuf_addf(&candidates, "%s'%s'", candidates.len ? ", " : "", id);
+		}
+		more = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "has_more"));
+		strbuf_reset(&after);
+		if (jstr(j, "last_id"))
+			strbuf_addstr(&after, jstr(j, "last_id"));
+		else if (cJSON_GetArraySize(data) > 0 && jstr(cJSON_GetArrayItem(data, cJSON_GetArraySize(data) - 1), "id"))
+			strbuf_addstr(&after, jstr(cJSON_GetArrayItem(data, cJSON_GetArraySize(data) - 1), "id"));
+		cJSON_Delete(j);
+		if (older || !more || !after.len)
+			break;
+	}
+	if (!rc && anthropic && nr_candidates == 1)
+		*found = xstrdup(first.buf);
+	if (!rc && anthropic && nr_candidates > 1) {
+		error("an interrupted run was creating a message batch of %zu requests, and %zu batches created at "
+		      "that time match it: %s; cancel the ones that are not this job's (or let them end: their "
+		      "results then tell), then run the command again", in->nr_keys, nr_candidates, candidates.buf);
+		rc = ERR_REMOTE;
+	}
+	strbuf_release(&url);
+	strbuf_release(&after);
+	strbuf_release(&candidates);
+	strbuf_release(&first);
+	strbuf_release(&r.body);
+	return rc;
+}
+
+/*
+ * Settle every intent of an earlier run without a "created" or
+ * "abandoned" record: a batch found at the provider is journaled as
+ * created and waited for; otherwise the intent is abandoned and its
+ * requests are submitted as usual. Return 0 or an ERR_* code.
+ */
+static int settle_intents(struct run *b)
+{
+	for (size_t i = 0; i < b->nr_in; i++) {
+		struct intent *in = &b->in[i];
+		struct pending *p;
+		char *id;
+		int rc;
+
+		if (strmap_get(&b->settled, in->tag))
+			continue;
+		if ((rc = lookup(b, in, &id)))
+			return rc;
+		if (!id) {
+			if (journal_abandoned(b, in->tag))
+				return ERR_INPUT;
+			strmap_put(&b->settled, in->tag, (void *)1);
+			continue;
+		}
+		note("found batch '%s', which an interrupted run created (%zu requests): waiting for it instead of "
+		     "submitting its requests again", id, in->nr_keys);
+		p = add_pending(b, id, in->round);
+		p->keys = in->keys;
+		p->nr_keys = in->nr_keys;
+		in->keys = NULL;
+		in->nr_keys = 0;
+		strmap_put(&b->known, id, (void *)1);
+		strmap_put(&b->settled, in->tag, (void *)1);
+		free(id);
+		b->st->found++;
+		if (journal_created(b, p, NULL, in->tag, true))
+			return ERR_INPUT;
+	}
+	return 0;
 }
 
 /* Cut the requests 'idx[0..n)' into batches at the limits and create each. */
@@ -452,15 +787,22 @@ static void deliver(struct run *b, const struct pending *p, const char *text, si
 		    struct strmap *retry, size_t *ok, size_t *failed)
 {
 	const char *s = text, *end = text + len;
+	struct strmap mine = STRMAP_INIT;
+
+	/* a line for a request this batch does not carry is not this job's: left alone */
+	for (size_t i = 0; i < p->nr_keys; i++)
+		strmap_put(&mine, p->keys[i], (void *)1);
 
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		cJSON *j = n ? cJSON_ParseWithLength(s, n) : NULL;
-		const char *cid;
-		char *body, *why;
+		const char *cid = NULL;
+		char *body = NULL, *why = NULL;
 		s += n + 1;
-		if (!j || llmbatch_parse_line(j, &cid, &body, &why)) {
+		if (!j || llmbatch_parse_line(j, &cid, &body, &why) || !strmap_get(&mine, cid)) {
+			free(body);
+			free(why);
 			cJSON_Delete(j);
 			continue;
 		}
@@ -481,6 +823,7 @@ static void deliver(struct run *b, const struct pending *p, const char *text, si
 		free(why);
 		cJSON_Delete(j);
 	}
+	strmap_clear(&mine, 0);
 }
 
 /* GET a results file into 'r'. */
@@ -638,6 +981,7 @@ int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct l
 	struct run b;
 	struct strmap retry = STRMAP_INIT;
 	size_t *idx = xcalloc(nr + 1, sizeof(*idx)), n = 0;
+	size_t unsettled = 0;
 	double wait;
 	int rc = 0, round = 0;
 
@@ -658,6 +1002,15 @@ int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct l
 		rc = ERR_INPUT;
 		goto out;
 	}
+	for (size_t i = 0; i < b.nr_in; i++)
+		unsettled += !strmap_get(&b.settled, b.in[i].tag);
+	if (unsettled && o->estimate_only)
+		note("%zu batches an interrupted run was creating are not looked up by an estimate: their requests "
+		     "are counted as to submit", unsettled);
+	/* a crash between creating a batch and journaling it: find it by its tag before paying again */
+	if (unsettled && !o->estimate_only &&
+	    (journal_open(&b.journal, o->journal_path) ? (rc = ERR_INPUT) : (rc = settle_intents(&b))))
+		goto out;
 	/* the batches of an earlier run that never ended: resumed, their requests not sent again */
 	for (size_t i = 0; i < b.nr_p; i++) {
 		struct pending *p = &b.p[i];
@@ -693,7 +1046,7 @@ int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct l
 	}
 	if (o->estimate_only)
 		goto out;
-	if (journal_open(&b.journal, o->journal_path)) {
+	if (b.journal.fd < 0 && journal_open(&b.journal, o->journal_path)) {
 		rc = ERR_INPUT;
 		goto out;
 	}
@@ -743,6 +1096,15 @@ out:
 		free(b.p[i].id);
 	}
 	free(b.p);
+	for (size_t i = 0; i < b.nr_in; i++) {
+		for (size_t k = 0; k < b.in[i].nr_keys; k++)
+			free(b.in[i].keys[k]);
+		free(b.in[i].keys);
+		free(b.in[i].tag);
+	}
+	free(b.in);
+	strmap_clear(&b.known, 0);
+	strmap_clear(&b.settled, 0);
 	if (b.journal.fd >= 0)
 		journal_close(&b.journal);
 	strmap_clear(&b.carried, 0);

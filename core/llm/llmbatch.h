@@ -7,12 +7,19 @@
  * requests that failed (errored, expired, cancelled) again in a follow-up
  * batch.
  *
- * Resuming: every created batch is appended (fsync'ed) to a batch journal
- * with the custom ids it carries before polling starts, and its end after
+ * Resuming: before a batch is created, its intent (a new unique tag and
+ * the custom ids it will carry) is appended (fsync'ed) to a batch journal;
+ * the batch carries the tag as metadata "evalset_tag" (OpenAI, Azure);
+ * once created, its id is appended with the same tag, and its end after
  * its results were handed over. A run finds the batches of its job (same
  * 'job', provider and endpoint) that were created and never ended, polls
  * them instead of submitting their requests again, and submits only the
- * requests no such batch carries: a rerun after kill -9 pays nothing twice.
+ * requests no such batch carries. An intent without a "created" record (a
+ * crash between the provider accepting the batch and the journal write) is
+ * looked up at the provider first: by its tag in the listed batches
+ * (OpenAI, Azure) or, as Anthropic's message batches keep no metadata, by
+ * creation time, size and custom ids; found, it is waited for; not found,
+ * its requests are submitted. A rerun after kill -9 pays nothing twice.
  *
  * The request bodies are the live path's (llm_request_body) and each result
  * body is what the live path gets (a Chat Completions object or an
@@ -76,7 +83,8 @@ struct llmbatch_options {
 };
 
 struct llmbatch_stats {
-	size_t resumed;               /* batches of an earlier run polled again */
+	size_t resumed;               /* batches of an earlier run polled again (found ones included) */
+	size_t found;                 /* of those, batches an interrupted run created but never journaled, found at the provider */
 	size_t created;               /* batches created by this run (follow-ups included) */
 	size_t files;                 /* files uploaded (OpenAI, Azure) */
 	size_t submitted;             /* requests sent in created batches */

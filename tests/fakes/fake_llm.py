@@ -60,9 +60,13 @@ Batch APIs, answered with the same replies as live requests (no --fault):
   answered on the first poll after that). --batch-fail P fails a share P of
   lines (by custom_id hash) the first time they are in a batch (error file
   lines with status 500; Anthropic "errored"); --batch-expire makes the first
-  batch expire with only its first half answered (batch_expired). /stats adds
-  files_uploaded, batch_creates, batch_polls, batch_lines, batch_sizes and live
-  (requests not from a batch).
+  batch expire with only its first half answered (batch_expired). OpenAI
+  batches keep their "metadata"; GET .../batches and .../messages/batches list
+  them newest first (limit, after / after_id, has_more, last_id).
+  --batch-create-hang S holds the reply to the first batch create for S
+  seconds after the batch exists (a client killed meanwhile never learns its
+  id). /stats adds files_uploaded, batch_creates, batch_polls, batch_lists,
+  batch_lines, batch_sizes and live (requests not from a batch).
 
 Judge mode: a request whose user message holds a <question> element (the
 prompts/judge.md shape) is answered {"grade": G, "reason": "..."}. G is the
@@ -123,6 +127,8 @@ class State:
         self.files_uploaded = 0
         self.batch_creates = 0
         self.batch_polls = 0
+        self.batch_lists = 0
+        self.hung = False
         self.batch_lines = 0
         self.batch_sizes = []
         self.line_attempts = {}    # custom_id -> times seen in a batch
@@ -269,6 +275,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         st = self.server.st
+        if self.path.split("?")[0].endswith("/batches"):
+            return self.batch_list(st)
         if self.path != "/stats" and ("/batches/" in self.path or "/files/" in self.path):
             return self.batch_get(st, self.path.split("?")[0])
         if self.path != "/stats":
@@ -278,7 +286,7 @@ class Handler(BaseHTTPRequestHandler):
                    "max_in_flight": st.max_in_flight, "modes": st.modes,
                    "token_params": st.token_params, "temperatures": st.temperatures,
                    "protocols": st.protocols, "live": st.live, "files_uploaded": st.files_uploaded,
-                   "batch_creates": st.batch_creates, "batch_polls": st.batch_polls,
+                   "batch_creates": st.batch_creates, "batch_polls": st.batch_polls, "batch_lists": st.batch_lists,
                    "batch_lines": st.batch_lines, "batch_sizes": st.batch_sizes}
         self.reply(200, obj)
 
@@ -597,6 +605,7 @@ class Handler(BaseHTTPRequestHandler):
                 st.batches[bid] = {"anthropic": True, "lines": lines, "created": time.time(), "result": None}
                 st.batch_creates += 1
                 st.batch_sizes.append(len(lines))
+            self.hang(st)
             return self.reply(200, self.msgbatch_obj(st, bid))
         fid = req.get("input_file_id")
         if fid not in st.files:
@@ -612,10 +621,41 @@ class Handler(BaseHTTPRequestHandler):
         with st.lock:
             bid = "batch_%03d" % (len(st.batches) + 1)
             st.batches[bid] = {"anthropic": False, "lines": lines, "created": time.time(), "result": None,
-                               "input_file_id": fid}
+                               "input_file_id": fid, "metadata": req.get("metadata")}
             st.batch_creates += 1
             st.batch_sizes.append(len(lines))
+        self.hang(st)
         return self.reply(200, self.batch_obj(st, bid))
+
+    def hang(self, st):
+        """--batch-create-hang: hold the first create's reply (the batch exists)."""
+        with st.lock:
+            first = not st.hung
+            st.hung = True
+        if first and st.args.batch_create_hang:
+            time.sleep(st.args.batch_create_hang)
+
+    def batch_list(self, st):
+        path, _, query = self.path.partition("?")
+        self.anthropic = path.endswith("/messages/batches")
+        if self.batch_auth(st) is not None:
+            return
+        q = dict(x.partition("=")[::2] for x in query.split("&") if x)
+        limit = int(q.get("limit") or 20)
+        after = q.get("after_id" if self.anthropic else "after")
+        with st.lock:
+            st.batch_lists += 1
+            ids = [i for i in sorted(st.batches, key=lambda i: (st.batches[i]["created"], i), reverse=True)
+                   if st.batches[i]["anthropic"] == self.anthropic]
+        if after in ids:
+            ids = ids[ids.index(after) + 1:]
+        page = ids[:limit]
+        data = [self.msgbatch_obj(st, i) if self.anthropic else self.batch_obj(st, i) for i in page]
+        obj = {"data": data, "has_more": len(ids) > limit, "first_id": page[0] if page else None,
+               "last_id": page[-1] if page else None}
+        if not self.anthropic:
+            obj["object"] = "list"
+        return self.reply(200, obj)
 
     def run_line(self, st, body, anthropic):
         """The reply a live request with 'body' gets: (status, JSON object)."""
@@ -690,7 +730,7 @@ class Handler(BaseHTTPRequestHandler):
                ("validating" if time.time() - b["created"] < st.args.batch_delay / 3 else "in_progress"),
                "output_file_id": b.get("output_file_id") if done else None,
                "error_file_id": b.get("error_file_id") if done else None,
-               "created_at": int(b["created"]), "errors": None,
+               "created_at": int(b["created"]), "errors": None, "metadata": b.get("metadata"),
                "request_counts": {"total": len(b["lines"]),
                                   "completed": len(b["result"][0]) if done else 0,
                                   "failed": len(b["result"][1]) if done else 0}}
@@ -709,7 +749,9 @@ class Handler(BaseHTTPRequestHandler):
                 counts[kind] += 1
         port = self.server.server_address[1]
         return {"id": bid, "type": "message_batch", "processing_status": "ended" if done else "in_progress",
-                "request_counts": counts, "created_at": "2026-12-01T00:00:00Z",
+                "request_counts": counts,
+                "created_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(b["created"])) +
+                ".%06dZ" % int((b["created"] % 1) * 1e6),
                 "expires_at": "2026-12-02T00:00:00Z", "ended_at": "2026-12-01T00:10:00Z" if done else None,
                 "results_url": "http://127.0.0.1:%d/v1/messages/batches/%s/results" % (port, bid) if done else None}
 
@@ -794,6 +836,7 @@ def main():
     ap.add_argument("--batch-fail", type=float, default=0, help="share of lines failing in their first batch")
     ap.add_argument("--batch-expire", action="store_true", help="the first batch expires half done")
     ap.add_argument("--batch-max-lines", type=int, default=0, help="refuse files with more lines")
+    ap.add_argument("--batch-create-hang", type=float, default=0, help="hold the first create's reply")
     args = ap.parse_args()
 
     srv = Server(("127.0.0.1", 0), Handler)

@@ -39,7 +39,7 @@ for line in open(sys.argv[1] + "/sets/demo/.evalset/generate.jsonl"):
     r = json.loads(line)
     if r.get("status") == "ok":
         print(r["key"], json.dumps(r["questions"], sort_keys=True))' "$1" | sort; }
-created() { grep -c '"event":"created"' sets/demo/.evalset/generate-batches.jsonl 2>/dev/null || echo 0; }
+created() { local c; c=$(grep -c '"event":"created"' sets/demo/.evalset/generate-batches.jsonl 2>/dev/null); echo "${c:-0}"; }
 
 export OPENAI_API_KEY=sk-SENTINEL-batch-31c7
 export ANTHROPIC_API_KEY=sk-ant-api03-SENTINEL-batch-77d0
@@ -78,6 +78,51 @@ gen --batch --batch-max-requests 500 --batch-poll 0.2 >out 2>err
 is "$(stat_py 'd["batch_creates"]')" 4 "a third run submits nothing"
 grep -q "batch estimate: 0 requests to submit" out; ok $? "its estimate says so" "$(head -1 out)"
 ! grep -rq "SENTINEL" out err sets/; ok $? "the key is in no output, journal or batch journal"
+stop_fake
+
+# ---- kill -9 after the provider created a batch, before its id was journaled ----
+# The fake holds the reply to the first create for 30 s after the batch
+# exists: the run is killed in that window, with only the batch's intent (its
+# tag) journaled. The rerun must find the batch (by its metadata tag for
+# OpenAI; by time, size and custom ids for Anthropic) and pay nothing twice.
+intents() { local c; c=$(grep -c '"event":"intent"' sets/demo/.evalset/generate-batches.jsonl 2>/dev/null); echo "${c:-0}"; }
+for provider in openai anthropic; do
+	make_case "hang-$provider" 40
+	start_fake --batch-create-hang 30 --batch-delay 0.3
+	( exec "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" \
+		--kinds factoid,paraphrase --no-critique --no-verify --provider "$provider" --batch --batch-poll 0.1 >out 2>err ) &
+	pid=$!
+	for _ in $(seq 1 300); do [ "$(stat_py 'd["batch_creates"]')" = 1 ] && break; sleep 0.1; done
+	kill -9 $pid; wait $pid 2>/dev/null
+	is "$(stat_py 'd["batch_creates"]'):$(created):$(intents)" "1:0:1" "$provider: killed after the create, before its id was journaled"
+	gen --provider "$provider" --batch --batch-poll 0.1 >out 2>err
+	is "$?" 0 "$provider: the rerun completes" "$(tail -3 err)"
+	is "$(stat_py 'd["batch_creates"]')" 1 "$provider: the rerun created no second batch"
+	grep -q "found batch '.*', which an interrupted run created (80 requests)" err
+	ok $? "$provider: it says it found the batch" "$(cat err)"
+	grep -q "1 resumed (1 found at the provider" out; ok $? "$provider: the summary counts it" "$(grep '^batch' out)"
+	grep -q "80 answered now" out; ok $? "$provider: every request answered" "$(sed -n 2p out)"
+	gen --provider "$provider" --batch --batch-poll 0.1 >out 2>err
+	is "$(stat_py 'd["batch_creates"]'):$(stat_py 'd["batch_lists"]')" "1:1" "$provider: a third run neither creates nor looks up again"
+	stop_fake
+done
+# an intent whose batch never reached the provider: looked up once, then submitted
+make_case lost-intent 10
+start_fake --batch-delay 0.2
+BASE=$BASE python3 - <<'PY'
+import hashlib, json, os, time
+os.makedirs("sets/demo/.evalset", exist_ok=True)
+ep = hashlib.sha256(os.environ["BASE"].encode()).hexdigest()[:16]
+with open("sets/demo/.evalset/generate-batches.jsonl", "a") as f:
+    f.write(json.dumps({"event": "intent", "job": "generate", "provider": "openai", "endpoint": ep,
+                        "tag": "evalset-000000000000000000000001", "round": 0, "at": time.time(),
+                        "keys": ["g-never-sent"]}) + "\n")
+PY
+gen --batch --batch-poll 0.1 >out 2>err
+is "$?" 0 "an intent with no batch at the provider: the run completes" "$(tail -3 err)"
+is "$(stat_py 'd["batch_lists"]'):$(stat_py 'd["batch_creates"]')" "1:1" "looked up once, then one batch submitted"
+grep -q '"event":"abandoned","job":"generate".*"tag":"evalset-000000000000000000000001"' sets/demo/.evalset/generate-batches.jsonl
+ok $? "the intent is journaled as abandoned"
 stop_fake
 
 # ---- partial failures and an expired batch, retried in a follow-up batch ----
