@@ -248,8 +248,11 @@ void llm_cli_print_batch(const struct llmbatch_stats *st)
 	if (st->found)
 		printf(" (%zu found at the provider: created by a run that was killed before journaling them)",
 		       st->found);
-	printf(", %zu requests submitted, %zu not submitted again, %zu results, %zu failed, %zu retried in a "
-	       "follow-up, %zu polls\n", st->submitted, st->skipped, st->succeeded, st->failed, st->retried, st->polls);
+	printf(", %zu requests submitted, %zu not submitted again, %zu results, %zu failed, ", st->submitted,
+	       st->skipped, st->succeeded, st->failed);
+	if (st->unusable)
+		printf("%zu unusable, ", st->unusable);
+	printf("%zu retried in a follow-up, %zu polls\n", st->retried, st->polls);
 	if (st->pending)
 		printf("batch: %zu batches still pending: run the same command to go on waiting for them\n",
 		       st->pending);

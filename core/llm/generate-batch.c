@@ -139,9 +139,13 @@ int gen_batch_in(struct gen *g)
 	return rc;
 }
 
-/* A result of --batch: the same journal-and-apply path as a live reply. */
-static void on_batch_result(const char *custom_id, const char *body, size_t len, const char *why,
-			    bool final, void *ctx)
+/*
+ * A result of --batch: the same journal-and-apply path as a live reply. A
+ * reply that cannot be used is not recorded while a follow-up batch can
+ * ask it again (return 1).
+ */
+static int on_batch_result(const char *custom_id, const char *body, size_t len, const char *why,
+			   bool final, void *ctx)
 {
 	struct gen *g = ctx;
 	uintptr_t at = (uintptr_t)strmap_get(&g->plan, custom_id);
@@ -150,12 +154,14 @@ static void on_batch_result(const char *custom_id, const char *body, size_t len,
 
 	(void)why;
 	if (!at || g->abort)
-		return;
+		return 0;
 	it = &g->items[at - 1];
 	if (it->done)
-		return;
+		return 0;
 	if (body) {
-		llm_accept(g->llm, body, len, it, &res);
+		int rc = llm_accept(g->llm, body, len, it, &res);
+		if (rc && !final)
+			return rc == 1 ? LLMBATCH_LONGER : LLMBATCH_AGAIN;
 		gen_record_result(g, it, &res);
 	} else if (final) {
 		/* not journaled: the next run asks it again */
@@ -164,6 +170,7 @@ static void on_batch_result(const char *custom_id, const char *body, size_t len,
 		res.why = why;
 		gen_record_result(g, it, &res);
 	}
+	return 0;
 }
 
 static int batch_stop(void *ctx)

@@ -234,9 +234,13 @@ static void on_done(const struct llm_result *res, void *data)
 	cJSON_Delete(rec);
 }
 
-/* A result of --batch: the same journal-and-deliver path as a live reply. */
-static void on_batch_result(const char *custom_id, const char *body, size_t len, const char *why,
-			    bool final, void *ctx)
+/*
+ * A result of --batch: the same journal-and-deliver path as a live reply. A
+ * reply that cannot be used is not recorded while a follow-up batch can ask
+ * it again (return 1).
+ */
+static int on_batch_result(const char *custom_id, const char *body, size_t len, const char *why,
+			   bool final, void *ctx)
 {
 	struct job *j = ctx;
 	uintptr_t at = (uintptr_t)strmap_get(&j->plan, custom_id);
@@ -244,15 +248,17 @@ static void on_batch_result(const char *custom_id, const char *body, size_t len,
 	size_t i;
 
 	if (!at || j->abort)
-		return;
+		return 0;
 	i = at - 1;
 	if (j->items[i].status == JUDGE_GRADED || (j->items[i].status == JUDGE_FAILED && j->items[i].from_journal &&
 						   !j->o->retry_failed))
-		return;
+		return 0;
 	if (!j->calls[i].j)
-		return;   /* not asked by this run */
+		return 0;   /* not asked by this run */
 	if (body) {
-		llm_accept(j->llm, body, len, &j->calls[i], &res);
+		int rc = llm_accept(j->llm, body, len, &j->calls[i], &res);
+		if (rc && !final)
+			return rc == 1 ? LLMBATCH_LONGER : LLMBATCH_AGAIN;
 		on_done(&res, &j->calls[i]);
 	} else if (final) {
 		memset(&res, 0, sizeof(res));
@@ -260,6 +266,7 @@ static void on_batch_result(const char *custom_id, const char *body, size_t len,
 		res.why = why;
 		on_done(&res, &j->calls[i]);
 	}
+	return 0;
 }
 
 static int stop_job(void *ctx);

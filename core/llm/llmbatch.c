@@ -61,6 +61,7 @@ struct run {
 	struct strmap carried;        /* custom id -> 1: in a pending batch */
 	struct strmap done;           /* batch id -> 1: ended in the journal */
 	struct strmap body_of;        /* custom id -> request index + 1 */
+	struct strmap longer;         /* custom id -> its body with twice the max_tokens (a truncated reply) */
 	struct strmap known;          /* batch id -> 1: named by any record of the batch journal */
 	struct strmap settled;        /* tag -> 1: its intent has a "created" or "abandoned" record */
 	struct intent *in;
@@ -336,9 +337,38 @@ void llmbatch_input_line(const struct llm *l, const char *custom_id, const char 
 }
 
 /* Append the input line of request 'r' in the provider's batch format. */
+/* The body to send for request 'r': its own, or the one asking for a longer reply. */
+static const char *body_of(struct run *b, const struct llmbatch_request *r)
+{
+	const char *longer = strmap_get(&b->longer, r->custom_id);
+
+	return longer ? longer : r->body;
+}
+
+/* Remember the body of 'custom_id' with its max_tokens (or max_completion_tokens) doubled. */
+static void ask_longer(struct run *b, const char *custom_id)
+{
+	uintptr_t at = (uintptr_t)strmap_get(&b->body_of, custom_id);
+	const char *body;
+	cJSON *j;
+
+	if (!at)
+		return;
+	body = body_of(b, &b->reqs[at - 1]);
+	j = cJSON_Parse(body);
+	for (int i = 0; j && i < 2; i++) {
+		cJSON *t = cJSON_GetObjectItemCaseSensitive(j, i ? "max_completion_tokens" : "max_tokens");
+		if (cJSON_IsNumber(t) && t->valuedouble > 0 && t->valuedouble < 1e7)
+			cJSON_SetNumberValue(t, t->valuedouble * 2);
+	}
+	if (j)
+		free(strmap_put(&b->longer, custom_id, cJSON_PrintUnformatted(j)));
+	cJSON_Delete(j);
+}
+
 static void input_line(struct run *b, const struct llmbatch_request *r, struct strbuf *out)
 {
-	line_of(b->provider, b->azure, r->custom_id, r->body, out);
+	line_of(b->provider, b->azure, r->custom_id, body_of(b, r), out);
 	if (b->provider != LLM_ANTHROPIC)
 		strbuf_addch(out, '\n');
 }
@@ -713,7 +743,8 @@ static int submit(struct run *b, const size_t *idx, size_t n, int round)
 		long bytes = 0;
 		int rc;
 		while (end < n && (long)(end - start) < max_req) {
-			long line = (long)strlen(b->reqs[idx[end]].body) + (long)strlen(b->reqs[idx[end]].custom_id) + 96;
+			long line = (long)strlen(body_of(b, &b->reqs[idx[end]])) +
+				    (long)strlen(b->reqs[idx[end]].custom_id) + 96;
 			if (end > start && bytes + line > max_bytes)
 				break;
 			if (line > max_bytes)
@@ -808,9 +839,17 @@ static void deliver(struct run *b, const struct pending *p, const char *text, si
 		}
 		strmap_put(seen, cid, (void *)1);
 		if (body) {
+			bool again = p->round < b->o->rounds && strmap_get(&b->body_of, cid);
 			(*ok)++;
 			b->st->succeeded++;
-			b->o->result(cid, body, strlen(body), NULL, true, b->o->ctx);
+			int use = b->o->result(cid, body, strlen(body), NULL, !again, b->o->ctx);
+			if (use && again) {
+				/* a reply the caller could not use: asked again, bounded by the rounds */
+				b->st->unusable++;
+				strmap_put(retry, cid, (void *)1);
+				if (use == LLMBATCH_LONGER)
+					ask_longer(b, cid);
+			}
 		} else {
 			bool again = p->round < b->o->rounds && strmap_get(&b->body_of, cid);
 			(*failed)++;
@@ -1072,7 +1111,8 @@ int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct l
 				idx[n++] = (uintptr_t)strmap_get(&b.body_of, e->key) - 1;
 			strmap_clear(&retry, 0);
 			st->retried += n;
-			note("%zu requests failed in the batch; sending them again in a follow-up batch", n);
+			note("%zu requests failed in the batch or came back unusable; sending them again in a "
+			     "follow-up batch", n);
 			round++;
 			if ((rc = submit(&b, idx, n, round)))
 				goto out;
@@ -1110,6 +1150,7 @@ out:
 	strmap_clear(&b.carried, 0);
 	strmap_clear(&b.done, 0);
 	strmap_clear(&b.body_of, 0);
+	strmap_clear(&b.longer, 1);
 	strmap_clear(&retry, 0);
 	strbuf_release(&b.root);
 	free(idx);

@@ -60,10 +60,17 @@ struct llmbatch_request {
  * One result: 'body' (of 'len' bytes) is the provider's reply to the
  * request, or NULL when the request failed in the batch ('why' says how:
  * an error line, expired, cancelled); 'final' is true when no follow-up
- * batch will ask it again.
+ * batch will ask it again. Return 0, or, for a reply the caller cannot use
+ * and did not record because 'final' is false, LLMBATCH_AGAIN (not JSON,
+ * the wrong shape) or LLMBATCH_LONGER (truncated): the request is asked
+ * again in the follow-up batch like a failed one, with twice its
+ * max_tokens for LLMBATCH_LONGER (as the live path asks such a request
+ * once more).
  */
-typedef void (*llmbatch_result_fn)(const char *custom_id, const char *body, size_t len,
-				   const char *why, bool final, void *ctx);
+#define LLMBATCH_AGAIN 1
+#define LLMBATCH_LONGER 2
+typedef int (*llmbatch_result_fn)(const char *custom_id, const char *body, size_t len,
+				  const char *why, bool final, void *ctx);
 
 struct llmbatch_options {
 	const char *journal_path;     /* the batch journal, e.g. .evalset/generate-batches.jsonl */
@@ -90,7 +97,8 @@ struct llmbatch_stats {
 	size_t submitted;             /* requests sent in created batches */
 	size_t skipped;               /* requests carried by a resumed batch: not sent again */
 	size_t succeeded, failed;     /* result lines */
-	size_t retried;               /* failed requests sent again in a follow-up batch */
+	size_t retried;               /* failed requests sent again in a follow-up batch (unusable ones included) */
+	size_t unusable;              /* replies the caller could not use, asked again in a follow-up */
 	size_t polls;
 	size_t to_submit;             /* requests no pending batch carries (the first round) */
 	long est_prompt_tokens;       /* of the requests to submit: about 4 bytes a token */

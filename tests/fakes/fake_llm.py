@@ -63,6 +63,12 @@ Batch APIs, answered with the same replies as live requests (no --fault):
   batch expire with only its first half answered (batch_expired). OpenAI
   batches keep their "metadata"; GET .../batches and .../messages/batches list
   them newest first (limit, after / after_id, has_more, last_id).
+  --batch-malformed P answers a share P of lines (by custom_id hash) in their
+  first batch (in every batch with --batch-malformed-always) with a 200 reply
+  whose content is prose, not JSON; --batch-truncate P cuts a share P of lines
+  in their first batch at max_tokens (finish_reason length, stop_reason
+  max_tokens), and /stats line_max_tokens gives each line's max_tokens in
+  each batch it was in.
   --batch-create-hang S holds the reply to the first batch create for S
   seconds after the batch exists (a client killed meanwhile never learns its
   id). /stats adds files_uploaded, batch_creates, batch_polls, batch_lists,
@@ -128,6 +134,8 @@ class State:
         self.batch_creates = 0
         self.batch_polls = 0
         self.batch_lists = 0
+        self.batch_malformed = 0
+        self.line_max_tokens = {}  # custom_id -> max_tokens of each batch it was in (--batch-truncate)
         self.hung = False
         self.batch_lines = 0
         self.batch_sizes = []
@@ -286,7 +294,9 @@ class Handler(BaseHTTPRequestHandler):
                    "max_in_flight": st.max_in_flight, "modes": st.modes,
                    "token_params": st.token_params, "temperatures": st.temperatures,
                    "protocols": st.protocols, "live": st.live, "files_uploaded": st.files_uploaded,
-                   "batch_creates": st.batch_creates, "batch_polls": st.batch_polls, "batch_lists": st.batch_lists,
+                   "batch_creates": st.batch_creates, "batch_polls": st.batch_polls,
+                   "batch_lists": st.batch_lists, "batch_malformed": st.batch_malformed,
+                   "line_max_tokens": st.line_max_tokens,
                    "batch_lines": st.batch_lines, "batch_sizes": st.batch_sizes}
         self.reply(200, obj)
 
@@ -690,6 +700,27 @@ class Handler(BaseHTTPRequestHandler):
                 err.append((cid, "errored", None))
                 continue
             code, obj = self.run_line(st, line["params"] if b["anthropic"] else line["body"], b["anthropic"])
+            if code == 200 and (first or a.batch_malformed_always) and a.batch_malformed and ((h // 1000) % 1000) < a.batch_malformed * 1000:
+                # a 200 line whose reply is prose, not the JSON asked for
+                if b["anthropic"]:
+                    obj["content"] = [{"type": "text", "text": "Sure! Here are some questions about it."}]
+                    obj["stop_reason"] = "end_turn"
+                else:
+                    obj["choices"][0]["message"]["content"] = "Sure! Here are some questions about it."
+                with st.lock:
+                    st.batch_malformed += 1
+            params = line["params"] if b["anthropic"] else line["body"]
+            if a.batch_truncate:
+                with st.lock:
+                    st.line_max_tokens.setdefault(cid, []).append(
+                        params.get("max_tokens") or params.get("max_completion_tokens"))
+            if code == 200 and first and a.batch_truncate and ((h // 1000000) % 1000) < a.batch_truncate * 1000:
+                # a reply cut at max_tokens
+                if b["anthropic"]:
+                    obj["stop_reason"] = "max_tokens"
+                else:
+                    obj["choices"][0]["finish_reason"] = "length"
+                    obj["choices"][0]["message"]["content"] = obj["choices"][0]["message"]["content"][:20]
             if code == 200:
                 out.append((cid, obj))
             else:
@@ -836,6 +867,10 @@ def main():
     ap.add_argument("--batch-fail", type=float, default=0, help="share of lines failing in their first batch")
     ap.add_argument("--batch-expire", action="store_true", help="the first batch expires half done")
     ap.add_argument("--batch-max-lines", type=int, default=0, help="refuse files with more lines")
+    ap.add_argument("--batch-malformed", type=float, default=0,
+                    help="share of lines answered with prose (200) in their first batch")
+    ap.add_argument("--batch-truncate", type=float, default=0, help="share of lines cut at max_tokens")
+    ap.add_argument("--batch-malformed-always", action="store_true", help="in every batch, not only the first")
     ap.add_argument("--batch-create-hang", type=float, default=0, help="hold the first create's reply")
     args = ap.parse_args()
 

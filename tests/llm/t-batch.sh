@@ -148,6 +148,39 @@ gen --batch --batch-poll 0.1 >out 2>err
 is "$?" 0 "lines failing only once: answered in the follow-up"
 stop_fake
 
+# ---- replies that come back unusable (prose, not JSON): asked again in the follow-up, bounded ----
+make_case malformed 50
+start_fake --batch-delay 0.2 --batch-malformed 0.2
+gen --batch --batch-poll 0.1 >out 2>err
+is "$?" 0 "unusable replies in a batch: the job completes" "$(tail -2 err)"
+bad=$(stat_py 'd["batch_malformed"]')
+[ "$bad" -gt 5 ]; ok $? "the fake answered some lines with prose ($bad)"
+grep -q "100 answered now" out; ok $? "every request answered after the follow-up" "$(sed -n 2p out)"
+is "$(stat_py 'd["batch_sizes"]')" "[100, $bad]" "only the unusable ones asked again"
+grep -q "$bad unusable, $bad retried in a follow-up" out; ok $? "the summary counts them" "$(grep '^batch' out)"
+! grep -q '"status":"unusable"' sets/demo/.evalset/generate.jsonl; ok $? "no unusable record in the journal"
+stop_fake
+for provider in openai anthropic; do
+	make_case "truncated-$provider" 40
+	start_fake --batch-delay 0.1 --batch-truncate 0.25
+	gen --provider "$provider" --batch --batch-poll 0.1 >out 2>err
+	is "$?" 0 "$provider: replies cut at max_tokens: the job completes" "$(tail -2 err)"
+	grep -q "80 answered now" out; ok $? "$provider: every request answered" "$(sed -n 2p out)"
+	is "$(stat_py 'sorted(set(str(v[1] // v[0]) for v in d["line_max_tokens"].values() if len(v) > 1))')" "['2']" \
+		"$provider: a cut reply is asked again with twice its max_tokens"
+	[ "$(stat_py 'd["batch_creates"]')" = 2 ]; ok $? "$provider: in one follow-up batch"
+	stop_fake
+done
+make_case malformed-always 10
+start_fake --batch-delay 0.1 --batch-malformed 0.3 --batch-malformed-always
+gen --batch --batch-poll 0.1 >out 2>err
+rc=$?
+bad=$(stat_py 'd["batch_sizes"][1]')
+is "$(stat_py 'd["batch_creates"]'):$(stat_py 'd["batch_sizes"][2]')" "3:$bad" "always unusable: asked again in two follow-ups, no more"
+is "$(grep -c '"status":"unusable"' sets/demo/.evalset/generate.jsonl)" "$bad" "then recorded unusable ($bad)"
+is "$rc" 0 "the rest was usable: exit 0" "$(tail -2 err)"
+stop_fake
+
 # ---- Azure OpenAI: deployment URL with api-version, files and batches under /openai ----
 make_case azure 30
 start_fake --batch-delay 0.2
@@ -182,7 +215,7 @@ for i in 2 3 4 5 6 7 8; do "$evalset" add demo --text "Question $i about w00$i?"
 "$evalset" tag demo v1 >/dev/null 2>&1
 "$evalset" pool demo@v1 run.trec -o pool.yaml >/dev/null 2>&1; ok $? "a pool to judge"
 cp pool.yaml live.yaml
-start_fake --batch-delay 0.2 --batch-fail 0.2
+start_fake --batch-delay 0.2 --batch-fail 0.2 --batch-malformed 0.2
 "$evalset" judge pool.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" \
 	--batch --batch-max-requests 10 --batch-poll 0.1 >out 2>err
 is "$?" 0 "judge --batch completes" "$(tail -2 err)"
@@ -190,6 +223,7 @@ is "$?" 0 "judge --batch completes" "$(tail -2 err)"
 pairs=$(grep -c '^  - chunk: ' pool.yaml)
 grep -q "$pairs graded now" out; ok $? "as many grades as pairs ($pairs)" "$(grep pairs: out)"
 is "$(stat_py 'd["live"]')" 0 "no live request"
+[ "$(stat_py 'd["batch_malformed"]')" -gt 0 ]; ok $? "some grades came back as prose and were asked again"
 is "$(grep -c '"event":"created"' sets/demo/.evalset/judge-batches.jsonl)" "$(stat_py 'd["batch_creates"]')" "judge's batches in its own batch journal"
 rm -f sets/demo/.evalset/judge.jsonl
 "$evalset" judge live.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" >out 2>err
