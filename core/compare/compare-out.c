@@ -240,8 +240,9 @@ static void add_method(const struct compare_view *v, struct strbuf *out)
 		    "informational; effect = mean delta / sd of the deltas\n",
 		    c->level * 100, c->resamples, c->boot_seed, c->permutations, c->perm_seed);
 	if (v->gate)
-		strbuf_addf(out, "gate: one-sided sign-flip tests against each margin, step-down maxT over "
-			    "the drop rules; %s (seed %" PRIu64 ")\n",
+		strbuf_addf(out, "gate: one-sided tests against each margin (sign-flip; exact 0/1 test for "
+			    "Decline, FalseDecline, Success, Hit), step-down maxT over the drop rules; "
+			    "%s (seed %" PRIu64 ")\n",
 			    c->rules_exact ? "exact: every sign flip enumerated" : "sampled flips",
 			    c->gate_seed);
 }
@@ -344,6 +345,8 @@ static void json_gate(const struct compare_view *v, cJSON *root)
 			json_str(ro, "measure", r->measure);
 			json_str(ro, "subset", rc->subset_label);
 			json_str(ro, "test", gate_test_name(r->test));
+			json_str(ro, "method", r->test == TEST_NONE ? "threshold"
+					       : rc->binary ? "exact-binary" : "sign-flip");
 			cJSON_AddNumberToObject(ro, r->rise ? "max_rise" : "max_drop", r->max_drop);
 			cJSON_AddNumberToObject(ro, "n", (double)rc->n);
 			json_num(ro, "baseline", rc->baseline);

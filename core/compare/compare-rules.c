@@ -9,6 +9,7 @@
  */
 #include "compare/compare-internal.h"
 #include "compare/compare.h"
+#include "compare/binexact.h"
 #include "compare/fliptest.h"
 #include "compare/gate.h"
 #include "base/error.h"
@@ -38,6 +39,26 @@ static size_t rule_questions(const struct gate_rule *r, const struct side *b,
 	return n;
 }
 
+/* Return true when 'measure' is 0 or 1 for every question by definition:
+ * such rules are decided by the exact test of binexact.h on single runs. */
+static bool binary_measure(const char *measure)
+{
+	return !strcmp(measure, COMPARE_DECLINE) || !strcmp(measure, COMPARE_FALSE_DECLINE) ||
+	       starts_with(measure, "Success@") || starts_with(measure, "Hit@");
+}
+
+/* Return the smallest p rule 'r' can reach on 'n' questions. */
+static double rule_min_p(const struct gate_rule *r, size_t n, long perms, bool binary)
+{
+	if (!binary)
+		return flip_min_p(n, perms);
+	/* the most extreme outcome: every question loses 1 (drop), or gains 1
+	 * (non-inferiority, tested on the negated losses against -margin) */
+	if (r->test == TEST_DROP && r->max_drop >= 1)
+		return 1;
+	return binexact_p(n, n, 0, r->test == TEST_DROP ? r->max_drop : -r->max_drop);
+}
+
 static char *rule_subset_label(const struct gate_rule *r)
 {
 	static const char *const kinds[] = { "all", "origin", "answerable", "tag" };
@@ -50,7 +71,7 @@ static char *rule_subset_label(const struct gate_rule *r)
  * no question, fewer than its min_questions, or a smallest attainable p
  * that is not below alpha. */
 static int check_rule(const struct gate *g, const struct gate_rule *r, size_t n, long perms,
-		      const char *subset)
+		      const char *subset, bool binary)
 {
 	const char *file = g->file ? g->file : "default gate";
 	long line = g->file ? r->line : 0, col = g->file ? r->col : 0;
@@ -65,7 +86,7 @@ static int check_rule(const struct gate *g, const struct gate_rule *r, size_t n,
 				r->measure, subset, n, r->min_questions);
 	if (r->test == TEST_NONE)
 		return 0;
-	minp = flip_min_p(n, perms);
+	minp = rule_min_p(r, n, perms, binary);
 	if (minp >= g->alpha) {
 		struct strbuf fix = STRBUF_INIT;
 		int ret;
@@ -96,6 +117,9 @@ int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct
 	double **loss = xcalloc(nr + 1, sizeof(*loss));
 	size_t *kcol = xcalloc(nr + 1, sizeof(*kcol));
 	bool *fam = xcalloc(nr + 1, sizeof(*fam));
+	bool *bin = xcalloc(nr + 1, sizeof(*bin));
+	size_t *up = xcalloc(nr + 1, sizeof(*up)), *down = xcalloc(nr + 1, sizeof(*down));
+	double *fixed = xcalloc(nr + 1, sizeof(*fixed));
 	double *x = NULL;
 	struct flip_result *fr = NULL;
 	struct flip_opts fo;
@@ -118,7 +142,8 @@ int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct
 		rc->n = rn[i];
 		if (!rn[i] && r->optional)
 			continue;
-		if (check_rule(g, r, rn[i], c->permutations, rc->subset_label) < 0)
+		bin[i] = binary_measure(r->measure) && b->nr == 1 && cs->nr == 1;
+		if (check_rule(g, r, rn[i], c->permutations, rc->subset_label, bin[i]) < 0)
 			goto out;
 	}
 	for (size_t i = 0; i < nr; i++) {
@@ -139,6 +164,9 @@ int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct
 		for (size_t q = 0; q < rn[i]; q++) {
 			loss[i][q] = r->rise ? col.c[q] - col.b[q] : col.b[q] - col.c[q];
 			d[q] = -loss[i][q];
+			bin[i] &= (col.b[q] == 0 || col.b[q] == 1) && (col.c[q] == 0 || col.c[q] == 1);
+			up[i] += loss[i][q] > 0;
+			down[i] += loss[i][q] < 0;
 		}
 		rc->baseline = stats_mean(col.b, rn[i]);
 		rc->candidate = stats_mean(col.c, rn[i]);
@@ -149,6 +177,11 @@ int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct
 		if (r->test != TEST_NONE) {
 			kcol[i] = K++;
 			fam[kcol[i]] = r->test == TEST_DROP;
+			/* a 0/1 measure: the exact test; non-inferiority tests the
+			 * negated losses against -margin */
+			fixed[kcol[i]] = !bin[i] ? NAN : r->test == TEST_DROP
+				? binexact_p(rn[i], up[i], down[i], r->max_drop)
+				: binexact_p(rn[i], down[i], up[i], -r->max_drop);
 		}
 	}
 	c->rules_exact = true;
@@ -158,7 +191,7 @@ int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct
 		for (size_t i = 0; i < nr; i++) {
 			const struct gate_rule *r = &g->rules[i];
 
-			if (!rn[i] || r->test == TEST_NONE)
+			if (!rn[i] || r->test == TEST_NONE || bin[i])
 				continue;
 			for (size_t q = 0; q < rn[i]; q++) {
 				double v = loss[i][q] - r->max_drop;
@@ -170,6 +203,7 @@ int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct
 		fo.permutations = c->permutations;
 		fo.seed = c->gate_seed;
 		fo.exact_limit = FLIP_EXACT_LIMIT;
+		fo.fixed_p = fixed;
 		flip_test(x, pr->n, K, fam, &fo, fr, &c->rules_exact, &c->rules_outcomes);
 		for (size_t i = 0; i < nr; i++) {
 			const struct gate_rule *r = &g->rules[i];
@@ -182,6 +216,16 @@ int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct
 			rc->p = f->p;
 			rc->p_adj = f->p_adj;
 			rc->reject = f->reject;
+			rc->binary = bin[i];
+			if (bin[i]) {
+				rc->exact = true;
+				rc->bound = r->test == TEST_DROP
+					? binexact_bound(rn[i], up[i], down[i], f->level)
+					: -binexact_bound(rn[i], down[i], up[i], f->level);
+				if (r->test == TEST_DROP && r->max_drop < 1)
+					rc->min_lost = binexact_min_losses(rn[i], r->max_drop, g->alpha);
+				continue;
+			}
 			rc->exact = c->rules_exact;
 			rc->bound = flip_bound(loss[i], rn[i], f->crit, r->test == TEST_DROP ? 1 : -1);
 			if (r->test == TEST_DROP)
@@ -199,6 +243,10 @@ out:
 	free(loss);
 	free(kcol);
 	free(fam);
+	free(bin);
+	free(up);
+	free(down);
+	free(fixed);
 	free(idx);
 	free(x);
 	free(fr);

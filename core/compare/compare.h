@@ -81,6 +81,7 @@ struct rule_cmp {
 	double bound;       /* drop: lower bound of the loss; non-inferiority: upper bound */
 	bool reject;        /* drop: fails; non-inferiority: passes */
 	bool exact;         /* p enumerated exactly */
+	bool binary;        /* a 0/1 measure decided by the exact test of binexact.h */
 	double effect;
 	size_t win, tie, loss_n;
 	size_t min_lost;    /* drop: questions that must each lose 1 for the test, on its own, to fail (0: none) */

@@ -210,6 +210,11 @@ static size_t null_stats(const struct group *g, size_t ng, size_t K, const doubl
 	return N;
 }
 
+static bool has_fixed(const struct flip_opts *o, size_t r)
+{
+	return o->fixed_p && !isnan(o->fixed_p[r]);
+}
+
 struct order {
 	double t;
 	size_t r;
@@ -248,46 +253,94 @@ int flip_test(const double *x, size_t n, size_t K, const bool *in_family,
 
 	/* marginal p and critical value of every hypothesis */
 	for (size_t r = 0; r < K; r++) {
-		for (size_t b = 0; b < N; b++)
-			col[b] = tstar[b * K + r];
-		out[r].t = t[r];
-		out[r].p = tail(col, w, N, base, t[r], o->alpha, &out[r].crit);
+		out[r].level = o->alpha;
+		if (has_fixed(o, r)) {
+			out[r].t = NAN;
+			out[r].p = o->fixed_p[r];
+			out[r].crit = NAN;
+		} else {
+			for (size_t b = 0; b < N; b++)
+				col[b] = tstar[b * K + r];
+			out[r].t = t[r];
+			out[r].p = tail(col, w, N, base, t[r], o->alpha, &out[r].crit);
+		}
 		out[r].p_adj = out[r].p;
 		out[r].reject = out[r].p < o->alpha;
 	}
 
-	/* step-down maxT over the family */
+	/*
+	 * Step-down over the family: the sign-flip members form one unit whose
+	 * p is the maxT p of its highest remaining T; each member with a fixed
+	 * p is a unit of its own. With m units left, the unit of smallest p is
+	 * judged at alpha / m (a Bonferroni-Holm step over the units, a
+	 * closed-testing shortcut; with no fixed p, m = 1 throughout and this is
+	 * the plain step-down maxT).
+	 */
 	for (size_t r = 0; r < K; r++)
-		if (in_family[r])
+		if (in_family[r] && !has_fixed(o, r))
 			ord[nf++] = (struct order){ t[r], r };
 	qsort(ord, nf, sizeof(*ord), cmp_order);
 	{
-		double running = 0, stop_crit = NAN;
+		bool *left = xcalloc(K + 1, sizeof(*left));
+		size_t units = 0, next_a = 0;
+		double running = 0, stop_level = NAN, stop_crit = NAN;
 		bool stopped = false;
 
-		for (size_t k = 0; k < nf; k++) {
-			size_t r = ord[k].r;
-			double crit, pk;
-
-			for (size_t b = 0; b < N; b++) {
-				double m = -INFINITY;
-
-				for (size_t j = k; j < nf; j++)
-					if (tstar[b * K + ord[j].r] > m)
-						m = tstar[b * K + ord[j].r];
-				u[b] = m;
+		for (size_t r = 0; r < K; r++)
+			if (in_family[r] && has_fixed(o, r)) {
+				left[r] = true;
+				units++;
 			}
-			pk = tail(u, w, N, base, t[r], o->alpha, &crit);
-			if (pk > running)
-				running = pk;
-			out[r].p_adj = running;
-			out[r].reject = running < o->alpha;
-			if (!stopped && !out[r].reject) {
+		for (;;) {
+			size_t m = units + (next_a < nf), pick = K;
+			double pa = INFINITY, crit_a = INFINITY, level, pk, step;
+
+			if (!m)
+				break;
+			level = stopped ? stop_level : o->alpha / (double)m;
+			if (next_a < nf) {
+				for (size_t b = 0; b < N; b++) {
+					double mx = -INFINITY;
+
+					for (size_t j = next_a; j < nf; j++)
+						if (tstar[b * K + ord[j].r] > mx)
+							mx = tstar[b * K + ord[j].r];
+					u[b] = mx;
+				}
+				pa = tail(u, w, N, base, t[ord[next_a].r], level, &crit_a);
+			}
+			/* the unit of smallest p; on a tie the sign-flip unit, then
+			 * the earlier rule */
+			pk = pa;
+			for (size_t r = 0; r < K; r++)
+				if (left[r] && o->fixed_p[r] < pk) {
+					pk = o->fixed_p[r];
+					pick = r;
+				}
+			step = pk * (double)m > 1 ? 1 : pk * (double)m;
+			if (step > running)
+				running = step;
+			if (!stopped && !(running < o->alpha)) {
 				stopped = true;
-				stop_crit = crit;
+				stop_level = level;
+				stop_crit = crit_a;
 			}
-			out[r].crit = stopped ? (stop_crit > crit ? stop_crit : crit) : crit;
+			if (pick == K) {
+				size_t r = ord[next_a++].r;
+
+				out[r].p_adj = running;
+				out[r].reject = running < o->alpha;
+				out[r].level = level;
+				out[r].crit = stopped && stop_crit > crit_a ? stop_crit : crit_a;
+			} else {
+				out[pick].p_adj = running;
+				out[pick].reject = running < o->alpha;
+				out[pick].level = level;
+				left[pick] = false;
+				units--;
+			}
 		}
+		free(left);
 	}
 	free(col);
 	free(u);

@@ -32,9 +32,23 @@
  *    T_(k) - tol); p_adj_(k) = max(p_adj_(k-1), p_k). This controls the
  *    family-wise error rate at alpha under subset pivotality; the rules
  *    outside F get p_adj = p_r.
- *  - crit: the rule is rejected (p_adj < alpha) exactly when T > crit. For
- *    a family rule it is the critical value of the step it was judged at
- *    (the first step that did not reject, when an earlier one did not).
+ *  - Hypotheses with a fixed p (fixed_p[r] not NAN: an exact test of a
+ *    0/1 measure, binexact.h) take no part in the flips (their column is
+ *    ignored: pass 0). In the family each is a unit of its own, beside one
+ *    unit holding every sign-flip member; with m units left, the unit of
+ *    smallest p (the sign-flip unit's p being its step-down maxT p above)
+ *    is judged at alpha / m and, when rejected, leaves (the sign-flip unit
+ *    loses its top member only). p_adj = running max of min(1, m p). This
+ *    is a shortcut of the closed test whose local test of an intersection
+ *    is Bonferroni over its units (maxT within the sign-flip unit), so it
+ *    controls the family-wise error at alpha; without fixed p, m = 1 and it
+ *    is the plain step-down maxT.
+ *  - level: the level the rule's own p was judged at (alpha / m of its
+ *    step; from the first step that did not reject on, that step's level);
+ *    alpha outside the family. crit: the rule is rejected exactly when
+ *    T > crit, the critical value at that level of the step it was judged
+ *    at (from the first step that did not reject on, the larger of that
+ *    step's and its own).
  */
 #ifndef EVALSET_FLIPTEST_H
 #define EVALSET_FLIPTEST_H
@@ -49,7 +63,8 @@ struct flip_result {
 	double t;       /* studentised statistic */
 	double p;       /* marginal one-sided p */
 	double p_adj;   /* step-down maxT p for family members, else p */
-	double crit;    /* reject exactly when t > crit (INFINITY: never) */
+	double crit;    /* reject exactly when t > crit (INFINITY: never; NAN: a fixed p) */
+	double level;   /* the rule's own p was judged at this level (alpha / units left) */
 	bool reject;    /* p_adj < alpha */
 };
 
@@ -58,6 +73,7 @@ struct flip_opts {
 	long permutations;      /* >= 1 */
 	uint64_t seed;
 	double exact_limit;     /* enumerate when the outcomes are at most this many */
+	const double *fixed_p;  /* NULL, or per hypothesis a p computed elsewhere (NAN: none) */
 };
 
 /*

@@ -474,7 +474,8 @@ static void judge(const struct gate *g, const struct gate_rule *r, const struct 
 			strbuf_addf(&sb, "%s %.4f is significantly larger than %g", what, rc->loss, r->max_drop);
 		strbuf_addf(&sb, "; %s >= ", what);
 		add_number(&sb, rc->bound);
-		strbuf_addf(&sb, " at %g%% (family of drop rules)", (1 - g->alpha) * 100);
+		strbuf_addf(&sb, " at %g%% (%sfamily of drop rules)", (1 - g->alpha) * 100,
+			    rc->binary ? "exact 0/1 test, " : "");
 		add_pvalue(&sb, "p_adj", rc->p_adj, rc->exact);
 		if (o->pass && rc->min_lost)
 			strbuf_addf(&sb, "; on its own it fails once %zu of %zu questions each %s by 1 (a %s of %.4f)",
@@ -488,7 +489,7 @@ static void judge(const struct gate *g, const struct gate_rule *r, const struct 
 			strbuf_addf(&sb, "%s %.4f is not shown smaller than %g", what, rc->loss, r->max_drop);
 		strbuf_addf(&sb, "; %s <= ", what);
 		add_number(&sb, rc->bound);
-		strbuf_addf(&sb, " at %g%%", (1 - g->alpha) * 100);
+		strbuf_addf(&sb, " at %g%%%s", (1 - g->alpha) * 100, rc->binary ? " (exact 0/1 test)" : "");
 		add_pvalue(&sb, "p", rc->p, rc->exact);
 		break;
 	case TEST_NONE:

@@ -17,7 +17,8 @@
  * Tests (one-sided against the margin, computed by compare.c through
  * fliptest.h; docs/compare.md states what each guarantees):
  *  - drop: fails when the loss is significantly larger than the margin; the
- *    drop rules are one family, step-down maxT, so the chance that any of
+ *    drop rules are one family (step-down maxT over the sign-flip rules,
+ *    Holm over it and the 0/1 rules' exact tests), so the chance that any of
  *    them fails a candidate whose true losses are all at or within their
  *    margins is at most alpha.
  *  - non-inferiority: passes only when the loss is shown to be smaller than

@@ -214,6 +214,101 @@ static void check_power(void)
 	results_release(&scratch);
 }
 
+/*
+ * The 0/1 measures: a baseline that declines nothing (FalseDecline 0 on the
+ * 143 answerable questions) and a candidate that declines each of them
+ * with probability 'rise', so every per-question change is 0 or +1; or a
+ * baseline that declines all 30 unanswerable questions (Decline 1) and a
+ * candidate that stops declining each with probability 'rise' (Decline
+ * drops). The sign-flip test failed 0.06 of the time at the margin here;
+ * the exact test must fail at most alpha, at and below the margin.
+ */
+static double rate_01(const char *gate, bool unanswerable, double rise, int runs, uint64_t seed)
+{
+	struct results b01, cand;
+	const char *only[] = { "R@5" };
+	const struct results *pb[] = { &b01 }, *pc[] = { &cand };
+	struct rng g;
+	struct gate gt;
+	int fails = 0;
+
+	results_init(&b01);
+	results_init(&cand);
+	results_load(&b01, "tests/data/compare/demo-bm25-v1.json");
+	results_load(&cand, "tests/data/compare/demo-bm25-v1.json");
+	for (size_t i = 0; i < b01.nr; i++)
+		b01.q[i].declined = unanswerable && !b01.q[i].answerable;
+	gate_init(&gt);
+	gate_load_buf(&gt, gate, strlen(gate), "calibration-01.yaml");
+	rng_seed(&g, seed);
+	for (int i = 0; i < runs; i++) {
+		struct compare_opts o = COMPARE_OPTS_INIT;
+		struct gate_outcome out[2];
+		struct compare c;
+		int failed;
+
+		for (size_t q = 0; q < cand.nr; q++) {
+			bool moves = b01.q[q].answerable != unanswerable && rng_uniform(&g) < rise;
+
+			cand.q[q].declined = b01.q[q].declined != moves;
+		}
+		o.measures = only;
+		o.nr_measures = 1;
+		o.gate = &gt;
+		o.resamples = 1;
+		o.permutations = 1000;
+		o.seed = (uint64_t)i + 1;
+		compare_init(&c);
+		failed = compare_run(&c, pb, 1, pc, 1, &o) < 0 ? -1 : gate_evaluate(&gt, &c, out);
+		if (failed >= 0) {
+			fails += !out[0].pass;
+			gate_outcomes_release(out, GATE_OUTCOMES(&gt));
+		}
+		compare_release(&c);
+	}
+	gate_release(&gt);
+	results_release(&b01);
+	results_release(&cand);
+	return (double)fails / runs;
+}
+
+static void check_01(void)
+{
+	static const char fd[] = "rules:\n  - {measure: FalseDecline, max_rise: 0.02, test: drop}\n";
+	static const char dec[] = "rules:\n  - {measure: Decline, max_drop: 0.05, test: drop}\n";
+	double r;
+
+	/* the exact test's level at the margin is 0.026 (FalseDecline, 143
+	 * questions) and 0.016 (Decline, 30): with 2,000 draws the measured
+	 * rate stays below alpha itself, which the sign-flip test's 0.06 does not */
+	r = rate_01(fd, false, 0.02, 2000, 21);
+	ok(r <= 0.05, "FalseDecline 0 -> rise 0.02 (at the margin), only 0/+1 changes: false failures "
+	   "%.4f <= alpha 0.05 (2000 comparisons)", r);
+	r = rate_01(fd, false, 0.01, 1000, 22);
+	ok(r <= 0.05, "FalseDecline rise 0.01 (below the margin): false failures %.4f <= 0.05 "
+	   "(1000 comparisons)", r);
+	r = rate_01(fd, false, 0.08, 500, 23);
+	ok(r >= 0.85, "FalseDecline rise 0.08 (4 times the margin): detected %.3f >= 0.85 "
+	   "(exact: 0.945; 500 comparisons)", r);
+	/* non-inferiority on a 0/1 measure: the sign-flip test passed a
+	 * candidate whose true rise is the margin 0.218 of the time here
+	 * (every question kept is a small positive x, a rare rise a large
+	 * negative one) */
+	r = rate_01("rules:\n  - {measure: FalseDecline, max_rise: 0.02, test: non-inferiority}\n",
+		    false, 0.02, 2000, 26);
+	ok(1 - r <= 0.05, "FalseDecline non-inferiority, true rise 0.02 (at the margin): false passes "
+	   "%.4f <= 0.05 (2000 comparisons)", 1 - r);
+	r = rate_01("rules:\n  - {measure: Decline, max_drop: 0.05, test: non-inferiority}\n",
+		    true, 0.05, 2000, 27);
+	ok(1 - r <= 0.05, "Decline non-inferiority, true drop 0.05 (at the margin): false passes "
+	   "%.4f <= 0.05 (2000 comparisons)", 1 - r);
+	r = rate_01(dec, true, 0.05, 2000, 24);
+	ok(r <= 0.05, "Decline 1 -> drop 0.05 (at the margin) on 30 unanswerable questions, only "
+	   "0/+1 changes: false failures %.4f <= 0.05 (2000 comparisons)", r);
+	r = rate_01(dec, true, 0.30, 500, 25);
+	ok(r >= 0.85, "Decline drop 0.30: detected %.3f >= 0.85 (500 comparisons)", r);
+}
+
 int main(void)
 {
 	const double se = sqrt(0.05 * 0.95 / NULLS);
@@ -238,6 +333,7 @@ int main(void)
 	r = rate("rules:\n  - {measure: R@5, max_drop: 0.02, test: non-inferiority}\n", 0, NULLS, 5);
 	test_diag("test non-inferiority, no true drop: passes %.3f of the time", 1 - r);
 	check_power();
+	check_01();
 	results_release(&base);
 	return test_done();
 }

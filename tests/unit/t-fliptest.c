@@ -14,7 +14,7 @@
 
 static struct flip_opts opts(double alpha, long perms, double exact_limit)
 {
-	struct flip_opts o = { alpha, perms, 7, exact_limit };
+	struct flip_opts o = { alpha, perms, 7, exact_limit, NULL };
 
 	return o;
 }
@@ -148,8 +148,38 @@ static void test_min_losses(void)
 	   "smallest attainable p: 2^-n, or 1/(B+1) when drawn");
 }
 
+/* A family of one sign-flip rule and one rule with a fixed p (an exact
+ * 0/1 test): Bonferroni-Holm over the two units. */
+static void test_fixed(void)
+{
+	double x[2 * 8];
+	bool fam[2] = { true, true }, exact;
+	struct flip_result r[2];
+	struct flip_opts o = opts(0.05, 1000, FLIP_EXACT_LIMIT);
+	double fixed[2] = { NAN, 0.03 }, outcomes;
+
+	for (int i = 0; i < 8; i++) {
+		x[2 * i] = 1;   /* eight +1: sign-flip p 2^-8 */
+		x[2 * i + 1] = 0;
+	}
+	o.fixed_p = fixed;
+	flip_test(x, 8, 2, fam, &o, r, &exact, &outcomes);
+	ok(r[0].reject && fabs(r[0].p_adj - 2.0 / 256) < 1e-12 && r[0].level == 0.025,
+	   "two units: the sign-flip rule first, at alpha / 2 (p_adj %g = 2 p)", r[0].p_adj);
+	ok(r[1].reject && r[1].p == 0.03 && r[1].p_adj == 0.03 && r[1].level == 0.05,
+	   "then the fixed p alone, at alpha: 0.03 rejected");
+	fixed[1] = 0.04;
+	for (int i = 0; i < 8; i++)
+		x[2 * i] = i % 2 ? 1 : -1;  /* sum 0: p above 1/2 */
+	flip_test(x, 8, 2, fam, &o, r, &exact, &outcomes);
+	ok(!r[1].reject && r[1].p_adj == 0.08 && r[1].level == 0.025 && !r[0].reject &&
+	   r[0].level == 0.025, "fixed p 0.04 judged first at alpha / 2: not rejected; the rest stop "
+	   "at that level");
+}
+
 int main(void)
 {
+	test_fixed();
 	test_exact();
 	test_sampled();
 	test_maxt();

@@ -1,0 +1,145 @@
+/*
+ * t-binexact: the exact test of a 0/1 measure's mean loss against a margin:
+ * hand values, the monotonicity the test relies on, its level computed
+ * exactly over every outcome (no simulation), the bound against the test,
+ * and the smallest detectable count of losses.
+ */
+#include "test-lib.h"
+#include "compare/binexact.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static double lchoose(size_t n, size_t k)
+{
+	return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1);
+}
+
+static double xlogy(double x, double y)
+{
+	return x ? x * log(y) : 0;
+}
+
+/* The exact chance that the test rejects at 'alpha' when a loss is +1 with
+ * probability b + d and -1 with probability b: a sum over every outcome. */
+static double level(size_t n, double d, double b, const char *rej)
+{
+	double a = b + d, s = 0;
+
+	for (size_t v = 0; v <= n; v++)
+		for (size_t u = 0; u + v <= n; u++)
+			if (rej[v * (n + 1) + u])
+				s += exp(lchoose(n, v) + lchoose(n - v, u) + xlogy((double)u, a) +
+					 xlogy((double)v, b) + xlogy((double)(n - u - v), 1 - a - b));
+	return s;
+}
+
+static void test_hand(void)
+{
+	/* two questions, both lost, margin 0: the region is that outcome
+	 * alone, whose chance a^2 is largest at a = b = 1/2 */
+	is_double(binexact_p(2, 2, 0, 0), 0.25, 1e-6, "2 of 2 lost, margin 0: p = 1/4");
+	is_double(binexact_p(3, 3, 0, 0), 0.125, 1e-6, "3 of 3 lost, margin 0: p = 1/8");
+	/* one-sided at margin d with no gain possible in the sample: the
+	 * region's chance at b = 0 is P(Binomial(n, d) >= k) */
+	ok(binexact_p(143, 0, 0, 0.02) > 0.99, "nothing lost: p near 1");
+	/* non-inferiority on the negated losses: nothing declined among 143
+	 * at margin 0.02 cannot show a rise below 0.02 (0.98^143 = 0.0556) */
+	is_double(binexact_p(143, 0, 0, -0.02), pow(0.98, 143), 1e-4,
+		  "nothing changed, margin -0.02: p = 0.98^143");
+}
+
+static void test_monotone(void)
+{
+	static const double ds[] = { -0.5, -0.05, 0, 0.02, 0.05, 0.3 };
+	int bad = 0;
+
+	for (size_t n = 1; n <= 25; n++)
+		for (size_t i = 0; i < sizeof(ds) / sizeof(ds[0]); i++)
+			for (size_t v = 0; v <= n; v++)
+				for (size_t u = 0; u + v <= n; u++) {
+					double z = binexact_z(n, u, v, ds[i]);
+
+					bad += u + v < n && binexact_z(n, u + 1, v, ds[i]) < z - 1e-12;
+					bad += u + v < n && binexact_z(n, u, v + 1, ds[i]) > z + 1e-12;
+				}
+	is_int(bad, 0, "Z grows with the losses of +1 and falls with those of -1 (n <= 25)");
+}
+
+static void test_level(void)
+{
+	static const struct { size_t n; double d; } cases[] = { { 30, 0.05 }, { 40, 0.02 }, { 40, -0.05 } };
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		size_t n = cases[c].n;
+		double d = cases[c].d, worst = 0, at = 0;
+		char *rej = calloc((n + 1) * (n + 1), 1);
+
+		for (size_t v = 0; v <= n; v++)
+			for (size_t u = 0; u + v <= n; u++)
+				rej[v * (n + 1) + u] = binexact_p(n, u, v, d) < 0.05;
+		for (double b = d < 0 ? -d : 0; b <= (1 - d) / 2; b += 0.0025) {
+			double l = level(n, d, b, rej);
+
+			if (l > worst)
+				worst = l, at = b;
+		}
+		ok(worst <= 0.05, "n %zu margin %g: the largest chance of rejecting on the boundary is "
+		   "%.4f (at b %.4f) <= 0.05, summed exactly over every outcome", n, d, worst, at);
+		free(rej);
+	}
+	{
+		/* one-sided: the baseline declines nothing, the candidate declines
+		 * each of 143 questions with probability 0.02 */
+		double s = 0;
+
+		for (size_t k = 0; k <= 143; k++)
+			if (binexact_p(143, k, 0, 0.02) < 0.05)
+				s += exp(lchoose(143, k) + xlogy((double)k, 0.02) + xlogy(143.0 - (double)k, 0.98));
+		ok(s <= 0.05, "143 questions, rise 0.02 at the margin 0.02, 0/+1 changes only: fails %.4f "
+		   "<= 0.05 (exact)", s);
+	}
+}
+
+static void test_bound(void)
+{
+	static const size_t outs[][3] = { { 143, 10, 0 }, { 143, 10, 3 }, { 30, 6, 1 }, { 500, 30, 5 } };
+	static const double margins[] = { 0, 0.01, 0.02, 0.05, 0.1 };
+	int bad = 0, total = 0;
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		double lb = binexact_bound(outs[i][0], outs[i][1], outs[i][2], 0.05);
+
+		for (size_t m = 0; m < sizeof(margins) / sizeof(margins[0]); m++) {
+			double p = binexact_p(outs[i][0], outs[i][1], outs[i][2], margins[m]);
+
+			total++;
+			/* equal up to the bisection's 1e-5 */
+			if (fabs(lb - margins[m]) > 2e-5)
+				bad += (p < 0.05) != (lb > margins[m]);
+		}
+	}
+	ok(bad == 0, "the lower bound exceeds a margin exactly when the test rejects it (%d checks, "
+	   "%d disagree)", total, bad);
+	ok(isinf(binexact_bound(10, 0, 5, 0.05)) || binexact_bound(10, 0, 5, 0.05) < 0,
+	   "5 gains of 10: the bound on the loss is below 0");
+}
+
+static void test_min_losses(void)
+{
+	size_t k = binexact_min_losses(143, 0.02, 0.05);
+
+	ok(k > 0 && binexact_p(143, k, 0, 0.02) < 0.05 && binexact_p(143, k - 1, 0, 0.02) >= 0.05,
+	   "143 questions, margin 0.02: %zu losses reject, %zu do not", k, k - 1);
+	is_int((long)binexact_min_losses(3, 0.9, 0.05), 0, "3 questions at margin 0.9: nothing rejects");
+}
+
+int main(void)
+{
+	test_hand();
+	test_monotone();
+	test_level();
+	test_bound();
+	test_min_losses();
+	return test_done();
+}
