@@ -351,8 +351,12 @@ int cmd_judge(int argc, const char **argv)
 				const struct chunk *ch = corpus_get(&corpus, cid);
 				int g = k < aq->nr_relevant ? aq->relevant[k].grade : 0;
 				if (!ch) {
-					warning("chunk '%s' labelled for '%s' in '%s' is not in the corpus; skipped",
-						cid, aq->id, against);
+					struct strbuf mean = STRBUF_INIT;
+
+					corpus_did_you_mean(&corpus, cid, &mean);
+					warning("chunk '%s' labelled for '%s' in '%s' is not in the corpus%s; skipped",
+						cid, aq->id, against, mean.buf);
+					strbuf_release(&mean);
 					continue;
 				}
 				ALLOC_GROW(items, nr + 1, alloc);

@@ -7,8 +7,15 @@
  * (Levenshtein), optionally ignoring ASCII case. Names are short: a name of
  * more than SUGGEST_MAX_LEN bytes is never suggested, nor suggested for.
  *
+ * Many names (a corpus's chunk ids, 100k and more) go through a struct
+ * suggest_index: sorted once, so that names sharing a prefix share the rows
+ * of the distance table, a prefix already too far drops every name that
+ * starts with it, and only names whose length is within reach are looked at.
+ * The index has no length limit (its table is on the heap).
+ *
  * Ownership: a struct suggest copies the names it keeps (a candidate may be
- * a buffer the caller reuses) and frees them in suggest_release().
+ * a buffer the caller reuses) and frees them in suggest_release(). A struct
+ * suggest_index borrows its names: they must outlive it.
  */
 #ifndef EVALSET_SUGGEST_H
 #define EVALSET_SUGGEST_H
@@ -55,5 +62,24 @@ void suggest_offer(struct suggest *s, const char *name);
  */
 size_t suggest_did_you_mean(const struct suggest *s, size_t most, const char *tail, struct strbuf *out);
 void suggest_release(struct suggest *s);
+
+struct suggest_index {
+	const char **names;  /* sorted in strcmp order (borrowed strings) */
+	size_t *len;         /* strlen of each */
+	size_t *lcp;         /* bytes names[i] shares with names[i - 1]; lcp[0] = 0 */
+	size_t nr;
+};
+
+#define SUGGEST_INDEX_INIT { NULL, NULL, NULL, 0 }
+
+/* Index the 'nr' names of 'names' (borrowed) into 'ix'. */
+void suggest_index_build(struct suggest_index *ix, const char *const *names, size_t nr);
+/*
+ * Offer every name of 'ix' to 's': the same names are kept as suggest_offer()
+ * on each in sorted order would keep, whatever their length. The work grows
+ * with the names within reach of the word, not with the whole table.
+ */
+void suggest_offer_index(struct suggest *s, const struct suggest_index *ix);
+void suggest_index_release(struct suggest_index *ix);
 
 #endif

@@ -618,8 +618,16 @@ static void remap_label(const struct remapper *r, const struct question *q,
 	} else if (!nr_entries) {
 		rl->outcome = REMAP_UNMAPPABLE;
 		free(why);
-		rl->why = xstrdup(oc ? "no evidence, and the old chunk has no span (doc, start, end)"
-				     : "no evidence, and the chunk is not in the old corpus");
+		if (oc) {
+			rl->why = xstrdup("no evidence, and the old chunk has no span (doc, start, end)");
+		} else {
+			struct strbuf sb = STRBUF_INIT;
+
+			strbuf_addstr(&sb, "no evidence, and the chunk is not in the old corpus");
+			if (r->old)
+				corpus_did_you_mean(r->old, l->chunk, &sb);
+			rl->why = strbuf_detach(&sb, NULL);
+		}
 	} else if (stale == nr_entries) {
 		rl->outcome = REMAP_STALE;
 		rl->why = why;

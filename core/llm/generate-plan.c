@@ -196,7 +196,11 @@ static int select_chunks(struct gen *g, size_t **out, size_t *nr)
 			char *id = xstrndup(s, len);
 			const struct chunk *ch = corpus_get(c, id);
 			if (!ch) {
-				error("unknown chunk '%s' in --chunks (not in '%s')", id, c->path);
+				struct strbuf mean = STRBUF_INIT;
+
+				corpus_did_you_mean(c, id, &mean);
+				error("unknown chunk '%s' in --chunks (not in '%s')%s", id, c->path, mean.buf);
+				strbuf_release(&mean);
 				free(id);
 				free(sel);
 				return -1;

@@ -255,9 +255,13 @@ int pool_check(const struct pool *p, const struct set *s, const struct corpus *c
 		}
 		for (size_t j = 0; c && j < pq->nr; j++)
 			if (!corpus_get(c, pq->pairs[j].chunk)) {
+				struct strbuf mean = STRBUF_INIT;
+
+				corpus_did_you_mean(c, pq->pairs[j].chunk, &mean);
 				error_at(name, pq->pairs[j].line, pq->pairs[j].col,
-					 "unknown chunk '%s' for question '%s' (not in corpus '%s')",
-					 pq->pairs[j].chunk, pq->id, c->path);
+					 "unknown chunk '%s' for question '%s' (not in corpus '%s')%s",
+					 pq->pairs[j].chunk, pq->id, c->path, mean.buf);
+				strbuf_release(&mean);
 				problems++;
 			}
 	}

@@ -444,8 +444,15 @@ static int apply_question(struct review *r, struct action *a, struct question *q
 			return fail(a, 400, "a label needs 'chunk'");
 		if (req_int(a, "grade", -1, 9, &grade))
 			return -1;
-		if (r->have_corpus && grade >= 0 && !corpus_get(&r->corpus, chunk))
-			return fail(a, 422, "unknown chunk '%s' (not in '%s')", chunk, r->corpus.path);
+		if (r->have_corpus && grade >= 0 && !corpus_get(&r->corpus, chunk)) {
+			struct strbuf mean = STRBUF_INIT;
+			int rc;
+
+			corpus_did_you_mean(&r->corpus, chunk, &mean);
+			rc = fail(a, 422, "unknown chunk '%s' (not in '%s')%s", chunk, r->corpus.path, mean.buf);
+			strbuf_release(&mean);
+			return rc;
+		}
 		question_set_label(q, chunk, grade);
 		drop_stale_evidence(q);
 		stamp(q, a, "edited");

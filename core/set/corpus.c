@@ -137,6 +137,8 @@ int corpus_load(struct corpus *c, const char *path)
 	}
 	free(c->path);
 	c->path = xstrdup(path);
+	if (!c->ids)
+		c->ids = xcalloc(1, sizeof(*c->ids));
 	return 0;
 }
 
@@ -157,6 +159,34 @@ void corpus_release(struct corpus *c)
 	c->chunks = NULL;
 	c->nr = c->alloc = 0;
 	c->path = NULL;
+	if (c->ids) {
+		suggest_index_release(c->ids);
+		free(c->ids);
+		c->ids = NULL;
+	}
+}
+
+size_t corpus_did_you_mean(const struct corpus *c, const char *id, struct strbuf *out)
+{
+	struct suggest_index tmp = SUGGEST_INDEX_INIT, *ix = c->ids ? c->ids : &tmp;
+	size_t len = strlen(id), max = suggest_max_for(len), n;
+	struct suggest sg;
+
+	if (ix->nr != c->nr) {  /* not built yet, or chunks were added since */
+		const char **ids = xcalloc(c->nr ? c->nr : 1, sizeof(*ids));
+
+		for (size_t i = 0; i < c->nr; i++)
+			ids[i] = c->chunks[i].id;
+		suggest_index_release(ix);
+		suggest_index_build(ix, ids, c->nr);
+		free(ids);
+	}
+	suggest_init(&sg, id, len, max < 1 ? 1 : max > 8 ? 8 : max, true);
+	suggest_offer_index(&sg, ix);
+	n = suggest_did_you_mean(&sg, 3, NULL, out);
+	suggest_release(&sg);
+	suggest_index_release(&tmp);
+	return n;
 }
 
 const struct chunk *corpus_get(const struct corpus *c, const char *id)

@@ -16,7 +16,9 @@
 
 #include <stddef.h>
 
+#include "base/strbuf.h"
 #include "base/strmap.h"
+#include "base/suggest.h"
 
 #define CORPUS_MAX_LINE (16u << 20)
 
@@ -36,9 +38,11 @@ struct corpus {
 	char *path;
 	long *lines;          /* each chunk's line in the file (for messages) */
 	size_t alloc_lines;
+	struct suggest_index *ids;  /* the ids for "did you mean": allocated by
+	                             * corpus_load, filled by the first corpus_did_you_mean */
 };
 
-#define CORPUS_INIT { NULL, 0, 0, STRMAP_INIT, NULL, NULL, 0 }
+#define CORPUS_INIT { NULL, 0, 0, STRMAP_INIT, NULL, NULL, 0, NULL }
 
 /* Load 'path' into 'c' (zeroed by CORPUS_INIT). Return 0, or -1 after an error
  * naming FILE:LINE and the problem (bad JSON, missing id or text, a duplicate id). */
@@ -46,6 +50,16 @@ int corpus_load(struct corpus *c, const char *path);
 void corpus_release(struct corpus *c);
 /* Return the chunk with 'id', or NULL. */
 const struct chunk *corpus_get(const struct corpus *c, const char *id);
+/*
+ * Append "; did you mean 'a', 'b'?" to 'out': the ids of 'c' closest to 'id',
+ * a chunk id it does not have (at most three, in sorted order; within a
+ * third of the id's length in edits, at least 1 and at most 8, case
+ * differences counting nothing), or nothing when none is that close. Return
+ * the number of ids written. The first call indexes the ids (sorting them);
+ * later calls reuse the index, so one call costs far less than reading the
+ * corpus. Not for concurrent use from several threads.
+ */
+size_t corpus_did_you_mean(const struct corpus *c, const char *id, struct strbuf *out);
 /* Write the fingerprint of 'c' into 'out' ("sha256:<hex>"). */
 void corpus_fingerprint(const struct corpus *c, char out[72]);
 

@@ -131,6 +131,7 @@ static void check_question(const struct question *q, const struct corpus *corpus
 	const char *why;
 
 	struct strmap irrelevant = STRMAP_INIT;
+	struct strbuf mean = STRBUF_INIT;
 	int added;
 
 	if (!q->id || !*q->id)
@@ -174,10 +175,13 @@ static void check_question(const struct question *q, const struct corpus *corpus
 			findings_add(out, FINDING_ERROR, line, col,
 				     "chunk '%s' is both relevant and irrelevant for "
 				     "question '%s'", l->chunk, qname(q));
-		if (corpus && !corpus_get(corpus, l->chunk))
+		if (corpus && !corpus_get(corpus, l->chunk)) {
+			strbuf_reset(&mean);
+			corpus_did_you_mean(corpus, l->chunk, &mean);
 			findings_add(out, FINDING_ERROR, line, col,
-				     "relevant chunk '%s' of question '%s' is not in the corpus",
-				     l->chunk, qname(q));
+				     "relevant chunk '%s' of question '%s' is not in the corpus%s",
+				     l->chunk, qname(q), mean.buf);
+		}
 	}
 	for (size_t i = 0; i < q->nr_evidence; i++) {
 		const struct evidence *e = &q->evidence[i];
@@ -189,11 +193,15 @@ static void check_question(const struct question *q, const struct corpus *corpus
 	}
 	if (corpus)
 		for (size_t k = 0; k < q->nr_irrelevant; k++)
-			if (!corpus_get(corpus, q->irrelevant[k]))
+			if (!corpus_get(corpus, q->irrelevant[k])) {
+				strbuf_reset(&mean);
+				corpus_did_you_mean(corpus, q->irrelevant[k], &mean);
 				findings_add(out, FINDING_ERROR, q->line, q->col,
 					     "irrelevant chunk '%s' of question '%s' is not in "
-					     "the corpus", q->irrelevant[k], qname(q));
+					     "the corpus%s", q->irrelevant[k], qname(q), mean.buf);
+			}
 	strmap_clear(&irrelevant, 0);
+	strbuf_release(&mean);
 }
 
 static void check_ids(const struct set *s, struct findings *out)

@@ -1,8 +1,11 @@
 /* Unit tests for base/suggest: edit distance and "did you mean". */
 #include "test-lib.h"
 #include "base/suggest.h"
+#include "base/util.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static size_t dist(const char *a, const char *b, bool fold)
@@ -81,9 +84,84 @@ static void test_suggest(void)
 	strbuf_release(&sb);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The index keeps exactly what offering every name in sorted order keeps. */
+static void test_index(void)
+{
+	enum { N = 3000 };
+	static char store[N][24];
+	char *names[N], *sorted[N];
+	const char *words[] = { "doc-0042#3", "Doc-0042#3", "doc-42", "doc-0042#", "zzzzzz",
+				"oc-0042#33", "d", "", "doc-0100#1x", "doc-0042#3-extra-long-tail" };
+	unsigned seed = 12345;
+	struct suggest_index ix;
+	int same = 0;
+
+	for (size_t i = 0; i < N; i++) {
+		seed = seed * 1103515245u + 12345u;
+		/* shared prefixes, ids of several lengths, a few wild ones */
+		if (i % 97 == 0)
+			snprintf(store[i], sizeof(store[i]), "w%u", seed >> 8);
+		else
+			snprintf(store[i], sizeof(store[i]), "%s-%04u#%u", (seed >> 20) % 3 ? "doc" : "Doc",
+				 (seed >> 8) % 200, (seed >> 4) % 12);
+		names[i] = sorted[i] = store[i];
+	}
+	suggest_index_build(&ix, (const char *const *)names, N);
+	qsort(sorted, N, sizeof(*sorted), cmp_str);
+	for (size_t w = 0; w < ARRAY_SIZE(words); w++)
+		for (int fold = 0; fold < 2; fold++)
+			for (size_t max = 0; max < 5; max++) {
+				struct suggest a, b;
+				struct strbuf sa = STRBUF_INIT, sb = STRBUF_INIT;
+
+				suggest_init(&a, words[w], strlen(words[w]), max, fold);
+				suggest_init(&b, words[w], strlen(words[w]), max, fold);
+				for (size_t i = 0; i < N; i++)
+					suggest_offer(&a, sorted[i]);
+				suggest_offer_index(&b, &ix);
+				suggest_did_you_mean(&a, SIZE_MAX, NULL, &sa);
+				suggest_did_you_mean(&b, SIZE_MAX, NULL, &sb);
+				if (!strcmp(sa.buf, sb.buf) && a.best == b.best)
+					same++;
+				else
+					test_diag("'%s' fold %d max %zu: offered one by one '%s', index '%s'",
+					     words[w], fold, max, sa.buf, sb.buf);
+				suggest_release(&a);
+				suggest_release(&b);
+				strbuf_release(&sa);
+				strbuf_release(&sb);
+			}
+	is_int(same, (int)(ARRAY_SIZE(words) * 2 * 5), "the index keeps what one-by-one offers keep");
+
+	/* a long name (past SUGGEST_MAX_LEN) is found through the index */
+	{
+		const char *longs[] = { "https://example.com/manual/chapter-three/section-two.html#part-4",
+					"https://example.com/manual/chapter-three/section-two.html#part-5" };
+		struct suggest sg;
+		struct strbuf sb = STRBUF_INIT;
+
+		suggest_index_release(&ix);
+		suggest_index_build(&ix, longs, 2);
+		suggest_init(&sg, "https://example.com/manual/chapter-three/section-tow.html#part-4", 64, 3, false);
+		suggest_offer_index(&sg, &ix);
+		suggest_did_you_mean(&sg, 3, NULL, &sb);
+		is_str(sb.buf, "; did you mean 'https://example.com/manual/chapter-three/section-two.html#part-4'?",
+		       "a long chunk id gets its suggestion");
+		suggest_release(&sg);
+		strbuf_release(&sb);
+	}
+	suggest_index_release(&ix);
+}
+
 int main(void)
 {
 	test_distance();
 	test_suggest();
+	test_index();
 	return test_done();
 }
