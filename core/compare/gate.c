@@ -9,11 +9,13 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "base/yamlguard.h"
+#include "score/measures.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 #define DROP_TOLERANCE 1e-12
@@ -63,43 +65,29 @@ void gate_default(struct gate *g, int k)
 	add_default(g, xstrdup("FalseDecline"), 0.02, true, true);
 }
 
+/* The measures only a gate takes (compare computes them itself). */
+static const char *const gate_own[] = { "Decline", "FalseDecline", NULL };
+
+char *gate_measure_canonical(const char *name, struct strbuf *why)
+{
+	struct measure m;
+
+	for (size_t i = 0; gate_own[i]; i++)
+		if (!strcasecmp(name, gate_own[i]))
+			return xstrdup(gate_own[i]);
+	if (measure_parse_why(name, &m, gate_own, why) < 0)
+		return NULL;
+	return xstrdup(m.name);
+}
+
 bool gate_measure_name_ok(const char *name)
 {
-	static const char *const cut[] = { "P", "R", "Success", "Hit", "RR", "nDCG", "AP", "Judged" };
-	static const char *const whole[] = { "RR", "nDCG", "AP", "Rprec", "NumRet", "NumRel",
-					     "NumRelRet", "Decline", "FalseDecline" };
-	const char *s = name;
-	size_t len = 0;
-	bool known_cut = false, known_whole = false;
+	struct strbuf why = STRBUF_INIT;
+	char *canon = gate_measure_canonical(name, &why);
 
-	while (isalpha((unsigned char)s[len]))
-		len++;
-	for (size_t i = 0; i < ARRAY_SIZE(cut); i++)
-		known_cut |= strlen(cut[i]) == len && !strncmp(cut[i], s, len);
-	for (size_t i = 0; i < ARRAY_SIZE(whole); i++)
-		known_whole |= strlen(whole[i]) == len && !strncmp(whole[i], s, len);
-	if (!known_cut && !known_whole)
-		return false;
-	s += len;
-	if (starts_with(s, "(rel=")) {
-		s += 5;
-		if (!isdigit((unsigned char)*s))
-			return false;
-		while (isdigit((unsigned char)*s))
-			s++;
-		if (*s++ != ')')
-			return false;
-	}
-	if (!*s)
-		return known_whole;
-	if (*s != '@' || !known_cut)
-		return false;
-	s++;
-	if (!isdigit((unsigned char)*s) || *s == '0')
-		return false;
-	while (isdigit((unsigned char)*s))
-		s++;
-	return !*s;
+	strbuf_release(&why);
+	free(canon);
+	return canon != NULL;
 }
 
 char *gate_rule_describe(const struct gate_rule *rule)
@@ -271,12 +259,13 @@ static void load_rule(struct loader *ld, struct gate *g, const yaml_node_t *node
 			node_error(ld, k, "duplicate key '%s'", key);
 		} else if (!strcmp(key, "measure")) {
 			const char *m = scalar(v);
+			struct strbuf why = STRBUF_INIT;
 
-			if (!m || !gate_measure_name_ok(m))
-				node_error(ld, v, "bad measure name '%s' (e.g. R@5, nDCG@10, Success@5, RR, Decline, FalseDecline)",
-					   m ? m : "a collection");
-			else
-				r->measure = xstrdup(m);
+			if (!m)
+				node_error(ld, v, "a measure is a name (e.g. R@5, nDCG@10, Success@5, RR, Decline, FalseDecline), not a collection");
+			else if (!(r->measure = gate_measure_canonical(m, &why)))
+				node_error(ld, v, "%s", why.buf);
+			strbuf_release(&why);
 		} else if (!strcmp(key, "max_drop") || !strcmp(key, "max_rise")) {
 			if (have_drop || have_rise) {
 				node_error(ld, k, "a rule takes one of 'max_drop' and 'max_rise'");

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/strbuf.h"
 #include "compare/compare.h"
 
 #define GATE_MAX_FILE_BYTES (1u << 20)
@@ -78,8 +79,15 @@ void gate_default(struct gate *g, int k);
 /* Return the name of 'test' ("drop", "non-inferiority", "none"). */
 const char *gate_test_name(enum rule_test test);
 
-/* Return true when 'name' is a measure name the gate accepts
- * (P@5, R@10, Success@5, Hit@5, RR, RR@10, nDCG@10, AP, P(rel=2)@5, Decline ...). */
+/*
+ * Return the canonical name of 'name', a measure of a gate rule: the names
+ * and aliases -m takes, in any case (Recall@5 -> R@5, ndcg@10 -> nDCG@10,
+ * Hit@5 -> Success@5, MRR -> RR, MAP -> AP), and Decline and FalseDecline.
+ * Return NULL with the problem in 'why' (an unknown name with the closest
+ * known ones) otherwise. The caller frees the name.
+ */
+char *gate_measure_canonical(const char *name, struct strbuf *why);
+/* Return true when 'name' is a measure name the gate accepts (gate_measure_canonical). */
 bool gate_measure_name_ok(const char *name);
 
 /* Describe 'rule' in one line ("R@5 max_drop 0.02 test drop on tag=hard");

@@ -81,8 +81,9 @@ static const struct ir_name *ir_lookup(const char *p, size_t len)
 	return NULL;
 }
 
-/* Append to 'out' "; did you mean …?" with the known names closest to the name part of 'text'. */
-static void closest_measures(const char *text, struct strbuf *out)
+/* Append to 'out' "; did you mean …?" with the known names closest to the
+ * name part of 'text', among them those of 'extra' (NULL-terminated, may be NULL). */
+static void closest_measures(const char *text, const char *const *extra, struct strbuf *out)
 {
 	size_t len = strcspn(text, "(@");
 	struct suggest sg;
@@ -91,29 +92,47 @@ static void closest_measures(const char *text, struct strbuf *out)
 	for (size_t i = 0; i < ARRAY_SIZE(ir_names) + ARRAY_SIZE(ir_aliases); i++)
 		suggest_offer(&sg, i < ARRAY_SIZE(ir_names) ? ir_names[i].name
 							 : ir_aliases[i - ARRAY_SIZE(ir_names)].alias);
+	for (size_t i = 0; extra && extra[i]; i++)
+		suggest_offer(&sg, extra[i]);
 	suggest_did_you_mean(&sg, SIZE_MAX, text + len, out);
 	suggest_release(&sg);
 }
 
-static int bad_measure(const char *text, const char *why)
+/* Write the problem 'why' with 'text' into 'out'. Return -1. */
+static int bad_measure(const char *text, const char *why, const char *const *extra, struct strbuf *out)
 {
-	struct strbuf sb = STRBUF_INIT;
-
 	if (!strcmp(why, "unknown measure")) {
-		closest_measures(text, &sb);
-		if (sb.len) {
-			error("unknown measure '%s'%s", text, sb.buf);
-			strbuf_release(&sb);
+		struct strbuf mean = STRBUF_INIT;
+
+		bool close;
+
+		closest_measures(text, extra, &mean);
+		close = mean.len > 0;
+		if (close)
+			strbuf_addf(out, "unknown measure '%s'%s", text, mean.buf);
+		strbuf_release(&mean);
+		if (close)
 			return -1;
-		}
 	}
-	measure_list(&sb);
-	error("%s '%s'; supported: %s", why, text, sb.buf);
-	strbuf_release(&sb);
+	strbuf_addf(out, "%s '%s'; supported: ", why, text);
+	measure_list(out);
+	for (size_t i = 0; extra && extra[i]; i++)
+		strbuf_addf(out, "%s%s", i ? ", " : "; and here ", extra[i]);
 	return -1;
 }
 
 int measure_parse(const char *text, struct measure *m)
+{
+	struct strbuf why = STRBUF_INIT;
+	int rc = measure_parse_why(text, m, NULL, &why);
+
+	if (rc < 0)
+		error("%s", why.buf);
+	strbuf_release(&why);
+	return rc;
+}
+
+int measure_parse_why(const char *text, struct measure *m, const char *const *extra, struct strbuf *why)
 {
 	const char *p = text, *at, *paren;
 	size_t nlen;
@@ -127,37 +146,37 @@ int measure_parse(const char *text, struct measure *m)
 	nlen = paren ? (size_t)(paren - p) : at ? (size_t)(at - p) : strlen(p);
 	n = ir_lookup(p, nlen);
 	if (!n)
-		return bad_measure(text, "unknown measure");
+		return bad_measure(text, "unknown measure", extra, why);
 	if (paren) {
 		const char *close = strchr(paren, ')');
 		char num[24];
 		size_t len;
 
 		if (at && at < paren)
-			return bad_measure(text, "malformed measure");
+			return bad_measure(text, "malformed measure", extra, why);
 		if (!close || strncmp(paren, "(rel=", 5))
-			return bad_measure(text, "malformed measure");
+			return bad_measure(text, "malformed measure", extra, why);
 		len = (size_t)(close - (paren + 5));
 		if (!len || len >= sizeof(num))
-			return bad_measure(text, "malformed relevance threshold in");
+			return bad_measure(text, "malformed relevance threshold in", extra, why);
 		memcpy(num, paren + 5, len);
 		num[len] = '\0';
 		if (parse_long(num, 0, 1000, &rel) < 0)
-			return bad_measure(text, "malformed relevance threshold in");
+			return bad_measure(text, "malformed relevance threshold in", extra, why);
 		if (!n->rel)
-			return bad_measure(text, "no relevance threshold allowed in");
+			return bad_measure(text, "no relevance threshold allowed in", extra, why);
 		has_rel = true;
 		if (close[1] && close[1] != '@')
-			return bad_measure(text, "malformed measure");
+			return bad_measure(text, "malformed measure", extra, why);
 		at = close[1] ? close + 1 : NULL;
 	}
 	if (at) {
 		if (parse_long(at + 1, 1, 100000000, &k) < 0)
-			return bad_measure(text, "malformed cutoff in");
+			return bad_measure(text, "malformed cutoff in", extra, why);
 		if (!n->cutoff)
-			return bad_measure(text, "no cutoff allowed in");
+			return bad_measure(text, "no cutoff allowed in", extra, why);
 	} else if (n->cutoff == 2) {
-		return bad_measure(text, "a cutoff @k is required in");
+		return bad_measure(text, "a cutoff @k is required in", extra, why);
 	}
 	m->kind = k ? n->kind_cut : n->kind;
 	m->k = k;

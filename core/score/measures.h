@@ -54,6 +54,13 @@ struct measure {
  * that lists the supported names.
  */
 int measure_parse(const char *text, struct measure *m);
+/*
+ * Like measure_parse, but write the problem into 'why' (one line, no
+ * "error:") instead of reporting it. 'extra' (NULL-terminated, may be NULL)
+ * names further measures the caller takes itself, offered among the
+ * closest names for an unknown one and listed with the supported ones.
+ */
+int measure_parse_why(const char *text, struct measure *m, const char *const *extra, struct strbuf *why);
 /* Return the value of 'm' for one ranking. */
 double measure_value(const struct measure *m, const struct query_eval *e);
 /* Append the list of supported ir_measures names to 'out'. */

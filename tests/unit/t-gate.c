@@ -83,8 +83,12 @@ static void test_errors(void)
 	expect_error("rules:\n  - measure: R@5\n    max_drop: 0.02\n    maxdrop: 1\n",
 		     "gate.yaml:4:5: unknown rule key 'maxdrop'", "unknown rule key");
 	expect_error("alpha: 0.05\nrule: []\n", "gate.yaml:2:1: unknown key 'rule'", "unknown top key");
-	expect_error("rules:\n  - measure: Recall@5\n    max_drop: 0.02\n",
-		     "gate.yaml:2:14: bad measure name 'Recall@5'", "bad measure name");
+	expect_error("rules:\n  - measure: Recal@5\n    max_drop: 0.02\n",
+		     "gate.yaml:2:14: unknown measure 'Recal@5'; did you mean 'Recall@5'?", "unknown measure, the closest");
+	expect_error("rules:\n  - measure: Declin\n    max_drop: 0.02\n",
+		     "gate.yaml:2:14: unknown measure 'Declin'; did you mean 'Decline'?", "Decline among the closest");
+	expect_error("rules:\n  - measure: [R@5]\n    max_drop: 0.02\n",
+		     "gate.yaml:2:14: a measure is a name", "a measure that is a list");
 	expect_error("rules:\n  - measure: R@0\n    max_drop: 0.02\n", "gate.yaml:2:14:", "cutoff 0");
 	expect_error("rules:\n  - measure: R@5\n    max_drop: lots\n",
 		     "gate.yaml:3:15: 'max_drop' must be a number", "max_drop not a number");
@@ -120,12 +124,28 @@ static void test_names(void)
 {
 	const char *good[] = { "R@5", "P@10", "Success@5", "Hit@1", "RR", "RR@10", "nDCG@10",
 			       "nDCG", "AP", "AP@100", "Rprec", "Judged@10", "P(rel=2)@5", "Decline" };
-	const char *bad[] = { "R", "P", "Recall@5", "R@", "R@x", "R@5x", "nDCG@-1", "Decline@5",
-			      "P(rel=)@5", "" };
+	const char *bad[] = { "R", "P", "Recal@5", "R@", "R@x", "R@5x", "nDCG@-1", "Decline@5",
+			      "P(rel=)@5", "", "MRRR" };
+	/* the names -m takes, any case, shown by their canonical name */
+	const char *typed[][2] = { { "MRR", "RR" }, { "Recall@5", "R@5" }, { "recall@5", "R@5" },
+				   { "ndcg@10", "nDCG@10" }, { "Hit@5", "Success@5" }, { "MAP", "AP" },
+				   { "HITRATE@3", "Success@3" }, { "decline", "Decline" },
+				   { "falsedecline", "FalseDecline" }, { "p(rel=2)@5", "P(rel=2)@5" } };
+	struct gate g;
+
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
 		test_ok(gate_measure_name_ok(good[i]), __FILE__, __LINE__, "accepts '%s'", good[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		test_ok(!gate_measure_name_ok(bad[i]), __FILE__, __LINE__, "refuses '%s'", bad[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(typed); i++) {
+		char *text = xstrfmt("rules:\n  - measure: %s\n    max_%s: 0.02\n", typed[i][0],
+				     strcmp(typed[i][1], "FalseDecline") ? "drop" : "rise");
+
+		test_ok(load(&g, text) == 0 && g.nr == 1 && !strcmp(g.rules[0].measure, typed[i][1]),
+			__FILE__, __LINE__, "a gate's '%s' is %s", typed[i][0], typed[i][1]);
+		gate_release(&g);
+		free(text);
+	}
 }
 
 static void test_default(void)
