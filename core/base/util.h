@@ -1,5 +1,6 @@
 /*
- * util: allocation that cannot fail silently, and small string helpers.
+ * util: allocation that cannot fail silently, small string helpers, number
+ * parsing and 64-bit hash mixing.
  *
  * Out of memory is the one condition core/ does not report through error():
  * x* allocators print a message and abort, since no caller can do anything
@@ -11,6 +12,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base/utf8.h" /* utf8_valid was declared here: old includers still find it */
 
@@ -81,5 +83,40 @@ long double_clamp_long(double d, long min, long max);
 /* Return the current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into 'out' (21 bytes).
  * EVALSET_NOW, when set, replaces the clock (for reproducible tests). */
 void utc_now_iso8601(char out[21]);
+
+/*
+ * Non-cryptographic 64-bit mixing, for hash tables, shards and seeded
+ * choices (never for anything an attacker may pick). Their values must not
+ * change: a seed gives the same questions, samples and bootstrap draws on
+ * every version.
+ *
+ * mix64: MurmurHash3's 64-bit finaliser, every input bit to every output bit.
+ * splitmix64_mix: SplitMix64's finaliser, the same job with other constants.
+ * splitmix64_next: the next value of the SplitMix64 sequence in '*state'.
+ */
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static inline uint64_t splitmix64_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static inline uint64_t splitmix64_next(uint64_t *state)
+{
+	return splitmix64_mix(*state += 0x9e3779b97f4a7c15ULL);
+}
 
 #endif

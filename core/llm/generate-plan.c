@@ -152,16 +152,6 @@ static void make_key(struct gen *g, struct item *it)
 	strbuf_release(&sb);
 }
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 struct ranked {
 	uint64_t rank;
 	size_t index;
@@ -229,7 +219,7 @@ static int select_chunks(struct gen *g, size_t **out, size_t *nr)
 			struct ranked *r = xcalloc(n, sizeof(*r));
 			for (size_t i = 0; i < n; i++) {
 				const char *id = c->chunks[i].id;
-				r[i].rank = mix(strhash(id, strlen(id)) ^ mix((uint64_t)g->o->seed + 1));
+				r[i].rank = mix64(strhash(id, strlen(id)) ^ mix64((uint64_t)g->o->seed + 1));
 				r[i].index = i;
 			}
 			qsort(r, n, sizeof(*r), cmp_ranked);
@@ -244,7 +234,7 @@ static int select_chunks(struct gen *g, size_t **out, size_t *nr)
 		size_t u = 0;
 		for (size_t i = 0; i < n; i++) {
 			const char *id = c->chunks[sel[i]].id;
-			if (mix(strhash(id, strlen(id))) % (uint64_t)g->o->shard_n == (uint64_t)(g->o->shard_i - 1))
+			if (mix64(strhash(id, strlen(id))) % (uint64_t)g->o->shard_n == (uint64_t)(g->o->shard_i - 1))
 				sel[u++] = sel[i];
 		}
 		n = u;

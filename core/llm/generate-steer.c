@@ -32,16 +32,6 @@
 
 #define STEER_EXAMPLES 3
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static void add_query(struct corpus *c, const char *text, const char *rel)
 {
 	struct chunk *ch;

@@ -156,8 +156,6 @@ void import_htab_reserve(struct import_htab *t, size_t n);
 /* Return 'len' bytes of the arena '*ap', aligned for any record. */
 void *import_arena_alloc(struct import_arena **ap, size_t len);
 void import_arena_free(struct import_arena **ap);
-/* Return 'x' with its bits well mixed (a bijection). */
-uint64_t import_mix64(uint64_t x);
 /* Return which of two halves (0 or 1) hash 'h' belongs to (its top bit). */
 int import_half_of(uint64_t h);
 /* Return a 64-bit hash of 'len' bytes of 's' (the hot path's hash). */

@@ -203,7 +203,7 @@ static void count_event(const struct import_options *o, struct mempool *mp, stru
 /* Return the hash of the i-th session of its own of the row 'e' of 'p' (i < e->n). */
 static uint64_t own_session(const struct part *p, const struct brec *e, uint32_t i)
 {
-	return import_mix64(((uint64_t)p->file_idx << 48) ^ (uint64_t)e->offset ^ 0x5e55104eULL ^
+	return splitmix64_mix(((uint64_t)p->file_idx << 48) ^ (uint64_t)e->offset ^ 0x5e55104eULL ^
 			    ((uint64_t)i << 40));
 }
 
@@ -433,7 +433,7 @@ static void batch_record(struct part *p)
 	if (get_field(p, FIELD_SESSION, v) && v->v[0].len) {
 		e.sess = import_fast_hash(v->v[0].s, v->v[0].len);
 	} else {  /* a session of its own: the record's place in the file names it */
-		e.sess = import_mix64(((uint64_t)p->file_idx << 48) ^ (uint64_t)e.offset ^ 0x5e55104eULL);
+		e.sess = splitmix64_mix(((uint64_t)p->file_idx << 48) ^ (uint64_t)e.offset ^ 0x5e55104eULL);
 		e.own_sessions = true;
 	}
 	if (o->field[FIELD_COUNT] && read_row(p, &e) < 0)

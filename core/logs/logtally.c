@@ -62,16 +62,6 @@ void import_arena_free(struct import_arena **ap)
 	}
 }
 
-uint64_t import_mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 /*
  * Return which of two halves (0 or 1) hash 'h' belongs to: its top bit, as
  * hash tables take their slots from the low bits (a half of a table by a
@@ -110,7 +100,7 @@ uint64_t import_fast_hash(const char *s, size_t len)
 			  (uint64_t)(unsigned char)s[len - 1] << 16 : 0;
 	}
 	h = (h ^ w ^ ((uint64_t)len << 56)) * 0xc4ceb9fe1a85ec53ULL;
-	return import_mix64(h);
+	return splitmix64_mix(h);
 }
 
 void import_htab_insert(struct import_htab *t, uint64_t h, void *p)
@@ -228,7 +218,7 @@ uint32_t import_docs_intern(struct import_docs *dk, struct import_arena **ap, co
 /* Return the slot of a tally's document table where 'key' is or belongs. */
 static size_t doc_slot(const struct import_tally *t, uint32_t key)
 {
-	size_t mask = t->dcap - 1, i = (size_t)import_mix64(key) & mask;
+	size_t mask = t->dcap - 1, i = (size_t)splitmix64_mix(key) & mask;
 
 	while (t->dtab[i] && t->dkeys[t->dtab[i] - 1] != key)
 		i = (i + 1) & mask;

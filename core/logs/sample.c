@@ -52,14 +52,6 @@ void strata_assign(const unsigned long *counts, size_t n, enum stratum *out)
 	}
 }
 
-static uint64_t next_rand(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 size_t sample_stratified(const enum stratum *strata, size_t n, size_t want, uint64_t seed,
 			 bool *chosen)
 {
@@ -98,7 +90,7 @@ size_t sample_stratified(const enum stratum *strata, size_t n, size_t want, uint
 				idx[m++] = i;
 		/* partial Fisher-Yates: the first quota[s] of a shuffle */
 		for (size_t k = 0; k < quota[s] && k < m; k++) {
-			size_t j = k + (size_t)(next_rand(&state) % (m - k));
+			size_t j = k + (size_t)(splitmix64_next(&state) % (m - k));
 			size_t t = idx[k];
 			idx[k] = idx[j];
 			idx[j] = t;

@@ -199,10 +199,7 @@ static uint64_t rng_state = 42;
 
 static uint64_t rng(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64_next(&rng_state);
 }
 
 /* Non-ASCII pieces whose folding or class matters next to ASCII. */
