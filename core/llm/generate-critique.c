@@ -16,7 +16,6 @@
 #include "llm/generate-internal.h"
 #include "llm/genstage.h"
 #include "llm/llmjob.h"
-#include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/util.h"
@@ -88,7 +87,7 @@ static void apply(void *ctx, size_t index, const cJSON *rec, bool from_journal)
 	if (at < 0)
 		return;
 	q = &g->set->q[at];
-	if (strcmp(gen_json_str(rec, "status") ? gen_json_str(rec, "status") : "", "ok"))
+	if (!gen_pass_ok(rec))
 		return;  /* unusable twice: the question stays, unrated */
 	{
 		struct strbuf why = STRBUF_INIT;
@@ -131,26 +130,23 @@ int gen_critique(struct gen *g)
 	size_t nr = 0, alloc = 0, alloc_ids = 0;
 	struct crit cr;
 	struct stage_options so;
-	struct stage_stats ss;
 	unsigned kinds = o->kinds & ~(1u << GEN_UNANSWERABLE);
 	int rc = ERR_INPUT;
 
 	memset(&cr, 0, sizeof(cr));
-	memset(&ss, 0, sizeof(ss));
 	cr.g = g;
-	cr.model = o->critique_model && *o->critique_model ? o->critique_model
-							    : (o->llm.model ? o->llm.model : "");
+	cr.model = gen_pass_model(g);
 	if (gen_pass_prompt(g, "critique.md", "--no-critique", &p))
 		goto out;
 	cr.prompt_id = prompt_id(&p);
 	for (size_t i = 0; i < g->set->nr; i++) {
 		struct question *q = &g->set->q[i];
-		struct strbuf passages = STRBUF_INIT, keytext = STRBUF_INIT;
+		struct strbuf passages = STRBUF_INIT;
 		enum gen_kind kind;
 		const struct chunk *ch, *nb = NULL;
 		const char *nid;
 		struct stage_task *t;
-		char d[72];
+		int bad;
 
 		if (!gen_in_scope(g, q, kinds, &kind) ||
 		    cJSON_GetObjectItemCaseSensitive(q->provenance, "critique"))
@@ -166,29 +162,11 @@ int gen_critique(struct gen *g)
 		memset(t, 0, sizeof(*t));
 		t->index = nr;
 		cr.ids[nr] = xstrdup(q->id);
-		{
-			struct prompt_var vars[] = {
-				{ "question.text", q->text }, { "question.kind", gen_kind_name(kind) },
-				{ "passages", passages.buf },
-			};
-			struct strbuf sys = STRBUF_INIT, user = STRBUF_INIT;
-			if (prompt_render(p.system, vars, ARRAY_SIZE(vars), &sys) ||
-			    prompt_render(p.user, vars, ARRAY_SIZE(vars), &user)) {
-				strbuf_release(&sys);
-				strbuf_release(&user);
-				strbuf_release(&passages);
-				nr++;
-				goto out;
-			}
-			t->system = strbuf_detach(&sys, NULL);
-			t->user = strbuf_detach(&user, NULL);
-		}
-		sha256_hex(passages.buf, passages.len, d);
-		strbuf_addf(&keytext, "%s\n%s\n%s\n%s\n%s", q->text, gen_kind_name(kind), d, p.digest, cr.model);
-		stage_key(t->key, "c-", keytext.buf, keytext.len);
-		strbuf_release(&keytext);
-		strbuf_release(&passages);
 		nr++;
+		bad = gen_pass_task(&p, q, kind, passages.buf, cr.model, "c-", t);
+		strbuf_release(&passages);
+		if (bad)
+			goto out;
 	}
 	memset(&so, 0, sizeof(so));
 	so.journal_path = o->critique_journal;
@@ -197,16 +175,8 @@ int gen_critique(struct gen *g)
 	so.schema = CRITIQUE_SCHEMA;
 	so.shape_hint = CRITIQUE_HINT;
 	so.validate = validate;
-	so.llm = o->llm;
-	so.llm.model = cr.model;
-	so.llm.max_tokens = 200;
-	so.llm.http.max_requests = gen_budget_left(g);
 	so.apply = apply;
-	so.tick = gen_pass_tick;
-	so.stop = gen_pass_stop;
-	so.ctx = &cr;
-	rc = stage_run(&so, tasks, nr, &ss);
-	gen_pass_stats(&g->st->critique, &ss);
+	rc = gen_pass_run(g, &so, cr.model, 200, &cr, tasks, nr, &g->st->critique);
 out:
 	for (size_t i = 0; i < nr; i++) {
 		free(tasks[i].system);

@@ -174,12 +174,30 @@ void gen_realism_mark(struct gen *g);
 /* Fill the realism sides of the stats (when --style-from is given). */
 void gen_realism(struct gen *g);
 
-/* Copy a pass's stage counts into the stats. */
-struct stage_stats;
-void gen_pass_stats(struct gen_pass_stats *dst, const struct stage_stats *ss);
-/* The 'tick' and 'stop' callbacks of a pass; 'ctx' starts with the struct gen pointer. */
-void gen_pass_tick(void *ctx);
-int gen_pass_stop(void *ctx);
+/* The model of the passes: --critique-model, else generate's own ("" when none). */
+const char *gen_pass_model(const struct gen *g);
+/*
+ * Fill pass task 't': its system and user messages from prompt 'p' with the
+ * question 'q' of kind 'kind' and the 'passages' shown, and its journal key
+ * 'prefix' + SHA-256 of (question text, kind, passages, prompt digest,
+ * 'model'). Return 0, or -1 when the prompt does not render (reported; the
+ * messages are left NULL).
+ */
+struct stage_task;
+int gen_pass_task(const struct prompt *p, const struct question *q, enum gen_kind kind,
+		  const char *passages, const char *model, const char *prefix, struct stage_task *t);
+/*
+ * Run a pass: 'so' holds what is its own (journal, prompt id, schema,
+ * validate, apply); this fills in the LLM options with 'model' and
+ * 'max_tokens' and the budget left, the tick and stop callbacks and 'ctx'
+ * (which starts with the struct gen pointer), runs the 'nr' 'tasks' and
+ * copies the counts into 'dst'. Return as stage_run.
+ */
+struct stage_options;
+int gen_pass_run(struct gen *g, struct stage_options *so, const char *model, long max_tokens,
+		 void *ctx, struct stage_task *tasks, size_t nr, struct gen_pass_stats *dst);
+/* Return true when journal record 'rec' of a pass has status "ok". */
+bool gen_pass_ok(const cJSON *rec);
 /* The budget left for a pass: o->llm.http.max_requests less what was spent; -1: none left. */
 long gen_budget_left(struct gen *g);
 

@@ -1,11 +1,12 @@
 /*
  * generate-pass: what the passes after generation (generate-critique.c,
  * generate-verify.c) share: which questions they look at, the passages they
- * show, their prompts and the budget left to them. Shared state in
- * generate-internal.h.
+ * show, their model, prompts, tasks and journal keys, how a pass runs and
+ * the budget left to it. Shared state in generate-internal.h.
  */
 #include "llm/generate-internal.h"
 #include "llm/genstage.h"
+#include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/util.h"
@@ -85,18 +86,41 @@ int gen_pass_prompt(struct gen *g, const char *file, const char *off, struct pro
 	return rc;
 }
 
-void gen_pass_stats(struct gen_pass_stats *dst, const struct stage_stats *ss)
+const char *gen_pass_model(const struct gen *g)
 {
-	dst->planned = ss->planned;
-	dst->done_before = ss->done_before;
-	dst->answered = ss->answered;
-	dst->unusable = ss->unusable;
-	dst->lost = ss->lost;
-	dst->cancelled = ss->cancelled;
-	dst->usage = ss->usage;
+	const struct gen_options *o = g->o;
+
+	if (o->critique_model && *o->critique_model)
+		return o->critique_model;
+	return o->llm.model ? o->llm.model : "";
 }
 
-void gen_pass_tick(void *ctx)
+int gen_pass_task(const struct prompt *p, const struct question *q, enum gen_kind kind,
+		  const char *passages, const char *model, const char *prefix, struct stage_task *t)
+{
+	struct prompt_var vars[] = {
+		{ "question.text", q->text }, { "question.kind", gen_kind_name(kind) },
+		{ "passages", passages },
+	};
+	struct strbuf sys = STRBUF_INIT, user = STRBUF_INIT, keytext = STRBUF_INIT;
+	char d[72];
+
+	if (prompt_render(p->system, vars, ARRAY_SIZE(vars), &sys) ||
+	    prompt_render(p->user, vars, ARRAY_SIZE(vars), &user)) {
+		strbuf_release(&sys);
+		strbuf_release(&user);
+		return -1;
+	}
+	t->system = strbuf_detach(&sys, NULL);
+	t->user = strbuf_detach(&user, NULL);
+	sha256_hex(passages, strlen(passages), d);
+	strbuf_addf(&keytext, "%s\n%s\n%s\n%s\n%s", q->text, gen_kind_name(kind), d, p->digest, model);
+	stage_key(t->key, prefix, keytext.buf, keytext.len);
+	strbuf_release(&keytext);
+	return 0;
+}
+
+static void pass_tick(void *ctx)
 {
 	struct gen *g = *(struct gen **)ctx;
 
@@ -105,7 +129,39 @@ void gen_pass_tick(void *ctx)
 		g->o->progress(g->st, g->o->ctx);
 }
 
-int gen_pass_stop(void *ctx)
+static int pass_stop(void *ctx)
 {
 	return (*(struct gen **)ctx)->abort;
+}
+
+int gen_pass_run(struct gen *g, struct stage_options *so, const char *model, long max_tokens,
+		 void *ctx, struct stage_task *tasks, size_t nr, struct gen_pass_stats *dst)
+{
+	struct stage_stats ss;
+	int rc;
+
+	memset(&ss, 0, sizeof(ss));
+	so->llm = g->o->llm;
+	so->llm.model = model;
+	so->llm.max_tokens = max_tokens;
+	so->llm.http.max_requests = gen_budget_left(g);
+	so->tick = pass_tick;
+	so->stop = pass_stop;
+	so->ctx = ctx;
+	rc = stage_run(so, tasks, nr, &ss);
+	dst->planned = ss.planned;
+	dst->done_before = ss.done_before;
+	dst->answered = ss.answered;
+	dst->unusable = ss.unusable;
+	dst->lost = ss.lost;
+	dst->cancelled = ss.cancelled;
+	dst->usage = ss.usage;
+	return rc;
+}
+
+bool gen_pass_ok(const cJSON *rec)
+{
+	const char *status = gen_json_str(rec, "status");
+
+	return status && !strcmp(status, "ok");
 }

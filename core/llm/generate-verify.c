@@ -12,7 +12,6 @@
  */
 #include "llm/generate-internal.h"
 #include "llm/genstage.h"
-#include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/util.h"
@@ -92,7 +91,7 @@ static void apply(void *ctx, size_t index, const cJSON *rec, bool from_journal)
 	cJSON *ver;
 
 	(void)from_journal;
-	if (at < 0 || strcmp(gen_json_str(rec, "status") ? gen_json_str(rec, "status") : "", "ok"))
+	if (at < 0 || !gen_pass_ok(rec))
 		return;  /* unusable twice: the question stays, unverified */
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(reply, "answering"))
 		if (cJSON_IsString(e) && shown(g, v, e->valuestring))
@@ -174,15 +173,12 @@ int gen_verify(struct gen *g)
 	size_t nr = 0, nr_tasks = 0, alloc = 0, alloc_vt = 0;
 	struct ver vr;
 	struct stage_options so;
-	struct stage_stats ss;
 	char *prompt_ident = NULL;
 	unsigned kinds = o->kinds & ((1u << GEN_UNANSWERABLE) | (1u << GEN_MULTIHOP));
-	const char *model = o->critique_model && *o->critique_model ? o->critique_model
-								     : (o->llm.model ? o->llm.model : "");
+	const char *model = gen_pass_model(g);
 	int rc = ERR_INPUT;
 
 	memset(&vr, 0, sizeof(vr));
-	memset(&ss, 0, sizeof(ss));
 	vr.g = g;
 	vr.by = o->retriever_cmd ? "command" : "bm25";
 	if (!kinds)
@@ -234,9 +230,9 @@ int gen_verify(struct gen *g)
 	for (size_t i = 0; i < nr; i++) {
 		struct vtask *v = &vt[i];
 		struct question *q = set_find(g->set, v->id);
-		struct strbuf passages = STRBUF_INIT, keytext = STRBUF_INIT;
+		struct strbuf passages = STRBUF_INIT;
 		struct stage_task *t;
-		char d[72];
+		int bad;
 
 		if (!v->nr_shown) {
 			/* no chunk shares a term with it: nothing to ask, nothing answers it */
@@ -256,26 +252,10 @@ int gen_verify(struct gen *g)
 		t = &tasks[nr_tasks++];
 		memset(t, 0, sizeof(*t));
 		t->index = i;
-		{
-			struct prompt_var vars[] = {
-				{ "question.text", q->text }, { "question.kind", gen_kind_name(v->kind) },
-				{ "passages", passages.buf },
-			};
-			struct strbuf sys = STRBUF_INIT, user = STRBUF_INIT;
-			int bad = prompt_render(p.system, vars, ARRAY_SIZE(vars), &sys) ||
-				  prompt_render(p.user, vars, ARRAY_SIZE(vars), &user);
-			t->system = strbuf_detach(&sys, NULL);
-			t->user = strbuf_detach(&user, NULL);
-			if (bad) {
-				strbuf_release(&passages);
-				goto out;
-			}
-		}
-		sha256_hex(passages.buf, passages.len, d);
-		strbuf_addf(&keytext, "%s\n%s\n%s\n%s\n%s", q->text, gen_kind_name(v->kind), d, p.digest, model);
-		stage_key(t->key, "v-", keytext.buf, keytext.len);
-		strbuf_release(&keytext);
+		bad = gen_pass_task(&p, q, v->kind, passages.buf, model, "v-", t);
 		strbuf_release(&passages);
+		if (bad)
+			goto out;
 	}
 	memset(&so, 0, sizeof(so));
 	so.journal_path = o->verify_journal;
@@ -284,17 +264,9 @@ int gen_verify(struct gen *g)
 	so.schema = VERIFY_SCHEMA;
 	so.shape_hint = VERIFY_HINT;
 	so.validate = validate;
-	so.llm = o->llm;
-	so.llm.model = model;
-	so.llm.max_tokens = 300;
-	so.llm.http.max_requests = gen_budget_left(g);
 	so.apply = apply;
-	so.tick = gen_pass_tick;
-	so.stop = gen_pass_stop;
-	so.ctx = &vr;
 	vr.vt = vt;
-	rc = stage_run(&so, tasks, nr_tasks, &ss);
-	gen_pass_stats(&g->st->verify, &ss);
+	rc = gen_pass_run(g, &so, model, 300, &vr, tasks, nr_tasks, &g->st->verify);
 	g->st->verify.planned = nr;  /* with those no chunk matched: nothing to ask */
 out:
 	for (size_t i = 0; i < nr_tasks; i++) {
