@@ -33,6 +33,7 @@
 #include "set/corpuscheck.h"
 #include "chunk/corpuslint.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "score/results.h"
 #include "set/set.h"
 #include "base/strmap.h"
@@ -221,12 +222,12 @@ static void print_text(const char *file, const char *digest, const char *content
 	       f->nr_warnings, f->nr_warnings == 1 ? "" : "s");
 }
 
-static void print_json(const struct set *s, const char *file, const char *digest, const char *content,
-		       const struct findings *f, const struct composition *c,
-		       const struct corpus *corpus, const struct power_view *power)
+/* Return 0, or -1 (reported) when standard output does not take it. */
+static int print_json(const struct set *s, const char *file, const char *digest, const char *content,
+		      const struct findings *f, const struct composition *c,
+		      const struct corpus *corpus, const struct power_view *power)
 {
 	cJSON *root = cJSON_CreateObject(), *arr, *comp, *obj;
-	char *text;
 
 	cJSON_AddStringToObject(root, "file", file);
 	cJSON_AddStringToObject(root, "digest", digest);
@@ -302,10 +303,7 @@ static void print_json(const struct set *s, const char *file, const char *digest
 		else
 			cJSON_AddNullToObject(obj, "needed");
 	}
-	text = cJSON_Print(root);
-	printf("%s\n", text);
-	free(text);
-	cJSON_Delete(root);
+	return json_print_tree(root, true);
 }
 
 /*
@@ -436,7 +434,7 @@ int cmd_check(int argc, const char **argv)
 	bool have_corpus = false;
 	char digest[72], content[72], latest[72], *latest_tag = NULL, *recorded = NULL;
 	enum table_format fmt;
-	int ret = EXIT_BAD_INPUT;
+	int ret = EXIT_BAD_INPUT, failed = 0;
 
 	argc = parse_options(argc, argv, opts, check_usage);
 	if (argc != 1)
@@ -541,13 +539,14 @@ int cmd_check(int argc, const char **argv)
 		goto out;
 	compose(&s, have_corpus ? &corpus : NULL, &comp);
 	if (fmt == TABLE_JSON)
-		print_json(&s, ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
-			   results.nr ? &power : NULL);
+		failed = print_json(&s, ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
+				    results.nr ? &power : NULL);
 	else
 		print_text(ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
 			   results.nr ? &power : NULL);
 	composition_release(&comp);
-	ret = f.nr_errors ? EXIT_FAILED : EXIT_OK;
+	if (!failed)
+		ret = f.nr_errors ? EXIT_FAILED : EXIT_OK;
 out:
 	lock_release(&lock);
 	free(lock_path);

@@ -14,6 +14,7 @@
 #include "builtin.h"
 #include "set/set.h"
 #include "set/setdiff.h"
+#include "base/jsontree.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 
@@ -93,13 +94,7 @@ int cmd_diff(int argc, const char **argv)
 	name_side(&d.from, &ra);
 	name_side(&d.to, &rb);
 	if (!strcmp(format, "json")) {
-		cJSON *j = set_diff_to_json(&d);
-		char *text = cJSON_Print(j);
-
-		strbuf_addstr(&out, text);
-		strbuf_addch(&out, '\n');
-		free(text);
-		cJSON_Delete(j);
+		json_add_tree(&out, set_diff_to_json(&d), true);
 	} else {
 		set_diff_format_text(&d, &out);
 	}

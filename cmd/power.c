@@ -10,6 +10,7 @@
 #include "compare/compare.h"
 #include "compare/gate.h"
 #include "compare/gatepower.h"
+#include "base/jsontree.h"
 #include "score/results.h"
 #include "set/set.h"
 #include "base/util.h"
@@ -70,7 +71,6 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 		goto out;
 	if (json) {
 		cJSON *root = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(root, "rules");
-		char *text;
 
 		cJSON_AddStringToObject(root, "set", set_arg);
 		cJSON_AddStringToObject(root, "gate", gate_file);
@@ -110,10 +110,8 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 			cJSON_AddItemToArray(a, o);
 			free(desc);
 		}
-		text = cJSON_Print(root);
-		printf("%s\n", text);
-		cJSON_free(text);
-		cJSON_Delete(root);
+		if (json_print_tree(root, true) < 0)
+			goto out;
 	} else {
 		if (note.len)
 			printf("WARNING: %s\n", note.buf);
@@ -242,7 +240,6 @@ int cmd_power(int argc, const char **argv)
 
 	if (!strcmp(format, "json")) {
 		cJSON *root = cJSON_CreateObject(), *a;
-		char *text;
 
 		cJSON_AddStringToObject(root, "set", argv[0]);
 		cJSON_AddBoolToObject(root, "paired", two);
@@ -265,10 +262,8 @@ int cmd_power(int argc, const char **argv)
 				cJSON_AddNullToObject(o, "needed");
 			cJSON_AddItemToArray(a, o);
 		}
-		text = cJSON_Print(root);
-		printf("%s\n", text);
-		cJSON_free(text);
-		cJSON_Delete(root);
+		if (json_print_tree(root, true) < 0)
+			goto out;
 	} else {
 		if (note.len)
 			printf("WARNING: %s\n", note.buf);

@@ -27,6 +27,7 @@
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
 #include "set/set.h"
+#include "base/jsontree.h"
 #include "base/strbuf.h"
 #include "base/table.h"
 #include "base/util.h"
@@ -214,15 +215,11 @@ static void keep_real_judged(struct results *r, const struct results *full)
 
 /* For --judged-only --format json: add the full run's values beside the
  * condensed ones: "judged_only": true, "all_documents": {"aggregate": {...},
- * "Decline": x, "FalseDecline": y}. Return a new string; caller frees. */
-static char *json_with_full(const struct results *r, const struct results *full)
+ * "Decline": x, "FalseDecline": y}. Append it to 'out'. */
+static void add_json_with_full(struct strbuf *out, const struct results *r, const struct results *full)
 {
-	char *text = results_to_json(r);
-	cJSON *j = cJSON_Parse(text), *all, *agg;
+	cJSON *j = results_to_tree(r), *all, *agg;
 
-	if (!j)
-		return text;
-	free(text);
 	cJSON_AddBoolToObject(j, "judged_only", 1);
 	all = cJSON_AddObjectToObject(j, "all_documents");
 	agg = cJSON_AddObjectToObject(all, "aggregate");
@@ -230,9 +227,7 @@ static char *json_with_full(const struct results *r, const struct results *full)
 		cJSON_AddNumberToObject(agg, full->measures[m], full->aggregate[m]);
 	cJSON_AddNumberToObject(all, "Decline", full->decline);
 	cJSON_AddNumberToObject(all, "FalseDecline", full->false_decline);
-	text = cJSON_Print(j);
-	cJSON_Delete(j);
-	return text;
+	json_add_tree(out, j, true);
 }
 
 /* Start a table of 'first', 'second' (unless NULL) and the measures of 'r'
@@ -570,10 +565,10 @@ int cmd_score(int argc, const char **argv)
 	}
 
 	if (oc.fmt == TABLE_JSON) {
-		char *json = judged_only ? json_with_full(&res, &full) : results_to_json(&res);
-
-		strbuf_addstr(&out, json);
-		free(json);
+		if (judged_only)
+			add_json_with_full(&out, &res, &full);
+		else
+			json_add_tree(&out, results_to_tree(&res), true);
 	} else {
 		print_header(&oc, &res, &run, &sum, qrels_path != NULL);
 		print_measures(&oc, &res, judged_only ? &full : NULL, &sum, &so);

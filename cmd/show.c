@@ -14,6 +14,7 @@
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
 #include "set/set.h"
+#include "base/jsontree.h"
 #include "base/utf8.h"
 #include "base/util.h"
 
@@ -143,14 +144,11 @@ int cmd_show(int argc, const char **argv)
 		goto out;
 	if (!strcmp(format, "json")) {
 		cJSON *j = question_to_json(q);
-		char *text;
 
 		if (has_corpus)
 			chunks_json(j, q, &corpus, full);
-		text = cJSON_PrintUnformatted(j);
-		printf("%s\n", text);
-		free(text);
-		cJSON_Delete(j);
+		if (json_print_tree(j, false) < 0)
+			goto out;
 	} else {
 		if (question_to_yaml(q, &out) < 0)
 			goto out;

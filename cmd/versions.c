@@ -13,6 +13,7 @@
  */
 #include "builtin.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "set/set.h"
 #include "set/setdiff.h"
 #include "base/strbuf.h"
@@ -117,11 +118,11 @@ static void print_text(const struct set_ref *ref, const struct row *rows, size_t
 		printf("working copy: changed since %s: %s\n", last->tag, summary);
 }
 
-static void print_json(const struct row *rows, size_t nr, const char *state, size_t wc_nr,
-		       const char *summary)
+/* Return 0, or -1 (reported) when standard output does not take it. */
+static int print_json(const struct row *rows, size_t nr, const char *state, size_t wc_nr,
+		      const char *summary)
 {
 	cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "versions"), *wc;
-	char *text;
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct set_version *v = rows[i].v;
@@ -147,10 +148,7 @@ static void print_json(const struct row *rows, size_t nr, const char *state, siz
 		cJSON_AddStringToObject(wc, "since", rows[nr - 1].v->tag);
 	if (*summary)
 		cJSON_AddStringToObject(wc, "changes", summary);
-	text = cJSON_Print(o);
-	printf("%s\n", text);
-	free(text);
-	cJSON_Delete(o);
+	return json_print_tree(o, true);
 }
 
 int cmd_versions(int argc, const char **argv)
@@ -190,10 +188,12 @@ int cmd_versions(int argc, const char **argv)
 	/* each version, its link to its parent, loops */
 	tampered = set_versions_verify(&ref, &v, NULL);
 	wc_nr = working_copy_state(&ref, v.nr ? &v.items[v.nr - 1] : NULL, &state, &summary);
-	if (fmt == TABLE_JSON)
-		print_json(rows, v.nr, state, wc_nr, summary.buf);
-	else
+	if (fmt == TABLE_JSON) {
+		if (print_json(rows, v.nr, state, wc_nr, summary.buf) < 0)
+			ret = EXIT_BAD_INPUT;
+	} else {
 		print_text(&ref, rows, v.nr, state, wc_nr, summary.buf);
+	}
 	if (tampered || !strcmp(state, "unreadable"))
 		ret = EXIT_BAD_INPUT;
 

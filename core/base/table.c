@@ -4,6 +4,7 @@
  * Widths are counted in characters (base/utf8), not bytes, so accented
  * text stays aligned; wide (East Asian) characters still count as one.
  */
+#include "base/jsontree.h"
 #include "base/table.h"
 #include "base/termtext.h"
 #include "base/error.h"
@@ -317,7 +318,6 @@ static void render_json(const struct table *t, struct strbuf *out)
 {
 	cJSON *arr = cJSON_CreateArray();
 	size_t rows = nr_rows(t);
-	char *text;
 
 	for (size_t r = 0; r < rows; r++) {
 		cJSON *o = cJSON_CreateObject();
@@ -336,11 +336,7 @@ static void render_json(const struct table *t, struct strbuf *out)
 		}
 		cJSON_AddItemToArray(arr, o);
 	}
-	text = cJSON_Print(arr);
-	strbuf_addstr(out, text);
-	strbuf_addch(out, '\n');
-	free(text);
-	cJSON_Delete(arr);
+	json_add_tree(out, arr, true);
 }
 
 void table_render(const struct table *t, struct strbuf *out)

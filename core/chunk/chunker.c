@@ -13,6 +13,7 @@
 #include "chunk/chunker.h"
 #include "chunk/document.h"
 #include "base/digest.h"
+#include "base/jsontree.h"
 #include "base/util.h"
 #include "text/text.h"
 
@@ -409,7 +410,6 @@ size_t chunk_document(const struct document *d, const struct chunk_options *o,
 void chunk_to_jsonl(const struct doc_chunk *c, struct strbuf *out)
 {
 	cJSON *j = cJSON_CreateObject();
-	char *s;
 
 	cJSON_AddStringToObject(j, "id", c->id);
 	cJSON_AddStringToObject(j, "doc", c->doc);
@@ -418,9 +418,5 @@ void chunk_to_jsonl(const struct doc_chunk *c, struct strbuf *out)
 	if (c->title)
 		cJSON_AddStringToObject(j, "title", c->title);
 	cJSON_AddStringToObject(j, "text", c->text);
-	s = cJSON_PrintUnformatted(j);
-	strbuf_addstr(out, s);
-	strbuf_addch(out, '\n');
-	free(s);
-	cJSON_Delete(j);
+	json_add_tree(out, j, false);
 }

@@ -5,6 +5,7 @@
 #include "compare/compare-out.h"
 #include "compare/compare.h"
 #include "compare/gate.h"
+#include "base/jsontree.h"
 #include "base/table.h"
 #include "base/termtext.h"
 #include "base/util.h"
@@ -376,7 +377,7 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 {
 	const struct compare *c = v->c;
 	cJSON *root = cJSON_CreateObject(), *set, *subs, *a, *g;
-	char *note = compare_set_change_note(v), *text;
+	char *note = compare_set_change_note(v);
 
 	cJSON_AddNumberToObject(root, "evalset_compare", 2);
 	if (v->gate)
@@ -451,11 +452,7 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 	}
 	cJSON_AddItemToObject(root, "lost", json_changes(c->lost, c->nr_lost));
 	cJSON_AddItemToObject(root, "gained", json_changes(c->gained, c->nr_gained));
-	text = cJSON_Print(root);
-	strbuf_addstr(out, text);
-	strbuf_addch(out, '\n');
-	cJSON_free(text);
-	cJSON_Delete(root);
+	json_add_tree(out, root, true);
 	free(note);
 }
 

@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -124,17 +125,6 @@ static cJSON *meta_object(const struct set *s, const struct interop_export *o, c
 	return m;
 }
 
-/* Append the unformatted JSON of 'j' and a newline to 'out', and free 'j'. */
-static void add_json_line(struct strbuf *out, cJSON *j)
-{
-	char *txt = cJSON_PrintUnformatted(j);
-
-	strbuf_addstr(out, txt);
-	strbuf_addch(out, '\n');
-	free(txt);
-	cJSON_Delete(j);
-}
-
 /* Refuse ids the whitespace- or tab-separated formats cannot carry. */
 static int check_ids(const struct set *s, bool tsv_only)
 {
@@ -172,7 +162,6 @@ static int export_trec(const struct set *s, const struct interop_export *o, char
 {
 	struct strbuf qrels = STRBUF_INIT, topics = STRBUF_INIT, meta = STRBUF_INIT;
 	cJSON *m, *qs;
-	char *txt;
 	int ret = -1;
 
 	if (check_ids(s, false) < 0)
@@ -189,11 +178,7 @@ static int export_trec(const struct set *s, const struct interop_export *o, char
 		cJSON_AddItemToObject(qs, q->id, question_extras(q, strcmp(clean, q->text ? q->text : "") != 0));
 		free(clean);
 	}
-	txt = cJSON_Print(m);
-	strbuf_addstr(&meta, txt);
-	strbuf_addch(&meta, '\n');
-	free(txt);
-	cJSON_Delete(m);
+	json_add_tree(&meta, m, true);
 	if (write_file_atomic(t[1], topics.buf, topics.len) < 0 ||
 	    write_file_atomic(t[2], meta.buf, meta.len) < 0 ||
 	    write_file_atomic(t[0], qrels.buf, qrels.len) < 0)
@@ -209,7 +194,7 @@ out:
 static int export_beir(const struct set *s, const struct interop_export *o, char **t)
 {
 	struct strbuf queries = STRBUF_INIT, qrels = STRBUF_INIT, meta = STRBUF_INIT;
-	char *qdir = NULL, *txt;
+	char *qdir = NULL;
 	cJSON *m;
 	int ret = -1;
 
@@ -223,16 +208,12 @@ static int export_beir(const struct set *s, const struct interop_export *o, char
 		cJSON_AddStringToObject(j, "_id", q->id);
 		cJSON_AddStringToObject(j, "text", q->text ? q->text : "");
 		cJSON_AddItemToObject(j, "metadata", question_extras(q, false));
-		add_json_line(&queries, j);
+		json_add_tree(&queries, j, false);
 		add_judgments(&qrels, q, "%s\t%s\t%d\n", "%s\t%s\t0\n");
 	}
 	m = meta_object(s, o, "beir");
 	cJSON_AddStringToObject(m, "split", split_of(o->split));
-	txt = cJSON_Print(m);
-	strbuf_addstr(&meta, txt);
-	strbuf_addch(&meta, '\n');
-	free(txt);
-	cJSON_Delete(m);
+	json_add_tree(&meta, m, true);
 	qdir = dir_name(t[1]);
 	if (mkdir_p(qdir) < 0 ||
 	    write_file_atomic(t[0], queries.buf, queries.len) < 0 ||
@@ -255,13 +236,13 @@ static int export_jsonl(const struct set *s, const struct interop_export *o, cha
 	int ret;
 
 	cJSON_AddItemToObject(line, "meta", meta_object(s, o, "jsonl"));
-	add_json_line(&out, line);
+	json_add_tree(&out, line, false);
 	for (size_t i = 0; i < s->nr; i++) {
 		cJSON *j = question_to_json(&s->q[i]);
 		/* an origin that was never given must stay absent on import, not become hand */
 		if (s->q[i].origin == ORIGIN_NONE)
 			cJSON_AddNullToObject(j, "origin");
-		add_json_line(&out, j);
+		json_add_tree(&out, j, false);
 	}
 	ret = write_file_atomic(t[0], out.buf, out.len);
 	strbuf_release(&out);

@@ -14,6 +14,7 @@
 #include "set/corpus.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/strmap.h"
 #include "base/util.h"
 
@@ -234,16 +235,6 @@ static cJSON *answer_line(const struct job *job, size_t i, bool with_latency)
 	return o;
 }
 
-static void add_line(struct strbuf *out, cJSON *o)
-{
-	char *s = cJSON_PrintUnformatted(o);
-
-	strbuf_addstr(out, s);
-	strbuf_addch(out, '\n');
-	cJSON_free(s);
-	cJSON_Delete(o);
-}
-
 void run_format(const struct run_meta *meta, const struct job *job, bool with_latency,
 		struct strbuf *out)
 {
@@ -278,10 +269,10 @@ void run_format(const struct run_meta *meta, const struct job *job, bool with_la
 		cJSON_AddItemToObject(m, "latency_ms", l);
 	}
 	cJSON_AddItemToObject(line, "meta", m);
-	add_line(out, line);
+	json_add_tree(out, line, false);
 	for (size_t i = 0; i < job->nr; i++)
 		if (job->ans[i].answered)
-			add_line(out, answer_line(job, i, with_latency));
+			json_add_tree(out, answer_line(job, i, with_latency), false);
 }
 
 

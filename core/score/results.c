@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 
@@ -105,7 +106,7 @@ static cJSON *num_or_null(double v)
 	return cJSON_CreateRaw(buf);
 }
 
-static cJSON *to_tree(const struct results *r)
+cJSON *results_to_tree(const struct results *r)
 {
 	cJSON *root = cJSON_CreateObject(), *o, *a;
 
@@ -164,27 +165,9 @@ static cJSON *to_tree(const struct results *r)
 	return root;
 }
 
-char *results_to_json(const struct results *r)
-{
-	cJSON *root = to_tree(r);
-	char *s = cJSON_Print(root);
-	char *out;
-
-	cJSON_Delete(root);
-	if (!s)
-		return xstrdup("{}");
-	out = xstrfmt("%s\n", s);
-	cJSON_free(s);
-	return out;
-}
-
 int results_save(const struct results *r, const char *path)
 {
-	char *s = results_to_json(r);
-	int ret = write_file_atomic(path, s, strlen(s));
-
-	free(s);
-	return ret;
+	return json_write_tree(path, results_to_tree(r), true);
 }
 
 /* ---- loading ---- */

@@ -82,8 +82,9 @@ struct question_result *results_find(const struct results *r, const char *id);
 
 /* Write 'r' as JSON to 'path' atomically. Return 0 or -1 (reported). */
 int results_save(const struct results *r, const char *path);
-/* Append 'r' as JSON to a string (for --format json). Caller frees. */
-char *results_to_json(const struct results *r);
+/* Return 'r' as the JSON tree that results_save writes (for --format json). Caller frees (cJSON_Delete). */
+struct cJSON;
+struct cJSON *results_to_tree(const struct results *r);
 /* Load a results file; return 0, or -1 with an error naming the file and problem. */
 int results_load(struct results *r, const char *path);
 /* True when 'path' looks like a results file (a JSON object with "evalset_results"). */
