@@ -343,19 +343,11 @@ int cmd_generate(int argc, const char **argv)
 		goto out;
 	if (!corpus_path)
 		corpus_path = config_corpus(cfg, ref.name, NULL);
-	if (corpus_path) {
-		if (corpus_load(&corpus, corpus_path) < 0)
-			goto out;
-		set_corpus_verify(&s, &corpus);
-	} else {
-		/* the set's corpus.path is relative to the set directory */
-		rc = set_corpus_load(&s, ref.dir, &corpus);
-		if (rc < 0)
-			goto out;
-		if (!rc) {
-			error("no corpus: give --corpus (or record corpus.path in the set)");
-			goto out;
-		}
+	if ((rc = set_corpus_open(&s, ref.dir, corpus_path, &corpus)) < 0)
+		goto out;
+	if (!rc) {
+		error("no corpus: give --corpus (or record corpus.path in the set)");
+		goto out;
 	}
 	journal = path_join(ref.dir, ".evalset/generate.jsonl");
 	batch_journal = llm_cli_batch_journal(ref.dir, "generate", go.shard_i, go.shard_n);

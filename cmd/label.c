@@ -109,7 +109,7 @@ int cmd_label(int argc, const char **argv)
 	enum prefer prefer = PREFER_NONE;
 	char *lock_path = NULL, *what = NULL;
 	bool have_corpus = false;
-	int ret = EXIT_BAD_INPUT;
+	int rc, ret = EXIT_BAD_INPUT;
 
 	memset(&t, 0, sizeof(t));
 	argc = parse_options(argc, argv, opts, label_usage);
@@ -151,16 +151,9 @@ int cmd_label(int argc, const char **argv)
 		error("pool '%s' was made for set '%s', not '%s'", from, p.set_name, s.name);
 		goto out;
 	}
-	if (corpus_path) {
-		if (corpus_load(&corpus, corpus_path) < 0)
-			goto out;
-		have_corpus = true;
-	} else {
-		int rc = set_corpus_load(&s, ref.dir, &corpus);
-		if (rc < 0)
-			goto out;
-		have_corpus = rc > 0;
-	}
+	if ((rc = set_corpus_open(&s, ref.dir, corpus_path, &corpus)) < 0)
+		goto out;
+	have_corpus = rc > 0;
 	if (!have_corpus)
 		warning("no corpus (give --corpus): chunk ids of the pool are not checked");
 	if (pool_check(&p, &s, have_corpus ? &corpus : NULL))

@@ -50,7 +50,7 @@ int cmd_pool(int argc, const char **argv)
 	char *set_path = NULL;
 	size_t nr_runs = 0;
 	bool have_corpus = false;
-	int ret = EXIT_BAD_INPUT;
+	int rc, ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, pool_usage);
 	if (argc < 2) {
@@ -78,17 +78,9 @@ int cmd_pool(int argc, const char **argv)
 	}
 	if (set_open(&s, &ref, argv[0]) < 0)
 		goto out;
-	if (corpus_path) {
-		if (corpus_load(&corpus, corpus_path) < 0)
-			goto out;
-		set_corpus_verify(&s, &corpus);
-		have_corpus = true;
-	} else {
-		int rc = set_corpus_load(&s, ref.dir, &corpus);
-		if (rc < 0)
-			goto out;
-		have_corpus = rc > 0;
-	}
+	if ((rc = set_corpus_open(&s, ref.dir, corpus_path, &corpus)) < 0)
+		goto out;
+	have_corpus = rc > 0;
 	if (!have_corpus)
 		warning("no corpus (give --corpus): the worksheet has chunk ids but no text to read");
 	nr_runs = (size_t)argc - 1;

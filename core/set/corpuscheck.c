@@ -83,3 +83,13 @@ out:
 	free(path);
 	return ret;
 }
+
+int set_corpus_open(const struct set *s, const char *set_dir, const char *path, struct corpus *c)
+{
+	if (!path)
+		return set_corpus_load(s, set_dir, c);
+	if (corpus_load(c, path) < 0)
+		return -1;
+	set_corpus_verify(s, c);
+	return 1;
+}

@@ -42,4 +42,13 @@ int set_corpus_verify(const struct set *s, const struct corpus *c);
  */
 int set_corpus_load(const struct set *s, const char *set_dir, struct corpus *c);
 
+/*
+ * Load the corpus a command works with into 'c' (CORPUS_INIT): 'path' when
+ * given (the user's --corpus) and run set_corpus_verify, else the one 's'
+ * names (set_corpus_load). Return 1 when loaded; 0 when 'path' is NULL and
+ * the set names no corpus that exists; -1 when it cannot be loaded
+ * (reported).
+ */
+int set_corpus_open(const struct set *s, const char *set_dir, const char *path, struct corpus *c);
+
 #endif
