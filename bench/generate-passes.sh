@@ -17,24 +17,7 @@ set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib.sh
 . "$src/bench/lib.sh"
-evalset=${1:-$src/build/evalset}
-chunks=${2:-1000}
-latency=${3:-200}
-conc=${4:-32}
-evalset=$(cd "$(dirname "$evalset")" && pwd)/$(basename "$evalset")
-work=$(mktemp -d)
-trap 'stop_fake; rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-python3 - "$chunks" <<'PY'
-import json, random, sys
-random.seed(11)
-vocab = ["w%04d" % i for i in range(5000)]
-with open("chunks.jsonl", "w") as f:
-    for i in range(int(sys.argv[1])):
-        f.write(json.dumps({"id": "c-%05d" % i, "doc": "d%d" % (i // 5),
-                            "text": " ".join(random.sample(vocab, 60))}) + "\n")
-PY
+generate_bench_setup "$@"
 "$evalset" init demo >/dev/null
 
 # the run

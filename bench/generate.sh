@@ -16,23 +16,7 @@ set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib.sh
 . "$src/bench/lib.sh"
-evalset=${1:-$src/build/evalset}
-chunks=${2:-1000}
-latency=${3:-200}
-conc=${4:-32}
-evalset=$(cd "$(dirname "$evalset")" && pwd)/$(basename "$evalset")
-work=$(mktemp -d)
-trap 'stop_fake; rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-python3 - "$chunks" <<'EOF'
-import json, random, sys
-random.seed(11)
-vocab = ["w%04d" % i for i in range(5000)]
-with open("chunks.jsonl", "w") as f:
-    for i in range(int(sys.argv[1])):
-        f.write(json.dumps({"id": "c-%05d" % i, "text": " ".join(random.sample(vocab, 60))}) + "\n")
-EOF
+generate_bench_setup "$@"
 ideal=$(python3 -c "print($chunks * $latency / 1000 / $conc)")
 echo "chunks $chunks, latency ${latency} ms, concurrency $conc: ideal ${ideal}s"
 

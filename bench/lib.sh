@@ -1,7 +1,8 @@
 # bench/lib.sh: what the benchmarks share. Sourced, not run: by
 # bench/dedup.sh and bench/logjson.sh (a small program linked against the
-# core library) and by bench/generate.sh and bench/generate-passes.sh (the
-# fake LLM server, tests/fakes/fake_llm.sh: start_fake, stop_fake, PORT).
+# core library) and by bench/generate.sh and bench/generate-passes.sh (their
+# arguments and corpus, and the fake LLM server from tests/fakes/fake_llm.sh:
+# start_fake, stop_fake, PORT).
 #
 # bench_program NAME [BUILDDIR]: compile bench/NAME.c against
 # BUILDDIR/libevalset-core.a (default: build, as tools/dev.sh builds it)
@@ -21,6 +22,32 @@ bench_program() {
 
 # shellcheck source=../tests/fakes/fake_llm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/fakes/fake_llm.sh"
+
+# generate_bench_setup [EVALSET] [CHUNKS] [LATENCY_MS] [CONCURRENCY]: the
+# arguments of the generate benchmarks (defaults build/evalset, 1000, 200,
+# 32) into evalset (an absolute path), chunks, latency and conc; then a
+# scratch directory, removed on exit with the fake stopped, as the current
+# directory, holding chunks.jsonl: CHUNKS chunks of 60 random words, five
+# to a document. Needs src (the source tree).
+generate_bench_setup() {
+	evalset=${1:-$src/build/evalset}
+	chunks=${2:-1000}
+	latency=${3:-200}
+	conc=${4:-32}
+	evalset=$(cd "$(dirname "$evalset")" && pwd)/$(basename "$evalset")
+	work=$(mktemp -d)
+	trap 'stop_fake; rm -rf "$work"' EXIT
+	cd "$work" || exit 1
+	python3 - "$chunks" <<'PY'
+import json, random, sys
+random.seed(11)
+vocab = ["w%04d" % i for i in range(5000)]
+with open("chunks.jsonl", "w") as f:
+    for i in range(int(sys.argv[1])):
+        f.write(json.dumps({"id": "c-%05d" % i, "doc": "d%d" % (i // 5),
+                            "text": " ".join(random.sample(vocab, 60))}) + "\n")
+PY
+}
 
 # fake_floor REQUESTS CONCURRENCY LATENCY_MS: the floor of the generate
 # benchmarks, measured in the same run: a fresh fake answering after
