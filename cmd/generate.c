@@ -443,8 +443,7 @@ int cmd_generate(int argc, const char **argv)
 	if (bc.batch)
 		llm_cli_print_batch(&st.batch);
 	if (go.batch_in && (st.batch_unmatched || st.batch_errors))
-		printf("batch: %zu lines matched, %zu not in this plan, %zu errors (rerun with a new --batch-out for them)\n",
-		       st.batch_matched, st.batch_unmatched, st.batch_errors);
+		llm_cli_print_batch_in(st.batch_matched, st.batch_unmatched, st.batch_errors);
 	ret = llm_cli_exit_code(&(struct llm_cli_outcome){ rc, st.lost + st.critique.lost + st.verify.lost,
 							   st.cancelled + st.critique.cancelled + st.verify.cancelled,
 							   "requests not sent",

@@ -44,6 +44,8 @@ static const char *const judge_usage[] = {
 	"                          [--set <set>[@<tag>]] [--shard <i>/<n> -o <out.yaml>] [--dry-run] [--quiet]",
 	"evalset judge <pool.yaml> --against <set>@<tag> [<options>]",
 	"evalset judge <pool.yaml> --batch [--batch-max-requests <n>] [--batch-poll <s>] [--price <in>/<out> [--max-cost <usd>]] [<options>]",
+	"evalset judge <pool.yaml> --batch-out <file> [<options>]",
+	"evalset judge <pool.yaml> --batch-in <file>... [<options>]",
 	"evalset judge <pool.yaml> --merge <shard.yaml>... [-o <out.yaml>]",
 	NULL,
 };
@@ -188,7 +190,8 @@ int cmd_judge(int argc, const char **argv)
 	const char *corpus_path = NULL, *prompt_dir = NULL, *against = NULL, *set_opt = NULL;
 	struct llm_cli lo = LLM_CLI_INIT;
 	struct llm_batch_cli bc = LLM_BATCH_CLI_INIT;
-	const char *shard = NULL, *out_path = NULL;
+	const char *shard = NULL, *out_path = NULL, *batch_out = NULL;
+	struct string_list batch_in = STRING_LIST_INIT;
 	long shard_i = 1, shard_n = 1;
 	int dry_run = 0, quiet = 0, retry_failed = 0, merge = 0;
 	char **journals = NULL;
@@ -205,6 +208,8 @@ int cmd_judge(int argc, const char **argv)
 		OPT_STRING(0, "shard", &shard, "i/n", "grade only the i-th of n deterministic shards of the pairs"),
 		OPT_STRING('o', "output", &out_path, "file", "write the graded worksheet here, not over the pool"),
 		OPT_LLM_BATCH(&bc),
+		OPT_STRING(0, "batch-out", &batch_out, "file", "write the Batch API input lines of the pairs to ask; ask nothing"),
+		OPT_STRING_LIST(0, "batch-in", &batch_in, "file", "grade from Batch API output or error files; repeatable"),
 		OPT_BOOL(0, "merge", &merge, "take the grades of the shard worksheets given after the pool; ask nothing"),
 		OPT_BOOL(0, "dry-run", &dry_run, "show how many pairs would be asked; send nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or notes"),
@@ -258,15 +263,19 @@ int cmd_judge(int argc, const char **argv)
 		error("--shard needs -o <file>: each shard writes its own worksheet, merged with --merge");
 		usage_with_options(judge_usage, opts);
 	}
-	if (bc.batch && against) {
-		error("--batch cannot be combined with --against");
+	if ((bc.batch || batch_out || batch_in.nr) && against) {
+		error("--batch, --batch-out and --batch-in cannot be combined with --against");
+		usage_with_options(judge_usage, opts);
+	}
+	if ((batch_out != NULL) + (batch_in.nr > 0) + (bc.batch != 0) > 1) {
+		error("--batch, --batch-out and --batch-in cannot be combined");
 		usage_with_options(judge_usage, opts);
 	}
 	if (out_path && against) {
 		error("-o cannot be combined with --against (nothing is written)");
 		usage_with_options(judge_usage, opts);
 	}
-	if (llm_cli_finish(&lo, !dry_run, judge_usage, opts) < 0)
+	if (llm_cli_finish(&lo, !dry_run && !batch_out && !batch_in.nr, judge_usage, opts) < 0)
 		goto out;
 	model = lo.model;
 	judge_name = xstrfmt("llm:%s", model);
@@ -428,6 +437,9 @@ int cmd_judge(int argc, const char **argv)
 	if (bc.batch && llm_cli_batch_options(&bc, batch_journal, "judge", &jo.batch_opts) < 0)
 		goto out;
 	jo.batch = bc.batch;
+	jo.batch_out = batch_out;
+	jo.batch_in = batch_in.items;
+	jo.nr_batch_in = batch_in.nr;
 	llm_cli_apply(&lo, &jo.llm);
 	jo.llm.max_tokens = 200;
 	jo.llm.seed = -1;
@@ -470,6 +482,15 @@ int cmd_judge(int argc, const char **argv)
 	judge_items_release(items, nr);
 	rc = judge_run(&jo, items, nr, &st);
 	llm_progress_clear(&prog, 80);
+	if (batch_out) {
+		if (rc)
+			goto out;
+		printf("wrote %zu requests to %s (%zu pairs graded in the journal); custom_id is the journal key: "
+		       "submit the file, then run judge with --batch-in on the results\n", st.batch_written, batch_out,
+		       st.done_before);
+		ret = EXIT_OK;
+		goto out;
+	}
 
 	if (against) {
 		struct agreement a = AGREEMENT_INIT;
@@ -538,6 +559,8 @@ int cmd_judge(int argc, const char **argv)
 	llm_cli_print_usage(&st.usage, st.elapsed);
 	if (bc.batch)
 		llm_cli_print_batch(&st.batch);
+	if (batch_in.nr)
+		llm_cli_print_batch_in(st.batch_matched, st.batch_unmatched, st.batch_errors);
 	ret = llm_cli_exit_code(&(struct llm_cli_outcome){ rc, st.lost, st.cancelled, "pairs not asked",
 							   st.graded, "grades" }, &lo);
 out:
@@ -554,6 +577,7 @@ out:
 	free(set_arg);
 	free(what);
 	free(batch_journal);
+	string_list_clear(&batch_in);
 	for (size_t i = 0; i < nr_journals; i++)
 		free(journals[i]);
 	free(journals);

@@ -257,3 +257,9 @@ void llm_cli_print_batch(const struct llmbatch_stats *st)
 		printf("batch: %zu batches still pending: run the same command to go on waiting for them\n",
 		       st->pending);
 }
+
+void llm_cli_print_batch_in(size_t matched, size_t unmatched, size_t errors)
+{
+	printf("batch: %zu lines matched, %zu not in this plan, %zu errors (rerun with a new --batch-out for them)\n",
+	       matched, unmatched, errors);
+}

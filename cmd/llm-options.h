@@ -99,6 +99,8 @@ void llm_cli_print_estimate(const struct llmbatch_stats *st);
 
 /* Print the summary line of a batch job's 'st' on stdout. */
 void llm_cli_print_batch(const struct llmbatch_stats *st);
+/* Print what --batch-in matched: "batch: N lines matched, N not in this plan, N errors ...". */
+void llm_cli_print_batch_in(size_t matched, size_t unmatched, size_t errors);
 
 /*
  * Fill what no flag gave from the environment, the project config and the

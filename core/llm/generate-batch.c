@@ -77,66 +77,37 @@ int gen_batch_out(struct gen *g)
 	return rc;
 }
 
+/* One line of a --batch-in file: matched on custom_id, then the live reply's path. */
+static int on_batch_in(const char *custom_id, const char *body, size_t len, const char *why, bool final,
+		       void *ctx)
+{
+	struct gen *g = ctx;
+	uintptr_t at = (uintptr_t)strmap_get(&g->plan, custom_id);
+	struct llm_result res;
+
+	(void)why;
+	(void)final;
+	if (!at)
+		g->st->batch_unmatched++;
+	else
+		g->st->batch_matched++;
+	if (at && !g->items[at - 1].done) {
+		if (!body) {
+			g->st->batch_errors++;
+		} else {
+			llm_accept(g->llm, body, len, &g->items[at - 1], &res);
+			gen_record_result(g, &g->items[at - 1], &res);
+		}
+	}
+	return g->abort ? -1 : 0;
+}
+
 int gen_batch_in(struct gen *g)
 {
-	int rc = 0;
-
-	for (size_t f = 0; f < g->o->nr_batch_in && !rc; f++) {
-		const char *path = g->o->batch_in[f];
-		FILE *fp = fopen_regular(path);
-		struct strbuf line = STRBUF_INIT;
-		long nr = 0;
-		int got;
-
-		if (!fp) {
-			rc = -1;
-			break;
-		}
-		line.limit = JOURNAL_MAX_LINE;
-		while ((got = strbuf_getline(&line, fp)) != EOF) {
-			cJSON *j;
-			const char *cid;
-			char *text = NULL, *why = NULL;
-			uintptr_t at;
-			struct llm_result res;
-
-			nr++;
-			if (got == -2) {
-				rc = error_at(path, nr, 0, "line too long");
-				break;
-			}
-			strbuf_trim(&line);
-			if (!line.len)
-				continue;
-			j = cJSON_ParseWithLength(line.buf, line.len);
-			if (!j || llmbatch_parse_line(j, &cid, &text, &why)) {
-				cJSON_Delete(j);
-				rc = error_at(path, nr, 0, "not a batch output line (no custom_id)");
-				break;
-			}
-			at = (uintptr_t)strmap_get(&g->plan, cid);
-			if (!at)
-				g->st->batch_unmatched++;
-			else
-				g->st->batch_matched++;
-			if (at && !g->items[at - 1].done) {
-				if (!text) {
-					g->st->batch_errors++;
-				} else {
-					llm_accept(g->llm, text, strlen(text), &g->items[at - 1], &res);
-					gen_record_result(g, &g->items[at - 1], &res);
-				}
-			}
-			free(text);
-			free(why);
-			cJSON_Delete(j);
-			if (g->abort)
-				break;
-		}
-		fclose(fp);
-		strbuf_release(&line);
-	}
-	return rc;
+	for (size_t f = 0; f < g->o->nr_batch_in && !g->abort; f++)
+		if (llmbatch_read_file(g->o->batch_in[f], on_batch_in, g))
+			return -1;
+	return 0;
 }
 
 /*

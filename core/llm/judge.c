@@ -12,6 +12,7 @@
 #include "text/lang.h"
 #include "base/digest.h"
 #include "base/error.h"
+#include "base/fsutil.h"
 #include "llm/journal.h"
 #include "llm/llmjob.h"
 #include "llm/prompt.h"
@@ -269,6 +270,43 @@ static int on_batch_result(const char *custom_id, const char *body, size_t len, 
 	return 0;
 }
 
+/*
+ * One line of a --batch-in file: counted, matched on custom_id, then the
+ * live reply's path. A failed line is left for a new --batch-out.
+ */
+static int on_batch_in(const char *custom_id, const char *body, size_t len, const char *why, bool final,
+		       void *ctx)
+{
+	struct job *j = ctx;
+	uintptr_t at = (uintptr_t)strmap_get(&j->plan, custom_id);
+
+	if (!at) {
+		j->st->batch_unmatched++;
+		return 0;
+	}
+	j->st->batch_matched++;
+	if (!body && j->calls[at - 1].j)
+		j->st->batch_errors++;
+	else
+		on_batch_result(custom_id, body, len, why, final, ctx);
+	return j->abort ? -1 : 0;
+}
+
+/* --batch-out: the batch input lines of 'reqs' into the file. Return 0 or ERR_INPUT. */
+static int write_batch_out(struct job *j, const struct llmbatch_request *reqs, size_t n)
+{
+	struct strbuf out = STRBUF_INIT;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		llmbatch_input_line(j->llm, reqs[i].custom_id, reqs[i].body, &out);
+	rc = write_file_atomic(j->o->batch_out, out.buf, out.len) ? ERR_INPUT : 0;
+	if (!rc)
+		j->st->batch_written = n;
+	strbuf_release(&out);
+	return rc;
+}
+
 static int stop_job(void *ctx);
 
 static void batch_progress(const struct llmbatch_stats *bst, void *ctx)
@@ -412,12 +450,12 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 	j.llm = llm_new(&lo);
 	if (!j.llm)
 		goto out;
-	if (!o->dry_run) {
+	if (!o->dry_run && !o->batch_out) {
 		if (journal_open(&j.journal, o->journal_path))
 			goto out;
 		j.journal_open = true;
 	}
-	if (o->batch)
+	if (o->batch || o->batch_out)
 		reqs = xcalloc(nr + 1, sizeof(*reqs));
 	for (size_t i = 0; i < nr; i++) {
 		struct strbuf sys = STRBUF_INIT, user = STRBUF_INIT;
@@ -431,18 +469,26 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 		}
 		j.calls[i].j = &j;
 		j.calls[i].first = i;
-		if (o->batch) {
+		if (reqs) {
 			struct strbuf body = STRBUF_INIT;
 			llm_request_body(j.llm, sys.buf, user.buf, LLM_JSON_SCHEMA, 0, &body);
 			reqs[nr_reqs].custom_id = items[i].key;
 			reqs[nr_reqs++].body = strbuf_detach(&body, NULL);
-		} else {
+		} else if (!o->nr_batch_in) {
 			llm_submit(j.llm, sys.buf, user.buf, &j.calls[i]);
 		}
 		strbuf_release(&sys);
 		strbuf_release(&user);
 	}
-	if (o->batch) {
+	if (o->batch_out) {
+		rc = write_batch_out(&j, reqs, nr_reqs);
+		goto out;
+	} else if (o->nr_batch_in) {
+		rc = 0;
+		for (size_t f = 0; f < o->nr_batch_in && !j.abort && !rc; f++)
+			if (llmbatch_read_file(o->batch_in[f], on_batch_in, &j))
+				rc = ERR_INPUT;
+	} else if (o->batch) {
 		rc = run_batch(&j, reqs, nr_reqs, o->dry_run);
 		if (o->dry_run)
 			goto out;

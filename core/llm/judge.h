@@ -62,6 +62,8 @@ struct judge_stats {
 	double elapsed;
 	enum llm_mode mode;
 	struct llmbatch_stats batch;   /* with 'batch' */
+	size_t batch_written;          /* with 'batch_out': request lines written */
+	size_t batch_matched, batch_unmatched, batch_errors;  /* with 'batch_in': lines */
 };
 
 struct judge_options {
@@ -73,6 +75,9 @@ struct judge_options {
 	bool dry_run;                 /* plan and read the journal only (with 'batch': the estimate) */
 	bool batch;                   /* through the provider's batch API (llm/llmbatch.h) */
 	struct llmbatch_options batch_opts;  /* journal, limits, polling, prices; the job sets result and ctx */
+	const char *batch_out;        /* write the batch input lines of the pairs to ask here; ask nothing */
+	const char *const *batch_in;  /* read these batch output, error or results files instead of asking */
+	size_t nr_batch_in;
 	struct llm_options llm;       /* endpoint, key, model, http (schema etc. set here) */
 	void (*progress)(const struct judge_stats *st, void *ctx);  /* about once a second */
 	void *ctx;

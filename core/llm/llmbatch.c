@@ -13,6 +13,7 @@
 #include "llm/llmbatch.h"
 #include "base/digest.h"
 #include "base/error.h"
+#include "base/fsutil.h"
 #include "base/http.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
@@ -22,6 +23,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -808,6 +810,48 @@ int llmbatch_parse_line(const cJSON *line, const char **custom_id, char **body, 
 		*why = xstrdup("failed in the batch");
 	}
 	return 0;
+}
+
+int llmbatch_read_file(const char *path, llmbatch_result_fn fn, void *ctx)
+{
+	FILE *fp = fopen_regular(path);
+	struct strbuf line = STRBUF_INIT;
+	long nr = 0;
+	int got, rc = 0;
+
+	if (!fp)
+		return -1;
+	line.limit = JOURNAL_MAX_LINE;
+	while ((got = strbuf_getline(&line, fp)) != EOF) {
+		cJSON *j;
+		const char *cid;
+		char *body = NULL, *why = NULL;
+		int stop;
+
+		nr++;
+		if (got == -2) {
+			rc = error_at(path, nr, 0, "line too long");
+			break;
+		}
+		strbuf_trim(&line);
+		if (!line.len)
+			continue;
+		j = cJSON_ParseWithLength(line.buf, line.len);
+		if (!j || llmbatch_parse_line(j, &cid, &body, &why)) {
+			cJSON_Delete(j);
+			rc = error_at(path, nr, 0, "not a batch output line (no custom_id)");
+			break;
+		}
+		stop = fn(cid, body, body ? strlen(body) : 0, why, true, ctx);
+		free(body);
+		free(why);
+		cJSON_Delete(j);
+		if (stop < 0)
+			break;
+	}
+	fclose(fp);
+	strbuf_release(&line);
+	return rc;
 }
 
 /*

@@ -137,4 +137,12 @@ void llmbatch_input_line(const struct llm *l, const char *custom_id, const char 
  */
 int llmbatch_parse_line(const struct cJSON *line, const char **custom_id, char **body, char **why);
 
+/*
+ * Read the batch output, error or results file 'path' (--batch-in) and hand
+ * each line's result to 'fn' ('final' true); a negative return of 'fn'
+ * stops the reading. Return 0, or -1 after an error naming FILE:LINE (a
+ * line that is not a batch result, or longer than a journal line).
+ */
+int llmbatch_read_file(const char *path, llmbatch_result_fn fn, void *ctx);
+
 #endif

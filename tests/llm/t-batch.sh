@@ -5,7 +5,9 @@
 # printing TAP: a 2,000-request job split over files, killed with -9 while
 # polling and resumed without a second submission; partial failures and an
 # expired batch retried in a follow-up batch; results equal to the live
-# path's for the same fake replies; the cost estimate and its refusal.
+# path's for the same fake replies; the cost estimate and its refusal; a
+# crash between a batch's creation and its journal record; unusable replies
+# asked again; judge's --batch-out and --batch-in.
 #
 # usage: t-batch.sh EVALSET
 set -u
@@ -228,6 +230,65 @@ is "$(grep -c '"event":"created"' sets/demo/.evalset/judge-batches.jsonl)" "$(st
 rm -f sets/demo/.evalset/judge.jsonl
 "$evalset" judge live.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" >out 2>err
 cmp -s pool.yaml live.yaml; ok $? "the worksheet equals the live judge's"
+stop_fake
+
+# ---- judge --batch-out / --batch-in: the requests file out, the results back in ----
+make_case judgeio 40
+"$evalset" add demo --text "Which w001 setting?" --relevant c-0001 >/dev/null 2>&1
+for i in 2 3 4 5 6 7 8; do "$evalset" add demo --text "Question $i about w00$i?" --relevant c-000$i >/dev/null 2>&1; done
+"$evalset" tag demo v1 >/dev/null 2>&1
+"$evalset" pool demo@v1 run.trec -o pool.yaml >/dev/null 2>&1; ok $? "a pool to judge"
+cp pool.yaml live.yaml; cp pool.yaml before.yaml
+pairs=$(grep -c '^  - chunk: ' pool.yaml)
+jio() { env -u OPENAI_API_KEY "$evalset" judge pool.yaml --model fake-1 --base-url http://127.0.0.1:9/v1 \
+	--prompt-dir "$src/prompts" "$@"; }
+jio --batch-out requests.jsonl >out 2>err
+is "$?" 0 "judge --batch-out exits 0 without a key or a server" "$(cat err)"
+is "$(wc -l < requests.jsonl)" "$pairs" "one request line per pair to grade ($pairs)"
+grep -q "wrote $pairs requests to requests.jsonl" out; ok $? "it says so" "$(cat out)"
+cmp -s pool.yaml before.yaml; ok $? "the pool is left alone"
+python3 -c '
+import json
+l = [json.loads(x) for x in open("requests.jsonl")]
+assert all(x["custom_id"].startswith("j-") and x["url"] == "/v1/chat/completions" and x["body"]["model"] == "fake-1" for x in l)
+assert len({x["custom_id"] for x in l}) == len(l)'; ok $? "OpenAI lines, custom_id the journal key"
+jio --batch-out x.jsonl --batch >out 2>err; is "$?" 2 "--batch-out with --batch is refused"
+jio --batch-in x.jsonl --against demo@v1 >out 2>err; is "$?" 2 "--batch-in with --against is refused"
+# the requests answered by the fake over HTTP, as a provider's batch would: the
+# first line fails, one answer is for a request not in the plan
+start_fake
+answer() {   # answer REQUESTS OUT ERRORS FAIL-FIRST
+	python3 - "$@" <<'PY'
+import json, sys, urllib.request
+reqs, out, errs, fail_first = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+base = "http://127.0.0.1:%s/v1/chat/completions" % __import__("os").environ["PORT"]
+o, e = open(out, "w"), open(errs, "w")
+for i, line in enumerate(open(reqs)):
+    r = json.loads(line)
+    if i == 0 and fail_first:
+        e.write(json.dumps({"custom_id": r["custom_id"], "response": {"status_code": 500, "body": {"error": {"message": "boom"}}}, "error": None}) + "\n")
+        continue
+    q = urllib.request.Request(base, data=json.dumps(r["body"]).encode(), headers={"Content-Type": "application/json"})
+    body = json.load(urllib.request.urlopen(q))
+    o.write(json.dumps({"custom_id": r["custom_id"], "response": {"status_code": 200, "body": body}, "error": None}) + "\n")
+if fail_first:
+    o.write(json.dumps({"custom_id": "j-not-in-this-plan", "response": {"status_code": 200, "body": body}, "error": None}) + "\n")
+PY
+}
+PORT=$PORT answer requests.jsonl results.jsonl errors.jsonl 1; ok $? "the fake answered the requests"
+jio --batch-in results.jsonl --batch-in errors.jsonl >out 2>err
+is "$?" 0 "judge --batch-in exits 0" "$(cat err)"
+grep -q "batch: $pairs lines matched, 1 not in this plan, 1 errors" out; ok $? "it counts matched, unknown and failed lines" "$(cat out)"
+is "$(grep -c 'grade: null' pool.yaml)" 1 "every pair graded but the failed one"
+jio --batch-out again.jsonl >out 2>err
+is "$(wc -l < again.jsonl)" 1 "a new --batch-out holds only the failed pair"
+PORT=$PORT answer again.jsonl results2.jsonl errors2.jsonl 0
+jio --batch-in results2.jsonl >out 2>err
+is "$?" 0 "its result read in"
+! grep -q "grade: null" pool.yaml; ok $? "every pair graded"
+rm -f sets/demo/.evalset/judge.jsonl
+"$evalset" judge live.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" >out 2>err
+cmp -s pool.yaml live.yaml; ok $? "the worksheet equals the live judge's" "$(diff pool.yaml live.yaml | head -5)"
 stop_fake
 
 # ---- the estimate, and a budget refusal before anything is submitted ----
