@@ -18,7 +18,8 @@
 
 static const char *const config_usage[] = {
 	"evalset config [--config <file>] [--model <m>] [--base-url <url>] [--api-key-env <var>]\n"
-	"               [--concurrency <n>] [-k <n>] [-m <measure>]... [--gate <file>] [--prompt-dir <dir>]",
+	"               [--concurrency <n>] [--deadline <duration>] [--request-deadline <duration>]\n"
+	"               [--stall-timeout <duration>] [-k <n>] [-m <measure>]... [--gate <file>] [--prompt-dir <dir>]",
 	NULL,
 };
 
@@ -75,10 +76,32 @@ static int long_row(struct config *cfg, const char *key, long flag, const char *
 	return 0;
 }
 
+/* Print the duration 'key' from the flag 'flag', else from the config lookups. */
+static int duration_row(struct config *cfg, const char *key, const char *option, const char *flag,
+			const char *env, bool above_zero)
+{
+	struct config_origin from;
+	const char *v;
+	long ms;
+
+	if (flag) {
+		if (parse_duration_ms(flag, LONG_CAP(30LL * 86400 * 1000), &ms) < 0 || (above_zero && !ms))
+			return error("bad duration --%s '%s': seconds, or a number with ms, s, m or h (up to 30 days%s)",
+				     option, flag, above_zero ? ", above 0" : "");
+		row(key, flag, &flag_origin);
+		return 0;
+	}
+	if (config_get_duration(cfg, key, env, &v, &ms, &from) < 0)
+		return -1;
+	row(key, v ? v : "(none)", &from);
+	return 0;
+}
+
 int cmd_config(int argc, const char **argv)
 {
 	const char *path = NULL, *model = NULL, *base_url = NULL, *key_env = NULL, *gate = NULL;
-	const char *prompt_dir = NULL, *provider = NULL;
+	const char *prompt_dir = NULL, *provider = NULL, *deadline = NULL, *request_deadline = NULL;
+	const char *stall_timeout = NULL;
 	long concurrency = -1, k = -1;
 	bool anthropic;
 	struct string_list measures = STRING_LIST_INIT;
@@ -89,6 +112,9 @@ int cmd_config(int argc, const char **argv)
 		OPT_STRING(0, "base-url", &base_url, "url", "as generate --base-url"),
 		OPT_STRING(0, "api-key-env", &key_env, "var", "as generate --api-key-env"),
 		OPT_INT(0, "concurrency", &concurrency, "n", "as generate --concurrency"),
+		OPT_STRING(0, "deadline", &deadline, "duration", "as generate --deadline"),
+		OPT_STRING(0, "request-deadline", &request_deadline, "duration", "as generate --request-deadline"),
+		OPT_STRING(0, "stall-timeout", &stall_timeout, "duration", "as generate --stall-timeout"),
 		OPT_INT('k', "k", &k, "n", "as score/compare --k"),
 		OPT_STRING_LIST('m', "measure", &measures, "measure", "as score/compare -m (repeatable)"),
 		OPT_STRING(0, "gate", &gate, "file", "as compare --gate"),
@@ -117,6 +143,16 @@ int cmd_config(int argc, const char **argv)
 	     config_get_long(cfg, "concurrency", "EVALSET_CONCURRENCY", 16, 1, 1024, &n_check, NULL) < 0) ||
 	    (k < 0 && config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &n_check, NULL) < 0))
 		goto out;
+	{
+		const char *t;
+		long ms;
+		if ((!deadline && config_get_duration(cfg, "deadline", "EVALSET_DEADLINE", &t, &ms, NULL) < 0) ||
+		    (!request_deadline &&
+		     config_get_duration(cfg, "request_deadline", "EVALSET_REQUEST_DEADLINE", &t, &ms, NULL) < 0) ||
+		    (!stall_timeout &&
+		     config_get_duration(cfg, "stall_timeout", "EVALSET_STALL_TIMEOUT", &t, &ms, NULL) < 0))
+			goto out;
+	}
 	if (cfg->file)
 		printf("config file: %s\n", cfg->file);
 	else
@@ -131,6 +167,10 @@ int cmd_config(int argc, const char **argv)
 		   anthropic ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1");
 	string_row(cfg, "api_key_env", key_env, NULL, anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
 	if (long_row(cfg, "concurrency", concurrency, "EVALSET_CONCURRENCY", 16, 1, 1024) < 0 ||
+	    duration_row(cfg, "deadline", "deadline", deadline, "EVALSET_DEADLINE", true) < 0 ||
+	    duration_row(cfg, "request_deadline", "request-deadline", request_deadline, "EVALSET_REQUEST_DEADLINE",
+			 false) < 0 ||
+	    duration_row(cfg, "stall_timeout", "stall-timeout", stall_timeout, "EVALSET_STALL_TIMEOUT", false) < 0 ||
 	    long_row(cfg, "k", k, "EVALSET_K", 5, 1, 100000) < 0)
 		goto out;
 	if (measures.nr) {

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #define LLM_MAX_DURATION_MS LONG_CAP(30LL * 86400 * 1000)  /* 24.8 days on 32 bits */
-#define HTTP_OPTIONS_DEFAULT ((struct http_options)HTTP_OPTIONS_INIT)
 
 /* Stop the job once SIGINT or SIGTERM arrived (handle_interrupts). */
 static int stop_on_signal(void *ctx)
@@ -53,12 +52,17 @@ int llm_cli_finish(struct llm_cli *o, bool need_key, const char *const *usage,
 		      "a number with ms, s, m or h (up to 30 days; --deadline above 0)");
 		usage_with_options(usage, opts);
 	}
-	if (!o->request_deadline)
-		o->request_deadline_ms = HTTP_OPTIONS_DEFAULT.request_deadline_ms;
-	if (o->stall_timeout)
-		o->stall_s = o->stall_s ? (o->stall_s + 999) / 1000 : 0;
-	else
-		o->stall_s = HTTP_OPTIONS_DEFAULT.stall_s;
+	/* without the flag: $EVALSET_..., else the config's key, else the built-in */
+	if ((!o->deadline &&
+	     config_get_duration(cfg, "deadline", "EVALSET_DEADLINE", &o->deadline, &o->deadline_ms, NULL) < 0) ||
+	    (!o->request_deadline &&
+	     config_get_duration(cfg, "request_deadline", "EVALSET_REQUEST_DEADLINE", &o->request_deadline,
+				 &o->request_deadline_ms, NULL) < 0) ||
+	    (!o->stall_timeout &&
+	     config_get_duration(cfg, "stall_timeout", "EVALSET_STALL_TIMEOUT", &o->stall_timeout, &o->stall_s,
+				 NULL) < 0))
+		return -1;
+	o->stall_s = o->stall_s ? (o->stall_s + 999) / 1000 : 0;   /* whole seconds, rounded up */
 	if (o->temperature != -1 && !(o->temperature >= 0 && o->temperature <= 2)) {
 		error("out of range: --temperature 0..2");
 		usage_with_options(usage, opts);

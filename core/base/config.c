@@ -22,7 +22,10 @@
 #include <unistd.h>
 #include <yaml.h>
 
-enum key_kind { KIND_STRING, KIND_PATH, KIND_INT, KIND_LIST, KIND_CORPUS };
+/* The longest duration a config key takes: 30 days (24.8 on 32 bits), as the flags. */
+#define CONFIG_MAX_DURATION_MS LONG_CAP(30LL * 86400 * 1000)
+
+enum key_kind { KIND_STRING, KIND_PATH, KIND_INT, KIND_LIST, KIND_CORPUS, KIND_DURATION };
 
 struct key_spec {
 	struct config_key pub;
@@ -40,6 +43,12 @@ static const struct key_spec specs[] = {
 	  KIND_STRING, 0, 0 },
 	{ { "concurrency", "EVALSET_CONCURRENCY", "16", "LLM requests in flight (generate, judge)" },
 	  KIND_INT, 1, 1024 },
+	{ { "deadline", "EVALSET_DEADLINE", NULL, "time limit of a whole generate or judge job (e.g. 2h)" },
+	  KIND_DURATION, 1, CONFIG_MAX_DURATION_MS },
+	{ { "request_deadline", "EVALSET_REQUEST_DEADLINE", "10m", "time limit of one LLM request, retries "
+	    "included (0: none)" }, KIND_DURATION, 0, CONFIG_MAX_DURATION_MS },
+	{ { "stall_timeout", "EVALSET_STALL_TIMEOUT", "2m", "abort an LLM attempt that receives nothing this "
+	    "long (0: never)" }, KIND_DURATION, 0, CONFIG_MAX_DURATION_MS },
 	{ { "k", "EVALSET_K", "5", "context size k (score, compare, report)" }, KIND_INT, 1, 100000 },
 	{ { "measures", "EVALSET_MEASURES", NULL, "measures score and compare report" }, KIND_LIST, 0, 0 },
 	{ { "gate", "EVALSET_GATE", NULL, "gate file for compare" }, KIND_PATH, 0, 0 },
@@ -248,6 +257,15 @@ static int load_key(struct loader *ld, const yaml_node_t *k, const yaml_node_t *
 		}
 		cv = add_value(ld, key, v);
 		cv->value = xstrfmt("%ld", n);
+		break;
+	case KIND_DURATION:
+		if (!s || parse_duration_ms(s, spec->max, &n) < 0 || n < spec->min) {
+			error_at(ld->name, line_of(v), col_of(v), "'%s' must be a duration: seconds, or a number "
+				 "with ms, s, m or h (up to 30 days%s)", key, spec->min ? ", above 0" : "");
+			return -1;
+		}
+		cv = add_value(ld, key, v);
+		cv->value = xstrdup(s);
 		break;
 	case KIND_LIST:
 		cv = add_value(ld, key, v);
@@ -472,6 +490,28 @@ int config_get_long(const struct config *c, const char *key, const char *env, lo
 		return error_at(o.file, o.line, 0, "'%s' must be a whole number in %ld..%ld", key, min, max);
 	}
 	*out = n;
+	return 0;
+}
+
+int config_get_duration(const struct config *c, const char *key, const char *env, const char **text,
+			long *ms, struct config_origin *from)
+{
+	const struct key_spec *spec = spec_find(key);
+	struct config_origin o;
+	const char *s = config_get_string(c, key, env, spec ? spec->pub.builtin : NULL, &o);
+
+	if (from)
+		*from = o;
+	*text = s;
+	*ms = 0;
+	if (!s)
+		return 0;
+	if (!spec || parse_duration_ms(s, spec->max, ms) < 0 || *ms < spec->min) {
+		if (o.source == CONFIG_FROM_ENV)
+			return error("bad $%s '%s': a duration is needed (seconds, or a number with ms, s, m or h, "
+				     "up to 30 days%s)", env, s, spec && spec->min ? ", above 0" : "");
+		return error("bad built-in duration '%s' for '%s'", s, key);
+	}
 	return 0;
 }
 

@@ -121,6 +121,16 @@ const char *config_get_string(const struct config *c, const char *key, const cha
 int config_get_long(const struct config *c, const char *key, const char *env, long builtin,
 		    long min, long max, long *out, struct config_origin *from);
 /*
+ * Like config_get_string for a duration key (deadline, request_deadline,
+ * stall_timeout): set '*text' to the value as written (borrowed; the key's
+ * built-in, or NULL when it has none) and '*ms' to it in milliseconds (0
+ * when NULL). Return 0, or -1 (reported, naming the variable) when the
+ * environment gives something that is not a duration; the file's values
+ * were checked when it was loaded.
+ */
+int config_get_duration(const struct config *c, const char *key, const char *env, const char **text,
+			long *ms, struct config_origin *from);
+/*
  * Like config_get_string for a list (a YAML list in the file, a
  * comma-separated value in the environment). Return the number of items and
  * set '*items' (borrowed); 0 when no source gives the key.

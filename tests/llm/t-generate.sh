@@ -411,6 +411,40 @@ is "$(ok_records)" 24 "every request answered once"
 is "$(sed -n 's/.*"key":"\([^"]*\)".*/\1/p' sets/demo/.evalset/generate.jsonl | sort | uniq -d | wc -l)" 0 "no key journaled twice"
 stop_fake
 
+# ---- the time limits as project defaults: evalset.yaml, then the environment, then the flag ----
+make_case deadline-config
+start_fake --latency 400
+printf 'deadline: 2s\n' > evalset.yaml
+gen --kinds factoid --concurrency 2 >out 2>err
+is "$?" 3 "evalset.yaml's deadline stops the job (exit 3)"
+grep -q "stopped at --deadline 2s" err; ok $? "the message names it" "$(cat err)"
+before=$(ok_records)
+EVALSET_DEADLINE=1s gen --kinds factoid --concurrency 2 >out 2>err
+is "$?" 3 "\$EVALSET_DEADLINE beats the config"
+grep -q "stopped at --deadline 1s" err; ok $? "the message names the environment's" "$(cat err)"
+EVALSET_DEADLINE=1s gen --kinds factoid --concurrency 8 --deadline 1h >out 2>err
+is "$?" 0 "the flag beats both: the job finishes" "$(tail -2 err)"
+is "$(ok_records)" 24 "every request answered"
+stop_fake
+make_case limits-config
+start_fake --fault silent --stall-seconds 60
+printf 'request_deadline: 2s\nstall_timeout: 0\n' > evalset.yaml
+t0=$(date +%s)
+gen --kinds factoid --chunks c-00 --max-attempts 100 >out 2>err
+rc=$?; t1=$(date +%s)
+is "$rc" 3 "evalset.yaml's request_deadline gives up on a silent server (exit 3)"
+ok $([ $((t1 - t0)) -lt 10 ] && echo 0 || echo 1) "at the request deadline ($((t1 - t0))s)"
+"$evalset" config | grep -q "^request_deadline *2s *config evalset.yaml:1"; ok $? "evalset config shows where it came from" "$("$evalset" config)"
+printf 'stall_timeout: 2 minutes\n' > evalset.yaml
+gen --kinds factoid >out 2>err
+is "$?" 2 "a duration that does not parse in evalset.yaml: exit 2"
+grep -q "evalset.yaml:1:16: 'stall_timeout' must be a duration" err; ok $? "naming FILE:LINE:COL" "$(cat err)"
+rm evalset.yaml
+EVALSET_STALL_TIMEOUT=forever gen --kinds factoid >out 2>err
+is "$?" 2 "one in the environment: exit 2"
+grep -q "EVALSET_STALL_TIMEOUT" err; ok $? "naming the variable" "$(cat err)"
+stop_fake
+
 # ---- --retry-failed asks again only the requests whose reply was unusable ----
 make_case retry-failed
 start_fake --fault invalid

@@ -81,6 +81,36 @@ int main(void)
 	ok(!strcmp(items[1], "RR") && from.source == CONFIG_FROM_ENV, "trimmed, from env");
 	unsetenv("EVALSET_MEASURES");
 
+	/* durations: the time limits of generate and judge */
+	{
+		const char *t;
+		long ms;
+		is_int(load(&c, "deadline: 2h\nstall_timeout: 0\n", "d.yaml"), 0, "duration keys load");
+		is_int(config_get_duration(&c, "deadline", "EVALSET_DEADLINE", &t, &ms, &from), 0, "deadline from the file");
+		ok(!strcmp(t, "2h") && ms == 7200000 && from.source == CONFIG_FROM_FILE && from.line == 1,
+		   "2h = 7,200,000 ms, at d.yaml:1");
+		is_int(config_get_duration(&c, "stall_timeout", "EVALSET_STALL_TIMEOUT", &t, &ms, NULL), 0, "stall 0");
+		ok(!strcmp(t, "0") && ms == 0, "0: never");
+		is_int(config_get_duration(&c, "request_deadline", "EVALSET_REQUEST_DEADLINE", &t, &ms, &from), 0,
+		       "request_deadline built-in");
+		ok(!strcmp(t, "10m") && ms == 600000 && from.source == CONFIG_FROM_BUILTIN, "built-in 10m");
+		setenv("EVALSET_DEADLINE", "90", 1);
+		is_int(config_get_duration(&c, "deadline", "EVALSET_DEADLINE", &t, &ms, &from), 0, "deadline from env");
+		ok(ms == 90000 && from.source == CONFIG_FROM_ENV, "env beats config: 90 s");
+		setenv("EVALSET_DEADLINE", "soon", 1);
+		is_int(config_get_duration(&c, "deadline", "EVALSET_DEADLINE", &t, &ms, NULL), -1, "a bad env duration");
+		ok(strstr(test_captured(), "EVALSET_DEADLINE") != NULL, "naming the variable");
+		unsetenv("EVALSET_DEADLINE");
+		is_int(load(&c, "\n", "d.yaml"), 0, "an empty config");
+		is_int(config_get_duration(&c, "deadline", "EVALSET_DEADLINE", &t, &ms, NULL), 0, "no deadline");
+		ok(t == NULL && ms == 0, "deadline: none built in");
+		is_int(load(&c, "model: m\ndeadline: 0\n", "d.yaml"), -1, "deadline 0 is refused");
+		ok(strstr(test_captured(), "d.yaml:2:11: 'deadline' must be a duration") != NULL, "at FILE:LINE:COL");
+		is_int(load(&c, "stall_timeout: 2 minutes\n", "d.yaml"), -1, "a duration that does not parse");
+		is_int(load(&c, "request_deadline: 31d\n", "d.yaml"), -1, "beyond 30 days / an unknown unit");
+		is_int(load(&c, "request_deadline: 1000h\n", "d.yaml"), -1, "beyond 30 days");
+	}
+
 	/* refusals */
 	is_int(load(&c, "model: x\nmodle: y\n", "evalset.yaml"), -1, "an unknown key is refused");
 	ok(strstr(test_captured(), "evalset.yaml:2:1: unknown config key 'modle'") != NULL,
