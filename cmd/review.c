@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 static const char *const review_usage[] = {
-	"evalset review <set> [--port <n>] [--reviewer <name>] [--open]",
-	"evalset review <pool.yaml> [--port <n>] [--reviewer <name>] [--open]",
+	"evalset review <set> [--port <n>] [--reviewer <name>] [--open] [--wait[=<seconds>]]",
+	"evalset review <pool.yaml> [--port <n>] [--reviewer <name>] [--open] [--wait[=<seconds>]]",
 	NULL,
 };
 
@@ -77,11 +77,13 @@ int cmd_review(int argc, const char **argv)
 	const char *reviewer = NULL;
 	long port = 0;
 	int open_browser = 0;
+	const char *lock_wait = NULL;
 	struct option opts[] = {
 		OPT_INT(0, "port", &port, "n", "listen on this port of 127.0.0.1 (default: a free one)"),
 		OPT_STRING(0, "reviewer", &reviewer, "name",
 			   "record writes as made by this name (default: $EVALSET_REVIEWER, else the login name)"),
 		OPT_BOOL(0, "open", &open_browser, "open the page in the desktop's browser (xdg-open)"),
+		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
 	struct review r = REVIEW_INIT;
@@ -90,6 +92,8 @@ int cmd_review(int argc, const char **argv)
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, review_usage);
+	/* each write takes the lock for its own time only: --wait applies to each */
+	apply_lock_wait(lock_wait, review_usage, opts);
 	if (argc != 1)
 		usage_with_options(review_usage, opts);
 	if (port < 0 || port > 65535) {

@@ -116,5 +116,41 @@ exec 9>&-
 kill "$pid"; wait "$pid"
 is "$?" 0 "SIGTERM stops the server, exit 0"
 pid=
+
+# --wait[=SECONDS]: a write that finds the lock held waits for it, per write
+start() {   # start REVIEW-ARGS...: a server, setting url and port
+	"$evalset" review squad-demo "$@" >srv.out 2>srv.err &
+	pid=$!
+	for _ in $(seq 1 100); do grep -q '^review: http' srv.out && break; sleep 0.1; done
+	url=$(sed -n 's/^review: \(http[^ ]*\)$/\1/p' srv.out)
+	port=$(echo "$url" | sed 's|^http://127.0.0.1:\([0-9]*\)/.*|\1|')
+}
+start --wait=20
+d=$(digest)
+( exec 9>sets/squad-demo/.evalset/lock; flock 9; sleep 2 ) &
+holder=$!
+sleep 0.5
+t0=$(date +%s.%N)
+is "$(post "{\"digest\":\"$d\",\"op\":\"accept\",\"id\":\"q-0002\"}")" 200 "--wait=20: a write while the lock is held waits, then succeeds"
+t1=$(date +%s.%N)
+wait "$holder"
+python3 -c "import sys; sys.exit(0 if float('$t1') - float('$t0') >= 1 else 1)"; ok $? "it waited for the holder (about 1.5 s)"
+grep -q "waiting" srv.err; ok $? "a note says it waits" "$(cat srv.err)"
+kill "$pid"; wait "$pid"; pid=
+start --wait=1
+d=$(digest)
+before=$(sha256sum < sets/squad-demo/set.yaml)
+( exec 9>sets/squad-demo/.evalset/lock; flock 9; sleep 6 ) &
+holder=$!
+sleep 0.5
+t0=$(date +%s)
+is "$(post "{\"digest\":\"$d\",\"op\":\"accept\",\"id\":\"q-0003\"}")" 409 "--wait=1 with the lock held longer: refused after the wait"
+t1=$(date +%s)
+ok $([ $((t1 - t0)) -le 4 ] && echo 0 || echo 1) "after about a second, not the holder's six ($((t1 - t0)) s)"
+is "$(sha256sum < sets/squad-demo/set.yaml)" "$before" "nothing written"
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+kill "$pid"; wait "$pid"; pid=
+"$evalset" review squad-demo --wait=soon >out 2>err
+is "$?" 2 "a bad --wait is bad usage"
 echo "1..$n"
 [ "$failed" -eq 0 ]
