@@ -8,6 +8,7 @@
  */
 #include "builtin.h"
 #include "base/config.h"
+#include "base/fsutil.h"
 #include "base/redact.h"
 #include "llm/prompt.h"
 #include "base/util.h"
@@ -124,7 +125,7 @@ int cmd_config(int argc, const char **argv)
 	struct config *cfg;
 	struct config_origin from;
 	const char *const *items;
-	const char *key_var, *key_value;
+	const char *key_var, *key_value, *v;
 	char *builtin_prompts = NULL;
 	struct strbuf list = STRBUF_INIT;
 	size_t n;
@@ -152,6 +153,14 @@ int cmd_config(int argc, const char **argv)
 		    (!stall_timeout &&
 		     config_get_duration(cfg, "stall_timeout", "EVALSET_STALL_TIMEOUT", &t, &ms, NULL) < 0))
 			goto out;
+	}
+	{
+		long bytes;
+		v = config_get_string(cfg, "cache_max_size", "EVALSET_CACHE_MAX_SIZE", "100M", NULL);
+		if (parse_size(v, LONG_CAP(1LL << 40), &bytes) < 0) {
+			error("bad $EVALSET_CACHE_MAX_SIZE '%s': bytes, or a number with K, M, G or T (up to 1T)", v);
+			goto out;
+		}
 	}
 	if (cfg->file)
 		printf("config file: %s\n", cfg->file);
@@ -190,6 +199,22 @@ int cmd_config(int argc, const char **argv)
 	if (long_row(cfg, "run_k", -1, NULL, 100, 1, 100000) < 0 ||
 	    long_row(cfg, "pool_depth", -1, NULL, 10, 1, 10000) < 0)
 		goto out;
+	{
+		/* the cache of frozen versions: how large, and where (environment only) */
+		const char *dir = getenv("EVALSET_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+		struct config_origin env_origin = { CONFIG_FROM_ENV, "EVALSET_CACHE_DIR", NULL, 0 };
+		struct config_origin builtin_origin = { CONFIG_FROM_BUILTIN, NULL, NULL, 0 };
+		char *where;
+		string_row(cfg, "cache_max_size", NULL, "EVALSET_CACHE_MAX_SIZE", "100M");
+		if (dir && *dir) {
+			row("cache_dir", dir, &env_origin);
+		} else {
+			where = xdg && *xdg == '/' ? path_join(xdg, "evalset")
+				: xstrfmt("%s/.cache/evalset", getenv("HOME") ? getenv("HOME") : "~");
+			row("cache_dir", where, &builtin_origin);
+			free(where);
+		}
+	}
 	for (size_t i = 0; i < cfg->nr; i++)
 		if (starts_with(cfg->v[i].key, "corpus.")) {
 			struct config_origin o = { CONFIG_FROM_FILE, NULL, cfg->file, cfg->v[i].line };

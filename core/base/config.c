@@ -25,7 +25,7 @@
 /* The longest duration a config key takes: 30 days (24.8 on 32 bits), as the flags. */
 #define CONFIG_MAX_DURATION_MS LONG_CAP(30LL * 86400 * 1000)
 
-enum key_kind { KIND_STRING, KIND_PATH, KIND_INT, KIND_LIST, KIND_CORPUS, KIND_DURATION };
+enum key_kind { KIND_STRING, KIND_PATH, KIND_INT, KIND_LIST, KIND_CORPUS, KIND_DURATION, KIND_SIZE };
 
 struct key_spec {
 	struct config_key pub;
@@ -56,6 +56,8 @@ static const struct key_spec specs[] = {
 	{ { "run_k", NULL, "100", "results per question asked by run (-k)" }, KIND_INT, 1, 100000 },
 	{ { "pool_depth", NULL, "10", "documents pool takes from the top of each run (--depth)" },
 	  KIND_INT, 1, 10000 },
+	{ { "cache_max_size", "EVALSET_CACHE_MAX_SIZE", "100M", "most the cache of frozen versions may hold "
+	    "(least recently used dropped first; 0: no cache)" }, KIND_SIZE, 0, LONG_CAP(1LL << 40) },
 	{ { "corpus", NULL, NULL, "corpus path per set (a map: set name -> path)" }, KIND_CORPUS, 0, 0 },
 };
 
@@ -258,6 +260,15 @@ static int load_key(struct loader *ld, const yaml_node_t *k, const yaml_node_t *
 		cv = add_value(ld, key, v);
 		cv->value = xstrfmt("%ld", n);
 		break;
+	case KIND_SIZE:
+		if (!s || parse_size(s, spec->max, &n) < 0) {
+			error_at(ld->name, line_of(v), col_of(v), "'%s' must be a size: bytes, or a number with K, M, "
+				 "G or T (up to 1T)", key);
+			return -1;
+		}
+		cv = add_value(ld, key, v);
+		cv->value = xstrdup(s);
+		break;
 	case KIND_DURATION:
 		if (!s || parse_duration_ms(s, spec->max, &n) < 0 || n < spec->min) {
 			error_at(ld->name, line_of(v), col_of(v), "'%s' must be a duration: seconds, or a number "
@@ -438,6 +449,37 @@ int config_use(struct config **out)
 	free(path);
 	process_state = 1;
 	return 0;
+}
+
+static void ignore_report(const char *prefix, const char *msg)
+{
+	(void)prefix;
+	(void)msg;
+}
+
+char *config_get_quietly(const char *key, const char *env)
+{
+	const char *e = env ? getenv(env) : NULL;
+	const struct config_value *v;
+	struct config c = CONFIG_INIT;
+	report_fn old;
+	char *path = NULL, *out = NULL;
+
+	if (e && *e)
+		return xstrdup(e);
+	if (process_state > 0) {
+		v = value_find(&process_config, key);
+		return v ? xstrdup(v->value) : NULL;
+	}
+	/* a load of its own, whose errors are the config-reading commands' to report */
+	old = get_error_routine();
+	set_error_routine(ignore_report);
+	if (config_find(given_path, &path) > 0 && config_load(&c, path) == 0 && (v = value_find(&c, key)))
+		out = xstrdup(v->value);
+	set_error_routine(old);
+	config_release(&c);
+	free(path);
+	return out;
 }
 
 /* ---- lookups ---- */

@@ -121,6 +121,15 @@ const char *config_get_string(const struct config *c, const char *key, const cha
 int config_get_long(const struct config *c, const char *key, const char *env, long builtin,
 		    long min, long max, long *out, struct config_origin *from);
 /*
+ * For library code that must not fail on a bad config (the cache of frozen
+ * versions): return a copy of the value of 'key' from $'env' (may be NULL)
+ * or the config file (the process's, else found and loaded quietly), or
+ * NULL when neither gives one or the config cannot be read. Nothing is
+ * reported and the process's config is left for config_use to load and
+ * report. The caller frees.
+ */
+char *config_get_quietly(const char *key, const char *env);
+/*
  * Like config_get_string for a duration key (deadline, request_deadline,
  * stall_timeout): set '*text' to the value as written (borrowed; the key's
  * built-in, or NULL when it has none) and '*ms' to it in milliseconds (0

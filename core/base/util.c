@@ -141,6 +141,37 @@ int parse_double(const char *s, double *out)
 	return 0;
 }
 
+int parse_size(const char *s, long max, long *bytes)
+{
+	static const char units[] = "KMGT";
+	const char *p = s;
+	unsigned long long v = 0, scale = 1;
+
+	if (!s || !isdigit((unsigned char)*p))
+		return -1;
+	for (; isdigit((unsigned char)*p); p++) {
+		v = v * 10 + (unsigned long long)(*p - '0');
+		if (v > (unsigned long long)LONG_MAX)
+			return -1;
+	}
+	if (*p && strchr(units, *p)) {
+		for (const char *u = units; *u; u++) {
+			scale *= 1024;
+			if (*u == *p)
+				break;
+		}
+		p++;
+		if (*p == 'i' && p[1] == 'B')
+			p++;
+	}
+	if (*p == 'B')
+		p++;
+	if (*p || v > (unsigned long long)max / scale)
+		return -1;
+	*bytes = (long)(v * scale);
+	return 0;
+}
+
 int parse_duration_ms(const char *s, long max_ms, long *ms)
 {
 	static const struct { const char *unit; double ms; } units[] = {

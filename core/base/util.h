@@ -71,6 +71,13 @@ int parse_double(const char *s, double *out);
  */
 int parse_duration_ms(const char *s, long max_ms, long *ms);
 /*
+ * Parse a size: a whole number of bytes, optionally followed by K, M, G or T
+ * (powers of 1024) and an optional "B" or "iB" ("500000", "100M", "2GiB").
+ * Set '*bytes' and return 0, or return -1 (nothing printed) when 's' is not
+ * such a size or passes 'max'.
+ */
+int parse_size(const char *s, long max, long *bytes);
+/*
  * Converting a double from input to an integer type is undefined behaviour
  * when it does not fit (1e300, NaN): every such conversion goes through one
  * of these. double_to_long stores 'd' in '*out' and returns 0 when it is a

@@ -8,6 +8,7 @@
  */
 #include "set/versioncache.h"
 #include "set/set.h"
+#include "base/config.h"
 #include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
@@ -15,10 +16,34 @@
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define VERSIONCACHE_FORMAT 1
+#define VERSIONCACHE_DEFAULT_MAX (100L << 20)
+
+/*
+ * The most the cache may hold, in bytes: $EVALSET_CACHE_MAX_SIZE, else the
+ * config's cache_max_size, else 100 MiB; read once. A value that is not a
+ * size counts as the default (the config-reading commands report it).
+ */
+static long cache_max(void)
+{
+	static long max = -1;
+	char *v;
+
+	if (max >= 0)
+		return max;
+	v = config_get_quietly("cache_max_size", "EVALSET_CACHE_MAX_SIZE");
+	if (!v || parse_size(v, LONG_CAP(1LL << 40), &max) < 0)
+		max = VERSIONCACHE_DEFAULT_MAX;
+	free(v);
+	return max;
+}
 
 void version_text_digest(const char *text, char out[72])
 {
@@ -48,7 +73,7 @@ static char *cache_dir(void)
 	const char *dir = getenv("EVALSET_CACHE_DIR"), *xdg, *home;
 	char *base, *out;
 
-	if (dir && !strcmp(dir, "off"))
+	if ((dir && !strcmp(dir, "off")) || !cache_max())
 		return NULL;
 	if (dir && *dir)
 		base = xstrdup(dir);
@@ -170,6 +195,68 @@ static void store(const char *dir, const char *path, const struct version_summar
 	cJSON_Delete(j);
 }
 
+struct entry {
+	char *name;
+	long size;
+	struct timespec used;
+};
+
+static int by_use(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Bound the cache 'dir' to cache_max() bytes: drop the entries used least
+ * recently (an entry's modification time is set each time it is read)
+ * until what is left fits, never 'keep' (the entry just written). Quiet.
+ */
+static void prune(const char *dir, const char *keep)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct entry *list = NULL;
+	size_t nr = 0, alloc = 0;
+	long total = 0, max = cache_max();
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *path;
+		if (!ends_with(e->d_name, ".json"))
+			continue;
+		path = path_join(dir, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			ALLOC_GROW(list, nr + 1, alloc);
+			list[nr].name = path;
+			list[nr].size = (long)st.st_size;
+			list[nr++].used = st.st_mtim;
+			total += (long)st.st_size;
+		} else {
+			free(path);
+		}
+	}
+	closedir(d);
+	if (total > max) {
+		qsort(list, nr, sizeof(*list), by_use);
+		for (size_t i = 0; i < nr && total > max; i++) {
+			if (!strcmp(list[i].name, keep) || unlink(list[i].name) < 0)
+				continue;
+			total -= list[i].size;
+		}
+	}
+	for (size_t i = 0; i < nr; i++)
+		free(list[i].name);
+	free(list);
+}
+
 /* Fill 'out' by parsing the 'len' bytes of version file 'file' at 'buf'. */
 static int parse(const char *file, const struct strbuf *buf, struct version_summary *out)
 {
@@ -215,14 +302,18 @@ int version_summary_load(const char *file, struct version_summary *out)
 		name = xstrfmt("%s.json", key + 7);
 		path = path_join(dir, name);
 		if (path_exists(path) && !read_quietly(path, &entry) && !from_entry(&entry, out)) {
+			/* used now: the least recently used entries are the ones pruned */
+			utimensat(AT_FDCWD, path, NULL, 0);
 			ret = 0;
 			goto out;
 		}
 	}
 	if (parse(file, &buf, out) < 0)
 		goto out;
-	if (dir)
+	if (dir) {
 		store(dir, path, out);
+		prune(dir, path);
+	}
 	ret = 0;
 out:
 	strbuf_release(&buf);

@@ -12,7 +12,10 @@
  * JSON file per digest under versions/, written atomically; never inside a
  * set or a repository, so a repository cannot plant an entry that vouches
  * for a tampered file. A missing, unreadable or unwritable cache only costs
- * the parse: nothing is reported.
+ * the parse: nothing is reported. The cache is bounded: after an entry is
+ * written, the least recently used ones (an entry's mtime is set when it is
+ * read) are dropped until the entries hold at most $EVALSET_CACHE_MAX_SIZE,
+ * else the config's cache_max_size, else 100 MiB (0: no cache).
  *
  * Ownership: a summary owns its strings (version_summary_release).
  */
