@@ -95,14 +95,14 @@ int cmd_compare(int argc, const char **argv)
 	struct string_list bfiles = STRING_LIST_INIT, cfiles = STRING_LIST_INIT;
 	long k = LONG_MIN, show = 10;  /* LONG_MIN: no --k, the config says */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
-	int allow = 0, subsets = 0;
+	int allow = 0, subsets = 0, all_measures = 0;
 	struct option opts[] = {
 		OPT_STRING_LIST(0, "baseline", &bfiles, "file", "a baseline run or results (repeatable: runs of one system, averaged)"),
 		OPT_STRING_LIST(0, "candidate", &cfiles, "file", "a candidate run or results (repeatable, averaged)"),
 		OPT_STRING(0, "baseline-corpus", &bcorpus, "file", "the baseline runs were made on this chunking of the set's documents: judge them on it"),
 		OPT_STRING(0, "candidate-corpus", &ccorpus, "file", "the candidate runs were made on this chunking: judge them on it"),
 		OPT_STRING(0, "gate", &gate_file, "file", "gate file (default: R@k, Decline, FalseDecline, coverage)"),
-		OPT_STRING_LIST('m', "measure", &measures, "measure", "show this measure (repeatable; default all); the gate is the same whatever is shown"),
+		OPT_STRING_LIST('m', "measure", &measures, "measure", "show this measure (repeatable; default the short table); the gate is the same whatever is shown"),
 		OPT_INT(0, "k", &k, "k", "context size for lost/gained and the default gate (default 5)"),
 		OPT_RESAMPLE(&ro),
 		OPT_BOOL(0, "allow-set-change", &allow, "compare the unchanged questions of different set versions"),
@@ -111,6 +111,7 @@ int cmd_compare(int argc, const char **argv)
 		OPT_STRING(0, "junit", &junit_file, "file", "also write JUnit XML, one testcase per gate rule"),
 		OPT_INT(0, "show", &show, "n", "lost/gained questions listed (default 10)"),
 		OPT_BOOL(0, "subsets", &subsets, "show every subset's table, not only all questions"),
+		OPT_BOOL(0, "all-measures", &all_measures, "show every measure in the table, not the short one (R@k, Success@k, nDCG@10, RR, declines, the gate's)"),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -225,6 +226,7 @@ int cmd_compare(int argc, const char **argv)
 	view.nr_failed = failed;
 	view.show = show;
 	view.all_subsets = subsets;
+	view.all_measures = all_measures || measures.nr;
 	view.color = !strcmp(format, "text") && use_color();
 
 	if (md_file) {

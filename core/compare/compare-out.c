@@ -139,6 +139,36 @@ static void add_ci_column(struct table *t, double level)
 	free(name);
 }
 
+bool compare_short_measure(const struct compare_view *v, const char *measure)
+{
+	char rk[32], sk[32];
+
+	if (v->all_measures)
+		return true;
+	snprintf(rk, sizeof(rk), "R@%d", v->c->k);
+	snprintf(sk, sizeof(sk), "Success@%d", v->c->k);
+	if (!strcmp(measure, rk) || !strcmp(measure, sk) || !strcmp(measure, "nDCG@10") ||
+	    !strcmp(measure, "RR") || !strcmp(measure, COMPARE_DECLINE) ||
+	    !strcmp(measure, COMPARE_FALSE_DECLINE))
+		return true;
+	/* a rule's measure as written, or as compared (Hit@k held as Success@k) */
+	for (size_t i = 0; i < v->gate->nr; i++)
+		if (!strcmp(measure, v->gate->rules[i].measure) ||
+		    (i < v->c->nr_rules && !strcmp(measure, v->c->rules[i].measure)))
+			return true;
+	return false;
+}
+
+/* Return how many of the comparison's measures the short table leaves out. */
+static size_t measures_hidden(const struct compare_view *v)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < v->c->nr_measures; j++)
+		n += !compare_short_measure(v, v->c->measures[j]);
+	return n;
+}
+
 /* Fill 't' with the rows of subset 's': the cells text and Markdown share
  * (text: a leading empty cell indents the row, spreads follow the means;
  * Markdown: the row's n, a delta with p < alpha in bold). */
@@ -152,7 +182,7 @@ static void subset_rows(const struct compare_view *v, const struct subset_cmp *s
 		bool sig = markdown && m->p < alpha_of(v);
 		struct strbuf sb = STRBUF_INIT;
 
-		if (!m->n)
+		if (!m->n || !compare_short_measure(v, c->measures[j]))
 			continue;
 		if (!markdown)
 			table_add(t, "");
@@ -275,8 +305,12 @@ void compare_render_text(const struct compare_view *v, struct strbuf *out)
 		}
 		text_subset(v, &c->subsets[i], out);
 	}
+	if (measures_hidden(v))
+		strbuf_addf(out, "\n%zu more measures not shown (--all-measures or -m shows them; "
+			    "--format json has every one)\n", measures_hidden(v));
 	if (hidden)
-		strbuf_addf(out, "\n%zu subsets not shown (--subsets shows them)\n", hidden);
+		strbuf_addf(out, "%s%zu subsets not shown (--subsets shows them)\n",
+			    measures_hidden(v) ? "" : "\n", hidden);
 	text_changes(v, "lost from", c->lost, c->nr_lost, out);
 	text_changes(v, "gained in", c->gained, c->nr_gained, out);
 	if (note)
@@ -599,6 +633,9 @@ void compare_render_markdown(const struct compare_view *v, struct strbuf *out)
 		strbuf_addch(out, '\n');
 	}
 	md_subset(v, &c->subsets[0], out);
+	if (measures_hidden(v))
+		strbuf_addf(out, "\n%zu more measures not shown (`--all-measures` shows them)\n",
+			    measures_hidden(v));
 	if (c->nr_subsets > 1) {
 		strbuf_addstr(out, "\n<details><summary>Subsets</summary>\n");
 		for (size_t i = 1; i < c->nr_subsets; i++) {

@@ -38,6 +38,8 @@ struct compare_view {
 	int nr_failed;
 	long show;                          /* lost/gained listed (text, Markdown) */
 	bool all_subsets;                   /* text: every subset, not only "all" */
+	bool all_measures;                  /* text, Markdown: every measure computed, not
+	                                     * the short table (JSON always has every one) */
 	bool color;                         /* ANSI colour on the verdict and rule lines */
 };
 
@@ -47,6 +49,11 @@ char *compare_set_change_note(const struct compare_view *v);
 
 /* Return the one-line verdict ("gate FAILED: 2 of 4 rules (...)"); caller frees. */
 char *compare_verdict(const struct compare_view *v);
+
+/* Return true when the text and Markdown tables show 'measure': every
+ * measure with all_measures, else the short table: R@k, Success@k, nDCG@10,
+ * RR, Decline, FalseDecline and the gate's measures. */
+bool compare_short_measure(const struct compare_view *v, const char *measure);
 
 void compare_render_text(const struct compare_view *v, struct strbuf *out);
 /* Append the whole comparison as one JSON object (and a newline). */

@@ -304,7 +304,7 @@ static void test_render(void)
 	is_int(cmp2(&c, &a, &b, &o), 0, "compare with the default gate");
 	failed = gate_evaluate(&g, &c, out);
 	is_int(failed, 1, "losing half the hits fails the default gate");
-	v = (struct compare_view){ &c, "demo@v1", NULL, &g, out, failed, 5, false, false };
+	v = (struct compare_view){ &c, "demo@v1", NULL, &g, out, failed, 5, false, false, false };
 
 	compare_render_markdown(&v, &sb);
 	ok(strstr(sb.buf, "pipes \\| and \\<tags\\> & 100% \"quotes\" second line |") != NULL,
