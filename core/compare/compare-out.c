@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TEXT_WIDTH 72    /* bytes of question text shown in the terminal */
+#define TEXT_WIDTH 72    /* characters of question text shown in the terminal */
 
 #define C_RED "\033[31m"
 #define C_GREEN "\033[32m"
@@ -74,29 +74,6 @@ static void add_p(struct strbuf *sb, double p, int width)
 static double alpha_of(const struct compare_view *v)
 {
 	return v->gate ? v->gate->alpha : 0.05;
-}
-
-/* Append a UTF-8-safe prefix of 's' of at most 'max' bytes, "..." when cut. */
-static void add_cut(struct strbuf *sb, const char *s, size_t max)
-{
-	size_t len = strlen(s);
-
-	if (len <= max) {
-		strbuf_addstr(sb, s);
-		return;
-	}
-	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
-		max--;
-	strbuf_add(sb, s, max);
-	strbuf_addstr(sb, "...");
-}
-
-static void add_rank(struct strbuf *sb, long r)
-{
-	if (r > 0)
-		strbuf_addf(sb, "%ld", r);
-	else
-		strbuf_addstr(sb, "-");
 }
 
 /* ---- text ---- */
@@ -237,24 +214,43 @@ static void text_subset(const struct compare_view *v, const struct subset_cmp *s
 	table_release(&t);
 }
 
+/* Add the rank 'r' to 't' ("-" when nothing relevant was retrieved). */
+static void table_add_rank(struct table *t, long r)
+{
+	if (r > 0)
+		table_addf(t, "%ld", r);
+	else
+		table_add(t, "-");
+}
+
 static void text_changes(const struct compare_view *v, const char *what,
 			 const struct question_change *q, size_t nr, struct strbuf *out)
 {
 	size_t shown = v->show < 0 ? nr : ((size_t)v->show < nr ? (size_t)v->show : nr);
+	struct table t;
 
 	strbuf_addf(out, "\n%s%s the top %d: %zu%s", col(v, C_BOLD), what, v->c->k, nr, col(v, C_OFF));
 	if (shown < nr)
 		strbuf_addf(out, " (showing %zu; --show N for more)", shown);
 	strbuf_addch(out, '\n');
+	if (!shown)
+		return;
+	/* the first relevant rank before and after; "-": none retrieved */
+	table_init(&t, TABLE_TEXT);
+	table_add_column(&t, "", 0, 0, 0);
+	table_add_column(&t, "question", 0, 0, 0);
+	table_add_column(&t, "rank before", TABLE_RIGHT, 0, 0);
+	table_add_column(&t, "after", TABLE_RIGHT, 0, 0);
+	table_add_column(&t, "text", 0, 0, TEXT_WIDTH);
 	for (size_t i = 0; i < shown; i++) {
-		strbuf_addf(out, "  %-10s rank ", q[i].id);
-		add_rank(out, q[i].rank_before);
-		strbuf_addstr(out, " -> ");
-		add_rank(out, q[i].rank_after);
-		strbuf_addstr(out, "  ");
-		add_cut(out, q[i].text ? q[i].text : "", TEXT_WIDTH);
-		strbuf_addch(out, '\n');
+		table_add(&t, "");
+		table_add(&t, q[i].id);
+		table_add_rank(&t, q[i].rank_before);
+		table_add_rank(&t, q[i].rank_after);
+		table_add(&t, q[i].text ? q[i].text : "");
 	}
+	table_render(&t, out);
+	table_release(&t);
 }
 
 /* Append the method line: how the table's and the gate's numbers came. */
@@ -536,15 +532,6 @@ static void md_subset(const struct compare_view *v, const struct subset_cmp *s, 
 	subset_rows(v, s, &t, true);
 	table_render(&t, out);
 	table_release(&t);
-}
-
-/* Add the rank 'r' to 't' ("-" when nothing relevant was retrieved). */
-static void table_add_rank(struct table *t, long r)
-{
-	if (r > 0)
-		table_addf(t, "%ld", r);
-	else
-		table_add(t, "-");
 }
 
 /* Add 's' to 't' escaped for Markdown, through the scratch buffer 'sb'. */
