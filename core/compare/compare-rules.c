@@ -67,43 +67,72 @@ static char *rule_subset_label(const struct gate_rule *r)
 				       : xstrfmt("%s=%s", kinds[r->subset], r->subset_value);
 }
 
+/* Return the number of questions the subset of rule 'r' needs for its
+ * test to reach a p below alpha at all (0: no number does). */
+static size_t questions_needed(const struct gate *g, const struct gate_rule *r, size_t n,
+			       bool binary)
+{
+	if (binary && r->test == TEST_DROP && r->max_drop >= 1)
+		return 0;
+	for (size_t m = n + 1; m <= n + 100000; m++)
+		if (binary ? rule_min_p(r, m, 0, true) < g->alpha : ldexp(1.0, -(int)(m < 2000 ? m : 2000)) < g->alpha)
+			return m;
+	return 0;
+}
+
 /* Refuse, before any test is computed, a rule that could never decide:
  * no question, fewer than its min_questions, or a smallest attainable p
- * that is not below alpha. */
+ * that is not below alpha; say what to change. */
 static int check_rule(const struct gate *g, const struct gate_rule *r, size_t n, long perms,
 		      const char *subset, bool binary)
 {
 	const char *file = g->file ? g->file : "default gate";
 	long line = g->file ? r->line : 0, col = g->file ? r->col : 0;
+	const char *verb = r->test == TEST_DROP ? "fail" : "pass";
 	double minp;
+	size_t need;
 
 	if (!n)
 		return error_at(file, line, col, "rule '%s' on %s has no question to judge; "
 				"remove the rule or fix its subset", r->measure, subset);
 	if (r->min_questions && (long)n < r->min_questions)
-		return error_at(file, line, col, "rule '%s' on %s has %zu questions, fewer than its "
-				"min_questions %ld; add questions to the subset or lower min_questions",
-				r->measure, subset, n, r->min_questions);
+		return error_at(file, line, col, "rule '%s' on %s has %zu question%s, fewer than its "
+				"min_questions %ld: add at least %ld more question%s to %s, or lower "
+				"min_questions", r->measure, subset, n, n == 1 ? "" : "s",
+				r->min_questions, r->min_questions - (long)n,
+				r->min_questions - (long)n == 1 ? "" : "s", subset);
 	if (r->test == TEST_NONE)
 		return 0;
 	minp = rule_min_p(r, n, perms, binary);
-	if (minp >= g->alpha) {
-		struct strbuf fix = STRBUF_INIT;
-		int ret;
+	if (minp < g->alpha)
+		return 0;
+	if (!binary && 1.0 / ((double)perms + 1) >= g->alpha && ldexp(1.0, -(int)(n < 2000 ? n : 2000)) < g->alpha)
+		return error_at(file, line, col, "rule '%s' (test %s) on %s can never %s: with %ld "
+				"permutations its smallest p is %.3g, not below alpha %g; pass "
+				"--permutations %ld or more, or use test: none", r->measure,
+				gate_test_name(r->test), subset, verb, perms, minp, g->alpha,
+				(long)ceil(20 / g->alpha));
+	need = questions_needed(g, r, n, binary);
+	if (!need)
+		return error_at(file, line, col, "rule '%s' (test %s) on %s can never %s: a 0/1 measure "
+				"cannot lose more than 1, so a margin of %g is never exceeded; lower the "
+				"margin below 1, or use test: none", r->measure, gate_test_name(r->test),
+				subset, verb, r->max_drop);
+	{
+		char *perm = !binary && 1.0 / ((double)perms + 1) >= g->alpha
+			? xstrfmt(" and pass --permutations %ld or more", (long)ceil(20 / g->alpha))
+			: xstrdup("");
+		int ret = error_at(file, line, col, "rule '%s' (test %s) on %s can never %s: %zu "
+				   "question%s %s too few for its test to reach a p below alpha %g "
+				   "(the smallest it can reach is %.3g); add at least %zu more "
+				   "question%s to %s (%zu in all)%s, or use test: none", r->measure,
+				   gate_test_name(r->test), subset, verb, n, n == 1 ? "" : "s",
+				   n == 1 ? "is" : "are", g->alpha, minp, need - n,
+				   need - n == 1 ? "" : "s", subset, need, perm);
 
-		if (1.0 / ((double)perms + 1) >= g->alpha)
-			strbuf_addf(&fix, "pass --permutations %ld or more", (long)ceil(20 / g->alpha));
-		else
-			strbuf_addf(&fix, "use a subset of more than %zu questions", n);
-		ret = error_at(file, line, col, "rule '%s' (test %s) on %s can never %s: with %zu "
-			       "questions and %ld permutations its smallest attainable p is %.3g, "
-			       "not below alpha %g; %s, or use test: none",
-			       r->measure, gate_test_name(r->test), subset,
-			       r->test == TEST_DROP ? "fail" : "pass", n, perms, minp, g->alpha, fix.buf);
-		strbuf_release(&fix);
+		free(perm);
 		return ret;
 	}
-	return 0;
 }
 
 int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct side *b,
