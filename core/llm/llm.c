@@ -1,6 +1,8 @@
 /*
- * llm: Chat Completions calls with a structured-output fallback ladder,
- * reply validation, usage accounting and error-body parsing (see llm.h).
+ * llm: the driver of a job of Chat Completions or Messages API calls: each
+ * call sent through base/http, every attempt classified, the fallback ladder
+ * walked, job-stopping failures reported once, usage counted (see llm.h;
+ * the wire formats are in llm-wire.c).
  *
  * Invariants: every llm_submit() ends in exactly one 'done' callback; the
  * job's mode only moves down the ladder (json_schema -> json_object ->
@@ -8,36 +10,15 @@
  * max_completion_tokens; a job-stopping failure is reported once; the API key lives only in
  * the header list handed to core/http and is scrubbed from every message.
  */
-#include "llm/llm.h"
+#include "llm/llm-internal.h"
 #include "base/error.h"
 #include "base/redact.h"
 #include "base/util.h"
 
-#include <cjson/cJSON.h>
-#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-struct llm {
-	struct llm_options o;         /* strings below are our copies */
-	char *base_url, *api_key, *api_key_env, *model, *schema_name, *schema, *shape_hint;
-	cJSON *schema_json;
-	struct strbuf url;
-	char *headers[4];
-	struct http_client *http;
-	enum llm_mode mode;
-	bool any_ok;
-	bool fatal;
-	bool warned_400;
-	bool completion_tokens;       /* send max_completion_tokens, not max_tokens */
-	int connect_failures;         /* attempts that never reached a server, before any did */
-	bool reached;                 /* some attempt got an answer or failed otherwise */
-	bool unreachable;             /* the first attempts all failed to connect: stop */
-	struct llm_usage usage;
-	cJSON *last_json;
-	struct strbuf content, why;   /* of the last llm_accept */
-};
 
 #define LLM_UNREACHABLE_ATTEMPTS 3  /* connect failures that stop a job that reached nothing */
 
@@ -50,170 +31,6 @@ struct llm_call {
 	bool completion_tokens;       /* this attempt sent max_completion_tokens */
 	int length_retries, invalid_retries;
 };
-
-const char *llm_mode_name(enum llm_mode m)
-{
-	switch (m) {
-	case LLM_JSON_SCHEMA: return "json_schema";
-	case LLM_JSON_OBJECT: return "json_object";
-	default: return "plain";
-	}
-}
-
-const char *llm_provider_name(enum llm_provider p)
-{
-	return p == LLM_ANTHROPIC ? "anthropic" : "openai";
-}
-
-int llm_provider_parse(const char *s, enum llm_provider *out)
-{
-	if (!strcmp(s, "openai"))
-		*out = LLM_OPENAI;
-	else if (!strcmp(s, "anthropic"))
-		*out = LLM_ANTHROPIC;
-	else
-		return -1;
-	return 0;
-}
-
-void llm_url(const char *base, const char *path, struct strbuf *out)
-{
-	const char *q = strchr(base, '?');
-	size_t len = q ? (size_t)(q - base) : strlen(base);
-
-	while (len && base[len - 1] == '/')
-		len--;
-	strbuf_add(out, base, len);
-	strbuf_addstr(out, path);
-	if (q)
-		strbuf_addstr(out, q);
-}
-
-char *llm_auth_header(const char *base_url, const char *key)
-{
-	if (strstr(base_url, ".azure.com"))
-		return xstrfmt("api-key: %s", key);
-	return xstrfmt("Authorization: Bearer %s", key);
-}
-
-void llm_endpoint_url(const char *base, struct strbuf *out)
-{
-	llm_url(base, "/chat/completions", out);
-}
-
-void llm_scrub(struct strbuf *sb, const char *key)
-{
-	redact_value(sb, key);
-	redact_text(sb);
-}
-
-void llm_error_message(const char *body, size_t len, struct strbuf *out, char **code)
-{
-	cJSON *j = cJSON_ParseWithLength(body, len);
-	cJSON *e, *v;
-	size_t start = out->len;
-
-	if (code)
-		*code = NULL;
-	e = cJSON_GetObjectItemCaseSensitive(j, "error");
-	if (cJSON_IsString(e)) {
-		strbuf_addstr(out, e->valuestring);
-	} else if (cJSON_IsObject(e)) {
-		v = cJSON_GetObjectItemCaseSensitive(e, "message");
-		if (cJSON_IsString(v))
-			strbuf_addstr(out, v->valuestring);
-		if (code) {
-			cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "code");
-			cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "type");
-			if (cJSON_IsString(c))
-				*code = xstrdup(c->valuestring);
-			else if (cJSON_IsString(t))
-				*code = xstrdup(t->valuestring);
-		}
-	} else if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "message")) ||
-		   cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "detail"))) {
-		strbuf_addstr(out, v->valuestring);
-	}
-	if (out->len == start) {
-		size_t n = len < 200 ? len : 200;
-		for (size_t i = 0; i < n; i++)
-			strbuf_addch(out, isprint((unsigned char)body[i]) ? body[i] : ' ');
-		strbuf_trim(out);
-		if (out->len == start)
-			strbuf_addstr(out, "no message");
-	}
-	cJSON_Delete(j);
-}
-
-cJSON *llm_extract_json(const char *text)
-{
-	const char *open = strchr(text, '{');
-	const char *close = strrchr(text, '}');
-	cJSON *j;
-
-	if (!open || !close || close < open)
-		return NULL;
-	j = cJSON_ParseWithLength(open, (size_t)(close - open + 1));
-	if (j && !cJSON_IsObject(j)) {
-		cJSON_Delete(j);
-		j = NULL;
-	}
-	return j;
-}
-
-/*
- * Return true when the body of a 2xx reply is not a chat completion (for
- * Anthropic: not a message): not a JSON object, an object with an "error",
- * or one without choices (content blocks). Append what it is to 'why' when
- * given (the server's text scrubbed of 'key').
- */
-static bool not_a_completion(const struct http_response *res, enum llm_provider provider, const char *key,
-			     struct strbuf *why)
-{
-	cJSON *j = cJSON_ParseWithLength(res->body, res->body_len);
-	cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
-	cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, provider == LLM_ANTHROPIC ? "content" : "choices");
-	bool bad = true;
-
-	if (!cJSON_IsObject(j)) {
-		if (why)
-			strbuf_addstr(why, res->body_len ? "not a JSON object" : "empty");
-	} else if (e && !cJSON_IsNull(e)) {
-		if (why) {
-			struct strbuf m = STRBUF_INIT;
-			llm_error_message(res->body, res->body_len, &m, NULL);
-			llm_scrub(&m, key);
-			strbuf_addf(why, "an error object: %.160s", m.buf);
-			strbuf_release(&m);
-		}
-	} else if (!cJSON_IsArray(ch) || (provider != LLM_ANTHROPIC && !cJSON_GetArraySize(ch))) {
-		if (why)
-			strbuf_addstr(why, provider == LLM_ANTHROPIC ? "a JSON object without content blocks"
-								    : "a JSON object without choices");
-	} else {
-		bad = false;
-	}
-	cJSON_Delete(j);
-	return bad;
-}
-
-/*
- * True for an error that waiting does not cure: the account has no quota or
- * credit left (OpenAI's 429 insufficient_quota; Anthropic's 429 with
- * enforced_spend_limit_reached, 402 billing_error, or the 400 about a credit
- * balance too low).
- */
-static bool is_quota_error(const struct http_response *res)
-{
-	if (!res->body_len)
-		return false;
-	if (res->status == 429)
-		return strstr(res->body, "insufficient_quota") || strstr(res->body, "exceeded your current quota") ||
-		       strstr(res->body, "enforced_spend_limit_reached");
-	if (res->status == 402)
-		return true;
-	return res->status == 400 && strstr(res->body, "credit balance is too low");
-}
 
 /*
  * Classify one attempt: quota errors are final; the first
@@ -234,116 +51,11 @@ static enum http_verdict classify(const struct http_response *res, void *data)
 			return HTTP_DELIVER;
 		}
 	}
-	if (is_quota_error(res))
+	if (llm_is_quota_error(res))
 		return HTTP_DELIVER;
 	if (res->status >= 200 && res->status < 300)
-		return not_a_completion(res, l->o.provider, NULL, NULL) ? HTTP_RETRY : HTTP_DELIVER;
+		return llm_not_a_completion(res, l->o.provider, NULL, NULL) ? HTTP_RETRY : HTTP_DELIVER;
 	return http_classify_default(res, data);
-}
-
-/* Append the system prompt, with the reply's shape described when 'mode' is not json_schema. */
-static void system_text(const struct llm *l, const char *system, enum llm_mode mode, struct strbuf *sys)
-{
-	strbuf_addstr(sys, system ? system : "");
-	if (mode != LLM_JSON_SCHEMA && l->shape_hint) {
-		strbuf_addstr(sys, "\n\nReply with only a JSON object, no other text, of this shape:\n");
-		strbuf_addstr(sys, l->shape_hint);
-	}
-}
-
-/*
- * The Messages API body: the system prompt as "system", structured output as
- * one tool named after the schema whose input_schema is the reply's schema,
- * forced with tool_choice (the tool's input is the reply); no seed (the API
- * has none). Plain mode describes the shape in the system prompt instead.
- */
-static void anthropic_body(const struct llm *l, const char *system, const char *user,
-			   enum llm_mode mode, long max_tokens, struct strbuf *out)
-{
-	cJSON *b = cJSON_CreateObject();
-	cJSON *msgs, *m;
-	struct strbuf sys = STRBUF_INIT;
-	const char *tool = l->schema_name ? l->schema_name : "reply";
-	char *text;
-
-	system_text(l, system, mode, &sys);
-	cJSON_AddStringToObject(b, "model", l->model);
-	cJSON_AddNumberToObject(b, "max_tokens", (double)(max_tokens > 0 ? max_tokens : l->o.max_tokens));
-	if (sys.len)
-		cJSON_AddStringToObject(b, "system", sys.buf);
-	msgs = cJSON_AddArrayToObject(b, "messages");
-	m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "role", "user");
-	cJSON_AddStringToObject(m, "content", user);
-	cJSON_AddItemToArray(msgs, m);
-	if (l->o.temperature >= 0)
-		cJSON_AddNumberToObject(b, "temperature", l->o.temperature);
-	if (mode == LLM_JSON_SCHEMA) {
-		cJSON *tools = cJSON_AddArrayToObject(b, "tools");
-		cJSON *t = cJSON_CreateObject();
-		cJSON *choice = cJSON_AddObjectToObject(b, "tool_choice");
-		cJSON_AddStringToObject(t, "name", tool);
-		cJSON_AddStringToObject(t, "description", "Record the reply. Its input is the whole answer.");
-		cJSON_AddItemToObject(t, "input_schema", cJSON_Duplicate(l->schema_json, 1));
-		cJSON_AddItemToArray(tools, t);
-		cJSON_AddStringToObject(choice, "type", "tool");
-		cJSON_AddStringToObject(choice, "name", tool);
-	}
-	text = cJSON_PrintUnformatted(b);
-	strbuf_addstr(out, text);
-	free(text);
-	cJSON_Delete(b);
-	strbuf_release(&sys);
-}
-
-void llm_request_body(const struct llm *l, const char *system, const char *user,
-		      enum llm_mode mode, long max_tokens, struct strbuf *out)
-{
-	cJSON *b, *msgs, *m;
-	struct strbuf sys = STRBUF_INIT;
-	char *text;
-
-	if (l->o.provider == LLM_ANTHROPIC) {
-		anthropic_body(l, system, user, mode, max_tokens, out);
-		return;
-	}
-	b = cJSON_CreateObject();
-	system_text(l, system, mode, &sys);
-	cJSON_AddStringToObject(b, "model", l->model);
-	msgs = cJSON_AddArrayToObject(b, "messages");
-	if (sys.len) {
-		m = cJSON_CreateObject();
-		cJSON_AddStringToObject(m, "role", "system");
-		cJSON_AddStringToObject(m, "content", sys.buf);
-		cJSON_AddItemToArray(msgs, m);
-	}
-	m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "role", "user");
-	cJSON_AddStringToObject(m, "content", user);
-	cJSON_AddItemToArray(msgs, m);
-	if (l->o.temperature >= 0)
-		cJSON_AddNumberToObject(b, "temperature", l->o.temperature);
-	cJSON_AddNumberToObject(b, l->completion_tokens ? "max_completion_tokens" : "max_tokens",
-				(double)(max_tokens > 0 ? max_tokens : l->o.max_tokens));
-	if (l->o.seed >= 0)
-		cJSON_AddNumberToObject(b, "seed", (double)l->o.seed);
-	if (mode == LLM_JSON_SCHEMA) {
-		cJSON *rf = cJSON_AddObjectToObject(b, "response_format");
-		cJSON *js;
-		cJSON_AddStringToObject(rf, "type", "json_schema");
-		js = cJSON_AddObjectToObject(rf, "json_schema");
-		cJSON_AddStringToObject(js, "name", l->schema_name ? l->schema_name : "reply");
-		cJSON_AddBoolToObject(js, "strict", 1);
-		cJSON_AddItemToObject(js, "schema", cJSON_Duplicate(l->schema_json, 1));
-	} else if (mode == LLM_JSON_OBJECT) {
-		cJSON *rf = cJSON_AddObjectToObject(b, "response_format");
-		cJSON_AddStringToObject(rf, "type", "json_object");
-	}
-	text = cJSON_PrintUnformatted(b);
-	strbuf_addstr(out, text);
-	free(text);
-	cJSON_Delete(b);
-	strbuf_release(&sys);
 }
 
 static void send_call(struct llm *l, struct llm_call *c)
@@ -374,134 +86,6 @@ static void finish(struct llm *l, struct llm_call *c, struct llm_result *res)
 	}
 	l->o.done(res, c->data);
 	call_free(c);
-}
-
-/* Return the token count 'v' of a reply's usage: 0 unless a number in [0, 1e15]. */
-static long token_count(const cJSON *v)
-{
-	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 1e15))
-		return 0;
-	return (long)v->valuedouble;
-}
-
-/*
- * Read the reply of an Anthropic message 'j' into the llm's content and,
- * when it called the tool, its input into 'l->last_json'. Return 1 when it
- * was cut short (stop_reason max_tokens), 0 otherwise; set '*why' when
- * there is nothing to read.
- */
-static int anthropic_reply(struct llm *l, const cJSON *j, struct llm_result *res, const char **why)
-{
-	const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(j, "content"), *b;
-	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
-	const char *stop = NULL;
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "stop_reason");
-	bool any = false;
-
-	/* cache writes and reads are input tokens too */
-	res->prompt_tokens = token_count(cJSON_GetObjectItemCaseSensitive(usage, "input_tokens")) +
-			     token_count(cJSON_GetObjectItemCaseSensitive(usage, "cache_creation_input_tokens")) +
-			     token_count(cJSON_GetObjectItemCaseSensitive(usage, "cache_read_input_tokens"));
-	res->completion_tokens = token_count(cJSON_GetObjectItemCaseSensitive(usage, "output_tokens"));
-	if (cJSON_IsString(v))
-		stop = v->valuestring;
-	cJSON_ArrayForEach(b, blocks) {
-		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
-		const cJSON *in = cJSON_GetObjectItemCaseSensitive(b, "input");
-		const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "text"));
-		if (type && !strcmp(type, "tool_use") && cJSON_IsObject(in) && !l->last_json) {
-			char *t = cJSON_PrintUnformatted(in);
-			strbuf_reset(&l->content);
-			strbuf_addstr(&l->content, t);
-			free(t);
-			l->last_json = cJSON_Duplicate(in, 1);
-			any = true;
-		} else if (type && !strcmp(type, "text") && text && !l->last_json) {
-			strbuf_addstr(&l->content, text);
-			any = true;
-		}
-	}
-	if (any)
-		res->content = l->content.buf;
-	if (stop && !strcmp(stop, "max_tokens")) {
-		*why = "truncated reply (stop_reason max_tokens)";
-		return 1;
-	}
-	if (!any)
-		*why = stop && !strcmp(stop, "refusal") ? "the model refused" : "reply has no message content";
-	return 0;
-}
-
-int llm_accept(struct llm *l, const char *body, size_t len, void *data, struct llm_result *res)
-{
-	cJSON *j = cJSON_ParseWithLength(body, len);
-	cJSON *choice, *msg, *content, *fin, *usage, *v;
-	const char *why = NULL;
-	int rc = -1;
-
-	memset(res, 0, sizeof(res[0]));
-	res->status = LLM_FAILED;
-	res->answered = true;
-	cJSON_Delete(l->last_json);
-	l->last_json = NULL;
-	strbuf_reset(&l->why);
-	strbuf_reset(&l->content);
-	if (!j) {
-		res->why = "reply is not JSON";
-		return -1;
-	}
-	if (l->o.provider == LLM_ANTHROPIC) {
-		rc = anthropic_reply(l, j, res, &why);
-		l->usage.prompt_tokens += (unsigned long)res->prompt_tokens;
-		l->usage.completion_tokens += (unsigned long)res->completion_tokens;
-		if (rc == 1 || why) {
-			res->why = why;
-			goto out;
-		}
-		rc = -1;
-	} else {
-		usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
-		if ((v = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens")))
-			res->prompt_tokens = token_count(v);
-		if ((v = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens")))
-			res->completion_tokens = token_count(v);
-		l->usage.prompt_tokens += (unsigned long)res->prompt_tokens;
-		l->usage.completion_tokens += (unsigned long)res->completion_tokens;
-		choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "choices"), 0);
-		msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
-		content = cJSON_GetObjectItemCaseSensitive(msg, "content");
-		fin = cJSON_GetObjectItemCaseSensitive(choice, "finish_reason");
-		if (cJSON_IsString(content)) {
-			strbuf_addstr(&l->content, content->valuestring);
-			res->content = l->content.buf;
-		}
-		if (cJSON_IsString(fin) && !strcmp(fin->valuestring, "length")) {
-			res->why = "truncated reply (finish_reason length)";
-			rc = 1;
-			goto out;
-		}
-		if (!cJSON_IsString(content)) {
-			cJSON *refusal = cJSON_GetObjectItemCaseSensitive(msg, "refusal");
-			res->why = cJSON_IsString(refusal) ? "the model refused" : "reply has no message content";
-			goto out;
-		}
-	}
-	if (!l->last_json)
-		l->last_json = llm_extract_json(l->content.buf);
-	if (!l->last_json) {
-		res->why = "reply holds no JSON object";
-		goto out;
-	}
-	if (l->o.validate(l->last_json, data, &l->why)) {
-		res->why = l->why.len ? l->why.buf : "reply has the wrong shape";
-		goto out;
-	}
-	res->json = l->last_json;
-	res->status = LLM_OK;
-	rc = 0;
-out:
-	cJSON_Delete(j);
-	return rc;
 }
 
 static int fatal(struct llm_call *c, const struct http_response *res, const char *fmt, ...)
@@ -539,36 +123,6 @@ static int fatal(struct llm_call *c, const struct http_response *res, const char
 	return ERR_REMOTE;
 }
 
-static bool mentions_response_format(const struct http_response *res)
-{
-	struct strbuf m = STRBUF_INIT;
-	bool yes;
-
-	llm_error_message(res->body, res->body_len, &m, NULL);
-	for (size_t i = 0; i < m.len; i++)
-		m.buf[i] = (char)tolower((unsigned char)m.buf[i]);
-	yes = strstr(m.buf, "response_format") || strstr(m.buf, "json_schema") ||
-	      strstr(m.buf, "json_object") || strstr(m.buf, "response format") ||
-	      strstr(m.buf, "structured output") || strstr(m.buf, "tool_choice") || strstr(m.buf, "tools");
-	strbuf_release(&m);
-	return yes;
-}
-
-/* Return true when a 400 says max_tokens is unsupported and
- * max_completion_tokens is wanted (newer OpenAI models). */
-static bool refuses_max_tokens(const struct http_response *res)
-{
-	struct strbuf m = STRBUF_INIT;
-	bool yes;
-
-	llm_error_message(res->body, res->body_len, &m, NULL);
-	yes = strstr(m.buf, "max_completion_tokens") &&
-	      (strstr(m.buf, "'max_tokens'") || strstr(m.buf, "\"max_tokens\"") ||
-	       strstr(m.buf, " max_tokens"));
-	strbuf_release(&m);
-	return yes;
-}
-
 static int on_http_done(const struct http_response *res, void *data)
 {
 	struct llm_call *c = data;
@@ -585,10 +139,10 @@ static int on_http_done(const struct http_response *res, void *data)
 		finish(l, c, &r);
 		return l->fatal ? ERR_REMOTE : 0;
 	}
-	if (res->status >= 200 && res->status < 300 && not_a_completion(res, l->o.provider, NULL, NULL)) {
+	if (res->status >= 200 && res->status < 300 && llm_not_a_completion(res, l->o.provider, NULL, NULL)) {
 		struct strbuf m = STRBUF_INIT;
 		int stop = 0;
-		not_a_completion(res, l->o.provider, l->api_key, &m);
+		llm_not_a_completion(res, l->o.provider, l->api_key, &m);
 		if (!l->any_ok)
 			stop = fatal(c, NULL, "the endpoint '%s' answered HTTP %ld with a body that is not a %s "
 				     "(%s) %d times; check --base-url and any proxy or gateway in between",
@@ -623,7 +177,7 @@ static int on_http_done(const struct http_response *res, void *data)
 		finish(l, c, &r);
 		return 0;
 	}
-	if (res->status == 400 && !c->completion_tokens && refuses_max_tokens(res)) {
+	if (res->status == 400 && !c->completion_tokens && llm_refuses_max_tokens(res)) {
 		if (!l->completion_tokens) {
 			l->completion_tokens = true;
 			note("the server does not take max_tokens; asking with max_completion_tokens instead");
@@ -632,7 +186,7 @@ static int on_http_done(const struct http_response *res, void *data)
 		send_call(l, c);
 		return 0;
 	}
-	if (res->status == 400 && c->mode != LLM_PLAIN && mentions_response_format(res)) {
+	if (res->status == 400 && c->mode != LLM_PLAIN && llm_mentions_response_format(res)) {
 		if (l->mode <= c->mode) {
 			/* the Messages API has no json_object: from tools straight to plain */
 			l->mode = l->o.provider == LLM_ANTHROPIC ? LLM_PLAIN : c->mode + 1;
@@ -654,7 +208,7 @@ static int on_http_done(const struct http_response *res, void *data)
 		return fatal(c, res, "the endpoint '%s' has no %s for model '%s' (HTTP 404): "
 			     "check --base-url (most servers want it to end in /v1) and --model",
 			     l->url.buf, api, l->model);
-	if (is_quota_error(res))
+	if (llm_is_quota_error(res))
 		return fatal(c, res, "the account behind %s has no quota or credit left (HTTP %ld): "
 			     "check its plan and billing, or use another key", key_var, res->status);
 	if (res->status == 0 && l->unreachable)

@@ -1,6 +1,7 @@
 /*
- * llm: OpenAI-compatible Chat Completions (SPEC section 8) on top of
- * core/base/http.h, for jobs that ask many questions of one reply shape.
+ * llm: OpenAI-compatible Chat Completions and Anthropic's Messages API on
+ * top of core/base/http.h, for jobs that ask many questions of one reply
+ * shape (the driver is llm.c, the wire formats llm-wire.c).
  *
  * One struct llm runs one job: every call shares the reply shape (a JSON
  * schema plus a validator), the model and the endpoint. Per call:
