@@ -1,0 +1,279 @@
+/*
+ * t-set-versions: question ids (never reused), set references (NAME@TAG,
+ * paths), frozen versions: opening, refusing a hand-edited one, their order
+ * and chain, and reuse of a working copy.
+ */
+#include "test-lib.h"
+#include "t-set-fixture.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "set/set.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void test_ids(void)
+{
+	struct set s = SET_INIT;
+	char *id;
+
+	is_int(question_id_number("q-0042"), 42, "q-0042 is number 42");
+	is_int(question_id_number("q-12345"), 12345, "more than four digits");
+	is_int(question_id_number("q-12a"), -1, "not all digits");
+	is_int(question_id_number("custom"), -1, "a custom id has no number");
+	id = set_next_id(&s, 0);
+	is_str(id, "q-0001", "the first id of an empty set");
+	free(id);
+	load_str(&s, "questions:\n- {id: q-0007, text: a, relevant: [c]}\n"
+		     "- {id: custom, text: b, relevant: [c]}\n- {id: q-0003, text: c, relevant: [c]}\n");
+	id = set_next_id(&s, 0);
+	is_str(id, "q-0008", "next is one more than the highest, whatever the order");
+	free(id);
+	id = set_next_id(&s, 41);
+	is_str(id, "q-0042", "the floor of removed ids is never reused");
+	free(id);
+	id = set_next_id(&s, 9999);
+	is_str(id, "q-10000", "ids grow past four digits");
+	free(id);
+	set_release(&s);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	write_file_atomic(path, text, strlen(text));
+}
+
+static void test_refs_and_versions(void)
+{
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT;
+	struct set_versions v = SET_VERSIONS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char tmpl[] = "/tmp/t-set-XXXXXX", digest[72], latest[72], *tag = NULL;
+	const char *dir = mkdtemp(tmpl);
+
+	if (!dir || chdir(dir) < 0) {
+		ok(0, "cannot make a scratch directory");
+		return;
+	}
+	test_capture_errors();
+	ok(set_ref_resolve(&ref, "demo", false) == 0, "a bare name resolves");
+	is_str(ref.file, "sets/demo/set.yaml", "a bare name is looked up under sets/");
+	is_str(ref.name, "demo", "the name is the directory's");
+	ok(set_ref_resolve(&ref, "demo@v1", false) == 0 && !strcmp(ref.tag, "v1"), "NAME@TAG");
+	is_str(ref.file, "sets/demo/versions/v1.yaml", "a tag selects versions/TAG.yaml");
+	ok(set_ref_resolve(&ref, "other/place/", false) == 0 &&
+	   !strcmp(ref.file, "other/place/set.yaml"), "a path to a directory works");
+	ok(set_ref_resolve(&ref, "x/set.yaml", false) == 0 && !strcmp(ref.dir, "x") && !ref.tag,
+	   "a path to set.yaml works");
+	ok(set_ref_resolve(&ref, "x/versions/v2.yaml", false) == 0 && ref.tag &&
+	   !strcmp(ref.tag, "v2") && !strcmp(ref.dir, "x"), "a path to a frozen file is that version");
+	ok(set_ref_resolve(&ref, "a@b@c", false) < 0 && strstr(test_captured(), "more than one '@'"),
+	   "two '@' are refused");
+	ok(set_ref_resolve(&ref, "demo@", false) < 0 && strstr(test_captured(), "empty tag"),
+	   "an empty tag is refused");
+	ok(set_ref_resolve(&ref, "@v1", false) < 0 && strstr(test_captured(), "empty set name"),
+	   "an empty name is refused");
+	ok(set_ref_resolve(&ref, "demo@v 1", false) < 0, "a tag with a space is refused");
+	ok(set_ref_resolve(&ref, "demo", true) < 0 && strstr(test_captured(), "evalset init"),
+	   "a missing set is refused, suggesting init");
+
+	mkdir_p("sets/demo/versions");
+	load_str(&s, rich);
+	set_save(&s, "sets/demo/set.yaml");
+	set_digest(&s, digest);
+	s.version = xstrdup("v1");
+	s.digest = xstrdup(digest);
+	s.tagged_at = xstrdup("2026-11-01T00:00:00Z");
+	set_save(&s, "sets/demo/versions/v1.yaml");
+	free(s.version);
+	s.version = xstrdup("v0");
+	free(s.tagged_at);
+	s.tagged_at = xstrdup("2026-10-01T00:00:00Z");
+	set_remove(&s, 2);
+	set_digest(&s, digest);
+	free(s.digest);
+	s.digest = xstrdup(digest);
+	set_save(&s, "sets/demo/versions/v0.yaml");
+	set_release(&s);
+	test_captured();
+
+	ok(set_open(&s, &ref, "demo@v1") == 0, "an untouched frozen version opens");
+	set_release(&s);
+	ok(set_open(&s, &ref, "demo@v9") < 0 &&
+	   strstr(test_captured(), "unknown version 'v9' of set 'sets/demo' (known: v0, v1)"),
+	   "an unknown tag lists the known ones in tag order");
+	ok(set_ref_resolve(&ref, "demo", true) == 0 && set_versions_list(&ref, &v) == 0 &&
+	   v.nr == 2 && !strcmp(v.items[0].tag, "v0") && !strcmp(v.items[1].tag, "v1"),
+	   "versions are listed by tagged_at");
+	ok(set_latest_digest(&ref, latest, &tag) == 1 && tag && !strcmp(tag, "v1"),
+	   "the latest version is the last tagged");
+	set_versions_release(&v);
+	free(tag);
+
+	read_file("sets/demo/versions/v1.yaml", &sb, 0);
+	{
+		char *at = strstr(sb.buf, "rotate");
+		if (at)
+			at[0] = 'R';
+	}
+	write_text("sets/demo/versions/v1.yaml", sb.buf);
+	ok(set_open(&s, &ref, "demo@v1") < 0 &&
+	   strstr(test_captured(), "tampered or hand-edited frozen version "
+				   "'sets/demo/versions/v1.yaml': digest sha256:"),
+	   "a hand-edited frozen version is refused");
+
+	write_text("sets/demo/set.yaml", "questions:\n- {id: q-0002, text: a, relevant: [c]}\n"
+					 "- {id: q-0002, text: b, relevant: [c]}\n");
+	ok(set_open(&s, &ref, "demo") < 0 &&
+	   strstr(test_captured(), "sets/demo/set.yaml:3:3: duplicate question id 'q-0002'"),
+	   "set_open refuses a set that breaks a rule, at its place");
+	write_text("sets/demo/set.yaml", "questions:\n- {id: q-0002, text: a, relevant: [c]}\n");
+	is_int(set_id_floor(&ref), 3, "the floor counts ids of frozen versions");
+	ok(set_id_floor_write(&ref, 57) == 0 && set_id_floor(&ref) == 57,
+	   "the floor file is kept and read back");
+	ok(set_id_floor_write(&ref, 10) == 0 && set_id_floor(&ref) == 57,
+	   "the floor never goes down");
+	set_ref_release(&ref);
+	strbuf_release(&sb);
+	set_error_routine(NULL);
+	set_warning_routine(NULL);
+	if (chdir("/") == 0) {
+		char *cmd = xstrfmt("rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			test_diag("could not remove %s", dir);
+		free(cmd);
+	}
+}
+
+/* Freeze 'yaml' as version 'tag' (parent 'parent', may be NULL) of sets/demo. */
+static void freeze(const char *yaml, const char *tag, const char *parent, const char *when)
+{
+	struct set s = SET_INIT;
+	char digest[72], *file = xstrfmt("sets/demo/versions/%s.yaml", tag);
+
+	load_str(&s, yaml);
+	s.version = xstrdup(tag);
+	s.parent = xstrdup(parent);
+	s.tagged_at = xstrdup(when);
+	set_digest(&s, digest);
+	s.digest = xstrdup(digest);
+	if (set_save(&s, file) < 0)
+		test_diag("cannot write %s", file);
+	set_release(&s);
+	free(file);
+}
+
+static void test_version_order_and_reuse(void)
+{
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT, in = SET_INIT, wc = SET_INIT;
+	struct set_versions v = SET_VERSIONS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char tmpl[] = "/tmp/t-set-XXXXXX", *tag = NULL;
+	const char *dir = mkdtemp(tmpl);
+	const char *same_second = "2026-11-01T10:00:00Z";
+
+	if (!dir || chdir(dir) < 0) {
+		ok(0, "cannot make a scratch directory");
+		return;
+	}
+	test_capture_errors();
+	mkdir_p("sets/demo/versions");
+	write_text("sets/demo/set.yaml", "name: demo\nquestions:\n- {id: q-0005, text: new, relevant: [c]}\n");
+	freeze(rich, "v9", NULL, same_second);
+	freeze(rich, "v10", "v9", same_second);
+	ok(set_ref_resolve(&ref, "demo", true) == 0 && set_versions_list(&ref, &v) == 0 &&
+	   v.nr == 2 && !strcmp(v.items[0].tag, "v9") && !strcmp(v.items[1].tag, "v10"),
+	   "two tags of one second are ordered by their parent, not by name (v9 before v10)");
+	set_versions_release(&v);
+	ok(set_latest_load(&ref, &s, &tag) == 1 && tag && !strcmp(tag, "v10") && s.version &&
+	   !strcmp(s.version, "v10"), "so the latest version is v10");
+	set_release(&s);
+	free(tag);
+	tag = NULL;
+
+	/* a child tagged "before" its parent (clock skew): the chain still wins */
+	freeze(rich, "a-late", "v10", "2026-10-01T00:00:00Z");
+	ok(set_versions_list(&ref, &v) == 0 && v.nr == 3 && !strcmp(v.items[2].tag, "a-late"),
+	   "a version always comes after its parent, whatever its tagged_at");
+	set_versions_release(&v);
+	/* an unrelated root tagged later comes after the chain's earlier members */
+	freeze(rich, "b-root", NULL, "2026-11-02T00:00:00Z");
+	ok(set_versions_list(&ref, &v) == 0 && v.nr == 4 && !strcmp(v.items[0].tag, "v9") &&
+	   !strcmp(v.items[3].tag, "b-root"),
+	   "unrelated versions are ordered by tagged_at");
+	set_versions_release(&v);
+
+	/* the header is covered: a hand-edited note of a frozen file is tampering */
+	ok(set_open(&s, &ref, "demo@v10") == 0, "an untouched frozen version opens");
+	set_release(&s);
+	read_file("sets/demo/versions/v10.yaml", &sb, 0);
+	{
+		char *edited = replaced(sb.buf, "parent: v9\n", "parent: v9\nnote: edited later\n");
+		ok(edited != NULL, "test data: the frozen file records its parent");
+		if (edited)
+			write_text("sets/demo/versions/v10.yaml", edited);
+		free(edited);
+	}
+	ok(set_open(&s, &ref, "demo@v10") < 0 &&
+	   strstr(test_captured(), "tampered or hand-edited frozen version"),
+	   "adding a note to a frozen file is refused as tampering");
+	strbuf_reset(&sb);
+	read_file("sets/demo/versions/v9.yaml", &sb, 0);
+	{
+		char *edited = replaced(sb.buf, "description: questions about the docs",
+					"description: better words");
+		if (edited)
+			write_text("sets/demo/versions/v9.yaml", edited);
+		free(edited);
+	}
+	ok(set_open(&s, &ref, "demo@v9") < 0 &&
+	   strstr(test_captured(), "tampered or hand-edited frozen version"),
+	   "editing a frozen file's description is refused as tampering");
+
+	/* ids used before: by a frozen version, or below the recorded floor */
+	load_str(&wc, "questions:\n- {id: q-0005, text: new, relevant: [c]}\n");
+	load_str(&in, "questions:\n"
+		      "- {id: q-0002, text: another question, relevant: [c]}\n"
+		      "- {id: q-0001, text: How do I rotate an API key?, relevant: [c]}\n"
+		      "- {id: faq-1, text: free-form id, relevant: [c]}\n"
+		      "- {id: q-0005, text: in the working copy, relevant: [c]}\n");
+	is_int(set_refuse_reused_ids(&ref, &wc, &in), 1,
+	       "one id is refused: q-0002 held other text in a frozen version");
+	ok(strstr(test_captured(), "t.yaml:2:3: id 'q-0002' was used before (in versions/") != NULL,
+	   "the refusal names the place and the version file");
+	set_release(&in);
+	set_id_floor_write(&ref, 40);
+	load_str(&in, "questions:\n- {id: q-0040, text: t, relevant: [c]}\n"
+		      "- {id: q-0041, text: t, relevant: [c]}\n");
+	is_int(set_refuse_reused_ids(&ref, &wc, &in), 1,
+	       "an id at the floor recorded in .evalset/ids is refused, one above it is not");
+	ok(strstr(test_captured(), "id 'q-0040' may have been used before") != NULL,
+	   "and the message says why");
+	set_release(&in);
+	set_release(&wc);
+
+	set_ref_release(&ref);
+	strbuf_release(&sb);
+	set_error_routine(NULL);
+	set_warning_routine(NULL);
+	if (chdir("/") == 0) {
+		char *cmd = xstrfmt("rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			test_diag("could not remove %s", dir);
+		free(cmd);
+	}
+}
+
+int main(void)
+{
+	test_ids();
+	test_refs_and_versions();
+	test_version_order_and_reuse();
+	return test_done();
+}
