@@ -91,3 +91,10 @@ size_t utf8_floor(const char *s, size_t off)
 		off--;
 	return off;
 }
+
+size_t utf8_ceil(const char *s, size_t len, size_t off)
+{
+	while (off < len && is_cont((unsigned char)s[off]))
+		off++;
+	return off;
+}

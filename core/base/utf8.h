@@ -42,4 +42,8 @@ size_t utf8_prefix(const char *s, size_t len, size_t max_chars);
  * (the cut point for "at most 'off' bytes"); 'off' must be within 's'. */
 size_t utf8_floor(const char *s, size_t off);
 
+/* Return the smallest character boundary of the 'len' bytes of 's' at or
+ * after byte 'off' ('len' when there is none before the end). */
+size_t utf8_ceil(const char *s, size_t len, size_t off);
+
 #endif

@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/strbuf.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -324,11 +325,11 @@ static void mark_code_points(struct document *d)
 
 	d->nr_marks = d->len / DOC_CP_STEP + 1;
 	d->cp_marks = xcalloc(d->nr_marks, sizeof(*d->cp_marks));
-	for (size_t i = 0; i < d->len; i++) {
-		if (!(i % DOC_CP_STEP))
-			d->cp_marks[i / DOC_CP_STEP] = cp;
-		if (((unsigned char)d->text[i] & 0xc0) != 0x80)
-			cp++;
+	/* a mark every DOC_CP_STEP bytes, the last one at or before the end */
+	for (size_t i = 0; i <= d->len; i += DOC_CP_STEP) {
+		d->cp_marks[i / DOC_CP_STEP] = cp;
+		if (i < d->len)
+			cp += utf8_chars(d->text + i, d->len - i < DOC_CP_STEP ? d->len - i : DOC_CP_STEP);
 	}
 }
 
@@ -340,10 +341,7 @@ size_t document_cp(const struct document *d, size_t off)
 		off = d->len;
 	i = off / DOC_CP_STEP * DOC_CP_STEP;
 	cp = d->nr_marks ? d->cp_marks[off / DOC_CP_STEP] : 0;
-	for (; i < off; i++)
-		if (((unsigned char)d->text[i] & 0xc0) != 0x80)
-			cp++;
-	return cp;
+	return cp + utf8_chars(d->text + i, off - i);
 }
 
 size_t document_byte(const struct document *d, size_t cp)
@@ -360,14 +358,8 @@ size_t document_byte(const struct document *d, size_t cp)
 	}
 	i = lo * DOC_CP_STEP;
 	n = d->nr_marks ? d->cp_marks[lo] : 0;
-	for (; i < d->len; i++) {
-		if (((unsigned char)d->text[i] & 0xc0) != 0x80) {
-			if (n == cp)
-				return i;
-			n++;
-		}
-	}
-	return d->len;
+	/* cp >= n: the mark is at or before it */
+	return i + utf8_prefix(d->text + i, d->len - i, cp - n);
 }
 
 int document_load_buf(struct document *d, const char *buf, size_t len, enum doc_kind kind,

@@ -9,37 +9,12 @@
 #include "chunk/remap-internal.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
+#include "base/utf8.h"
 #include "base/util.h"
 #include "set/corpus.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- code points ---- */
-
-static size_t cp_count(const char *s, size_t bytes)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < bytes && s[i]; i++)
-		n += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return n;
-}
-
-/* Return the byte offset of code point 'cp' in 's' (its length when past the end). */
-static size_t cp_byte(const char *s, size_t cp)
-{
-	size_t i = 0, n = 0;
-
-	for (; s[i]; i++) {
-		if (((unsigned char)s[i] & 0xc0) != 0x80) {
-			if (n == cp)
-				return i;
-			n++;
-		}
-	}
-	return i;
-}
 
 /* ---- the new corpus by document ---- */
 
@@ -128,8 +103,8 @@ static int span_text(const struct remapper *r, const char *doc, long s, long e,
 			continue;
 		}
 		upto = best->end < e ? best->end : e;
-		a = cp_byte(best->text, (size_t)(pos - best->start));
-		b = cp_byte(best->text, (size_t)(upto - best->start));
+		a = utf8_prefix(best->text, strlen(best->text), (size_t)(pos - best->start));
+		b = utf8_prefix(best->text, strlen(best->text), (size_t)(upto - best->start));
 		strbuf_add(out, best->text + a, b - a);
 		pos = upto;
 	}
@@ -204,15 +179,6 @@ static void add_match(struct matches *m, size_t chunk, size_t a, size_t b, long 
 
 enum search_mode { SEARCH_EXACT, SEARCH_SPACE, SEARCH_FUZZY };
 
-/* Keep [a, b) on whole UTF-8 characters of 's'. */
-static void char_bounds(const char *s, size_t *a, size_t *b)
-{
-	while (*a > 0 && ((unsigned char)s[*a] & 0xc0) == 0x80)
-		(*a)--;
-	while (s[*b] && ((unsigned char)s[*b] & 0xc0) == 0x80)
-		(*b)++;
-}
-
 /* Add the best approximate match of 'q' (normalised) in 'h' (normalised
  * chunk text) within 'kmax' edits, Sellers' algorithm. */
 static void fuzzy_in(const struct norm *h, const struct norm *q, long kmax, size_t chunk,
@@ -252,7 +218,9 @@ static void fuzzy_in(const struct norm *h, const struct norm *q, long kmax, size
 	}
 	if (best <= kmax && best_b > best_a) {
 		size_t a = h->from[best_a], b = h->from[best_b - 1] + 1;
-		char_bounds(text, &a, &b);
+		/* on whole characters */
+		a = utf8_floor(text, a);
+		b = utf8_ceil(text, strlen(text), b);
 		add_match(out, chunk, a, b, best);
 	}
 	free(col);
@@ -321,7 +289,7 @@ static int search(const struct remapper *r, const char *key, const char *doc, lo
 		long best_rank = 0, best_d = 0;
 		for (size_t i = 0; i < m.nr; i++) {
 			const struct chunk *c = &r->new->chunks[m.items[i].chunk];
-			long at = remap_has_span(c) ? c->start + (long)cp_count(c->text, m.items[i].a) : 0;
+			long at = remap_has_span(c) ? c->start + (long)utf8_chars(c->text, m.items[i].a) : 0;
 			bool near_own = near >= 0 && doc && c->doc && !strcmp(c->doc, doc);
 			long rank = m.items[i].dist + (near_own ? 0 : 2);
 			long d = near_own ? labs(at - near) : 0;
@@ -335,8 +303,8 @@ static int search(const struct remapper *r, const char *key, const char *doc, lo
 			const struct chunk *c = &r->new->chunks[best->chunk];
 			p->doc = c->doc;
 			p->chunk = best->chunk;
-			p->start = remap_has_span(c) ? c->start + (long)cp_count(c->text, best->a) : -1;
-			p->end = remap_has_span(c) ? c->start + (long)cp_count(c->text, best->b) : -1;
+			p->start = remap_has_span(c) ? c->start + (long)utf8_chars(c->text, best->a) : -1;
+			p->end = remap_has_span(c) ? c->start + (long)utf8_chars(c->text, best->b) : -1;
 			p->quote = xstrndup(c->text + best->a, best->b - best->a);
 		}
 		rc = 0;
@@ -372,8 +340,8 @@ int remap_locate(const struct remapper *r, const struct evidence *e, const struc
 	/* the old text of the span, when the old chunk holds it */
 	if (oc && e->start >= 0 && remap_has_span(oc) && e->doc && !strcmp(oc->doc, e->doc) &&
 	    oc->start <= e->start && e->end <= oc->end) {
-		size_t a = cp_byte(oc->text, (size_t)(e->start - oc->start));
-		size_t b = cp_byte(oc->text, (size_t)(e->end - oc->start));
+		size_t a = utf8_prefix(oc->text, strlen(oc->text), (size_t)(e->start - oc->start));
+		size_t b = utf8_prefix(oc->text, strlen(oc->text), (size_t)(e->end - oc->start));
 		old_text = xstrndup(oc->text + a, b - a);
 	}
 	if (e->doc && e->start >= 0 && span_text(r, e->doc, e->start, e->end, &got) == 0) {
@@ -431,8 +399,8 @@ size_t remap_find_quote(const struct corpus *c, const char *quote, struct quote_
 		bool seen = false;
 
 		if (remap_has_span(ch)) {
-			h.start = ch->start + (long)cp_count(ch->text, m.items[i].a);
-			h.end = ch->start + (long)cp_count(ch->text, m.items[i].b);
+			h.start = ch->start + (long)utf8_chars(ch->text, m.items[i].a);
+			h.end = ch->start + (long)utf8_chars(ch->text, m.items[i].b);
 		}
 		for (size_t k = 0; k < found && k < max && !seen; k++)
 			seen = h.start >= 0 && hits[k].start == h.start && hits[k].doc &&
@@ -465,8 +433,8 @@ char *remap_quote_in_chunk(const struct chunk *ch, const char *quote, long *star
 	if (m.nr && m.items[0].b > m.items[0].a) {
 		found = xstrndup(ch->text + m.items[0].a, m.items[0].b - m.items[0].a);
 		if (remap_has_span(ch)) {
-			*start = ch->start + (long)cp_count(ch->text, m.items[0].a);
-			*end = ch->start + (long)cp_count(ch->text, m.items[0].b);
+			*start = ch->start + (long)utf8_chars(ch->text, m.items[0].a);
+			*end = ch->start + (long)utf8_chars(ch->text, m.items[0].b);
 		}
 	}
 	free(m.items);

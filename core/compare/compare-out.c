@@ -8,6 +8,7 @@
 #include "base/jsontree.h"
 #include "base/table.h"
 #include "base/termtext.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>

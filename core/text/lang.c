@@ -12,6 +12,7 @@
 #include "text/stopwords.h"
 #include "text/text.h"
 #include "base/strmap.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <ctype.h>
@@ -215,15 +216,12 @@ bool lang_is_stopword(const struct lang *l, const char *w, size_t len)
 void lang_evidence_add(struct lang_evidence *ev, const char *w, size_t len)
 {
 	enum text_script sc = text_script_of_word(w, len);
-	size_t chars = 0;
 	uint64_t mask;
 
 	ev->script[sc]++;
 	/* a one-letter word ("a", "e", "o", "y") is a stop word of too many
 	 * languages to tell them apart */
-	for (size_t i = 0; i < len && chars < 2; i++)
-		chars += ((unsigned char)w[i] & 0xC0) != 0x80;
-	if (chars < 2)
+	if (utf8_chars(w, len) < 2)
 		return;
 	for (mask = stop_mask(w, len); mask; mask &= mask - 1)
 		ev->hits[__builtin_ctzll(mask)]++;

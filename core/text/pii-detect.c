@@ -9,6 +9,7 @@
 #include "text/pii.h"
 #include "text/pii-internal.h"
 #include "text/text.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <arpa/inet.h>
@@ -127,11 +128,11 @@ static const char *const isbn_words[] = { "isbn", "isbn10", "isbn13", NULL };
  * (1 for an invalid byte, returned as -1). */
 static int32_t cp_at(const char *s, size_t len, size_t i, size_t *n)
 {
-	utf8proc_int32_t cp;
-	utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(len - i), &cp);
+	uint32_t cp;
+	size_t k = utf8_decode(s + i, len - i, &cp);
 
-	*n = k > 0 ? (size_t)k : 1;
-	return k > 0 ? cp : -1;
+	*n = k ? k : 1;
+	return k ? (int32_t)cp : -1;
 }
 
 /* True for a letter, mark or digit outside ASCII. */

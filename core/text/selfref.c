@@ -10,6 +10,7 @@
 #include "text/selfref.h"
 #include "text/stopwords.h"
 #include "text/text.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <pthread.h>
@@ -106,23 +107,21 @@ static bool spaced_word_char(utf8proc_int32_t cp)
 /* The code point that starts at 's' (max 'n' bytes), or -1. */
 static utf8proc_int32_t cp_at(const char *s, size_t n)
 {
-	utf8proc_int32_t cp;
+	uint32_t cp;
 
-	if (utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &cp) <= 0)
+	if (!n || !utf8_decode(s, n, &cp))
 		return -1;
-	return cp;
+	return (utf8proc_int32_t)cp;
 }
 
 /* The code point that ends just before 's + off', or -1. */
 static utf8proc_int32_t cp_before(const char *s, size_t off)
 {
-	size_t b = off;
+	size_t b;
 
 	if (!off)
 		return -1;
-	do
-		b--;
-	while (b && ((unsigned char)s[b] & 0xC0) == 0x80);
+	b = utf8_floor(s, off - 1);
 	return cp_at(s + b, off - b);
 }
 

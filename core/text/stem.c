@@ -5,6 +5,7 @@
  */
 #include "text/stem.h"
 #include "text/lang.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <libstemmer.h>
@@ -38,11 +39,7 @@ void stemmer_free(struct stemmer *st)
 /* Return true when the 'len' bytes at 'w' hold at least three characters. */
 static int long_enough(const char *w, size_t len)
 {
-	size_t chars = 0;
-
-	for (size_t i = 0; i < len && chars < 3; i++)
-		chars += ((unsigned char)w[i] & 0xC0) != 0x80;
-	return chars >= 3;
+	return utf8_chars(w, len) >= 3;
 }
 
 const char *stemmer_stem(struct stemmer *st, const char *w, size_t len, size_t *out_len)

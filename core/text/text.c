@@ -78,15 +78,25 @@ static inline unsigned cp_class(utf8proc_int32_t cp)
 	return class_of(cp);
 }
 
-/* Decode the code point at 'p' ('n' > 0 bytes left) into '*cp'; return its
- * length in bytes, or a value <= 0 for an invalid sequence. */
+/* Decode the code point at 'p' ('n' > 0 bytes left) into '*cp' through
+ * base/utf8; return its length in bytes, or -1 for an invalid sequence. */
+static inline utf8proc_ssize_t decode_cp(const char *p, size_t n, utf8proc_int32_t *cp)
+{
+	uint32_t c;
+	size_t k = utf8_decode(p, n, &c);
+
+	*cp = (utf8proc_int32_t)c;
+	return k ? (utf8proc_ssize_t)k : -1;
+}
+
+/* decode_cp, with ASCII taken without a call. */
 static inline utf8proc_ssize_t next_cp(const char *p, size_t n, utf8proc_int32_t *cp)
 {
 	if (!((unsigned char)*p & 0x80) && text_ascii_fast) {
 		*cp = (unsigned char)*p;
 		return 1;
 	}
-	return utf8proc_iterate((const utf8proc_uint8_t *)p, (utf8proc_ssize_t)n, cp);
+	return decode_cp(p, n, cp);
 }
 
 /* Return whether the 'len' bytes of 's' are all ASCII. */
@@ -107,8 +117,7 @@ static char *sanitize(const char *s, size_t len)
 
 	while (i < len) {
 		utf8proc_int32_t cp;
-		utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
-						      (utf8proc_ssize_t)(len - i), &cp);
+		utf8proc_ssize_t n = decode_cp(s + i, len - i, &cp);
 		if (n <= 0 || cp == 0) {
 			out[i++] = ' ';
 			continue;
@@ -214,8 +223,7 @@ enum text_script text_script_of_word(const char *w, size_t len)
 
 	while (i < len) {
 		utf8proc_int32_t cp;
-		utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)w + i,
-						      (utf8proc_ssize_t)(len - i), &cp);
+		utf8proc_ssize_t n = decode_cp(w + i, len - i, &cp);
 		enum text_script sc;
 
 		if (n <= 0)
@@ -311,8 +319,7 @@ static void emit_dict(struct walk *wk, const char *w, size_t len)
 	}
 	while (i < len) {
 		utf8proc_int32_t cp;
-		utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)w + i,
-						      (utf8proc_ssize_t)(len - i), &cp);
+		utf8proc_ssize_t n = decode_cp(w + i, len - i, &cp);
 		if (n <= 0)
 			goto whole;
 		if (cp >= 0x10000) {
@@ -346,7 +353,7 @@ static void emit_bigrams(struct walk *wk, const char *w, size_t len)
 {
 	size_t a = 0, b, c;
 	utf8proc_int32_t cp;
-	utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)w, (utf8proc_ssize_t)len, &cp);
+	utf8proc_ssize_t n = decode_cp(w, len, &cp);
 
 	b = n > 0 ? (size_t)n : 1;
 	if (b >= len) {
@@ -355,12 +362,11 @@ static void emit_bigrams(struct walk *wk, const char *w, size_t len)
 	}
 	/* a: start of the pair's first character, b: of its second, c: end */
 	while (b < len) {
-		n = utf8proc_iterate((const utf8proc_uint8_t *)w + b, (utf8proc_ssize_t)(len - b), &cp);
+		n = decode_cp(w + b, len - b, &cp);
 		c = b + (n > 0 ? (size_t)n : 1);
 		/* combining marks ride with the character before them */
 		while (c < len) {
-			utf8proc_ssize_t m = utf8proc_iterate((const utf8proc_uint8_t *)w + c,
-							      (utf8proc_ssize_t)(len - c), &cp);
+			utf8proc_ssize_t m = decode_cp(w + c, len - c, &cp);
 			if (m <= 0 || !is_mark(cp))
 				break;
 			c += (size_t)m;

@@ -8,6 +8,7 @@
 #include "test-lib.h"
 #include "base/fsutil.h"
 #include "base/strbuf.h"
+#include "base/utf8.h"
 #include "base/util.h"
 #include "chunk/chunker.h"
 #include "chunk/corpuslint.h"
@@ -242,6 +243,46 @@ static void test_sentences(void)
 	document_release(&d);
 }
 
+/* Code points and bytes convert both ways at every mark, the end included,
+ * whatever the length (a multiple of the mark step too). */
+static void test_code_points(void)
+{
+	static const size_t lens[] = { 1, DOC_CP_STEP - 1, DOC_CP_STEP, DOC_CP_STEP + 1, 2 * DOC_CP_STEP };
+
+	for (size_t k = 0; k < ARRAY_SIZE(lens); k++) {
+		struct document d = DOCUMENT_INIT;
+		struct strbuf sb = STRBUF_INIT;
+		size_t offs[] = { 0, 1, DOC_CP_STEP - 1, DOC_CP_STEP, DOC_CP_STEP + 1, 0, 0 };
+		bool same = true;
+
+		/* two-byte characters, after an 'a' when the length is odd */
+		if (lens[k] % 2)
+			strbuf_addch(&sb, 'a');
+		while (sb.len + 2 <= lens[k])
+			strbuf_addstr(&sb, "\xc3\xa9");
+		if (document_load_buf(&d, sb.buf, sb.len, DOC_TEXT, "cp.txt") < 0) {
+			ok(0, "a text of %zu bytes loads", sb.len);
+			strbuf_release(&sb);
+			continue;
+		}
+		offs[5] = d.len > 0 ? d.len - 1 : 0;
+		offs[6] = d.len;
+		for (size_t i = 0; i < ARRAY_SIZE(offs); i++) {
+			size_t off = utf8_floor(d.text, offs[i] < d.len ? offs[i] : d.len);
+			size_t cp = utf8_chars(d.text, off);
+			if (document_cp(&d, off) != cp || document_byte(&d, cp) != off) {
+				same = false;
+				test_diag("%zu bytes, offset %zu: cp %zu (want %zu), byte %zu", d.len, off,
+					  document_cp(&d, off), cp, document_byte(&d, cp));
+			}
+		}
+		ok(same, "%zu bytes: code points and bytes convert both ways, the end included", d.len);
+		is_int(document_byte(&d, utf8_chars(d.text, d.len) + 5), d.len, "past the end is the end");
+		document_release(&d);
+		strbuf_release(&sb);
+	}
+}
+
 static void test_refusals(void)
 {
 	struct document d = DOCUMENT_INIT;
@@ -294,6 +335,7 @@ int main(void)
 	test_html();
 	test_sentences();
 	test_refusals();
+	test_code_points();
 	test_markup_share();
 	return test_done();
 }

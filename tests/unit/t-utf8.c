@@ -44,6 +44,10 @@ static void test_boundaries(void)
 	is_int(utf8_floor(s, 1), 0, "a cut inside a character backs off to its start");
 	is_int(utf8_floor(s, 3), 3, "a cut at a boundary stays");
 	is_int(utf8_floor(s, 4), 3, "a cut inside the last character backs off");
+	is_int(utf8_ceil(s, 5, 1), 2, "an end inside a character moves on to its end");
+	is_int(utf8_ceil(s, 5, 3), 3, "an end at a boundary stays");
+	is_int(utf8_ceil(s, 5, 4), 5, "an end inside the last character moves to the end of the text");
+	is_int(utf8_ceil(s, 4, 4), 4, "never past 'len'");
 }
 
 static void test_json_styles(void)
