@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Write the man pages of evalset and of each of its commands in roff into
 # OUTDIR, from what the binary says (`evalset -h`, `evalset <cmd> -h`) and
-# from the opening comment of cmd/<cmd>.c. The pages are committed under
+# from docs/man/desc/<cmd>.txt, the text for users of what the command does
+# (paragraphs separated by blank lines; a command without one gets its
+# summary line and a warning). The pages are committed under
 # docs/man/man1/ and installed as they are, so a build never runs the binary
 # it built (cross-builds work); `tools/dev.sh man` runs this script, and the
 # test 'man-pages' fails when the committed pages no longer match.
@@ -100,12 +102,12 @@ page() { # page CMD|evalset: the page, on stdout
     printf '%s\n' "$help" | sed -n '1,/^$/p' | sed -e 's/^usage: //' -e 's/^   or: //' -e '/^$/d' | esc
     echo ".fi"
     echo ".SH DESCRIPTION"
-    # the opening comment of cmd/<cmd>.c says what the command does
-    file="$src/cmd/$cmd.c"
+    # docs/man/desc/<cmd>.txt says what the command does
+    file="$src/docs/man/desc/$cmd.txt"
     if [ -f "$file" ]; then
-      awk 'NR==1 && !/^\/\*/ {exit} NR>1 && /\*\// {exit} NR>1 {sub(/^ \* ?/, ""); print}' "$file" |
-        sed -e "s/^$cmd: //" | esc | sed 's/^$/.PP/'
+      esc < "$file" | sed 's/^$/.PP/'
     else
+      echo "mkman.sh: no $file: the page describes $cmd by its summary only" >&2
       printf '%s\n' "$summary" | esc
     fi
     echo ".SH OPTIONS"
