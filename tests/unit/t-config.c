@@ -155,12 +155,7 @@ int main(void)
 			if (chdir(cwd) != 0)
 				return 1;
 		}
-		{
-			char *cmd = xstrfmt("rm -rf '%s'", tmpl);
-			if (system(cmd) != 0)
-				test_diag("could not remove %s", tmpl);
-			free(cmd);
-		}
+		test_remove_tree(tmpl);
 		free(repo);
 		free(deep);
 		free(git);

@@ -260,11 +260,6 @@ int main(void)
 		free(dir);
 	}
 	set_release(&s);
-	{
-		char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
-		if (system(cmd) != 0)
-			test_diag("could not remove %s", tmpdir);
-		free(cmd);
-	}
+	test_remove_tree(tmpdir);
 	return test_done();
 }

@@ -598,20 +598,6 @@ static void test_sample(void)
 	   per[STRATUM_HEAD], per[STRATUM_TORSO], per[STRATUM_TAIL]);
 }
 
-static void cleanup(void)
-{
-	static const char *const names[] = {
-		"a.jsonl", "b.jsonl", "fold.jsonl", "many.jsonl", "nosignal.csv", "nosignal.jsonl",
-		"split.jsonl", "two.jsonl", "unlabelled.jsonl", "whole.jsonl"
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		char *p = path_join(tmpdir, names[i]);
-		unlink(p);
-		free(p);
-	}
-	rmdir(tmpdir);
-}
-
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -627,6 +613,6 @@ int main(void)
 	test_sketch();
 	test_dedup();
 	test_sample();
-	cleanup();
+	test_remove_tree(tmpdir);
 	return test_done();
 }

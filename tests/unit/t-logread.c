@@ -384,19 +384,6 @@ static void test_time_and_signals(void)
 	is_int(import_signal_kind("impression", 10), SIGNAL_OTHER, "an impression");
 }
 
-static void cleanup(void)
-{
-	static const char *const names[] = {
-		"a.csv", "a.jsonl", "b.tsv", "dotted.jsonl", "long.jsonl", "paths.jsonl", "z.log"
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		char *p = path_join(tmpdir, names[i]);
-		unlink(p);
-		free(p);
-	}
-	rmdir(tmpdir);
-}
-
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -411,6 +398,6 @@ int main(void)
 	test_time_and_signals();
 	test_dotted_keys_and_items();
 	test_format_time();
-	cleanup();
+	test_remove_tree(tmpdir);
 	return test_done();
 }

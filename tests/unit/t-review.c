@@ -245,11 +245,6 @@ int main(void)
 	}
 	test_set();
 	test_pool();
-	{
-		char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
-		if (system(cmd) != 0)
-			test_diag("cannot remove %s", tmpdir);
-		free(cmd);
-	}
+	test_remove_tree(tmpdir);
 	return test_done();
 }

@@ -370,12 +370,6 @@ int main(void)
 	test_scan();
 	test_parallel_halves();
 	test_results_roundtrip();
-	{
-		char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
-
-		if (system(cmd))
-			test_diag("could not remove %s", tmpdir);
-		free(cmd);
-	}
+	test_remove_tree(tmpdir);
 	return test_done();
 }

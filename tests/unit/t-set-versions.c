@@ -142,12 +142,8 @@ static void test_refs_and_versions(void)
 	strbuf_release(&sb);
 	set_error_routine(NULL);
 	set_warning_routine(NULL);
-	if (chdir("/") == 0) {
-		char *cmd = xstrfmt("rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			test_diag("could not remove %s", dir);
-		free(cmd);
-	}
+	if (chdir("/") == 0)
+		test_remove_tree(dir);
 }
 
 /* Freeze 'yaml' as version 'tag' (parent 'parent', may be NULL) of sets/demo. */
@@ -262,12 +258,8 @@ static void test_version_order_and_reuse(void)
 	strbuf_release(&sb);
 	set_error_routine(NULL);
 	set_warning_routine(NULL);
-	if (chdir("/") == 0) {
-		char *cmd = xstrfmt("rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			test_diag("could not remove %s", dir);
-		free(cmd);
-	}
+	if (chdir("/") == 0)
+		test_remove_tree(dir);
 }
 
 int main(void)

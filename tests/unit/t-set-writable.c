@@ -389,11 +389,6 @@ int main(void)
 		ok(check_one(&s, 100004, &sv, &rf) && rf == 3, "a provenance key given twice is refused by both");
 		set_release(&s);
 	}
-	{
-		char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
-		if (system(cmd) != 0)
-			test_diag("could not remove %s", tmpdir);
-		free(cmd);
-	}
+	test_remove_tree(tmpdir);
 	return test_done();
 }

@@ -6,11 +6,13 @@
 #include "base/fsutil.h"
 #include "base/strbuf.h"
 
+#include <ftw.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int count, failed;
 static struct strbuf captured = STRBUF_INIT;
@@ -129,4 +131,20 @@ char *test_write_file(const char *dir, const char *name, const char *content)
 		test_diag("cannot write %s", path);
 	free(parent);
 	return path;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) < 0)
+		test_diag("cannot remove %s", path);
+	return 0;
+}
+
+void test_remove_tree(const char *dir)
+{
+	/* depth first, links not followed: what a test wrote, and nothing else */
+	if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		test_diag("cannot remove %s", dir);
 }

@@ -24,6 +24,10 @@ int test_done(void);
  * directories) and return the path; caller frees. A failure is a diagnostic. */
 char *test_write_file(const char *dir, const char *name, const char *content);
 
+/* Remove the directory 'dir' and everything in it (links are removed, not
+ * followed). A failure is a diagnostic. */
+void test_remove_tree(const char *dir);
+
 /* Capture error()/warning() output of core/ into a buffer the test can inspect. */
 void test_capture_errors(void);
 /* Return everything captured since the last call and reset; valid until the next call. */
