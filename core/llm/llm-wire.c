@@ -179,6 +179,26 @@ static void system_text(const struct llm *l, const char *system, enum llm_mode m
 	}
 }
 
+/* Append the message {"role", "content"} to the array 'msgs'. */
+static void add_message(cJSON *msgs, const char *role, const char *content)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "role", role);
+	cJSON_AddStringToObject(m, "content", content);
+	cJSON_AddItemToArray(msgs, m);
+}
+
+/* Append the request body 'b' to 'out' on one line, and free it. */
+static void add_body(struct strbuf *out, cJSON *b)
+{
+	char *text = cJSON_PrintUnformatted(b);
+
+	strbuf_addstr(out, text);
+	free(text);
+	cJSON_Delete(b);
+}
+
 /*
  * The Messages API body: the system prompt as "system", structured output as
  * one tool named after the schema whose input_schema is the reply's schema,
@@ -189,21 +209,15 @@ static void anthropic_body(const struct llm *l, const char *system, const char *
 			   enum llm_mode mode, long max_tokens, struct strbuf *out)
 {
 	cJSON *b = cJSON_CreateObject();
-	cJSON *msgs, *m;
 	struct strbuf sys = STRBUF_INIT;
 	const char *tool = l->schema_name ? l->schema_name : "reply";
-	char *text;
 
 	system_text(l, system, mode, &sys);
 	cJSON_AddStringToObject(b, "model", l->model);
 	cJSON_AddNumberToObject(b, "max_tokens", (double)(max_tokens > 0 ? max_tokens : l->o.max_tokens));
 	if (sys.len)
 		cJSON_AddStringToObject(b, "system", sys.buf);
-	msgs = cJSON_AddArrayToObject(b, "messages");
-	m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "role", "user");
-	cJSON_AddStringToObject(m, "content", user);
-	cJSON_AddItemToArray(msgs, m);
+	add_message(cJSON_AddArrayToObject(b, "messages"), "user", user);
 	if (l->o.temperature >= 0)
 		cJSON_AddNumberToObject(b, "temperature", l->o.temperature);
 	if (mode == LLM_JSON_SCHEMA) {
@@ -217,19 +231,15 @@ static void anthropic_body(const struct llm *l, const char *system, const char *
 		cJSON_AddStringToObject(choice, "type", "tool");
 		cJSON_AddStringToObject(choice, "name", tool);
 	}
-	text = cJSON_PrintUnformatted(b);
-	strbuf_addstr(out, text);
-	free(text);
-	cJSON_Delete(b);
+	add_body(out, b);
 	strbuf_release(&sys);
 }
 
 void llm_request_body(const struct llm *l, const char *system, const char *user,
 		      enum llm_mode mode, long max_tokens, struct strbuf *out)
 {
-	cJSON *b, *msgs, *m;
+	cJSON *b, *msgs;
 	struct strbuf sys = STRBUF_INIT;
-	char *text;
 
 	if (l->o.provider == LLM_ANTHROPIC) {
 		anthropic_body(l, system, user, mode, max_tokens, out);
@@ -239,16 +249,9 @@ void llm_request_body(const struct llm *l, const char *system, const char *user,
 	system_text(l, system, mode, &sys);
 	cJSON_AddStringToObject(b, "model", l->model);
 	msgs = cJSON_AddArrayToObject(b, "messages");
-	if (sys.len) {
-		m = cJSON_CreateObject();
-		cJSON_AddStringToObject(m, "role", "system");
-		cJSON_AddStringToObject(m, "content", sys.buf);
-		cJSON_AddItemToArray(msgs, m);
-	}
-	m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "role", "user");
-	cJSON_AddStringToObject(m, "content", user);
-	cJSON_AddItemToArray(msgs, m);
+	if (sys.len)
+		add_message(msgs, "system", sys.buf);
+	add_message(msgs, "user", user);
 	if (l->o.temperature >= 0)
 		cJSON_AddNumberToObject(b, "temperature", l->o.temperature);
 	cJSON_AddNumberToObject(b, l->completion_tokens ? "max_completion_tokens" : "max_tokens",
@@ -267,10 +270,7 @@ void llm_request_body(const struct llm *l, const char *system, const char *user,
 		cJSON *rf = cJSON_AddObjectToObject(b, "response_format");
 		cJSON_AddStringToObject(rf, "type", "json_object");
 	}
-	text = cJSON_PrintUnformatted(b);
-	strbuf_addstr(out, text);
-	free(text);
-	cJSON_Delete(b);
+	add_body(out, b);
 	strbuf_release(&sys);
 }
 
