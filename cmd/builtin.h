@@ -28,6 +28,10 @@ int interrupted(void);
  * value prints the usage and exits 2. */
 void apply_lock_wait(const char *arg, const char *const *usage, const struct option *opts);
 
+struct table;
+/* Print 't' (base/table) on standard output and release it. */
+void print_table(struct table *t);
+
 int cmd_init(int argc, const char **argv);
 int cmd_add(int argc, const char **argv);
 int cmd_rm(int argc, const char **argv);

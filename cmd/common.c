@@ -1,10 +1,11 @@
 /*
- * common: what every subcommand shares: dying with an exit code and
- * noticing interrupts.
+ * common: what every subcommand shares: dying with an exit code,
+ * noticing interrupts, printing a table.
  */
 #include "builtin.h"
 #include "base/fsutil.h"
 #include "base/strbuf.h"
+#include "base/table.h"
 #include "base/util.h"
 
 #include <signal.h>
@@ -63,4 +64,14 @@ void apply_lock_wait(const char *arg, const char *const *usage, const struct opt
 		usage_with_options(usage, opts);
 	}
 	lock_set_wait(ms ? ms : 0);
+}
+
+void print_table(struct table *t)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	table_render(t, &out);
+	fputs(out.buf, stdout);
+	strbuf_release(&out);
+	table_release(t);
 }

@@ -21,6 +21,7 @@
 #include "score/results.h"
 #include "set/set.h"
 #include "base/util.h"
+#include "base/table.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -90,6 +91,7 @@ static bool use_color(void)
 int cmd_compare(int argc, const char **argv)
 {
 	const char *gate_file = NULL, *format = "text", *md_file = NULL, *junit_file = NULL;
+	enum table_format fmt;
 	const char *bcorpus = NULL, *ccorpus = NULL;
 	struct string_list measures = STRING_LIST_INIT;
 	struct string_list bfiles = STRING_LIST_INIT, cfiles = STRING_LIST_INIT;
@@ -157,8 +159,8 @@ int cmd_compare(int argc, const char **argv)
 	} else {
 		usage_with_options(compare_usage, opts);
 	}
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		die(EXIT_BAD_INPUT, "unknown format '%s' (text or json)", format);
+	if (table_format_parse(format, "text|json", &fmt) < 0)
+		exit(EXIT_BAD_INPUT);
 	if (k < 1 || k > 100000)
 		die(EXIT_BAD_INPUT, "--k must be between 1 and 100000, not '%ld'", k);
 	resample_opts_check(&ro, 1000000);
@@ -227,7 +229,7 @@ int cmd_compare(int argc, const char **argv)
 	view.show = show;
 	view.all_subsets = subsets;
 	view.all_measures = all_measures || measures.nr;
-	view.color = !strcmp(format, "text") && use_color();
+	view.color = fmt == TABLE_TEXT && use_color();
 
 	if (md_file) {
 		compare_render_markdown(&view, &out);
@@ -241,7 +243,7 @@ int cmd_compare(int argc, const char **argv)
 			goto out;
 		strbuf_reset(&out);
 	}
-	if (!strcmp(format, "json"))
+	if (fmt == TABLE_JSON)
 		compare_render_json(&view, &out);
 	else
 		compare_render_text(&view, &out);
@@ -252,7 +254,7 @@ int cmd_compare(int argc, const char **argv)
 		struct strbuf ann = STRBUF_INIT;
 
 		compare_render_annotations(&view, &ann);
-		if (!strcmp(format, "json"))
+		if (fmt == TABLE_JSON)
 			fputs(ann.buf, stderr);
 		else
 			strbuf_addstr(&out, ann.buf);

@@ -17,6 +17,7 @@
 #include "base/jsontree.h"
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "base/table.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ static void name_side(struct diff_side *side, const struct set_ref *ref)
 int cmd_diff(int argc, const char **argv)
 {
 	const char *format = "text";
+	enum table_format fmt;
 	int exit_code = 0;
 	struct option opts[] = {
 		OPT_STRING(0, "format", &format, "text|json", "output format (default text)"),
@@ -64,8 +66,8 @@ int cmd_diff(int argc, const char **argv)
 	argc = parse_options(argc, argv, opts, diff_usage);
 	if (argc < 1 || argc > 2)
 		usage_with_options(diff_usage, opts);
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		die(EXIT_BAD_INPUT, "unknown format '%s' (text or json)", format);
+	if (table_format_parse(format, "text|json", &fmt) < 0)
+		exit(EXIT_BAD_INPUT);
 
 	if (set_ref_resolve(&ra, argv[0], true) < 0)
 		die(EXIT_BAD_INPUT, "cannot read set '%s'", argv[0]);
@@ -93,7 +95,7 @@ int cmd_diff(int argc, const char **argv)
 	set_diff_compute(&a, &b, &d);
 	name_side(&d.from, &ra);
 	name_side(&d.to, &rb);
-	if (!strcmp(format, "json")) {
+	if (fmt == TABLE_JSON) {
 		json_add_tree(&out, set_diff_to_json(&d), true);
 	} else {
 		set_diff_format_text(&d, &out);

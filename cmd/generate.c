@@ -18,6 +18,7 @@
 #include "llm/prompt.h"
 #include "set/set.h"
 #include "text/lang.h"
+#include "base/table.h"
 #include "base/util.h"
 
 #include <limits.h>
@@ -102,29 +103,40 @@ static void print_realism(const char *from, struct gen_stats *st)
 	struct realism_side *sides[3] = { &st->real, &st->before, &st->after };
 	struct realism_gap gap[2];
 	char c[3][64];
+	struct table t;
 
 	if (!st->real.n)
 		return;
 	gap[0] = realism_compare(&st->before, &st->real);
 	gap[1] = realism_compare(&st->after, &st->real);
 	printf("realism gap: synthetic questions against %zu real queries (--style-from %s)\n", st->real.n, from);
-	printf("  %-26s %-22s %-22s %-22s\n", "", "real", "synthetic before", "synthetic new");
-	printf("  %-26s %-22zu %-22zu %-22zu\n", "questions", st->real.n, st->before.n, st->after.n);
+	table_init(&t, TABLE_TEXT);
+	t.indent = "  ";
+	t.sep = " ";
+	table_add_column(&t, "", 0, 26, 0);
+	table_add_column(&t, "real", 0, 22, 0);
+	table_add_column(&t, "synthetic before", 0, 22, 0);
+	table_add_column(&t, "synthetic new", 0, 22, 0);
+	table_add(&t, "questions");
 	for (int i = 0; i < 3; i++)
+		table_addf(&t, "%zu", sides[i]->n);
+	table_add(&t, "words, median (p25-p75)");
+	for (int i = 0; i < 3; i++) {
 		side_cell(c[i], sizeof(c[i]), sides[i]->len, sides[i]->n, "%.0f");
-	printf("  %-26s %-22s %-22s %-22s\n", "words, median (p25-p75)", c[0], c[1], c[2]);
-	for (int i = 0; i < 3; i++)
+		table_add(&t, c[i]);
+	}
+	table_add(&t, "overlap, median (p25-p75)");
+	for (int i = 0; i < 3; i++) {
 		side_cell(c[i], sizeof(c[i]), sides[i]->overlap, sides[i]->n, "%.2f");
-	printf("  %-26s %-22s %-22s %-22s\n", "overlap, median (p25-p75)", c[0], c[1], c[2]);
+		table_add(&t, c[i]);
+	}
 	for (int w = 0; w < QW_NR; w++) {
-		char label[40];
-		snprintf(label, sizeof(label), "first word '%s'", qword_name(w));
+		table_addf(&t, "first word '%s'", qword_name(w));
 		for (int i = 0; i < 3; i++)
 			if (sides[i]->n)
-				snprintf(c[i], sizeof(c[i]), "%.0f%%", 100.0 * (double)sides[i]->qword[w] / (double)sides[i]->n);
+				table_addf(&t, "%.0f%%", 100.0 * (double)sides[i]->qword[w] / (double)sides[i]->n);
 			else
-				snprintf(c[i], sizeof(c[i]), "-");
-		printf("  %-26s %-22s %-22s %-22s\n", label, c[0], c[1], c[2]);
+				table_add(&t, NULL);
 	}
 	for (int k = 0; k < 3; k++) {
 		const char *row = k == 0 ? "length vs real" : k == 1 ? "overlap vs real" : "first word vs real";
@@ -137,8 +149,12 @@ static void print_realism(const char *from, struct gen_stats *st)
 			else
 				stat_cell(c[i], sizeof(c[i]), "chi2", gap[i].qword.x2, gap[i].qword.p, n);
 		}
-		printf("  %-26s %-22s %-22s %-22s\n", row, "", c[0], c[1]);
+		table_add(&t, row);
+		table_add(&t, "");
+		table_add(&t, c[0]);
+		table_add(&t, c[1]);
 	}
+	print_table(&t);
 }
 
 static void print_summary(const char *set_file, const char *model, struct gen_stats *st, bool retry_failed,

@@ -26,6 +26,7 @@
 #include "pool/pool.h"
 #include "llm/prompt.h"
 #include "set/set.h"
+#include "base/table.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -76,27 +77,50 @@ static const char *kappa_text(double k, char *buf, size_t size)
 	return buf;
 }
 
+/* Start a table of 'n' judge grades by label: the judge's grades 0..n-1 as
+ * columns, or 0 and 'rest' when 'rest' is given (n 2). */
+static void confusion_init(struct table *t, int n, const char *rest)
+{
+	table_init(t, TABLE_TEXT);
+	t->sep = " ";
+	table_add_column(t, "", 0, 10, 0);
+	for (int j = 0; j < n; j++) {
+		char name[32];
+
+		if (rest && j)
+			snprintf(name, sizeof(name), "judge %s", rest);
+		else
+			snprintf(name, sizeof(name), "judge %d", j);
+		table_add_column(t, name, TABLE_RIGHT, 9, 0);
+	}
+}
+
 static void print_agreement(const struct agreement *a)
 {
 	long b[2][2];
 	char kb[64];
+	struct table t;
 
-	printf("\n%-10s", "");
-	for (int j = 0; j < AGREEMENT_LEVELS; j++)
-		printf(" %8s%d", "judge ", j);
-	printf("\n");
+	/* labels by row, the judge's grades by column */
+	confusion_init(&t, AGREEMENT_LEVELS, NULL);
 	for (int i = 0; i < AGREEMENT_LEVELS; i++) {
-		printf("label %-4d", i);
+		table_addf(&t, "label %d", i);
 		for (int j = 0; j < AGREEMENT_LEVELS; j++)
-			printf(" %9ld", a->table[i][j]);
-		printf("\n");
+			table_addf(&t, "%ld", a->table[i][j]);
 	}
+	printf("\n");
+	print_table(&t);
 	printf("kappa (4 levels): %s, observed agreement %.3f\n", kappa_text(agreement_kappa(a), kb, sizeof(kb)),
 	       observed_agreement(&a->table[0][0], AGREEMENT_LEVELS));
 	agreement_binary(a, 1, b);
-	printf("\n%-10s %9s %9s\n", "", "judge 0", "judge 1-3");
-	printf("%-10s %9ld %9ld\n", "label 0", b[0][0], b[0][1]);
-	printf("%-10s %9ld %9ld\n", "label 1-3", b[1][0], b[1][1]);
+	confusion_init(&t, 2, "1-3");
+	for (int i = 0; i < 2; i++) {
+		table_add(&t, i ? "label 1-3" : "label 0");
+		table_addf(&t, "%ld", b[i][0]);
+		table_addf(&t, "%ld", b[i][1]);
+	}
+	printf("\n");
+	print_table(&t);
 	printf("kappa (binary, relevant = grade >= 1): %s, observed agreement %.3f\n",
 	       kappa_text(agreement_kappa_binary(a, 1), kb, sizeof(kb)), observed_agreement(&b[0][0], 2));
 }

@@ -13,6 +13,7 @@
 #include "base/jsontree.h"
 #include "score/results.h"
 #include "set/set.h"
+#include "base/table.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -30,6 +31,17 @@ static const char *const power_usage[] = {
 };
 
 static const double gate_drops[] = { 0.01, 0.02, 0.03, 0.05, 0.10 };
+static const char *const gate_drop_names[] = { "1 pt", "2 pts", "3 pts", "5 pts", "10 pts" };
+
+/* Add the share of simulations in which the rule (or, with 'gate', the
+ * gate) fails, ± its standard error; no value when it was not simulated. */
+static void add_rate(struct table *t, const struct gate_power_cell *c, bool gate)
+{
+	if (isnan(c->rate))
+		table_add(t, NULL);
+	else
+		table_addf(t, "%.2f±%.2f", gate ? c->gate_rate : c->rate, gate ? c->gate_se : c->se);
+}
 
 /* Print the simulated power of every rule of 'gate' from the baseline 'path',
  * and the questions each rule needs (gate_rule_size) at each drop. */
@@ -46,6 +58,7 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 	struct gate_power_cell *cells = NULL;
 	struct gate_size *sizes = NULL;
 	const char **wanted = NULL;
+	struct table t;
 	int ret = EXIT_BAD_INPUT;
 
 	gate_init(&g);
@@ -120,34 +133,38 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 		       "the share in which the rule fails, then the gate (any rule), ± one standard error;\n"
 		       "then the questions the rule needs to fail 80%% of the time (see docs/compare.md)\n\n",
 		       gate_file, path, sims, churn);
-		printf("  %-44s %10s %10s %10s %10s %10s\n", "rule", "1 pt", "2 pts", "3 pts", "5 pts", "10 pts");
+		table_init(&t, TABLE_TEXT);
+		t.indent = "  ";
+		t.sep = " ";
+		table_add_column(&t, "rule", 0, 44, 0);
+		for (size_t k = 0; k < D; k++)
+			table_add_column(&t, gate_drop_names[k], TABLE_RIGHT, 10, 0);
+		table_add_column(&t, "", 0, 0, 0)->sep = "   ";
 		for (size_t r = 0; r < g.nr; r++) {
 			char *desc = gate_rule_describe(&g.rules[r]);
 			const struct gate_power_cell *c = &cells[r * D];
 			const struct gate_size *z = &sizes[r * D];
 
-			printf("  %-44s", desc);
+			/* three lines a rule: the rule fails, the gate fails, the questions needed */
+			table_add(&t, desc);
 			for (size_t k = 0; k < D; k++)
-				if (isnan(c[k].rate))
-					printf(" %10s", "-");
-				else
-					printf("  %.2f±%.2f", c[k].rate, c[k].se);
-			printf("\n  %-44s", "  the gate fails");
+				add_rate(&t, &c[k], false);
+			table_add(&t, "");
+			table_add(&t, "  the gate fails");
 			for (size_t k = 0; k < D; k++)
-				if (isnan(c[k].rate))
-					printf(" %10s", "-");
-				else
-					printf("  %.2f±%.2f", c[k].gate_rate, c[k].gate_se);
-			printf("\n  %-44s", g.rules[r].test == TEST_NONINF
-			       ? "  questions to pass at no drop, 80%" : "  questions for 80%");
+				add_rate(&t, &c[k], true);
+			table_add(&t, "");
+			table_add(&t, g.rules[r].test == TEST_NONINF
+				  ? "  questions to pass at no drop, 80%" : "  questions for 80%");
 			for (size_t k = 0; k < D; k++)
 				if (z[k].needed > 0)
-					printf(" %10ld", z[k].needed);
+					table_addf(&t, "%ld", z[k].needed);
 				else
-					printf(" %10s", "-");
-			printf("   (has %zu)\n", z[0].n);
+					table_add(&t, NULL);
+			table_addf(&t, "(has %zu)", z[0].n);
 			free(desc);
 		}
+		print_table(&t);
 	}
 	ret = EXIT_OK;
 out:
@@ -166,6 +183,7 @@ int cmd_power(int argc, const char **argv)
 	struct string_list measures = STRING_LIST_INIT;
 	double effect = 0.02;
 	const char *format = "text", *gate_file = NULL;
+	enum table_format fmt;
 	long sims = 200, perms = 1000, seed = 1;
 	double churn = 0.05;
 	int allow = 0;
@@ -189,6 +207,7 @@ int cmd_power(int argc, const char **argv)
 	struct power_estimate *pe = NULL;
 	const char **names = NULL;
 	size_t nr = 0;
+	struct table t;
 	bool two;
 	int ret = EXIT_BAD_INPUT;
 
@@ -197,8 +216,8 @@ int cmd_power(int argc, const char **argv)
 		usage_with_options(power_usage, opts);
 	if (!(effect > 0 && effect <= 1))
 		die(EXIT_BAD_INPUT, "--effect must be above 0 and at most 1, not '%g'", effect);
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		die(EXIT_BAD_INPUT, "unknown format '%s' (text or json)", format);
+	if (table_format_parse(format, "text|json", &fmt) < 0)
+		exit(EXIT_BAD_INPUT);
 	two = argc == 3;
 	results_init(&r[0]);
 	results_init(&r[1]);
@@ -210,7 +229,7 @@ int cmd_power(int argc, const char **argv)
 		goto out;
 	if (gate_file) {
 		ret = power_gate(&set, &ref, argv[0], argv[1], gate_file, sims, churn, perms, seed,
-				 !strcmp(format, "json"));
+				 fmt == TABLE_JSON);
 		goto out;
 	}
 	io.allow_set_change = allow;
@@ -238,7 +257,7 @@ int cmd_power(int argc, const char **argv)
 		if (power_estimate(&r[0], two ? &r[1] : NULL, names[i], effect, &pe[i]) < 0)
 			goto out;
 
-	if (!strcmp(format, "json")) {
+	if (fmt == TABLE_JSON) {
 		cJSON *root = cJSON_CreateObject(), *a;
 
 		cJSON_AddStringToObject(root, "set", argv[0]);
@@ -275,15 +294,26 @@ int cmd_power(int argc, const char **argv)
 			       " give two results for the measured spread of a real change)\n",
 			       argv[0], argv[1]);
 		printf("alpha 0.05 two-sided, power 0.8; MDE: smallest mean change detected 80%% of the time\n\n");
-		printf("  %-12s %6s %8s %8s  %s\n", "measure", "n", "sd", "MDE", "set size for --effect");
+		table_init(&t, TABLE_TEXT);
+		t.indent = "  ";
+		t.sep = " ";
+		table_add_column(&t, "measure", 0, 12, 0);
+		table_add_column(&t, "n", TABLE_RIGHT, 6, 0);
+		table_add_column(&t, "sd", TABLE_RIGHT, 8, 0);
+		table_add_column(&t, "MDE", TABLE_RIGHT, 8, 0);
+		table_add_column(&t, "set size for --effect", 0, 0, 0)->sep = "  ";
 		for (size_t i = 0; i < nr; i++) {
-			printf("  %-12s %6zu %8.4f %8.4f  ", names[i], pe[i].n, pe[i].sd, pe[i].mde);
+			table_add(&t, names[i]);
+			table_addf(&t, "%zu", pe[i].n);
+			table_addf(&t, "%.4f", pe[i].sd);
+			table_addf(&t, "%.4f", pe[i].mde);
 			if (pe[i].needed > 0)
-				printf("%ld questions to detect %g%s\n", pe[i].needed, effect,
-				       (size_t)pe[i].needed <= pe[i].n ? " (the set is large enough)" : "");
+				table_addf(&t, "%ld questions to detect %g%s", pe[i].needed, effect,
+					   (size_t)pe[i].needed <= pe[i].n ? " (the set is large enough)" : "");
 			else
-				printf("no spread: any change is a real one\n");
+				table_add(&t, "no spread: any change is a real one");
 		}
+		print_table(&t);
 	}
 	ret = EXIT_OK;
 out:

@@ -112,32 +112,52 @@ static void print_find_vs_rank(struct out_ctx *o, const struct results *r,
 	struct strbuf *sb = o->sb;
 	double n = (double)r->nr_answerable;
 	char a[16], b[16], c[16], depth[32];
+	struct table t;
 
 	if (r->depth > 0)
 		snprintf(depth, sizeof(depth), "%d", r->depth);
 	else
 		snprintf(depth, sizeof(depth), "the list depth");
+	table_init(&t, o->fmt);
 	if (o->fmt == TABLE_CSV) {
-		strbuf_addf(sb, "found@%d,%ld\nfound_low@%d-%s,%ld\nnot_found@%s,%ld\n",
-			    r->k, s->found_top_k, r->k + 1, depth, s->found_low, depth, s->not_found);
+		/* key,value lines: found@k, found_low@k+1-K, not_found@K */
+		t.header = false;
+		table_add_column(&t, "bucket", 0, 0, 0);
+		table_add_column(&t, "questions", TABLE_NUMBER, 0, 0);
+		table_addf(&t, "found@%d", r->k);
+		table_addf(&t, "%ld", s->found_top_k);
+		table_addf(&t, "found_low@%d-%s", r->k + 1, depth);
+		table_addf(&t, "%ld", s->found_low);
+		table_addf(&t, "not_found@%s", depth);
+		table_addf(&t, "%ld", s->not_found);
+		table_render(&t, sb);
+		table_release(&t);
 		return;
 	}
 	strbuf_addf(sb, "\n%sfind vs rank at k=%d, K=%s (answerable questions)%s\n",
 		    o->fmt == TABLE_MARKDOWN ? "**" : "", r->k, depth, o->fmt == TABLE_MARKDOWN ? "**\n" : "");
-	{
-		const char *bullet = o->fmt == TABLE_MARKDOWN ? "-" : " ";
-		char l1[96], l2[96], l3[96];
-
-		snprintf(l1, sizeof(l1), "found in the top %d", r->k);
-		snprintf(l2, sizeof(l2), "found only at ranks %d..%s", r->k + 1, depth);
-		snprintf(l3, sizeof(l3), "not found in the top %s", depth);
-		strbuf_addf(sb, "%s %-34s %5ld  %6s\n", bullet, l1, s->found_top_k,
-			    pct((double)s->found_top_k, n, a, sizeof(a)));
-		strbuf_addf(sb, "%s %-34s %5ld  %6s   found but ranked low: a ranking problem\n", bullet, l2,
-			    s->found_low, pct((double)s->found_low, n, b, sizeof(b)));
-		strbuf_addf(sb, "%s %-34s %5ld  %6s   not found: a chunking/embedding/recall problem\n",
-			    bullet, l3, s->not_found, pct((double)s->not_found, n, c, sizeof(c)));
-	}
+	/* text: indented rows without a header; Markdown: a pipe table */
+	t.header = o->fmt == TABLE_MARKDOWN;
+	t.indent = "  ";
+	t.sep = " ";
+	table_add_column(&t, "answerable questions", 0, 34, 0);
+	table_add_column(&t, "count", TABLE_RIGHT | TABLE_NUMBER, 5, 0);
+	table_add_column(&t, "share", TABLE_RIGHT, 6, 0)->sep = "  ";
+	table_add_column(&t, "what it means", TABLE_NOTE, 0, 0)->sep = "   ";
+	table_addf(&t, "found in the top %d", r->k);
+	table_addf(&t, "%ld", s->found_top_k);
+	table_add(&t, pct((double)s->found_top_k, n, a, sizeof(a)));
+	table_add(&t, "");
+	table_addf(&t, "found only at ranks %d..%s", r->k + 1, depth);
+	table_addf(&t, "%ld", s->found_low);
+	table_add(&t, pct((double)s->found_low, n, b, sizeof(b)));
+	table_add(&t, "found but ranked low: a ranking problem");
+	table_addf(&t, "not found in the top %s", depth);
+	table_addf(&t, "%ld", s->not_found);
+	table_add(&t, pct((double)s->not_found, n, c, sizeof(c)));
+	table_add(&t, "not found: a chunking/embedding/recall problem");
+	table_render(&t, sb);
+	table_release(&t);
 	strbuf_addf(sb, "%sdiagnosis: ", o->fmt == TABLE_MARKDOWN ? "\n" : "");
 	if (!s->found_low && !s->not_found)
 		strbuf_addf(sb, "every answerable question has a relevant chunk in the top %d\n", r->k);

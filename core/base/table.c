@@ -178,6 +178,8 @@ static void text_row(const struct table *t, const size_t *width, const char *con
 	} else {
 		last = t->nr_cols ? t->nr_cols - 1 : 0;
 	}
+	if (t->indent)
+		strbuf_addstr(out, t->indent);
 	for (size_t c = 0; c <= last && c < t->nr_cols; c++) {
 		const struct table_column *col = &t->cols[c];
 		size_t chars, len;

@@ -14,7 +14,8 @@
  *    separators, so no line ends in spaces. Control characters print as
  *    spaces, so a row stays one line; bidirectional and zero-width
  *    characters (here and in Markdown) as <U+XXXX>, so no cell reorders
- *    the line or passes for another.
+ *    the line or passes for another. An 'indent' goes before every line,
+ *    and a column may have its own separator before it.
  *  - TABLE_TEXT with 'pad' false: cells joined by the separator as they are
  *    (a tab-separated listing).
  *  - TABLE_CSV: RFC 4180; a cell holding a comma, quote or line break is
@@ -53,6 +54,7 @@ struct table_column {
 struct table {
 	enum table_format format;
 	const char *sep;   /* text: between columns, "  " by default */
+	const char *indent; /* text: before each line (NULL: none) */
 	bool pad;          /* text: align columns (true by default) */
 	bool header;       /* write the header row (true by default) */
 	struct table_column *cols;

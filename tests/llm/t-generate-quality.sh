@@ -316,7 +316,7 @@ is "$?" 0 "a live run with a persona and style examples" "$(cat err)"
 is "$(grep -c '^    persona: a sysadmin in a hurry' sets/demo/set.yaml)" 8 "each question records its persona"
 grep -q "^realism gap: synthetic questions against 4 real queries (--style-from origin=mined)" out
 ok $? "the summary shows the realism gap" "$(cat out)"
-grep -q "^  questions  *4  *0  *8 " out; ok $? "real, synthetic before and new side by side" "$(grep '^  questions' out)"
+grep -q "^  questions  *4  *0  *8$" out; ok $? "real, synthetic before and new side by side" "$(grep '^  questions' out)"
 grep -q "^  length vs real .*KS D" out; ok $? "with the two-sample statistic" "$(grep 'vs real' out)"
 stop_fake
 

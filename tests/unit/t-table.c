@@ -81,6 +81,21 @@ int main(void)
 	table_add(&t, "");
 	is_str(render(&t, &sb), "qid\tnote\nq-1\t\n", "unpadded: every cell, empty ones too");
 
+	table_init(&t, TABLE_TEXT);
+	t.indent = "  ";
+	t.sep = " ";
+	table_add_column(&t, "measure", 0, 8, 0);
+	table_add_column(&t, "n", TABLE_RIGHT, 4, 0);
+	table_add_column(&t, "note", 0, 0, 0)->sep = "   ";
+	table_add(&t, "R@5");
+	table_add(&t, "12");
+	table_add(&t, "small");
+	table_add(&t, "nDCG@10");
+	table_add(&t, "120");
+	table_add(&t, "");
+	is_str(render(&t, &sb), "  measure     n   note\n  R@5        12   small\n  nDCG@10   120\n",
+	       "text: an indent before each line, a column's own separator, minimum widths");
+
 	ok(table_format_parse("markdown", "table|json|csv|markdown", &f) == 0 && f == TABLE_MARKDOWN,
 	   "a listed format is parsed");
 	ok(table_format_parse("text", "table|json", &f) < 0, "a format the command does not list is refused");
