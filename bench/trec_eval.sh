@@ -17,9 +17,14 @@
 #   EVALSET  the binary (default: build/evalset)
 #   WORKDIR  where the generated runs are kept (default: /tmp/evalset-bench);
 #            about 1 GB, generated once
-# Prints one row per command: best-of-3 wall and CPU (user + system)
-# seconds, peak RSS, and the ratios that matter. trec_eval runs once per
-# file (5 s and 600 MB each). Not run by the test suite.
+# "evalset sorted 1 thread" is the sorted run read on one thread
+# (EVALSET_TREC_EVAL_THREADS=1); "evalset sorted" on two, as a plain grouped
+# run of 16 MiB or more is by default.
+#
+# Prints one row per command: the least wall and the least CPU (user +
+# system) seconds over ROUNDS interleaved rounds (default 3), the largest
+# peak RSS, and the ratios that matter. trec_eval runs once per file (5 s
+# and 600 MB each). Not run by the test suite.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 evalset=${1:-$here/build/evalset}
@@ -38,34 +43,56 @@ fi
 [ -s "$work/run.trec.gz" ] || gzip -c "$run" > "$work/run.trec.gz"
 measures=(-c)   # the default measures (official); -c as MS MARCO runs often miss queries
 
-usage_of() { # prints "wall cpu rss_kb" of one run of the command, through getrusage
-  python3 -c 'import resource, subprocess, sys, time
+usage_of() { # prints "wall cpu rss_kb" of one run of the command, through wait4
+  # posix_spawn, not subprocess: a fork of the Python interpreter would add
+  # about 0.05 s of CPU to every row (the floors most of all). The child
+  # starts in Python's memory, so a peak RSS under about 14 MB is Python's.
+  python3 -c 'import os, shutil, sys, time
+argv = sys.argv[1:]
+out = os.open(os.devnull, os.O_WRONLY)
 t = time.monotonic()
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+pid = os.posix_spawn(shutil.which(argv[0]) or argv[0], argv, os.environ,
+                     file_actions=[(os.POSIX_SPAWN_DUP2, out, 1)])
+_, status, r = os.wait4(pid, 0)
 w = time.monotonic() - t
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
+if status:
+    sys.exit("%s failed (status %d)" % (argv[0], status))
 print("%.3f %.3f %d" % (w, r.ru_utime + r.ru_stime, r.ru_maxrss))' "$@"
 }
-best() { # best [N] CMD...: the least CPU of N runs (default 3): "wall cpu rss_kb"
-  local n=3 best_line= best_cpu=
-  if [ "$1" = once ]; then n=1; shift; fi
-  for _ in $(seq "$n"); do
-    local line cpu
-    line=$(usage_of "$@")
-    cpu=$(echo "$line" | cut -d' ' -f2)
-    if [ -z "$best_cpu" ] || awk -v a="$cpu" -v b="$best_cpu" 'BEGIN { exit !(a < b) }'; then
-      best_cpu=$cpu; best_line=$line
-    fi
-  done
-  echo "$best_line"
+# The rows, measured in interleaved rounds (every row once per round, so
+# that a burst of load from the machine's other users hits every row alike);
+# each row keeps its least wall and least CPU over the rounds, and its
+# largest peak RSS.
+rounds=${ROUNDS:-3}
+names=() cmds=()
+add() { # add NAME CMD...: a row (its command as one shell-quoted string)
+  names+=("$1"); shift
+  cmds+=("$(printf '%q ' "$@")")
 }
 declare -A R
-row() { # row NAME [once] CMD...
-  local name=$1; shift
-  R[$name]=$(best "$@")
-  read -r w c m <<< "${R[$name]}"
-  printf '%-20s %8.3f %8.3f %9.1f\n' "$name" "$w" "$c" "$(awk -v m="$m" 'BEGIN { print m / 1024 }')"
+measure() { # measure [ROUNDS]: run the rows added so far
+  local n=${1:-$rounds}
+  for _ in $(seq "$n"); do
+    for i in "${!names[@]}"; do
+      local name=${names[$i]} line w c m
+      [ -n "${done_row[$name]:-}" ] && continue
+      line=$(eval "usage_of ${cmds[$i]}")
+      read -r w c m <<< "$line"
+      if [ -z "${R[$name]:-}" ]; then R[$name]=$line; continue; fi
+      read -r bw bc bm <<< "${R[$name]}"
+      R[$name]=$(awk -v w="$w" -v c="$c" -v m="$m" -v bw="$bw" -v bc="$bc" -v bm="$bm" \
+        'BEGIN { printf "%.3f %.3f %d", (w < bw ? w : bw), (c < bc ? c : bc), (m > bm ? m : bm) }')
+    done
+  done
+  for name in "${names[@]}"; do
+    [ -n "${done_row[$name]:-}" ] && continue
+    done_row[$name]=1
+    read -r w c m <<< "${R[$name]}"
+    printf '%-24s %8.3f %8.3f %9.1f\n' "$name" "$w" "$c" "$(awk -v m="$m" 'BEGIN { print m / 1024 }')"
+  done
 }
+declare -A done_row
+wall() { echo "${R[$1]}" | cut -d' ' -f1; }
 cpu() { echo "${R[$1]}" | cut -d' ' -f2; }
 rss() { echo "${R[$1]}" | cut -d' ' -f3; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
@@ -74,25 +101,34 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 cat "$work"/*.trec "$work/run.trec.gz" > /dev/null
 echo "$(wc -l < "$run") lines; load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo "command: $evalset trec-eval ${measures[*]} $qrels RUN"
-printf '%-20s %8s %8s %9s\n' what wall_s cpu_s peak_MB
-row "wc -l"              wc -l "$run"
-row "cat"                cat "$run"
-row "gzip -dc"           gzip -dc "$work/run.trec.gz"
-row "evalset sorted"     "$evalset" trec-eval "${measures[@]}" "$qrels" "$run"
-row "evalset shuffled"   "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/shuf.trec"
-row "evalset split"      "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/split.trec"
-row "evalset gzip"       "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/run.trec.gz"
+printf '%-24s %8s %8s %9s\n' what wall_s cpu_s peak_MB
+one=(env EVALSET_TREC_EVAL_THREADS=1 "$evalset")
+add "wc -l"                  wc -l "$run"
+add "cat"                    cat "$run"
+add "gzip -dc"               gzip -dc "$work/run.trec.gz"
+add "evalset sorted"         "$evalset" trec-eval "${measures[@]}" "$qrels" "$run"
+add "evalset sorted 1 thread" "${one[@]}" trec-eval "${measures[@]}" "$qrels" "$run"
+add "evalset shuffled"       "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/shuf.trec"
+add "evalset split"          "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/split.trec"
+add "evalset gzip"           "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/run.trec.gz"
+measure
 have_te=
 if command -v trec_eval > /dev/null; then
   have_te=1
-  row "trec_eval sorted"   once trec_eval "${measures[@]}" "$qrels" "$run"
-  row "trec_eval shuffled" once trec_eval "${measures[@]}" "$qrels" "$work/shuf.trec"
+  add "trec_eval sorted"     trec_eval "${measures[@]}" "$qrels" "$run"
+  add "trec_eval shuffled"   trec_eval "${measures[@]}" "$qrels" "$work/shuf.trec"
+  measure 1
 fi
 echo
-echo "CPU ratios: sorted / wc -l $(ratio "$(cpu "evalset sorted")" "$(cpu "wc -l")")x," \
-  "shuffled / sorted $(ratio "$(cpu "evalset shuffled")" "$(cpu "evalset sorted")")x," \
+echo "one thread: CPU sorted / wc -l $(ratio "$(cpu "evalset sorted 1 thread")" "$(cpu "wc -l")")x (goal <= 5)"
+echo "two threads: CPU sorted / wc -l $(ratio "$(cpu "evalset sorted")" "$(cpu "wc -l")")x," \
+  "wall sorted / wc -l $(ratio "$(wall "evalset sorted")" "$(wall "wc -l")")x," \
+  "wall two threads / one thread $(ratio "$(wall "evalset sorted")" "$(wall "evalset sorted 1 thread")")x"
+echo "CPU ratios: shuffled / sorted $(ratio "$(cpu "evalset shuffled")" "$(cpu "evalset sorted")")x," \
   "split / sorted $(ratio "$(cpu "evalset split")" "$(cpu "evalset sorted")")x," \
-  "gzip / gzip -dc $(ratio "$(cpu "evalset gzip")" "$(cpu "gzip -dc")")x"
+  "gzip / gzip -dc $(ratio "$(cpu "evalset gzip")" "$(cpu "gzip -dc")")x;" \
+  "wall: shuffled / sorted $(ratio "$(wall "evalset shuffled")" "$(wall "evalset sorted")")x," \
+  "split / sorted $(ratio "$(wall "evalset split")" "$(wall "evalset sorted")")x"
 if [ -n "$have_te" ]; then
   echo "against trec_eval: CPU sorted $(ratio "$(cpu "trec_eval sorted")" "$(cpu "evalset sorted")")x faster," \
     "shuffled $(ratio "$(cpu "trec_eval shuffled")" "$(cpu "evalset shuffled")")x faster;" \

@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const trec_eval_usage[] = {
@@ -43,6 +44,7 @@ int cmd_trec_eval(int argc, const char **argv)
 		OPT_BOOL('v', "version", &version, "print the trec_eval version this command follows"),
 		OPT_END(),
 	};
+	const char *threads = getenv("EVALSET_TREC_EVAL_THREADS");
 	struct te_options o;
 	struct qrels qr;
 	struct te_output out = { 0 };
@@ -79,6 +81,10 @@ int cmd_trec_eval(int argc, const char **argv)
 		      "unjudged documents as relevant below 0)", level);
 		goto out_measures;
 	}
+	if (threads && *threads && strcmp(threads, "1") && strcmp(threads, "2")) {
+		error("EVALSET_TREC_EVAL_THREADS='%.20s': the number of threads must be 1 or 2", threads);
+		goto out_measures;
+	}
 	if (max_docs < 0) {
 		error("-M %ld: the number of documents must be >= 0", max_docs);
 		goto out_measures;
@@ -91,6 +97,7 @@ int cmd_trec_eval(int argc, const char **argv)
 	o.rel_level = (int)level;
 	o.max_docs = max_docs;
 	o.num_docs = num_docs;
+	o.threads = threads && *threads ? atoi(threads) : 0;
 	for (size_t i = 0; i < measures.nr; i++)
 		if (te_select(&o.sel, measures.items[i]) < 0)
 			goto out_measures;

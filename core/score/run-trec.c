@@ -29,6 +29,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define SCAN_BLOCK (4u << 20)
 #define SCAN_SLACK 16           /* spare bytes after the data, for word-wide reads */
@@ -332,7 +335,7 @@ static inline bool same_bytes(const char *a, const char *b, size_t la, size_t lb
 	return la == 8 ? wa == wb : !((wa ^ wb) & ((1ULL << (8 * la)) - 1));
 }
 
-static int stream_line(struct scan *s, size_t line_start, const struct fields *f)
+static inline int stream_line(struct scan *s, size_t line_start, const struct fields *f)
 {
 	if (!s->nr || !same_bytes(f->qid, s->buf + s->group_start + s->qid_off, f->qid_len, s->qid_len)) {
 		/* a new question starts here: hand over the previous one */
@@ -375,6 +378,21 @@ static void collect_line(struct scan *s, const struct fields *f)
 	c->line = s->lineno;
 }
 
+/* Hand over the parsed line 'f', which starts at 'start' in the buffer. */
+static inline int take_line(struct scan *s, size_t start, const struct fields *f)
+{
+	s->tag_off = (size_t)(f->tag - s->buf);
+	s->tag_len = f->tag_len;
+	s->have_tag = true;
+	if (s->collect) {
+		collect_line(s, f);
+		return 0;
+	}
+	if (s->batches)
+		return batch_line(s, start, f);
+	return stream_line(s, start, f);
+}
+
 /* Process the complete line [start, nl) of the buffer. */
 static int scan_line(struct scan *s, size_t start, char *nl)
 {
@@ -392,17 +410,148 @@ static int scan_line(struct scan *s, size_t start, char *nl)
 		return r;
 	if (f.doc_len > UINT32_MAX / 2 || f.qid_len > UINT32_MAX / 2)
 		return error_at(s->path, s->lineno, 0, "field too long");
-	s->tag_off = (size_t)(f.tag - s->buf);
-	s->tag_len = f.tag_len;
-	s->have_tag = true;
-	if (s->collect) {
-		collect_line(s, &f);
-		return 0;
-	}
-	if (s->batches)
-		return batch_line(s, start, &f);
-	return stream_line(s, start, &f);
+	return take_line(s, start, &f);
 }
+
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * The fast path of the usual line: shorter than 64 bytes, fields separated
+ * by spaces or tabs, a plain decimal score. The 64 bytes from the line's
+ * start are classified 16 at a time (bytes up to 0x20, blanks, '\n', '.')
+ * into bit masks, and every field boundary comes out of the masks with no
+ * branch per byte or per field. Anything else (a longer line, another
+ * control byte, fewer than six fields, the first line with its possible
+ * byte order mark) is left to scan_line, which also reports what is wrong.
+ */
+/*
+ * The value of the 'n' digits (1 to 8) at 'p', or -1 when one is not a
+ * digit. Reads 8 bytes; those past the digits are shifted out unread.
+ */
+static inline int64_t digits8(const char *p, unsigned n)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	w = (w ^ 0x3030303030303030ULL) << (8 * (8 - n));
+	if (((w + 0x7676767676767676ULL) | w) & 0x8080808080808080ULL)
+		return -1;
+	w = w * 10 + (w >> 8);
+	w = (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+	     (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+	return (int64_t)w;
+}
+
+static const uint64_t pow10_u64[] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+};
+
+/*
+ * Parse the score in bytes [a, e) of the line at 'p' ('dot': its '.' bits)
+ * as run_parse_score does, for up to 8 digits on each side of the point:
+ * the same integer of digits and the same one correctly rounded division.
+ * Return false to leave it to run_parse_score.
+ */
+static inline bool score_fast(const char *p, unsigned a, unsigned e, uint64_t dot, double *out)
+{
+	bool neg = p[a] == '-';
+	uint64_t d, m;
+	unsigned ie, ni, nf;
+	int64_t iv, fv = 0;
+
+	a += neg;
+	d = dot & ((1ULL << e) - 1) & ~((1ULL << a) - 1);
+	ie = d ? (unsigned)__builtin_ctzll(d) : e;
+	ni = ie - a;
+	nf = d ? e - ie - 1 : 0;
+	if (!ni || ni > 8 || nf > 8 || (d && !nf))
+		return false;
+	if ((iv = digits8(p + a, ni)) < 0 || (nf && (fv = digits8(p + ie + 1, nf)) < 0))
+		return false;
+	m = (uint64_t)iv * pow10_u64[nf] + (uint64_t)fv;
+	if (m > ((uint64_t)1 << 53))
+		return false;
+	if (!m) {
+		*out = neg ? -0.0 : 0.0;
+		return true;
+	}
+	*out = (double)m / pow10_exact[nf];
+	if (neg)
+		*out = -*out;
+	return true;
+}
+
+/*
+ * Parse the line at s->pos, 64 readable bytes of data from there, by the
+ * fast path. Return false when the line is left to scan_line, untouched;
+ * else true, with s->pos past the line and '*ret' what scan_line would
+ * have returned.
+ */
+static bool scan_line_fast(struct scan *s, int *ret)
+{
+	char *p = s->buf + s->pos;
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
+		nlc = _mm_set1_epi8('\n'), dotc = _mm_set1_epi8('.');
+	uint64_t le = 0, bl = 0, nl = 0, dot = 0, in, text, st, en;
+	unsigned n, b[6], e[6];
+	struct fields f;
+
+	for (unsigned k = 0; k < 64 && !nl; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
+
+		le |= (uint64_t)(unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_max_epu8(x, sp), sp)) << k;
+		bl |= (uint64_t)(unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, tab))) << k;
+		nl = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, nlc)) << k;
+		dot |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, dotc)) << k;
+	}
+	if (!nl)
+		return false;
+	n = (unsigned)__builtin_ctzll(nl);
+	in = (1ULL << n) - 1;
+	/* a control byte other than a tab: the slow path knows */
+	if ((le & ~bl) & in)
+		return false;
+	text = ~le & in;
+	if (!text || p[__builtin_ctzll(text)] == '#') {
+		/* a blank or comment line */
+		s->lineno++;
+		s->pos += n + 1;
+		*ret = 0;
+		return true;
+	}
+	st = text & ~(text << 1);
+	en = text & ~(text >> 1);
+	for (int i = 0; i < 6; i++) {
+		if (!st)
+			return false;  /* fewer than six fields */
+		b[i] = (unsigned)__builtin_ctzll(st);
+		e[i] = (unsigned)__builtin_ctzll(en) + 1;
+		st &= st - 1;
+		en &= en - 1;
+	}
+	if (!score_fast(p, b[4], e[4], dot, &f.score) &&
+	    run_parse_score(p + b[4], e[4] - b[4], &f.score) < 0)
+		return false;
+	f.qid = p + b[0];
+	f.qid_len = e[0] - b[0];
+	f.doc = p + b[2];
+	f.doc_len = e[2] - b[2];
+	f.tag = p + b[5];
+	f.tag_len = e[5] - b[5];
+	p[e[0]] = '\0';
+	p[e[2]] = '\0';
+	s->lineno++;
+	{
+		size_t start = s->pos;
+
+		s->pos += n + 1;
+		*ret = take_line(s, start, &f);
+		return true;
+	}
+}
+#define HAVE_SCAN_FAST 1
+#endif
 
 /* Hand the collected lines over question by question, in order of first appearance. */
 static int emit_collected(struct scan *s)
@@ -494,9 +643,18 @@ static int scan_run(struct scan *s)
 		char *nl;
 		int r;
 
-		while ((nl = memchr(s->buf + s->pos, '\n', s->len - s->pos))) {
+		for (;;) {
 			size_t start = s->pos;
 
+#ifdef HAVE_SCAN_FAST
+			if (s->lineno && s->len - start >= 64 && scan_line_fast(s, &r)) {
+				if (r)
+					return r;
+				continue;
+			}
+#endif
+			if (!(nl = memchr(s->buf + start, '\n', s->len - start)))
+				break;
 			s->pos = (size_t)(nl - s->buf) + 1;
 			if ((r = scan_line(s, start, nl)))
 				return r;

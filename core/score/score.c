@@ -6,8 +6,10 @@
  * documents and counting, for every other line, the first judged document
  * it outranks gives every judged rank in O(n log m). Ties follow trec_eval:
  * equal scores are ordered by docid descending in strcmp order. A docid
- * listed twice is found with a small open-addressing table of 8-byte slots
- * (hash tag, line), cleared per question.
+ * listed twice is found with a small open-addressing table of 8-byte keys
+ * (see doc_key), cleared per question; the same key, hashed once, picks
+ * the line's bit in a filter of the question's judged docids, so that only
+ * the few lines whose bit is set look their docid up in the qrels.
  */
 #include "score/score.h"
 
@@ -28,11 +30,6 @@ struct jdoc {
 	uint32_t line;  /* index in the group */
 };
 
-struct dup_slot {
-	uint32_t tag;   /* high bits of the id's hash */
-	uint32_t line;  /* index in the group + 1; 0: empty */
-};
-
 void hit_ctx_init(struct hit_ctx *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -43,7 +40,9 @@ void hit_ctx_release(struct hit_ctx *c)
 	free(c->hits);
 	free(c->j);
 	free(c->before);
-	free(c->slots);
+	free(c->keys);
+	free(c->key_lines);
+	free(c->filter);
 	free(c->is_judged);
 	free(c->order);
 	memset(c, 0, sizeof(*c));
@@ -54,44 +53,107 @@ static void reserve_hits(struct hit_ctx *c, size_t n)
 	ALLOC_GROW(c->hits, n + 1, c->alloc_hits);
 }
 
+#define KEY_MUL 0x9E3779B97F4A7C15ULL
+
 /*
- * Prepare the duplicate table for 'n' ids: 8-byte slots, cleared per
- * question, so the table of a 1,000-document question stays in L1 cache.
+ * The key of a docid of 'len' bytes at 's' (7 more readable bytes follow
+ * when 'padded'): a docid of 1 to 7 bytes is its own key, its bytes with
+ * its length in the top byte; any other is keyed by its hash with the top
+ * bit set. Multiplied by KEY_MUL, its top bits pick a slot of the duplicate
+ * table and a bit of the judged filter, and 32 of its middle bits are its
+ * tag in the table (equal tags are checked by comparing the docids).
+ */
+static inline uint64_t doc_key(const char *s, size_t len, bool padded)
+{
+	uint64_t w = 0;
+
+	if (len - 1 >= 7)
+		return (padded ? qrels_hash_padded(s, len) : qrels_hash(s, len)) | 1ULL << 63;
+	if (padded) {
+		memcpy(&w, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
+		w &= (1ULL << (8 * len)) - 1;
+	} else {
+		for (size_t i = 0; i < len; i++)
+			w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	}
+	return w | (uint64_t)len << 56;
+}
+
+/*
+ * Prepare the duplicate table for 'n' ids: 4-byte tags (and their lines
+ * apart), cleared per question, so the table of a 1,000-document question
+ * takes 8 KB of cache.
  */
 static void dup_reset(struct hit_ctx *c, size_t n)
 {
 	size_t cap = 64;
+	int bits = 6;
 
-	while (cap < 2 * n)
+	while (cap < 2 * n) {
 		cap *= 2;
+		bits++;
+	}
 	if (cap > c->alloc_slots) {
-		free(c->slots);
-		c->slots = xmalloc(cap * sizeof(*c->slots));
+		free(c->keys);
+		free(c->key_lines);
+		c->keys = xmalloc(cap * sizeof(*c->keys));
+		c->key_lines = xmalloc(cap * sizeof(*c->key_lines));
 		c->alloc_slots = cap;
 	}
 	c->cap = cap;
-	memset(c->slots, 0, cap * sizeof(*c->slots));
+	c->shift = 64 - bits;
+	memset(c->keys, 0, cap * sizeof(*c->keys));
 }
 
-/* Record line 'i' of 'g' with hash 'h'; return the index of an earlier equal docid, or -1. */
-static long dup_insert(struct hit_ctx *c, const struct trec_group *g, uint32_t i, uint64_t h)
+/*
+ * Record line 'i' of 'g', its key multiplied by KEY_MUL in 'mixed'; return
+ * the index of an earlier equal docid, or -1.
+ */
+static inline long dup_insert(struct hit_ctx *c, const struct trec_group *g, uint32_t i,
+			      uint64_t mixed)
 {
-	size_t mask = c->cap - 1, s = h & mask;
-	uint32_t tag = (uint32_t)(h >> 32);
-	const struct trec_line *l = &g->lines[i];
+	size_t mask = c->cap - 1, s = (size_t)(mixed >> c->shift);
+	uint32_t tag = (uint32_t)(mixed >> 24) | 1;
 
-	while (c->slots[s].line) {
-		if (c->slots[s].tag == tag) {
-			const struct trec_line *o = &g->lines[c->slots[s].line - 1];
+	while (c->keys[s]) {
+		if (c->keys[s] == tag) {
+			const struct trec_line *o = &g->lines[c->key_lines[s]], *l = &g->lines[i];
 
 			if (o->len == l->len && !memcmp(o->doc, l->doc, l->len))
-				return c->slots[s].line - 1;
+				return c->key_lines[s];
 		}
 		s = (s + 1) & mask;
 	}
-	c->slots[s].tag = tag;
-	c->slots[s].line = i + 1;
+	c->keys[s] = tag;
+	c->key_lines[s] = i;
 	return -1;
+}
+
+/*
+ * Set the filter of the judged docids of 'qq' (NULL: none): about 8 bits a
+ * judgment, at least 64; return the shift that picks a key's bit from its
+ * mixed key.
+ */
+static int filter_reset(struct hit_ctx *c, const struct qrels_query *qq)
+{
+	size_t nr = qq ? qq->nr : 0, words = 1;
+	int bits = 6;
+
+	while (words * 64 < 8 * nr) {
+		words *= 2;
+		bits++;
+	}
+	ALLOC_GROW(c->filter, words, c->alloc_filter);
+	memset(c->filter, 0, words * sizeof(*c->filter));
+	for (size_t k = 0; k < nr; k++) {
+		uint64_t b = (doc_key(qq->j[k].doc, qq->j[k].len, false) * KEY_MUL) >> (64 - bits);
+
+		c->filter[b >> 6] |= 1ULL << (b & 63);
+	}
+	return 64 - bits;
 }
 
 static int dup_error(const char *path, const struct trec_group *g, long a, long b)
@@ -152,13 +214,12 @@ static int hits_sorted(struct hit_ctx *c, struct trec_group *g, const struct qre
 	for (size_t i = 0; i < keep; i++) {
 		const struct trec_line *l = c->order[i];
 		uint32_t idx = (uint32_t)(l - g->lines);
-		uint64_t h = qrels_hash(l->doc, l->len);
-		long d = dup_insert(c, g, idx, h);
+		long d = dup_insert(c, g, idx, doc_key(l->doc, l->len, g->padded) * KEY_MUL);
 		int rel;
 
 		if (d >= 0)
 			return dup_error(path, g, d, idx);
-		rel = judged_rel(qq, l->doc, l->len, h);
+		rel = judged_rel(qq, l->doc, l->len, qrels_hash(l->doc, l->len));
 		if (judged_only && rel < 0)
 			continue;
 		pos++;
@@ -179,20 +240,25 @@ int hits_from_group(struct hit_ctx *c, struct trec_group *g, const struct qrels_
 		    bool judged_only, long max_docs, const char *path, struct query_eval *e)
 {
 	size_t n = g->nr, m = 0, nh = 0;
+	int fshift;
 
 	if (max_docs > 0 && (size_t)max_docs < n)
 		return hits_sorted(c, g, qq, judged_only, max_docs, path, e);
 	dup_reset(c, n);
+	fshift = filter_reset(c, qq);
 	ALLOC_GROW(c->is_judged, n, c->alloc_flags);
 	for (size_t i = 0; i < n; i++) {
 		const struct trec_line *l = &g->lines[i];
-		uint64_t h = g->padded ? qrels_hash_padded(l->doc, l->len) : qrels_hash(l->doc, l->len);
-		long d = dup_insert(c, g, (uint32_t)i, h);
-		int rel;
+		uint64_t mixed = doc_key(l->doc, l->len, g->padded) * KEY_MUL, b;
+		long d = dup_insert(c, g, (uint32_t)i, mixed);
+		int rel = REL_NONPOOL;
 
 		if (d >= 0)
 			return dup_error(path, g, d, (long)i);
-		rel = qq && qq->nr ? judged_rel(qq, l->doc, l->len, h) : REL_NONPOOL;
+		b = mixed >> fshift;
+		if (c->filter[b >> 6] & (1ULL << (b & 63)))
+			rel = judged_rel(qq, l->doc, l->len, g->padded ? qrels_hash_padded(l->doc, l->len)
+								     : qrels_hash(l->doc, l->len));
 		c->is_judged[i] = rel != REL_NONPOOL;
 		if (rel == REL_NONPOOL)
 			continue;

@@ -47,8 +47,12 @@ struct hit_ctx {
 	size_t alloc_j;
 	long *before;
 	size_t alloc_before;
-	struct dup_slot *slots;    /* duplicate detection table */
+	uint32_t *keys;            /* duplicate detection table: docid tags, 0 empty */
+	uint32_t *key_lines;       /* ... and the line of each */
 	size_t cap, alloc_slots;
+	int shift;                 /* 64 - log2(cap) */
+	uint64_t *filter;          /* a bit per judged docid's key, so that most lines skip the lookup */
+	size_t alloc_filter;
 	unsigned char *is_judged;
 	size_t alloc_flags;
 	struct trec_line **order;  /* sort path */

@@ -303,9 +303,10 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 	 */
 	st.pieces = o->max_docs == LONG_MAX;
 	{
-		off_t size, split = run_trec_split(run_path, &size);
+		off_t size = 0, split = o->threads == 1 ? 0 : run_trec_split(run_path, &size);
 
 		ret = split > 0 ? evaluate_halves(&st, split, size, &runid) : 1;
+		out->threads = split > 0 && !ret ? 2 : 1;
 	}
 	if (ret == 1) {
 		drop_rows(out);

@@ -7,6 +7,7 @@
 #include "score/results.h"
 #include "score/treceval.h"
 #include "score/run.h"
+#include "base/strbuf.h"
 #include "base/util.h"
 
 #include <limits.h>
@@ -223,6 +224,129 @@ static void test_scan(void)
 	free(path);
 }
 
+/* What the lines of a run look like to the scanner, one question per line. */
+struct seen_lines {
+	size_t n;
+	char qid[400][80], doc[400][128];
+	double score[400];
+	long line[400];
+};
+
+static int note_line(struct trec_group *g, void *data)
+{
+	struct seen_lines *sl = data;
+
+	if (sl->n < 400 && g->nr == 1) {
+		snprintf(sl->qid[sl->n], sizeof(sl->qid[0]), "%s", g->qid);
+		snprintf(sl->doc[sl->n], sizeof(sl->doc[0]), "%s", g->lines[0].doc);
+		sl->score[sl->n] = g->lines[0].score;
+		sl->line[sl->n] = g->lines[0].line;
+	}
+	sl->n++;
+	return 0;
+}
+
+/*
+ * Lines of every shape, each in the middle of a file (where the scanner's
+ * fast path reads 64 bytes at once): blanks of every kind and length, a
+ * control byte inside a docid, CRLF, comments, blank lines, lines longer
+ * than 64 bytes, scores in every notation. Each must read as its fields say.
+ */
+static void test_scan_shapes(void)
+{
+	static const char *const seps[] = { " ", "\t", "  ", " \t ", "\v", "\f", "\r" };
+	static const char *const scores[] = {
+		"27.088610", "5", "-3.25", "+1.5", "007.50", "1e3", "2.5E-2", "0.000001",
+		"12345678.87654321", "123456789.5", "1.123456789", "-0", "0.0", "99999999",
+		"3.", ".75", "18014398509481985.5", "4503599627370497.25",
+	};
+	struct seen_lines *sl = xcalloc(1, sizeof(*sl));
+	struct strbuf sb = STRBUF_INIT, want_doc[300];
+	double want_score[300];
+	long want_line[300], lineno = 0;
+	size_t nr = 0;
+	bool same = true;
+	char *path;
+
+	srand(7);
+	for (int i = 0; i < 300; i++) {
+		const char *sep = seps[rand() % ARRAY_SIZE(seps)], *sc = scores[rand() % ARRAY_SIZE(scores)];
+		int shape = rand() % 10;
+
+		if (shape == 0) {
+			strbuf_addf(&sb, "# comment %d\n", i);
+			lineno++;
+			continue;
+		}
+		if (shape == 1) {
+			strbuf_addstr(&sb, i % 2 ? "\n" : " \t \n");
+			lineno++;
+			continue;
+		}
+		strbuf_init(&want_doc[nr], 0);
+		if (shape == 2)
+			strbuf_addf(&want_doc[nr], "d\001%d", i);      /* a control byte is part of the docid */
+		else if (shape == 3)
+			strbuf_addf(&want_doc[nr], "doc-%d-with-a-rather-long-name-%0*d", i, 20 + i % 30, 0);
+		else
+			strbuf_addf(&want_doc[nr], "%d", 7000000 + i * 7919 % 1000000);
+		want_score[nr] = strtod(sc, NULL);
+		want_line[nr] = ++lineno;
+		strbuf_addf(&sb, "%sq%03d%sQ0%s%s%s%d%s%s%stag%d%s%s\n", shape == 4 ? " " : "", i, sep,
+			    sep, want_doc[nr].buf, sep, i, sep, sc, sep, i, shape == 5 ? " extra" : "",
+			    shape == 6 ? "\r" : "");
+		nr++;
+	}
+	path = write_tmp("shapes.trec", sb.buf, sb.len);
+	ok(!run_trec_scan(path, false, note_line, sl, NULL), "lines of every shape are read");
+	is_int((long)sl->n, (long)nr, "... one question a line");
+	for (size_t i = 0; i < nr && i < sl->n && same; i++) {
+		char qid[16];
+
+		snprintf(qid, sizeof(qid), "q%03ld", strtol(sl->qid[i] + 1, NULL, 10));
+		if (strcmp(sl->doc[i], want_doc[i].buf) || sl->score[i] != want_score[i] ||
+		    sl->line[i] != want_line[i] || strcmp(sl->qid[i], qid)) {
+			test_diag("line %ld: read qid '%s' doc '%s' score %.17g line %ld; want doc '%s' score %.17g line %ld",
+				  want_line[i], sl->qid[i], sl->doc[i], sl->score[i], sl->line[i],
+				  want_doc[i].buf, want_score[i], want_line[i]);
+			same = false;
+		}
+	}
+	ok(same, "... each with its qid, docid, exact score and line number");
+	for (size_t i = 0; i < nr; i++)
+		strbuf_release(&want_doc[i]);
+	free(path);
+
+	/* errors in the middle of a file name their line */
+	test_capture_errors();
+	strbuf_reset(&sb);
+	for (int i = 0; i < 50; i++)
+		strbuf_addf(&sb, "q%d Q0 doc%d %d %d.5 run\n", i, i, i + 1, 100 - i);
+	strbuf_addstr(&sb, "q50 Q0 doc50 51 49.5\n");
+	for (int i = 0; i < 5; i++)
+		strbuf_addf(&sb, "q%d Q0 doc%d %d %d.5 run\n", 60 + i, i, i + 1, 40 - i);
+	path = write_tmp("five.trec", sb.buf, sb.len);
+	memset(sl, 0, sizeof(*sl));
+	ok(run_trec_scan(path, false, note_line, sl, NULL) < 0, "a line of five fields mid-file is refused");
+	ok(strstr(test_captured(), "five.trec:51: expected 6 fields") != NULL, "... at its line");
+	free(path);
+	strbuf_reset(&sb);
+	for (int i = 0; i < 50; i++)
+		strbuf_addf(&sb, "q%d Q0 doc%d %d %d.5 run\n", i, i, i + 1, 100 - i);
+	strbuf_addstr(&sb, "q50 Q0 doc50 51 4.5.1 run\nq51 Q0 doc51 52 1e999 run\n");
+	for (int i = 0; i < 5; i++)
+		strbuf_addf(&sb, "q%d Q0 doc%d %d %d.5 run\n", 60 + i, i, i + 1, 40 - i);
+	path = write_tmp("score.trec", sb.buf, sb.len);
+	memset(sl, 0, sizeof(*sl));
+	ok(run_trec_scan(path, false, note_line, sl, NULL) < 0, "a score with two points mid-file is refused");
+	ok(strstr(test_captured(), "score.trec:51: score '4.5.1' is not a finite number") != NULL,
+	   "... at its line");
+	test_captured();
+	free(path);
+	strbuf_release(&sb);
+	free(sl);
+}
+
 /* Write a run of 'nq' questions x 'nd' documents; 'order' 1 interleaves questions. */
 static char *write_big_run(const char *name, int nq, int nd, int order, long bad_line)
 {
@@ -275,8 +399,11 @@ static void test_parallel_halves(void)
 	o.max_docs = LONG_MAX;
 	o.no_summary = false;
 	o.num_docs = 0;
+	o.threads = 0;
 	ok(!te_evaluate(&qr, sorted, &o, &a), "the halves are evaluated");
+	is_int(a.threads, 2, "... on two threads");
 	ok(!te_evaluate(&qr, interleaved, &o, &b), "an interleaved run falls back to one pass");
+	is_int(b.threads, 1, "... on one thread");
 	is_int(a.nr, 1000, "every query evaluated once");
 	for (size_t i = 0; i < a.nr && i < b.nr && same; i++) {
 		if (strcmp(a.q[i].qid, b.q[i].qid))
@@ -286,6 +413,16 @@ static void test_parallel_halves(void)
 				same = false;
 	}
 	ok(same && a.nr == b.nr, "two threads give the values of one pass");
+	te_output_release(&b);
+	o.threads = 1;
+	ok(!te_evaluate(&qr, sorted, &o, &b), "threads = 1: the sorted run is evaluated");
+	is_int(b.threads, 1, "... on one thread");
+	same = a.nr == b.nr;
+	for (size_t i = 0; i < a.nr && same; i++)
+		for (size_t c = 0; c < a.nr_cols && same; c++)
+			same = !strcmp(a.q[i].qid, b.q[i].qid) && a.q[i].v[c] == b.q[i].v[c];
+	ok(same, "... with the values of two threads");
+	o.threads = 0;
 	te_output_release(&a);
 	te_output_release(&b);
 	bad = write_big_run("bad.trec", 1000, 600, 0, 400123);
@@ -368,6 +505,7 @@ int main(void)
 	test_json_formats();
 	test_gzip();
 	test_scan();
+	test_scan_shapes();
 	test_parallel_halves();
 	test_results_roundtrip();
 	test_remove_tree(tmpdir);
