@@ -125,6 +125,7 @@ int cmd_compare(int argc, const char **argv)
 	struct gate_outcome *outcomes = NULL;
 	struct compare_opts co = COMPARE_OPTS_INIT;
 	const char **wanted = NULL;
+	char **shown = NULL;
 	size_t nr_wanted = 0;
 	struct compare_input_opts io, bio, cio;
 	struct strbuf out = STRBUF_INIT, note = STRBUF_INIT;
@@ -183,9 +184,12 @@ int cmd_compare(int argc, const char **argv)
 	}
 	if (set_open(&set, &ref, argv[0]) < 0)
 		goto out;
+	/* -m takes the names gate files take: Recall@5, ndcg@10, MRR, ... */
+	if (!(shown = gate_measures_canonical(measures.items, measures.nr)))
+		goto out;
 	wanted = xcalloc(measures.nr + gate.nr + 1, sizeof(*wanted));
 	for (size_t i = 0; i < measures.nr; i++)
-		wanted[nr_wanted++] = measures.items[i];
+		wanted[nr_wanted++] = shown[i];
 	for (size_t i = 0; i < gate.nr; i++)
 		wanted[nr_wanted++] = gate.rules[i].measure;
 	io.allow_set_change = allow;
@@ -206,7 +210,7 @@ int cmd_compare(int argc, const char **argv)
 		bp[i] = &base[i];
 	for (size_t i = 0; i < cfiles.nr; i++)
 		cp[i] = &cand[i];
-	co.measures = measures.items;
+	co.measures = (const char *const *)shown;
 	co.nr_measures = measures.nr;
 	co.gate = &gate;
 	co.k = (int)k;
@@ -270,6 +274,7 @@ out:
 	if (outcomes)
 		gate_outcomes_release(outcomes, GATE_OUTCOMES(&gate));
 	free(wanted);
+	gate_measures_free(shown);
 	free(outcomes);
 	free(bp);
 	free(cp);

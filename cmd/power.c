@@ -181,6 +181,7 @@ out:
 int cmd_power(int argc, const char **argv)
 {
 	struct string_list measures = STRING_LIST_INIT;
+	char **canon = NULL;
 	double effect = 0.02;
 	const char *format = "text", *gate_file = NULL;
 	enum table_format fmt;
@@ -234,7 +235,10 @@ int cmd_power(int argc, const char **argv)
 	}
 	io.allow_set_change = allow;
 	io.k = 5;
-	io.measures = measures.items;
+	/* -m takes the names gate files take: Recall@5, ndcg@10, MRR, ... */
+	if (!(canon = gate_measures_canonical(measures.items, measures.nr)))
+		goto out;
+	io.measures = (const char *const *)canon;
 	io.nr_measures = measures.nr;
 	io.corpus = NULL;
 	if (compare_input_load(&r[0], &set, &ref, argv[0], argv[1], two ? "baseline" : "results", &io, &note, NULL) < 0)
@@ -245,7 +249,7 @@ int cmd_power(int argc, const char **argv)
 	names = xcalloc(r[0].nr_measures + measures.nr + 2, sizeof(*names));
 	if (measures.nr) {
 		for (size_t i = 0; i < measures.nr; i++)
-			names[nr++] = measures.items[i];
+			names[nr++] = canon[i];
 	} else {
 		for (size_t i = 0; i < r[0].nr_measures; i++)
 			names[nr++] = r[0].measures[i];
@@ -325,5 +329,6 @@ out:
 	set_release(&set);
 	set_ref_release(&ref);
 	string_list_clear(&measures);
+	gate_measures_free(canon);
 	return ret;
 }

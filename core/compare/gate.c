@@ -80,6 +80,32 @@ char *gate_measure_canonical(const char *name, struct strbuf *why)
 	return xstrdup(m.name);
 }
 
+char **gate_measures_canonical(const char *const *names, size_t nr)
+{
+	char **out = xcalloc(nr + 1, sizeof(*out));
+	struct strbuf why = STRBUF_INIT;
+
+	for (size_t i = 0; i < nr; i++) {
+		strbuf_reset(&why);
+		out[i] = gate_measure_canonical(names[i], &why);
+		if (!out[i]) {
+			error("measure '%s': %s", names[i], why.buf);
+			strbuf_release(&why);
+			gate_measures_free(out);
+			return NULL;
+		}
+	}
+	strbuf_release(&why);
+	return out;
+}
+
+void gate_measures_free(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
 bool gate_measure_name_ok(const char *name)
 {
 	struct strbuf why = STRBUF_INIT;

@@ -87,6 +87,14 @@ const char *gate_test_name(enum rule_test test);
  * known ones) otherwise. The caller frees the name.
  */
 char *gate_measure_canonical(const char *name, struct strbuf *why);
+/*
+ * The canonical names of the 'nr' measures 'names' (gate_measure_canonical),
+ * as a NULL-terminated array the caller frees with gate_measures_free(). An unknown
+ * name is reported ("measure 'X': ...", with the closest known ones) and NULL
+ * returned.
+ */
+char **gate_measures_canonical(const char *const *names, size_t nr);
+void gate_measures_free(char **names);
 /* Return true when 'name' is a measure name the gate accepts (gate_measure_canonical). */
 bool gate_measure_name_ok(const char *name);
 
