@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "parse-options.h"
+#include "score/run.h"
 
 /* Print "error: ..." and exit with 'code'. */
 __attribute__((noreturn, format(printf, 2, 3)))
@@ -31,6 +32,13 @@ void apply_lock_wait(const char *arg, const char *const *usage, const struct opt
 struct table;
 /* Print 't' (base/table) on standard output and release it. */
 void print_table(struct table *t);
+
+/* --rank-by order|score of the commands that read runs */
+#define OPT_RANK_BY(v) OPT_STRING(0, "rank-by", (v), "order|score", \
+	"rank a JSONL run by its list order (default) or by score, ties as trec_eval")
+/* Return the ranking --rank-by names (NULL: not given, list order); a bad
+ * value prints the usage and exits 2. */
+enum run_rank apply_rank_by(const char *arg, const char *const *usage, const struct option *opts);
 
 int cmd_init(int argc, const char **argv);
 int cmd_add(int argc, const char **argv);

@@ -75,3 +75,14 @@ void print_table(struct table *t)
 	strbuf_release(&out);
 	table_release(t);
 }
+
+enum run_rank apply_rank_by(const char *arg, const char *const *usage, const struct option *opts)
+{
+	enum run_rank rank = RUN_RANK_ORDER;
+
+	if (arg && run_rank_parse(arg, &rank) < 0) {
+		error("bad --rank-by '%s': order (a JSONL run's list order) or score (as trec_eval ranks)", arg);
+		usage_with_options(usage, opts);
+	}
+	return rank;
+}

@@ -34,7 +34,7 @@ static const char *const compare_usage[] = {
 	"evalset compare <set>@<tag> --baseline <file>... --candidate <file>... [<options>]",
 	"                      [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]\n"
 	"                      [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>] [--subsets]\n"
-	"                      [--baseline-corpus <file>] [--candidate-corpus <file>]",
+	"                      [--baseline-corpus <file>] [--candidate-corpus <file>] [--rank-by order|score]",
 	NULL,
 };
 
@@ -98,6 +98,7 @@ int cmd_compare(int argc, const char **argv)
 	long k = LONG_MIN, show = 10;  /* LONG_MIN: no --k, the config says */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
 	int allow = 0, subsets = 0, all_measures = 0;
+	const char *rank_by = NULL;
 	struct option opts[] = {
 		OPT_STRING_LIST(0, "baseline", &bfiles, "file", "a baseline run or results (repeatable: runs of one system, averaged)"),
 		OPT_STRING_LIST(0, "candidate", &cfiles, "file", "a candidate run or results (repeatable, averaged)"),
@@ -108,6 +109,7 @@ int cmd_compare(int argc, const char **argv)
 		OPT_INT(0, "k", &k, "k", "context size for lost/gained and the default gate (default 5)"),
 		OPT_RESAMPLE(&ro),
 		OPT_BOOL(0, "allow-set-change", &allow, "compare the unchanged questions of different set versions"),
+		OPT_RANK_BY(&rank_by),
 		OPT_STRING(0, "format", &format, "text|json", "what stdout shows (default text)"),
 		OPT_STRING(0, "markdown", &md_file, "file", "also write a Markdown summary (PR comment, step summary)"),
 		OPT_STRING(0, "junit", &junit_file, "file", "also write JUnit XML, one testcase per gate rule"),
@@ -138,6 +140,7 @@ int cmd_compare(int argc, const char **argv)
 
 	/* options first (so -h works whatever the config), then project config defaults */
 	argc = parse_options(argc, argv, opts, compare_usage);
+	io.rank = apply_rank_by(rank_by, compare_usage, opts);
 	if (config_use(&cfg) < 0 ||
 	    (k == LONG_MIN && config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)) {
 		string_list_clear(&measures);

@@ -24,7 +24,8 @@
 #include <string.h>
 
 static const char *const pool_usage[] = {
-	"evalset pool <set>[@<tag>] <run>... -o <pool.yaml> [--depth <n>] [--corpus <chunks.jsonl>] [--force]",
+	"evalset pool <set>[@<tag>] <run>... -o <pool.yaml> [--depth <n>] [--corpus <chunks.jsonl>] [--force]\n"
+	"                   [--rank-by order|score]",
 	NULL,
 };
 
@@ -33,11 +34,14 @@ int cmd_pool(int argc, const char **argv)
 	const char *out_path = NULL, *corpus_path = NULL;
 	long depth = LONG_MIN, not_in_corpus = 0;  /* depth LONG_MIN: not given */
 	int force = 0;
+	const char *rank_by = NULL;
+	enum run_rank rank;
 	struct option opts[] = {
 		OPT_STRING('o', "output", &out_path, "file", "the worksheet to write (required)"),
 		OPT_INT(0, "depth", &depth, "n", "documents taken from the top of each run (default 10)"),
 		OPT_STRING(0, "corpus", &corpus_path, "file", "chunks for the text of each pair (default: the set's corpus)"),
 		OPT_BOOL(0, "force", &force, "replace an existing worksheet (its grades are lost)"),
+		OPT_RANK_BY(&rank_by),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -53,6 +57,7 @@ int cmd_pool(int argc, const char **argv)
 	int rc, ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, pool_usage);
+	rank = apply_rank_by(rank_by, pool_usage, opts);
 	if (argc < 2) {
 		error("expected a set and at least one run");
 		usage_with_options(pool_usage, opts);
@@ -91,7 +96,7 @@ int cmd_pool(int argc, const char **argv)
 		paths[i] = argv[i + 1];
 	}
 	for (size_t i = 0; i < nr_runs; i++)
-		if (run_load(&runs[i], paths[i]) < 0)
+		if (run_load_ranked(&runs[i], paths[i], rank) < 0)
 			goto out;
 	/* recorded relative to the worksheet, so judge finds it from anywhere */
 	set_path = pool_path_for_file(ref.dir, out_path);

@@ -24,9 +24,9 @@
 
 static const char *const power_usage[] = {
 	"evalset power <set>@<tag> <results> [<results>] [-m <measure>]... [--effect <e>] [--allow-set-change]\n"
-	"                    [--format text|json]",
+	"                    [--rank-by order|score] [--format text|json]",
 	"evalset power <set>@<tag> <baseline> --gate <file> [--simulations <n>] [--churn <c>]\n"
-	"                    [--permutations <n>] [--seed <s>] [--format text|json]",
+	"                    [--permutations <n>] [--seed <s>] [--rank-by order|score] [--format text|json]",
 	NULL,
 };
 
@@ -47,12 +47,12 @@ static void add_rate(struct table *t, const struct gate_power_cell *c, bool gate
  * and the questions each rule needs (gate_rule_size) at each drop. */
 static int power_gate(const struct set *set, const struct set_ref *ref, const char *set_arg,
 		      const char *path, const char *gate_file, long sims, double churn, long perms,
-		      long seed, bool json)
+		      long seed, bool json, enum run_rank rank)
 {
 	enum { D = ARRAY_SIZE(gate_drops) };
 	struct gate g;
 	struct results base, scratch;
-	struct compare_input_opts io = { false, 5, NULL, 0, NULL };
+	struct compare_input_opts io = { false, 5, NULL, 0, NULL, rank };
 	struct strbuf note = STRBUF_INIT;
 	struct gate_power_opts po = { gate_drops, D, sims, perms, churn, (uint64_t)seed };
 	struct gate_power_cell *cells = NULL;
@@ -188,6 +188,8 @@ int cmd_power(int argc, const char **argv)
 	long sims = 200, perms = 1000, seed = 1;
 	double churn = 0.05;
 	int allow = 0;
+	const char *rank_by = NULL;
+	enum run_rank rank;
 	struct option opts[] = {
 		OPT_STRING(0, "gate", &gate_file, "file", "simulate the detection rate of each rule of this gate"),
 		OPT_INT(0, "simulations", &sims, "n", "with --gate: candidates per rule and drop (default 200)"),
@@ -197,6 +199,7 @@ int cmd_power(int argc, const char **argv)
 		OPT_STRING_LIST('m', "measure", &measures, "measure", "measure to estimate (repeatable; default all)"),
 		OPT_DOUBLE(0, "effect", &effect, "e", "effect to size the set for (default 0.02)"),
 		OPT_BOOL(0, "allow-set-change", &allow, "accept results scored on another set version"),
+		OPT_RANK_BY(&rank_by),
 		OPT_STRING(0, "format", &format, "text|json", "output format (default text)"),
 		OPT_END(),
 	};
@@ -213,6 +216,7 @@ int cmd_power(int argc, const char **argv)
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, power_usage);
+	rank = apply_rank_by(rank_by, power_usage, opts);
 	if (argc < 2 || argc > 3)
 		usage_with_options(power_usage, opts);
 	if (!(effect > 0 && effect <= 1))
@@ -230,7 +234,7 @@ int cmd_power(int argc, const char **argv)
 		goto out;
 	if (gate_file) {
 		ret = power_gate(&set, &ref, argv[0], argv[1], gate_file, sims, churn, perms, seed,
-				 fmt == TABLE_JSON);
+				 fmt == TABLE_JSON, rank);
 		goto out;
 	}
 	io.allow_set_change = allow;
@@ -241,6 +245,7 @@ int cmd_power(int argc, const char **argv)
 	io.measures = (const char *const *)canon;
 	io.nr_measures = measures.nr;
 	io.corpus = NULL;
+	io.rank = rank;
 	if (compare_input_load(&r[0], &set, &ref, argv[0], argv[1], two ? "baseline" : "results", &io, &note, NULL) < 0)
 		goto out;
 	if (two && compare_input_load(&r[1], &set, &ref, argv[0], argv[2], "candidate", &io, &note, NULL) < 0)

@@ -39,7 +39,8 @@
 static const char *const report_usage[] = {
 	"evalset report <set>[@<tag>] [<baseline>] <candidate> [--gate <file>] [-k <k>] [-o <file>]",
 	"evalset report <set>[@<tag>] [--baseline <file>] --candidate <file> [<options>]",
-	"                     [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]",
+	"                     [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]\n"
+	"                     [--rank-by order|score]",
 	NULL,
 };
 
@@ -54,9 +55,9 @@ struct input {
  * and scored against it, keeping the run. Return 0 or -1 (reported). */
 static int load_input(struct input *in, const struct set *set, const struct set_ref *ref,
 		      const char *set_arg, const char *path, const char *what, int k, bool allow,
-		      struct strbuf *note)
+		      enum run_rank rank, struct strbuf *note)
 {
-	struct compare_input_opts io = { allow, k, NULL, 0, NULL };
+	struct compare_input_opts io = { allow, k, NULL, 0, NULL, rank };
 	int got = compare_input_load(&in->r, set, ref, set_arg, path, what, &io, note, &in->run);
 
 	if (got < 0)
@@ -72,6 +73,8 @@ int cmd_report(int argc, const char **argv)
 	long k = LONG_MIN;  /* not given: the config's k, capped at REPORT_SLIDER_MAX */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
 	int allow = 0;
+	const char *rank_by = NULL;
+	enum run_rank rank;
 	struct option opts[] = {
 		OPT_STRING(0, "baseline", &base_file, "file", "the baseline run or results"),
 		OPT_STRING(0, "candidate", &cand_file, "file", "the candidate run or results"),
@@ -80,6 +83,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "gate", &gate_file, "file", "judge the comparison by this gate file (needs a baseline)"),
 		OPT_RESAMPLE(&ro),
 		OPT_BOOL(0, "allow-set-change", &allow, "compare the unchanged questions of different set versions"),
+		OPT_RANK_BY(&rank_by),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -100,6 +104,7 @@ int cmd_report(int argc, const char **argv)
 	int failed = 0, ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, report_usage);
+	rank = apply_rank_by(rank_by, report_usage, opts);
 	if (base_file || cand_file) {
 		if (argc != 1 || !cand_file)
 			die(EXIT_BAD_INPUT, "with --candidate (and --baseline), give only the set as an "
@@ -153,9 +158,10 @@ int cmd_report(int argc, const char **argv)
 	if (set_open(&set, &ref, argv[0]) < 0)
 		goto out;
 	if (have_base && load_input(&base, &set, &ref, argv[0], base_file, "baseline", (int)k,
-				    allow, &note) < 0)
+				    allow, rank, &note) < 0)
 		goto out;
-	if (load_input(&cand, &set, &ref, argv[0], cand_file, "candidate", (int)k, allow, &note) < 0)
+	if (load_input(&cand, &set, &ref, argv[0], cand_file, "candidate", (int)k, allow, rank,
+		       &note) < 0)
 		goto out;
 
 	if (have_base) {

@@ -44,7 +44,8 @@
 static const char *const score_usage[] = {
 	"evalset score <set>[@<tag>] <run> [-m <measure>]... [--k <k>] [--depth <n>] [--per-query]\n"
 	"                    [--by origin,tag] [--decline-below <t>] [--judged-only]\n"
-	"                    [--format table|json|csv|markdown] [--save <file>] [--corpus <other.jsonl>]",
+	"                    [--rank-by order|score] [--format table|json|csv|markdown] [--save <file>]\n"
+	"                    [--corpus <other.jsonl>]",
 	"evalset score --qrels <qrels> <run> [<options>]",
 	NULL,
 };
@@ -93,8 +94,8 @@ static void print_header(struct out_ctx *o, const struct results *r, const struc
 			    r->set_digest ? r->set_digest : "?");
 	if (r->judged_on)
 		strbuf_addf(sb, "%sjudged on %s (labels carried by their evidence)\n", lead, r->judged_on);
-	strbuf_addf(sb, "%srun       %s (%s%s%s, %zu questions)%s%s\n", lead, r->run_path,
-		    run_format_name(run->format), r->run_name ? ", " : "", r->run_name ? r->run_name : "",
+	strbuf_addf(sb, "%srun       %s (%s%s%s%s, %zu questions)%s%s\n", lead, r->run_path,
+		    run_format_name(run->format), run->reranked ? " ranked by score" : "", r->run_name ? ", " : "", r->run_name ? r->run_name : "",
 		    run->nr, r->run_sha256 ? " " : "", r->run_sha256 ? r->run_sha256 : "");
 	strbuf_addf(sb, "%squestions %ld answerable, %ld unanswerable; %ld missing from the run; "
 		    "%ld unknown in the run", lead, r->nr_answerable, r->nr_unanswerable,
@@ -441,10 +442,11 @@ int cmd_score(int argc, const char **argv)
 {
 	struct string_list mlist = STRING_LIST_INIT;
 	const char *format = "table", *save = NULL, *qrels_path = NULL, *by = NULL;
-	const char *corpus_path = NULL;
+	const char *corpus_path = NULL, *rank_by = NULL;
 	long k = LONG_MIN, depth = 50;  /* LONG_MIN: no --k, the config says */
 	double decline_below = NAN;
 	int per_query = 0, judged_only = 0;
+	enum run_rank rank;
 	struct option opts[] = {
 		OPT_STRING_LIST('m', "measure", &mlist, "measure", "measure to report, as R@5 or P(rel=2)@5 (repeatable)"),
 		OPT_INT(0, "k", &k, "k", "context size for find-vs-rank (default 5)"),
@@ -453,6 +455,7 @@ int cmd_score(int argc, const char **argv)
 		OPT_STRING(0, "by", &by, "origin,tag", "break the measures down by origin and/or tag"),
 		OPT_DOUBLE(0, "decline-below", &decline_below, "t", "count a question as declined when its top score is below t"),
 		OPT_BOOL(0, "judged-only", &judged_only, "drop unjudged documents before scoring (like trec_eval -J)"),
+		OPT_RANK_BY(&rank_by),
 		OPT_STRING(0, "format", &format, "table|json|csv|markdown", "what stdout shows (default table)"),
 		OPT_STRING(0, "save", &save, "file", "write per-question results as JSON for compare"),
 		OPT_STRING(0, "qrels", &qrels_path, "qrels", "score against TREC qrels instead of a set"),
@@ -480,6 +483,7 @@ int cmd_score(int argc, const char **argv)
 
 	/* options first (so -h works whatever the config), then project config defaults */
 	argc = parse_options(argc, argv, opts, score_usage);
+	rank = apply_rank_by(rank_by, score_usage, opts);
 	if (config_use(&cfg) < 0 ||
 	    (k == LONG_MIN && config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)) {
 		string_list_clear(&mlist);
@@ -549,7 +553,7 @@ int cmd_score(int argc, const char **argv)
 		error("--corpus carries a set's labels by their evidence; TREC qrels have none");
 		goto out;
 	}
-	if (run_load(&run, run_path) < 0)
+	if (run_load_ranked(&run, run_path, rank) < 0)
 		goto out;
 	if (!qrels_path && check_binding(&run, &s, argv[0], save) < 0)
 		goto out;

@@ -75,6 +75,9 @@ _evalset()
 	--origin)
 		COMPREPLY=($(compgen -W 'synthetic mined hand' -- "$cur"))
 		return ;;
+	--rank-by)
+		COMPREPLY=($(compgen -W 'order score' -- "$cur"))
+		return ;;
 	esac
 
 	if [[ $cur == -* ]]; then

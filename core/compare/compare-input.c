@@ -163,7 +163,7 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 		strbuf_addf(note, "%s%s", note->len ? "; " : "", why.buf);
 		goto out;
 	}
-	if (run_load(run, path) < 0)
+	if (run_load_ranked(run, path, o->rank) < 0)
 		goto out;
 	v = bind_run(run, set, set_arg, &why, &rec);
 	if (v == BIND_OTHER && (!o->allow_set_change || !same_set(rec.set_name, set))) {

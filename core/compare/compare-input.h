@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "base/strbuf.h"
+#include "score/run.h"
 
 struct results;
 struct run;
@@ -41,6 +42,7 @@ struct compare_input_opts {
 	size_t nr_measures;
 	const char *corpus;             /* a run was made on this chunking of the set's
 					 * documents: judged on it (remap_judge_set), or NULL */
+	enum run_rank rank;             /* how a JSONL run is ranked (run.h) */
 };
 
 /*

@@ -40,6 +40,12 @@ char *cmp_side_label(const struct side *sd)
 		one = xstrfmt("%s (%s)", r->run_name, where);
 	else
 		one = xstrdup(r->run_name ? r->run_name : where ? where : "(unnamed)");
+	if (r->run_ranked_by) {
+		/* a JSONL run ranked by score rather than by its list order */
+		char *j = xstrfmt("%s, ranked by %s", one, r->run_ranked_by);
+		free(one);
+		one = j;
+	}
 	if (r->judged_on) {
 		/* made on another chunking: say which, by its fingerprint */
 		char *j = xstrfmt("%s, judged on corpus %.19s", one, r->judged_on);

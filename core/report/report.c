@@ -36,6 +36,10 @@ static void add_run_row(struct strbuf *out, const char *what, const struct resul
 {
 	strbuf_addf(out, "<dt>%s</dt><dd>", what);
 	html_text(out, report_run_label(r));
+	if (r->run_ranked_by) {
+		strbuf_addstr(out, ", ranked by ");
+		html_text(out, r->run_ranked_by);
+	}
 	if (r->run_sha256) {
 		strbuf_addstr(out, " <code class=\"small\">");
 		html_text(out, r->run_sha256);

@@ -60,6 +60,7 @@ void results_release(struct results *r)
 	free(r->run_path);
 	free(r->run_sha256);
 	free(r->run_name);
+	free(r->run_ranked_by);
 	free_strings(r->measures, r->nr_measures);
 	free(r->aggregate);
 	free(r->file);
@@ -121,6 +122,8 @@ cJSON *results_to_tree(const struct results *r)
 	cJSON_AddItemToObject(o, "path", str_or_null(r->run_path));
 	cJSON_AddItemToObject(o, "sha256", str_or_null(r->run_sha256));
 	cJSON_AddItemToObject(o, "name", str_or_null(r->run_name));
+	if (r->run_ranked_by)
+		cJSON_AddStringToObject(o, "ranked_by", r->run_ranked_by);
 	cJSON_AddNumberToObject(root, "k", r->k);
 	cJSON_AddNumberToObject(root, "depth", r->depth);
 	a = cJSON_AddArrayToObject(root, "measures");
@@ -336,6 +339,7 @@ int results_load(struct results *r, const char *path)
 		r->run_path = get_str(&l, o, "path", "run.path", true);
 		r->run_sha256 = get_str(&l, o, "sha256", "run.sha256", true);
 		r->run_name = get_str(&l, o, "name", "run.name", true);
+		r->run_ranked_by = get_str(&l, o, "ranked_by", "run.ranked_by", true);
 	}
 	r->k = (int)get_num(&l, root, "k", "k", false);
 	r->depth = (int)get_num(&l, root, "depth", "depth", false);

@@ -6,7 +6,8 @@
  *   {
  *     "evalset_results": 1,
  *     "set":  {"name": "squad-demo", "version": "v1" | null, "digest": "sha256:..."},
- *     "run":  {"path": "runs/bm25.jsonl", "sha256": "sha256:...", "name": "bm25" | null},
+ *     "run":  {"path": "runs/bm25.jsonl", "sha256": "sha256:...", "name": "bm25" | null,
+ *              "ranked_by": "score"},   only for a JSONL run ranked by score (--rank-by score)
  *     "k": 5,                               context size used for find-vs-rank
  *     "depth": 50,                          K of find-vs-rank
  *     "measures": ["R@5", "nDCG@10", ...],  names in output order
@@ -62,6 +63,7 @@ struct results {
 	char *run_path;
 	char *run_sha256;
 	char *run_name;
+	char *run_ranked_by;   /* "score": a JSONL run ranked by score; NULL: as its format ranks */
 	int k, depth;
 	char **measures;
 	size_t nr_measures;

@@ -23,6 +23,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,49 @@ struct run_query *run_find(const struct run *r, const char *qid)
 	struct strmap_entry *e = strmap_find(&r->index, qid, strlen(qid));
 
 	return e ? &r->q[(uintptr_t)e->value - 1] : NULL;
+}
+
+int run_rank_parse(const char *s, enum run_rank *out)
+{
+	if (!strcmp(s, "order"))
+		*out = RUN_RANK_ORDER;
+	else if (!strcmp(s, "score"))
+		*out = RUN_RANK_SCORE;
+	else
+		return -1;
+	return 0;
+}
+
+int run_rank_by_score(struct run *r)
+{
+	if (r->format != RUN_JSONL)
+		return 0;
+	/* check everything first, so that a refused run is left as it was read */
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct run_query *q = &r->q[i];
+
+		for (size_t d = 0; d < q->nr; d++)
+			if (isnan(q->docs[d].score))
+				return error_at(r->path, q->docs[d].line, 0,
+						"result '%s' of question '%s' has no score, so the run cannot be ranked by score "
+						"(give every result {\"id\", \"score\"}, or rank by list order)",
+						q->docs[d].id, q->qid);
+	}
+	for (size_t i = 0; i < r->nr; i++)
+		run_sort_docs(&r->q[i]);
+	r->reranked = true;
+	return 0;
+}
+
+int run_load_ranked(struct run *r, const char *path, enum run_rank rank)
+{
+	if (run_load(r, path) < 0)
+		return -1;
+	if (rank == RUN_RANK_SCORE && run_rank_by_score(r) < 0) {
+		run_release(r);
+		return -1;
+	}
+	return 0;
 }
 
 /* Add the question 'g' of a TREC scan to the run 'data', ranked. */

@@ -8,8 +8,9 @@
  *          broken by docid descending in strcmp order (trec_eval's order).
  *          Blank lines and lines starting with '#' are skipped.
  *   JSONL  one object per question: {"qid", "results": [ids] or
- *          [{"id", "score"}], "abstained"}; list order is the ranking; an
- *          optional first line {"meta": {...}}.
+ *          [{"id", "score"}], "abstained"}; list order is the ranking
+ *          (run_rank_by_score ranks it like TREC instead); an optional first
+ *          line {"meta": {...}}.
  *   JSON   {"qid": {"docid": score, ...}, ...}, ranked like TREC.
  *
  * Bad input is refused with FILE:LINE and the problem: fewer than 6 TREC
@@ -62,6 +63,7 @@ struct run {
 	size_t nr, alloc;
 	struct strmap index;    /* qid -> index + 1 */
 	long nr_docs;
+	bool reranked;          /* a JSONL run put in score order by run_rank_by_score */
 };
 
 void run_init(struct run *r);
@@ -70,6 +72,22 @@ void run_release(struct run *r);
 int run_load(struct run *r, const char *path);
 /* Return the question 'qid' of 'r', or NULL. */
 struct run_query *run_find(const struct run *r, const char *qid);
+
+/* How a command ranks a JSONL run (TREC and JSON runs are always ranked by
+ * score): by its list order, or by score as trec_eval ranks. */
+enum run_rank { RUN_RANK_ORDER, RUN_RANK_SCORE };
+/* Parse "order" or "score" into '*out'. Return 0, or -1 (nothing reported). */
+int run_rank_parse(const char *s, enum run_rank *out);
+/*
+ * Rank every question of the loaded run 'r' by score, descending, ties by
+ * docid descending in strcmp order (run_rank_cmp: trec_eval's rule). TREC
+ * and JSON runs already are; a JSONL run is sorted, and each of its results
+ * must carry a score: the first that does not is refused as FILE:LINE.
+ * Return 0, or -1 (reported; 'r' is left as it was read).
+ */
+int run_rank_by_score(struct run *r);
+/* Load 'path' like run_load and rank it as 'rank' says. Return 0 or -1. */
+int run_load_ranked(struct run *r, const char *path, enum run_rank rank);
 
 /* ---- streaming a TREC run ---- */
 

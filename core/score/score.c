@@ -410,6 +410,8 @@ static void start_results(struct results *out, const struct run *run, const char
 
 	out->run_path = xstrdup(run_path);
 	out->run_name = xstrdup(run->name);
+	if (run->reranked)
+		out->run_ranked_by = xstrdup("score");
 	if (run_path && strcmp(run_path, "-") && !file_sha256(run_path, sha))
 		out->run_sha256 = xstrdup(sha);
 	out->k = o->k;

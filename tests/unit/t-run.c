@@ -178,6 +178,55 @@ static void test_json_formats(void)
 	test_captured();
 }
 
+static void test_rank_by_score(void)
+{
+	struct run r;
+	struct run_query *q;
+	enum run_rank rank;
+
+	ok(!run_rank_parse("score", &rank) && rank == RUN_RANK_SCORE, "'score' parses");
+	ok(!run_rank_parse("order", &rank) && rank == RUN_RANK_ORDER, "'order' parses");
+	ok(run_rank_parse("Score", &rank) < 0 && run_rank_parse("", &rank) < 0, "anything else is refused");
+
+	ok(!load_str(&r, "s.jsonl",
+		     "{\"qid\": \"q-1\", \"results\": [{\"id\": \"d10\", \"score\": 5}, {\"id\": \"d9\", \"score\": 5.0},"
+		     " {\"id\": \"x\", \"score\": 7.25}, {\"id\": \"d2\", \"score\": 5e0}, {\"id\": \"B\", \"score\": 5},"
+		     " {\"id\": \"a\", \"score\": -1}]}\n"), "a scored JSONL run loads");
+	ok(!run_rank_by_score(&r) && r.reranked, "and is ranked by score");
+	q = run_find(&r, "q-1");
+	ok(q && q->nr == 6 && !strcmp(q->docs[0].id, "x") && !strcmp(q->docs[1].id, "d9") &&
+	   !strcmp(q->docs[2].id, "d2") && !strcmp(q->docs[3].id, "d10") && !strcmp(q->docs[4].id, "B") &&
+	   !strcmp(q->docs[5].id, "a"),
+	   "score descending, ties by docid descending in strcmp order (d9 > d2 > d10 > B)");
+	run_release(&r);
+
+	ok(!load_str(&r, "t.trec", "q 0 b 1 1 t\nq 0 a 2 2 t\n") && !run_rank_by_score(&r) && !r.reranked,
+	   "a TREC run is left as it is (already in score order)");
+	run_release(&r);
+
+	test_capture_errors();
+	ok(!load_str(&r, "u.jsonl", "{\"qid\": \"q-1\", \"results\": [{\"id\": \"b\", \"score\": 1}, {\"id\": \"c\", \"score\": 2}]}\n"
+				    "{\"qid\": \"q-2\", \"results\": [{\"id\": \"a\", \"score\": 1}, \"z\"]}\n"),
+	   "a JSONL run with an unscored result loads in list order");
+	ok(run_rank_by_score(&r) < 0, "but cannot be ranked by score");
+	ok(strstr(test_captured(), "u.jsonl:2: result 'z' of question 'q-2' has no score") != NULL,
+	   "... naming the line and the result");
+	q = run_find(&r, "q-1");
+	ok(!r.reranked && q && !strcmp(q->docs[0].id, "b"), "the refused run is left in list order");
+	run_release(&r);
+	run_init(&r);
+	{
+		static const char ids_only[] = "{\"qid\": \"q\", \"results\": [\"a\"]}\n";
+		char *path = write_tmp("v.jsonl", ids_only, strlen(ids_only));
+
+		ok(run_load_ranked(&r, path, RUN_RANK_SCORE) < 0 && !r.nr, "run_load_ranked refuses it and frees the run");
+		ok(!run_load_ranked(&r, path, RUN_RANK_ORDER) && r.nr == 1, "in list order it loads");
+		run_release(&r);
+		free(path);
+	}
+	test_captured();
+}
+
 static void test_gzip(void)
 {
 	char *path = xstrfmt("%s/run.trec.gz", tmpdir);
@@ -503,6 +552,7 @@ int main(void)
 	test_scores();
 	test_trec();
 	test_json_formats();
+	test_rank_by_score();
 	test_gzip();
 	test_scan();
 	test_scan_shapes();
