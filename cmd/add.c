@@ -15,6 +15,14 @@
  * without touching anything, then under the set's lock on a fresh read, so
  * two writers never interleave.
  *
+ * --relevant ID is always the whole chunk id, whatever characters it holds
+ * (manual.pdf:3, URLs); --grade N right after it gives its grade. The old
+ * form ID:N (N a digit 1..9 after the last colon) is no longer read as a
+ * grade; so that an old script does not silently label another chunk,
+ * ID:N is refused when ID is a chunk the set knows (its corpus, or a label
+ * of the set) and ID:N is not, and taken whole with a warning when nothing
+ * can tell.
+ *
  * --evidence QUOTE finds the quote in the set's corpus (exactly, else with
  * white space runs taken as one space): the chunk holding it becomes
  * relevant (grade 1 unless --relevant gives it) and the place is recorded
@@ -37,7 +45,7 @@
 #include <string.h>
 
 static const char *const add_usage[] = {
-	"evalset add <set> --text <question> --relevant <chunk>[:<grade>]... [--irrelevant <chunk>]...\n"
+	"evalset add <set> --text <question> (--relevant <chunk> [--grade <n>])... [--irrelevant <chunk>]...\n"
 	"                  [--tag <tag>]... [--origin <origin>] [--id <id>] [--note <note>]",
 	"evalset add <set> --text <question> --unanswerable [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> --from <file.yaml | -> [--new-ids] [--tag <tag>]... [--origin <origin>]",
@@ -46,42 +54,129 @@ static const char *const add_usage[] = {
 	NULL,
 };
 
-/* Parse "CHUNK[:GRADE]" into 'q'. Return 0 or -1 (reported). */
-static int add_relevant_spec(struct question *q, const char *spec)
+/* Label 'chunk' (a whole --relevant argument) relevant with 'grade' in 'q'.
+ * Return 0 or -1 (reported). */
+static int add_relevant(struct question *q, const char *chunk, long grade)
 {
-	const char *colon = strrchr(spec, ':');
-	char *chunk;
-	long grade = 1;
-
-	if (colon && colon[1] && strspn(colon + 1, "0123456789-") == strlen(colon + 1)) {
-		if (parse_long(colon + 1, -1000, 1000, &grade) < 0 || grade < 1 || grade > 9)
-			return error("bad grade in --relevant '%s': grades are 1..9 "
-				     "(use --irrelevant for a judged non-relevant chunk)", spec);
-		chunk = xstrndup(spec, (size_t)(colon - spec));
-	} else {
-		chunk = xstrdup(spec);
-	}
-	if (!*chunk) {
-		free(chunk);
-		return error("empty chunk id in --relevant '%s'", spec);
-	}
-	if (question_grade(q, chunk) >= 1) {
-		error("chunk '%s' given twice with --relevant", chunk);
-		free(chunk);
-		return -1;
-	}
+	if (!*chunk)
+		return error("empty chunk id in --relevant");
+	if (question_grade(q, chunk) >= 1)
+		return error("chunk '%s' given twice with --relevant", chunk);
 	question_set_label(q, chunk, (int)grade);
-	free(chunk);
 	return 0;
 }
 
 struct add_opts {
 	const char *text, *from, *origin, *id, *note;
 	struct string_list relevant, irrelevant, tags, evidence;
+	long *grades;               /* --grade of relevant.items[i]; 0: none given */
+	size_t nr_grades, alloc_grades;
 	int unanswerable, new_ids;
 	enum origin origin_value;
 	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/interop/interop.h) */
 };
+
+/* --grade N: the grade of the --relevant just before it (parse-options
+ * calls this in command-line order). Return 0 or -1 (reported). */
+static int take_grade(void *value, const char *arg)
+{
+	struct add_opts *o = value;
+	size_t i;
+	long g;
+
+	if (!o->relevant.nr)
+		return error("--grade %s has no --relevant before it: write --relevant <chunk> --grade <n>", arg);
+	i = o->relevant.nr - 1;
+	ALLOC_GROW(o->grades, o->relevant.nr, o->alloc_grades);
+	while (o->nr_grades < o->relevant.nr)
+		o->grades[o->nr_grades++] = 0;
+	if (o->grades[i])
+		return error("chunk '%s' has two --grade (%ld and %s)", o->relevant.items[i], o->grades[i], arg);
+	if (parse_long(arg, -1000, 1000, &g) < 0 || g < 1 || g > 9)
+		return error("bad --grade '%s' for chunk '%s': grades are 1..9 "
+			     "(use --irrelevant for a judged non-relevant chunk)", arg, o->relevant.items[i]);
+	o->grades[i] = g;
+	return 0;
+}
+
+/* Return the --grade given to relevant.items[i] of 'o', or 0. */
+static long given_grade(const struct add_opts *o, size_t i)
+{
+	return i < o->nr_grades ? o->grades[i] : 0;
+}
+
+/* Return true when chunk 'id' is known to the set 's': a chunk of 'corpus'
+ * (when not NULL) or a label of one of its questions. */
+static bool known_chunk(const struct set *s, const struct corpus *corpus, const char *id)
+{
+	if (corpus && corpus_get(corpus, id))
+		return true;
+	for (size_t i = 0; i < s->nr; i++)
+		if (question_grade(&s->q[i], id) >= 0)
+			return true;
+	return false;
+}
+
+/*
+ * The old grade form: a --relevant ID:N without --grade, N a digit 1..9,
+ * used to mean chunk ID with grade N; now it is the chunk id ID:N. Refuse it when
+ * ID is a chunk the set of 'ref' knows and ID:N is not (an old script would
+ * otherwise label another chunk); warn when neither is known and the set
+ * has no corpus to tell. Return 0 or -1 (reported).
+ */
+static int check_grade_suffixes(const struct add_opts *o, const struct set_ref *ref)
+{
+	struct set s = SET_INIT;
+	struct corpus corpus = CORPUS_INIT;
+	char *corpus_path = NULL, *base = NULL;
+	bool opened = false, have_corpus = false;
+	int ret = -1;
+
+	for (size_t i = 0; i < o->relevant.nr; i++) {
+		const char *id = o->relevant.items[i];
+		const char *colon = strrchr(id, ':');
+
+		/* the old form took grades 1..9 only: ID:0, ID:12, ID:8443 were refused */
+		if (given_grade(o, i) || !colon || colon == id || colon[1] < '1' || colon[1] > '9' || colon[2])
+			continue;
+		if (!opened) {
+			if (set_open_ref(&s, ref, false) < 0)
+				goto out;
+			opened = true;
+			corpus_path = set_corpus_path(&s, ref->dir);
+			if (corpus_path && !path_exists(corpus_path) && s.corpus.path && path_exists(s.corpus.path)) {
+				free(corpus_path);
+				corpus_path = xstrdup(s.corpus.path);
+			}
+			if (corpus_path && path_exists(corpus_path)) {
+				if (corpus_load(&corpus, corpus_path) < 0)
+					goto out;
+				have_corpus = true;
+			}
+		}
+		if (known_chunk(&s, have_corpus ? &corpus : NULL, id))
+			continue;
+		free(base);
+		base = xstrndup(id, (size_t)(colon - id));
+		if (known_chunk(&s, have_corpus ? &corpus : NULL, base)) {
+			error("--relevant '%s': there is no chunk '%s', but there is '%s'; --relevant takes the "
+			      "whole chunk id, and a grade is given apart: --relevant '%s' --grade %s",
+			      id, id, base, base, colon + 1);
+			goto out;
+		}
+		if (!have_corpus)
+			warning("--relevant '%s' is taken whole, as the chunk id '%s' (grade 1); for chunk '%s' "
+				"with grade %s write --relevant '%s' --grade %s",
+				id, id, base, colon + 1, base, colon + 1);
+	}
+	ret = 0;
+out:
+	free(base);
+	free(corpus_path);
+	corpus_release(&corpus);
+	set_release(&s);
+	return ret;
+}
 
 /* Build the incoming cases into 'in'. Return 0 or -1 (reported). */
 static int read_cases(const struct add_opts *o, struct set *in)
@@ -113,7 +208,7 @@ static int read_cases(const struct add_opts *o, struct set *in)
 	q->answerable = !o->unanswerable;
 	q->relevant_as_list = true;  /* kept only while every grade is 1 */
 	for (size_t i = 0; i < o->relevant.nr; i++)
-		if (add_relevant_spec(q, o->relevant.items[i]) < 0)
+		if (add_relevant(q, o->relevant.items[i], given_grade(o, i) ? given_grade(o, i) : 1) < 0)
 			return -1;
 	for (size_t i = 0; i < o->irrelevant.nr; i++) {
 		if (question_grade(q, o->irrelevant.items[i]) >= 1)
@@ -378,8 +473,10 @@ int cmd_add(int argc, const char **argv)
 	const char *lock_wait = NULL;
 	struct option opts[] = {
 		OPT_STRING(0, "text", &o.text, "question", "the question text"),
-		OPT_STRING_LIST(0, "relevant", &o.relevant, "chunk[:grade]",
-				"a relevant chunk, grade 1..9 (default 1); repeatable"),
+		OPT_STRING_LIST(0, "relevant", &o.relevant, "chunk",
+				"a relevant chunk: the whole id, ':' and all; repeatable"),
+		OPT_CALLBACK(0, "grade", &o, "n",
+			     "the grade 1..9 of the --relevant chunk just before it (default 1)", take_grade),
 		OPT_STRING_LIST(0, "irrelevant", &o.irrelevant, "chunk",
 				"a chunk judged not relevant; repeatable"),
 		OPT_STRING_LIST(0, "evidence", &o.evidence, "quote",
@@ -456,7 +553,7 @@ int cmd_add(int argc, const char **argv)
 	}
 	if (set_ref_resolve(&ref, argv[0], true) < 0)
 		goto out;
-	if (read_cases(&o, &cases) < 0)
+	if (check_grade_suffixes(&o, &ref) < 0 || read_cases(&o, &cases) < 0)
 		goto out;
 	if (o.evidence.nr && add_evidence(&o, &ref, &cases) < 0)
 		goto out;
@@ -488,6 +585,7 @@ out:
 	set_release(&cases);
 	set_ref_release(&ref);
 	string_list_clear(&o.relevant);
+	free(o.grades);
 	string_list_clear(&o.irrelevant);
 	string_list_clear(&o.tags);
 	string_list_clear(&o.evidence);

@@ -90,6 +90,10 @@ static void set_value(const struct option *o, const char *arg, const char *shown
 	case OPTION_STRING_LIST:
 		string_list_append(o->value, arg);
 		break;
+	case OPTION_CALLBACK:
+		if (o->callback(o->value, arg) < 0)
+			usage_with_options(usage, opts);
+		break;
 	default:
 		break;
 	}

@@ -21,6 +21,7 @@ enum option_type {
 	OPTION_DOUBLE,      /* double *: finite number */
 	OPTION_STRING_LIST, /* struct string_list *: repeatable, in order */
 	OPTION_OPTARG,      /* const char **: --NAME sets "", --NAME=VALUE sets VALUE (never the next word) */
+	OPTION_CALLBACK,    /* callback(value, arg) at the option's place among the others */
 };
 
 struct option {
@@ -30,6 +31,10 @@ struct option {
 	void *value;
 	const char *argh;
 	const char *help;
+	/* OPTION_CALLBACK: called with 'value' and the option's argument, in
+	 * command-line order; returns 0, or -1 after reporting the problem
+	 * (the usage is printed and the command exits 2) */
+	int (*callback)(void *value, const char *arg);
 };
 
 /* A list of borrowed strings (they point into argv). */
@@ -41,13 +46,14 @@ struct string_list {
 void string_list_append(struct string_list *l, const char *s);
 void string_list_clear(struct string_list *l);
 
-#define OPT_END() { OPTION_END, 0, NULL, NULL, NULL, NULL }
-#define OPT_BOOL(s, l, v, h) { OPTION_BOOL, (s), (l), (v), NULL, (h) }
-#define OPT_STRING(s, l, v, a, h) { OPTION_STRING, (s), (l), (v), (a), (h) }
-#define OPT_INT(s, l, v, a, h) { OPTION_INT, (s), (l), (v), (a), (h) }
-#define OPT_DOUBLE(s, l, v, a, h) { OPTION_DOUBLE, (s), (l), (v), (a), (h) }
-#define OPT_STRING_LIST(s, l, v, a, h) { OPTION_STRING_LIST, (s), (l), (v), (a), (h) }
-#define OPT_OPTARG(l, v, a, h) { OPTION_OPTARG, 0, (l), (v), (a), (h) }
+#define OPT_END() { OPTION_END, 0, NULL, NULL, NULL, NULL, NULL }
+#define OPT_BOOL(s, l, v, h) { OPTION_BOOL, (s), (l), (v), NULL, (h), NULL }
+#define OPT_STRING(s, l, v, a, h) { OPTION_STRING, (s), (l), (v), (a), (h), NULL }
+#define OPT_INT(s, l, v, a, h) { OPTION_INT, (s), (l), (v), (a), (h), NULL }
+#define OPT_DOUBLE(s, l, v, a, h) { OPTION_DOUBLE, (s), (l), (v), (a), (h), NULL }
+#define OPT_STRING_LIST(s, l, v, a, h) { OPTION_STRING_LIST, (s), (l), (v), (a), (h), NULL }
+#define OPT_OPTARG(l, v, a, h) { OPTION_OPTARG, 0, (l), (v), (a), (h), NULL }
+#define OPT_CALLBACK(s, l, v, a, h, fn) { OPTION_CALLBACK, (s), (l), (v), (a), (h), (fn) }
 
 int parse_options(int argc, const char **argv, const struct option *opts,
 		  const char *const *usage);
