@@ -301,7 +301,7 @@ int cmd_run(int argc, const char **argv)
 	if (o.output) {
 		outdir = dir_name(o.output);
 		if (!is_dir(outdir)) {
-			error("cannot write '%s': no directory '%s'", o.output, outdir);
+			error("cannot write '%s': no folder '%s' (create it first)", o.output, outdir);
 			goto out;
 		}
 	}
