@@ -10,7 +10,7 @@
  * A request is in at most one pending batch of a job. Nothing here prints
  * but error(), warning() and note(); server text is scrubbed of the key.
  */
-#include "llm/llmbatch.h"
+#include "llm/llmbatch-internal.h"
 #include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
@@ -29,290 +29,6 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
-
-/* A batch an earlier run was about to create: its tag and what it carries. */
-struct intent {
-	char *tag;
-	int round;
-	double at;                    /* when it was journaled (seconds since the epoch) */
-	char **keys;
-	size_t nr_keys;
-};
-
-/* One batch this run waits for. */
-struct pending {
-	char *id;
-	int round;
-	char **keys;
-	size_t nr_keys;
-	bool ended;
-};
-
-struct run {
-	struct llm *l;
-	const struct llmbatch_options *o;
-	struct llmbatch_stats *st;
-	enum llm_provider provider;
-	bool azure;
-	char endpoint[24];            /* digest of the base URL: which endpoint a journal record is for */
-	struct strbuf root;           /* where /files and /batches are (OpenAI, Azure) */
-	const char *query;            /* the base URL's "?..." (Azure's api-version), or "" */
-	struct journal journal;
-	struct pending *p;
-	size_t nr_p, alloc_p;
-	struct strmap carried;        /* custom id -> 1: in a pending batch */
-	struct strmap done;           /* batch id -> 1: ended in the journal */
-	struct strmap body_of;        /* custom id -> request index + 1 */
-	struct strmap longer;         /* custom id -> its body with twice the max_tokens (a truncated reply) */
-	struct strmap known;          /* batch id -> 1: named by any record of the batch journal */
-	struct strmap settled;        /* tag -> 1: its intent has a "created" or "abandoned" record */
-	struct intent *in;
-	size_t nr_in, alloc_in;
-	unsigned tag_serial;          /* makes this run's tags distinct */
-	const struct llmbatch_request *reqs;
-	size_t nr_reqs;
-};
-
-/* ---- HTTP, one request at a time ---- */
-
-struct reply {
-	long status;
-	struct strbuf body;
-	char error[256];
-};
-
-static int reply_done(const struct http_response *res, void *data)
-{
-	struct reply *r = data;
-
-	r->status = res->status;
-	strbuf_reset(&r->body);
-	if (res->body_len)
-		strbuf_add(&r->body, res->body, res->body_len);
-	snprintf(r->error, sizeof(r->error), "%s", res->cancelled ? "cancelled" : res->error ? res->error : "");
-	return 0;
-}
-
-/*
- * Send one request (retried by core/http on 408, 409, 429 and 5xx); fill
- * 'r'. Return 0 (whatever the status), or ERR_INTERRUPTED.
- */
-static int call(struct run *b, const char *method, const char *url, const char *const *headers,
-		const char *body, size_t len, struct reply *r)
-{
-	struct http_options ho = HTTP_OPTIONS_INIT;
-	struct http_client *c;
-	int rc;
-
-	ho.concurrency = 1;
-	ho.done = reply_done;
-	ho.stop = b->o->stop;
-	ho.ctx = b->o->ctx;
-	ho.timeout_ms = 600000;
-	r->status = 0;
-	r->error[0] = 0;
-	c = http_client_new(&ho);
-	http_submit(c, method, url, headers, body, len, r);
-	rc = http_run(c);
-	http_client_free(c);
-	return rc == ERR_INTERRUPTED ? ERR_INTERRUPTED : 0;
-}
-
-/* Report a refused call: "WHAT: HTTP N: server message" (scrubbed). Return ERR_REMOTE. */
-static int refused(struct run *b, const char *what, const struct reply *r)
-{
-	struct strbuf m = STRBUF_INIT;
-
-	if (r->status)
-		llm_error_message(r->body.buf, r->body.len, &m, NULL);
-	else
-		strbuf_addstr(&m, r->error[0] ? r->error : "no reply");
-	llm_scrub_job(b->l, &m);
-	if (r->status)
-		error("%s: HTTP %ld: %s", what, r->status, m.buf);
-	else
-		error("%s: %s", what, m.buf);
-	strbuf_release(&m);
-	return ERR_REMOTE;
-}
-
-static bool ok_status(const struct reply *r)
-{
-	return r->status >= 200 && r->status < 300;
-}
-
-/* Append the URL of 'path' under the batch root, with the base URL's query. */
-static void url_of(struct run *b, const char *path, struct strbuf *out)
-{
-	strbuf_add(out, b->root.buf, b->root.len);
-	strbuf_addstr(out, path);
-	strbuf_addstr(out, b->query);
-}
-
-/* ---- the journal ---- */
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
-static struct pending *add_pending(struct run *b, const char *id, int round)
-{
-	struct pending *p;
-
-	ALLOC_GROW(b->p, b->nr_p + 1, b->alloc_p);
-	p = &b->p[b->nr_p++];
-	memset(p, 0, sizeof(*p));
-	p->id = xstrdup(id);
-	p->round = round;
-	return p;
-}
-
-/* True when the record 'rec' is of this run's job, provider and endpoint. */
-static bool same_job(const struct run *b, const cJSON *rec)
-{
-	return jstr(rec, "job") && !strcmp(jstr(rec, "job"), b->o->job) &&
-	       jstr(rec, "provider") && !strcmp(jstr(rec, "provider"), llm_provider_name(b->provider)) &&
-	       jstr(rec, "endpoint") && !strcmp(jstr(rec, "endpoint"), b->endpoint);
-}
-
-/* The strings of the JSON array 'keys', as a new NULL-terminated array; their number in '*nr'. */
-static char **json_keys(const cJSON *keys, size_t *nr)
-{
-	char **out = xcalloc((size_t)cJSON_GetArraySize(keys) + 1, sizeof(*out));
-	const cJSON *k;
-
-	*nr = 0;
-	cJSON_ArrayForEach(k, keys)
-		if (cJSON_IsString(k))
-			out[(*nr)++] = xstrdup(k->valuestring);
-	return out;
-}
-
-static int read_record(const cJSON *rec, long line, void *data)
-{
-	struct run *b = data;
-	const char *event = jstr(rec, "event"), *id = jstr(rec, "batch");
-	struct pending *p;
-
-	(void)line;
-	if (event && jstr(rec, "tag") && (!strcmp(event, "created") || !strcmp(event, "abandoned")))
-		strmap_put(&b->settled, jstr(rec, "tag"), (void *)1);
-	if (event && !strcmp(event, "intent") && jstr(rec, "tag") && same_job(b, rec)) {
-		struct intent *in;
-		ALLOC_GROW(b->in, b->nr_in + 1, b->alloc_in);
-		in = &b->in[b->nr_in++];
-		memset(in, 0, sizeof(*in));
-		in->tag = xstrdup(jstr(rec, "tag"));
-		in->round = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "round"));
-		in->at = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "at"));
-		in->keys = json_keys(cJSON_GetObjectItemCaseSensitive(rec, "keys"), &in->nr_keys);
-		return 0;
-	}
-	if (!event || !id)
-		return 0;
-	strmap_put(&b->known, id, (void *)1);
-	if (!strcmp(event, "ended")) {
-		strmap_put(&b->done, id, (void *)1);
-		return 0;
-	}
-	if (strcmp(event, "created") || !same_job(b, rec))
-		return 0;
-	p = add_pending(b, id, (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "round")));
-	p->keys = json_keys(cJSON_GetObjectItemCaseSensitive(rec, "keys"), &p->nr_keys);
-	return 0;
-}
-
-/* A new record of 'event' for this run's job, provider and endpoint. */
-static cJSON *new_record(const struct run *b, const char *event, const char *tag)
-{
-	cJSON *rec = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(rec, "event", event);
-	cJSON_AddStringToObject(rec, "job", b->o->job);
-	cJSON_AddStringToObject(rec, "provider", llm_provider_name(b->provider));
-	cJSON_AddStringToObject(rec, "endpoint", b->endpoint);
-	if (tag)
-		cJSON_AddStringToObject(rec, "tag", tag);
-	return rec;
-}
-
-static void add_keys(cJSON *rec, char *const *keys, size_t n)
-{
-	cJSON *arr = cJSON_AddArrayToObject(rec, "keys");
-
-	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(keys[i]));
-}
-
-static int journal_created(struct run *b, const struct pending *p, const char *file_id, const char *tag,
-			   bool found)
-{
-	cJSON *rec = new_record(b, "created", tag);
-	int rc;
-
-	cJSON_AddStringToObject(rec, "batch", p->id);
-	if (file_id)
-		cJSON_AddStringToObject(rec, "file", file_id);
-	if (found)
-		cJSON_AddTrueToObject(rec, "found");
-	cJSON_AddNumberToObject(rec, "round", p->round);
-	cJSON_AddNumberToObject(rec, "created_at", (double)time(NULL));
-	add_keys(rec, p->keys, p->nr_keys);
-	rc = journal_append(&b->journal, rec);
-	cJSON_Delete(rec);
-	return rc;
-}
-
-/*
- * Journal (fsync'ed) the intent to create a batch tagged 'tag' carrying the
- * requests 'idx[0..n)' in round 'round', before anything is sent: a crash
- * between the provider accepting the batch and its "created" record leaves
- * this, and the next run looks the batch up by its tag.
- */
-static int journal_intent(struct run *b, const char *tag, const size_t *idx, size_t n, int round)
-{
-	cJSON *rec = new_record(b, "intent", tag);
-	cJSON *arr;
-	struct timespec ts;
-	int rc;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	cJSON_AddNumberToObject(rec, "round", round);
-	cJSON_AddNumberToObject(rec, "at", (double)ts.tv_sec + ts.tv_nsec / 1e9);
-	arr = cJSON_AddArrayToObject(rec, "keys");
-	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(b->reqs[idx[i]].custom_id));
-	rc = journal_append(&b->journal, rec);
-	cJSON_Delete(rec);
-	return rc;
-}
-
-/* Journal that the intent 'tag' created no batch at the provider: its requests go out again. */
-static int journal_abandoned(struct run *b, const char *tag)
-{
-	cJSON *rec = new_record(b, "abandoned", tag);
-	int rc = journal_append(&b->journal, rec);
-
-	cJSON_Delete(rec);
-	return rc;
-}
-
-static int journal_ended(struct run *b, const struct pending *p, const char *status, size_t ok, size_t failed)
-{
-	cJSON *rec = cJSON_CreateObject();
-	int rc;
-
-	cJSON_AddStringToObject(rec, "event", "ended");
-	cJSON_AddStringToObject(rec, "job", b->o->job);
-	cJSON_AddStringToObject(rec, "batch", p->id);
-	cJSON_AddStringToObject(rec, "status", status);
-	cJSON_AddNumberToObject(rec, "succeeded", (double)ok);
-	cJSON_AddNumberToObject(rec, "failed", (double)failed);
-	rc = journal_append(&b->journal, rec);
-	cJSON_Delete(rec);
-	return rc;
-}
 
 /* ---- submitting ---- */
 
@@ -379,7 +95,7 @@ static void input_line(struct run *b, const struct llmbatch_request *r, struct s
 static char *reply_str(const struct reply *r, const char *key)
 {
 	cJSON *j = cJSON_ParseWithLength(r->body.buf, r->body.len);
-	char *v = xstrdup(jstr(j, key));
+	char *v = xstrdup(batch_jstr(j, key));
 
 	cJSON_Delete(j);
 	return v;
@@ -409,10 +125,10 @@ static int upload(struct run *b, const struct strbuf *content, int part, char **
 		    "Content-Type: application/jsonl\r\n\r\n", boundary, b->o->job, part);
 	strbuf_add(&body, content->buf, content->len);
 	strbuf_addf(&body, "\r\n--%s--\r\n", boundary);
-	url_of(b, "/files", &url);
-	rc = call(b, "POST", url.buf, headers, body.buf, body.len, &r);
-	if (!rc && !ok_status(&r))
-		rc = refused(b, "uploading the batch input file was refused", &r);
+	batch_url_of(b, "/files", &url);
+	rc = batch_call(b, "POST", url.buf, headers, body.buf, body.len, &r);
+	if (!rc && !batch_ok_status(&r))
+		rc = batch_refused(b, "uploading the batch input file was refused", &r);
 	if (!rc && !(*file_id = reply_str(&r, "id"))) {
 		error("uploading the batch input file: the reply has no file id");
 		rc = ERR_REMOTE;
@@ -462,7 +178,7 @@ static int create(struct run *b, const size_t *idx, size_t n, int round)
 	int rc = 0;
 
 	new_tag(b, tag);
-	if (journal_intent(b, tag, idx, n, round))
+	if (batch_journal_intent(b, tag, idx, n, round))
 		return ERR_INPUT;
 	if (b->provider == LLM_ANTHROPIC) {
 		/* message batches keep no metadata: a rerun matches by time, size and custom ids */
@@ -474,7 +190,7 @@ static int create(struct run *b, const size_t *idx, size_t n, int round)
 		}
 		strbuf_addstr(&body, "]}");
 		llm_url(llm_get_base_url(b->l), "/messages/batches", &url);
-		rc = call(b, "POST", url.buf, llm_get_headers(b->l), body.buf, body.len, &r);
+		rc = batch_call(b, "POST", url.buf, llm_get_headers(b->l), body.buf, body.len, &r);
 	} else {
 		for (size_t i = 0; i < n; i++)
 			input_line(b, &b->reqs[idx[i]], &content);
@@ -483,30 +199,30 @@ static int create(struct run *b, const size_t *idx, size_t n, int round)
 			strbuf_addf(&body, "{\"input_file_id\":\"%s\",\"endpoint\":\"%s\",\"completion_window\":\"24h\","
 				    "\"metadata\":{\"evalset_tag\":\"%s\"}}",
 				    file_id, b->azure ? "/chat/completions" : "/v1/chat/completions", tag);
-			url_of(b, "/batches", &url);
-			rc = call(b, "POST", url.buf, llm_get_headers(b->l), body.buf, body.len, &r);
+			batch_url_of(b, "/batches", &url);
+			rc = batch_call(b, "POST", url.buf, llm_get_headers(b->l), body.buf, body.len, &r);
 		}
 	}
-	if (!rc && !ok_status(&r))
-		rc = refused(b, "creating the batch was refused", &r);
+	if (!rc && !batch_ok_status(&r))
+		rc = batch_refused(b, "creating the batch was refused", &r);
 	if (!rc && !(id = reply_str(&r, "id"))) {
 		error("creating the batch: the reply has no batch id");
 		rc = ERR_REMOTE;
 	}
 	if (!rc) {
-		p = add_pending(b, id, round);
+		p = batch_add_pending(b, id, round);
 		p->keys = xcalloc(n + 1, sizeof(*p->keys));
 		for (size_t i = 0; i < n; i++) {
 			p->keys[p->nr_keys++] = xstrdup(b->reqs[idx[i]].custom_id);
 			strmap_put(&b->carried, b->reqs[idx[i]].custom_id, (void *)1);
 		}
-		if (journal_created(b, p, file_id, tag, false))
+		if (batch_journal_created(b, p, file_id, tag, false))
 			rc = ERR_INPUT;
 		b->st->created++;
 		b->st->submitted += n;
 	} else if (rc == ERR_REMOTE && r.status >= 400 && r.status < 500) {
 		/* refused outright: no batch exists, the next run need not look for it */
-		journal_abandoned(b, tag);
+		batch_journal_abandoned(b, tag);
 	}
 	free(id);
 	free(file_id);
@@ -517,216 +233,6 @@ static int create(struct run *b, const size_t *idx, size_t n, int round)
 	return rc;
 }
 
-/* ---- finding the batch of an interrupted run ---- */
-
-/* Seconds since the epoch of the RFC 3339 time 'text' (UTC or with an offset), or -1. */
-static double rfc3339_time(const char *text)
-{
-	struct tm tm;
-	int y, mo, d, h, mi, off_h = 0, off_m = 0, used = 0;
-	double sec;
-	const char *z;
-
-	if (!text || sscanf(text, "%d-%d-%dT%d:%d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6)
-		return -1;
-	z = text + used;
-	if ((*z == '+' || *z == '-') && sscanf(z + 1, "%d:%d", &off_h, &off_m) == 2) {
-		if (*z == '-')
-			off_h = -off_h, off_m = -off_m;
-	} else if (*z != 'Z' && *z != 'z') {
-		return -1;
-	}
-	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(sec >= 0 && sec < 61))
-		return -1;
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	return (double)timegm(&tm) + sec - (off_h * 3600 + off_m * 60);
-}
-
-/* The time a listed batch was created: OpenAI's seconds, Anthropic's RFC 3339. */
-static double created_time(const cJSON *batch)
-{
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(batch, "created_at");
-
-	if (cJSON_IsNumber(c))
-		return c->valuedouble;
-	return rfc3339_time(cJSON_GetStringValue(c));
-}
-
-/* True when the results of the ended message batch 'batch' answer the requests of 'in'. */
-static bool results_match(struct run *b, const cJSON *batch, const struct intent *in)
-{
-	const char *results = jstr(batch, "results_url");
-	struct reply f = { 0, STRBUF_INIT, "" };
-	struct strmap keys = STRMAP_INIT;
-	bool match = false;
-
-	if (!results || call(b, "GET", results, llm_get_headers(b->l), NULL, 0, &f) || !ok_status(&f))
-		goto out;
-	for (size_t i = 0; i < in->nr_keys; i++)
-		strmap_put(&keys, in->keys[i], (void *)1);
-	match = true;
-	for (const char *s = f.body.buf, *end = f.body.buf + f.body.len; s < end && match;) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
-		cJSON *j = len ? cJSON_ParseWithLength(s, len) : NULL;
-		if (j && !strmap_get(&keys, jstr(j, "custom_id") ? jstr(j, "custom_id") : ""))
-			match = false;
-		cJSON_Delete(j);
-		s += len + 1;
-	}
-out:
-	strmap_clear(&keys, 0);
-	strbuf_release(&f.body);
-	return match;
-}
-
-#define LOOKUP_PAGES 10           /* at most this many pages of 100 batches */
-#define LOOKUP_SKEW 900.0         /* seconds of clock difference allowed with the provider */
-
-/*
- * Look up the batch the intent 'in' may have created: OpenAI and Azure list
- * batches newest first and the one whose metadata carries the tag is it;
- * Anthropic keeps no metadata, so a message batch is it when it was created
- * within LOOKUP_SKEW of the intent, holds as many requests, no journal
- * record names it, and, when it has ended, its results are for the
- * intent's requests. Set '*found' (a new string) or leave it NULL. Return
- * 0, ERR_REMOTE (several message batches match: reported) or
- * ERR_INTERRUPTED.
- */
-static int lookup(struct run *b, const struct intent *in, char **found)
-{
-	struct strbuf url = STRBUF_INIT, after = STRBUF_INIT, candidates = STRBUF_INIT, first = STRBUF_INIT;
-	struct reply r = { 0, STRBUF_INIT, "" };
-	bool anthropic = b->provider == LLM_ANTHROPIC;
-	size_t nr_candidates = 0;
-	int rc = 0;
-
-	*found = NULL;
-	for (int page = 0; page < LOOKUP_PAGES && !*found; page++) {
-		const cJSON *item, *data;
-		cJSON *j;
-		bool older = false, more;
-		strbuf_reset(&url);
-		if (anthropic)
-			llm_url(llm_get_base_url(b->l), "/messages/batches", &url);
-		else
-			url_of(b, "/batches", &url);
-		strbuf_addf(&url, "%climit=100", strchr(url.buf, '?') ? '&' : '?');
-		if (after.len)
-			strbuf_addf(&url, "&%s=%s", anthropic ? "after_id" : "after", after.buf);
-		if ((rc = call(b, "GET", url.buf, llm_get_headers(b->l), NULL, 0, &r)))
-			break;
-		if (!ok_status(&r)) {
-			rc = refused(b, "listing the batches to find the one an interrupted run created was refused", &r);
-			break;
-		}
-		j = cJSON_ParseWithLength(r.body.buf, r.body.len);
-		data = cJSON_GetObjectItemCaseSensitive(j, "data");
-		cJSON_ArrayForEach(item, data) {
-			const char *id = jstr(item, "id");
-			double t = created_time(item);
-			if (!id)
-				continue;
-			if (t >= 0 && t < in->at - LOOKUP_SKEW)
-				older = true;   /* newest first: the rest is older still */
-			if (!anthropic) {
-				const char *tag = jstr(cJSON_GetObjectItemCaseSensitive(item, "metadata"), "evalset_tag");
-				if (tag && !strcmp(tag, in->tag)) {
-					*found = xstrdup(id);
-					break;
-				}
-				continue;
-			}
-			if (strmap_get(&b->known, id) || t < in->at - LOOKUP_SKEW || t > in->at + LOOKUP_SKEW)
-				continue;
-			{
-				const cJSON *c = cJSON_GetObjectItemCaseSensitive(item, "request_counts"), *k;
-				double total = 0;
-				cJSON_ArrayForEach(k, c)
-					total += cJSON_IsNumber(k) ? k->valuedouble : 0;
-				if (total != (double)in->nr_keys)
-					continue;
-			}
-			if (jstr(item, "processing_status") && !strcmp(jstr(item, "processing_status"), "ended") &&
-			    !results_match(b, item, in))
-				continue;
-			if (!nr_candidates++)
-				strbuf_addstr(&first, id);
-			strbuf_addf(&candidates, "%s'%s'", candidates.len ? ", " : "", id);
-		}
-		more = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "has_more"));
-		strbuf_reset(&after);
-		if (jstr(j, "last_id"))
-			strbuf_addstr(&after, jstr(j, "last_id"));
-		else if (cJSON_GetArraySize(data) > 0 && jstr(cJSON_GetArrayItem(data, cJSON_GetArraySize(data) - 1), "id"))
-			strbuf_addstr(&after, jstr(cJSON_GetArrayItem(data, cJSON_GetArraySize(data) - 1), "id"));
-		cJSON_Delete(j);
-		if (older || !more || !after.len)
-			break;
-	}
-	if (!rc && anthropic && nr_candidates == 1)
-		*found = xstrdup(first.buf);
-	if (!rc && anthropic && nr_candidates > 1) {
-		error("an interrupted run was creating a message batch of %zu requests, and %zu batches created at "
-		      "that time match it: %s; cancel the ones that are not this job's (or let them end: their "
-		      "results then tell), then run the command again", in->nr_keys, nr_candidates, candidates.buf);
-		rc = ERR_REMOTE;
-	}
-	strbuf_release(&url);
-	strbuf_release(&after);
-	strbuf_release(&candidates);
-	strbuf_release(&first);
-	strbuf_release(&r.body);
-	return rc;
-}
-
-/*
- * Settle every intent of an earlier run without a "created" or
- * "abandoned" record: a batch found at the provider is journaled as
- * created and waited for; otherwise the intent is abandoned and its
- * requests are submitted as usual. Return 0 or an ERR_* code.
- */
-static int settle_intents(struct run *b)
-{
-	for (size_t i = 0; i < b->nr_in; i++) {
-		struct intent *in = &b->in[i];
-		struct pending *p;
-		char *id;
-		int rc;
-
-		if (strmap_get(&b->settled, in->tag))
-			continue;
-		if ((rc = lookup(b, in, &id)))
-			return rc;
-		if (!id) {
-			if (journal_abandoned(b, in->tag))
-				return ERR_INPUT;
-			strmap_put(&b->settled, in->tag, (void *)1);
-			continue;
-		}
-		note("found batch '%s', which an interrupted run created (%zu requests): waiting for it instead of "
-		     "submitting its requests again", id, in->nr_keys);
-		p = add_pending(b, id, in->round);
-		p->keys = in->keys;
-		p->nr_keys = in->nr_keys;
-		in->keys = NULL;
-		in->nr_keys = 0;
-		strmap_put(&b->known, id, (void *)1);
-		strmap_put(&b->settled, in->tag, (void *)1);
-		free(id);
-		b->st->found++;
-		if (journal_created(b, p, NULL, in->tag, true))
-			return ERR_INPUT;
-	}
-	return 0;
-}
-
-/* Cut the requests 'idx[0..n)' into batches at the limits and create each. */
 static int submit(struct run *b, const size_t *idx, size_t n, int round)
 {
 	long max_req = b->o->max_requests > 0 ? b->o->max_requests : LLMBATCH_DEFAULT_REQUESTS;
@@ -771,19 +277,19 @@ int llmbatch_parse_line(const cJSON *line, const char **custom_id, char **body, 
 	const char *t;
 
 	*body = *why = NULL;
-	*custom_id = jstr(line, "custom_id");
+	*custom_id = batch_jstr(line, "custom_id");
 	if (!*custom_id)
 		return -1;
 	if ((res = cJSON_GetObjectItemCaseSensitive(line, "result"))) {
 		/* Anthropic: succeeded | errored | canceled | expired */
-		t = jstr(res, "type");
+		t = batch_jstr(res, "type");
 		if (t && !strcmp(t, "succeeded") && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(res, "message"))) {
 			*body = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(res, "message"));
 			return 0;
 		}
 		e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "error"), "error");
-		if (jstr(e, "message"))
-			*why = xstrfmt("%s: %s", t ? t : "failed", jstr(e, "message"));
+		if (batch_jstr(e, "message"))
+			*why = xstrfmt("%s: %s", t ? t : "failed", batch_jstr(e, "message"));
 		else
 			*why = xstrfmt("%s in the batch", t ? t : "failed");
 		return 0;
@@ -795,8 +301,8 @@ int llmbatch_parse_line(const cJSON *line, const char **custom_id, char **body, 
 		*body = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(resp, "body"));
 		return 0;
 	}
-	if (cJSON_IsObject(e) && jstr(e, "message"))
-		*why = xstrfmt("%s: %s", jstr(e, "code") ? jstr(e, "code") : "error", jstr(e, "message"));
+	if (cJSON_IsObject(e) && batch_jstr(e, "message"))
+		*why = xstrfmt("%s: %s", batch_jstr(e, "code") ? batch_jstr(e, "code") : "error", batch_jstr(e, "message"));
 	else if (cJSON_IsObject(resp)) {
 		struct strbuf m = STRBUF_INIT;
 		char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(resp, "body"));
@@ -912,10 +418,10 @@ static void deliver(struct run *b, const struct pending *p, const char *text, si
 /* GET a results file into 'r'. */
 static int download(struct run *b, const char *url, struct reply *r, const char *what)
 {
-	int rc = call(b, "GET", url, llm_get_headers(b->l), NULL, 0, r);
+	int rc = batch_call(b, "GET", url, llm_get_headers(b->l), NULL, 0, r);
 
-	if (!rc && !ok_status(r))
-		rc = refused(b, what, r);
+	if (!rc && !batch_ok_status(r))
+		rc = batch_refused(b, what, r);
 	return rc;
 }
 
@@ -941,14 +447,14 @@ static int poll_one(struct run *b, struct pending *p, struct strmap *retry)
 	} else {
 		strbuf_addf(&url, "%s/batches/%s%s", b->root.buf, p->id, b->query);
 	}
-	rc = call(b, "GET", url.buf, llm_get_headers(b->l), NULL, 0, &r);
+	rc = batch_call(b, "GET", url.buf, llm_get_headers(b->l), NULL, 0, &r);
 	b->st->polls++;
-	if (!rc && !ok_status(&r))
-		rc = refused(b, "polling the batch was refused", &r);
+	if (!rc && !batch_ok_status(&r))
+		rc = batch_refused(b, "polling the batch was refused", &r);
 	if (rc)
 		goto out;
 	j = cJSON_ParseWithLength(r.body.buf, r.body.len);
-	status = jstr(j, b->provider == LLM_ANTHROPIC ? "processing_status" : "status");
+	status = batch_jstr(j, b->provider == LLM_ANTHROPIC ? "processing_status" : "status");
 	if (!status) {
 		error("polling batch '%s': the reply has no status", p->id);
 		rc = ERR_REMOTE;
@@ -959,7 +465,7 @@ static int poll_one(struct run *b, struct pending *p, struct strmap *retry)
 	      !strcmp(status, "cancelling"))
 		goto out;   /* still running */
 	if (b->provider == LLM_ANTHROPIC) {
-		const char *results = jstr(j, "results_url");
+		const char *results = batch_jstr(j, "results_url");
 		if (results) {
 			rc = download(b, results, &f, "downloading the batch results was refused");
 			if (rc)
@@ -967,7 +473,7 @@ static int poll_one(struct run *b, struct pending *p, struct strmap *retry)
 			deliver(b, p, f.body.buf, f.body.len, &seen, retry, &ok, &failed);
 		}
 	} else {
-		const char *files[2] = { jstr(j, "output_file_id"), jstr(j, "error_file_id") };
+		const char *files[2] = { batch_jstr(j, "output_file_id"), batch_jstr(j, "error_file_id") };
 		for (int i = 0; i < 2; i++) {
 			if (!files[i])
 				continue;
@@ -982,7 +488,7 @@ static int poll_one(struct run *b, struct pending *p, struct strmap *retry)
 			const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
 				cJSON_GetObjectItemCaseSensitive(j, "errors"), "data"), 0);
 			struct strbuf m = STRBUF_INIT;
-			strbuf_addstr(&m, jstr(e, "message") ? jstr(e, "message") : "no reason given");
+			strbuf_addstr(&m, batch_jstr(e, "message") ? batch_jstr(e, "message") : "no reason given");
 			llm_scrub_job(b->l, &m);
 			warning("batch '%s' failed: %s", p->id, m.buf);
 			strbuf_release(&m);
@@ -1003,7 +509,7 @@ static int poll_one(struct run *b, struct pending *p, struct strmap *retry)
 	}
 	if (failed && b->provider != LLM_ANTHROPIC && strcmp(status, "completed"))
 		note("batch '%s' ended %s: %zu requests without a reply", p->id, status, failed);
-	if (journal_ended(b, p, status, ok, failed)) {
+	if (batch_journal_ended(b, p, status, ok, failed)) {
 		rc = ERR_INPUT;
 		goto out;
 	}
@@ -1081,7 +587,7 @@ int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct l
 	set_endpoint(&b);
 	for (size_t i = 0; i < nr; i++)
 		strmap_put(&b.body_of, reqs[i].custom_id, (void *)(uintptr_t)(i + 1));
-	if (journal_read(o->journal_path, read_record, &b) < 0) {
+	if (journal_read(o->journal_path, batch_read_record, &b) < 0) {
 		rc = ERR_INPUT;
 		goto out;
 	}
@@ -1092,7 +598,7 @@ int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct l
 		     "are counted as to submit", unsettled);
 	/* a crash between creating a batch and journaling it: find it by its tag before paying again */
 	if (unsettled && !o->estimate_only &&
-	    (journal_open(&b.journal, o->journal_path) ? (rc = ERR_INPUT) : (rc = settle_intents(&b))))
+	    (journal_open(&b.journal, o->journal_path) ? (rc = ERR_INPUT) : (rc = batch_settle_intents(&b))))
 		goto out;
 	/* the batches of an earlier run that never ended: resumed, their requests not sent again */
 	for (size_t i = 0; i < b.nr_p; i++) {
