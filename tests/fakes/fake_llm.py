@@ -99,6 +99,20 @@ of on or that the their then there these this to was were what when where which
 while who why will with you your can does do not""".split())
 
 
+def shape_reply(content, fault, rf, lead):
+    """The reply text and finish reason for a fault mode: cut at max_tokens
+    ("length"), the wrong shape ("invalid"); wrapped in prose and a code
+    fence when the request asked for text rather than JSON."""
+    finish = "stop"
+    if fault == "length":
+        content, finish = content[: len(content) // 2], "length"
+    elif fault == "invalid":
+        content = json.dumps({"items": ["nope"]})
+    if rf == "text":
+        content = lead + "\n```json\n" + content + "\n```\n"
+    return content, finish
+
+
 class State:
     def __init__(self, args):
         self.args = args
@@ -434,14 +448,7 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
         km = re.search(r"kind: ([a-z-]+)", user)
         kind = km.group(1) if km else "factoid"
         content = json.dumps({"questions": make_questions(key, user, count, kind, st.script)})
-        finish = "stop"
-        if fault == "length":
-            content = content[: len(content) // 2]
-            finish = "length"
-        elif fault == "invalid":
-            content = json.dumps({"items": ["nope"]})
-        if rf == "text":
-            content = "Here are the questions:\n```json\n" + content + "\n```\n"
+        content, finish = shape_reply(content, fault, rf, "Here are the questions:")
         body = {
             "id": "chatcmpl-" + key, "object": "chat.completion", "created": 0,
             "model": req.get("model", "fake"),
@@ -508,13 +515,7 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
                     break
             obj["reason"] = "fake critic"
         content = json.dumps(obj)
-        finish = "stop"
-        if fault == "length":
-            content, finish = content[: len(content) // 2], "length"
-        elif fault == "invalid":
-            content = json.dumps({"items": ["nope"]})
-        if rf == "text":
-            content = "Here:\n```json\n" + content + "\n```\n"
+        content, finish = shape_reply(content, fault, rf, "Here:")
         self.completion(st, req, key, content, finish, counted=fault is None)
 
     def judge(self, st, req, key, rf, fault, user):
@@ -534,13 +535,7 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
             cw = set(words_of(chunk))
             grade = min(3, sum(1 for w in words_of(question) if w in cw))
         content = json.dumps({"grade": grade, "reason": "fake judge"})
-        finish = "stop"
-        if fault == "length":
-            content, finish = content[: len(content) // 2], "length"
-        elif fault == "invalid":
-            content = json.dumps({"items": ["nope"]})
-        if rf == "text":
-            content = "My grade:\n```json\n" + content + "\n```\n"
+        content, finish = shape_reply(content, fault, rf, "My grade:")
         self.completion(st, req, key, content, finish, counted=fault is None)
 
     def capture(self, anthropic):
