@@ -3,19 +3,22 @@
  * `trec-eval` on runs of millions of lines.
  *
  * The scanner reads large blocks (through zlib, which passes plain files
- * through), finds lines with memchr, splits fields by hand with the line's
- * '\n' as a sentinel, NUL-terminates the qid and docid in place, and parses
- * scores with an exact fast path (run_parse_score). In streaming mode the
- * bytes of the current question stay contiguous at the front of the buffer:
- * before each read the finished part is dropped with one memmove, so memory
- * is one question plus one block. Line offsets are kept relative to the
- * start of the question so that moving or growing the buffer needs no fixup.
- * In collect mode (stdin, unsorted runs, run_load) the whole file stays in
- * the buffer and lines are grouped by question at the end.
+ * through). The usual line is read in one pass by the fast reader of
+ * run-trec-fast.h; any other line is found with memchr and its fields split
+ * by hand with the line's '\n' as a sentinel, the score parsed by
+ * run_parse_score (run-score.c). Either way the qid and docid are
+ * NUL-terminated in place. In streaming mode the bytes of the current
+ * question stay contiguous at the front of the buffer: before each read the
+ * finished part is dropped with one memmove, so memory is one question plus
+ * one block. Line offsets are kept relative to the start of the question so
+ * that moving or growing the buffer needs no fixup. In collect mode (stdin,
+ * unsorted runs, run_load) the whole file stays in the buffer and lines are
+ * grouped by question at the end.
  */
 #include "score/run.h"
 #include "score/run-build.h"
 #include "score/run-internal.h"
+#include "score/run-trec-fast.h"
 
 #include "base/error.h"
 #include "base/fsutil.h"
@@ -24,108 +27,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #define SCAN_BLOCK (4u << 20)
 #define SCAN_SLACK 16           /* spare bytes after the data, for word-wide reads */
 #define TREC_MAX_LINE (1u << 20) /* a longer line is refused (bounds the buffer too) */
-
-/* ---- scores ---- */
-
-static const double pow10_exact[] = {
-	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-};
-
-static int parse_score_slow(const char *s, size_t len, double *out)
-{
-	char small[64];
-	char *tmp = len < sizeof(small) ? small : xmalloc(len + 1);
-	char *end;
-	double v;
-	int ret = -1;
-
-	memcpy(tmp, s, len);
-	tmp[len] = '\0';
-	errno = 0;
-	v = strtod(tmp, &end);
-	if (len && end == tmp + len && isfinite(v)) {
-		*out = v;
-		ret = 0;
-	}
-	if (tmp != small)
-		free(tmp);
-	return ret;
-}
-
-int run_parse_score(const char *s, size_t len, double *out)
-{
-	const unsigned char *p = (const unsigned char *)s, *e = p + len, *frac;
-	uint64_t m = 0;
-	unsigned d;
-	int nd, exp10 = 0;
-	bool neg = false;
-	double v;
-
-	if (p < e && (*p == '-' || *p == '+'))
-		neg = *p++ == '-';
-	frac = p;
-	while (p < e && (d = (unsigned)*p - '0') < 10) {
-		m = m * 10 + d;
-		p++;
-	}
-	nd = (int)(p - frac);
-	if (p < e && *p == '.') {
-		frac = ++p;
-		while (p < e && (d = (unsigned)*p - '0') < 10) {
-			m = m * 10 + d;
-			p++;
-		}
-		exp10 = -(int)(p - frac);
-		nd -= exp10;
-	}
-	/* 19 digits always fit in 64 bits; more (even leading zeros) take the slow path */
-	if (!nd || nd > 19)
-		return parse_score_slow(s, len, out);
-	if (p < e && (*p == 'e' || *p == 'E')) {
-		bool eneg = false;
-		int x = 0;
-
-		p++;
-		if (p < e && (*p == '-' || *p == '+'))
-			eneg = *p++ == '-';
-		if (p == e || (unsigned)*p - '0' >= 10)
-			return parse_score_slow(s, len, out);
-		for (; p < e && (d = (unsigned)*p - '0') < 10; p++) {
-			if (x > 10000)
-				return parse_score_slow(s, len, out);
-			x = x * 10 + (int)d;
-		}
-		exp10 += eneg ? -x : x;
-	}
-	if (p != e)
-		return parse_score_slow(s, len, out);
-	if (!m) {
-		*out = neg ? -0.0 : 0.0;
-		return 0;
-	}
-	if (m > ((uint64_t)1 << 53) || exp10 < -22 || exp10 > 22)
-		return parse_score_slow(s, len, out);
-	/* Clinger's fast path: both operands exact, so one correctly rounded operation */
-	v = (double)m;
-	v = exp10 >= 0 ? v * pow10_exact[exp10] : v / pow10_exact[-exp10];
-	*out = neg ? -v : v;
-	return 0;
-}
-
-/* ---- the TREC scanner ---- */
 
 struct fields {
 	char *qid, *doc;
@@ -413,144 +322,41 @@ static int scan_line(struct scan *s, size_t start, char *nl)
 	return take_line(s, start, &f);
 }
 
-#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef TREC_FAST_LINE
 /*
- * The fast path of the usual line: shorter than 64 bytes, fields separated
- * by spaces or tabs, a plain decimal score. The 64 bytes from the line's
- * start are classified 16 at a time (bytes up to 0x20, blanks, '\n', '.')
- * into bit masks, and every field boundary comes out of the masks with no
- * branch per byte or per field. Anything else (a longer line, another
- * control byte, fewer than six fields, the first line with its possible
- * byte order mark) is left to scan_line, which also reports what is wrong.
+ * Read the line at s->pos, 64 readable bytes of data from there, by the
+ * fast reader (run-trec-fast.h). Return false when the line is left to
+ * scan_line, untouched; else true, with s->pos past the line and '*ret'
+ * what scan_line would have returned.
  */
-/*
- * The value of the 'n' digits (1 to 8) at 'p', or -1 when one is not a
- * digit. Reads 8 bytes; those past the digits are shifted out unread.
- */
-static inline int64_t digits8(const char *p, unsigned n)
-{
-	uint64_t w;
-
-	memcpy(&w, p, 8);
-	w = (w ^ 0x3030303030303030ULL) << (8 * (8 - n));
-	if (((w + 0x7676767676767676ULL) | w) & 0x8080808080808080ULL)
-		return -1;
-	w = w * 10 + (w >> 8);
-	w = (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-	     (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
-	return (int64_t)w;
-}
-
-static const uint64_t pow10_u64[] = {
-	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
-};
-
-/*
- * Parse the score in bytes [a, e) of the line at 'p' ('dot': its '.' bits)
- * as run_parse_score does, for up to 8 digits on each side of the point:
- * the same integer of digits and the same one correctly rounded division.
- * Return false to leave it to run_parse_score.
- */
-static inline bool score_fast(const char *p, unsigned a, unsigned e, uint64_t dot, double *out)
-{
-	bool neg = p[a] == '-';
-	uint64_t d, m;
-	unsigned ie, ni, nf;
-	int64_t iv, fv = 0;
-
-	a += neg;
-	d = dot & ((1ULL << e) - 1) & ~((1ULL << a) - 1);
-	ie = d ? (unsigned)__builtin_ctzll(d) : e;
-	ni = ie - a;
-	nf = d ? e - ie - 1 : 0;
-	if (!ni || ni > 8 || nf > 8 || (d && !nf))
-		return false;
-	if ((iv = digits8(p + a, ni)) < 0 || (nf && (fv = digits8(p + ie + 1, nf)) < 0))
-		return false;
-	m = (uint64_t)iv * pow10_u64[nf] + (uint64_t)fv;
-	if (m > ((uint64_t)1 << 53))
-		return false;
-	if (!m) {
-		*out = neg ? -0.0 : 0.0;
-		return true;
-	}
-	*out = (double)m / pow10_exact[nf];
-	if (neg)
-		*out = -*out;
-	return true;
-}
-
-/*
- * Parse the line at s->pos, 64 readable bytes of data from there, by the
- * fast path. Return false when the line is left to scan_line, untouched;
- * else true, with s->pos past the line and '*ret' what scan_line would
- * have returned.
- */
-static bool scan_line_fast(struct scan *s, int *ret)
+static inline bool scan_line_fast(struct scan *s, int *ret)
 {
 	char *p = s->buf + s->pos;
-	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
-		nlc = _mm_set1_epi8('\n'), dotc = _mm_set1_epi8('.');
-	uint64_t le = 0, bl = 0, nl = 0, dot = 0, in, text, st, en;
-	unsigned n, b[6], e[6];
+	size_t start = s->pos;
+	struct trec_fast l;
 	struct fields f;
+	int r = trec_fast_line(p, &l);
 
-	for (unsigned k = 0; k < 64 && !nl; k += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
-
-		le |= (uint64_t)(unsigned)_mm_movemask_epi8(
-			_mm_cmpeq_epi8(_mm_max_epu8(x, sp), sp)) << k;
-		bl |= (uint64_t)(unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, tab))) << k;
-		nl = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, nlc)) << k;
-		dot |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, dotc)) << k;
-	}
-	if (!nl)
+	if (r < 0)
 		return false;
-	n = (unsigned)__builtin_ctzll(nl);
-	in = (1ULL << n) - 1;
-	/* a control byte other than a tab: the slow path knows */
-	if ((le & ~bl) & in)
-		return false;
-	text = ~le & in;
-	if (!text || p[__builtin_ctzll(text)] == '#') {
-		/* a blank or comment line */
-		s->lineno++;
-		s->pos += n + 1;
-		*ret = 0;
-		return true;
-	}
-	st = text & ~(text << 1);
-	en = text & ~(text >> 1);
-	for (int i = 0; i < 6; i++) {
-		if (!st)
-			return false;  /* fewer than six fields */
-		b[i] = (unsigned)__builtin_ctzll(st);
-		e[i] = (unsigned)__builtin_ctzll(en) + 1;
-		st &= st - 1;
-		en &= en - 1;
-	}
-	if (!score_fast(p, b[4], e[4], dot, &f.score) &&
-	    run_parse_score(p + b[4], e[4] - b[4], &f.score) < 0)
-		return false;
-	f.qid = p + b[0];
-	f.qid_len = e[0] - b[0];
-	f.doc = p + b[2];
-	f.doc_len = e[2] - b[2];
-	f.tag = p + b[5];
-	f.tag_len = e[5] - b[5];
-	p[e[0]] = '\0';
-	p[e[2]] = '\0';
 	s->lineno++;
-	{
-		size_t start = s->pos;
-
-		s->pos += n + 1;
-		*ret = take_line(s, start, &f);
+	s->pos += l.len + 1;
+	if (!r) {
+		*ret = 0;  /* a blank or comment line */
 		return true;
 	}
+	f.qid = p + l.b[0];
+	f.qid_len = l.e[0] - l.b[0];
+	f.doc = p + l.b[2];
+	f.doc_len = l.e[2] - l.b[2];
+	f.tag = p + l.b[5];
+	f.tag_len = l.e[5] - l.b[5];
+	f.score = l.score;
+	p[l.e[0]] = '\0';
+	p[l.e[2]] = '\0';
+	*ret = take_line(s, start, &f);
+	return true;
 }
-#define HAVE_SCAN_FAST 1
 #endif
 
 /* Hand the collected lines over question by question, in order of first appearance. */
@@ -646,7 +452,7 @@ static int scan_run(struct scan *s)
 		for (;;) {
 			size_t start = s->pos;
 
-#ifdef HAVE_SCAN_FAST
+#ifdef TREC_FAST_LINE
 			if (s->lineno && s->len - start >= 64 && scan_line_fast(s, &r)) {
 				if (r)
 					return r;

@@ -1,0 +1,149 @@
+/*
+ * run-trec-fast: the one-pass reader of the usual TREC run line, for the
+ * scanner in core/score/run-trec.c, the only file that includes it. Its
+ * functions are static inline so that they are compiled into the scanner's
+ * loop: this is the hot path of `trec-eval` on runs of millions of lines.
+ *
+ * The usual line is shorter than 64 bytes, has its fields separated by
+ * spaces or tabs and a plain decimal score. The 64 bytes from the line's
+ * start are classified 16 at a time (bytes up to 0x20, blanks, '\n', '.')
+ * into bit masks, and every field boundary comes out of the masks with no
+ * branch per byte or per field. Anything else (a longer line, another
+ * control byte, fewer than six fields, a score that is not a number) is
+ * declined, the line untouched, for the general scanner, which also reports
+ * what is wrong. The caller guarantees 64 readable bytes at the line's
+ * start. Scores come out bit for bit as run_parse_score gives them.
+ *
+ * TREC_FAST_LINE is defined where the reader exists (SSE2, little endian).
+ */
+#ifndef EVALSET_RUN_TREC_FAST_H
+#define EVALSET_RUN_TREC_FAST_H
+
+#include "score/run.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <emmintrin.h>
+#define TREC_FAST_LINE 1
+
+/* One line as the fast reader found it. */
+struct trec_fast {
+	unsigned len;         /* bytes before the line's '\n' */
+	unsigned b[6], e[6];  /* each field's [start, end) from the line's start */
+	double score;         /* the fifth field's value */
+};
+
+/*
+ * Return the value of the 'n' digits (1 to 8) at 'p', or -1 when one is not
+ * a digit. Reads 8 bytes; those past the digits are shifted out unread.
+ */
+static inline int64_t trec_fast_digits8(const char *p, unsigned n)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	w = (w ^ 0x3030303030303030ULL) << (8 * (8 - n));
+	if (((w + 0x7676767676767676ULL) | w) & 0x8080808080808080ULL)
+		return -1;
+	w = w * 10 + (w >> 8);
+	w = (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+	     (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+	return (int64_t)w;
+}
+
+/*
+ * Parse the score in bytes [a, e) of the line at 'p' ('dot': its '.' bits)
+ * as run_parse_score does, for up to 8 digits on each side of the point:
+ * the same integer of digits and the same one correctly rounded division.
+ * Return false to leave it to run_parse_score.
+ */
+static inline bool trec_fast_score(const char *p, unsigned a, unsigned e, uint64_t dot, double *out)
+{
+	static const uint64_t pow10_u64[] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+	};
+	static const double pow10_dbl[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+	};
+	bool neg = p[a] == '-';
+	uint64_t d, m;
+	unsigned ie, ni, nf;
+	int64_t iv, fv = 0;
+
+	a += neg;
+	d = dot & ((1ULL << e) - 1) & ~((1ULL << a) - 1);
+	ie = d ? (unsigned)__builtin_ctzll(d) : e;
+	ni = ie - a;
+	nf = d ? e - ie - 1 : 0;
+	if (!ni || ni > 8 || nf > 8 || (d && !nf))
+		return false;
+	if ((iv = trec_fast_digits8(p + a, ni)) < 0 ||
+	    (nf && (fv = trec_fast_digits8(p + ie + 1, nf)) < 0))
+		return false;
+	m = (uint64_t)iv * pow10_u64[nf] + (uint64_t)fv;
+	if (m > ((uint64_t)1 << 53))
+		return false;
+	if (!m) {
+		*out = neg ? -0.0 : 0.0;
+		return true;
+	}
+	*out = (double)m / pow10_dbl[nf];
+	if (neg)
+		*out = -*out;
+	return true;
+}
+
+/*
+ * Read the line at 'p' into 'l'. Return 1 for a run line of six fields or
+ * more, 0 for a blank or comment line (only l->len set), -1 when the line
+ * is left to the general scanner.
+ */
+static inline int trec_fast_line(const char *p, struct trec_fast *l)
+{
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
+		nlc = _mm_set1_epi8('\n'), dotc = _mm_set1_epi8('.');
+	uint64_t le = 0, bl = 0, nl = 0, dot = 0, in, text, st, en;
+	unsigned n;
+
+	for (unsigned k = 0; k < 64 && !nl; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
+
+		le |= (uint64_t)(unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_max_epu8(x, sp), sp)) << k;
+		bl |= (uint64_t)(unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, tab))) << k;
+		nl = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, nlc)) << k;
+		dot |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, dotc)) << k;
+	}
+	if (!nl)
+		return -1;
+	n = (unsigned)__builtin_ctzll(nl);
+	in = (1ULL << n) - 1;
+	/* a control byte other than a tab: the general scanner knows */
+	if ((le & ~bl) & in)
+		return -1;
+	l->len = n;
+	text = ~le & in;
+	if (!text || p[__builtin_ctzll(text)] == '#')
+		return 0;
+	st = text & ~(text << 1);
+	en = text & ~(text >> 1);
+	for (int i = 0; i < 6; i++) {
+		if (!st)
+			return -1;  /* fewer than six fields */
+		l->b[i] = (unsigned)__builtin_ctzll(st);
+		l->e[i] = (unsigned)__builtin_ctzll(en) + 1;
+		st &= st - 1;
+		en &= en - 1;
+	}
+	if (!trec_fast_score(p, l->b[4], l->e[4], dot, &l->score) &&
+	    run_parse_score(p + l->b[4], l->e[4] - l->b[4], &l->score) < 0)
+		return -1;
+	return 1;
+}
+
+#endif
+#endif
