@@ -442,13 +442,7 @@ int cmd_judge(int argc, const char **argv)
 				"passages close to its own wording; prefer another model as judge", model, own, p.nr);
 	}
 
-	if (shard_n > 1) {
-		char *name = xstrfmt(".evalset/judge.%ld-of-%ld.jsonl", shard_i, shard_n);
-		journal = path_join(ref.dir, name);
-		free(name);
-	} else {
-		journal = path_join(ref.dir, ".evalset/judge.jsonl");
-	}
+	journal = llm_cli_shard_file(ref.dir, "judge", "jsonl", shard_i, shard_n);
 	journals = other_journals(ref.dir, journal, &nr_journals);
 	memset(&jo, 0, sizeof(jo));
 	jo.prompt = &prompt;
@@ -484,13 +478,7 @@ int cmd_judge(int argc, const char **argv)
 		goto out;
 	}
 	what = xstrfmt("judge journal of set '%s'", ref.dir);
-	if (shard_n > 1) {
-		char *name = xstrfmt(".evalset/judge.%ld-of-%ld.lock", shard_i, shard_n);
-		lock_path = path_join(ref.dir, name);
-		free(name);
-	} else {
-		lock_path = path_join(ref.dir, ".evalset/judge.lock");
-	}
+	lock_path = llm_cli_shard_file(ref.dir, "judge", "lock", shard_i, shard_n);
 	{
 		char *dir = path_join(ref.dir, ".evalset");
 		rc = mkdir_private(dir);

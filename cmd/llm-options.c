@@ -224,11 +224,20 @@ int llm_cli_batch_options(const struct llm_batch_cli *b, const char *journal, co
 	return 0;
 }
 
+char *llm_cli_shard_file(const char *dir, const char *name, const char *ext, long shard_i, long shard_n)
+{
+	char *file = shard_n > 1 ? xstrfmt(".evalset/%s.%ld-of-%ld.%s", name, shard_i, shard_n, ext)
+				 : xstrfmt(".evalset/%s.%s", name, ext);
+	char *path = path_join(dir, file);
+
+	free(file);
+	return path;
+}
+
 char *llm_cli_batch_journal(const char *dir, const char *job, long shard_i, long shard_n)
 {
-	char *name = shard_n > 1 ? xstrfmt(".evalset/%s-batches.%ld-of-%ld.jsonl", job, shard_i, shard_n)
-				 : xstrfmt(".evalset/%s-batches.jsonl", job);
-	char *path = path_join(dir, name);
+	char *name = xstrfmt("%s-batches", job);
+	char *path = llm_cli_shard_file(dir, name, "jsonl", shard_i, shard_n);
 
 	free(name);
 	return path;

@@ -88,6 +88,14 @@ int llm_cli_batch_options(const struct llm_batch_cli *b, const char *journal, co
 			  struct llmbatch_options *bo);
 
 /*
+ * Return the file 'name'.'ext' of a job in the set directory 'dir':
+ * DIR/.evalset/NAME.EXT, or DIR/.evalset/NAME.I-of-N.EXT for shard I of N
+ * (N > 1), so that concurrent shards never share a journal or a lock.
+ * Caller frees.
+ */
+char *llm_cli_shard_file(const char *dir, const char *name, const char *ext, long shard_i, long shard_n);
+
+/*
  * Return the batch journal of job 'job' in the set directory 'dir':
  * .evalset/JOB-batches.jsonl, or JOB-batches.I-of-N.jsonl for shard I of N
  * (N > 1), so that concurrent jobs and shards never share one. Caller frees.
