@@ -6,16 +6,7 @@
 # A corpus of 24 chunks in 6 documents, distinct words per chunk.
 make_case() {
 	w="$root/$1"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
-	python3 - <<'EOF'
-import json, random
-random.seed(5)
-vocab = ["w%03d" % i for i in range(400)]
-with open("chunks.jsonl", "w") as f:
-    for i in range(24):
-        words = random.sample(vocab, 30)
-        f.write(json.dumps({"id": "c-%02d" % i, "doc": "d%d" % (i // 4), "title": "Doc %d" % (i // 4),
-                            "text": "Setting " + " ".join(words) + "."}) + "\n")
-EOF
+	make_corpus chunks.jsonl 24 5 400 2
 	"$evalset" init demo --corpus chunks.jsonl >/dev/null || exit 1
 }
 # gen and gen_bg test generation alone (request counts are exact); genq and

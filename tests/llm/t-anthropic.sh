@@ -12,19 +12,8 @@ set -u
 
 make_case() {
 	w="$root/$1"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
-	python3 - <<'PY'
-import json, random
-random.seed(5)
-vocab = ["w%03d" % i for i in range(400)]
-with open("chunks.jsonl", "w") as f:
-    for i in range(12):
-        f.write(json.dumps({"id": "c-%02d" % i, "doc": "d%d" % (i // 4), "title": "Doc %d" % (i // 4),
-                            "text": "Setting " + " ".join(random.sample(vocab, 30)) + "."}) + "\n")
-with open("run.trec", "w") as f:
-    for q in range(1, 5):
-        for r in range(4):
-            f.write("q-%04d Q0 c-%02d %d %d bm25\n" % (q, (q * 3 + r) % 12, r + 1, 10 - r))
-PY
+	make_corpus chunks.jsonl 12 5 400 2
+	make_run run.trec 4 4 3 12 2
 	"$evalset" init demo --corpus chunks.jsonl >/dev/null || exit 1
 }
 # generation alone (exact request counts); the passes after it are checked below

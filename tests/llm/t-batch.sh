@@ -16,20 +16,18 @@ set -u
 # make_case NAME CHUNKS: a set over a corpus of CHUNKS chunks
 make_case() {
 	w="$root/$1"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
-	python3 - "$2" <<'PY'
-import json, random, sys
-random.seed(5)
-vocab = ["w%03d" % i for i in range(900)]
-with open("chunks.jsonl", "w") as f:
-    for i in range(int(sys.argv[1])):
-        f.write(json.dumps({"id": "c-%04d" % i, "doc": "d%d" % (i // 4), "title": "Doc %d" % (i // 4),
-                            "text": "Setting " + " ".join(random.sample(vocab, 30)) + "."}) + "\n")
-with open("run.trec", "w") as f:
-    for q in range(1, 9):
-        for r in range(5):
-            f.write("q-%04d Q0 c-%04d %d %d bm25\n" % (q, (q * 3 + r) % int(sys.argv[1]), r + 1, 10 - r))
-PY
+	make_corpus chunks.jsonl "$2" 5 900 4
+	make_run run.trec 8 5 3 "$2" 4
 	"$evalset" init demo --corpus chunks.jsonl >/dev/null || exit 1
+}
+# make_pool_case NAME: make_case NAME 40 with eight labelled questions, tagged
+# v1, and the worksheet pool.yaml of run.trec over it
+make_pool_case() {
+	make_case "$1" 40
+	"$evalset" add demo --text "Which w001 setting?" --relevant c-0001 >/dev/null 2>&1
+	for i in 2 3 4 5 6 7 8; do "$evalset" add demo --text "Question $i about w00$i?" --relevant c-000$i >/dev/null 2>&1; done
+	"$evalset" tag demo v1 >/dev/null 2>&1
+	"$evalset" pool demo@v1 run.trec -o pool.yaml >/dev/null 2>&1; ok $? "a pool to judge"
 }
 gen() { "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" \
 	--prompt-dir "$src/prompts" --kinds factoid,paraphrase --no-critique --no-verify "$@"; }
@@ -211,11 +209,7 @@ cmp -s got want; ok $? "the replies recorded equal the live Messages path's ($(w
 stop_fake
 
 # ---- judge --batch: the same worksheet as the live judge ----
-make_case judge 40
-"$evalset" add demo --text "Which w001 setting?" --relevant c-0001 >/dev/null 2>&1
-for i in 2 3 4 5 6 7 8; do "$evalset" add demo --text "Question $i about w00$i?" --relevant c-000$i >/dev/null 2>&1; done
-"$evalset" tag demo v1 >/dev/null 2>&1
-"$evalset" pool demo@v1 run.trec -o pool.yaml >/dev/null 2>&1; ok $? "a pool to judge"
+make_pool_case judge
 cp pool.yaml live.yaml
 start_fake --batch-delay 0.2 --batch-fail 0.2 --batch-malformed 0.2
 "$evalset" judge pool.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" \
@@ -233,11 +227,7 @@ cmp -s pool.yaml live.yaml; ok $? "the worksheet equals the live judge's"
 stop_fake
 
 # ---- judge --batch-out / --batch-in: the requests file out, the results back in ----
-make_case judgeio 40
-"$evalset" add demo --text "Which w001 setting?" --relevant c-0001 >/dev/null 2>&1
-for i in 2 3 4 5 6 7 8; do "$evalset" add demo --text "Question $i about w00$i?" --relevant c-000$i >/dev/null 2>&1; done
-"$evalset" tag demo v1 >/dev/null 2>&1
-"$evalset" pool demo@v1 run.trec -o pool.yaml >/dev/null 2>&1; ok $? "a pool to judge"
+make_pool_case judgeio
 cp pool.yaml live.yaml; cp pool.yaml before.yaml
 pairs=$(grep -c '^  - chunk: ' pool.yaml)
 jio() { env -u OPENAI_API_KEY "$evalset" judge pool.yaml --model fake-1 --base-url http://127.0.0.1:9/v1 \

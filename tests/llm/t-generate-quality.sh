@@ -367,10 +367,7 @@ for spec in critique:factoid verify:unanswerable verify:multi-hop; do
 	start_fake --latency 150
 	genq_bg --kinds $kinds --concurrency 4 --max-copied 2 >out 2>err
 	pid=$!
-	for i in $(seq 100); do
-		[ -f sets/demo/.evalset/$pass.jsonl ] && [ "$(grep -c '"status"' sets/demo/.evalset/$pass.jsonl)" -ge 5 ] && break
-		sleep 0.1
-	done
+	wait_records sets/demo/.evalset/$pass.jsonl 5 100
 	kill -9 $pid; wait $pid 2>/dev/null
 	journaled=$(grep -c '"status":"ok"' sets/demo/.evalset/$pass.jsonl)
 	before=$(stat_py 'd["requests"]')

@@ -94,10 +94,7 @@ make_case kill
 start_fake --latency 150
 gen_bg --kinds factoid,paraphrase --concurrency 4 >out 2>err
 pid=$!
-for i in $(seq 50); do
-	[ -f sets/demo/.evalset/generate.jsonl ] && [ "$(grep -c '"status"' sets/demo/.evalset/generate.jsonl)" -ge 10 ] && break
-	sleep 0.1
-done
+wait_records sets/demo/.evalset/generate.jsonl 10 50
 kill -9 $pid; wait $pid 2>/dev/null
 journaled=$(ok_records)
 before=$(stat_py 'd["requests"]')
@@ -305,10 +302,7 @@ make_case gone
 start_fake --latency 100
 gen_bg --kinds factoid,paraphrase --concurrency 2 --max-attempts 2 >out 2>err
 pid=$!
-for i in $(seq 50); do
-	[ -f sets/demo/.evalset/generate.jsonl ] && [ "$(grep -c '"status"' sets/demo/.evalset/generate.jsonl)" -ge 4 ] && break
-	sleep 0.1
-done
+wait_records sets/demo/.evalset/generate.jsonl 4 50
 stop_fake
 wait $pid
 is "$?" 3 "endpoint gone after successes: exit 3 after the retries"

@@ -148,10 +148,7 @@ make_case kill
 start_fake --latency 150 --judge-grade 2
 ( exec "$evalset" judge pool.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" --concurrency 2 ) >out 2>err &
 pid=$!
-for i in $(seq 80); do
-	[ -f sets/demo/.evalset/judge.jsonl ] && [ "$(grep -c '"status"' sets/demo/.evalset/judge.jsonl)" -ge 6 ] && break
-	sleep 0.1
-done
+wait_records sets/demo/.evalset/judge.jsonl 6 80
 kill -9 $pid; wait $pid 2>/dev/null
 journaled=$(grep -c '"status":"ok"' sets/demo/.evalset/judge.jsonl)
 before=$(stat_py 'd["requests"]')

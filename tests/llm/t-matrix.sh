@@ -18,19 +18,8 @@ export OPENAI_API_KEY=sk-SENTINEL-matrix-5e2a
 # the user's repository: a corpus, the set docs-qa (tagged v1, with a few
 # labelled questions), a run and the pool made from it
 repo="$root/repo"; mkdir -p "$repo/data" "$repo/eval"; cd "$repo" || exit 1
-python3 - <<'PY'
-import json, random
-random.seed(11)
-vocab = ["w%03d" % i for i in range(500)]
-with open("data/chunks.jsonl", "w") as f:
-    for i in range(48):
-        f.write(json.dumps({"id": "c-%03d" % i, "doc": "d%d" % (i // 4), "title": "Doc %d" % (i // 4),
-                            "text": "Setting " + " ".join(random.sample(vocab, 30)) + "."}) + "\n")
-with open("eval/run.trec", "w") as f:
-    for q in range(1, 7):
-        for r in range(6):
-            f.write("q-%04d Q0 c-%03d %d %d bm25\n" % (q, (q * 7 + r) % 48, r + 1, 10 - r))
-PY
+make_corpus data/chunks.jsonl 48 11 500 3
+make_run eval/run.trec 6 6 7 48 3
 "$evalset" init docs-qa --corpus data/chunks.jsonl >/dev/null 2>&1
 for i in 1 2 3 4 5 6; do
 	"$evalset" add docs-qa --text "How is w00$i set for doc $i?" --relevant "c-00$i" >/dev/null 2>&1
