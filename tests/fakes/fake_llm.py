@@ -449,20 +449,7 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
         kind = km.group(1) if km else "factoid"
         content = json.dumps({"questions": make_questions(key, user, count, kind, st.script)})
         content, finish = shape_reply(content, fault, rf, "Here are the questions:")
-        body = {
-            "id": "chatcmpl-" + key, "object": "chat.completion", "created": 0,
-            "model": req.get("model", "fake"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": finish}],
-            "usage": {"prompt_tokens": len(json.dumps(req.get("messages"))) // 4,
-                      "completion_tokens": len(content) // 4,
-                      "total_tokens": 0},
-        }
-        body["usage"]["total_tokens"] = body["usage"]["prompt_tokens"] + body["usage"]["completion_tokens"]
-        with st.lock:
-            if finish == "stop" and fault is None:
-                st.answered[key] = st.answered.get(key, 0) + 1
-        self.reply(200, body)
+        self.completion(st, req, key, content, finish, counted=fault is None)
 
 
     def stall(self, st, req, key, fault):

@@ -26,18 +26,11 @@ hung retriever was stopped); --log FILE appends the qid of every request.
 import argparse
 import json
 import os
-import re
 import signal
 import sys
 import time
 
-
-def ranked(query, k):
-    ids = []
-    for w in re.findall(r"[a-z]+", query.lower()):
-        if "c-" + w not in ids:
-            ids.append("c-" + w)
-    return [{"id": i, "score": float(len(ids) - n)} for n, i in enumerate(ids)][:k]
+from fake_rank import ranked
 
 
 def main():
