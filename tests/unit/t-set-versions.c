@@ -164,12 +164,36 @@ static void freeze(const char *yaml, const char *tag, const char *parent, const 
 	free(file);
 }
 
+/*
+ * Edit the frozen version 'tag' of sets/demo by hand, its first 'from'
+ * becoming 'to', and check that opening it is then refused as tampering.
+ */
+static void hand_edit(const char *tag, const char *from, const char *to, const char *what)
+{
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char *file = xstrfmt("sets/demo/versions/%s.yaml", tag), *spec = xstrfmt("demo@%s", tag), *edited;
+
+	read_file(file, &sb, 0);
+	edited = replaced(sb.buf, from, to);
+	if (edited)
+		write_text(file, edited);
+	ok(edited && set_open(&s, &ref, spec) < 0 &&
+	   strstr(test_captured(), "tampered or hand-edited frozen version"), "%s", what);
+	set_release(&s);
+	set_ref_release(&ref);
+	strbuf_release(&sb);
+	free(edited);
+	free(spec);
+	free(file);
+}
+
 static void test_version_order_and_reuse(void)
 {
 	struct set_ref ref = SET_REF_INIT;
 	struct set s = SET_INIT, in = SET_INIT, wc = SET_INIT;
 	struct set_versions v = SET_VERSIONS_INIT;
-	struct strbuf sb = STRBUF_INIT;
 	char tmpl[] = "/tmp/t-set-XXXXXX", *tag = NULL;
 	const char *dir = mkdtemp(tmpl);
 	const char *same_second = "2026-11-01T10:00:00Z";
@@ -208,29 +232,10 @@ static void test_version_order_and_reuse(void)
 	/* the header is covered: a hand-edited note of a frozen file is tampering */
 	ok(set_open(&s, &ref, "demo@v10") == 0, "an untouched frozen version opens");
 	set_release(&s);
-	read_file("sets/demo/versions/v10.yaml", &sb, 0);
-	{
-		char *edited = replaced(sb.buf, "parent: v9\n", "parent: v9\nnote: edited later\n");
-		ok(edited != NULL, "test data: the frozen file records its parent");
-		if (edited)
-			write_text("sets/demo/versions/v10.yaml", edited);
-		free(edited);
-	}
-	ok(set_open(&s, &ref, "demo@v10") < 0 &&
-	   strstr(test_captured(), "tampered or hand-edited frozen version"),
-	   "adding a note to a frozen file is refused as tampering");
-	strbuf_reset(&sb);
-	read_file("sets/demo/versions/v9.yaml", &sb, 0);
-	{
-		char *edited = replaced(sb.buf, "description: questions about the docs",
-					"description: better words");
-		if (edited)
-			write_text("sets/demo/versions/v9.yaml", edited);
-		free(edited);
-	}
-	ok(set_open(&s, &ref, "demo@v9") < 0 &&
-	   strstr(test_captured(), "tampered or hand-edited frozen version"),
-	   "editing a frozen file's description is refused as tampering");
+	hand_edit("v10", "parent: v9\n", "parent: v9\nnote: edited later\n",
+		  "adding a note to a frozen file is refused as tampering");
+	hand_edit("v9", "description: questions about the docs", "description: better words",
+		  "editing a frozen file's description is refused as tampering");
 
 	/* ids used before: by a frozen version, or below the recorded floor */
 	load_str(&wc, "questions:\n- {id: q-0005, text: new, relevant: [c]}\n");
@@ -255,7 +260,6 @@ static void test_version_order_and_reuse(void)
 	set_release(&wc);
 
 	set_ref_release(&ref);
-	strbuf_release(&sb);
 	set_error_routine(NULL);
 	set_warning_routine(NULL);
 	if (chdir("/") == 0)
