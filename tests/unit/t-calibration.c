@@ -75,30 +75,49 @@ static void draw_cols(struct results *cand, double d, struct rng *g, int cols)
 	}
 }
 
+/*
+ * Compare 'cand' with 'b' on the 'nr' measures 'measures' through the gate
+ * 'g' ('perms' sign flips, seed 'seed', one bootstrap resample). Return the
+ * number of failed rules, or -1; '*first_failed' says whether the gate's
+ * first rule failed.
+ */
+static int run_gate(const struct results *b, const struct results *cand, const char *const *measures, size_t nr,
+		    const struct gate *g, long perms, uint64_t seed, bool *first_failed)
+{
+	const struct results *pb[] = { b }, *pc[] = { cand };
+	struct compare_opts o = COMPARE_OPTS_INIT;
+	struct gate_outcome *out = xcalloc(GATE_OUTCOMES(g), sizeof(*out));
+	struct compare c;
+	int failed;
+
+	o.measures = measures;
+	o.nr_measures = nr;
+	o.gate = g;
+	o.resamples = 1;
+	o.permutations = perms;
+	o.seed = seed;
+	compare_init(&c);
+	failed = compare_run(&c, pb, 1, pc, 1, &o) < 0 ? -1 : gate_evaluate(g, &c, out);
+	*first_failed = failed >= 0 && !out[0].pass;
+	if (failed >= 0)
+		gate_outcomes_release(out, GATE_OUTCOMES(g));
+	compare_release(&c);
+	free(out);
+	return failed;
+}
+
 /* Return 1 when the gate of 'text' fails the candidate, 0 when it passes. */
 static int judge(const char *text, struct results *cand, long perms)
 {
 	const char *only[] = { "R@5" };
-	const struct results *pb[] = { &base }, *pc[] = { cand };
-	struct compare_opts o = COMPARE_OPTS_INIT;
-	struct gate_outcome out[4];
-	struct compare c;
 	struct gate g;
+	bool first;
 	int failed;
 
 	gate_init(&g);
 	if (gate_load_buf(&g, text, strlen(text), "calibration.yaml") < 0)
 		return -1;
-	o.measures = only;
-	o.nr_measures = 1;
-	o.gate = &g;
-	o.resamples = 1;
-	o.permutations = perms;
-	compare_init(&c);
-	failed = compare_run(&c, pb, 1, pc, 1, &o) < 0 ? -1 : gate_evaluate(&g, &c, out);
-	if (failed >= 0)
-		gate_outcomes_release(out, GATE_OUTCOMES(&g));
-	compare_release(&c);
+	failed = run_gate(&base, cand, only, 1, &g, perms, 1, &first);
 	gate_release(&g);
 	return failed < 0 ? -1 : failed > 0;
 }
@@ -126,7 +145,6 @@ static double rate(const char *gate, double d, int runs, uint64_t seed)
 static void measure_joint(double d, int runs, uint64_t seed, double *rule, double *gate)
 {
 	const char *both[] = { "R@5", "nDCG@10" };
-	const struct results *pb[] = { &base }, *pc[1];
 	struct results cand;
 	struct gate g;
 	struct rng r;
@@ -134,31 +152,17 @@ static void measure_joint(double d, int runs, uint64_t seed, double *rule, doubl
 
 	results_init(&cand);
 	results_load(&cand, "tests/data/compare/demo-bm25-v1.json");
-	pc[0] = &cand;
 	gate_init(&g);
 	gate_load_buf(&g, joint_gate, strlen(joint_gate), "joint.yaml");
 	rng_seed(&r, seed);
 	for (int i = 0; i < runs; i++) {
-		struct compare_opts o = COMPARE_OPTS_INIT;
-		struct gate_outcome out[3];
-		struct compare c;
+		bool first;
 		int failed;
 
 		draw_cols(&cand, d, &r, 2);
-		o.measures = both;
-		o.nr_measures = 2;
-		o.gate = &g;
-		o.resamples = 1;
-		o.permutations = 1000;
-		o.seed = (uint64_t)i + 1;
-		compare_init(&c);
-		failed = compare_run(&c, pb, 1, pc, 1, &o) < 0 ? -1 : gate_evaluate(&g, &c, out);
-		if (failed >= 0) {
-			fr += !out[0].pass;
-			fg += failed > 0;
-			gate_outcomes_release(out, GATE_OUTCOMES(&g));
-		}
-		compare_release(&c);
+		failed = run_gate(&base, &cand, both, 2, &g, 1000, (uint64_t)i + 1, &first);
+		fr += first;
+		fg += failed > 0;
 	}
 	*rule = (double)fr / runs;
 	*gate = (double)fg / runs;
@@ -227,7 +231,6 @@ static double rate_01(const char *gate, bool unanswerable, double rise, int runs
 {
 	struct results b01, cand;
 	const char *only[] = { "R@5" };
-	const struct results *pb[] = { &b01 }, *pc[] = { &cand };
 	struct rng g;
 	struct gate gt;
 	int fails = 0;
@@ -242,29 +245,15 @@ static double rate_01(const char *gate, bool unanswerable, double rise, int runs
 	gate_load_buf(&gt, gate, strlen(gate), "calibration-01.yaml");
 	rng_seed(&g, seed);
 	for (int i = 0; i < runs; i++) {
-		struct compare_opts o = COMPARE_OPTS_INIT;
-		struct gate_outcome out[2];
-		struct compare c;
-		int failed;
+		bool first;
 
 		for (size_t q = 0; q < cand.nr; q++) {
 			bool moves = b01.q[q].answerable != unanswerable && rng_uniform(&g) < rise;
 
 			cand.q[q].declined = b01.q[q].declined != moves;
 		}
-		o.measures = only;
-		o.nr_measures = 1;
-		o.gate = &gt;
-		o.resamples = 1;
-		o.permutations = 1000;
-		o.seed = (uint64_t)i + 1;
-		compare_init(&c);
-		failed = compare_run(&c, pb, 1, pc, 1, &o) < 0 ? -1 : gate_evaluate(&gt, &c, out);
-		if (failed >= 0) {
-			fails += !out[0].pass;
-			gate_outcomes_release(out, GATE_OUTCOMES(&gt));
-		}
-		compare_release(&c);
+		run_gate(&b01, &cand, only, 1, &gt, 1000, (uint64_t)i + 1, &first);
+		fails += first;
 	}
 	gate_release(&gt);
 	results_release(&b01);
