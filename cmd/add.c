@@ -500,7 +500,6 @@ int cmd_add(int argc, const char **argv)
 	struct set_ref ref = SET_REF_INIT;
 	struct set s = SET_INIT, in = SET_INIT, cases = SET_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
-	char *lock_path = NULL, *what = NULL;
 	long floor_id = 0;
 	size_t dropped = 0;
 	int ret = EXIT_BAD_INPUT;
@@ -563,8 +562,7 @@ int cmd_add(int argc, const char **argv)
 		goto out;
 	set_release(&s);
 	set_release(&in);
-	what = xstrfmt("set '%s'", ref.dir);
-	if (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0)
+	if (set_lock_take(&lock, &ref) < 0)
 		goto out;
 	copy_cases(&in, &cases);
 	if (merge(&s, &in, &ref, true, o.new_ids, &dropped, &floor_id) < 0)
@@ -578,8 +576,6 @@ int cmd_add(int argc, const char **argv)
 	ret = EXIT_OK;
 out:
 	lock_release(&lock);
-	free(lock_path);
-	free(what);
 	set_release(&s);
 	set_release(&in);
 	set_release(&cases);

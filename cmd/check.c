@@ -257,14 +257,8 @@ static int print_json(const struct set *s, const char *file, const char *digest,
 		cJSON_AddNumberToObject(obj, c->tags[i].tag, (double)c->tags[i].n);
 	/* recorded languages (null: none recorded), and questions per language */
 	obj = cJSON_AddObjectToObject(comp, "languages");
-	if (s->language)
-		cJSON_AddStringToObject(obj, "set", s->language);
-	else
-		cJSON_AddNullToObject(obj, "set");
-	if (s->has_corpus && s->corpus.language)
-		cJSON_AddStringToObject(obj, "corpus", s->corpus.language);
-	else
-		cJSON_AddNullToObject(obj, "corpus");
+	json_add_str_or_null(obj, "set", s->language);
+	json_add_str_or_null(obj, "corpus", s->has_corpus ? s->corpus.language : NULL);
 	{
 		cJSON *per = cJSON_AddObjectToObject(obj, "questions");
 		for (size_t i = 0; i < c->nr_langs; i++)
@@ -293,10 +287,7 @@ static int print_json(const struct set *s, const char *file, const char *digest,
 		cJSON_AddNumberToObject(obj, "churn", power->churn);
 		cJSON_AddNumberToObject(obj, "alpha", 0.05);
 		cJSON_AddNumberToObject(obj, "power", 0.8);
-		if (isnan(power->z.mde))
-			cJSON_AddNullToObject(obj, "mde");
-		else
-			cJSON_AddNumberToObject(obj, "mde", power->z.mde);
+		json_add_num_or_null(obj, "mde", power->z.mde);
 		cJSON_AddNumberToObject(obj, "effect", power->effect);
 		if (power->z.needed > 0)
 			cJSON_AddNumberToObject(obj, "needed", (double)power->z.needed);
@@ -406,7 +397,6 @@ int cmd_check(int argc, const char **argv)
 	const char *corpus_arg = NULL, *format = "text";
 	struct string_list results = STRING_LIST_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
-	char *lock_path = NULL, *what = NULL;
 	int record = 0;
 	long k = 5, max_tokens = LINT_DEFAULT_MAX_TOKENS;
 	double effect = 0.05;
@@ -466,8 +456,7 @@ int cmd_check(int argc, const char **argv)
 		      argv[0]);
 		goto out;
 	}
-	what = xstrfmt("set '%s'", ref.dir);
-	if (record && (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0))
+	if (record && set_lock_take(&lock, &ref) < 0)
 		goto out;
 	if (set_open_ref(&s, &ref, false) < 0)
 		goto out;
@@ -549,8 +538,6 @@ int cmd_check(int argc, const char **argv)
 		ret = f.nr_errors ? EXIT_FAILED : EXIT_OK;
 out:
 	lock_release(&lock);
-	free(lock_path);
-	free(what);
 	string_list_clear(&results);
 	free(recorded);
 	free(latest_tag);

@@ -91,7 +91,8 @@ int cmd_chunk(int argc, const char **argv)
 		document_release(&d);
 	}
 	if (!strcmp(output, "-")) {
-		fwrite(out.buf, 1, out.len, stdout);
+		if (write_stdout(out.buf, out.len) < 0)
+			goto out;
 	} else {
 		if (write_file_atomic(output, out.buf, out.len) < 0)
 			goto out;

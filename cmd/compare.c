@@ -267,11 +267,8 @@ int cmd_compare(int argc, const char **argv)
 			strbuf_addstr(&out, ann.buf);
 		strbuf_release(&ann);
 	}
-	fwrite(out.buf, 1, out.len, stdout);
-	if (fflush(stdout) != 0) {
-		error("cannot write the comparison to standard output");
+	if (write_stdout(out.buf, out.len) < 0)
 		goto out;
-	}
 	ret = failed ? EXIT_FAILED : EXIT_OK;
 out:
 	if (outcomes)

@@ -14,6 +14,7 @@
 #include "builtin.h"
 #include "set/set.h"
 #include "set/setdiff.h"
+#include "base/fsutil.h"
 #include "base/jsontree.h"
 #include "base/strbuf.h"
 #include "base/util.h"
@@ -100,8 +101,10 @@ int cmd_diff(int argc, const char **argv)
 	} else {
 		set_diff_format_text(&d, &out);
 	}
-	fwrite(out.buf, 1, out.len, stdout);
-	ret = exit_code && (!set_diff_empty(&d) || d.header) ? EXIT_FAILED : EXIT_OK;
+	if (write_stdout(out.buf, out.len) < 0)
+		ret = EXIT_BAD_INPUT;
+	else
+		ret = exit_code && (!set_diff_empty(&d) || d.header) ? EXIT_FAILED : EXIT_OK;
 
 	strbuf_release(&out);
 	set_diff_release(&d);

@@ -306,7 +306,7 @@ int cmd_generate(int argc, const char **argv)
 	struct gen_options go;
 	struct gen_stats st;
 	struct llm_progress prog = { 0 };
-	char *lock_path = NULL, *what = NULL, *journal = NULL, *prompt_dir_found = NULL;
+	char *journal = NULL, *prompt_dir_found = NULL;
 	char *critique_journal = NULL, *verify_journal = NULL;
 	char *batch_journal = NULL;
 	struct config *cfg;
@@ -444,8 +444,7 @@ int cmd_generate(int argc, const char **argv)
 	/* the real run, on a fresh read under the set's lock */
 	set_release(&s);
 	set_init(&s);
-	what = xstrfmt("set '%s'", ref.dir);
-	if (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0)
+	if (set_lock_take(&lock, &ref) < 0)
 		goto out;
 	if (set_open_ref(&s, &ref, true) < 0)
 		goto out;
@@ -466,8 +465,6 @@ int cmd_generate(int argc, const char **argv)
 							   st.answered, "answered requests" }, &lo);
 out:
 	lock_release(&lock);
-	free(lock_path);
-	free(what);
 	free(journal);
 	free(critique_journal);
 	free(verify_journal);

@@ -362,7 +362,7 @@ int cmd_import(int argc, const char **argv)
 	pthread_t releaser;
 	bool releasing = false, save, saved;
 	long id_floor;
-	char *lock_path = NULL, *what = NULL, *corpus_path = NULL;
+	char *corpus_path = NULL;
 	int ret = EXIT_BAD_INPUT;
 
 	memset(&im, 0, sizeof(im));
@@ -433,8 +433,7 @@ int cmd_import(int argc, const char **argv)
 	import_label(&im);
 
 	if (!c.dry_run) {
-		what = xstrfmt("set '%s'", ref.dir);
-		if (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0)
+		if (set_lock_take(&lock, &ref) < 0)
 			goto out;
 	}
 	if (set_open_ref(&s, &ref, true) < 0)
@@ -482,14 +481,13 @@ int cmd_import(int argc, const char **argv)
 	}
 	if (!saved || rel.rc < 0)
 		goto out;
-	fputs(report.buf, stdout);
+	if (write_stdout(report.buf, report.len) < 0)
+		goto out;
 	ret = EXIT_OK;
 out:
 	if (releasing)
 		pthread_join(releaser, NULL);
 	lock_release(&lock);
-	free(lock_path);
-	free(what);
 	free(corpus_path);
 	strbuf_release(&ul);
 	strbuf_release(&report);

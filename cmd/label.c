@@ -107,7 +107,6 @@ int cmd_label(int argc, const char **argv)
 	struct findings f = FINDINGS_INIT;
 	struct tally t;
 	enum prefer prefer = PREFER_NONE;
-	char *lock_path = NULL, *what = NULL;
 	bool have_corpus = false;
 	int rc, ret = EXIT_BAD_INPUT;
 
@@ -160,8 +159,7 @@ int cmd_label(int argc, const char **argv)
 		goto out;
 	if (!dry_run) {
 		/* input checked: now merge into a fresh read under the set's lock */
-		what = xstrfmt("set '%s'", ref.dir);
-		if (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0)
+		if (set_lock_take(&lock, &ref) < 0)
 			goto out;
 		set_release(&s);
 		set_init(&s);
@@ -273,8 +271,6 @@ int cmd_label(int argc, const char **argv)
 	ret = EXIT_OK;
 out:
 	lock_release(&lock);
-	free(lock_path);
-	free(what);
 	findings_release(&f);
 	corpus_release(&corpus);
 	pool_release(&p);

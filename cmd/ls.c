@@ -9,6 +9,7 @@
  */
 #include "builtin.h"
 #include "set/set.h"
+#include "base/fsutil.h"
 #include "base/table.h"
 #include "base/util.h"
 
@@ -123,7 +124,8 @@ int cmd_ls(int argc, const char **argv)
 		}
 		table_render(&t, &out);
 		table_release(&t);
-		fputs(out.buf, stdout);
+		if (write_stdout(out.buf, out.len) < 0)
+			goto out;
 	}
 	ret = EXIT_OK;
 out:

@@ -110,10 +110,7 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 					cJSON_AddNumberToObject(e, "gate_rate", c->gate_rate);
 					cJSON_AddNumberToObject(e, "gate_se", c->gate_se);
 				}
-				if (isnan(z->power_now))
-					cJSON_AddNullToObject(e, "predicted");
-				else
-					cJSON_AddNumberToObject(e, "predicted", z->power_now);
+				json_add_num_or_null(e, "predicted", z->power_now);
 				if (z->needed > 0)
 					cJSON_AddNumberToObject(e, "needed", (double)z->needed);
 				else

@@ -105,7 +105,7 @@ int cmd_remap(int argc, const char **argv)
 	struct corpus old = CORPUS_INIT, new = CORPUS_INIT;
 	struct remap_report rep = REMAP_REPORT_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
-	char *from = NULL, *target = NULL, *target_dir = NULL, *lock_path = NULL;
+	char *from = NULL, *target = NULL, *target_dir = NULL;
 	int has_old = 0, ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, remap_usage);
@@ -127,12 +127,7 @@ int cmd_remap(int argc, const char **argv)
 	out.corpus.path = path_relative_to(corpus_arg, target_dir);
 	if (!dry_run) {
 		if (!output) {
-			char *what = xstrfmt("set '%s'", ref.dir);
-			int rc;
-			lock_path = set_lock_path(&ref, true);
-			rc = !lock_path || lock_take(&lock, lock_path, what) < 0;
-			free(what);
-			if (rc || (!force && working_copy_safe(&ref, &s) < 0))
+			if (set_lock_take(&lock, &ref) < 0 || (!force && working_copy_safe(&ref, &s) < 0))
 				goto out;
 		} else if (path_exists(output) && !force) {
 			error("'%s' exists; give --force to replace it", output);
@@ -147,7 +142,6 @@ int cmd_remap(int argc, const char **argv)
 	ret = EXIT_OK;
 out:
 	lock_release(&lock);
-	free(lock_path);
 	free(from);
 	free(target);
 	free(target_dir);

@@ -221,8 +221,7 @@ int cmd_report(int argc, const char **argv)
 	if (output && strcmp(output, "-")) {
 		if (write_file_atomic(output, out.buf, out.len) < 0)
 			goto out;
-	} else if (fwrite(out.buf, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
-		error("cannot write the report to standard output");
+	} else if (write_stdout(out.buf, out.len) < 0) {
 		goto out;
 	}
 	if (have_base) {

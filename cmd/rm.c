@@ -42,7 +42,6 @@ int cmd_rm(int argc, const char **argv)
 	struct set s = SET_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
 	struct string_list removed = STRING_LIST_INIT;
-	char *lock_path = NULL, *what = NULL;
 	int ret = EXIT_BAD_INPUT;
 	long floor_id;
 
@@ -62,8 +61,7 @@ int cmd_rm(int argc, const char **argv)
 	if (open_and_find(&s, &ref, argc - 1, argv + 1) < 0)
 		goto out;
 	set_release(&s);
-	what = xstrfmt("set '%s'", ref.dir);
-	if (!(lock_path = set_lock_path(&ref, true)) || lock_take(&lock, lock_path, what) < 0)
+	if (set_lock_take(&lock, &ref) < 0)
 		goto out;
 	if (open_and_find(&s, &ref, argc - 1, argv + 1) < 0)
 		goto out;
@@ -85,8 +83,6 @@ int cmd_rm(int argc, const char **argv)
 out:
 	string_list_clear(&removed);
 	lock_release(&lock);
-	free(lock_path);
-	free(what);
 	set_release(&s);
 	set_ref_release(&ref);
 	return ret;

@@ -364,9 +364,9 @@ int cmd_run(int argc, const char **argv)
 			ret = EXIT_BAD_INPUT;
 			goto out;
 		}
-	} else {
-		fwrite(out.buf, 1, out.len, stdout);
-		fflush(stdout);
+	} else if (write_stdout(out.buf, out.len) < 0) {
+		ret = EXIT_BAD_INPUT;
+		goto out;
 	}
 	print_summary(&job, desc, seconds_since(&t0), o.output, latency);
 	if (rc == ERR_INTERRUPTED) {

@@ -27,6 +27,7 @@
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
 #include "set/set.h"
+#include "base/fsutil.h"
 #include "base/jsontree.h"
 #include "base/strbuf.h"
 #include "base/table.h"
@@ -604,11 +605,8 @@ int cmd_score(int argc, const char **argv)
 	}
 	if (save && results_save(&res, save) < 0)
 		goto out;
-	fwrite(out.buf, 1, out.len, stdout);
-	if (fflush(stdout) || ferror(stdout)) {
-		error("cannot write the output");
+	if (write_stdout(out.buf, out.len) < 0)
 		goto out;
-	}
 	ret = EXIT_OK;
 out:
 	strbuf_release(&out);

@@ -14,6 +14,7 @@
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
 #include "set/set.h"
+#include "base/fsutil.h"
 #include "base/jsontree.h"
 #include "base/utf8.h"
 #include "base/util.h"
@@ -154,7 +155,8 @@ int cmd_show(int argc, const char **argv)
 			goto out;
 		if (has_corpus)
 			chunks_yaml(q, &corpus, full, &out);
-		fputs(out.buf, stdout);
+		if (write_stdout(out.buf, out.len) < 0)
+			goto out;
 	}
 	ret = EXIT_OK;
 out:

@@ -129,15 +129,11 @@ static int print_json(const struct row *rows, size_t nr, const char *state, size
 		cJSON *e = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(e, "tag", v->tag);
-		cJSON_AddItemToObject(e, "tagged_at", v->tagged_at ? cJSON_CreateString(v->tagged_at)
-								  : cJSON_CreateNull());
+		json_add_str_or_null(e, "tagged_at", v->tagged_at);
 		cJSON_AddNumberToObject(e, "questions", (double)v->nr_questions);
-		cJSON_AddItemToObject(e, "digest", v->digest ? cJSON_CreateString(v->digest)
-							     : cJSON_CreateNull());
-		cJSON_AddItemToObject(e, "parent", v->parent ? cJSON_CreateString(v->parent)
-							     : cJSON_CreateNull());
-		cJSON_AddItemToObject(e, "note", v->note ? cJSON_CreateString(v->note)
-							 : cJSON_CreateNull());
+		json_add_str_or_null(e, "digest", v->digest);
+		json_add_str_or_null(e, "parent", v->parent);
+		json_add_str_or_null(e, "note", v->note);
 		cJSON_AddBoolToObject(e, "intact", !rows[i].tampered);
 		cJSON_AddItemToArray(arr, e);
 	}

@@ -82,6 +82,13 @@ static char *write_temp(const char *path, const void *data, size_t len)
 	return tmp;
 }
 
+int write_stdout(const void *data, size_t len)
+{
+	if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0)
+		return error("cannot write to standard output: %s", strerror(errno));
+	return 0;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	char *tmp = write_temp(path, data, len);

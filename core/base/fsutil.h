@@ -28,6 +28,9 @@
 
 /* Replace 'path' atomically with 'len' bytes of 'data'. Return 0 or -1 (reported). */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* Write the 'len' bytes of 'data' to standard output and flush it. Return 0,
+ * or -1 (reported: "cannot write to standard output: REASON"). */
+int write_stdout(const void *data, size_t len);
 /* Create 'path' with the content, atomically; refuse (-1, reported) when it exists. */
 int write_file_new(const char *path, const void *data, size_t len);
 

@@ -319,21 +319,6 @@ void compare_render_text(const struct compare_view *v, struct strbuf *out)
 
 /* ---- JSON ---- */
 
-static void json_num(cJSON *o, const char *key, double x)
-{
-	if (isnan(x) || isinf(x))
-		cJSON_AddNullToObject(o, key);
-	else
-		cJSON_AddNumberToObject(o, key, x);
-}
-
-static void json_str(cJSON *o, const char *key, const char *s)
-{
-	if (s)
-		cJSON_AddStringToObject(o, key, s);
-	else
-		cJSON_AddNullToObject(o, key);
-}
 
 static cJSON *json_changes(const struct question_change *q, size_t nr)
 {
@@ -342,10 +327,10 @@ static cJSON *json_changes(const struct question_change *q, size_t nr)
 	for (size_t i = 0; i < nr; i++) {
 		cJSON *o = cJSON_CreateObject();
 
-		json_str(o, "id", q[i].id);
-		json_str(o, "text", q[i].text);
-		json_num(o, "rank_before", q[i].rank_before > 0 ? (double)q[i].rank_before : NAN);
-		json_num(o, "rank_after", q[i].rank_after > 0 ? (double)q[i].rank_after : NAN);
+		json_add_str_or_null(o, "id", q[i].id);
+		json_add_str_or_null(o, "text", q[i].text);
+		json_add_num_or_null(o, "rank_before", q[i].rank_before > 0 ? (double)q[i].rank_before : NAN);
+		json_add_num_or_null(o, "rank_after", q[i].rank_after > 0 ? (double)q[i].rank_after : NAN);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -358,10 +343,10 @@ static void json_gate(const struct compare_view *v, cJSON *root)
 	cJSON *g = cJSON_AddObjectToObject(root, "gate"), *rules;
 	char *verdict = compare_verdict(v);
 
-	json_str(g, "verdict", verdict);
+	json_add_str_or_null(g, "verdict", verdict);
 	cJSON_AddBoolToObject(g, "passed", v->nr_failed == 0);
 	cJSON_AddNumberToObject(g, "failed", v->nr_failed);
-	json_str(g, "file", v->gate->file);
+	json_add_str_or_null(g, "file", v->gate->file);
 	cJSON_AddNumberToObject(g, "alpha", v->gate->alpha);
 	cJSON_AddNumberToObject(g, "allow_missing", (double)v->gate->allow_missing);
 	cJSON_AddBoolToObject(g, "exact", c->rules_exact);
@@ -374,31 +359,31 @@ static void json_gate(const struct compare_view *v, cJSON *root)
 			const struct gate_rule *r = &v->gate->rules[i];
 			const struct rule_cmp *rc = o->rc;
 
-			json_str(ro, "measure", r->measure);
-			json_str(ro, "subset", rc->subset_label);
-			json_str(ro, "test", gate_test_name(r->test));
-			json_str(ro, "method", r->test == TEST_NONE ? "threshold"
-					       : rc->binary ? "exact-binary" : "sign-flip");
+			json_add_str_or_null(ro, "measure", r->measure);
+			json_add_str_or_null(ro, "subset", rc->subset_label);
+			json_add_str_or_null(ro, "test", gate_test_name(r->test));
+			json_add_str_or_null(ro, "method", r->test == TEST_NONE ? "threshold"
+						    : rc->binary ? "exact-binary" : "sign-flip");
 			cJSON_AddNumberToObject(ro, r->rise ? "max_rise" : "max_drop", r->max_drop);
 			cJSON_AddNumberToObject(ro, "n", (double)rc->n);
-			json_num(ro, "baseline", rc->baseline);
-			json_num(ro, "candidate", rc->candidate);
-			json_num(ro, r->rise ? "rise" : "drop", rc->loss);
-			json_num(ro, "p", rc->p);
-			json_num(ro, "p_adj", rc->p_adj);
-			json_num(ro, r->test == TEST_NONINF ? "upper_bound" : "lower_bound", rc->bound);
+			json_add_num_or_null(ro, "baseline", rc->baseline);
+			json_add_num_or_null(ro, "candidate", rc->candidate);
+			json_add_num_or_null(ro, r->rise ? "rise" : "drop", rc->loss);
+			json_add_num_or_null(ro, "p", rc->p);
+			json_add_num_or_null(ro, "p_adj", rc->p_adj);
+			json_add_num_or_null(ro, r->test == TEST_NONINF ? "upper_bound" : "lower_bound", rc->bound);
 			cJSON_AddBoolToObject(ro, "exact", rc->exact);
-			json_num(ro, "effect", rc->effect);
+			json_add_num_or_null(ro, "effect", rc->effect);
 			cJSON_AddNumberToObject(ro, "win", (double)rc->win);
 			cJSON_AddNumberToObject(ro, "tie", (double)rc->tie);
 			cJSON_AddNumberToObject(ro, "loss", (double)rc->loss_n);
 		} else {
-			json_str(ro, "measure", "coverage");
+			json_add_str_or_null(ro, "measure", "coverage");
 			cJSON_AddNumberToObject(ro, "allow_missing", (double)v->gate->allow_missing);
 			cJSON_AddNumberToObject(ro, "missing", (double)c->missing_new);
 		}
 		cJSON_AddBoolToObject(ro, "pass", o->pass);
-		json_str(ro, "why", o->why);
+		json_add_str_or_null(ro, "why", o->why);
 		cJSON_AddItemToArray(rules, ro);
 	}
 	free(verdict);
@@ -414,14 +399,14 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 	if (v->gate)
 		json_gate(v, root);
 	set = cJSON_AddObjectToObject(root, "set");
-	json_str(set, "label", v->set_label);
-	json_str(set, "name", c->set_name);
-	json_str(set, "baseline_version", c->base_version);
-	json_str(set, "candidate_version", c->cand_version);
-	json_str(set, "baseline_digest", c->base_digest);
-	json_str(set, "candidate_digest", c->cand_digest);
+	json_add_str_or_null(set, "label", v->set_label);
+	json_add_str_or_null(set, "name", c->set_name);
+	json_add_str_or_null(set, "baseline_version", c->base_version);
+	json_add_str_or_null(set, "candidate_version", c->cand_version);
+	json_add_str_or_null(set, "baseline_digest", c->base_digest);
+	json_add_str_or_null(set, "candidate_digest", c->cand_digest);
 	cJSON_AddBoolToObject(set, "changed", note != NULL);
-	json_str(set, "note", note);
+	json_add_str_or_null(set, "note", note);
 	cJSON_AddNumberToObject(set, "questions", (double)c->nr_questions);
 	cJSON_AddNumberToObject(set, "answerable", (double)c->nr_answerable);
 	cJSON_AddNumberToObject(set, "unanswerable", (double)c->nr_unanswerable);
@@ -436,8 +421,8 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 	cJSON_AddNumberToObject(g, "candidate_only", (double)c->missing_new);
 	cJSON_AddNumberToObject(root, "baseline_runs", (double)c->nr_base_runs);
 	cJSON_AddNumberToObject(root, "candidate_runs", (double)c->nr_cand_runs);
-	json_str(root, "baseline", c->base_label);
-	json_str(root, "candidate", c->cand_label);
+	json_add_str_or_null(root, "baseline", c->base_label);
+	json_add_str_or_null(root, "candidate", c->cand_label);
 	cJSON_AddNumberToObject(root, "k", c->k);
 	cJSON_AddNumberToObject(root, "level", c->level);
 	cJSON_AddNumberToObject(root, "resamples", (double)c->resamples);
@@ -454,7 +439,7 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 		const struct subset_cmp *s = &c->subsets[i];
 		cJSON *so = cJSON_CreateObject(), *ms;
 
-		json_str(so, "subset", s->label);
+		json_add_str_or_null(so, "subset", s->label);
 		cJSON_AddNumberToObject(so, "questions", (double)s->nr_questions);
 		ms = cJSON_AddObjectToObject(so, "measures");
 		for (size_t j = 0; j < c->nr_measures; j++) {
@@ -465,19 +450,19 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 				continue;
 			mo = cJSON_AddObjectToObject(ms, c->measures[j]);
 			cJSON_AddNumberToObject(mo, "n", (double)m->n);
-			json_num(mo, "baseline", m->baseline);
-			json_num(mo, "candidate", m->candidate);
-			json_num(mo, "delta", m->delta);
+			json_add_num_or_null(mo, "baseline", m->baseline);
+			json_add_num_or_null(mo, "candidate", m->candidate);
+			json_add_num_or_null(mo, "delta", m->delta);
 			ci = cJSON_AddArrayToObject(mo, "ci");
 			cJSON_AddItemToArray(ci, isnan(m->ci_lo) ? cJSON_CreateNull() : cJSON_CreateNumber(m->ci_lo));
 			cJSON_AddItemToArray(ci, isnan(m->ci_hi) ? cJSON_CreateNull() : cJSON_CreateNumber(m->ci_hi));
-			json_num(mo, "p", m->p);
-			json_num(mo, "effect", m->effect);
+			json_add_num_or_null(mo, "p", m->p);
+			json_add_num_or_null(mo, "effect", m->effect);
 			cJSON_AddNumberToObject(mo, "win", (double)m->win);
 			cJSON_AddNumberToObject(mo, "tie", (double)m->tie);
 			cJSON_AddNumberToObject(mo, "loss", (double)m->loss);
-			json_num(mo, "baseline_spread", m->base_spread);
-			json_num(mo, "candidate_spread", m->cand_spread);
+			json_add_num_or_null(mo, "baseline_spread", m->base_spread);
+			json_add_num_or_null(mo, "candidate_spread", m->cand_spread);
 		}
 		cJSON_AddItemToArray(subs, so);
 	}

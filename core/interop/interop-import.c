@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/lineio.h"
 #include "score/qrels.h"
 #include "base/strmap.h"
@@ -236,13 +237,6 @@ out:
 	return ret;
 }
 
-static const char *json_string(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* ---- TREC topics and qrels ---- */
 
 static void trim(char **s)
@@ -394,7 +388,7 @@ static int import_trec(struct set *out, const struct interop_import *o)
 		for (size_t i = 0; cJSON_IsObject(qs) && i < im.all.nr; i++)
 			im.extras[i] = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(qs, im.all.q[i].id), 1);
 	}
-	ret = importing_finish(&im, out, o, o->qrels, meta ? json_string(meta, "content_digest") : NULL);
+	ret = importing_finish(&im, out, o, o->qrels, meta ? json_get_str(meta, "content_digest") : NULL);
 out:
 	cJSON_Delete(meta);
 	free(meta_path);
@@ -441,7 +435,7 @@ static int read_beir_queries(struct importing *im, const char *path)
 			error_at(path, lr.lineno, 0, "not a JSON object");
 			goto out;
 		}
-		if (string_field(j, "_id", &id) < 0 || !id || !(text = json_string(j, "text"))) {
+		if (string_field(j, "_id", &id) < 0 || !id || !(text = json_get_str(j, "text"))) {
 			free(id);
 			cJSON_Delete(j);
 			error_at(path, lr.lineno, 0, "a query needs a string '_id' and 'text'");
@@ -546,7 +540,7 @@ static int import_beir(struct set *out, const struct interop_import *o)
 		goto out;
 	if (path_exists(meta_path) && load_json_file(meta_path, &meta) < 0)
 		goto out;
-	ret = importing_finish(&im, out, o, qrels, meta ? json_string(meta, "content_digest") : NULL);
+	ret = importing_finish(&im, out, o, qrels, meta ? json_get_str(meta, "content_digest") : NULL);
 out:
 	cJSON_Delete(meta);
 	strbuf_release(&have);
@@ -622,11 +616,11 @@ static int import_jsonl(struct set *out, const struct interop_import *o)
 			goto out;
 		}
 		if (!nr_lines++ && cJSON_IsObject(meta = cJSON_GetObjectItemCaseSensitive(j, "meta"))) {
-			digest = xstrdup(json_string(meta, "content_digest"));
+			digest = xstrdup(json_get_str(meta, "content_digest"));
 			cJSON_Delete(j);
 			continue;
 		}
-		if (string_field(j, "id", &id) < 0 || !id || !json_string(j, "text")) {
+		if (string_field(j, "id", &id) < 0 || !id || !json_get_str(j, "text")) {
 			free(id);
 			cJSON_Delete(j);
 			error_at(o->jsonl, lr.lineno, 0, "a question needs a string 'id' and 'text'");
@@ -640,7 +634,7 @@ static int import_jsonl(struct set *out, const struct interop_import *o)
 		}
 		q = set_append(out);
 		q->id = id;
-		q->text = xstrdup(json_string(j, "text"));
+		q->text = xstrdup(json_get_str(j, "text"));
 		q->line = lr.lineno;
 		q->origin = o->origin;
 		r = read_labels_json(q, j, o->jsonl, lr.lineno);

@@ -116,10 +116,7 @@ static cJSON *meta_object(const struct set *s, const struct interop_export *o, c
 	cJSON_AddNumberToObject(m, "evalset", 1);
 	cJSON_AddStringToObject(m, "format", format);
 	cJSON_AddStringToObject(m, "set", o->name ? o->name : (s->name ? s->name : ""));
-	if (o->version)
-		cJSON_AddStringToObject(m, "version", o->version);
-	else
-		cJSON_AddNullToObject(m, "version");
+	json_add_str_or_null(m, "version", o->version);
 	cJSON_AddStringToObject(m, "digest", digest);
 	cJSON_AddStringToObject(m, "content_digest", content);
 	return m;

@@ -18,6 +18,7 @@
 #include "llm/llmjob.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/util.h"
 #include "set/corpus.h"
 #include "set/set.h"
@@ -115,7 +116,7 @@ static void apply(void *ctx, size_t index, const cJSON *rec, bool from_journal)
 			cJSON_AddNumberToObject(map, gen_criterion_name((enum gen_criterion)c), scores[c]);
 		cJSON_DeleteItemFromObjectCaseSensitive(q->provenance, "critique_by");
 		cJSON_AddStringToObject(q->provenance, "critique_by",
-					gen_json_str(rec, "prompt") ? gen_json_str(rec, "prompt") : cr->prompt_id);
+					json_get_str(rec, "prompt") ? json_get_str(rec, "prompt") : cr->prompt_id);
 	}
 	g->dirty = true;
 	g->records_since_save++;
@@ -151,8 +152,8 @@ int gen_critique(struct gen *g)
 		if (!gen_in_scope(g, q, kinds, &kind) ||
 		    cJSON_GetObjectItemCaseSensitive(q->provenance, "critique"))
 			continue;
-		ch = corpus_get(c, gen_json_str(q->provenance, "chunk"));
-		nid = gen_json_str(q->provenance, "neighbour");
+		ch = corpus_get(c, json_get_str(q->provenance, "chunk"));
+		nid = json_get_str(q->provenance, "neighbour");
 		if (nid && !(nb = corpus_get(c, nid)))
 			continue;
 		gen_passages(g, (size_t)(ch - c->chunks), nb ? (size_t)(nb - c->chunks) : SIZE_MAX, &passages);

@@ -109,8 +109,6 @@ void gen_apply_record(struct gen *g, const cJSON *rec);
 int gen_save(struct gen *g);
 /* Save when 'checkpoint_every' seconds of records are pending; abort on failure. */
 void gen_maybe_checkpoint(struct gen *g);
-/* Return the string member 'key' of 'o', or NULL. */
-const char *gen_json_str(const cJSON *o, const char *key);
 
 /* generate-batch.c */
 

@@ -9,6 +9,7 @@
 #include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/util.h"
 #include "set/corpus.h"
 #include "set/set.h"
@@ -21,7 +22,7 @@
 bool gen_in_scope(struct gen *g, const struct question *q, unsigned kinds, enum gen_kind *kind)
 {
 	const cJSON *prov = q->provenance;
-	const char *k = gen_json_str(prov, "kind"), *cid = gen_json_str(prov, "chunk");
+	const char *k = json_get_str(prov, "kind"), *cid = json_get_str(prov, "chunk");
 	const struct chunk *ch;
 	int i;
 
@@ -161,7 +162,7 @@ int gen_pass_run(struct gen *g, struct stage_options *so, const char *model, lon
 
 bool gen_pass_ok(const cJSON *rec)
 {
-	const char *status = gen_json_str(rec, "status");
+	const char *status = json_get_str(rec, "status");
 
 	return status && !strcmp(status, "ok");
 }

@@ -26,6 +26,7 @@
 #include "llm/journal.h"
 #include "llm/llmjob.h"
 #include "set/set.h"
+#include "base/jsontree.h"
 #include "base/strmap.h"
 #include "text/lang.h"
 #include "text/selfref.h"
@@ -63,12 +64,6 @@ int gen_save(struct gen *g)
 	rc = journal_append(&g->journal, rec);
 	cJSON_Delete(rec);
 	return rc;
-}
-
-const char *gen_json_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /*
@@ -114,7 +109,7 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 		     const struct chunk *ch, const struct chunk *nb, enum gen_kind kind)
 {
 	struct strbuf text = STRBUF_INIT, both = STRBUF_INIT;
-	const char *answer = gen_json_str(qj, "answer");
+	const char *answer = json_get_str(qj, "answer");
 	struct gen_stats *st = g->st;
 	struct question *q;
 	double overlap, copied;
@@ -126,7 +121,7 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	cJSON *prov;
 
 	st->proposed++;
-	strbuf_addstr(&text, gen_json_str(qj, "question") ? gen_json_str(qj, "question") : "");
+	strbuf_addstr(&text, json_get_str(qj, "question") ? json_get_str(qj, "question") : "");
 	/* one line of text: newlines in a question are noise */
 	for (size_t i = 0; i < text.len; i++)
 		if (text.buf[i] == '\n' || text.buf[i] == '\r' || text.buf[i] == '\t')
@@ -208,16 +203,16 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	if (answer && *answer && kind != GEN_UNANSWERABLE)
 		q->answer = xstrdup(answer);
 	quote_found = kind == GEN_UNANSWERABLE ||
-		      record_evidence(q, gen_json_str(qj, "quote"), ch, nb);
+		      record_evidence(q, json_get_str(qj, "quote"), ch, nb);
 	prov = cJSON_CreateObject();
 	cJSON_AddStringToObject(prov, "chunk", ch->id);
 	if (nb)
 		cJSON_AddStringToObject(prov, "neighbour", nb->id);
 	cJSON_AddStringToObject(prov, "kind", gen_kind_name(kind));
-	if (gen_json_str(rec, "model"))
-		cJSON_AddStringToObject(prov, "model", gen_json_str(rec, "model"));
-	if (gen_json_str(rec, "prompt"))
-		cJSON_AddStringToObject(prov, "prompt", gen_json_str(rec, "prompt"));
+	if (json_get_str(rec, "model"))
+		cJSON_AddStringToObject(prov, "model", json_get_str(rec, "model"));
+	if (json_get_str(rec, "prompt"))
+		cJSON_AddStringToObject(prov, "prompt", json_get_str(rec, "prompt"));
 	{
 		const cJSON *seed = cJSON_GetObjectItemCaseSensitive(rec, "seed");
 		if (cJSON_IsNumber(seed))
@@ -267,8 +262,8 @@ out:
 void gen_apply_record(struct gen *g, const cJSON *rec)
 {
 	const struct corpus *c = g->o->corpus;
-	const char *cid = gen_json_str(rec, "chunk"), *nid = gen_json_str(rec, "neighbour");
-	const char *status = gen_json_str(rec, "status"), *kname = gen_json_str(rec, "kind");
+	const char *cid = json_get_str(rec, "chunk"), *nid = json_get_str(rec, "neighbour");
+	const char *status = json_get_str(rec, "status"), *kname = json_get_str(rec, "kind");
 	const struct chunk *ch, *nb = NULL;
 	const cJSON *qs, *q;
 	int kind;
@@ -341,8 +336,8 @@ void gen_record_result(struct gen *g, struct item *it, const struct llm_result *
 		cJSON *out = cJSON_AddArrayToObject(rec, "questions"), *q;
 		cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(res->json, "questions")) {
 			cJSON *o = cJSON_CreateObject();
-			const char *a = gen_json_str(q, "answer"), *quote = gen_json_str(q, "quote");
-			cJSON_AddStringToObject(o, "question", gen_json_str(q, "question"));
+			const char *a = json_get_str(q, "answer"), *quote = json_get_str(q, "quote");
+			cJSON_AddStringToObject(o, "question", json_get_str(q, "question"));
 			if (a && *a)
 				cJSON_AddStringToObject(o, "answer", a);
 			if (quote && *quote)

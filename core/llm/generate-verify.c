@@ -14,6 +14,7 @@
 #include "llm/genstage.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/util.h"
 #include "retrieve/retriever.h"
 #include "set/corpus.h"
@@ -85,7 +86,7 @@ static void apply(void *ctx, size_t index, const cJSON *rec, bool from_journal)
 	struct gen *g = vr->g;
 	struct vtask *v = &vr->vt[index];
 	const cJSON *reply = cJSON_GetObjectItemCaseSensitive(rec, "reply"), *e;
-	const char *closest = gen_json_str(reply, "closest");
+	const char *closest = json_get_str(reply, "closest");
 	long at = set_index(g->set, v->id);
 	bool answered = false;
 	cJSON *ver;
@@ -115,8 +116,8 @@ static void apply(void *ctx, size_t index, const cJSON *rec, bool from_journal)
 			if (closest)
 				cJSON_AddStringToObject(ver, "near_miss", closest);
 		}
-		if (gen_json_str(rec, "model") && *gen_json_str(rec, "model"))
-			cJSON_AddStringToObject(ver, "by", gen_json_str(rec, "model"));
+		if (json_get_str(rec, "model") && *json_get_str(rec, "model"))
+			cJSON_AddStringToObject(ver, "by", json_get_str(rec, "model"));
 	}
 	g->dirty = true;
 	g->records_since_save++;
@@ -198,8 +199,8 @@ int gen_verify(struct gen *g)
 		v->id = xstrdup(q->id);
 		v->kind = kind;
 		if (kind == GEN_MULTIHOP) {
-			const struct chunk *ch = corpus_get(c, gen_json_str(q->provenance, "chunk"));
-			const struct chunk *nb = corpus_get(c, gen_json_str(q->provenance, "neighbour"));
+			const struct chunk *ch = corpus_get(c, json_get_str(q->provenance, "chunk"));
+			const struct chunk *nb = corpus_get(c, json_get_str(q->provenance, "neighbour"));
 			v->shown = xcalloc(3, sizeof(size_t));
 			v->shown[v->nr_shown++] = (size_t)(ch - c->chunks);
 			if (nb)

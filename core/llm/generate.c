@@ -23,6 +23,7 @@
 #include "llm/prompt.h"
 #include "set/rejected.h"
 #include "set/set.h"
+#include "base/jsontree.h"
 #include "base/strmap.h"
 #include "base/util.h"
 
@@ -140,7 +141,7 @@ static void tick(void *ctx)
 static int read_record(const cJSON *rec, long line, void *data)
 {
 	struct gen *g = data;
-	const char *key = gen_json_str(rec, "key"), *status;
+	const char *key = json_get_str(rec, "key"), *status;
 
 	(void)line;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "checkpoint"))) {
@@ -151,7 +152,7 @@ static int read_record(const cJSON *rec, long line, void *data)
 	}
 	if (!key)
 		return 0;
-	status = gen_json_str(rec, "status");
+	status = json_get_str(rec, "status");
 	if ((status && !strcmp(status, "ok")) || !strmap_get(&g->done, key))
 		strmap_put(&g->done, key, (void *)(uintptr_t)(status && !strcmp(status, "ok") ? 1 : 2));
 	ALLOC_GROW(g->replay, g->nr_replay + 1, g->alloc_replay);

@@ -16,6 +16,7 @@
 #include "llm/journal.h"
 #include "llm/llmjob.h"
 #include "llm/prompt.h"
+#include "base/jsontree.h"
 #include "base/strmap.h"
 #include "base/util.h"
 
@@ -120,22 +121,16 @@ static void make_key(const struct judge_options *o, struct judge_item *it)
 	strbuf_release(&sb);
 }
 
-static const char *json_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Give item 'it' the outcome in journal record 'rec'. */
 static void apply(struct judge_item *it, const cJSON *rec, bool from_journal)
 {
-	const char *status = json_str(rec, "status");
+	const char *status = json_get_str(rec, "status");
 	const cJSON *g = cJSON_GetObjectItemCaseSensitive(rec, "grade");
 
 	free(it->reason);
 	free(it->why);
-	it->reason = xstrdup(json_str(rec, "reason"));
-	it->why = xstrdup(json_str(rec, "why"));
+	it->reason = xstrdup(json_get_str(rec, "reason"));
+	it->why = xstrdup(json_get_str(rec, "why"));
 	it->from_journal = from_journal;
 	if (status && !strcmp(status, "ok") && cJSON_IsNumber(g) && g->valuedouble >= 0 && g->valuedouble <= 3) {
 		it->status = JUDGE_GRADED;
@@ -165,11 +160,11 @@ bool judge_in_shard(const char *qid, const char *chunk, long i, long n)
 static int read_record(const cJSON *rec, long line, void *data)
 {
 	struct job *j = data;
-	const char *key = json_str(rec, "key");
+	const char *key = json_get_str(rec, "key");
 	cJSON *old;
 
 	(void)line;
-	if (!key || !json_str(rec, "status"))
+	if (!key || !json_get_str(rec, "status"))
 		return 0;
 	/* a later record wins: an ok after a retried failure */
 	old = strmap_put(&j->done, key, cJSON_Duplicate(rec, 1));
@@ -211,7 +206,7 @@ static void on_done(const struct llm_result *res, void *data)
 	cJSON_AddStringToObject(rec, "prompt", j->o->prompt->digest);
 	if (res->status == LLM_OK) {
 		const cJSON *g = cJSON_GetObjectItemCaseSensitive(res->json, "grade");
-		const char *reason = json_str(res->json, "reason");
+		const char *reason = json_get_str(res->json, "reason");
 		cJSON_AddNumberToObject(rec, "grade", g->valuedouble);
 		if (reason && *reason)
 			cJSON_AddStringToObject(rec, "reason", reason);
@@ -423,7 +418,7 @@ int judge_run(const struct judge_options *o, struct judge_item *items, size_t nr
 			goto out;
 	for (size_t i = 0; i < nr; i++) {
 		const cJSON *rec = strmap_get(&j.done, items[i].key);
-		const char *status = rec ? json_str(rec, "status") : NULL;
+		const char *status = rec ? json_get_str(rec, "status") : NULL;
 		bool ok = status && !strcmp(status, "ok");
 		if (rec && (ok || !o->retry_failed))
 			apply(&items[i], rec, true);

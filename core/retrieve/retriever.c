@@ -245,10 +245,7 @@ void run_format(const struct run_meta *meta, const struct job *job, bool with_la
 	utc_now_iso8601(now);
 	cJSON_AddNumberToObject(m, "evalset_run", 1);
 	cJSON_AddStringToObject(m, "set", meta->set_name);
-	if (meta->version)
-		cJSON_AddStringToObject(m, "version", meta->version);
-	else
-		cJSON_AddNullToObject(m, "version");
+	json_add_str_or_null(m, "version", meta->version);
 	cJSON_AddStringToObject(m, "digest", meta->digest);
 	if (meta->content_digest)
 		cJSON_AddStringToObject(m, "content_digest", meta->content_digest);

@@ -12,6 +12,7 @@
 #include "review/review.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/util.h"
 #include "pool/agreement.h"
 #include "pool/pool.h"
@@ -178,16 +179,6 @@ static void state_set(const struct review *r, const struct set *s, size_t reject
 	}
 }
 
-static void add_str_or_null(cJSON *o, const char *key, const char *v)
-{
-	cJSON_AddItemToObject(o, key, v ? cJSON_CreateString(v) : cJSON_CreateNull());
-}
-
-/* Add 'v' to 'o' as a number, or null when it is undefined (NAN). */
-static void add_number_or_null(cJSON *o, const char *key, double v)
-{
-	cJSON_AddItemToObject(o, key, isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v));
-}
 
 /* Add the agreement of the people's grades with the judge's (pool/agreement.h)
  * over the pairs that have both, as `evalset judge --against` measures it. */
@@ -197,11 +188,11 @@ static void state_agreement(const struct agreement *a, cJSON *root)
 	long bin[2][2];
 
 	cJSON_AddNumberToObject(o, "pairs", (double)a->n);
-	add_number_or_null(o, "exact", observed_agreement(&a->table[0][0], AGREEMENT_LEVELS));
-	add_number_or_null(o, "kappa", agreement_kappa(a));
+	json_add_num_or_null(o, "exact", observed_agreement(&a->table[0][0], AGREEMENT_LEVELS));
+	json_add_num_or_null(o, "kappa", agreement_kappa(a));
 	agreement_binary(a, 1, bin);
-	add_number_or_null(o, "binary_exact", observed_agreement(&bin[0][0], 2));
-	add_number_or_null(o, "binary_kappa", agreement_kappa_binary(a, 1));
+	json_add_num_or_null(o, "binary_exact", observed_agreement(&bin[0][0], 2));
+	json_add_num_or_null(o, "binary_kappa", agreement_kappa_binary(a, 1));
 	t = cJSON_AddArrayToObject(o, "table");
 	for (int i = 0; i < AGREEMENT_LEVELS; i++) {
 		cJSON *row = cJSON_CreateArray();
@@ -217,13 +208,13 @@ static void state_pool(const struct pool *p, cJSON *root)
 	struct agreement agr = AGREEMENT_INIT;
 
 	cJSON_AddStringToObject(root, "name", p->set_name ? p->set_name : "");
-	add_str_or_null(root, "version", p->set_version);
+	json_add_str_or_null(root, "version", p->set_version);
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct pool_question *pq = &p->q[i];
 		cJSON *q = cJSON_CreateObject(), *pairs;
 
 		cJSON_AddStringToObject(q, "id", pq->id);
-		add_str_or_null(q, "text", pq->text);
+		json_add_str_or_null(q, "text", pq->text);
 		pairs = cJSON_AddArrayToObject(q, "pairs");
 		for (size_t j = 0; j < pq->nr; j++) {
 			const struct pool_pair *pp = &pq->pairs[j];
@@ -231,8 +222,8 @@ static void state_pool(const struct pool *p, cJSON *root)
 			bool llm = pp->grade >= 0 && starts_with(pool_pair_judge(pp), "llm:");
 
 			cJSON_AddStringToObject(o, "chunk", pp->chunk);
-			add_str_or_null(o, "title", pp->title);
-			add_str_or_null(o, "text", pp->text);
+			json_add_str_or_null(o, "title", pp->title);
+			json_add_str_or_null(o, "text", pp->text);
 			/* the person's grade, and the judge's apart, whichever order they came in */
 			cJSON_AddNumberToObject(o, "grade", llm ? -1 : pp->grade);
 			if (llm) {
@@ -240,14 +231,14 @@ static void state_pool(const struct pool *p, cJSON *root)
 				cJSON_AddStringToObject(o, "llm_judge", pp->judge);
 			} else if (pp->llm_grade >= 0) {
 				cJSON_AddNumberToObject(o, "llm_grade", pp->llm_grade);
-				add_str_or_null(o, "llm_judge", pp->llm_judge);
+				json_add_str_or_null(o, "llm_judge", pp->llm_judge);
 			}
 			if (llm || pp->llm_grade >= 0)
-				add_str_or_null(o, "llm_reason", pp->reason);
+				json_add_str_or_null(o, "llm_reason", pp->reason);
 			if (!llm && pp->grade >= 0 && pp->llm_grade >= 0)
 				agreement_add(&agr, pp->grade, pp->llm_grade);
-			add_str_or_null(o, "reviewed_by", pp->reviewed_by);
-			add_str_or_null(o, "reviewed_at", pp->reviewed_at);
+			json_add_str_or_null(o, "reviewed_by", pp->reviewed_by);
+			json_add_str_or_null(o, "reviewed_at", pp->reviewed_at);
 			cJSON_AddItemToArray(pairs, o);
 		}
 		cJSON_AddItemToArray(qs, q);
@@ -314,8 +305,7 @@ struct action {
 
 static const char *req_str(const struct action *a, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(a->req, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	return json_get_str(a->req, key);
 }
 
 /* Fail the action 'a' with HTTP 'status' and the message 'fmt'. */

@@ -5,6 +5,7 @@
 #include "score/bind.h"
 #include "score/run.h"
 #include "set/set.h"
+#include "base/jsontree.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -21,13 +22,6 @@ void bind_record_release(struct bind_record *rec)
 static const char *version_name(const char *version)
 {
 	return version ? version : "working copy";
-}
-
-static const char *json_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /* Judge a run without a record: every id must be in the set. */
@@ -53,7 +47,7 @@ enum bind_verdict bind_run(const struct run *run, const struct set *s, const cha
 			   struct strbuf *why, struct bind_record *rec)
 {
 	cJSON *meta = run->meta ? cJSON_Parse(run->meta) : NULL;
-	const char *name = meta ? json_str(meta, "set") : NULL;
+	const char *name = meta ? json_get_str(meta, "set") : NULL;
 	const cJSON *ver = meta ? cJSON_GetObjectItemCaseSensitive(meta, "version") : NULL;
 	const char *version = cJSON_IsString(ver) ? ver->valuestring : NULL;
 	const char *qd, *cd, *d;
@@ -76,7 +70,7 @@ enum bind_verdict bind_run(const struct run *run, const struct set *s, const cha
 		v = BIND_OTHER;
 		goto out;
 	}
-	qd = json_str(meta, "questions_digest");
+	qd = json_get_str(meta, "questions_digest");
 	if (qd) {
 		set_questions_digest(s, mine);
 		if (strcmp(qd, mine)) {
@@ -88,8 +82,8 @@ enum bind_verdict bind_run(const struct run *run, const struct set *s, const cha
 		goto out;
 	}
 	/* recorded before the questions digest: the older digests must match */
-	cd = json_str(meta, "content_digest");
-	d = json_str(meta, "digest");
+	cd = json_get_str(meta, "content_digest");
+	d = json_get_str(meta, "digest");
 	set_content_digest(s, mine);
 	if (cd && !strcmp(cd, mine))
 		goto out;

@@ -83,11 +83,6 @@ struct question_result *results_find(const struct results *r, const char *id)
 	return NULL;
 }
 
-static cJSON *str_or_null(const char *s)
-{
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
 /*
  * Return 'v' as a JSON number written with the fewest digits that read back
  * as exactly 'v' (cJSON's own printer rounds to 15 digits when they are
@@ -113,15 +108,15 @@ cJSON *results_to_tree(const struct results *r)
 
 	cJSON_AddNumberToObject(root, "evalset_results", 1);
 	o = cJSON_AddObjectToObject(root, "set");
-	cJSON_AddItemToObject(o, "name", str_or_null(r->set_name));
-	cJSON_AddItemToObject(o, "version", str_or_null(r->set_version));
-	cJSON_AddItemToObject(o, "digest", str_or_null(r->set_digest));
+	json_add_str_or_null(o, "name", r->set_name);
+	json_add_str_or_null(o, "version", r->set_version);
+	json_add_str_or_null(o, "digest", r->set_digest);
 	if (r->judged_on)
 		cJSON_AddStringToObject(o, "judged_on", r->judged_on);
 	o = cJSON_AddObjectToObject(root, "run");
-	cJSON_AddItemToObject(o, "path", str_or_null(r->run_path));
-	cJSON_AddItemToObject(o, "sha256", str_or_null(r->run_sha256));
-	cJSON_AddItemToObject(o, "name", str_or_null(r->run_name));
+	json_add_str_or_null(o, "path", r->run_path);
+	json_add_str_or_null(o, "sha256", r->run_sha256);
+	json_add_str_or_null(o, "name", r->run_name);
 	if (r->run_ranked_by)
 		cJSON_AddStringToObject(o, "ranked_by", r->run_ranked_by);
 	cJSON_AddNumberToObject(root, "k", r->k);
@@ -142,9 +137,9 @@ cJSON *results_to_tree(const struct results *r)
 		const struct question_result *q = &r->q[i];
 		cJSON *qo = cJSON_CreateObject(), *x;
 
-		cJSON_AddItemToObject(qo, "id", str_or_null(q->id));
-		cJSON_AddItemToObject(qo, "text", str_or_null(q->text));
-		cJSON_AddItemToObject(qo, "origin", str_or_null(q->origin));
+		json_add_str_or_null(qo, "id", q->id);
+		json_add_str_or_null(qo, "text", q->text);
+		json_add_str_or_null(qo, "origin", q->origin);
 		cJSON_AddBoolToObject(qo, "answerable", q->answerable);
 		x = cJSON_AddArrayToObject(qo, "tags");
 		for (size_t t = 0; t < q->nr_tags; t++)

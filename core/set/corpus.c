@@ -4,6 +4,7 @@
 #include "set/corpus.h"
 #include "base/digest.h"
 #include "base/error.h"
+#include "base/jsontree.h"
 #include "base/lineio.h"
 #include "base/strbuf.h"
 #include "base/util.h"
@@ -13,12 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *json_str(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 /* Read the optional "start" and "end" of chunk 'id' into '*start' and '*end'
  * (-1 when absent). Return 0, or -1 (reported) for a span that is not two
@@ -79,13 +74,13 @@ static int parse_line(struct corpus *c, const char *path, long lineno, const str
 		error_at(path, lineno, 0, "chunk without an \"id\" (or \"_id\") string");
 		goto out;
 	}
-	text = json_str(obj, "text");
+	text = json_get_str(obj, "text");
 	if (!text) {
 		error_at(path, lineno, 0, "chunk '%s' has no \"text\" string", id);
 		goto out;
 	}
-	title = json_str(obj, "title");
-	doc = json_str(obj, "doc");
+	title = json_get_str(obj, "title");
+	doc = json_get_str(obj, "doc");
 	if (get_span(obj, path, lineno, id, doc, &start, &end) < 0)
 		goto out;
 	e = strmap_intern(&c->index, id, strlen(id), &added);

@@ -123,6 +123,20 @@ char *set_lock_path(const struct set_ref *ref, bool create)
 	return path;
 }
 
+int set_lock_take(struct lock_file *lk, const struct set_ref *ref)
+{
+	char *path = set_lock_path(ref, true), *what;
+	int rc;
+
+	if (!path)
+		return -1;
+	what = xstrfmt("set '%s'", ref->dir);
+	rc = lock_take(lk, path, what);
+	free(what);
+	free(path);
+	return rc;
+}
+
 int set_id_floor_write(const struct set_ref *ref, long floor_id)
 {
 	char *path, *dir, *text;

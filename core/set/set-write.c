@@ -16,6 +16,7 @@
 #include "set/set.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/util.h"
 #include "base/yamlio.h"
 #include "text/lang.h"
@@ -390,8 +391,8 @@ struct cJSON *question_to_json(const struct question *q)
 {
 	cJSON *j = cJSON_CreateObject(), *rel, *arr;
 
-	cJSON_AddItemToObject(j, "id", q->id ? cJSON_CreateString(q->id) : cJSON_CreateNull());
-	cJSON_AddItemToObject(j, "text", q->text ? cJSON_CreateString(q->text) : cJSON_CreateNull());
+	json_add_str_or_null(j, "id", q->id);
+	json_add_str_or_null(j, "text", q->text);
 	if (q->origin != ORIGIN_NONE)
 		cJSON_AddStringToObject(j, "origin", origin_name(q->origin));
 	cJSON_AddBoolToObject(j, "answerable", q->answerable);

@@ -292,6 +292,10 @@ int set_id_floor_write(const struct set_ref *ref, long floor);
 /* Return a new string "'ref->dir'/.evalset/lock" for lock_take; caller frees.
  * Creates the .evalset directory when 'create' is true. */
 char *set_lock_path(const struct set_ref *ref, bool create);
+/* Take the lock of the set 'ref' (set_lock_path, created when missing) into
+ * 'lk', naming the set by its directory. Return 0 or -1 (reported). */
+struct lock_file;
+int set_lock_take(struct lock_file *lk, const struct set_ref *ref);
 
 /* A frozen version of a set, as listed by set_versions. */
 struct set_version {

@@ -10,6 +10,7 @@
  */
 #include "set/setdiff.h"
 #include "set/set.h"
+#include "base/jsontree.h"
 #include "base/strmap.h"
 #include "base/util.h"
 
@@ -426,10 +427,7 @@ static cJSON *side_json(const struct diff_side *side)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "set", side->name ? side->name : "");
-	if (side->version)
-		cJSON_AddStringToObject(o, "version", side->version);
-	else
-		cJSON_AddNullToObject(o, "version");
+	json_add_str_or_null(o, "version", side->version);
 	cJSON_AddStringToObject(o, "digest", side->digest);
 	cJSON_AddStringToObject(o, "content_digest", side->content_digest);
 	cJSON_AddNumberToObject(o, "questions", (double)side->nr_questions);

@@ -8,6 +8,7 @@
  */
 #include "test-lib.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/util.h"
 #include "pool/pool.h"
 #include "review/review.h"
@@ -96,8 +97,7 @@ static int apply(struct review *r, const char *digest, const char *fmt, struct s
 
 static const char *prov_str(const struct question *q, const char *key)
 {
-	const cJSON *v = q && q->provenance ? cJSON_GetObjectItem(q->provenance, key) : NULL;
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	return q ? json_get_str(q->provenance, key) : NULL;
 }
 
 static void test_set(void)
