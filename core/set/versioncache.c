@@ -12,6 +12,7 @@
 #include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 
@@ -88,13 +89,6 @@ static char *cache_dir(void)
 	return out;
 }
 
-static char *dup_or_null(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
-}
-
 /* Fill 'out' from the cache entry text 'buf'. Return 0, or -1 when it is not a whole entry. */
 static int from_entry(const struct strbuf *buf, struct version_summary *out)
 {
@@ -125,12 +119,12 @@ static int from_entry(const struct strbuf *buf, struct version_summary *out)
 		out->ids[i] = xstrdup(id->valuestring);
 		out->text_digests[i] = xstrdup(t->valuestring);
 	}
-	out->version = dup_or_null(j, "version");
-	out->tagged_at = dup_or_null(j, "tagged_at");
-	out->digest = dup_or_null(j, "digest");
-	out->parent = dup_or_null(j, "parent");
-	out->parent_digest = dup_or_null(j, "parent_digest");
-	out->note = dup_or_null(j, "note");
+	out->version = xstrdup(json_get_str(j, "version"));
+	out->tagged_at = xstrdup(json_get_str(j, "tagged_at"));
+	out->digest = xstrdup(json_get_str(j, "digest"));
+	out->parent = xstrdup(json_get_str(j, "parent"));
+	out->parent_digest = xstrdup(json_get_str(j, "parent_digest"));
+	out->note = xstrdup(json_get_str(j, "note"));
 	out->nr_questions = (size_t)nr;
 	out->digest_ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "digest_ok"));
 	out->from_cache = true;
