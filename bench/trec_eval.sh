@@ -20,6 +20,9 @@
 # "evalset sorted 1 thread" is the sorted run read on one thread
 # (EVALSET_TREC_EVAL_THREADS=1); "evalset sorted" on two, as a plain grouped
 # run of 16 MiB or more is by default.
+# ROWS=sorted measures only the sorted run (wc -l, cat, evalset on one and
+# two threads), for a quick check of the sorted figures; ROUNDS=N sets the
+# number of rounds.
 #
 # Prints one row per command: the least wall and the least CPU (user +
 # system) seconds over ROUNDS interleaved rounds (default 3), the largest
@@ -42,6 +45,11 @@ fi
   { print } END { printf "%s", held }' "$run" > "$work/split.trec"
 [ -s "$work/run.trec.gz" ] || gzip -c "$run" > "$work/run.trec.gz"
 measures=(-c)   # the default measures (official); -c as MS MARCO runs often miss queries
+case ${ROWS:-all} in
+  all) only_sorted= ;;
+  sorted) only_sorted=1 ;;
+  *) echo "bench/trec_eval.sh: ROWS must be 'all' or 'sorted', not '$ROWS'" >&2; exit 2 ;;
+esac
 
 usage_of() { # prints "wall cpu rss_kb" of one run of the command, through wait4
   # posix_spawn, not subprocess: a fork of the Python interpreter would add
@@ -98,22 +106,24 @@ rss() { echo "${R[$1]}" | cut -d' ' -f3; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 "$evalset" trec-eval "${measures[@]}" "$qrels" "$run" > /dev/null  # fail early, warm the cache
-cat "$work"/*.trec "$work/run.trec.gz" > /dev/null
+if [ "$only_sorted" ]; then cat "$run" > /dev/null; else cat "$work"/*.trec "$work/run.trec.gz" > /dev/null; fi
 echo "$(wc -l < "$run") lines; load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo "command: $evalset trec-eval ${measures[*]} $qrels RUN"
 printf '%-24s %8s %8s %9s\n' what wall_s cpu_s peak_MB
 one=(env EVALSET_TREC_EVAL_THREADS=1 "$evalset")
 add "wc -l"                  wc -l "$run"
 add "cat"                    cat "$run"
-add "gzip -dc"               gzip -dc "$work/run.trec.gz"
+[ "$only_sorted" ] || add "gzip -dc" gzip -dc "$work/run.trec.gz"
 add "evalset sorted"         "$evalset" trec-eval "${measures[@]}" "$qrels" "$run"
 add "evalset sorted 1 thread" "${one[@]}" trec-eval "${measures[@]}" "$qrels" "$run"
-add "evalset shuffled"       "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/shuf.trec"
-add "evalset split"          "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/split.trec"
-add "evalset gzip"           "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/run.trec.gz"
+if [ -z "$only_sorted" ]; then
+  add "evalset shuffled"     "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/shuf.trec"
+  add "evalset split"        "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/split.trec"
+  add "evalset gzip"         "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/run.trec.gz"
+fi
 measure
 have_te=
-if command -v trec_eval > /dev/null; then
+if [ -z "$only_sorted" ] && command -v trec_eval > /dev/null; then
   have_te=1
   add "trec_eval sorted"     trec_eval "${measures[@]}" "$qrels" "$run"
   add "trec_eval shuffled"   trec_eval "${measures[@]}" "$qrels" "$work/shuf.trec"
@@ -124,6 +134,7 @@ echo "one thread: CPU sorted / wc -l $(ratio "$(cpu "evalset sorted 1 thread")" 
 echo "two threads: CPU sorted / wc -l $(ratio "$(cpu "evalset sorted")" "$(cpu "wc -l")")x," \
   "wall sorted / wc -l $(ratio "$(wall "evalset sorted")" "$(wall "wc -l")")x," \
   "wall two threads / one thread $(ratio "$(wall "evalset sorted")" "$(wall "evalset sorted 1 thread")")x"
+[ "$only_sorted" ] && exit 0
 echo "CPU ratios: shuffled / sorted $(ratio "$(cpu "evalset shuffled")" "$(cpu "evalset sorted")")x," \
   "split / sorted $(ratio "$(cpu "evalset split")" "$(cpu "evalset sorted")")x," \
   "gzip / gzip -dc $(ratio "$(cpu "evalset gzip")" "$(cpu "gzip -dc")")x;" \

@@ -39,6 +39,7 @@
 struct fields {
 	char *qid, *doc;
 	size_t qid_len, doc_len;
+	uint64_t qid_word;       /* the qid's first 8 bytes, see qid_word() */
 	char *tag;
 	size_t tag_len;
 	double score;
@@ -52,6 +53,24 @@ static const unsigned char byte_class[256] = {
 #define IS_BLANK(c) ((c) == ' ' || (c) == '\t' || \
 		     ((unsigned char)(c) < 0x20 && byte_class[(unsigned char)(c)] == 1))
 #define IS_TEXT(c) (!byte_class[(unsigned char)(c)])
+
+/*
+ * Return the word that stands for the qid of 'len' bytes at 'p' (8
+ * readable bytes there) when lines are compared: its bytes, those past its
+ * end cleared, when it is 8 bytes or shorter; else its first 8 bytes (a
+ * longer qid is compared by memcmp too). Taken before the qid is
+ * NUL-terminated: a word load across that byte store would wait for it.
+ */
+static inline uint64_t qid_word(const char *p, size_t len)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return len >= 8 ? w : w & ((1ULL << (8 * len)) - 1);
+}
 
 /*
  * Scan the token at 'p': set '*end' to its end (the first blank or end of
@@ -127,6 +146,7 @@ static int parse_line(char *p, char *e, const char *path, long lineno, struct fi
 	f->doc_len = (size_t)(end[2] - start[2]);
 	f->tag = start[5];
 	f->tag_len = (size_t)(end[5] - start[5]);
+	f->qid_word = qid_word(f->qid, f->qid_len);
 	if (run_parse_score(start[4], (size_t)(end[4] - start[4]), &f->score) < 0) {
 		int len = (int)(end[4] - start[4]);
 
@@ -159,6 +179,7 @@ struct scan {
 	size_t cap, len, pos;
 	size_t group_start;      /* streaming: offset of the current question's first line */
 	size_t qid_off, qid_len; /* streaming: relative to group_start */
+	uint64_t qid_word;       /* streaming: the current question's, see qid_word() */
 	struct trec_line *lines;
 	uint32_t *off_doc;       /* streaming: doc offsets relative to group_start */
 	uint32_t *off_qid, *len_qid;  /* batches: each line's qid, relative to group_start */
@@ -223,30 +244,10 @@ static int batch_line(struct scan *s, size_t line_start, const struct fields *f)
 	return 0;
 }
 
-/*
- * Compare two qids inside the scan buffer, where at least 8 bytes follow
- * each: one masked word compare for the usual short qid, memcmp beyond.
- */
-static inline bool same_bytes(const char *a, const char *b, size_t la, size_t lb)
-{
-	uint64_t wa, wb;
-
-	if (la != lb)
-		return false;
-	if (la > 8)
-		return !memcmp(a, b, la);
-	memcpy(&wa, a, 8);
-	memcpy(&wb, b, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	wa = __builtin_bswap64(wa);
-	wb = __builtin_bswap64(wb);
-#endif
-	return la == 8 ? wa == wb : !((wa ^ wb) & ((1ULL << (8 * la)) - 1));
-}
-
 static inline int stream_line(struct scan *s, size_t line_start, const struct fields *f)
 {
-	if (!s->nr || !same_bytes(f->qid, s->buf + s->group_start + s->qid_off, f->qid_len, s->qid_len)) {
+	if (!s->nr || f->qid_word != s->qid_word || f->qid_len != s->qid_len ||
+	    (f->qid_len > 8 && memcmp(f->qid, s->buf + s->group_start + s->qid_off, f->qid_len))) {
 		/* a new question starts here: hand over the previous one */
 		int added;
 
@@ -260,6 +261,7 @@ static inline int stream_line(struct scan *s, size_t line_start, const struct fi
 		s->group_start = line_start;
 		s->qid_off = (size_t)(f->qid - (s->buf + line_start));
 		s->qid_len = f->qid_len;
+		s->qid_word = f->qid_word;
 	}
 	if (s->nr == s->alloc) {
 		ALLOC_GROW(s->lines, s->nr + 1, s->alloc);
@@ -352,10 +354,68 @@ static inline bool scan_line_fast(struct scan *s, int *ret)
 	f.tag = p + l.b[5];
 	f.tag_len = l.e[5] - l.b[5];
 	f.score = l.score;
+	f.qid_word = qid_word(f.qid, f.qid_len);
 	p[l.e[0]] = '\0';
 	p[l.e[2]] = '\0';
 	*ret = take_line(s, start, &f);
 	return true;
+}
+
+/*
+ * Read the usual lines of the current question in streaming mode, from
+ * s->pos while 64 bytes of data follow, with the scan's state in locals
+ * (the NUL stores into the buffer would otherwise make the compiler reload
+ * it for every line). Stop, the line untouched, at a line of another
+ * question, a line the fast reader declines, or when the line arrays are
+ * full: scan_line_fast and scan_line take that line, with everything the
+ * first line of a question needs (the check that it is new, the hand-over
+ * of the last one). Only a question's first line has its qid NUL-terminated.
+ */
+static void scan_stream_fast(struct scan *s)
+{
+	char *buf = s->buf;
+	size_t pos = s->pos, nr = s->nr, gs = s->group_start, qlen = s->qid_len;
+	size_t end = s->len >= 64 ? s->len - 64 : 0, tag_off = 0, tag_len = 0;
+	struct trec_line *lines = s->lines;
+	uint32_t *off_doc = s->off_doc;
+	uint64_t qword = s->qid_word;
+	long lineno = s->lineno;
+
+	if (!nr || s->len < 64)
+		return;
+	while (pos <= end && nr < s->alloc) {
+		char *p = buf + pos;
+		struct trec_fast l;
+		int r = trec_fast_line(p, &l);
+		size_t ql;
+
+		if (r < 0)
+			break;
+		if (r) {
+			ql = l.e[0] - l.b[0];
+			if (ql != qlen || qid_word(p + l.b[0], ql) != qword ||
+			    (ql > 8 && memcmp(p + l.b[0], buf + gs + s->qid_off, ql)))
+				break;
+			p[l.e[2]] = '\0';
+			off_doc[nr] = (uint32_t)(pos + l.b[2] - gs);
+			lines[nr].len = l.e[2] - l.b[2];
+			lines[nr].line = lineno + 1;
+			lines[nr].score = l.score;
+			nr++;
+			tag_off = pos + l.b[5];
+			tag_len = l.e[5] - l.b[5];
+		}
+		lineno++;
+		pos += l.len + 1;
+	}
+	if (tag_len) {
+		s->tag_off = tag_off;
+		s->tag_len = tag_len;
+		s->have_tag = true;
+	}
+	s->pos = pos;
+	s->nr = nr;
+	s->lineno = lineno;
 }
 #endif
 
@@ -450,15 +510,18 @@ static int scan_run(struct scan *s)
 		int r;
 
 		for (;;) {
-			size_t start = s->pos;
+			size_t start;
 
 #ifdef TREC_FAST_LINE
-			if (s->lineno && s->len - start >= 64 && scan_line_fast(s, &r)) {
+			if (s->lineno && !s->collect && !s->batches)
+				scan_stream_fast(s);
+			if (s->lineno && s->len - s->pos >= 64 && scan_line_fast(s, &r)) {
 				if (r)
 					return r;
 				continue;
 			}
 #endif
+			start = s->pos;
 			if (!(nl = memchr(s->buf + start, '\n', s->len - start)))
 				break;
 			s->pos = (size_t)(nl - s->buf) + 1;

@@ -396,6 +396,95 @@ static void test_scan_shapes(void)
 	free(sl);
 }
 
+/* Every line the scanner hands over, question by question, flattened. */
+struct seen_groups {
+	struct strbuf qids;   /* each question's qid and line count, "qid:n\n" */
+	struct strbuf lines;  /* each line's "docid score line\n" */
+};
+
+static int note_group(struct trec_group *g, void *data)
+{
+	struct seen_groups *sg = data;
+
+	strbuf_addf(&sg->qids, "%s:%zu\n", g->qid, g->nr);
+	for (size_t i = 0; i < g->nr; i++)
+		strbuf_addf(&sg->lines, "%s %.17g %ld\n", g->lines[i].doc, g->lines[i].score,
+			    g->lines[i].line);
+	return 0;
+}
+
+/*
+ * Questions of many lines, as a streamed scan reads them in bulk: qids
+ * that share their first 8 bytes (or are 8 bytes and then one more) must
+ * still part questions; inside a question, lines the one-pass reader
+ * declines (a long docid, a control byte, CRLF, a '+' score), comments and
+ * blank lines must not lose or shift a line; the runid is the last tag.
+ */
+static void test_scan_groups(void)
+{
+	/* consecutive questions share their first 8 bytes: querynum-1000 and querynum-1001
+	 * (one length), 00001000, 00001000x and 00001000xy (8 bytes and longer) */
+	static const char *const qfmt[] = {
+		"querynum-%04d", "querynum-%04d", "%08d", "%08dx", "%08dxy", "q%d",
+	};
+	struct strbuf sb = STRBUF_INIT, want_q = STRBUF_INIT, want_l = STRBUF_INIT, runid = STRBUF_INIT;
+	struct seen_groups sg = { STRBUF_INIT, STRBUF_INIT };
+	long lineno = 0;
+	char *path, last_tag[32] = "";
+
+	srand(11);
+	for (int q = 0; q < 60; q++) {
+		char qid[32];
+		int n = 1 + rand() % 400, kept = 0;
+
+		snprintf(qid, sizeof(qid), qfmt[q % 6], q % 6 < 2 ? 1000 + q : 1000 + q / 6);
+		for (int d = 0; d < n; d++) {
+			int shape = rand() % 40;
+			char doc[96];
+			const char *sep = shape == 1 ? "\t" : " ";
+			char score[32];
+
+			snprintf(score, sizeof(score), "%s%d.%03d", shape == 6 ? "+" : "", rand() % 100,
+				 rand() % 1000);
+			if (shape == 2) {
+				strbuf_addstr(&sb, "# a comment inside a question\n");
+				lineno++;
+				continue;
+			}
+			if (shape == 3) {
+				strbuf_addstr(&sb, "\n");
+				lineno++;
+				continue;
+			}
+			if (shape == 4)
+				snprintf(doc, sizeof(doc), "a-docid-long-enough-to-pass-64-bytes-%d-%d-xxxxxxxxxx", q, d);
+			else if (shape == 5)
+				snprintf(doc, sizeof(doc), "d\001%d-%d", q, d);
+			else
+				snprintf(doc, sizeof(doc), "%d", 7000000 + q * 1000 + d);
+			snprintf(last_tag, sizeof(last_tag), "tag%d-%d", q, d);
+			strbuf_addf(&sb, "%s%sQ0%s%s%s%d%s%s%s%s%s\n", qid, sep, sep, doc, sep, d + 1,
+				    sep, score, sep, last_tag, shape == 7 ? "\r" : "");
+			strbuf_addf(&want_l, "%s %.17g %ld\n", doc, strtod(score, NULL), ++lineno);
+			kept++;
+		}
+		if (kept)
+			strbuf_addf(&want_q, "%s:%d\n", qid, kept);
+	}
+	path = write_tmp("groups.trec", sb.buf, sb.len);
+	ok(!run_trec_scan(path, false, note_group, &sg, &runid), "a run of long questions is streamed");
+	is_str(sg.qids.buf, want_q.buf, "... each question apart, with all its lines");
+	is_str(sg.lines.buf, want_l.buf, "... each line with its docid, exact score and line number");
+	is_str(runid.buf, last_tag, "... and the last line's tag as the runid");
+	free(path);
+	strbuf_release(&sb);
+	strbuf_release(&want_q);
+	strbuf_release(&want_l);
+	strbuf_release(&runid);
+	strbuf_release(&sg.qids);
+	strbuf_release(&sg.lines);
+}
+
 /* Write a run of 'nq' questions x 'nd' documents; 'order' 1 interleaves questions. */
 static char *write_big_run(const char *name, int nq, int nd, int order, long bad_line)
 {
@@ -556,6 +645,7 @@ int main(void)
 	test_gzip();
 	test_scan();
 	test_scan_shapes();
+	test_scan_groups();
 	test_parallel_halves();
 	test_results_roundtrip();
 	test_remove_tree(tmpdir);
