@@ -1,9 +1,10 @@
 /*
- * html: HTML and script-safe JSON escaping (see html.h).
+ * html: HTML, XML and script-safe JSON escaping (see html.h).
  *
  * Text is walked one UTF-8 sequence at a time (base/utf8): a byte that
  * does not start a valid, shortest-form sequence (or a surrogate, or past
- * U+10FFFF) becomes U+FFFD and the walk resumes at the next byte.
+ * U+10FFFF) becomes U+FFFD and the walk resumes at the next byte. HTML and
+ * XML share the walk; 'xml' picks the few places where they differ.
  */
 #include "base/html.h"
 #include "base/termtext.h"
@@ -12,12 +13,15 @@
 #include "base/util.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #define REPLACEMENT "\xEF\xBF\xBD"
 
-void html_text_len(struct strbuf *out, const char *s, size_t len)
+/* Append the first 'len' bytes of 's' escaped as HTML text, or as XML text
+ * when 'xml' (html.h says how the two differ). */
+static void markup_text(struct strbuf *out, const char *s, size_t len, bool xml)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
@@ -39,10 +43,11 @@ void html_text_len(struct strbuf *out, const char *s, size_t len)
 		case '>': strbuf_addstr(out, "&gt;"); break;
 		case '&': strbuf_addstr(out, "&amp;"); break;
 		case '"': strbuf_addstr(out, "&quot;"); break;
-		case '\'': strbuf_addstr(out, "&#39;"); break;
+		case '\'': strbuf_addstr(out, xml ? "&apos;" : "&#39;"); break;
 		default:
 			if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') ||
-			    cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
+			    cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
+			    (xml && (cp == 0xFFFE || cp == 0xFFFF)))
 				strbuf_addstr(out, REPLACEMENT);
 			else if (term_hidden_mark(cp))
 				strbuf_addf(out, "&lt;U+%04X&gt;", (unsigned)cp);
@@ -53,10 +58,21 @@ void html_text_len(struct strbuf *out, const char *s, size_t len)
 	}
 }
 
+void html_text_len(struct strbuf *out, const char *s, size_t len)
+{
+	markup_text(out, s, len, false);
+}
+
 void html_text(struct strbuf *out, const char *s)
 {
 	if (s)
-		html_text_len(out, s, strlen(s));
+		markup_text(out, s, strlen(s), false);
+}
+
+void xml_text(struct strbuf *out, const char *s)
+{
+	if (s)
+		markup_text(out, s, strlen(s), true);
 }
 
 void html_textf(struct strbuf *out, const char *fmt, ...)
@@ -71,13 +87,25 @@ void html_textf(struct strbuf *out, const char *fmt, ...)
 	strbuf_release(&tmp);
 }
 
-void html_attr(struct strbuf *out, const char *name, const char *value)
+/* Append ' name="value"', 'value' escaped as HTML or XML. */
+static void markup_attr(struct strbuf *out, const char *name, const char *value, bool xml)
 {
 	strbuf_addch(out, ' ');
 	strbuf_addstr(out, name);
 	strbuf_addstr(out, "=\"");
-	html_text(out, value ? value : "");
+	if (value)
+		markup_text(out, value, strlen(value), xml);
 	strbuf_addch(out, '"');
+}
+
+void html_attr(struct strbuf *out, const char *name, const char *value)
+{
+	markup_attr(out, name, value, false);
+}
+
+void xml_attr(struct strbuf *out, const char *name, const char *value)
+{
+	markup_attr(out, name, value, true);
 }
 
 void html_script_json(struct strbuf *out, const char *json)

@@ -1,13 +1,18 @@
 /*
- * html: escaping for the HTML report, so that nothing read from a set, a run
- * or a corpus can become markup or script.
+ * html: escaping for the HTML report and for XML files (JUnit), so that
+ * nothing read from a set, a run or a corpus can become markup or script.
  *
  * Invariants:
- *  - html_text() output is safe as element content and as a quoted attribute
- *    value: it holds no '<', '>', '&', '"' or '\'' except as entities.
+ *  - html_text() and xml_text() output is safe as element content and as a
+ *    quoted attribute value: it holds no '<', '>', '&', '"' or '\'' except
+ *    as entities. Both walk the text the same way (below); they differ only
+ *    where the languages do: the apostrophe is &#39; in HTML (HTML 4 has no
+ *    &apos;) and &apos; in XML, and XML 1.0 forbids the noncharacters
+ *    U+FFFE and U+FFFF, which xml_text() replaces by U+FFFD.
  *  - Invalid UTF-8 bytes and control characters other than tab, newline and
- *    carriage return are replaced by U+FFFD, so the page is always valid
- *    UTF-8 and nothing invisible is smuggled in. Bidirectional and
+ *    carriage return are replaced by U+FFFD (DEL and the C1 controls too),
+ *    so the output is always valid UTF-8, holds no character XML 1.0
+ *    forbids, and smuggles nothing invisible in. Bidirectional and
  *    zero-width characters are shown as the text <U+XXXX> (escaped), so an
  *    id cannot reorder its line or pass for another.
  *  - html_script_json() output is a JSON text that can sit between <script>
@@ -38,6 +43,12 @@ void html_textf(struct strbuf *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Append ' name="value"' with 'value' escaped. */
 void html_attr(struct strbuf *out, const char *name, const char *value);
+
+/* Append 's' to 'out' escaped as XML 1.0 text (also safe in a quoted
+ * attribute), per the invariants above. NULL appends nothing. */
+void xml_text(struct strbuf *out, const char *s);
+/* Append ' name="value"' with 'value' escaped as xml_text does. */
+void xml_attr(struct strbuf *out, const char *name, const char *value);
 
 /*
  * Append the JSON text 'json' (as cJSON prints it) made safe for a <script>

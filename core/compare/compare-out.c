@@ -5,6 +5,7 @@
 #include "compare/compare-out.h"
 #include "compare/compare.h"
 #include "compare/gate.h"
+#include "base/html.h"
 #include "base/jsontree.h"
 #include "base/table.h"
 #include "base/termtext.h"
@@ -14,6 +15,7 @@
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,7 +320,6 @@ void compare_render_text(const struct compare_view *v, struct strbuf *out)
 }
 
 /* ---- JSON ---- */
-
 
 static cJSON *json_changes(const struct question_change *q, size_t nr)
 {
@@ -626,24 +627,13 @@ void compare_render_markdown(const struct compare_view *v, struct strbuf *out)
 
 /* ---- JUnit ---- */
 
-static void xml_escape(struct strbuf *sb, const char *s)
+/* Append a <property> line of the JUnit file, 'value' escaped. */
+static void junit_property(struct strbuf *out, const char *name, const char *value)
 {
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		switch (ch) {
-		case '&': strbuf_addstr(sb, "&amp;"); break;
-		case '<': strbuf_addstr(sb, "&lt;"); break;
-		case '>': strbuf_addstr(sb, "&gt;"); break;
-		case '"': strbuf_addstr(sb, "&quot;"); break;
-		case '\'': strbuf_addstr(sb, "&apos;"); break;
-		default:
-			if (ch < 0x20 && ch != '\n' && ch != '\t')
-				strbuf_addch(sb, ' ');   /* not allowed in XML 1.0 */
-			else
-				strbuf_addch(sb, (char)ch);
-		}
-	}
+	strbuf_addstr(out, "      <property");
+	xml_attr(out, "name", name);
+	xml_attr(out, "value", value);
+	strbuf_addstr(out, "/>\n");
 }
 
 void compare_render_junit(const struct compare_view *v, struct strbuf *out)
@@ -651,46 +641,49 @@ void compare_render_junit(const struct compare_view *v, struct strbuf *out)
 	const struct compare *c = v->c;
 	char *note = compare_set_change_note(v);
 	size_t nr = nr_outcomes(v), skipped = 0;
+	char seed[24];
+
 	strbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	strbuf_addf(out, "<testsuites name=\"evalset compare\" tests=\"%zu\" failures=\"%d\">\n", nr, v->nr_failed);
 	strbuf_addstr(out, "  <testsuite name=\"evalset gate ");
-	xml_escape(out, v->set_label);
+	xml_text(out, v->set_label);
 	strbuf_addf(out, "\" tests=\"%zu\" failures=\"%d\" errors=\"0\" skipped=\"%zu\">\n", nr, v->nr_failed, skipped);
-	strbuf_addstr(out, "    <properties>\n      <property name=\"baseline\" value=\"");
-	xml_escape(out, c->base_label);
-	strbuf_addstr(out, "\"/>\n      <property name=\"candidate\" value=\"");
-	xml_escape(out, c->cand_label);
-	strbuf_addf(out, "\"/>\n      <property name=\"set_changed\" value=\"%s\"/>\n"
-		    "      <property name=\"bootstrap_seed\" value=\"%" PRIu64 "\"/>\n"
-		    "      <property name=\"permutation_seed\" value=\"%" PRIu64 "\"/>\n    </properties>\n",
-		    note ? "true" : "false", c->boot_seed, c->perm_seed);
+	strbuf_addstr(out, "    <properties>\n");
+	junit_property(out, "baseline", c->base_label);
+	junit_property(out, "candidate", c->cand_label);
+	junit_property(out, "set_changed", note ? "true" : "false");
+	snprintf(seed, sizeof(seed), "%" PRIu64, c->boot_seed);
+	junit_property(out, "bootstrap_seed", seed);
+	snprintf(seed, sizeof(seed), "%" PRIu64, c->perm_seed);
+	junit_property(out, "permutation_seed", seed);
+	strbuf_addstr(out, "    </properties>\n");
 	for (size_t i = 0; i < nr; i++) {
 		const struct gate_outcome *o = &v->outcomes[i];
 		char *d = i < v->gate->nr ? gate_rule_describe(&v->gate->rules[i])
 					  : xstrfmt("coverage allow_missing %ld", v->gate->allow_missing);
 
-		strbuf_addstr(out, "    <testcase classname=\"evalset.gate\" name=\"");
-		xml_escape(out, d);
-		strbuf_addstr(out, "\">\n");
+		strbuf_addstr(out, "    <testcase classname=\"evalset.gate\"");
+		xml_attr(out, "name", d);
+		strbuf_addstr(out, ">\n");
 		if (!o->pass) {
-			strbuf_addstr(out, "      <failure type=\"regression\" message=\"");
-			xml_escape(out, o->why);
-			strbuf_addstr(out, "\">");
-			xml_escape(out, o->why);
+			strbuf_addstr(out, "      <failure type=\"regression\"");
+			xml_attr(out, "message", o->why);
+			strbuf_addch(out, '>');
+			xml_text(out, o->why);
 			strbuf_addstr(out, "</failure>\n");
 		}
 		strbuf_addstr(out, "      <system-out>");
-		xml_escape(out, o->why);
+		xml_text(out, o->why);
 		if (note) {
-			strbuf_addstr(out, "\n");
-			xml_escape(out, note);
+			strbuf_addch(out, '\n');
+			xml_text(out, note);
 		}
 		strbuf_addstr(out, "</system-out>\n    </testcase>\n");
 		free(d);
 	}
 	if (note) {
 		strbuf_addstr(out, "    <system-out>");
-		xml_escape(out, note);
+		xml_text(out, note);
 		strbuf_addstr(out, "</system-out>\n");
 	}
 	strbuf_addstr(out, "  </testsuite>\n</testsuites>\n");

@@ -312,8 +312,16 @@ static void test_render(void)
 	ok(strstr(sb.buf, "15 more not shown.") != NULL, "Markdown: --show limits the lost list");
 	strbuf_reset(&sb);
 	compare_render_junit(&v, &sb);
-	ok(strstr(sb.buf, "<failure type=\"regression\"") && strstr(sb.buf, "failures=\"1\"") &&
-	   !strstr(sb.buf, "<tags>"), "JUnit: one failure, user text escaped");
+	ok(strstr(sb.buf, "<failure type=\"regression\"") && strstr(sb.buf, "failures=\"1\""),
+	   "JUnit: one failure");
+	strbuf_reset(&sb);
+	v.set_label = "demo <v1> & \"x\" 'y'\x01\xEF\xBF\xBF\xFF";
+	compare_render_junit(&v, &sb);
+	ok(strstr(sb.buf, "<testsuite name=\"evalset gate demo &lt;v1&gt; &amp; &quot;x&quot; &apos;y&apos;"
+		   "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\" tests=\"4\"") != NULL,
+	   "JUnit: <, &, quotes escaped; a control character, U+FFFF and a stray byte, "
+	   "which well-formed XML cannot hold, replaced by U+FFFD");
+	v.set_label = "demo@v1";
 	strbuf_reset(&sb);
 	compare_render_annotations(&v, &sb);
 	ok(starts_with(sb.buf, "::error title=evalset gate::R@5") && strstr(sb.buf, "95%25 (family") &&

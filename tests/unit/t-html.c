@@ -47,6 +47,39 @@ static void test_text(void)
 
 	html_text(&sb, NULL);
 	is_int(sb.len, 0, "NULL appends nothing");
+	strbuf_reset(&sb);
+
+	html_text(&sb, "\xEF\xBF\xBE\xEF\xBF\xBF");
+	is_str(sb.buf, "\xEF\xBF\xBE\xEF\xBF\xBF", "HTML keeps the noncharacters U+FFFE and U+FFFF");
+	strbuf_release(&sb);
+}
+
+static void test_xml(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	xml_text(&sb, "<a href=\"x\">it's & \x01\x1f\x7f\xC2\x85 \xEF\xBF\xBE\xEF\xBF\xBF\xFF caf\xC3\xA9</a>");
+	is_str(sb.buf, "&lt;a href=&quot;x&quot;&gt;it&apos;s &amp; "
+	       "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD caf\xC3\xA9&lt;/a&gt;",
+	       "XML: markup escaped, apostrophe as &apos;; control characters, U+FFFE, U+FFFF "
+	       "and invalid bytes become U+FFFD");
+	strbuf_reset(&sb);
+
+	xml_text(&sb, "tab\tnew\nreturn\r\xE2\x80\xAE" "evil");
+	is_str(sb.buf, "tab\tnew\nreturn\r&lt;U+202E&gt;evil",
+	       "XML: tab, newline and carriage return kept (XML allows them), bidi shown as text");
+	strbuf_reset(&sb);
+
+	xml_attr(&sb, "value", "a\"b'c");
+	is_str(sb.buf, " value=\"a&quot;b&apos;c\"", "an XML attribute cannot close its quote");
+	strbuf_reset(&sb);
+
+	xml_attr(&sb, "value", NULL);
+	is_str(sb.buf, " value=\"\"", "a NULL attribute value is empty");
+	strbuf_reset(&sb);
+
+	xml_text(&sb, NULL);
+	is_int(sb.len, 0, "NULL appends nothing");
 	strbuf_release(&sb);
 }
 
@@ -92,6 +125,7 @@ static void test_script_json(void)
 int main(void)
 {
 	test_text();
+	test_xml();
 	test_script_json();
 	return test_done();
 }
