@@ -10,6 +10,7 @@
 #include "base/config.h"
 #include "base/fsutil.h"
 #include "base/redact.h"
+#include "base/table.h"
 #include "llm/prompt.h"
 #include "base/util.h"
 
@@ -24,7 +25,8 @@ static const char *const config_usage[] = {
 	NULL,
 };
 
-static void row(const char *key, const char *value, const struct config_origin *from)
+/* Add the row of setting 'key' to 't': its value (NULL: "(none)") and where it came from. */
+static void row(struct table *t, const char *key, const char *value, const struct config_origin *from)
 {
 	char *src = config_origin_describe(from);
 	struct strbuf shown = STRBUF_INIT;
@@ -34,30 +36,32 @@ static void row(const char *key, const char *value, const struct config_origin *
 		redact_url(value, &shown);
 	else
 		strbuf_addstr(&shown, value ? value : "");
-	printf("%-18s %-40s %s\n", key, shown.len ? shown.buf : "(none)", src);
+	table_add(t, key);
+	table_add(t, shown.len ? shown.buf : "(none)");
+	table_add(t, src);
 	strbuf_release(&shown);
 	free(src);
 }
 
 static const struct config_origin flag_origin = { CONFIG_FROM_FLAG, NULL, NULL, 0 };
 
-/* Print 'key' from the flag 'flag', else from the config lookups. */
-static void string_row(struct config *cfg, const char *key, const char *flag, const char *env,
-		       const char *builtin)
+/* Add the row of 'key' from the flag 'flag', else from the config lookups. */
+static void string_row(struct table *t, struct config *cfg, const char *key, const char *flag,
+		       const char *env, const char *builtin)
 {
 	struct config_origin from;
 	const char *v;
 
 	if (flag) {
-		row(key, flag, &flag_origin);
+		row(t, key, flag, &flag_origin);
 		return;
 	}
 	v = config_get_string(cfg, key, env, builtin, &from);
-	row(key, v, &from);
+	row(t, key, v, &from);
 }
 
-static int long_row(struct config *cfg, const char *key, long flag, const char *env, long builtin,
-		    long min, long max)
+static int long_row(struct table *t, struct config *cfg, const char *key, long flag, const char *env,
+		    long builtin, long min, long max)
 {
 	struct config_origin from;
 	char buf[32];
@@ -67,19 +71,19 @@ static int long_row(struct config *cfg, const char *key, long flag, const char *
 		if (flag < min || flag > max)
 			return error("--%s must be in %ld..%ld", key, min, max);
 		snprintf(buf, sizeof(buf), "%ld", flag);
-		row(key, buf, &flag_origin);
+		row(t, key, buf, &flag_origin);
 		return 0;
 	}
 	if (config_get_long(cfg, key, env, builtin, min, max, &v, &from) < 0)
 		return -1;
 	snprintf(buf, sizeof(buf), "%ld", v);
-	row(key, buf, &from);
+	row(t, key, buf, &from);
 	return 0;
 }
 
-/* Print the duration 'key' from the flag 'flag', else from the config lookups. */
-static int duration_row(struct config *cfg, const char *key, const char *option, const char *flag,
-			const char *env, bool above_zero)
+/* Add the row of the duration 'key' from the flag 'flag', else from the config lookups. */
+static int duration_row(struct table *t, struct config *cfg, const char *key, const char *option,
+			const char *flag, const char *env, bool above_zero)
 {
 	struct config_origin from;
 	const char *v;
@@ -89,12 +93,12 @@ static int duration_row(struct config *cfg, const char *key, const char *option,
 		if (parse_duration_ms(flag, LONG_CAP(30LL * 86400 * 1000), &ms) < 0 || (above_zero && !ms))
 			return error("bad duration --%s '%s': seconds, or a number with ms, s, m or h (up to 30 days%s)",
 				     option, flag, above_zero ? ", above 0" : "");
-		row(key, flag, &flag_origin);
+		row(t, key, flag, &flag_origin);
 		return 0;
 	}
 	if (config_get_duration(cfg, key, env, &v, &ms, &from) < 0)
 		return -1;
-	row(key, v ? v : "(none)", &from);
+	row(t, key, v, &from);
 	return 0;
 }
 
@@ -127,10 +131,19 @@ int cmd_config(int argc, const char **argv)
 	const char *const *items;
 	const char *key_var, *key_value, *v;
 	char *builtin_prompts = NULL;
-	struct strbuf list = STRBUF_INIT;
+	struct strbuf list = STRBUF_INIT, out = STRBUF_INIT;
+	struct table t;
 	size_t n;
 	long n_check;
 	int ret = EXIT_BAD_INPUT;
+
+	/* the settings: name, value, where it came from; no header, as the lines read */
+	table_init(&t, TABLE_TEXT);
+	t.header = false;
+	t.sep = " ";
+	table_add_column(&t, "setting", 0, 18, 0);
+	table_add_column(&t, "value", 0, 40, 0);
+	table_add_column(&t, "from", 0, 0, 0);
 
 	argc = parse_options(argc, argv, opts, config_usage);
 	if (argc != 0)
@@ -145,13 +158,13 @@ int cmd_config(int argc, const char **argv)
 	    (k < 0 && config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &n_check, NULL) < 0))
 		goto out;
 	{
-		const char *t;
+		const char *text;
 		long ms;
-		if ((!deadline && config_get_duration(cfg, "deadline", "EVALSET_DEADLINE", &t, &ms, NULL) < 0) ||
+		if ((!deadline && config_get_duration(cfg, "deadline", "EVALSET_DEADLINE", &text, &ms, NULL) < 0) ||
 		    (!request_deadline &&
-		     config_get_duration(cfg, "request_deadline", "EVALSET_REQUEST_DEADLINE", &t, &ms, NULL) < 0) ||
+		     config_get_duration(cfg, "request_deadline", "EVALSET_REQUEST_DEADLINE", &text, &ms, NULL) < 0) ||
 		    (!stall_timeout &&
-		     config_get_duration(cfg, "stall_timeout", "EVALSET_STALL_TIMEOUT", &t, &ms, NULL) < 0))
+		     config_get_duration(cfg, "stall_timeout", "EVALSET_STALL_TIMEOUT", &text, &ms, NULL) < 0))
 			goto out;
 	}
 	{
@@ -163,41 +176,41 @@ int cmd_config(int argc, const char **argv)
 		}
 	}
 	if (cfg->file)
-		printf("config file: %s\n", cfg->file);
+		strbuf_addf(&out, "config file: %s\n", cfg->file);
 	else
-		printf("config file: none (looked for --config, $EVALSET_CONFIG, ./evalset.yaml and "
-		       "evalset.yaml up to the repository root)\n");
-	string_row(cfg, "provider", provider, "EVALSET_PROVIDER", "openai");
+		strbuf_addstr(&out, "config file: none (looked for --config, $EVALSET_CONFIG, ./evalset.yaml and "
+			      "evalset.yaml up to the repository root)\n");
+	string_row(&t, cfg, "provider", provider, "EVALSET_PROVIDER", "openai");
 	if (!provider)
 		provider = config_get_string(cfg, "provider", "EVALSET_PROVIDER", "openai", NULL);
 	anthropic = !strcmp(provider, "anthropic");
-	string_row(cfg, "model", model, "EVALSET_MODEL", NULL);
-	string_row(cfg, "base_url", base_url, anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL",
+	string_row(&t, cfg, "model", model, "EVALSET_MODEL", NULL);
+	string_row(&t, cfg, "base_url", base_url, anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL",
 		   anthropic ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1");
-	string_row(cfg, "api_key_env", key_env, NULL, anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
-	if (long_row(cfg, "concurrency", concurrency, "EVALSET_CONCURRENCY", 16, 1, 1024) < 0 ||
-	    duration_row(cfg, "deadline", "deadline", deadline, "EVALSET_DEADLINE", true) < 0 ||
-	    duration_row(cfg, "request_deadline", "request-deadline", request_deadline, "EVALSET_REQUEST_DEADLINE",
+	string_row(&t, cfg, "api_key_env", key_env, NULL, anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+	if (long_row(&t, cfg, "concurrency", concurrency, "EVALSET_CONCURRENCY", 16, 1, 1024) < 0 ||
+	    duration_row(&t, cfg, "deadline", "deadline", deadline, "EVALSET_DEADLINE", true) < 0 ||
+	    duration_row(&t, cfg, "request_deadline", "request-deadline", request_deadline, "EVALSET_REQUEST_DEADLINE",
 			 false) < 0 ||
-	    duration_row(cfg, "stall_timeout", "stall-timeout", stall_timeout, "EVALSET_STALL_TIMEOUT", false) < 0 ||
-	    long_row(cfg, "k", k, "EVALSET_K", 5, 1, 100000) < 0)
+	    duration_row(&t, cfg, "stall_timeout", "stall-timeout", stall_timeout, "EVALSET_STALL_TIMEOUT", false) < 0 ||
+	    long_row(&t, cfg, "k", k, "EVALSET_K", 5, 1, 100000) < 0)
 		goto out;
 	if (measures.nr) {
 		for (size_t i = 0; i < measures.nr; i++)
 			strbuf_addf(&list, "%s%s", i ? "," : "", measures.items[i]);
-		row("measures", list.buf, &flag_origin);
+		row(&t, "measures", list.buf, &flag_origin);
 	} else {
 		n = config_get_list(cfg, "measures", "EVALSET_MEASURES", &items, &from);
 		for (size_t i = 0; i < n; i++)
 			strbuf_addf(&list, "%s%s", i ? "," : "", items[i]);
-		row("measures", n ? list.buf : "(the command's defaults)", &from);
+		row(&t, "measures", n ? list.buf : "(the command's defaults)", &from);
 	}
-	string_row(cfg, "gate", gate, "EVALSET_GATE", NULL);
+	string_row(&t, cfg, "gate", gate, "EVALSET_GATE", NULL);
 	if (!prompt_dir && !getenv("EVALSET_PROMPT_DIR"))
 		builtin_prompts = prompt_default_dir(NULL, "generate-factoid.md");
-	string_row(cfg, "prompt_dir", prompt_dir, "EVALSET_PROMPT_DIR", builtin_prompts);
-	if (long_row(cfg, "run_k", -1, NULL, 100, 1, 100000) < 0 ||
-	    long_row(cfg, "pool_depth", -1, NULL, 10, 1, 10000) < 0)
+	string_row(&t, cfg, "prompt_dir", prompt_dir, "EVALSET_PROMPT_DIR", builtin_prompts);
+	if (long_row(&t, cfg, "run_k", -1, NULL, 100, 1, 100000) < 0 ||
+	    long_row(&t, cfg, "pool_depth", -1, NULL, 10, 1, 10000) < 0)
 		goto out;
 	{
 		/* the cache of frozen versions: how large, and where (environment only) */
@@ -205,31 +218,37 @@ int cmd_config(int argc, const char **argv)
 		struct config_origin env_origin = { CONFIG_FROM_ENV, "EVALSET_CACHE_DIR", NULL, 0 };
 		struct config_origin builtin_origin = { CONFIG_FROM_BUILTIN, NULL, NULL, 0 };
 		char *where;
-		string_row(cfg, "cache_max_size", NULL, "EVALSET_CACHE_MAX_SIZE", "100M");
+		string_row(&t, cfg, "cache_max_size", NULL, "EVALSET_CACHE_MAX_SIZE", "100M");
 		if (dir && *dir) {
-			row("cache_dir", dir, &env_origin);
+			row(&t, "cache_dir", dir, &env_origin);
 		} else {
 			where = xdg && *xdg == '/' ? path_join(xdg, "evalset")
 				: xstrfmt("%s/.cache/evalset", getenv("HOME") ? getenv("HOME") : "~");
-			row("cache_dir", where, &builtin_origin);
+			row(&t, "cache_dir", where, &builtin_origin);
 			free(where);
 		}
 	}
 	for (size_t i = 0; i < cfg->nr; i++)
 		if (starts_with(cfg->v[i].key, "corpus.")) {
 			struct config_origin o = { CONFIG_FROM_FILE, NULL, cfg->file, cfg->v[i].line };
-			row(cfg->v[i].key, cfg->v[i].value, &o);
+			row(&t, cfg->v[i].key, cfg->v[i].value, &o);
 		}
 	/* the key: only whether it is set, never its value */
 	key_var = key_env ? key_env : config_get_string(cfg, "api_key_env", NULL,
 							anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY", NULL);
 	key_value = getenv(key_var);
-	printf("%-18s $%s is %s (the value is never shown)\n", "api key", key_var,
-	       key_value && *key_value ? "set" : "not set");
+	table_add(&t, "api key");
+	table_addf(&t, "$%s is %s", key_var, key_value && *key_value ? "set" : "not set");
+	table_add(&t, "(the value is never shown)");
+	table_render(&t, &out);
+	if (write_stdout(out.buf, out.len) < 0)
+		goto out;
 	ret = EXIT_OK;
 out:
+	table_release(&t);
 	free(builtin_prompts);
 	strbuf_release(&list);
+	strbuf_release(&out);
 	string_list_clear(&measures);
 	return ret;
 }
