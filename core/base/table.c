@@ -152,12 +152,15 @@ static size_t shown(const struct table_column *col, const char *s, size_t *chars
 	return utf8_prefix(s, len, keep);
 }
 
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 static void add_text_cell(struct strbuf *out, const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		strbuf_addch(out, c < 0x20 || c == 0x7f ? ' ' : (char)c);
-	}
+	for (size_t i = 0; i < len; i++)
+		strbuf_addch(out, is_control((unsigned char)s[i]) ? ' ' : s[i]);
 }
 
 static void pad(struct strbuf *out, size_t n)
@@ -285,11 +288,28 @@ static void md_cell(struct strbuf *out, const char *s)
 	for (; *s; s++) {
 		if (*s == '|')
 			strbuf_addstr(out, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			strbuf_addch(out, ' ');
 		else
-			strbuf_addch(out, *s);
+			strbuf_addch(out, is_control((unsigned char)*s) ? ' ' : *s);
 	}
+}
+
+void table_md_text(struct strbuf *out, const char *s, bool in_cell)
+{
+	struct strbuf marked = STRBUF_INIT;
+
+	if (!s)
+		return;
+	term_add_marked(&marked, s, strlen(s));
+	for (const char *p = marked.buf; *p; p++) {
+		if (is_control((unsigned char)*p))
+			strbuf_addch(out, ' ');
+		else {
+			if (strchr("\\<>*_`[]", *p) || (*p == '|' && !in_cell))
+				strbuf_addch(out, '\\');
+			strbuf_addch(out, *p);
+		}
+	}
+	strbuf_release(&marked);
 }
 
 static void render_markdown(const struct table *t, struct strbuf *out)

@@ -86,5 +86,13 @@ void table_addf(struct table *t, const char *fmt, ...) __attribute__((format(pri
 /* Append 't' rendered in its format to 'out'. A last row with fewer cells
  * than columns is completed with empty cells. */
 void table_render(const struct table *t, struct strbuf *out);
+/*
+ * Append 's' (NULL: nothing) to 'out' as Markdown text that shows as written:
+ * bidirectional and zero-width characters as <U+XXXX>, Markdown's
+ * punctuation backslashed, line breaks, tabs and other controls as spaces.
+ * 'in_cell' leaves '|' to a TABLE_MARKDOWN table, which escapes it in its
+ * cells; outside a table it becomes "\|".
+ */
+void table_md_text(struct strbuf *out, const char *s, bool in_cell);
 
 #endif

@@ -8,8 +8,6 @@
 #include "base/html.h"
 #include "base/jsontree.h"
 #include "base/table.h"
-#include "base/termtext.h"
-#include "base/utf8.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -475,33 +473,10 @@ void compare_render_json(const struct compare_view *v, struct strbuf *out)
 
 /* ---- Markdown ---- */
 
-/* Append 's' escaped for Markdown: bidirectional and zero-width
- * characters shown as <U+XXXX> first, then Markdown's punctuation
- * backslashed and tabs as spaces; 'table' leaves '|' and line breaks to
- * base/table, which escapes them in its cells. */
-static void md_text(struct strbuf *sb, const char *in, bool table)
-{
-	struct strbuf marked = STRBUF_INIT;
-	const char *s;
-
-	if (in)
-		term_add_marked(&marked, in, strlen(in));
-	for (s = marked.buf; *s; s++) {
-		if ((*s == '|' && !table) || *s == '\\' || *s == '<' || *s == '>' || *s == '*' ||
-		    *s == '_' || *s == '`' || *s == '[' || *s == ']')
-			strbuf_addch(sb, '\\');
-		if (*s == '\t' || (!table && (*s == '\n' || *s == '\r')))
-			strbuf_addch(sb, ' ');
-		else
-			strbuf_addch(sb, *s);
-	}
-	strbuf_release(&marked);
-}
-
 /* Append 's' fit for Markdown outside a table cell of base/table. */
 static void md_cell(struct strbuf *sb, const char *s)
 {
-	md_text(sb, s, false);
+	table_md_text(sb, s, false);
 }
 
 static void md_subset(const struct compare_view *v, const struct subset_cmp *s, struct strbuf *out)
@@ -525,7 +500,7 @@ static void md_subset(const struct compare_view *v, const struct subset_cmp *s, 
 static void add_md(struct table *t, struct strbuf *sb, const char *s)
 {
 	strbuf_reset(sb);
-	md_text(sb, s, true);
+	table_md_text(sb, s, true);
 	table_add(t, sb->buf);
 }
 

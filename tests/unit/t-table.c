@@ -50,6 +50,20 @@ int main(void)
 	       "| caf\xc3\xa9 | 12 | a, \"quoted\" \\| piped |\n| x | - |  |\n",
 	       "Markdown: right columns marked, pipes escaped");
 
+	/* Markdown text: markup shown as written, controls and line breaks as
+	 * spaces, a bidirectional override visible; '|' left to the table's
+	 * cells inside one, backslashed outside. */
+	strbuf_reset(&sb);
+	table_md_text(&sb, "a <b>*x*_y_ `c` [l] \\ |\x01\t\n\x7f\xe2\x80\xae!", false);
+	is_str(sb.buf, "a \\<b\\>\\*x\\*\\_y\\_ \\`c\\` \\[l\\] \\\\ \\|    \\<U+202E\\>!",
+	       "Markdown text outside a table");
+	table_init(&t, TABLE_MARKDOWN);
+	table_add_column(&t, "q", 0, 0, 0);
+	strbuf_reset(&sb);
+	table_md_text(&sb, "x|\x01y", true);
+	table_add(&t, sb.buf);
+	is_str(render(&t, &sb), "| q |\n|---|\n| x\\| y |\n", "Markdown text in a table cell");
+
 	fill(&t, TABLE_JSON);
 	is_str(render(&t, &sb),
 	       "[{\n\t\t\"name\":\t\"caf\xc3\xa9\",\n\t\t\"n\":\t12,\n\t\t\"note\":\t\"a, \\\"quoted\\\" | piped\"\n"
