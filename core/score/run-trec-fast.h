@@ -37,14 +37,12 @@ struct trec_fast {
 };
 
 /*
- * Return the value of the 'n' digits (1 to 8) at 'p', or -1 when one is not
- * a digit. Reads 8 bytes; those past the digits are shifted out unread.
+ * Return the value of the 'n' digits (1 to 8) in the low bytes of 'w' (the
+ * first in the lowest), or -1 when one is not a digit. The bytes above them
+ * are shifted out unread.
  */
-static inline int64_t trec_fast_digits8(const char *p, unsigned n)
+static inline int64_t trec_fast_digits(uint64_t w, unsigned n)
 {
-	uint64_t w;
-
-	memcpy(&w, p, 8);
 	w = (w ^ 0x3030303030303030ULL) << (8 * (8 - n));
 	if (((w + 0x7676767676767676ULL) | w) & 0x8080808080808080ULL)
 		return -1;
@@ -54,10 +52,20 @@ static inline int64_t trec_fast_digits8(const char *p, unsigned n)
 	return (int64_t)w;
 }
 
+/* The value of the 'n' digits (1 to 8) at 'p', or -1; reads 8 bytes. */
+static inline int64_t trec_fast_digits8(const char *p, unsigned n)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return trec_fast_digits(w, n);
+}
+
 /*
  * Parse the score in bytes [a, e) of the line at 'p' ('dot': its '.' bits)
  * as run_parse_score does, for up to 8 digits on each side of the point:
  * the same integer of digits and the same one correctly rounded division.
+ * Up to 8 digits in all (27.088610) are read as one word.
  * Return false to leave it to run_parse_score.
  */
 static inline bool trec_fast_score(const char *p, unsigned a, unsigned e, uint64_t dot, double *out)
@@ -80,10 +88,24 @@ static inline bool trec_fast_score(const char *p, unsigned a, unsigned e, uint64
 	nf = d ? e - ie - 1 : 0;
 	if (!ni || ni > 8 || nf > 8 || (d && !nf))
 		return false;
-	if ((iv = trec_fast_digits8(p + a, ni)) < 0 ||
-	    (nf && (fv = trec_fast_digits8(p + ie + 1, nf)) < 0))
-		return false;
-	m = (uint64_t)iv * pow10_u64[nf] + (uint64_t)fv;
+	if (ni + nf <= 8) {
+		/* the usual score: both parts' digits joined into one word, read at once */
+		uint64_t w, f;
+
+		memcpy(&w, p + a, 8);
+		if (nf) {
+			memcpy(&f, p + ie + 1, 8);
+			w = (w & ((1ULL << (8 * ni)) - 1)) | f << (8 * ni);
+		}
+		if ((iv = trec_fast_digits(w, ni + nf)) < 0)
+			return false;
+		m = (uint64_t)iv;
+	} else {
+		if ((iv = trec_fast_digits8(p + a, ni)) < 0 ||
+		    (fv = trec_fast_digits8(p + ie + 1, nf)) < 0)
+			return false;
+		m = (uint64_t)iv * pow10_u64[nf] + (uint64_t)fv;
+	}
 	if (m > ((uint64_t)1 << 53))
 		return false;
 	if (!m) {

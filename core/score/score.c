@@ -295,11 +295,12 @@ int hits_from_group(struct hit_ctx *c, struct trec_group *g, const struct qrels_
 
 				if (c->is_judged[i])
 					continue;
-				/* first judged document that 'l' outranks */
+				/* first judged document that 'l' outranks (run_rank_cmp, inlined) */
 				while (lo < hi) {
 					size_t mid = (lo + hi) / 2;
+					double js = c->j[mid].score;
 
-					if (run_rank_cmp(l->score, l->doc, c->j[mid].score, c->j[mid].doc) < 0)
+					if (l->score > js || (l->score == js && strcmp(c->j[mid].doc, l->doc) < 0))
 						hi = mid;
 					else
 						lo = mid + 1;
