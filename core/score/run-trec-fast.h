@@ -144,7 +144,7 @@ static inline void trec_fast_chunk(const char *p, unsigned k, struct trec_fast_m
  * more, 0 for a blank or comment line (only l->len set), -1 when the line
  * is left to the general scanner.
  */
-static inline int trec_fast_line(const char *p, struct trec_fast *l)
+static inline __attribute__((always_inline)) int trec_fast_line(const char *p, struct trec_fast *l)
 {
 	struct trec_fast_masks m = { 0, 0, 0, 0 };
 	uint64_t in, text, st, en;

@@ -288,7 +288,20 @@ int hits_from_group(struct hit_ctx *c, struct trec_group *g, const struct qrels_
 
 		ALLOC_GROW(c->before, m + 1, c->alloc_before);
 		memset(c->before, 0, (m + 1) * sizeof(*c->before));
-		if (m) {
+		if (m == 1) {
+			/* the usual case on MS MARCO: count the lines that outrank the one judged */
+			double js = c->j[0].score;
+			const char *jd = c->j[0].doc;
+			size_t cnt = 0;
+
+			for (size_t i = 0; i < n; i++) {
+				const struct trec_line *l = &g->lines[i];
+
+				cnt += !c->is_judged[i] &&
+				       (l->score > js || (l->score == js && strcmp(jd, l->doc) < 0));
+			}
+			c->before[0] = cnt;
+		} else if (m) {
 			for (size_t i = 0; i < n; i++) {
 				const struct trec_line *l = &g->lines[i];
 				size_t lo = 0, hi = m;
