@@ -117,6 +117,15 @@ int line_reader_next(struct line_reader *lr, struct strbuf *line)
 	return 1;
 }
 
+long line_number_at(const char *buf, size_t off)
+{
+	long line = 1;
+
+	for (size_t i = 0; i < off; i++)
+		line += buf[i] == '\n';
+	return line;
+}
+
 void line_reader_close(struct line_reader *lr)
 {
 	if (lr->gz)

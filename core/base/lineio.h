@@ -33,6 +33,9 @@ int line_reader_open(struct line_reader *lr, const char *path, size_t limit);
 int line_reader_next(struct line_reader *lr, struct strbuf *line);
 void line_reader_close(struct line_reader *lr);
 
+/* Return the number (from 1) of the line of 'buf' that holds byte 'off'. */
+long line_number_at(const char *buf, size_t off);
+
 /*
  * Decompression bombs: a gzip input that has given more than GZ_RATIO_FLOOR
  * bytes and more than GZ_MAX_RATIO times the compressed bytes read so far is

@@ -14,6 +14,7 @@
 #include "chunk/document.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/lineio.h"
 #include "base/strbuf.h"
 #include "base/utf8.h"
 #include "base/util.h"
@@ -370,10 +371,7 @@ int document_load_buf(struct document *d, const char *buf, size_t len, enum doc_
 	d->name = xstrdup(name);
 	d->kind = kind;
 	if (!utf8_valid(buf, len, &bad)) {
-		long line = 1;
-		for (size_t i = 0; i < bad; i++)
-			line += buf[i] == '\n';
-		error_at(name, line, 0, "not UTF-8 (byte 0x%02x); convert the document first",
+		error_at(name, line_number_at(buf, bad), 0, "not UTF-8 (byte 0x%02x); convert the document first",
 			 (unsigned char)buf[bad]);
 		document_release(d);
 		return -1;

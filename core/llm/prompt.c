@@ -5,6 +5,7 @@
 #include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/lineio.h"
 #include "base/util.h"
 #include "base/utf8.h"
 
@@ -64,11 +65,7 @@ int prompt_parse(struct prompt *p, const char *text, size_t len, const char *nam
 	p->file = xstrdup(name);
 	sha256_hex(text, len, p->digest);
 	if (!utf8_valid(text, len, &n)) {
-		long bad_line = 1;
-
-		for (size_t i = 0; i < n; i++)
-			bad_line += text[i] == '\n';
-		error_at(name, bad_line, 0, "prompt is not valid UTF-8");
+		error_at(name, line_number_at(text, n), 0, "prompt is not valid UTF-8");
 		goto fail;
 	}
 	n = line_len(s, end);

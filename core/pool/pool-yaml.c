@@ -14,6 +14,7 @@
 #include "pool/pool.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/lineio.h"
 #include "set/set.h"
 #include "base/strmap.h"
 #include "base/util.h"
@@ -466,12 +467,8 @@ int pool_load_buf(struct pool *p, const char *buf, size_t len, const char *name)
 	size_t bad;
 	int rc = -1;
 
-	if (!utf8_valid(buf, len, &bad)) {
-		long line = 1;
-		for (size_t i = 0; i < bad; i++)
-			line += buf[i] == '\n';
-		return error_at(name, line, 0, "invalid UTF-8 or NUL byte in a pool file");
-	}
+	if (!utf8_valid(buf, len, &bad))
+		return error_at(name, line_number_at(buf, bad), 0, "invalid UTF-8 or NUL byte in a pool file");
 	if (yamlio_parse_tree(buf, len, name, &pool_rules, &root))
 		goto out;
 	if (read_pool(&rd, root, p))

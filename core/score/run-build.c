@@ -83,13 +83,11 @@ long run_gz_read_block(gzFile gz, const char *path, char *dst, size_t want)
 int run_check_binary(const char *path, const char *buf, size_t len)
 {
 	const char *nul = memchr(buf, '\0', len);
-	long line = 1;
 
 	if (!nul)
 		return 0;
-	for (const char *p = buf; p < nul; p++)
-		line += *p == '\n';
-	return error_at(path, line, 0, "binary file: NUL byte where text was expected");
+	return error_at(path, line_number_at(buf, (size_t)(nul - buf)), 0,
+			"binary file: NUL byte where text was expected");
 }
 
 /* ---- building a struct run ---- */
