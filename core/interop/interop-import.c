@@ -250,6 +250,18 @@ static void trim(char **s)
 		*--e = '\0';
 }
 
+/* Return the text of 'line' after its tag of 'taglen' bytes, trimmed, without the 'label' that may open it. */
+static char *tag_text(char *line, size_t taglen, const char *label)
+{
+	char *v = line + taglen;
+
+	trim(&v);
+	if (starts_with(v, label))
+		v += strlen(label);
+	trim(&v);
+	return v;
+}
+
 /* Read TREC SGML topics (<top> <num> Number: N <title> text ...). */
 static int read_sgml_topics(struct importing *im, char *buf)
 {
@@ -272,21 +284,11 @@ static int read_sgml_topics(struct importing *im, char *buf)
 			top_line = lineno;
 			in_title = false;
 		} else if (starts_with(line, "<num>")) {
-			char *v = line + 5;
-			trim(&v);
-			if (starts_with(v, "Number:"))
-				v += 7;
-			trim(&v);
 			free(num);
-			num = xstrdup(v);
+			num = xstrdup(tag_text(line, 5, "Number:"));
 			in_title = false;
 		} else if (starts_with(line, "<title>")) {
-			char *v = line + 7;
-			trim(&v);
-			if (starts_with(v, "Topic:"))
-				v += 6;
-			trim(&v);
-			strbuf_addstr(&title, v);
+			strbuf_addstr(&title, tag_text(line, 7, "Topic:"));
 			in_title = true;
 		} else if (starts_with(line, "</top>")) {
 			if (!num || !title.len) {
@@ -413,28 +415,43 @@ static void list_splits(const char *dir, struct strbuf *out)
 	}
 }
 
+/*
+ * Read the next line of 'lr' that is not blank into 'line' and parse it into
+ * '*j', a JSON object the caller deletes. Return 1, 0 at the end of the
+ * file, or below 0 after reporting (a line that is not an object is named
+ * as 'path':LINE).
+ */
+static int next_object(struct line_reader *lr, struct strbuf *line, const char *path, cJSON **j)
+{
+	int r;
+
+	while ((r = line_reader_next(lr, line)) == 1) {
+		if (!line->len || strspn(line->buf, " \t") == line->len)
+			continue;
+		*j = cJSON_ParseWithLength(line->buf, line->len);
+		if (cJSON_IsObject(*j))
+			return 1;
+		cJSON_Delete(*j);
+		*j = NULL;
+		return error_at(path, lr->lineno, 0, "not a JSON object");
+	}
+	return r;
+}
+
 static int read_beir_queries(struct importing *im, const char *path)
 {
 	struct line_reader lr;
 	struct strbuf line = STRBUF_INIT;
+	cJSON *j;
 	int r, ret = -1;
 
 	if (line_reader_open(&lr, path, INTEROP_MAX_LINE) < 0)
 		return -1;
-	while ((r = line_reader_next(&lr, &line)) == 1) {
-		cJSON *j;
+	while ((r = next_object(&lr, &line, path, &j)) == 1) {
 		char *id = NULL;
 		const char *text;
 		struct question *q;
 
-		if (!line.len || strspn(line.buf, " \t") == line.len)
-			continue;
-		j = cJSON_ParseWithLength(line.buf, line.len);
-		if (!cJSON_IsObject(j)) {
-			cJSON_Delete(j);
-			error_at(path, lr.lineno, 0, "not a JSON object");
-			goto out;
-		}
 		if (string_field(j, "_id", &id) < 0 || !id || !(text = json_get_str(j, "text"))) {
 			free(id);
 			cJSON_Delete(j);
@@ -553,6 +570,21 @@ out:
 
 /* ---- evalset JSONL ---- */
 
+/* Add the ids of the list 'ids' (the field 'key' of question 'q') to 'q' with grade 'grade'. */
+static int add_id_list(struct question *q, const cJSON *ids, long grade, const char *key, const char *file,
+		       long line)
+{
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, ids) {
+		if (!cJSON_IsString(v))
+			return error_at(file, line, 0, "'%s' of question '%s' holds a non-string", key, q->id);
+		if (add_judgment(q, v->valuestring, grade, file, line) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int read_labels_json(struct question *q, const cJSON *j, const char *file, long line)
 {
 	const cJSON *rel = cJSON_GetObjectItemCaseSensitive(j, "relevant");
@@ -569,22 +601,14 @@ static int read_labels_json(struct question *q, const cJSON *j, const char *file
 				return -1;
 		}
 	} else if (cJSON_IsArray(rel)) {
-		cJSON_ArrayForEach(v, rel) {
-			if (!cJSON_IsString(v))
-				return error_at(file, line, 0, "'relevant' of question '%s' holds a non-string", q->id);
-			if (add_judgment(q, v->valuestring, 1, file, line) < 0)
-				return -1;
-		}
+		if (add_id_list(q, rel, 1, "relevant", file, line) < 0)
+			return -1;
 	} else if (rel && !cJSON_IsNull(rel)) {
 		return error_at(file, line, 0, "'relevant' of question '%s' is not a map", q->id);
 	}
 	if (cJSON_IsArray(irr)) {
-		cJSON_ArrayForEach(v, irr) {
-			if (!cJSON_IsString(v))
-				return error_at(file, line, 0, "'irrelevant' of question '%s' holds a non-string", q->id);
-			if (add_judgment(q, v->valuestring, 0, file, line) < 0)
-				return -1;
-		}
+		if (add_id_list(q, irr, 0, "irrelevant", file, line) < 0)
+			return -1;
 	} else if (irr && !cJSON_IsNull(irr)) {
 		return error_at(file, line, 0, "'irrelevant' of question '%s' is not a list", q->id);
 	}
@@ -597,24 +621,16 @@ static int import_jsonl(struct set *out, const struct interop_import *o)
 	struct strbuf line = STRBUF_INIT;
 	char *digest = NULL;
 	size_t nr_lines = 0;
+	cJSON *j;
 	int r, ret = -1;
 
 	if (line_reader_open(&lr, o->jsonl, INTEROP_MAX_LINE) < 0)
 		return -1;
-	while ((r = line_reader_next(&lr, &line)) == 1) {
-		cJSON *j;
+	while ((r = next_object(&lr, &line, o->jsonl, &j)) == 1) {
 		const cJSON *meta;
 		char *id = NULL;
 		struct question *q;
 
-		if (!line.len || strspn(line.buf, " \t") == line.len)
-			continue;
-		j = cJSON_ParseWithLength(line.buf, line.len);
-		if (!cJSON_IsObject(j)) {
-			cJSON_Delete(j);
-			error_at(o->jsonl, lr.lineno, 0, "not a JSON object");
-			goto out;
-		}
 		if (!nr_lines++ && cJSON_IsObject(meta = cJSON_GetObjectItemCaseSensitive(j, "meta"))) {
 			digest = xstrdup(json_get_str(meta, "content_digest"));
 			cJSON_Delete(j);

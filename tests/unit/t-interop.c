@@ -57,6 +57,19 @@ static char *write_tmp(const char *name, const char *content)
 	return path;
 }
 
+/* Check that importing the JSONL 'content' is refused with an error holding 'want'. */
+static void jsonl_refused(const char *content, const char *want, const char *what)
+{
+	struct interop_import im = { NULL, NULL, NULL, NULL, NULL, ORIGIN_HAND, false };
+	struct set back = SET_INIT;
+	char *file = write_tmp("ext.jsonl", content);
+
+	im.jsonl = file;
+	ok(interop_import(&back, &im) < 0 && strstr(test_captured(), want), "%s", what);
+	set_release(&back);
+	free(file);
+}
+
 static char *slurp(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -257,7 +270,36 @@ int main(void)
 		ok(strstr(test_captured(), "test.tsv:2: query '7'") != NULL, "naming FILE:LINE");
 		set_release(&back);
 		free(qrels);
+		qrels = write_tmp("ext-beir/qrels/test.tsv", "query-id\tcorpus-id\tscore\n1\tdoc9\t1\n");
+		free(write_tmp("ext-beir/queries.jsonl",
+			"{\"_id\": \"1\", \"text\": \"what is a cat\"}\n \t\n[\"_id\", \"2\"]\n"));
+		is_int(interop_import(&back, &im), -1, "a BEIR query line that is not an object is refused");
+		ok(strstr(test_captured(), "queries.jsonl:3: not a JSON object") != NULL,
+		   "naming its line (blank lines counted, not read)");
+		set_release(&back);
+		free(qrels);
 		free(dir);
+	}
+	{
+		char *file = write_tmp("ext.jsonl", "\n{\"id\": \"q1\", \"text\": \"a\", \"relevant\": [\"c1\"], "
+					   "\"irrelevant\": [\"c2\"]}\n  \n"
+					   "{\"id\": \"q2\", \"text\": \"b\", \"relevant\": {\"c3\": 2}}\n");
+
+		im = import_opts();
+		im.jsonl = file;
+		is_int(interop_import(&back, &im), 0, "JSONL: blank lines are skipped");
+		ok(back.nr == 2 && question_grade(&back.q[0], "c1") == 1 && question_grade(&back.q[0], "c2") == 0 &&
+		   question_grade(&back.q[1], "c3") == 2, "lists and maps of labels are read");
+		set_release(&back);
+		free(file);
+		jsonl_refused("{\"id\": \"q1\", \"text\": \"a\"}\n\n\"q2\"\n", "ext.jsonl:3: not a JSON object",
+			      "JSONL: a line that is not an object is refused, naming its line");
+		jsonl_refused("{\"id\": \"q1\", \"text\": \"a\", \"irrelevant\": [\"c2\", 3]}\n",
+			      "ext.jsonl:1: 'irrelevant' of question 'q1' holds a non-string",
+			      "JSONL: a label id that is not a string is refused, naming the list and the question");
+		jsonl_refused("{\"id\": \"q1\", \"text\": \"a\", \"relevant\": [true]}\n",
+			      "ext.jsonl:1: 'relevant' of question 'q1' holds a non-string",
+			      "JSONL: a relevant id that is not a string is refused");
 	}
 	set_release(&s);
 	test_remove_tree(tmpdir);
