@@ -301,11 +301,7 @@ out_save:
 	if (gen_save(&g) && !rc)
 		rc = ERR_INPUT;
 out:
-	llmjob_sample(g.llm, g.started_ms, &st->usage, &st->elapsed);
-	if (g.llm) {
-		st->mode = llm_current_mode(g.llm);
-		llm_free(g.llm);
-	}
+	llmjob_end(g.llm, g.started_ms, &st->usage, &st->elapsed, &st->mode);
 	if (g.journal_open)
 		journal_close(&g.journal);
 	for (int k = 0; k < GEN_NR_KINDS; k++) {

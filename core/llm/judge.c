@@ -498,11 +498,7 @@ out:
 	for (size_t i = 0; i < nr_reqs; i++)
 		free((char *)reqs[i].body);
 	free(reqs);
-	llmjob_sample(j.llm, j.started_ms, &st->usage, &st->elapsed);
-	if (j.llm) {
-		st->mode = llm_current_mode(j.llm);
-		llm_free(j.llm);
-	}
+	llmjob_end(j.llm, j.started_ms, &st->usage, &st->elapsed, &st->mode);
 	if (j.journal_open)
 		journal_close(&j.journal);
 	strmap_for_each(&j.done, e)

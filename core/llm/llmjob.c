@@ -1,6 +1,7 @@
 /*
  * llmjob: the job-loop pieces generate and judge share (see llmjob.h).
- * Stateless: each call reads the clock or the caller's objects only.
+ * Stateless: each call reads the clock or the caller's objects only (and
+ * llmjob_end frees the client it is given).
  */
 #include "llm/llmjob.h"
 
@@ -41,6 +42,16 @@ void llmjob_sample(const struct llm *llm, int64_t started_ms, struct llm_usage *
 	if (llm)
 		llm_get_usage(llm, usage);
 	*elapsed = (double)(llmjob_now_ms() - started_ms) / 1000.0;
+}
+
+void llmjob_end(struct llm *llm, int64_t started_ms, struct llm_usage *usage, double *elapsed,
+		enum llm_mode *mode)
+{
+	llmjob_sample(llm, started_ms, usage, elapsed);
+	if (llm) {
+		*mode = llm_current_mode(llm);
+		llm_free(llm);
+	}
 }
 
 void llmjob_add_usage(struct cJSON *rec, const struct llm_result *res)

@@ -3,9 +3,9 @@
  * run alike: the clock, the stop poll, the usage sample for progress and
  * summaries, and the usage object of a journal record.
  *
- * Nothing here owns memory or state: every function works on what the
- * caller passes, and a NULL 'llm' (a job that never created one) is fine
- * where noted.
+ * Nothing here owns memory or state but llmjob_end, which frees the job's
+ * client: every function works on what the caller passes, and a NULL 'llm'
+ * (a job that never created one) is fine where noted.
  */
 #ifndef EVALSET_LLMJOB_H
 #define EVALSET_LLMJOB_H
@@ -43,6 +43,14 @@ int llmjob_stop(bool abort, const struct http_options *ho);
  */
 void llmjob_sample(const struct llm *llm, int64_t started_ms, struct llm_usage *usage,
 		   double *elapsed);
+
+/*
+ * End a job's client 'llm': take the last llmjob_sample into 'usage' and
+ * 'elapsed', set '*mode' to the mode 'llm' ended in, and free 'llm'. A
+ * NULL 'llm' leaves 'usage' and '*mode' as they are.
+ */
+void llmjob_end(struct llm *llm, int64_t started_ms, struct llm_usage *usage, double *elapsed,
+		enum llm_mode *mode);
 
 /* Add {"usage": {"prompt_tokens": P, "completion_tokens": C}} of 'res' to 'rec'. */
 void llmjob_add_usage(struct cJSON *rec, const struct llm_result *res);
