@@ -8,7 +8,10 @@
 #include "evalset-version.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <curl/curl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,7 +78,31 @@ static void print_version(void)
 	printf("utf8proc %s\n", utf8proc_version());
 }
 
-int main(int argc, const char **argv)
+/*
+ * Return the exit code for a command that returned 'ret', after making sure
+ * what it printed reached standard output: a command that succeeded but whose
+ * output was lost (a full disk, an I/O error) exits 2 with a message,
+ * so `evalset versions demo > file` cannot leave a short file behind an
+ * exit 0. A reader that went away early (EPIPE, with SIGPIPE ignored) is not
+ * an error of ours. A command that failed already said why.
+ */
+static int finish(int ret)
+{
+	int flushed = fflush(stdout);
+	int err = errno;
+
+	if (ret != EXIT_OK || (!flushed && !ferror(stdout)))
+		return ret;
+	if (flushed && err == EPIPE)
+		return ret;
+	if (flushed)
+		error("cannot write to standard output: %s", strerror(err));
+	else
+		error("cannot write to standard output");
+	return EXIT_BAD_INPUT;
+}
+
+static int run(int argc, const char **argv)
 {
 	/* keys in the environment never reach a message, whatever path they take */
 	redact_add_env_secrets();
@@ -110,4 +137,20 @@ int main(int argc, const char **argv)
 	error("unknown command '%s'", argv[1]);
 	print_help(stderr);
 	return EXIT_BAD_INPUT;
+}
+
+/* Open /dev/null on any of descriptors 0, 1 and 2 that is closed, so a file
+ * evalset opens cannot become its standard output and take its prints. */
+static void keep_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		/* open() takes the lowest free descriptor: 'fd', as those below are open */
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF && open("/dev/null", O_RDWR) != fd)
+			exit(EXIT_BAD_INPUT);
+}
+
+int main(int argc, const char **argv)
+{
+	keep_std_fds();
+	return finish(run(argc, argv));
 }
