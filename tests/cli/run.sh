@@ -72,9 +72,12 @@ for name in "${names[@]}"; do
     echo "ok $n - $name"
   else
     failed=$((failed+1))
-    echo "not ok $n - $name"
-    printf '%b' "$problems" | sed 's/^/#   /'
-    echo "#   stderr: $(head -c 400 "$tmp/err" | tr '\n' '|')"
+    # to stdout for TAP, and to stderr too: a CI log shows a failing test's
+    # stderr, so the case and its problems are there without the test log
+    { echo "not ok $n - $name"
+      printf '%b' "$problems" | sed 's/^/#   /'
+      echo "#   stderr: $(head -c 400 "$tmp/err" | tr '\n' '|')"
+    } | tee /dev/stderr
   fi
   rm -rf "$tmp"
 done
