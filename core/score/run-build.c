@@ -29,6 +29,15 @@ int run_rank_cmp(double sa, const char *da, double sb, const char *db)
 	return strcmp(db, da);
 }
 
+int run_rank_cmp_len(double sa, const char *da, size_t la, double sb, const char *db, size_t lb)
+{
+	if (sa > sb)
+		return -1;
+	if (sa < sb)
+		return 1;
+	return run_docid_cmp(db, lb, da, la);
+}
+
 /* ---- reading ---- */
 
 gzFile run_open_gz(const char *path)

@@ -68,7 +68,7 @@ static inline int64_t trec_fast_digits8(const char *p, unsigned n)
  * Up to 8 digits in all (27.088610) are read as one word.
  * Return false to leave it to run_parse_score.
  */
-static inline bool trec_fast_score(const char *p, unsigned a, unsigned e, uint64_t dot, double *out)
+static inline __attribute__((always_inline)) bool trec_fast_score(const char *p, unsigned a, unsigned e, uint64_t dot, double *out)
 {
 	static const uint64_t pow10_u64[] = {
 		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,

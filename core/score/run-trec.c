@@ -7,13 +7,21 @@
  * run-trec-fast.h; any other line is found with memchr and its fields split
  * by hand with the line's '\n' as a sentinel, the score parsed by
  * run_parse_score (run-score.c). Either way the qid and docid are
- * NUL-terminated in place. In streaming mode the bytes of the current
+ * NUL-terminated in place, except in a mapped scan (below). In streaming
+ * mode the bytes of the current
  * question stay contiguous at the front of the buffer: before each read the
  * finished part is dropped with one memmove, so memory is one question plus
  * one block. Line offsets are kept relative to the start of the question so
  * that moving or growing the buffer needs no fixup. In collect mode (stdin,
  * unsorted runs, run_load) the whole file stays in the buffer and lines are
  * grouped by question at the end.
+ *
+ * A mapped scan (run_trec_scan_mapped, run_trec_scan_range) maps a plain
+ * file into memory instead of reading it: no copy, and the scanner never
+ * writes to it, so qids and docids are handed over by their lengths, not
+ * NUL-terminated. A page of zeros mapped after the data gives the slack
+ * that word-wide reads need; the pages already scanned are dropped from
+ * the mapping as the scan goes, so memory stays small.
  */
 #include "score/run.h"
 #include "score/run-build.h"
@@ -26,6 +34,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +44,7 @@
 #define SCAN_BLOCK (4u << 20)
 #define SCAN_SLACK 16           /* spare bytes after the data, for word-wide reads */
 #define TREC_MAX_LINE (1u << 20) /* a longer line is refused (bounds the buffer too) */
+#define MAP_DROP_STEP (4u << 20) /* a mapped scan drops what it has scanned this often */
 
 struct fields {
 	char *qid, *doc;
@@ -121,11 +131,14 @@ static inline char *scan_token(char *p, char **end)
  * Split the line at 'p' (its '\n' at 'e' is the sentinel). Return 1 for a
  * run line, 0 for a blank or comment line, -1 on a bad line (reported).
  */
-static int parse_line(char *p, char *e, const char *path, long lineno, struct fields *f)
+static int parse_line(char *p, char *e, const char *path, long lineno, bool terminate,
+		      struct fields *f)
 {
 	char *start[6], *end[6];
 	int n = 0;
 
+	if (memchr(p, '\0', (size_t)(e - p)))
+		return error_at(path, lineno, 0, "binary file: NUL byte where text was expected");
 	while (IS_BLANK(*p))
 		p++;
 	if (p == e || *p == '#')
@@ -153,8 +166,10 @@ static int parse_line(char *p, char *e, const char *path, long lineno, struct fi
 		return error_at(path, lineno, 0, "score '%.*s' is not a finite number",
 				len > 40 ? 40 : len, start[4]);
 	}
-	*end[0] = '\0';
-	*end[2] = '\0';
+	if (terminate) {
+		*end[0] = '\0';
+		*end[2] = '\0';
+	}
 	return 1;
 }
 
@@ -173,6 +188,10 @@ struct scan {
 	bool collect;
 	bool pieces;             /* streaming: a question may come back (no RUN_SCAN_UNSORTED) */
 	bool batches;            /* RUN_SCAN_LINES: lines of any questions, handed over in batches */
+	bool mapped;             /* buf is the file mapped (see scan_map): never written but at the end */
+	char *map;               /* mapped: the mapping and its length */
+	size_t map_len;
+	size_t dropped;          /* mapped: bytes of buf already dropped from the mapping */
 	trec_group_fn fn;
 	void *data;
 	char *buf;
@@ -316,7 +335,7 @@ static int scan_line(struct scan *s, size_t start, char *nl)
 	/* a UTF-8 byte order mark before the first line is not part of its qid */
 	if (s->lineno == 1 && nl - (s->buf + start) >= 3 && !memcmp(s->buf + start, "\xef\xbb\xbf", 3))
 		start += 3;
-	r = parse_line(s->buf + start, nl, s->path, s->lineno, &f);
+	r = parse_line(s->buf + start, nl, s->path, s->lineno, !s->mapped, &f);
 	if (r <= 0)
 		return r;
 	if (f.doc_len > UINT32_MAX / 2 || f.qid_len > UINT32_MAX / 2)
@@ -355,8 +374,10 @@ static inline bool scan_line_fast(struct scan *s, int *ret)
 	f.tag_len = l.e[5] - l.b[5];
 	f.score = l.score;
 	f.qid_word = qid_word(f.qid, f.qid_len);
-	p[l.e[0]] = '\0';
-	p[l.e[2]] = '\0';
+	if (!s->mapped) {
+		p[l.e[0]] = '\0';
+		p[l.e[2]] = '\0';
+	}
 	*ret = take_line(s, start, &f);
 	return true;
 }
@@ -380,6 +401,7 @@ static void scan_stream_fast(struct scan *s)
 	uint32_t *off_doc = s->off_doc;
 	uint64_t qword = s->qid_word;
 	long lineno = s->lineno;
+	bool terminate = !s->mapped;
 
 	if (!nr || s->len < 64)
 		return;
@@ -396,7 +418,8 @@ static void scan_stream_fast(struct scan *s)
 			if (ql != qlen || qid_word(p + l.b[0], ql) != qword ||
 			    (ql > 8 && memcmp(p + l.b[0], buf + gs + s->qid_off, ql)))
 				break;
-			p[l.e[2]] = '\0';
+			if (terminate)
+				p[l.e[2]] = '\0';
 			off_doc[nr] = (uint32_t)(pos + l.b[2] - gs);
 			lines[nr].len = l.e[2] - l.b[2];
 			lines[nr].line = lineno + 1;
@@ -501,6 +524,55 @@ static long range_read_block(struct scan *s, char *dst, size_t want)
 	return (long)got;
 }
 
+/*
+ * Map the bytes [start, end) of the regular file open as 'fd' (its size
+ * 'size') for the scan 's': s->buf is 'start', s->len the range's length,
+ * and at least a page of zeros follows the data. Return 0, or -1 when the
+ * file cannot be mapped (nothing reported: the caller reads it instead).
+ */
+static int scan_map(struct scan *s, int fd, off_t start, off_t end)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	off_t base = start - start % (off_t)page;
+	size_t data = (size_t)(end - base), file_len = (data + page - 1) / page * page;
+	char *area;
+
+	if ((off_t)data != end - base || file_len > SIZE_MAX - page)
+		return -1;
+	area = mmap(NULL, file_len + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return -1;
+	/* the file over the zeros: its last page reads as zeros past the end of the file */
+	if (file_len && mmap(area, file_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+			     fd, base) == MAP_FAILED) {
+		munmap(area, file_len + page);
+		return -1;
+	}
+	s->map = area;
+	s->map_len = file_len + page;
+	s->mapped = true;
+	s->buf = area + (start - base);
+	s->len = (size_t)(end - start);
+	s->cap = s->len + 1;
+	return 0;
+}
+
+/* Drop the whole pages of a mapped scan before what it still needs (the
+ * current question's lines) from memory: they are read again from the file
+ * if touched, but no longer count in the process's memory. */
+static void scan_drop_mapped(struct scan *s)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t keep = s->nr ? s->group_start : s->pos;
+	size_t from = (size_t)(s->buf - s->map) + s->dropped, to = (size_t)(s->buf - s->map) + keep;
+
+	from -= from % page;
+	to -= to % page;
+	if (to > from)
+		madvise(s->map + from, to - from, MADV_DONTNEED);
+	s->dropped = keep;
+}
+
 static int scan_run(struct scan *s)
 {
 	bool eof = !s->gz && s->fd < 0, first = true;
@@ -512,6 +584,8 @@ static int scan_run(struct scan *s)
 		for (;;) {
 			size_t start;
 
+			if (s->mapped && s->pos - s->dropped >= MAP_DROP_STEP)
+				scan_drop_mapped(s);
 #ifdef TREC_FAST_LINE
 			if (s->lineno && !s->collect && !s->batches)
 				scan_stream_fast(s);
@@ -604,7 +678,10 @@ static void scan_finish(struct scan *s, int ret, struct strbuf *runid)
 		strbuf_reset(runid);
 		strbuf_add(runid, s->buf + s->tag_off, s->tag_len);
 	}
-	free(s->buf);
+	if (s->mapped)
+		munmap(s->map, s->map_len);
+	else
+		free(s->buf);
 	free(s->lines);
 	free(s->off_doc);
 	free(s->off_qid);
@@ -642,12 +719,68 @@ int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn 
 	return ret;
 }
 
+/*
+ * Scan the bytes [start, end) of the regular file 'path' ('end' < 0: to
+ * its end) mapped, when it is plain and can be mapped; return -2 when it
+ * is not (compressed, or the mapping failed), before any callback.
+ */
+static int scan_mapped(const char *path, off_t start, off_t end, enum run_scan_mode mode,
+		       trec_group_fn fn, void *data, struct strbuf *runid)
+{
+	struct scan s;
+	struct stat st;
+	int fd, ret;
+
+	scan_init(&s, path, fn, data);
+	s.pieces = mode == RUN_SCAN_PIECES;
+	if ((fd = open_regular(path)) < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		error("cannot read '%s': %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (end < 0 || end > st.st_size)
+		end = st.st_size;
+	if (start > end)
+		start = end;
+	if (scan_map(&s, fd, start, end) < 0) {
+		close(fd);
+		return -2;
+	}
+	close(fd);
+	if (!start && s.len >= 2 && (unsigned char)s.buf[0] == 0x1f && (unsigned char)s.buf[1] == 0x8b) {
+		scan_finish(&s, -1, NULL);
+		return -2;
+	}
+	if (run_check_binary(path, s.buf, s.len < 8192 ? s.len : 8192) < 0)
+		ret = -1;
+	else
+		ret = scan_run(&s);
+	scan_finish(&s, ret, runid);
+	return ret;
+}
+
+int run_trec_scan_mapped(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
+			 struct strbuf *runid)
+{
+	int ret = -2;
+
+	if ((mode == RUN_SCAN_STREAM || mode == RUN_SCAN_PIECES) && strcmp(path, "-"))
+		ret = scan_mapped(path, 0, -1, mode, fn, data, runid);
+	if (ret == -2)
+		ret = run_trec_scan_mode(path, mode, fn, data, runid);
+	return ret;
+}
+
 int run_trec_scan_range(const char *path, off_t start, off_t end, enum run_scan_mode mode,
 			trec_group_fn fn, void *data, struct strbuf *runid)
 {
 	struct scan s;
-	int ret;
+	int ret = scan_mapped(path, start, end, mode, fn, data, runid);
 
+	if (ret != -2)
+		return ret;
 	scan_init(&s, path, fn, data);
 	s.pieces = mode == RUN_SCAN_PIECES;
 	s.batches = mode == RUN_SCAN_LINES;

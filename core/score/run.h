@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "base/strbuf.h"
@@ -92,14 +93,14 @@ int run_load_ranked(struct run *r, const char *path, enum run_rank rank);
 /* ---- streaming a TREC run ---- */
 
 struct trec_line {
-	const char *doc;  /* NUL-terminated */
+	const char *doc;  /* NUL-terminated, but in a mapped scan (run_trec_scan_mapped) */
 	uint32_t len;
 	long line;
 	double score;
 };
 
 struct trec_group {
-	const char *qid;  /* NUL-terminated */
+	const char *qid;  /* NUL-terminated, but in a mapped scan */
 	size_t qid_len;
 	struct trec_line *lines;  /* file order; the callback may reorder them */
 	size_t nr;
@@ -146,11 +147,23 @@ int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn 
 		       struct strbuf *runid);
 
 /*
- * Like run_trec_scan_mode (RUN_SCAN_STREAM or RUN_SCAN_PIECES) over the
+ * Like run_trec_scan_mode, for a callback that reads qids and docids by
+ * their lengths: in RUN_SCAN_STREAM and RUN_SCAN_PIECES a plain regular
+ * file is mapped into memory rather than read (no copy), and the qids and
+ * docids handed over are then not NUL-terminated (7 readable bytes still
+ * follow each, as g->padded says). Compressed files, stdin and the other
+ * modes are read as by run_trec_scan_mode. A file truncated by another
+ * process while it is mapped stops the process with SIGBUS.
+ */
+int run_trec_scan_mapped(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
+			 struct strbuf *runid);
+
+/*
+ * Like run_trec_scan_mapped (RUN_SCAN_STREAM or RUN_SCAN_PIECES) over the
  * bytes [start, end) of the plain file 'path', 'start' being the beginning
- * of a line. Line numbers count from the start of the range, so callers use
- * it only where a failure is retried with run_trec_scan to report the right
- * place.
+ * of a line: qids and docids are not NUL-terminated. Line numbers count
+ * from the start of the range, so callers use it only where a failure is
+ * retried with run_trec_scan to report the right place.
  */
 int run_trec_scan_range(const char *path, off_t start, off_t end, enum run_scan_mode mode,
 			trec_group_fn fn, void *data, struct strbuf *runid);
@@ -172,5 +185,16 @@ int run_parse_score(const char *s, size_t len, double *out);
 /* Compare two ranked documents in trec_eval order: score descending, then
  * docid descending (strcmp). Negative when 'a' ranks first. */
 int run_rank_cmp(double sa, const char *da, double sb, const char *db);
+/* run_rank_cmp for docids given by their lengths (no NUL byte in them). */
+int run_rank_cmp_len(double sa, const char *da, size_t la, double sb, const char *db, size_t lb);
+/* strcmp(a, b) for docids given by their lengths: no docid holds a NUL
+ * byte (the scanner refuses one), so the shorter of two with a common start
+ * comes first. */
+static inline int run_docid_cmp(const char *a, size_t la, const char *b, size_t lb)
+{
+	int c = memcmp(a, b, la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
 
 #endif

@@ -26,6 +26,7 @@
 struct jdoc {
 	double score;
 	const char *doc;
+	uint32_t len;
 	int rel;
 	uint32_t line;  /* index in the group */
 };
@@ -162,8 +163,8 @@ static int dup_error(const char *path, const struct trec_group *g, long a, long 
 	const struct trec_line *later = x->line > y->line ? x : y, *first = later == x ? y : x;
 
 	return error_at(path, later->line, 0,
-			"document '%s' listed twice for query '%s' (first at line %ld)",
-			later->doc, g->qid, first->line);
+			"document '%.*s' listed twice for query '%.*s' (first at line %ld)",
+			(int)later->len, later->doc, (int)g->qid_len, g->qid, first->line);
 }
 
 static int judged_rel(const struct qrels_query *qq, const char *doc, size_t len, uint64_t h)
@@ -186,7 +187,7 @@ static int cmp_jdoc(const void *a, const void *b)
 {
 	const struct jdoc *x = a, *y = b;
 
-	return run_rank_cmp(x->score, x->doc, y->score, y->doc);
+	return run_rank_cmp_len(x->score, x->doc, x->len, y->score, y->doc, y->len);
 }
 
 static int cmp_line_ptr(const void *a, const void *b)
@@ -194,7 +195,7 @@ static int cmp_line_ptr(const void *a, const void *b)
 	const struct trec_line *x = *(const struct trec_line *const *)a;
 	const struct trec_line *y = *(const struct trec_line *const *)b;
 
-	return run_rank_cmp(x->score, x->doc, y->score, y->doc);
+	return run_rank_cmp_len(x->score, x->doc, x->len, y->score, y->doc, y->len);
 }
 
 /* The -M path: sort, keep the first 'max_docs', then walk in order. */
@@ -265,6 +266,7 @@ int hits_from_group(struct hit_ctx *c, struct trec_group *g, const struct qrels_
 		ALLOC_GROW(c->j, m + 1, c->alloc_j);
 		c->j[m].score = l->score;
 		c->j[m].doc = l->doc;
+		c->j[m].len = l->len;
 		c->j[m].rel = rel;
 		c->j[m].line = (uint32_t)i;
 		m++;
@@ -292,13 +294,14 @@ int hits_from_group(struct hit_ctx *c, struct trec_group *g, const struct qrels_
 			/* the usual case on MS MARCO: count the lines that outrank the one judged */
 			double js = c->j[0].score;
 			const char *jd = c->j[0].doc;
-			size_t cnt = 0;
+			size_t jl = c->j[0].len, cnt = 0;
 
 			for (size_t i = 0; i < n; i++) {
 				const struct trec_line *l = &g->lines[i];
 
 				cnt += !c->is_judged[i] &&
-				       (l->score > js || (l->score == js && strcmp(jd, l->doc) < 0));
+				       (l->score > js ||
+					(l->score == js && run_docid_cmp(jd, jl, l->doc, l->len) < 0));
 			}
 			c->before[0] = cnt;
 		} else if (m) {
@@ -313,7 +316,9 @@ int hits_from_group(struct hit_ctx *c, struct trec_group *g, const struct qrels_
 					size_t mid = (lo + hi) / 2;
 					double js = c->j[mid].score;
 
-					if (l->score > js || (l->score == js && strcmp(c->j[mid].doc, l->doc) < 0))
+					if (l->score > js ||
+					    (l->score == js &&
+					     run_docid_cmp(c->j[mid].doc, c->j[mid].len, l->doc, l->len) < 0))
 						hi = mid;
 					else
 						lo = mid + 1;

@@ -312,8 +312,8 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 		drop_rows(out);
 		memset(st.seen, 0, qr->nr + 1);
 		st.nr_back = 0;
-		ret = run_trec_scan_mode(run_path, st.pieces ? RUN_SCAN_PIECES : RUN_SCAN_STREAM,
-					 on_group, &st, &runid);
+		ret = run_trec_scan_mapped(run_path, st.pieces ? RUN_SCAN_PIECES : RUN_SCAN_STREAM,
+					   on_group, &st, &runid);
 		if (ret < 0 && st.too_scattered)
 			ret = 2;
 	}

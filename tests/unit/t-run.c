@@ -286,8 +286,10 @@ static int note_line(struct trec_group *g, void *data)
 	struct seen_lines *sl = data;
 
 	if (sl->n < 400 && g->nr == 1) {
-		snprintf(sl->qid[sl->n], sizeof(sl->qid[0]), "%s", g->qid);
-		snprintf(sl->doc[sl->n], sizeof(sl->doc[0]), "%s", g->lines[0].doc);
+		/* by their lengths: a mapped scan does not NUL-terminate them */
+		snprintf(sl->qid[sl->n], sizeof(sl->qid[0]), "%.*s", (int)g->qid_len, g->qid);
+		snprintf(sl->doc[sl->n], sizeof(sl->doc[0]), "%.*s", (int)g->lines[0].len,
+			 g->lines[0].doc);
 		sl->score[sl->n] = g->lines[0].score;
 		sl->line[sl->n] = g->lines[0].line;
 	}
@@ -295,13 +297,18 @@ static int note_line(struct trec_group *g, void *data)
 	return 0;
 }
 
+/* The two ways a streamed run is read: into a buffer, or mapped. */
+typedef int (*scan_fn)(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
+		       struct strbuf *runid);
+
 /*
  * Lines of every shape, each in the middle of a file (where the scanner's
  * fast path reads 64 bytes at once): blanks of every kind and length, a
  * control byte inside a docid, CRLF, comments, blank lines, lines longer
- * than 64 bytes, scores in every notation. Each must read as its fields say.
+ * than 64 bytes, scores in every notation. Each must read as its fields
+ * say, read by 'scan' ('how' names it).
  */
-static void test_scan_shapes(void)
+static void test_scan_shapes(scan_fn scan, const char *how)
 {
 	static const char *const seps[] = { " ", "\t", "  ", " \t ", "\v", "\f", "\r" };
 	static const char *const scores[] = {
@@ -349,7 +356,7 @@ static void test_scan_shapes(void)
 		nr++;
 	}
 	path = write_tmp("shapes.trec", sb.buf, sb.len);
-	ok(!run_trec_scan(path, false, note_line, sl, NULL), "lines of every shape are read");
+	ok(!scan(path, RUN_SCAN_STREAM, note_line, sl, NULL), "%s: lines of every shape are read", how);
 	is_int((long)sl->n, (long)nr, "... one question a line");
 	for (size_t i = 0; i < nr && i < sl->n && same; i++) {
 		char qid[16];
@@ -378,7 +385,7 @@ static void test_scan_shapes(void)
 		strbuf_addf(&sb, "q%d Q0 doc%d %d %d.5 run\n", 60 + i, i, i + 1, 40 - i);
 	path = write_tmp("five.trec", sb.buf, sb.len);
 	memset(sl, 0, sizeof(*sl));
-	ok(run_trec_scan(path, false, note_line, sl, NULL) < 0, "a line of five fields mid-file is refused");
+	ok(scan(path, RUN_SCAN_STREAM, note_line, sl, NULL) < 0, "%s: a line of five fields mid-file is refused", how);
 	ok(strstr(test_captured(), "five.trec:51: expected 6 fields") != NULL, "... at its line");
 	free(path);
 	strbuf_reset(&sb);
@@ -389,7 +396,8 @@ static void test_scan_shapes(void)
 		strbuf_addf(&sb, "q%d Q0 doc%d %d %d.5 run\n", 60 + i, i, i + 1, 40 - i);
 	path = write_tmp("score.trec", sb.buf, sb.len);
 	memset(sl, 0, sizeof(*sl));
-	ok(run_trec_scan(path, false, note_line, sl, NULL) < 0, "a score with two points mid-file is refused");
+	ok(scan(path, RUN_SCAN_STREAM, note_line, sl, NULL) < 0, "%s: a score with two points mid-file is refused",
+	   how);
 	ok(strstr(test_captured(), "score.trec:51: score '4.5.1' is not a finite number") != NULL,
 	   "... at its line");
 	test_captured();
@@ -408,10 +416,10 @@ static int note_group(struct trec_group *g, void *data)
 {
 	struct seen_groups *sg = data;
 
-	strbuf_addf(&sg->qids, "%s:%zu\n", g->qid, g->nr);
+	strbuf_addf(&sg->qids, "%.*s:%zu\n", (int)g->qid_len, g->qid, g->nr);
 	for (size_t i = 0; i < g->nr; i++)
-		strbuf_addf(&sg->lines, "%s %.17g %ld\n", g->lines[i].doc, g->lines[i].score,
-			    g->lines[i].line);
+		strbuf_addf(&sg->lines, "%.*s %.17g %ld\n", (int)g->lines[i].len, g->lines[i].doc,
+			    g->lines[i].score, g->lines[i].line);
 	return 0;
 }
 
@@ -422,7 +430,7 @@ static int note_group(struct trec_group *g, void *data)
  * declines (a long docid, a control byte, CRLF, a '+' score), comments and
  * blank lines must not lose or shift a line; the runid is the last tag.
  */
-static void test_scan_groups(void)
+static void test_scan_groups(scan_fn scan, const char *how)
 {
 	/* consecutive questions share their first 8 bytes: querynum-1000 and querynum-1001
 	 * (one length), 00001000, 00001000x and 00001000xy (8 bytes and longer) */
@@ -474,7 +482,7 @@ static void test_scan_groups(void)
 			strbuf_addf(&want_q, "%s:%d\n", qid, kept);
 	}
 	path = write_tmp("groups.trec", sb.buf, sb.len);
-	ok(!run_trec_scan(path, false, note_group, &sg, &runid), "a run of long questions is streamed");
+	ok(!scan(path, RUN_SCAN_STREAM, note_group, &sg, &runid), "%s: a run of long questions is streamed", how);
 	is_str(sg.qids.buf, want_q.buf, "... each question apart, with all its lines");
 	is_str(sg.lines.buf, want_l.buf, "... each line with its docid, exact score and line number");
 	is_str(runid.buf, last_tag, "... and the last line's tag as the runid");
@@ -485,6 +493,113 @@ static void test_scan_groups(void)
 	strbuf_release(&runid);
 	strbuf_release(&sg.qids);
 	strbuf_release(&sg.lines);
+}
+
+/* The groups and lines 'scan' reads from 'path' (its runid after them), flattened. */
+static char *scan_text(scan_fn scan, const char *path)
+{
+	struct seen_groups sg = { STRBUF_INIT, STRBUF_INIT };
+	struct strbuf runid = STRBUF_INIT;
+	char *text;
+	int ret = scan(path, RUN_SCAN_STREAM, note_group, &sg, &runid);
+
+	text = xstrfmt("ret %d\n%s%sid %s\n", ret, sg.qids.buf, sg.lines.buf, runid.buf);
+	strbuf_release(&sg.qids);
+	strbuf_release(&sg.lines);
+	strbuf_release(&runid);
+	return text;
+}
+
+/* The ranges of a file read mapped, flattened like scan_text. */
+static char *range_text(const char *path, off_t start, off_t end)
+{
+	struct seen_groups sg = { STRBUF_INIT, STRBUF_INIT };
+	struct strbuf runid = STRBUF_INIT;
+	int ret = run_trec_scan_range(path, start, end, RUN_SCAN_STREAM, note_group, &sg, &runid);
+	char *text = xstrfmt("ret %d\n%s%sid %s\n", ret, sg.qids.buf, sg.lines.buf, runid.buf);
+
+	strbuf_release(&sg.qids);
+	strbuf_release(&sg.lines);
+	strbuf_release(&runid);
+	return text;
+}
+
+/*
+ * A mapped scan reads the file in place: what it hands over must be what
+ * reading gives, where the mapping ends (a file of whole pages, its last
+ * line without '\n'), from a range that starts mid-page, for a compressed
+ * file (read instead), and a NUL byte past the binary check is refused.
+ */
+static void test_scan_mapped(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path, *a, *b;
+	long line = 0;
+	size_t mid = 0;
+	gzFile gz;
+
+	/* exactly two pages, the last line unterminated and ending at the last byte */
+	while (sb.len < 8192 - 64) {
+		if (++line == 60)
+			mid = sb.len;
+		strbuf_addf(&sb, "q%ld Q0 doc%ld %ld %ld.25 run%ld\n", line / 50, line, line, line % 7, line);
+	}
+	strbuf_addf(&sb, "q999 Q0 last 1 2.5 ");
+	while (sb.len < 8192)
+		strbuf_addch(&sb, 'x');
+	path = write_tmp("pages.trec", sb.buf, sb.len);
+	a = scan_text(run_trec_scan_mode, path);
+	b = scan_text(run_trec_scan_mapped, path);
+	ok(strstr(a, "ret 0\n") == a && strstr(a, "last 2.5 ") && strstr(a, "xxxx\n"),
+	   "a file of whole pages whose last line has no newline is read");
+	is_str(b, a, "... and mapped gives the same questions, lines and runid");
+	free(a);
+	free(b);
+	/* from a line in the middle of the first page to the end, and to a line's end in it */
+	a = range_text(path, (off_t)mid, (off_t)sb.len);
+	ok(strstr(a, "ret 0\nq1:") == a && strstr(a, "doc60 ") && !strstr(a, "doc59 "),
+	   "a mapped range starts at its first line, mid-page");
+	ok(strstr(a, " 1\n") != NULL && strstr(a, "xxxx\n") != NULL,
+	   "... counts its lines from there and reads to the end of the file");
+	free(a);
+	a = range_text(path, 0, (off_t)mid);
+	ok(strstr(a, "doc59 ") && !strstr(a, "doc60 ") && strstr(a, "id run59\n"),
+	   "a mapped range ends at its end, though the file goes on");
+	free(a);
+	free(path);
+
+	/* a compressed run through the mapped scan is read, not mapped */
+	path = xstrfmt("%s/pages.trec.gz", tmpdir);
+	gz = gzopen(path, "wb");
+	gzwrite(gz, sb.buf, (unsigned)sb.len);
+	gzclose(gz);
+	a = scan_text(run_trec_scan_mode, path);
+	b = scan_text(run_trec_scan_mapped, path);
+	ok(strstr(a, "ret 0\n") == a && strstr(a, "last 2.5 "), "a compressed run is read");
+	is_str(b, a, "... the same through the mapped scan");
+	free(a);
+	free(b);
+	free(path);
+
+	/* a NUL byte after the first 8 KB (past the binary check), at line 700 */
+	strbuf_reset(&sb);
+	for (line = 1; line <= 800; line++)
+		strbuf_addf(&sb, "q%ld Q0 d%s%ld %ld 1.5 run\n", line / 100, line == 700 ? "\001" : "",
+			    line, line);
+	*strchr(strstr(sb.buf, "\001"), '\001') = '\0';
+	path = write_tmp("nul.trec", sb.buf, sb.len);
+	test_capture_errors();
+	a = scan_text(run_trec_scan_mode, path);
+	ok(strstr(a, "ret -1\n") == a && strstr(test_captured(), "nul.trec:700: binary file: NUL byte"),
+	   "read: a NUL byte mid-file is refused at its line");
+	b = scan_text(run_trec_scan_mapped, path);
+	ok(strstr(b, "ret -1\n") == b && strstr(test_captured(), "nul.trec:700: binary file: NUL byte"),
+	   "mapped: a NUL byte mid-file is refused at its line");
+	test_captured();
+	free(a);
+	free(b);
+	free(path);
+	strbuf_release(&sb);
 }
 
 /* Write a run of 'nq' questions x 'nd' documents; 'order' 1 interleaves questions. */
@@ -646,8 +761,11 @@ int main(void)
 	test_rank_by_score();
 	test_gzip();
 	test_scan();
-	test_scan_shapes();
-	test_scan_groups();
+	test_scan_shapes(run_trec_scan_mode, "read");
+	test_scan_shapes(run_trec_scan_mapped, "mapped");
+	test_scan_groups(run_trec_scan_mode, "read");
+	test_scan_groups(run_trec_scan_mapped, "mapped");
+	test_scan_mapped();
 	test_parallel_halves();
 	test_results_roundtrip();
 	test_remove_tree(tmpdir);
