@@ -7,6 +7,7 @@
 #include "builtin.h"
 
 #include "score/qrels.h"
+#include "score/run.h"
 #include "score/treceval.h"
 
 #include <limits.h>
@@ -45,6 +46,7 @@ int cmd_trec_eval(int argc, const char **argv)
 		OPT_END(),
 	};
 	const char *threads = getenv("EVALSET_TREC_EVAL_THREADS");
+	const char *simd = getenv("EVALSET_TREC_EVAL_SIMD");
 	struct te_options o;
 	struct qrels qr;
 	struct te_output out = { 0 };
@@ -85,6 +87,12 @@ int cmd_trec_eval(int argc, const char **argv)
 		error("EVALSET_TREC_EVAL_THREADS='%.20s': the number of threads must be 1 or 2", threads);
 		goto out_measures;
 	}
+	if (simd && *simd && strcmp(simd, "0") && strcmp(simd, "1")) {
+		error("EVALSET_TREC_EVAL_SIMD='%.20s': must be 0 (SSE2 only) or 1 (AVX2 where the "
+		      "processor has it)", simd);
+		goto out_measures;
+	}
+	run_trec_set_simd(!simd || strcmp(simd, "0"));
 	if (max_docs < 0) {
 		error("-M %ld: the number of documents must be >= 0", max_docs);
 		goto out_measures;

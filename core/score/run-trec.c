@@ -27,6 +27,9 @@
 #include "score/run-build.h"
 #include "score/run-internal.h"
 #include "score/run-trec-fast.h"
+#define TREC_FAST_AVX2 1
+#include "score/run-trec-fast.h"  /* the reader again, for AVX2 and BMI2 */
+#undef TREC_FAST_AVX2
 
 #include "base/error.h"
 #include "base/fsutil.h"
@@ -49,7 +52,7 @@
 struct fields {
 	char *qid, *doc;
 	size_t qid_len, doc_len;
-	uint64_t qid_word;       /* the qid's first 8 bytes, see qid_word() */
+	uint64_t qid_word;       /* the qid's first 8 bytes, see trec_qid_word() */
 	char *tag;
 	size_t tag_len;
 	double score;
@@ -63,24 +66,6 @@ static const unsigned char byte_class[256] = {
 #define IS_BLANK(c) ((c) == ' ' || (c) == '\t' || \
 		     ((unsigned char)(c) < 0x20 && byte_class[(unsigned char)(c)] == 1))
 #define IS_TEXT(c) (!byte_class[(unsigned char)(c)])
-
-/*
- * Return the word that stands for the qid of 'len' bytes at 'p' (8
- * readable bytes there) when lines are compared: its bytes, those past its
- * end cleared, when it is 8 bytes or shorter; else its first 8 bytes (a
- * longer qid is compared by memcmp too). Taken before the qid is
- * NUL-terminated: a word load across that byte store would wait for it.
- */
-static inline uint64_t qid_word(const char *p, size_t len)
-{
-	uint64_t w;
-
-	memcpy(&w, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
-	return len >= 8 ? w : w & ((1ULL << (8 * len)) - 1);
-}
 
 /*
  * Scan the token at 'p': set '*end' to its end (the first blank or end of
@@ -159,7 +144,7 @@ static int parse_line(char *p, char *e, const char *path, long lineno, bool term
 	f->doc_len = (size_t)(end[2] - start[2]);
 	f->tag = start[5];
 	f->tag_len = (size_t)(end[5] - start[5]);
-	f->qid_word = qid_word(f->qid, f->qid_len);
+	f->qid_word = trec_qid_word(f->qid, f->qid_len);
 	if (run_parse_score(start[4], (size_t)(end[4] - start[4]), &f->score) < 0) {
 		int len = (int)(end[4] - start[4]);
 
@@ -192,13 +177,14 @@ struct scan {
 	char *map;               /* mapped: the mapping and its length */
 	size_t map_len;
 	size_t dropped;          /* mapped: bytes of buf already dropped from the mapping */
+	bool avx2;               /* read by the AVX2 copy of the fast reader */
 	trec_group_fn fn;
 	void *data;
 	char *buf;
 	size_t cap, len, pos;
 	size_t group_start;      /* streaming: offset of the current question's first line */
 	size_t qid_off, qid_len; /* streaming: relative to group_start */
-	uint64_t qid_word;       /* streaming: the current question's, see qid_word() */
+	uint64_t qid_word;       /* streaming: the current question's, see trec_qid_word() */
 	struct trec_line *lines;
 	uint32_t *off_doc;       /* streaming: doc offsets relative to group_start */
 	uint32_t *off_qid, *len_qid;  /* batches: each line's qid, relative to group_start */
@@ -217,8 +203,9 @@ static int emit_group(struct scan *s)
 	struct trec_group g;
 	char *base = s->buf + s->group_start;
 
-	for (size_t i = 0; i < s->nr; i++)
-		s->lines[i].doc = base + s->off_doc[i];
+	if (!s->mapped)
+		for (size_t i = 0; i < s->nr; i++)
+			s->lines[i].doc = base + s->off_doc[i];
 	g.qid = base + s->qid_off;
 	g.qid_len = s->qid_len;
 	g.lines = s->lines;
@@ -286,7 +273,10 @@ static inline int stream_line(struct scan *s, size_t line_start, const struct fi
 		ALLOC_GROW(s->lines, s->nr + 1, s->alloc);
 		ALLOC_GROW(s->off_doc, s->nr + 1, s->alloc_off);
 	}
-	s->off_doc[s->nr] = (uint32_t)(f->doc - (s->buf + s->group_start));
+	if (s->mapped)
+		s->lines[s->nr].doc = f->doc;  /* the buffer never moves */
+	else
+		s->off_doc[s->nr] = (uint32_t)(f->doc - (s->buf + s->group_start));
 	s->lines[s->nr].len = (uint32_t)f->doc_len;
 	s->lines[s->nr].line = s->lineno;
 	s->lines[s->nr].score = f->score;
@@ -356,7 +346,7 @@ static inline bool scan_line_fast(struct scan *s, int *ret)
 	size_t start = s->pos;
 	struct trec_fast l;
 	struct fields f;
-	int r = trec_fast_line(p, &l);
+	int r = trec_fast_line_sse2(p, &l);
 
 	if (r < 0)
 		return false;
@@ -373,7 +363,7 @@ static inline bool scan_line_fast(struct scan *s, int *ret)
 	f.tag = p + l.b[5];
 	f.tag_len = l.e[5] - l.b[5];
 	f.score = l.score;
-	f.qid_word = qid_word(f.qid, f.qid_len);
+	f.qid_word = trec_qid_word(f.qid, f.qid_len);
 	if (!s->mapped) {
 		p[l.e[0]] = '\0';
 		p[l.e[2]] = '\0';
@@ -382,63 +372,68 @@ static inline bool scan_line_fast(struct scan *s, int *ret)
 	return true;
 }
 
+/* Whether trec_fast_loop_avx2 may be used: set once, before any scan. */
+static bool allow_avx2 = true;
+
+void run_trec_set_simd(bool allow)
+{
+	allow_avx2 = allow;
+}
+
+/* Whether this scan reads with the AVX2 copy of the fast reader. */
+static bool scan_uses_avx2(void)
+{
+#ifdef TREC_FAST_HAVE_AVX2
+	return allow_avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+	       __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+#else
+	return false;
+#endif
+}
+
 /*
  * Read the usual lines of the current question in streaming mode, from
- * s->pos while 64 bytes of data follow, with the scan's state in locals
- * (the NUL stores into the buffer would otherwise make the compiler reload
- * it for every line). Stop, the line untouched, at a line of another
- * question, a line the fast reader declines, or when the line arrays are
- * full: scan_line_fast and scan_line take that line, with everything the
- * first line of a question needs (the check that it is new, the hand-over
- * of the last one). Only a question's first line has its qid NUL-terminated.
+ * s->pos while 64 bytes of data follow, by trec_fast_loop (run-trec-fast.h).
+ * It stops, the line untouched, at a line of another question, a line the
+ * fast reader declines, or when the line arrays are full: scan_line_fast
+ * and scan_line take that line, with everything the first line of a
+ * question needs (the check that it is new, the hand-over of the last
+ * one). Only a question's first line has its qid NUL-terminated.
  */
 static void scan_stream_fast(struct scan *s)
 {
-	char *buf = s->buf;
-	size_t pos = s->pos, nr = s->nr, gs = s->group_start, qlen = s->qid_len;
-	size_t end = s->len >= 64 ? s->len - 64 : 0, tag_off = 0, tag_len = 0;
-	struct trec_line *lines = s->lines;
-	uint32_t *off_doc = s->off_doc;
-	uint64_t qword = s->qid_word;
-	long lineno = s->lineno;
-	bool terminate = !s->mapped;
+	struct trec_fast_state r;
 
-	if (!nr || s->len < 64)
+	if (!s->nr || s->len < 64)
 		return;
-	while (pos <= end && nr < s->alloc) {
-		char *p = buf + pos;
-		struct trec_fast l;
-		int r = trec_fast_line(p, &l);
-		size_t ql;
-
-		if (r < 0)
-			break;
-		if (r) {
-			ql = l.e[0] - l.b[0];
-			if (ql != qlen || qid_word(p + l.b[0], ql) != qword ||
-			    (ql > 8 && memcmp(p + l.b[0], buf + gs + s->qid_off, ql)))
-				break;
-			if (terminate)
-				p[l.e[2]] = '\0';
-			off_doc[nr] = (uint32_t)(pos + l.b[2] - gs);
-			lines[nr].len = l.e[2] - l.b[2];
-			lines[nr].line = lineno + 1;
-			lines[nr].score = l.score;
-			nr++;
-			tag_off = pos + l.b[5];
-			tag_len = l.e[5] - l.b[5];
-		}
-		lineno++;
-		pos += l.len + 1;
-	}
-	if (tag_len) {
-		s->tag_off = tag_off;
-		s->tag_len = tag_len;
+	r.buf = s->buf;
+	r.pos = s->pos;
+	r.end = s->len - 64;
+	r.gs = s->group_start;
+	r.qid_off = s->qid_off;
+	r.qid_len = s->qid_len;
+	r.qid_word = s->qid_word;
+	r.nr = s->nr;
+	r.alloc = s->alloc;
+	r.lines = s->lines;
+	r.off_doc = s->off_doc;
+	r.lineno = s->lineno;
+	r.mapped = s->mapped;
+	r.tag_len = 0;
+#ifdef TREC_FAST_HAVE_AVX2
+	if (s->avx2)
+		trec_fast_loop_avx2(&r);
+	else
+#endif
+		trec_fast_loop_sse2(&r);
+	if (r.tag_len) {
+		s->tag_off = r.tag_off;
+		s->tag_len = r.tag_len;
 		s->have_tag = true;
 	}
-	s->pos = pos;
-	s->nr = nr;
-	s->lineno = lineno;
+	s->pos = r.pos;
+	s->nr = r.nr;
+	s->lineno = r.lineno;
 }
 #endif
 
@@ -665,6 +660,7 @@ static void scan_init(struct scan *s, const char *path, trec_group_fn fn, void *
 {
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+	s->avx2 = scan_uses_avx2();
 	s->path = path;
 	s->fn = fn;
 	s->data = data;

@@ -168,6 +168,14 @@ int run_trec_scan_mapped(const char *path, enum run_scan_mode mode, trec_group_f
 int run_trec_scan_range(const char *path, off_t start, off_t end, enum run_scan_mode mode,
 			trec_group_fn fn, void *data, struct strbuf *runid);
 /*
+ * Whether the TREC scanner may read with its copy for AVX2 and BMI2 (used
+ * when the processor has them; the default) or only with the SSE2 one.
+ * Both give the same results; this is for tests and for ruling the copy
+ * out. Call it before any scan starts (it is not synchronised).
+ */
+void run_trec_set_simd(bool allow);
+
+/*
  * Return an offset near the middle of the plain (not compressed) TREC file
  * 'path' where one question ends and the next begins, for splitting the work
  * in two; 0 when there is none (a small, compressed or special file, or one

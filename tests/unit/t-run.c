@@ -346,6 +346,8 @@ static void test_scan_shapes(scan_fn scan, const char *how)
 			strbuf_addf(&want_doc[nr], "d\001%d", i);      /* a control byte is part of the docid */
 		else if (shape == 3)
 			strbuf_addf(&want_doc[nr], "doc-%d-with-a-rather-long-name-%0*d", i, 20 + i % 30, 0);
+		else if (shape == 7)   /* the score and tag past the line's 32nd byte, the line under 64 */
+			strbuf_addf(&want_doc[nr], "doc-%0*d", 12 + i % 14, i);
 		else
 			strbuf_addf(&want_doc[nr], "%d", 7000000 + i * 7919 % 1000000);
 		want_score[nr] = strtod(sc, NULL);
@@ -761,10 +763,14 @@ int main(void)
 	test_rank_by_score();
 	test_gzip();
 	test_scan();
-	test_scan_shapes(run_trec_scan_mode, "read");
-	test_scan_shapes(run_trec_scan_mapped, "mapped");
-	test_scan_groups(run_trec_scan_mode, "read");
-	test_scan_groups(run_trec_scan_mapped, "mapped");
+	/* both copies of the fast reader: for SSE2 only, and for AVX2 where the processor has it */
+	for (int simd = 0; simd < 2; simd++) {
+		run_trec_set_simd(simd);
+		test_scan_shapes(run_trec_scan_mode, simd ? "read, AVX2 allowed" : "read, SSE2");
+		test_scan_shapes(run_trec_scan_mapped, simd ? "mapped, AVX2 allowed" : "mapped, SSE2");
+		test_scan_groups(run_trec_scan_mode, simd ? "read, AVX2 allowed" : "read, SSE2");
+		test_scan_groups(run_trec_scan_mapped, simd ? "mapped, AVX2 allowed" : "mapped, SSE2");
+	}
 	test_scan_mapped();
 	test_parallel_halves();
 	test_results_roundtrip();
