@@ -198,6 +198,25 @@ struct scan {
 	long lineno;
 };
 
+/* Whether trec_fast_loop_avx2 may be used: set once, before any scan. */
+static bool allow_avx2 = true;
+
+void run_trec_set_simd(bool allow)
+{
+	allow_avx2 = allow;
+}
+
+/* Whether this scan reads with the AVX2 copy of the fast reader. */
+static bool scan_uses_avx2(void)
+{
+#ifdef TREC_FAST_HAVE_AVX2
+	return allow_avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+	       __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+#else
+	return false;
+#endif
+}
+
 static int emit_group(struct scan *s)
 {
 	struct trec_group g;
@@ -370,25 +389,6 @@ static inline bool scan_line_fast(struct scan *s, int *ret)
 	}
 	*ret = take_line(s, start, &f);
 	return true;
-}
-
-/* Whether trec_fast_loop_avx2 may be used: set once, before any scan. */
-static bool allow_avx2 = true;
-
-void run_trec_set_simd(bool allow)
-{
-	allow_avx2 = allow;
-}
-
-/* Whether this scan reads with the AVX2 copy of the fast reader. */
-static bool scan_uses_avx2(void)
-{
-#ifdef TREC_FAST_HAVE_AVX2
-	return allow_avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-	       __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
-#else
-	return false;
-#endif
 }
 
 /*
