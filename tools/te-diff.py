@@ -58,10 +58,12 @@ DOC_STYLES = {
 }
 
 
-def make_case(rng, shapes=False):
+def make_case(rng, shapes=False, ordered=False):
     """A random case; with 'shapes', also long docids (beyond 8 bytes),
     docids of exactly 8 bytes, mixed lengths and big shuffled runs (more
-    than a thousand lines, many questions)."""
+    than a thousand lines, many questions); with 'ordered', each query's
+    lines are written by score, highest first, as most runs are (ties in
+    random docid order, not trec_eval's), and the run is not shuffled."""
     big = shapes and rng.random() < 0.5
     docid = DOC_STYLES[rng.choice(list(DOC_STYLES))] if shapes else DOC_STYLES["short"]
     nq = rng.randint(25, 45) if big else rng.randint(1, 7)
@@ -91,14 +93,19 @@ def make_case(rng, shapes=False):
         filler = [docid(100 + i) for i in range(80)] if shapes else ["x%d" % i for i in range(40)]
         docs = rng.sample(pool + filler, min(n, len(pool) + len(filler)))
         int_scores = rng.random() < 0.5
+        lines = []
         for i, d in enumerate(docs):
             s = float(rng.randint(0, 6)) if int_scores else round(rng.uniform(-3, 10), rng.choice([1, 2, 6]))
-            run.append((q, d, i + 1, s))
+            lines.append((q, d, i + 1, s))
+        if ordered:
+            lines.sort(key=lambda x: -x[3])  # stable: ties keep their random docid order
+            lines = [(q, d, i + 1, s) for i, (q, d, _, s) in enumerate(lines)]
+        run.extend(lines)
     for _ in range(rng.randint(0, 2)):  # run-only query, duplicates allowed
         q = "zz%d" % rng.randint(0, 9)
         for i in range(rng.randint(1, 4)):
             run.append((q, "d1", i + 1, 1.0))
-    order = rng.random() * (0.4 if big else 1)
+    order = 1 if ordered else rng.random() * (0.4 if big else 1)
     if order < 0.4:
         rng.shuffle(run)
     elif order < 0.6 and len(run) > 3:
@@ -125,6 +132,8 @@ def main():
     ap.add_argument("--prefix", default="g")
     ap.add_argument("--shapes", action="store_true",
                     help="also long, 8-byte and mixed docids and big shuffled runs")
+    ap.add_argument("--ordered", action="store_true",
+                    help="each query's lines by score, highest first, as most runs are written")
     ap.add_argument("--variants-per-case", type=int, default=0,
                     help="with --write: a random subset of variants per case (0: all)")
     a = ap.parse_args()
@@ -134,7 +143,7 @@ def main():
     tmp = tempfile.mkdtemp()
     try:
         for n in range(a.cases):
-            qtext, rtext = make_case(rng, a.shapes)
+            qtext, rtext = make_case(rng, a.shapes, a.ordered)
             d = os.path.join(tmp, "c")
             os.makedirs(d, exist_ok=True)
             open(os.path.join(d, "qrels"), "w").write(qtext)

@@ -85,15 +85,16 @@ static inline uint64_t doc_key(const char *s, size_t len, bool padded)
 
 /*
  * Prepare the duplicate table for 'n' ids: 4-byte tags (and their lines
- * apart), cleared per question, so the table of a 1,000-document question
- * takes 8 KB of cache.
+ * apart), cleared per question, at most a quarter full so that a lookup
+ * seldom probes a second slot (the probe loop's exit is then well
+ * predicted); the tags of a 1,000-document question take 16 KB of cache.
  */
 static void dup_reset(struct hit_ctx *c, size_t n)
 {
 	size_t cap = 64;
 	int bits = 6;
 
-	while (cap < 2 * n) {
+	while (cap < 4 * n) {
 		cap *= 2;
 		bits++;
 	}
@@ -109,27 +110,43 @@ static void dup_reset(struct hit_ctx *c, size_t n)
 	memset(c->keys, 0, cap * sizeof(*c->keys));
 }
 
+/* The duplicate table of a hit_ctx, copied out so that a loop keeps it in
+ * registers (the stores into its arrays could otherwise change c's fields
+ * as far as the compiler knows). */
+struct dup_table {
+	uint32_t *tags, *lines;
+	size_t mask;
+	int shift;
+};
+
+static inline struct dup_table dup_table(const struct hit_ctx *c)
+{
+	struct dup_table t = { c->keys, c->key_lines, c->cap - 1, c->shift };
+
+	return t;
+}
+
 /*
- * Record line 'i' of 'g', its key multiplied by KEY_MUL in 'mixed'; return
- * the index of an earlier equal docid, or -1.
+ * Record line 'i' of 'g' in 't', its key multiplied by KEY_MUL in 'mixed';
+ * return the index of an earlier equal docid, or -1.
  */
-static inline long dup_insert(struct hit_ctx *c, const struct trec_group *g, uint32_t i,
+static inline long dup_insert(const struct dup_table *t, const struct trec_group *g, uint32_t i,
 			      uint64_t mixed)
 {
-	size_t mask = c->cap - 1, s = (size_t)(mixed >> c->shift);
+	size_t s = (size_t)(mixed >> t->shift);
 	uint32_t tag = (uint32_t)(mixed >> 24) | 1;
 
-	while (c->keys[s]) {
-		if (c->keys[s] == tag) {
-			const struct trec_line *o = &g->lines[c->key_lines[s]], *l = &g->lines[i];
+	while (t->tags[s]) {
+		if (t->tags[s] == tag) {
+			const struct trec_line *o = &g->lines[t->lines[s]], *l = &g->lines[i];
 
 			if (o->len == l->len && !memcmp(o->doc, l->doc, l->len))
-				return c->key_lines[s];
+				return t->lines[s];
 		}
-		s = (s + 1) & mask;
+		s = (s + 1) & t->mask;
 	}
-	c->keys[s] = tag;
-	c->key_lines[s] = i;
+	t->tags[s] = tag;
+	t->lines[s] = i;
 	return -1;
 }
 
@@ -205,6 +222,7 @@ static int hits_sorted(struct hit_ctx *c, struct trec_group *g, const struct qre
 	size_t n = g->nr, keep = max_docs > 0 && (size_t)max_docs < n ? (size_t)max_docs : n;
 	size_t nh = 0;
 	long pos = 0;
+	struct dup_table dt;
 
 	ALLOC_GROW(c->order, n, c->alloc_order);
 	for (size_t i = 0; i < n; i++)
@@ -212,10 +230,11 @@ static int hits_sorted(struct hit_ctx *c, struct trec_group *g, const struct qre
 	qsort(c->order, n, sizeof(*c->order), cmp_line_ptr);
 	reserve_hits(c, keep);
 	dup_reset(c, keep);
+	dt = dup_table(c);
 	for (size_t i = 0; i < keep; i++) {
 		const struct trec_line *l = c->order[i];
 		uint32_t idx = (uint32_t)(l - g->lines);
-		long d = dup_insert(c, g, idx, doc_key(l->doc, l->len, g->padded) * KEY_MUL);
+		long d = dup_insert(&dt, g, idx, doc_key(l->doc, l->len, g->padded) * KEY_MUL);
 		int rel;
 
 		if (d >= 0)
@@ -237,30 +256,69 @@ static int hits_sorted(struct hit_ctx *c, struct trec_group *g, const struct qre
 	return 0;
 }
 
+/*
+ * The lines of 'g' being in score-descending order, give each of its 'm'
+ * judged documents (c->j, in ranking order) its hit: its rank is one more
+ * than the lines before its run of equal scores and those of that run with
+ * a greater docid (trec_eval's tie order). Return false, nothing set, when
+ * the runs of equal scores around judged documents are long enough that the
+ * counting of hits_from_group costs less (this walk stays under 2n + 64).
+ */
+static bool ranks_in_order(struct hit_ctx *c, const struct trec_group *g, size_t m)
+{
+	size_t n = g->nr, budget = 2 * n + 64;
+
+	for (size_t k = 0; k < m; k++) {
+		size_t i = c->j[k].line, t = i, u = i + 1, rank;
+		double js = c->j[k].score;
+
+		while (t > 0 && g->lines[t - 1].score == js && i - t < budget)
+			t--;
+		while (u < n && g->lines[u].score == js && u - t < budget)
+			u++;
+		if (u - t >= budget)
+			return false;
+		budget -= u - t;
+		rank = t + 1;
+		for (size_t x = t; x < u; x++)
+			rank += x != i && run_docid_cmp(g->lines[x].doc, g->lines[x].len,
+							c->j[k].doc, c->j[k].len) > 0;
+		c->hits[k].rank = (long)rank;
+		c->hits[k].rel = c->j[k].rel;
+	}
+	return true;
+}
+
 int hits_from_group(struct hit_ctx *c, struct trec_group *g, const struct qrels_query *qq,
 		    bool judged_only, long max_docs, const char *path, struct query_eval *e)
 {
 	size_t n = g->nr, m = 0, nh = 0;
 	int fshift;
+	bool desc = true;  /* scores never go up from line to line (the usual run) */
+	double prev = INFINITY;
+	struct dup_table dt;
+	const uint64_t *filter;
 
 	if (max_docs > 0 && (size_t)max_docs < n)
 		return hits_sorted(c, g, qq, judged_only, max_docs, path, e);
 	dup_reset(c, n);
 	fshift = filter_reset(c, qq);
-	ALLOC_GROW(c->is_judged, n, c->alloc_flags);
+	dt = dup_table(c);
+	filter = c->filter;
 	for (size_t i = 0; i < n; i++) {
 		const struct trec_line *l = &g->lines[i];
 		uint64_t mixed = doc_key(l->doc, l->len, g->padded) * KEY_MUL, b;
-		long d = dup_insert(c, g, (uint32_t)i, mixed);
+		long d = dup_insert(&dt, g, (uint32_t)i, mixed);
 		int rel = REL_NONPOOL;
 
 		if (d >= 0)
 			return dup_error(path, g, d, (long)i);
+		desc &= l->score <= prev;
+		prev = l->score;
 		b = mixed >> fshift;
-		if (c->filter[b >> 6] & (1ULL << (b & 63)))
+		if (filter[b >> 6] & (1ULL << (b & 63)))
 			rel = judged_rel(qq, l->doc, l->len, g->padded ? qrels_hash_padded(l->doc, l->len)
 								     : qrels_hash(l->doc, l->len));
-		c->is_judged[i] = rel != REL_NONPOOL;
 		if (rel == REL_NONPOOL)
 			continue;
 		ALLOC_GROW(c->j, m + 1, c->alloc_j);
@@ -285,9 +343,16 @@ int hits_from_group(struct hit_ctx *c, struct trec_group *g, const struct qrels_
 			nh++;
 		}
 		e->num_ret = pos;
+	} else if (desc && ranks_in_order(c, g, m)) {
+		nh = m;
+		e->num_ret = (long)n;
 	} else {
 		long run = 0;
 
+		ALLOC_GROW(c->is_judged, n, c->alloc_flags);
+		memset(c->is_judged, 0, n * sizeof(*c->is_judged));
+		for (size_t k = 0; k < m; k++)
+			c->is_judged[c->j[k].line] = 1;
 		ALLOC_GROW(c->before, m + 1, c->alloc_before);
 		memset(c->before, 0, (m + 1) * sizeof(*c->before));
 		if (m == 1) {
