@@ -497,6 +497,76 @@ static void test_scan_groups(scan_fn scan, const char *how)
 	strbuf_release(&sg.lines);
 }
 
+/* Each line's score, by line number (lines of one question). */
+struct line_scores {
+	double score[401];
+	size_t n;
+};
+
+static int note_scores(struct trec_group *g, void *data)
+{
+	struct line_scores *ls = data;
+
+	for (size_t i = 0; i < g->nr; i++) {
+		if (g->lines[i].line >= 1 && g->lines[i].line <= 400)
+			ls->score[g->lines[i].line] = g->lines[i].score;
+		ls->n++;
+	}
+	return 0;
+}
+
+/*
+ * Scores of every short shape (the fast reader's: up to 8 digits, a point
+ * anywhere, a sign) and longer ones, at every offset in the line (the
+ * docid's length varies, so the score's 16 bytes may cross the line's 64th
+ * byte), in one question so that the loop reads them: each must read as
+ * run_parse_score reads its text, bit for bit.
+ */
+static void test_scan_scores(scan_fn scan, const char *how)
+{
+	struct line_scores *ls = xcalloc(1, sizeof(*ls));
+	struct strbuf sb = STRBUF_INIT;
+	char text[401][32];
+	size_t nr = 0;
+	bool same = true;
+	char *path;
+
+	srand(23);
+	while (nr < 400) {
+		int ni = rand() % 11, nf = rand() % 11, sign = rand() % 4, k = 0;
+		double want;
+
+		if (sign == 1)
+			text[nr + 1][k++] = '-';
+		for (int i = 0; i < ni; i++)
+			text[nr + 1][k++] = (char)('0' + (i == 0 && rand() % 3 ? 1 + rand() % 9 : rand() % 10));
+		if (rand() % 4)
+			text[nr + 1][k++] = '.';
+		for (int i = 0; i < nf; i++)
+			text[nr + 1][k++] = (char)('0' + rand() % 10);
+		text[nr + 1][k] = '\0';
+		if (run_parse_score(text[nr + 1], (size_t)k, &want) < 0)
+			continue;  /* "", "-", "." ... : refused, and tested elsewhere */
+		nr++;
+		strbuf_addf(&sb, "q1 Q0 d%0*zu %zu %s run\n", (int)(1 + rand() % 40), nr, nr, text[nr]);
+	}
+	path = write_tmp("scores.trec", sb.buf, sb.len);
+	ok(!scan(path, RUN_SCAN_STREAM, note_scores, ls, NULL), "%s: scores of every short shape are read", how);
+	for (size_t i = 1; i <= nr && same; i++) {
+		double want;
+
+		run_parse_score(text[i], strlen(text[i]), &want);
+		if (memcmp(&ls->score[i], &want, sizeof(want))) {
+			test_diag("line %zu, score '%s': read %.17g, want %.17g", i, text[i], ls->score[i], want);
+			same = false;
+		}
+	}
+	ok(same && ls->n == nr, "... each bit for bit as run_parse_score reads it");
+	free(path);
+	strbuf_release(&sb);
+	free(ls);
+}
+
 /* The groups and lines 'scan' reads from 'path' (its runid after them), flattened. */
 static char *scan_text(scan_fn scan, const char *path)
 {
@@ -770,6 +840,8 @@ int main(void)
 		test_scan_shapes(run_trec_scan_mapped, simd ? "mapped, AVX2 allowed" : "mapped, SSE2");
 		test_scan_groups(run_trec_scan_mode, simd ? "read, AVX2 allowed" : "read, SSE2");
 		test_scan_groups(run_trec_scan_mapped, simd ? "mapped, AVX2 allowed" : "mapped, SSE2");
+		test_scan_scores(run_trec_scan_mode, simd ? "read, AVX2 allowed" : "read, SSE2");
+		test_scan_scores(run_trec_scan_mapped, simd ? "mapped, AVX2 allowed" : "mapped, SSE2");
 	}
 	test_scan_mapped();
 	test_parallel_halves();
