@@ -96,7 +96,7 @@ static char *check_versions(const struct set_ref *ref, const char *tag, const st
 		if (!strcmp(v.items[i].tag, tag))
 			die(EXIT_BAD_INPUT, "tag '%s' already exists in set '%s' (tagged %s); "
 			    "frozen versions are never rewritten: choose another tag",
-			    tag, ref->name, v.items[i].tagged_at ? v.items[i].tagged_at : "at an unknown time");
+			    tag, ref->name, v.items[i].summary.tagged_at ? v.items[i].summary.tagged_at : "at an unknown time");
 	if (path_exists(file))
 		die(EXIT_BAD_INPUT, "'%s' already exists; frozen versions are never rewritten", file);
 	if (v.nr) {
@@ -105,7 +105,7 @@ static char *check_versions(const struct set_ref *ref, const char *tag, const st
 		if (same_as_version(s, last->file, fp))
 			die(EXIT_BAD_INPUT, "the working copy of set '%s' is identical to tag '%s' "
 			    "(%.19s): nothing to tag", ref->name, last->tag,
-			    last->digest ? last->digest : "no digest");
+			    last->summary.digest ? last->summary.digest : "no digest");
 		parent = xstrdup(last->tag);
 	}
 	set_versions_release(&v);
@@ -130,7 +130,7 @@ static char *verified_parent_digest(const struct set_ref *ref, const char *paren
 	if (set_chain_verify(ref, &v, (size_t)at, NULL))
 		die(EXIT_BAD_INPUT, "refusing to tag set '%s': the history of '%s' does not verify",
 		    ref->name, parent);
-	digest = xstrdup(v.items[at].digest);
+	digest = xstrdup(v.items[at].summary.digest);
 	set_versions_release(&v);
 	return digest;
 }

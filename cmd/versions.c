@@ -95,10 +95,10 @@ static void print_text(const struct set_ref *ref, const struct row *rows, size_t
 		const struct set_version *v = rows[i].v;
 
 		table_add(&t, v->tag);
-		table_add(&t, v->tagged_at);
-		table_addf(&t, "%zu", v->nr_questions);
-		table_add(&t, rows[i].tampered ? "TAMPERED" : v->digest);
-		table_add(&t, v->note ? v->note : "");
+		table_add(&t, v->summary.tagged_at);
+		table_addf(&t, "%zu", v->summary.nr_questions);
+		table_add(&t, rows[i].tampered ? "TAMPERED" : v->summary.digest);
+		table_add(&t, v->summary.note ? v->summary.note : "");
 	}
 	if (nr)
 		table_render(&t, &out);
@@ -129,11 +129,11 @@ static int print_json(const struct row *rows, size_t nr, const char *state, size
 		cJSON *e = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(e, "tag", v->tag);
-		json_add_str_or_null(e, "tagged_at", v->tagged_at);
-		cJSON_AddNumberToObject(e, "questions", (double)v->nr_questions);
-		json_add_str_or_null(e, "digest", v->digest);
-		json_add_str_or_null(e, "parent", v->parent);
-		json_add_str_or_null(e, "note", v->note);
+		json_add_str_or_null(e, "tagged_at", v->summary.tagged_at);
+		cJSON_AddNumberToObject(e, "questions", (double)v->summary.nr_questions);
+		json_add_str_or_null(e, "digest", v->summary.digest);
+		json_add_str_or_null(e, "parent", v->summary.parent);
+		json_add_str_or_null(e, "note", v->summary.note);
 		cJSON_AddBoolToObject(e, "intact", !rows[i].tampered);
 		cJSON_AddItemToArray(arr, e);
 	}

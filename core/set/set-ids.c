@@ -161,9 +161,9 @@ int set_id_floor_write(const struct set_ref *ref, long floor_id)
 /* Return the text digest version 'v' records for 'id', or NULL when it has no such id. */
 static const char *version_text_of(const struct set_version *v, const char *id)
 {
-	for (size_t i = 0; i < v->nr_ids; i++)
-		if (!strcmp(v->ids[i], id))
-			return v->text_digests[i];
+	for (size_t i = 0; i < v->summary.nr_ids; i++)
+		if (!strcmp(v->summary.ids[i], id))
+			return v->summary.text_digests[i];
 	return NULL;
 }
 

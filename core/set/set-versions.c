@@ -20,9 +20,9 @@ static int cmp_version(const void *a, const void *b)
 	const struct set_version *x = a, *y = b;
 	int c;
 
-	if (!x->tagged_at != !y->tagged_at)
-		return x->tagged_at ? 1 : -1;
-	if (x->tagged_at && (c = strcmp(x->tagged_at, y->tagged_at)))
+	if (!x->summary.tagged_at != !y->summary.tagged_at)
+		return x->summary.tagged_at ? 1 : -1;
+	if (x->summary.tagged_at && (c = strcmp(x->summary.tagged_at, y->summary.tagged_at)))
 		return c;
 	return strcmp(x->tag, y->tag);
 }
@@ -57,7 +57,7 @@ static void order_versions(struct set_versions *v)
 	placed = xcalloc(v->nr, sizeof(*placed));
 	parent = xcalloc(v->nr, sizeof(*parent));
 	for (size_t i = 0; i < v->nr; i++) {
-		parent[i] = set_versions_find(v, v->items[i].parent);
+		parent[i] = set_versions_find(v, v->items[i].summary.parent);
 		if (parent[i] == (long)i)
 			parent[i] = -1;
 	}
@@ -117,23 +117,24 @@ static size_t link_problems(const struct set_ref *ref, const struct set_versions
 		problems++;
 		error(e->problem, e->file);
 	}
-	if (!e->parent)
+	if (!e->summary.parent)
 		return problems;
-	p = set_versions_find(v, e->parent);
+	p = set_versions_find(v, e->summary.parent);
 	if (p < 0) {
 		error("frozen version '%s' names parent '%s', which is missing from '%s/versions'",
-		      e->file, e->parent, ref->dir);
+		      e->file, e->summary.parent, ref->dir);
 		return problems + 1;
 	}
-	if (!e->parent_digest) {
+	if (!e->summary.parent_digest) {
 		if (unanchored)
 			(*unanchored)++;
-	} else if (!v->items[p].digest || strcmp(e->parent_digest, v->items[p].digest)) {
+	} else if (!v->items[p].summary.digest ||
+		   strcmp(e->summary.parent_digest, v->items[p].summary.digest)) {
 		problems++;
 		error("frozen version '%s' was tagged after a parent '%s' with digest %.19s, "
 		      "but '%s' holds %.19s: the parent was replaced or re-digested", e->file,
-		      e->parent, e->parent_digest, v->items[p].file,
-		      v->items[p].digest ? v->items[p].digest : "no digest");
+		      e->summary.parent, e->summary.parent_digest, v->items[p].file,
+		      v->items[p].summary.digest ? v->items[p].summary.digest : "no digest");
 	}
 	*parent = p;
 	return problems;
@@ -176,8 +177,10 @@ size_t set_versions_verify(const struct set_ref *ref, const struct set_versions 
 		long at = (long)i;
 		size_t steps = 0;
 
-		while (at >= 0 && steps++ <= v->nr)
-			at = v->items[at].parent ? set_versions_find(v, v->items[at].parent) : -1;
+		while (at >= 0 && steps++ <= v->nr) {
+			const char *parent = v->items[at].summary.parent;
+			at = parent ? set_versions_find(v, parent) : -1;
+		}
 		if (at >= 0) {
 			error("the version history of set '%s' loops at '%s'", ref->dir, v->items[i].tag);
 			problems++;
@@ -193,17 +196,7 @@ void set_versions_release(struct set_versions *v)
 		struct set_version *e = &v->items[i];
 		free(e->tag);
 		free(e->file);
-		free(e->tagged_at);
-		free(e->digest);
-		free(e->parent);
-		free(e->parent_digest);
-		free(e->note);
-		for (size_t k = 0; k < e->nr_ids; k++) {
-			free(e->ids[k]);
-			free(e->text_digests[k]);
-		}
-		free(e->ids);
-		free(e->text_digests);
+		version_summary_release(&e->summary);
 	}
 	free(v->items);
 	v->items = NULL;
@@ -239,20 +232,8 @@ int set_versions_list(const struct set_ref *ref, struct set_versions *out)
 		v = &out->items[out->nr++];
 		v->tag = xstrndup(e->d_name, strlen(e->d_name) - 5);
 		v->file = file;
-		v->tagged_at = s.tagged_at;
-		v->digest = s.digest;
-		v->parent = s.parent;
-		v->parent_digest = s.parent_digest;
-		v->note = s.note;
-		v->nr_questions = s.nr_questions;
-		v->problem = version_problem(&s, v->tag);
-		v->ids = s.ids;
-		v->text_digests = s.text_digests;
-		v->nr_ids = s.nr_ids;
-		s.tagged_at = s.digest = s.parent = s.parent_digest = s.note = NULL;
-		s.ids = s.text_digests = NULL;
-		s.nr_ids = 0;
-		version_summary_release(&s);
+		v->summary = s;  /* the entry owns the summary's strings now */
+		v->problem = version_problem(&v->summary, v->tag);
 	}
 	order_versions(out);
 	ret = 0;
@@ -274,7 +255,7 @@ int set_latest_digest(const struct set_ref *ref, char out[72], char **tag)
 	ret = 0;
 	if (v.nr) {
 		const struct set_version *last = &v.items[v.nr - 1];
-		snprintf(out, 72, "%s", last->digest ? last->digest : "");
+		snprintf(out, 72, "%s", last->summary.digest ? last->summary.digest : "");
 		if (tag)
 			*tag = xstrdup(last->tag);
 		ret = 1;

@@ -33,6 +33,7 @@
 #include <stddef.h>
 
 #include "base/strbuf.h"
+#include "set/versioncache.h"
 
 struct cJSON;
 struct corpus;
@@ -301,19 +302,13 @@ int set_lock_take(struct lock_file *lk, const struct set_ref *ref);
 struct set_version {
 	char *tag;        /* file name without ".yaml" */
 	char *file;       /* dir/versions/<tag>.yaml */
-	char *tagged_at;  /* as recorded, or NULL */
-	char *digest;     /* as recorded, or NULL */
-	char *parent;     /* as recorded, or NULL */
-	char *parent_digest;  /* as recorded, or NULL (tagged by an older evalset) */
-	char *note;       /* as recorded, or NULL */
-	size_t nr_questions;
+	/* what the file records (header fields as recorded, or NULL; question
+	 * count; its ids and the digest of each id's text), from versioncache */
+	struct version_summary summary;
 	/* NULL when the file is intact: its digest recomputes to the one recorded
 	 * and it records its own tag as 'version'; else what is wrong, as a
 	 * message with one '%s' for the file */
 	const char *problem;
-	char **ids;           /* its question ids, in file order */
-	char **text_digests;  /* the digest of each id's text (versioncache.h) */
-	size_t nr_ids;
 };
 struct set_versions {
 	struct set_version *items;

@@ -17,7 +17,9 @@
  * read) are dropped until the entries hold at most $EVALSET_CACHE_MAX_SIZE,
  * else the config's cache_max_size, else 100 MiB (0: no cache).
  *
- * Ownership: a summary owns its strings (version_summary_release).
+ * Ownership: a summary owns its strings (version_summary_release). The
+ * versions of a set (struct set_version, set.h) each hold one, moved in
+ * whole from version_summary_load.
  */
 #ifndef EVALSET_VERSIONCACHE_H
 #define EVALSET_VERSIONCACHE_H
