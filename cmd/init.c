@@ -48,7 +48,7 @@ int cmd_init(int argc, const char **argv)
 	struct corpus corpus = CORPUS_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
 	struct strbuf yaml = STRBUF_INIT;
-	char *lock_path = NULL, *ignore = NULL;
+	char *ignore = NULL;
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, init_usage);
@@ -78,13 +78,12 @@ int cmd_init(int argc, const char **argv)
 		s.corpus.fingerprint = xstrdup(fp);
 		s.corpus.chunks = (long)corpus.nr;
 	}
-	if (!(lock_path = set_lock_path(&ref, true)))
+	/* the lock first: it makes the set directory, which the corpus path is relative to */
+	if (set_lock_take(&lock, &ref) < 0)
 		goto out;
 	if (corpus_path)  /* recorded relative to the set directory (docs/versions.md) */
 		s.corpus.path = path_relative_to(corpus_path, ref.dir);
 	if (set_to_yaml(&s, &yaml) < 0)
-		goto out;
-	if (lock_take(&lock, lock_path, ref.dir) < 0)
 		goto out;
 	if (write_file_new(ref.file, yaml.buf, yaml.len) < 0)
 		goto out;
@@ -98,7 +97,6 @@ int cmd_init(int argc, const char **argv)
 	ret = EXIT_OK;
 out:
 	lock_release(&lock);
-	free(lock_path);
 	free(ignore);
 	strbuf_release(&yaml);
 	corpus_release(&corpus);

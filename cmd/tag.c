@@ -188,7 +188,7 @@ int cmd_tag(int argc, const char **argv)
 	struct strbuf yaml = STRBUF_INIT;
 	struct set verify = SET_INIT;
 	char digest[72], fp[72], now[21], check_digest[72];
-	char *parent = NULL, *lock_path = NULL, *vdir = NULL, *file = NULL, *what = NULL;
+	char *parent = NULL, *vdir = NULL, *file = NULL;
 	int has_corpus;
 
 	argc = parse_options(argc, argv, opts, tag_usage);
@@ -223,9 +223,7 @@ int cmd_tag(int argc, const char **argv)
 	free(parent);
 
 	/* Under the lock, read the versions again: another tag may have landed. */
-	lock_path = set_lock_path(&ref, true);
-	what = xstrfmt("set '%s'", ref.name);
-	if (!lock_path || lock_take(&lk, lock_path, what) < 0)
+	if (set_lock_take(&lk, &ref) < 0)
 		die(EXIT_BAD_INPUT, "cannot tag set '%s' now", ref.name);
 	parent = check_versions(&ref, tag, &s, has_corpus ? fp : NULL);
 
@@ -273,8 +271,6 @@ int cmd_tag(int argc, const char **argv)
 	       parent ? parent : "none");
 
 	free(parent);
-	free(lock_path);
-	free(what);
 	free(vdir);
 	free(file);
 	strbuf_release(&yaml);

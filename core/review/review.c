@@ -607,7 +607,9 @@ int review_apply(struct review *r, const char *body, size_t len, struct strbuf *
 	cJSON_DeleteItemFromObjectCaseSensitive(req, "reviewer");
 	cJSON_AddStringToObject(req, "reviewer", r->reviewer);
 	utc_now_iso8601(a.now);
-	if (r->lock_path && lock_take(&lock, r->lock_path, r->kind == REVIEW_SET ? "the set" : "the pool's judge") < 0) {
+	/* the set's lock named as every command names it; the pool's judge lock */
+	if (r->lock_path && (r->kind == REVIEW_SET ? set_lock_take(&lock, &r->ref) :
+			     lock_take(&lock, r->lock_path, "the pool's judge")) < 0) {
 		a.status = 409;
 		goto out;
 	}
