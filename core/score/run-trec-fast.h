@@ -84,7 +84,10 @@ struct trec_fast_masks {
  * see trec_qid_word) is at buf + gs + qid_off, and lines[] has room
  * (nr < alloc). Each line's docid goes to lines[nr] as a pointer when
  * 'mapped' (the buffer never moves; nothing is written to it), else as an
- * offset from gs in off_doc[nr], NUL-terminated in place. 'tag_len' is
+ * offset from gs in off_doc[nr], NUL-terminated in place. With 'batches'
+ * (RUN_SCAN_LINES) lines of any question are read, each qid's offset from
+ * gs and length going to off_qid[nr] and len_qid[nr] (NUL-terminated in
+ * place unless mapped), until lines[] is full. 'tag_len' is
  * the length of the last run line's tag (at 'tag_off'); both are left as
  * they were when no run line is read.
  */
@@ -93,9 +96,9 @@ struct trec_fast_state {
 	size_t pos, end, gs, qid_off, qid_len, nr, alloc, tag_off, tag_len;
 	uint64_t qid_word;
 	struct trec_line *lines;
-	uint32_t *off_doc;
+	uint32_t *off_doc, *off_qid, *len_qid;
 	long lineno;
-	bool mapped;
+	bool mapped, batches;
 };
 
 /*
@@ -342,10 +345,10 @@ static TF_TARGET void TF_(trec_fast_loop)(struct trec_fast_state *r)
 	size_t last = SIZE_MAX;
 	unsigned tag_b = 0, tag_e = 0;
 	struct trec_line *lines = r->lines;
-	uint32_t *off_doc = r->off_doc;
+	uint32_t *off_doc = r->off_doc, *off_qid = r->off_qid, *len_qid = r->len_qid;
 	uint64_t qword = r->qid_word;
 	long lineno = r->lineno;
-	bool mapped = r->mapped;
+	bool mapped = r->mapped, batches = r->batches;
 
 	while (pos <= end && nr < alloc) {
 		char *p = buf + pos;
@@ -357,9 +360,15 @@ static TF_TARGET void TF_(trec_fast_loop)(struct trec_fast_state *r)
 			break;
 		if (got) {
 			ql = l.e[0] - l.b[0];
-			if (ql != qlen || trec_qid_word(p + l.b[0], ql) != qword ||
-			    (ql > 8 && memcmp(p + l.b[0], qid, ql)))
+			if (batches) {
+				if (!mapped)
+					p[l.e[0]] = '\0';
+				off_qid[nr] = (uint32_t)(pos + l.b[0] - gs);
+				len_qid[nr] = (uint32_t)ql;
+			} else if (ql != qlen || trec_qid_word(p + l.b[0], ql) != qword ||
+				   (ql > 8 && memcmp(p + l.b[0], qid, ql))) {
 				break;
+			}
 			if (mapped) {
 				lines[nr].doc = p + l.b[2];
 			} else {

@@ -258,7 +258,10 @@ static int batch_line(struct scan *s, size_t line_start, const struct fields *f)
 		ALLOC_GROW(s->off_qid, s->nr + 1, s->alloc_qid);
 		s->len_qid = xreallocarray(s->len_qid, s->alloc_qid, sizeof(*s->len_qid));
 	}
-	s->off_doc[s->nr] = (uint32_t)(f->doc - (s->buf + s->group_start));
+	if (s->mapped)
+		s->lines[s->nr].doc = f->doc;  /* the buffer never moves */
+	else
+		s->off_doc[s->nr] = (uint32_t)(f->doc - (s->buf + s->group_start));
 	s->off_qid[s->nr] = (uint32_t)(f->qid - (s->buf + s->group_start));
 	s->len_qid[s->nr] = (uint32_t)f->qid_len;
 	s->lines[s->nr].len = (uint32_t)f->doc_len;
@@ -400,12 +403,21 @@ static inline bool scan_line_fast(struct scan *s, int *ret)
  * question needs (the check that it is new, the hand-over of the last
  * one). Only a question's first line has its qid NUL-terminated.
  */
-static void scan_stream_fast(struct scan *s)
+static int scan_stream_fast(struct scan *s)
 {
 	struct trec_fast_state r;
 
 	if (!s->nr || s->len < 64)
-		return;
+		return 0;
+	if (s->batches) {
+		/* room for a whole batch in every array: the loop stops when it is full */
+		ALLOC_GROW(s->lines, SCAN_BATCH, s->alloc);
+		ALLOC_GROW(s->off_doc, SCAN_BATCH, s->alloc_off);
+		if (s->alloc_qid < SCAN_BATCH) {
+			ALLOC_GROW(s->off_qid, SCAN_BATCH, s->alloc_qid);
+			s->len_qid = xreallocarray(s->len_qid, s->alloc_qid, sizeof(*s->len_qid));
+		}
+	}
 	r.buf = s->buf;
 	r.pos = s->pos;
 	r.end = s->len - 64;
@@ -414,11 +426,14 @@ static void scan_stream_fast(struct scan *s)
 	r.qid_len = s->qid_len;
 	r.qid_word = s->qid_word;
 	r.nr = s->nr;
-	r.alloc = s->alloc;
+	r.alloc = s->batches ? SCAN_BATCH : s->alloc;
 	r.lines = s->lines;
 	r.off_doc = s->off_doc;
+	r.off_qid = s->off_qid;
+	r.len_qid = s->len_qid;
 	r.lineno = s->lineno;
 	r.mapped = s->mapped;
+	r.batches = s->batches;
 	r.tag_len = 0;
 #ifdef TREC_FAST_HAVE_AVX2
 	if (s->avx2)
@@ -434,6 +449,9 @@ static void scan_stream_fast(struct scan *s)
 	s->pos = r.pos;
 	s->nr = r.nr;
 	s->lineno = r.lineno;
+	if (s->batches && s->nr == SCAN_BATCH)
+		return emit_group(s);
+	return 0;
 }
 #endif
 
@@ -582,8 +600,8 @@ static int scan_run(struct scan *s)
 			if (s->mapped && s->pos - s->dropped >= MAP_DROP_STEP)
 				scan_drop_mapped(s);
 #ifdef TREC_FAST_LINE
-			if (s->lineno && !s->collect && !s->batches)
-				scan_stream_fast(s);
+			if (s->lineno && !s->collect && (r = scan_stream_fast(s)))
+				return r;
 			if (s->lineno && s->len - s->pos >= 64 && scan_line_fast(s, &r)) {
 				if (r)
 					return r;
@@ -729,6 +747,7 @@ static int scan_mapped(const char *path, off_t start, off_t end, enum run_scan_m
 
 	scan_init(&s, path, fn, data);
 	s.pieces = mode == RUN_SCAN_PIECES;
+	s.batches = mode == RUN_SCAN_LINES;
 	if ((fd = open_regular(path)) < 0)
 		return -1;
 	if (fstat(fd, &st) < 0) {
@@ -762,7 +781,7 @@ int run_trec_scan_mapped(const char *path, enum run_scan_mode mode, trec_group_f
 {
 	int ret = -2;
 
-	if ((mode == RUN_SCAN_STREAM || mode == RUN_SCAN_PIECES) && strcmp(path, "-"))
+	if (mode != RUN_SCAN_COLLECT && strcmp(path, "-"))
 		ret = scan_mapped(path, 0, -1, mode, fn, data, runid);
 	if (ret == -2)
 		ret = run_trec_scan_mode(path, mode, fn, data, runid);

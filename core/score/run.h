@@ -148,11 +148,11 @@ int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn 
 
 /*
  * Like run_trec_scan_mode, for a callback that reads qids and docids by
- * their lengths: in RUN_SCAN_STREAM and RUN_SCAN_PIECES a plain regular
- * file is mapped into memory rather than read (no copy), and the qids and
- * docids handed over are then not NUL-terminated (7 readable bytes still
- * follow each, as g->padded says). Compressed files, stdin and the other
- * modes are read as by run_trec_scan_mode. A file truncated by another
+ * their lengths: in every mode but RUN_SCAN_COLLECT a plain regular file is
+ * mapped into memory rather than read (no copy), and the qids and docids
+ * handed over are then not NUL-terminated (7 readable bytes still follow
+ * each, as g->padded says). Compressed files, stdin and RUN_SCAN_COLLECT
+ * are read as by run_trec_scan_mode. A file truncated by another
  * process while it is mapped stops the process with SIGBUS.
  */
 int run_trec_scan_mapped(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,

@@ -54,6 +54,7 @@ struct sc_judged {
 	uint64_t key;
 	int rel;            /* grade, or REL_UNJUDGED */
 	uint32_t q;         /* qrels index */
+	uint32_t len;       /* of doc */
 	long before;        /* lines ranked between the previous judged one and this one */
 };
 
@@ -128,7 +129,10 @@ static inline uint64_t sc_key(const char *s, size_t len, bool padded, bool *hash
 		*hashed = true;
 		return padded ? qrels_hash_padded(s, len) : qrels_hash(s, len);
 	}
-	memcpy(&w, s, padded ? 8 : len);
+	if (padded)
+		memcpy(&w, s, 8);  /* one load: a copy of variable length costs a call or a rep movs */
+	else
+		memcpy(&w, s, len);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	mask = len == 8 ? ~0ULL : ~(~0ULL >> (8 * len));
 	w &= mask;
@@ -309,7 +313,7 @@ static void scatter_store_flush(struct scatter *sc)
 }
 
 /* The main pass, for one line 'l' of question 'h'. */
-static int scatter_line(struct scatter *sc, struct qhot *h, const struct trec_line *l, bool padded)
+static inline int scatter_line(struct scatter *sc, struct qhot *h, const struct trec_line *l, bool padded)
 {
 	size_t q = h->idx - 1;
 	bool hashed = false;
@@ -325,6 +329,7 @@ static int scatter_line(struct scatter *sc, struct qhot *h, const struct trec_li
 		j = &sc->j[sc->nr_j++];
 		j->score = l->score;
 		j->doc = jd->doc;
+		j->len = (uint32_t)jd->len;
 		j->key = key;
 		j->rel = jd->rel < 0 ? REL_UNJUDGED : jd->rel;
 		j->q = (uint32_t)q;
@@ -345,8 +350,9 @@ static int scatter_line(struct scatter *sc, struct qhot *h, const struct trec_li
  * evaluated. The qid slot of a line is prefetched SC_AHEAD lines ahead, so
  * that in a shuffled run the lookups of consecutive lines overlap.
  */
-static int scatter_batch(struct scatter *sc, const struct trec_group *g,
-			 int (*fn)(struct scatter *, struct qhot *, const struct trec_line *, bool))
+static inline __attribute__((always_inline)) int
+scatter_batch(struct scatter *sc, const struct trec_group *g,
+	      int (*fn)(struct scatter *, struct qhot *, const struct trec_line *, bool))
 {
 	uint64_t key[SC_AHEAD];
 	size_t slot[SC_AHEAD];
@@ -415,13 +421,14 @@ static int scatter_line_dup(struct scatter *sc, struct qhot *h, const struct tre
 		return 0;
 	if (!d->doc) {
 		d->doc = xmalloc(l->len + 1);
-		memcpy(d->doc, l->doc, l->len + 1);
+		memcpy(d->doc, l->doc, l->len);  /* a mapped scan's docids are not NUL-terminated */
+		d->doc[l->len] = '\0';
 		d->len = l->len;
 		d->line = l->line;
 	} else if (d->len == l->len && !memcmp(d->doc, l->doc, l->len)) {
 		return error_at(sc->path, l->line, 0,
-				"document '%s' listed twice for query '%s' (first at line %ld)",
-				l->doc, sc->qr->q[key.q].qid, d->line);
+				"document '%.*s' listed twice for query '%s' (first at line %ld)",
+				(int)l->len, l->doc, sc->qr->q[key.q].qid, d->line);
 	}
 	return 0;
 }
@@ -445,7 +452,7 @@ static int scatter_line_count(struct scatter *sc, struct qhot *h, const struct t
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		cmp = run_rank_cmp(j[mid].score, j[mid].doc, l->score, l->doc);
+		cmp = run_rank_cmp_len(j[mid].score, j[mid].doc, j[mid].len, l->score, l->doc, l->len);
 		if (!cmp)
 			break;  /* the judged document itself */
 		if (cmp < 0)
@@ -495,7 +502,8 @@ static void scatter_settle(struct scatter *sc, size_t q, bool judged_only,
 	size_t n = c->nr_rec + c->nr_j, cap = 16, m = c->nr_j;
 	bool exact = !(h->flags & QF_LONG);
 
-	while (cap < 2 * n)
+	/* at most a quarter full: a lookup seldom probes a second slot */
+	while (cap < 4 * n)
 		cap *= 2;
 	if (cap > *alloc) {
 		free(*set);
@@ -592,7 +600,7 @@ int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct
 	sc.qr = st->qr;
 	sc.path = st->path;
 	scatter_index(&sc, only);
-	ret = run_trec_scan_mode(st->path, RUN_SCAN_LINES, scatter_pass, &sc, runid);
+	ret = run_trec_scan_mapped(st->path, RUN_SCAN_LINES, scatter_pass, &sc, runid);
 	scatter_store_flush(&sc);
 	if (!ret) {
 		if (sc.nr_j > 1)
@@ -622,11 +630,11 @@ int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct
 	}
 	if (!ret && sc.nr_dup) {
 		qsort(sc.dup, sc.nr_dup, sizeof(*sc.dup), cmp_sc_dup);
-		ret = run_trec_scan_mode(st->path, RUN_SCAN_LINES, scatter_pass_dup, &sc, NULL);
+		ret = run_trec_scan_mapped(st->path, RUN_SCAN_LINES, scatter_pass_dup, &sc, NULL);
 	}
 	if (!ret && ties) {
 		sc.want = QF_TIE;
-		ret = run_trec_scan_mode(st->path, RUN_SCAN_LINES, scatter_pass_count, &sc, NULL);
+		ret = run_trec_scan_mapped(st->path, RUN_SCAN_LINES, scatter_pass_count, &sc, NULL);
 	}
 	for (size_t i = 0; !ret && i < st->qr->nr; i++) {
 		const struct qrels_query *qq = &st->qr->q[i];

@@ -596,6 +596,18 @@ static char *range_text(const char *path, off_t start, off_t end)
 	return text;
 }
 
+/* Every line of a RUN_SCAN_LINES batch: "qid doc score line\n". */
+static int note_batch(struct trec_group *g, void *data)
+{
+	struct strbuf *sb = data;
+
+	strbuf_addf(sb, "batch of %zu\n", g->nr);
+	for (size_t i = 0; i < g->nr; i++)
+		strbuf_addf(sb, "%.*s %.*s %.17g %ld\n", (int)g->qid_lens[i], g->qids[i],
+			    (int)g->lines[i].len, g->lines[i].doc, g->lines[i].score, g->lines[i].line);
+	return 0;
+}
+
 /*
  * A mapped scan reads the file in place: what it hands over must be what
  * reading gives, where the mapping ends (a file of whole pages, its last
@@ -651,6 +663,26 @@ static void test_scan_mapped(void)
 	is_str(b, a, "... the same through the mapped scan");
 	free(a);
 	free(b);
+	free(path);
+
+	/* lines of questions in any order, in batches: mapped as read, with each line's qid */
+	strbuf_reset(&sb);
+	for (line = 1; line <= 3000; line++)
+		strbuf_addf(&sb, "%sq%ld Q0 doc%ld-%ld %ld %ld.%03ld run\n", line % 97 ? "" : " ",
+			    line * 7919 % 13, line % 13, line, line, line % 17, line % 1000);
+	path = write_tmp("lines.trec", sb.buf, sb.len);
+	{
+		struct strbuf ra = STRBUF_INIT, rb = STRBUF_INIT;
+
+		ok(!run_trec_scan_mode(path, RUN_SCAN_LINES, note_batch, &ra, NULL) &&
+		   !run_trec_scan_mapped(path, RUN_SCAN_LINES, note_batch, &rb, NULL),
+		   "lines in batches are read and mapped");
+		ok(strstr(ra.buf, "batch of 1024\n") && strstr(ra.buf, "\nq2 doc1-1 ") &&
+		   strstr(ra.buf, " 3000\n"), "... in batches of 1024, each line with its qid");
+		is_str(rb.buf, ra.buf, "... the same mapped");
+		strbuf_release(&ra);
+		strbuf_release(&rb);
+	}
 	free(path);
 
 	/* a NUL byte after the first 8 KB (past the binary check), at line 700 */
