@@ -48,6 +48,21 @@ static void fsync_dir(const char *path)
 	free(dir);
 }
 
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	return "not a regular file";
+}
+
 /* Write the content to a fresh temporary file beside 'path'; return its name (caller frees) or NULL. */
 static char *write_temp(const char *path, const void *data, size_t len)
 {
@@ -66,15 +81,16 @@ static char *write_temp(const char *path, const void *data, size_t len)
 		return NULL;
 	}
 	fchmod(fd, 0644);
+	/* the message names the file asked for: the temporary one is gone */
 	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
-		error("cannot write '%s': %s", tmp, strerror(errno));
+		error("cannot write '%s': %s", path, strerror(errno));
 		close(fd);
 		unlink(tmp);
 		free(tmp);
 		return NULL;
 	}
 	if (close(fd) < 0) {
-		error("cannot write '%s': %s", tmp, strerror(errno));
+		error("cannot write '%s': %s", path, strerror(errno));
 		unlink(tmp);
 		free(tmp);
 		return NULL;
@@ -91,8 +107,17 @@ int write_stdout(const void *data, size_t len)
 
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
-	char *tmp = write_temp(path, data, len);
+	struct stat st;
+	char *tmp;
 
+	/* rename(2) would put a file in place of a device, FIFO or socket:
+	 * refuse before writing (a directory makes rename fail; a symbolic
+	 * link is replaced) */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) &&
+	    !S_ISDIR(st.st_mode))
+		return error("refusing to replace '%s': it is %s, not a regular file", path,
+			     file_kind(st.st_mode));
+	tmp = write_temp(path, data, len);
 	if (!tmp)
 		return -1;
 	if (rename(tmp, path) < 0) {
@@ -125,21 +150,6 @@ int write_file_new(const char *path, const void *data, size_t len)
 	free(tmp);
 	fsync_dir(path);
 	return 0;
-}
-
-static const char *file_kind(mode_t m)
-{
-	if (S_ISDIR(m))
-		return "a directory";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISSOCK(m))
-		return "a socket";
-	if (S_ISCHR(m) || S_ISBLK(m))
-		return "a device";
-	if (S_ISLNK(m))
-		return "a symbolic link";
-	return "not a regular file";
 }
 
 /* Check that the open 'fd' of 'path' is a regular file and make it blocking

@@ -26,7 +26,8 @@
 
 #include "base/strbuf.h"
 
-/* Replace 'path' atomically with 'len' bytes of 'data'. Return 0 or -1 (reported). */
+/* Replace 'path' atomically with 'len' bytes of 'data' (a device, FIFO
+ * or socket there is refused). Return 0 or -1 (reported). */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* Write the 'len' bytes of 'data' to standard output and flush it. Return 0,
  * or -1 (reported: "cannot write to standard output: REASON"). */

@@ -104,9 +104,24 @@ int yamlio_emitter_init(yaml_emitter_t *em, struct strbuf *out)
 
 int yamlio_emit(yaml_emitter_t *em, yaml_event_t *ev, int ok)
 {
-	if (!ok || !yaml_emitter_emit(em, ev))
+	if (!ok) {
+		/* libyaml refuses to make an event only for a string that is not
+		 * UTF-8 (or out of memory), and says nothing: say it for it */
+		em->error = YAML_EMITTER_ERROR;
+		em->problem = "a string is not valid UTF-8";
+		return -1;
+	}
+	if (!yaml_emitter_emit(em, ev))
 		return -1;
 	return 0;
+}
+
+int yamlio_emitter_end(yaml_emitter_t *em, int ret, const char *what)
+{
+	if (ret)
+		error("cannot write %s as YAML: %s", what, em->problem ? em->problem : "unknown problem");
+	yaml_emitter_delete(em);
+	return ret;
 }
 
 int yamlio_doc_start(yaml_emitter_t *em)

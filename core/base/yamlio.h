@@ -45,7 +45,15 @@ enum yscalar_type yscalar_resolve(const char *plain);
  */
 int yamlio_emitter_init(yaml_emitter_t *em, struct strbuf *out);
 
-/* Emit 'ev' when 'ok' (the result of its _initialize call) is true. */
+/*
+ * Release 'em' once writing 'what' ("the set", "'pool.yaml'") ended with
+ * 'ret' (0, or -1 from a helper below): on -1 report "cannot write WHAT as
+ * YAML: " and the emitter's problem. Return 'ret'.
+ */
+int yamlio_emitter_end(yaml_emitter_t *em, int ret, const char *what);
+
+/* Emit 'ev' when 'ok' (the result of its _initialize call) is true; when it
+ * is false, the emitter's problem says a string is not valid UTF-8. */
 int yamlio_emit(yaml_emitter_t *em, yaml_event_t *ev, int ok);
 
 /* Emit the stream start and document start events. */

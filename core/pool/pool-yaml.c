@@ -129,30 +129,33 @@ static int emit_pool(yaml_emitter_t *em, const struct pool *p)
 	return 0;
 }
 
-int pool_to_yaml(const struct pool *p, struct strbuf *out)
+/* pool_to_yaml, naming the pool 'what' ("the pool", "'FILE'") when it cannot be written. */
+static int to_yaml(const struct pool *p, struct strbuf *out, const char *what)
 {
 	yaml_emitter_t em;
-	int rc;
 
 	if (yamlio_emitter_init(&em, out) < 0)
 		return -1;
 	strbuf_addstr(out, "# evalset pool: grade each pair 0-3 (null: not graded yet); see docs/pool.md\n"
 			   "#   0 unrelated  1 related but does not answer  2 partly answers\n"
 			   "#   3 dedicated to the question and holds the exact answer\n");
-	rc = emit_pool(&em, p);
-	if (rc)
-		error("cannot write the pool as YAML: %s", em.problem ? em.problem : "emitter error");
-	yaml_emitter_delete(&em);
-	return rc;
+	return yamlio_emitter_end(&em, emit_pool(&em, p), what);
+}
+
+int pool_to_yaml(const struct pool *p, struct strbuf *out)
+{
+	return to_yaml(p, out, "the pool");
 }
 
 int pool_save(const struct pool *p, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int rc = pool_to_yaml(p, &sb);
+	char *what = xstrfmt("'%s'", path);
+	int rc = to_yaml(p, &sb, what);
 
 	if (!rc)
 		rc = write_file_atomic(path, sb.buf, sb.len);
+	free(what);
 	strbuf_release(&sb);
 	return rc;
 }

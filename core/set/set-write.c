@@ -154,15 +154,6 @@ static int emit_begin(yaml_emitter_t *em, struct strbuf *out)
 	return yamlio_doc_start(em);
 }
 
-/* Release 'em' after its writing ended with 'ret' (0 or -1), reporting the emitter's problem on -1. */
-static int emit_end(yaml_emitter_t *em, int ret)
-{
-	if (ret)
-		error("cannot write YAML: %s", em->problem ? em->problem : "unknown problem");
-	yaml_emitter_delete(em);
-	return ret;
-}
-
 int question_to_yaml(const struct question *q, struct strbuf *out)
 {
 	yaml_emitter_t em;
@@ -174,7 +165,7 @@ int question_to_yaml(const struct question *q, struct strbuf *out)
 		goto out;
 	ret = 0;
 out:
-	return emit_end(&em, ret);
+	return yamlio_emitter_end(&em, ret, "the question");
 }
 
 int set_to_yaml(const struct set *s, struct strbuf *out)
@@ -214,7 +205,7 @@ int set_to_yaml(const struct set *s, struct strbuf *out)
 		goto out;
 	ret = 0;
 out:
-	return emit_end(&em, ret);
+	return yamlio_emitter_end(&em, ret, "the set");
 }
 
 /* ---- what the reader accepts ---- */

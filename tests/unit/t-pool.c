@@ -240,6 +240,30 @@ static void test_refusals(void)
 	}
 }
 
+/* A pool the emitter refuses (a text that is not UTF-8) is an error naming the file; nothing is written. */
+static void test_write_refused(void)
+{
+	struct pool p = POOL_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xstrfmt("%s/pool.yaml", tmpdir), *want;
+	int rc;
+
+	ok(!pool_load_buf(&p, head, strlen(head), "pool.yaml"), "a small pool loads");
+	p.q[0].text = xstrdup("caf\xe9?");
+	test_captured();
+	rc = pool_save(&p, path);
+	want = xstrfmt("cannot write '%s' as YAML: a string is not valid UTF-8", path);
+	ok(rc < 0 && strstr(test_captured(), want), "saving it is refused, naming the file and the problem");
+	free(want);
+	ok(!path_exists(path), "nothing is written");
+	test_captured();
+	ok(pool_to_yaml(&p, &sb) < 0 && strstr(test_captured(), "cannot write the pool as YAML"),
+	   "pool_to_yaml names the pool");
+	strbuf_release(&sb);
+	pool_release(&p);
+	free(path);
+}
+
 static void test_check(void)
 {
 	static const char text[] =
@@ -292,6 +316,7 @@ int main(void)
 	test_build();
 	test_refusals();
 	test_check();
+	test_write_refused();
 	rmdir(tmpdir);
 	return test_done();
 }
