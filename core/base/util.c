@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 static void oom(size_t size)
@@ -27,31 +26,6 @@ void *xmalloc(size_t size)
 	if (!p)
 		oom(size);
 	return p;
-}
-
-void *xmalloc_huge(size_t size)
-{
-	char *p = mmap(NULL, 2 * size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uintptr_t at;
-
-	if (p == MAP_FAILED)
-		oom(size);
-	/* keep the part aligned to 'size', give back the rest */
-	at = ((uintptr_t)p + size - 1) / size * size;
-	if (at > (uintptr_t)p)
-		munmap(p, at - (uintptr_t)p);
-	if ((uintptr_t)p + 2 * size > at + size)
-		munmap((char *)(at + size), (uintptr_t)p + 2 * size - (at + size));
-#ifdef MADV_HUGEPAGE
-	madvise((void *)at, size, MADV_HUGEPAGE);
-#endif
-	return (void *)at;
-}
-
-void free_huge(void *p, size_t size)
-{
-	if (p)
-		munmap(p, size);
 }
 
 void *xcalloc(size_t nmemb, size_t size)

@@ -31,14 +31,6 @@
 	} while (0)
 
 void *xmalloc(size_t size);
-/*
- * Allocate 'size' bytes (a multiple of 2 MiB) of zeroed memory aligned to
- * 'size' and marked for transparent huge pages, so that the kernel may back
- * each 2 MiB with one page (one fault) instead of 512; abort when out of
- * memory, as xmalloc does. Free it with free_huge(p, size).
- */
-void *xmalloc_huge(size_t size);
-void free_huge(void *p, size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 /*
  * xcalloc for a hash table: the zeroes are written at once. Fresh zeroed

@@ -84,8 +84,7 @@ struct sc_dup {             /* a docid key met twice in one question */
 	long line;
 };
 
-#define SC_BLOCK (2u << 20)  /* arena block: one huge page where the kernel gives them
-                               * (a shuffled 7-million-line run writes 110 MB of records) */
+#define SC_BLOCK (1u << 20)  /* arena block */
 #define SC_CHUNK_MAX 512u    /* lines per chunk at most */
 #define SC_PENDING 16        /* power of two */
 
@@ -267,7 +266,7 @@ static void scatter_grow(struct scatter *sc, size_t q)
 
 	if ((size_t)(sc->arena_end - sc->arena) < size) {
 		ALLOC_GROW(sc->blocks, sc->nr_blocks + 1, sc->alloc_blocks);
-		sc->arena = sc->blocks[sc->nr_blocks++] = xmalloc_huge(SC_BLOCK);
+		sc->arena = sc->blocks[sc->nr_blocks++] = xmalloc(SC_BLOCK);
 		sc->arena_end = sc->arena + SC_BLOCK;
 	}
 	k = (struct sc_chunk *)(void *)sc->arena;
@@ -474,7 +473,7 @@ static int scatter_pass_count(struct trec_group *g, void *data)
 static void scatter_release(struct scatter *sc)
 {
 	for (size_t i = 0; i < sc->nr_blocks; i++)
-		free_huge(sc->blocks[i], SC_BLOCK);
+		free(sc->blocks[i]);
 	for (size_t i = 0; i < sc->nr_dup; i++)
 		free(sc->dup[i].doc);
 	free(sc->blocks);
