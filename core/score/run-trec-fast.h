@@ -175,45 +175,58 @@ static inline __attribute__((always_inline)) bool trec_fast_score(const char *p,
 #define TF_TARGET
 #endif
 
+#ifdef TREC_FAST_AVX2
+/* Classify the 32 bytes at p + k into 'm' (k a constant once inlined). */
+static inline __attribute__((always_inline)) TF_TARGET void TF_(trec_fast_chunk)(const char *p,
+									       unsigned k,
+									       struct trec_fast_masks *m)
+{
+	const __m256i sp = _mm256_set1_epi8(' '), tab = _mm256_set1_epi8('\t'),
+		nlc = _mm256_set1_epi8('\n'), dotc = _mm256_set1_epi8('.');
+	__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + k));
+
+	m->le |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
+		_mm256_cmpeq_epi8(_mm256_max_epu8(x, sp), sp)) << k;
+	m->bl |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
+		_mm256_or_si256(_mm256_cmpeq_epi8(x, sp), _mm256_cmpeq_epi8(x, tab))) << k;
+	m->nl |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, nlc)) << k;
+	m->dot |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, dotc)) << k;
+}
+#else
+/* Classify the 16 bytes at p + k into 'm' (k a constant once inlined). */
+static inline __attribute__((always_inline)) void TF_(trec_fast_chunk)(const char *p, unsigned k,
+								     struct trec_fast_masks *m)
+{
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
+		nlc = _mm_set1_epi8('\n'), dotc = _mm_set1_epi8('.');
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
+
+	m->le |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(x, sp), sp)) << k;
+	m->bl |= (uint64_t)(unsigned)_mm_movemask_epi8(
+		_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, tab))) << k;
+	m->nl |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, nlc)) << k;
+	m->dot |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, dotc)) << k;
+}
+#endif
+
 /* Classify the 64 bytes at 'p' into 'm'; return false when no '\n' is among them. */
 static inline __attribute__((always_inline)) TF_TARGET bool TF_(trec_fast_classify)(const char *p,
 									      struct trec_fast_masks *m)
 {
 #ifdef TREC_FAST_AVX2
-	const __m256i sp = _mm256_set1_epi8(' '), tab = _mm256_set1_epi8('\t'),
-		nlc = _mm256_set1_epi8('\n'), dotc = _mm256_set1_epi8('.');
-
 	m->le = m->bl = m->nl = m->dot = 0;
-	for (unsigned k = 0; k < 64; k += 32) {
-		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + k));
-
-		m->le |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
-			_mm256_cmpeq_epi8(_mm256_max_epu8(x, sp), sp)) << k;
-		m->bl |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
-			_mm256_or_si256(_mm256_cmpeq_epi8(x, sp), _mm256_cmpeq_epi8(x, tab))) << k;
-		m->nl |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, nlc)) << k;
-		m->dot |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, dotc)) << k;
-	}
+	TF_(trec_fast_chunk)(p, 0, m);
+	TF_(trec_fast_chunk)(p, 32, m);
 	return m->nl != 0;
 #else
-	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
-		nlc = _mm_set1_epi8('\n'), dotc = _mm_set1_epi8('.');
-	unsigned k = 0;
-
 	m->le = m->bl = m->nl = m->dot = 0;
 	/* the usual line ends in its first 48 bytes: three chunks without a test between */
-	for (;;) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
-
-		m->le |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(x, sp), sp)) << k;
-		m->bl |= (uint64_t)(unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, tab))) << k;
-		m->nl |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, nlc)) << k;
-		m->dot |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, dotc)) << k;
-		k += 16;
-		if (k == 64 || (k >= 48 && m->nl))
-			return m->nl != 0;
-	}
+	TF_(trec_fast_chunk)(p, 0, m);
+	TF_(trec_fast_chunk)(p, 16, m);
+	TF_(trec_fast_chunk)(p, 32, m);
+	if (!m->nl)
+		TF_(trec_fast_chunk)(p, 48, m);
+	return m->nl != 0;
 #endif
 }
 
