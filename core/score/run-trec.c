@@ -217,6 +217,17 @@ static bool scan_uses_avx2(void)
 #endif
 }
 
+/* Note where the docid of 'f', the next line, is: a pointer in a mapped
+ * scan (the buffer never moves), else an offset that emit_group turns into
+ * one. */
+static inline void keep_doc(struct scan *s, const struct fields *f)
+{
+	if (s->mapped)
+		s->lines[s->nr].doc = f->doc;
+	else
+		s->off_doc[s->nr] = (uint32_t)(f->doc - (s->buf + s->group_start));
+}
+
 static int emit_group(struct scan *s)
 {
 	struct trec_group g;
@@ -258,10 +269,7 @@ static int batch_line(struct scan *s, size_t line_start, const struct fields *f)
 		ALLOC_GROW(s->off_qid, s->nr + 1, s->alloc_qid);
 		s->len_qid = xreallocarray(s->len_qid, s->alloc_qid, sizeof(*s->len_qid));
 	}
-	if (s->mapped)
-		s->lines[s->nr].doc = f->doc;  /* the buffer never moves */
-	else
-		s->off_doc[s->nr] = (uint32_t)(f->doc - (s->buf + s->group_start));
+	keep_doc(s, f);
 	s->off_qid[s->nr] = (uint32_t)(f->qid - (s->buf + s->group_start));
 	s->len_qid[s->nr] = (uint32_t)f->qid_len;
 	s->lines[s->nr].len = (uint32_t)f->doc_len;
@@ -295,10 +303,7 @@ static inline int stream_line(struct scan *s, size_t line_start, const struct fi
 		ALLOC_GROW(s->lines, s->nr + 1, s->alloc);
 		ALLOC_GROW(s->off_doc, s->nr + 1, s->alloc_off);
 	}
-	if (s->mapped)
-		s->lines[s->nr].doc = f->doc;  /* the buffer never moves */
-	else
-		s->off_doc[s->nr] = (uint32_t)(f->doc - (s->buf + s->group_start));
+	keep_doc(s, f);
 	s->lines[s->nr].len = (uint32_t)f->doc_len;
 	s->lines[s->nr].line = s->lineno;
 	s->lines[s->nr].score = f->score;

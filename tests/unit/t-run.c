@@ -567,33 +567,36 @@ static void test_scan_scores(scan_fn scan, const char *how)
 	free(ls);
 }
 
+/* What a scan that returned 'ret' handed over to note_group in 'sg', and
+ * its runid, flattened into one string (the buffers are released). */
+static char *flatten_scan(int ret, struct seen_groups *sg, struct strbuf *runid)
+{
+	char *text = xstrfmt("ret %d\n%s%sid %s\n", ret, sg->qids.buf, sg->lines.buf, runid->buf);
+
+	strbuf_release(&sg->qids);
+	strbuf_release(&sg->lines);
+	strbuf_release(runid);
+	return text;
+}
+
 /* The groups and lines 'scan' reads from 'path' (its runid after them), flattened. */
 static char *scan_text(scan_fn scan, const char *path)
 {
 	struct seen_groups sg = { STRBUF_INIT, STRBUF_INIT };
 	struct strbuf runid = STRBUF_INIT;
-	char *text;
 	int ret = scan(path, RUN_SCAN_STREAM, note_group, &sg, &runid);
 
-	text = xstrfmt("ret %d\n%s%sid %s\n", ret, sg.qids.buf, sg.lines.buf, runid.buf);
-	strbuf_release(&sg.qids);
-	strbuf_release(&sg.lines);
-	strbuf_release(&runid);
-	return text;
+	return flatten_scan(ret, &sg, &runid);
 }
 
-/* The ranges of a file read mapped, flattened like scan_text. */
+/* The range [start, end) of a file read mapped, flattened like scan_text. */
 static char *range_text(const char *path, off_t start, off_t end)
 {
 	struct seen_groups sg = { STRBUF_INIT, STRBUF_INIT };
 	struct strbuf runid = STRBUF_INIT;
 	int ret = run_trec_scan_range(path, start, end, RUN_SCAN_STREAM, note_group, &sg, &runid);
-	char *text = xstrfmt("ret %d\n%s%sid %s\n", ret, sg.qids.buf, sg.lines.buf, runid.buf);
 
-	strbuf_release(&sg.qids);
-	strbuf_release(&sg.lines);
-	strbuf_release(&runid);
-	return text;
+	return flatten_scan(ret, &sg, &runid);
 }
 
 /* Every line of a RUN_SCAN_LINES batch: "qid doc score line\n". */
