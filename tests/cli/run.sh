@@ -23,7 +23,11 @@ shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 if [ $# -gt 0 ]; then names=("$@"); else names=($(ls "$cases")); fi
 n=0; failed=0
-snapshot() { (cd "$1" && find . -path ./.snap -prune -o -print0 | sort -z | xargs -0 -r stat -c '%n %s %Y %a' 2>/dev/null; find . -type f ! -name .snap -print0 | sort -z | xargs -0 -r sha256sum); }
+# What a case's folder holds: every name with its mode, and every file's size,
+# time and content. A folder's own time is left out: a command that refuses
+# bad input may have made and removed a temporary file in it, which changes
+# nothing the user has but moves that time on (flaky, one-second steps).
+snapshot() { (cd "$1" && find . -path ./.snap -prune -o -type d -print0 | sort -z | xargs -0 -r stat -c '%n folder %a' 2>/dev/null; find . -path ./.snap -prune -o ! -type d -print0 | sort -z | xargs -0 -r stat -c '%n %s %Y %a' 2>/dev/null; find . -type f ! -name .snap -print0 | sort -z | xargs -0 -r sha256sum); }
 for name in "${names[@]}"; do
   c="$cases/$name"
   [ -f "$c/cmd" ] || continue
