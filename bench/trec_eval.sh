@@ -17,8 +17,8 @@
 #   EVALSET  the binary (default: build/evalset)
 #   WORKDIR  where the generated runs are kept (default: /tmp/evalset-bench);
 #            about 1 GB, generated once
-# "evalset sorted 1 thread" is the sorted run read on one thread
-# (EVALSET_TREC_EVAL_THREADS=1); "evalset sorted" on two, as a plain grouped
+# "evalset sorted 1 thread" and "evalset shuffled 1 thread" are read on one
+# thread (EVALSET_TREC_EVAL_THREADS=1); the other rows on two, as a plain
 # run of 16 MiB or more is by default.
 # ROWS=sorted measures only the sorted run (wc -l, cat, evalset on one and
 # two threads), for a quick check of the sorted figures; ROUNDS=N sets the
@@ -118,6 +118,7 @@ add "evalset sorted"         "$evalset" trec-eval "${measures[@]}" "$qrels" "$ru
 add "evalset sorted 1 thread" "${one[@]}" trec-eval "${measures[@]}" "$qrels" "$run"
 if [ -z "$only_sorted" ]; then
   add "evalset shuffled"     "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/shuf.trec"
+  add "evalset shuffled 1 thread" "${one[@]}" trec-eval "${measures[@]}" "$qrels" "$work/shuf.trec"
   add "evalset split"        "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/split.trec"
   add "evalset gzip"         "$evalset" trec-eval "${measures[@]}" "$qrels" "$work/run.trec.gz"
 fi
@@ -135,11 +136,13 @@ echo "two threads: CPU sorted / wc -l $(ratio "$(cpu "evalset sorted")" "$(cpu "
   "wall sorted / wc -l $(ratio "$(wall "evalset sorted")" "$(wall "wc -l")")x," \
   "wall two threads / one thread $(ratio "$(wall "evalset sorted")" "$(wall "evalset sorted 1 thread")")x"
 [ "$only_sorted" ] && exit 0
-echo "CPU ratios: shuffled / sorted $(ratio "$(cpu "evalset shuffled")" "$(cpu "evalset sorted")")x," \
+echo "shuffled / sorted (goal <= 2): one thread CPU $(ratio "$(cpu "evalset shuffled 1 thread")" "$(cpu "evalset sorted 1 thread")")x," \
+  "two threads CPU $(ratio "$(cpu "evalset shuffled")" "$(cpu "evalset sorted")")x," \
+  "two threads wall $(ratio "$(wall "evalset shuffled")" "$(wall "evalset sorted")")x"
+echo "CPU ratios:" \
   "split / sorted $(ratio "$(cpu "evalset split")" "$(cpu "evalset sorted")")x," \
   "gzip / gzip -dc $(ratio "$(cpu "evalset gzip")" "$(cpu "gzip -dc")")x;" \
-  "wall: shuffled / sorted $(ratio "$(wall "evalset shuffled")" "$(wall "evalset sorted")")x," \
-  "split / sorted $(ratio "$(wall "evalset split")" "$(wall "evalset sorted")")x"
+  "wall: split / sorted $(ratio "$(wall "evalset split")" "$(wall "evalset sorted")")x"
 if [ -n "$have_te" ]; then
   echo "against trec_eval: CPU sorted $(ratio "$(cpu "trec_eval sorted")" "$(cpu "evalset sorted")")x faster," \
     "shuffled $(ratio "$(cpu "trec_eval shuffled")" "$(cpu "evalset shuffled")")x faster;" \

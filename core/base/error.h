@@ -45,6 +45,8 @@ void set_warning_routine(report_fn fn);
 /* Return the routines installed (NULL: stderr), to restore them after a temporary one. */
 report_fn get_error_routine(void);
 report_fn get_warning_routine(void);
+/* A routine that drops every message: install it to try something quietly. */
+void report_nothing(const char *prefix, const char *msg);
 /* Silence notes and warnings (--quiet); errors are always shown. */
 void set_quiet(int quiet);
 int is_quiet(void);

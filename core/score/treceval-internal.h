@@ -6,7 +6,8 @@
  *                         two threads, pieces met again), the -c stand-in,
  *                         te_print
  *     treceval-scatter.c    runs whose questions are not grouped: one
- *                           streaming pass of 16 bytes a line
+ *                           streaming pass of 16 bytes a line (two
+ *                           threads for a large plain file)
  *       treceval-row.c        one query's row of values from its judged hits
  *         treceval-measures.c, treceval-names.c
  *
@@ -57,8 +58,11 @@ void te_scratch_release(struct te_scratch *sc);
  * streaming pass (rarely two or three): every query of the qrels, or with
  * 'only' those marked 2 there; rows go to 'st->out' and 'st->seen' marks
  * them 1. Not for -M, which needs every line's rank. 'runid', when not
- * NULL, receives the tag of the last line. Return 0 or -1 (reported).
+ * NULL, receives the tag of the last line; 'threads', when not NULL, the
+ * number of threads the pass read the run on (1 or 2, as st->o->threads
+ * allows). Return 0 or -1 (reported).
  */
-int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct strbuf *runid);
+int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct strbuf *runid,
+			  int *threads);
 
 #endif

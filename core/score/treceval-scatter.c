@@ -4,27 +4,37 @@
  *
  * A question whose lines are scattered over the file is evaluated in one
  * streaming pass that keeps 16 bytes a line: the line's score and a 64-bit
- * key of its docid, appended to the question's own list (chunks carved from
- * one arena); the judged documents it retrieved are noted apart (score,
- * docid, grade). A docid of 1 to 8 bytes without NUL is its own key (its
- * bytes read as a big-endian number, so that keys compare as strcmp
- * compares the docids); a longer one is keyed by its hash.
+ * key of its docid, appended to the question's own list of chunks; the
+ * judged documents it retrieved are noted apart (score, docid, grade). A
+ * docid of 1 to 8 bytes without NUL is its own key (its bytes read as a
+ * big-endian number, so that keys compare as strcmp compares the docids);
+ * a longer one is keyed by its hash. The chunks are carved from an arena
+ * reserved for the pass whose pages are made present 2 MiB at a time: one
+ * page fault a page would cost more than the pass's own work on it.
  *
  * After the pass each question is handled alone, in cache: a docid listed
- * twice shows as an equal key (the lines are then found by one more pass
- * that compares the docids, so the error names both lines and a hash
- * collision is never taken for a duplicate), and each judged document's
- * rank is one plus the lines that outrank it, counted as score.c does. Only
- * in a question with a docid longer than 8 bytes, where a line ties in score
+ * twice shows as an equal key (first as an equal 32-bit fingerprint in a
+ * small set; only a question where two are equal has its whole keys
+ * compared; the lines of equal keys are then found by one more pass that
+ * compares the docids, so the error names both lines and a hash collision
+ * is never taken for a duplicate), and each judged document's rank is one
+ * plus the lines that outrank it, counted as score.c does. Only in a
+ * question with a docid longer than 8 bytes, where a line ties in score
  * with one of its judged documents, is the order of the two docids unknown
  * from the keys: those questions alone are counted again by one more pass
  * that compares the docids themselves.
  *
  * In a shuffled run every line belongs to another question than the last,
  * so what a line touches is kept small and fetched early: the question's
- * 32-byte slot of the qid table (prefetched a few lines ahead), one bit of
- * the judgments' filter, and the end of the question's list (written a few
- * lines late, its cache line prefetched meanwhile).
+ * 32-byte slot of the qid table, one bit of the judgments' filter, and the
+ * end of the question's list (see scatter_pass).
+ *
+ * A plain run of 16 MiB or more is read on two threads (unless the options
+ * say one), each from one half of the file into lists of its own, joined
+ * after the pass (a question's lists from the first half, then the
+ * second's); the questions are then settled on two threads, each a share
+ * of the lines. Any failure of that pass is left for one pass on one
+ * thread, which reports it at its line.
  */
 #include "score/treceval-internal.h"
 
@@ -33,9 +43,12 @@
 #include "base/util.h"
 #include "score/run.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 struct sc_rec {
 	double score;
@@ -72,7 +85,7 @@ struct qhot {               /* a slot of the qid table, two per cache line */
 
 struct qcold {
 	struct sc_chunk *head, *tail;
-	size_t nr_rec;          /* lines kept in the chunks (not judged) */
+	size_t nr_rec;          /* lines kept in the chunks (not judged), once closed */
 	uint32_t j0, nr_j;      /* its judged documents in 'j', after the pass */
 };
 
@@ -84,9 +97,29 @@ struct sc_dup {             /* a docid key met twice in one question */
 	long line;
 };
 
-#define SC_BLOCK (1u << 20)  /* arena block */
-#define SC_CHUNK_MAX 512u    /* lines per chunk at most */
-#define SC_PENDING 16        /* power of two */
+#define SC_BLOCK (1u << 20)     /* arena block from malloc */
+#define SC_POPULATE (2u << 20)  /* of the reserved block, made present at once */
+
+/*
+ * Where the chunks are carved from: a block reserved for the whole pass
+ * when the run's size is known (its pages made present SC_POPULATE at a
+ * time, far cheaper than one page fault a page), then blocks from malloc
+ * if it runs out.
+ */
+struct sc_block {
+	char *p;
+	size_t len;
+	bool mapped;            /* reserved with mmap: released with munmap */
+};
+
+struct sc_arena {
+	char *at, *end;         /* the free part of the newest block */
+	char *present;          /* of a reserved block: its pages before this are present */
+	struct sc_block *blocks;
+	size_t nr, alloc;
+};
+
+#define SC_CHUNK_MAX 64u     /* lines per chunk at most */
 
 struct scatter {
 	const struct qrels *qr;
@@ -101,20 +134,15 @@ struct scatter {
 	uint32_t *jq, *jx;      /* its query, and index in that query's judgments */
 	size_t jmask;
 	int jbits;
-	char *arena, *arena_end;
-	char **blocks;
-	size_t nr_blocks, alloc_blocks;
+	struct sc_arena arena;
 	struct sc_judged *j;
 	size_t nr_j, alloc_j;
 	struct sc_dup *dup;
 	size_t nr_dup, alloc_dup;
+	size_t nr_q;            /* questions indexed */
 	const char *path;
+	bool copy;              /* a second thread's: the index is the first's */
 	unsigned want;          /* 0: every indexed question; QF_TIE: those marked so */
-	struct sc_pending {     /* records stored a few lines late, their line prefetched */
-		struct sc_rec *at;
-		struct sc_rec r;
-	} pending[SC_PENDING];
-	size_t nr_pending;
 };
 
 /*
@@ -123,7 +151,8 @@ struct scatter {
  */
 static inline uint64_t sc_key(const char *s, size_t len, bool padded, bool *hashed)
 {
-	uint64_t w = 0, mask, v;
+	uint64_t w = 0, k, v;
+	unsigned sh;
 
 	if (len - 1 >= 8) {
 		*hashed = true;
@@ -134,21 +163,20 @@ static inline uint64_t sc_key(const char *s, size_t len, bool padded, bool *hash
 	else
 		memcpy(&w, s, len);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	mask = len == 8 ? ~0ULL : ~(~0ULL >> (8 * len));
-	w &= mask;
-	v = w | ~mask;
+	k = w;
 #else
-	mask = len == 8 ? ~0ULL : (1ULL << (8 * len)) - 1;
-	w &= mask;
-	v = w | ~mask;
-	w = __builtin_bswap64(w);
+	k = __builtin_bswap64(w);
 #endif
+	/* the id's bytes from the top, zeros below them */
+	sh = 64 - 8 * (unsigned)len;
+	k = k >> sh << sh;
 	/* a NUL inside: strcmp would stop there, so the bytes do not give the order */
+	v = k | ((1ULL << sh) - 1);
 	if ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL) {
 		*hashed = true;
 		return padded ? qrels_hash_padded(s, len) : qrels_hash(s, len);
 	}
-	return w;
+	return k;
 }
 
 static inline size_t sc_qslot(const struct scatter *sc, uint64_t key)
@@ -174,6 +202,7 @@ static void scatter_index(struct scatter *sc, const unsigned char *only)
 		nr_q++;
 		nr_jd += sc->qr->q[i].nr;
 	}
+	sc->nr_q = nr_q;
 	for (cap = 16, sc->qbits = 4; cap < 2 * nr_q; cap *= 2)
 		sc->qbits++;
 	sc->hot = xcalloc(cap, sizeof(*sc->hot));
@@ -220,8 +249,8 @@ static void scatter_index(struct scatter *sc, const unsigned char *only)
  * 'hashed' as sc_key set it, first slot 'at') when it is one to evaluate,
  * or NULL.
  */
-static struct qhot *scatter_probe(const struct scatter *sc, uint64_t key, bool hashed,
-				  const char *qid, size_t len, size_t at)
+static inline __attribute__((always_inline)) struct qhot *
+scatter_probe(const struct scatter *sc, uint64_t key, bool hashed, const char *qid, size_t len, size_t at)
 {
 	struct qhot *h;
 
@@ -255,7 +284,79 @@ static const struct qrel *scatter_judged(const struct scatter *sc, size_t q, uin
 	return NULL;
 }
 
-/* Give question 'q' a new chunk, twice the last one up to SC_CHUNK_MAX lines. */
+/*
+ * Reserve 'len' bytes of address space for 'a' (nothing is taken from
+ * memory until used); when the system refuses, or on a 32-bit system where
+ * address space is short, the arena takes blocks from malloc instead.
+ */
+static void arena_reserve(struct sc_arena *a, size_t len)
+{
+	void *p;
+
+	len = (len + SC_POPULATE - 1) / SC_POPULATE * SC_POPULATE;
+	if (sizeof(void *) < 8 || !len)
+		return;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	ALLOC_GROW(a->blocks, a->nr + 1, a->alloc);
+	a->blocks[a->nr].p = p;
+	a->blocks[a->nr].len = len;
+	a->blocks[a->nr++].mapped = true;
+	a->at = a->present = p;
+	a->end = a->at + len;
+}
+
+/* Return 'size' bytes (a multiple of 16, at most SC_BLOCK) from 'a'. */
+static void *arena_take(struct sc_arena *a, size_t size)
+{
+	char *p;
+
+	if ((size_t)(a->end - a->at) < size) {
+		ALLOC_GROW(a->blocks, a->nr + 1, a->alloc);
+		a->at = a->blocks[a->nr].p = xmalloc(SC_BLOCK);
+		a->blocks[a->nr].len = SC_BLOCK;
+		a->blocks[a->nr++].mapped = false;
+		a->end = a->present = a->at + SC_BLOCK;
+	}
+	p = a->at;
+	a->at += size;
+	while (a->at > a->present) {
+#ifdef MADV_POPULATE_WRITE
+		/* older kernels refuse it: the pages then come one fault at a time */
+		madvise(a->present, SC_POPULATE, MADV_POPULATE_WRITE);
+#endif
+		a->present += SC_POPULATE;
+	}
+	return p;
+}
+
+static void arena_release(struct sc_arena *a)
+{
+	for (size_t i = 0; i < a->nr; i++) {
+		if (a->blocks[i].mapped)
+			munmap(a->blocks[i].p, a->blocks[i].len);
+		else
+			free(a->blocks[i].p);
+	}
+	free(a->blocks);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Give 'a' the blocks of 'b' (what was carved from them stays where it is). */
+static void arena_join(struct sc_arena *a, struct sc_arena *b)
+{
+	ALLOC_GROW(a->blocks, a->nr + b->nr, a->alloc);
+	if (b->nr)
+		memcpy(a->blocks + a->nr, b->blocks, b->nr * sizeof(*b->blocks));
+	a->nr += b->nr;
+	b->nr = 0;
+}
+
+/*
+ * Give question 'q' a new chunk, twice the last one up to SC_CHUNK_MAX
+ * lines (so a question's last chunk, partly empty, wastes little).
+ */
 static void scatter_grow(struct scatter *sc, size_t q)
 {
 	struct qhot *h = &sc->hot[sc->slot_of[q]];
@@ -264,18 +365,13 @@ static void scatter_grow(struct scatter *sc, size_t q)
 	size_t size = sizeof(struct sc_chunk) + cap * sizeof(struct sc_rec);
 	struct sc_chunk *k;
 
-	if ((size_t)(sc->arena_end - sc->arena) < size) {
-		ALLOC_GROW(sc->blocks, sc->nr_blocks + 1, sc->alloc_blocks);
-		sc->arena = sc->blocks[sc->nr_blocks++] = xmalloc(SC_BLOCK);
-		sc->arena_end = sc->arena + SC_BLOCK;
-	}
-	k = (struct sc_chunk *)(void *)sc->arena;
-	sc->arena += size;
+	k = arena_take(&sc->arena, size);
 	k->next = NULL;
 	k->nr = 0;
 	k->cap = cap;
 	if (c->tail) {
 		c->tail->nr = c->tail->cap;
+		c->nr_rec += c->tail->cap;
 		c->tail->next = k;
 	} else {
 		c->head = k;
@@ -286,64 +382,130 @@ static void scatter_grow(struct scatter *sc, size_t q)
 }
 
 /*
- * Store a record at 'at', a few records late: its cache line is prefetched
- * now and written when SC_PENDING more have come, so that the misses of
- * consecutive lines overlap instead of waiting one for another.
+ * Note the line 'l' of question 'h' (its docid's key 'key') among the
+ * judged documents when the qrels judge it for that question, and return
+ * true; or return false.
  */
-static inline void scatter_store(struct scatter *sc, struct sc_rec *at, double score, uint64_t key)
-{
-	struct sc_pending *p = &sc->pending[sc->nr_pending++ & (SC_PENDING - 1)];
-
-	if (sc->nr_pending > SC_PENDING)
-		*p->at = p->r;
-	__builtin_prefetch(at, 1);
-	p->at = at;
-	p->r.score = score;
-	p->r.key = key;
-}
-
-static void scatter_store_flush(struct scatter *sc)
-{
-	size_t n = sc->nr_pending < SC_PENDING ? sc->nr_pending : SC_PENDING;
-
-	for (size_t i = 0; i < n; i++)
-		*sc->pending[(sc->nr_pending - 1 - i) & (SC_PENDING - 1)].at =
-			sc->pending[(sc->nr_pending - 1 - i) & (SC_PENDING - 1)].r;
-	sc->nr_pending = 0;
-}
-
-/* The main pass, for one line 'l' of question 'h'. */
-static inline int scatter_line(struct scatter *sc, struct qhot *h, const struct trec_line *l, bool padded)
+static inline bool scatter_note_judged(struct scatter *sc, const struct qhot *h,
+				       const struct trec_line *l, uint64_t key)
 {
 	size_t q = h->idx - 1;
-	bool hashed = false;
-	uint64_t key = sc_key(l->doc, l->len, padded, &hashed);
 	const struct qrel *jd = scatter_judged(sc, q, key, l->doc, l->len);
+	struct sc_judged *j;
 
-	if (hashed)
-		h->flags |= QF_LONG;
-	if (jd) {
-		struct sc_judged *j;
+	if (!jd)
+		return false;
+	ALLOC_GROW(sc->j, sc->nr_j + 1, sc->alloc_j);
+	j = &sc->j[sc->nr_j++];
+	j->score = l->score;
+	j->doc = jd->doc;
+	j->len = (uint32_t)jd->len;
+	j->key = key;
+	j->rel = jd->rel < 0 ? REL_UNJUDGED : jd->rel;
+	j->q = (uint32_t)q;
+	j->before = 0;
+	return true;
+}
 
-		ALLOC_GROW(sc->j, sc->nr_j + 1, sc->alloc_j);
-		j = &sc->j[sc->nr_j++];
-		j->score = l->score;
-		j->doc = jd->doc;
-		j->len = (uint32_t)jd->len;
-		j->key = key;
-		j->rel = jd->rel < 0 ? REL_UNJUDGED : jd->rel;
-		j->q = (uint32_t)q;
-		j->before = 0;
-		return 0;
+#define SC_STAGE 32  /* lines a stage of the main pass (see scatter_pass) */
+
+/* A stage: SC_STAGE lines of a batch from 'base' on, and what is known of them. */
+struct sc_stage {
+	size_t base, n;
+	uint64_t qkey[SC_STAGE], dkey[SC_STAGE];
+	size_t slot[SC_STAGE];
+	bool qhashed[SC_STAGE], dhashed[SC_STAGE];
+	struct sc_rec *at[SC_STAGE];
+};
+
+/* The keys of the lines of stage 't' (from t->base), their qids' slots fetched. */
+static inline __attribute__((always_inline)) void
+stage_keys(const struct scatter *sc, const struct trec_group *g, struct sc_stage *t)
+{
+	const struct trec_line *l = g->lines + t->base;
+
+	for (size_t i = 0; i < t->n; i++) {
+		t->qhashed[i] = t->dhashed[i] = false;
+		t->qkey[i] = sc_key(g->qids ? g->qids[t->base + i] : g->qid,
+				    g->qids ? g->qid_lens[t->base + i] : g->qid_len, g->padded, &t->qhashed[i]);
+		t->slot[i] = sc_qslot(sc, t->qkey[i]);
+		__builtin_prefetch(&sc->hot[t->slot[i]]);
+		t->dkey[i] = sc_key(l[i].doc, l[i].len, g->padded, &t->dhashed[i]);
 	}
-	if (!h->room)
-		scatter_grow(sc, q);
-	h->room--;
-	scatter_store(sc, h->end++, l->score, key);
+}
+
+/* Find the question of each line of stage 't' and take its record's place, fetched. */
+static inline __attribute__((always_inline)) void
+stage_find(struct scatter *sc, const struct trec_group *g, struct sc_stage *t)
+{
+	const struct trec_line *l = g->lines + t->base;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct qhot *h = scatter_probe(sc, t->qkey[i], t->qhashed[i],
+					       g->qids ? g->qids[t->base + i] : g->qid,
+					       g->qids ? g->qid_lens[t->base + i] : g->qid_len, t->slot[i]);
+
+		t->at[i] = NULL;
+		if (!h)
+			continue;
+		if (t->dhashed[i])
+			h->flags |= QF_LONG;
+		if (scatter_note_judged(sc, h, &l[i], t->dkey[i]))
+			continue;
+		if (!h->room)
+			scatter_grow(sc, h->idx - 1);
+		h->room--;
+		t->at[i] = h->end++;
+		__builtin_prefetch(t->at[i], 1);
+	}
+}
+
+/* Write the records of stage 't' to the places stage_find took. */
+static inline __attribute__((always_inline)) void
+stage_write(const struct trec_group *g, const struct sc_stage *t)
+{
+	const struct trec_line *l = g->lines + t->base;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->at[i]) {
+			t->at[i]->score = l[i].score;
+			t->at[i]->key = t->dkey[i];
+		}
+	}
+}
+
+/*
+ * The main pass, for the lines of the batch 'g'. In a shuffled run each
+ * line touches memory far from the last one's, so the lines go through in
+ * stages of SC_STAGE, three stages under way at once, each a step ahead of
+ * the next: the keys of a stage's lines are made and their qids' slots
+ * fetched; a stage later those slots are read and each line's record
+ * place taken and fetched; a stage later still the records are written.
+ * What each line waits for has been on its way for a stage.
+ */
+static int scatter_pass(struct trec_group *g, void *data)
+{
+	struct scatter *sc = data;
+	struct sc_stage t[3];
+	size_t nr_stages = (g->nr + SC_STAGE - 1) / SC_STAGE;
+
+	for (size_t k = 0; k < nr_stages + 2; k++) {
+		if (k < nr_stages) {
+			struct sc_stage *a = &t[k % 3];
+
+			a->base = k * SC_STAGE;
+			a->n = g->nr - a->base < SC_STAGE ? g->nr - a->base : SC_STAGE;
+			stage_keys(sc, g, a);
+		}
+		if (k >= 1 && k - 1 < nr_stages)
+			stage_find(sc, g, &t[(k - 1) % 3]);
+		if (k >= 2)
+			stage_write(g, &t[(k - 2) % 3]);
+	}
 	return 0;
 }
 
-#define SC_AHEAD 8   /* lines whose qid slot is prefetched ahead */
+#define SC_AHEAD 8   /* lines whose qid slot is prefetched ahead (the later passes) */
 
 /*
  * Call 'fn' for each line of the batch 'g' whose question is to be
@@ -382,11 +544,6 @@ scatter_batch(struct scatter *sc, const struct trec_group *g,
 		}
 	}
 	return 0;
-}
-
-static int scatter_pass(struct trec_group *g, void *data)
-{
-	return scatter_batch(data, g, scatter_line);
 }
 
 /* Order judged documents by question, then in ranking order. */
@@ -472,15 +629,15 @@ static int scatter_pass_count(struct trec_group *g, void *data)
 
 static void scatter_release(struct scatter *sc)
 {
-	for (size_t i = 0; i < sc->nr_blocks; i++)
-		free(sc->blocks[i]);
+	arena_release(&sc->arena);
 	for (size_t i = 0; i < sc->nr_dup; i++)
 		free(sc->dup[i].doc);
-	free(sc->blocks);
 	free(sc->dup);
 	free(sc->j);
 	free(sc->hot);
 	free(sc->cold);
+	if (sc->copy)
+		return;
 	free(sc->slot_of);
 	free(sc->jtag);
 	free(sc->jbits_set);
@@ -488,68 +645,314 @@ static void scatter_release(struct scatter *sc)
 	free(sc->jx);
 }
 
-/*
- * Check question 'q' for equal keys (noted in sc->dup) and, unless
- * 'judged_only', count the lines before each judged document, or mark the
- * question QF_TIE when the keys cannot tell (see above). 'set' is scratch.
- */
-static void scatter_settle(struct scatter *sc, size_t q, bool judged_only,
-			   uint64_t **set, size_t *alloc)
+/* Make 'dst' a second thread's scatter over the index of 'sc' (before any line). */
+static void scatter_copy(struct scatter *dst, const struct scatter *sc)
 {
+	*dst = *sc;
+	dst->copy = true;
+	dst->hot = xmalloc((sc->qmask + 1) * sizeof(*dst->hot));
+	memcpy(dst->hot, sc->hot, (sc->qmask + 1) * sizeof(*dst->hot));
+	dst->cold = xcalloc(sc->qr->nr + 1, sizeof(*dst->cold));
+	memset(&dst->arena, 0, sizeof(dst->arena));
+	dst->j = NULL;
+	dst->nr_j = dst->alloc_j = 0;
+	dst->dup = NULL;
+	dst->nr_dup = dst->alloc_dup = 0;
+}
+
+/* After the main pass: count each question's last chunk. */
+static void scatter_close(struct scatter *sc)
+{
+	for (size_t i = 0; i < sc->qr->nr; i++) {
+		struct qcold *c = &sc->cold[i];
+
+		if (c->tail) {
+			c->tail->nr = c->tail->cap - sc->hot[sc->slot_of[i]].room;
+			c->nr_rec += c->tail->nr;
+		}
+	}
+}
+
+/* Append the lists, judged documents and blocks of the closed 'b' to the closed 'a'. */
+static void scatter_join(struct scatter *a, struct scatter *b)
+{
+	for (size_t i = 0; i < a->qr->nr; i++) {
+		struct qcold *x = &a->cold[i];
+		const struct qcold *y = &b->cold[i];
+
+		if (!y->head)
+			continue;
+		if (x->tail)
+			x->tail->next = y->head;
+		else
+			x->head = y->head;
+		x->tail = y->tail;
+		x->nr_rec += y->nr_rec;
+		a->hot[a->slot_of[i]].flags |= b->hot[b->slot_of[i]].flags;
+	}
+	arena_join(&a->arena, &b->arena);
+	ALLOC_GROW(a->j, a->nr_j + b->nr_j, a->alloc_j);
+	if (b->nr_j)
+		memcpy(a->j + a->nr_j, b->j, b->nr_j * sizeof(*b->j));
+	a->nr_j += b->nr_j;
+}
+
+/* Forget every line of the main pass; the index stays. */
+static void scatter_reset(struct scatter *sc)
+{
+	arena_release(&sc->arena);
+	sc->nr_j = 0;
+	memset(sc->cold, 0, (sc->qr->nr + 1) * sizeof(*sc->cold));
+	for (size_t i = 0; i <= sc->qmask; i++) {
+		sc->hot[i].end = NULL;
+		sc->hot[i].room = 0;
+		sc->hot[i].flags = 0;
+	}
+}
+
+/* One thread's share of the main pass: the lines of [start, end). */
+struct sc_part {
+	struct scatter *sc;
+	off_t start, end;
+	struct strbuf runid;
+	int ret;
+};
+
+/*
+ * Reserve the arena of 'sc' for the lines of 'len' bytes of a run: their
+ * records (16 bytes a line of 24 bytes or more: half as many as the bytes)
+ * and each question's last chunk, partly empty.
+ */
+static void scatter_reserve(struct scatter *sc, off_t len)
+{
+	uintmax_t want = (uintmax_t)len / 2 * 3 + (uintmax_t)sc->nr_q * SC_CHUNK_MAX * sizeof(struct sc_rec);
+
+	if (len > 0 && want <= SIZE_MAX / 2)
+		arena_reserve(&sc->arena, (size_t)want);
+}
+
+static void *scatter_part_main(void *arg)
+{
+	struct sc_part *p = arg;
+
+	scatter_reserve(p->sc, p->end - p->start);
+	p->ret = run_trec_scan_range(p->sc->path, p->start, p->end, RUN_SCAN_LINES,
+				     scatter_pass, p->sc, &p->runid);
+	scatter_close(p->sc);
+	return NULL;
+}
+
+/*
+ * The main pass over the run of 'sc', on two threads when 'threads' allows
+ * and the file is large and plain: return 2 when it was, 1 when on one
+ * thread, or -1 (reported). 'runid', when not NULL, receives the tag of
+ * the last line.
+ */
+static int scatter_main_pass(struct scatter *sc, int threads, struct strbuf *runid)
+{
+	off_t size = 0, split = threads == 1 ? 0 : run_trec_split(sc->path, &size);
+	int ret;
+
+	if (split > 0) {
+		struct scatter other;
+		struct sc_part p[2] = {
+			{ sc, 0, split, STRBUF_INIT, 0 },
+			{ &other, split, size, STRBUF_INIT, 0 },
+		};
+		report_fn saved_error = get_error_routine(), saved_warning = get_warning_routine();
+		pthread_t thread;
+		bool threaded;
+
+		scatter_copy(&other, sc);
+		set_error_routine(report_nothing);
+		set_warning_routine(report_nothing);
+		threaded = !pthread_create(&thread, NULL, scatter_part_main, &p[1]);
+		scatter_part_main(&p[0]);
+		if (threaded)
+			pthread_join(thread, NULL);
+		else
+			scatter_part_main(&p[1]);
+		set_error_routine(saved_error);
+		set_warning_routine(saved_warning);
+		ret = p[0].ret || p[1].ret ? -1 : 0;
+		if (!ret) {
+			scatter_join(sc, &other);
+			if (runid) {
+				const struct strbuf *last = p[1].runid.len ? &p[1].runid : &p[0].runid;
+
+				strbuf_reset(runid);
+				strbuf_add(runid, last->buf, last->len);
+			}
+		}
+		scatter_release(&other);
+		strbuf_release(&p[0].runid);
+		strbuf_release(&p[1].runid);
+		if (!ret)
+			return 2;
+		/* again on one thread, from nothing: it reports the failure at its line */
+		scatter_reset(sc);
+	}
+	{
+		struct stat st;
+
+		if (!stat(sc->path, &st) && S_ISREG(st.st_mode))
+			scatter_reserve(sc, st.st_size);
+	}
+	ret = run_trec_scan_mapped(sc->path, RUN_SCAN_LINES, scatter_pass, sc, runid);
+	scatter_close(sc);
+	return ret < 0 ? -1 : 1;
+}
+
+/* One thread's share of the settling: the questions [q0, q1). */
+struct sc_settle {
+	struct scatter *sc;
+	size_t q0, q1;
+	bool judged_only;
+	bool ties;              /* one of them was marked QF_TIE */
+	struct sc_dup *dup;     /* the equal keys met */
+	size_t nr_dup, alloc_dup;
+	uint32_t *fp;           /* scratch */
+	uint64_t *set;
+	size_t alloc_fp, alloc_set;
+};
+
+/* The keys of a question: its judged documents', then its chunks'. */
+struct sc_keys {
+	const struct sc_judged *j;
+	size_t m, i;
+	const struct sc_chunk *k;
+	size_t ki;
+};
+
+static inline void sc_keys_init(struct sc_keys *it, const struct sc_judged *j, size_t m,
+				const struct sc_chunk *head)
+{
+	it->j = j;
+	it->m = m;
+	it->i = 0;
+	it->k = head;
+	it->ki = 0;
+	if (head)
+		__builtin_prefetch(head->next);
+}
+
+/*
+ * Set '*key' to the next key; return false after the last. Chunks lie
+ * apart in memory, where the processor does not look ahead: the one after
+ * the chunk begun is fetched meanwhile.
+ */
+static inline bool sc_keys_next(struct sc_keys *it, uint64_t *key)
+{
+	if (it->i < it->m) {
+		*key = it->j[it->i++].key;
+		return true;
+	}
+	while (it->k && it->ki == it->k->nr) {
+		it->k = it->k->next;
+		it->ki = 0;
+		if (it->k)
+			__builtin_prefetch(it->k->next);
+	}
+	if (!it->k)
+		return false;
+	*key = it->k->r[it->ki++].key;
+	return true;
+}
+
+/*
+ * Whether two keys of the question of 'c' may be equal: a 32-bit
+ * fingerprint of each goes in a set of 'cap' slots (at least four times
+ * its keys, so that a lookup seldom probes a second slot; half the size of
+ * a set of whole keys, it stays in the processor's first cache for a
+ * question of a thousand lines). Equal keys have equal fingerprints; equal
+ * fingerprints of different keys only cost the exact check.
+ */
+static bool settle_maybe_dup(struct sc_settle *w, const struct qcold *c, const struct sc_judged *j,
+			     size_t cap)
+{
+	struct sc_keys it;
+	uint32_t *set;
+	uint64_t key;
+	int shift = 64;
+
+	for (size_t x = cap; x > 1; x /= 2)
+		shift--;
+	if (cap > w->alloc_fp) {
+		free(w->fp);
+		w->fp = xmalloc(cap * sizeof(*w->fp));
+		w->alloc_fp = cap;
+	}
+	set = w->fp;
+	memset(set, 0, cap * sizeof(*set));
+	for (sc_keys_init(&it, j, c->nr_j, c->head); sc_keys_next(&it, &key);) {
+		uint64_t hash = key * 0x9E3779B97F4A7C15ULL;
+		uint32_t fp = ((uint32_t)hash ^ (uint32_t)(hash >> 32)) | 1;  /* 0: an empty slot */
+		size_t at = (size_t)(hash >> shift);
+
+		while (set[at] && set[at] != fp)
+			at = (at + 1) & (cap - 1);
+		if (set[at])
+			return true;
+		set[at] = fp;
+	}
+	return false;
+}
+
+/* Note in w->dup each key of question 'q' (of 'c') met twice, comparing whole keys. */
+static void settle_dups(struct sc_settle *w, size_t q, const struct qcold *c, const struct sc_judged *j,
+			size_t cap)
+{
+	struct sc_keys it;
+	uint64_t *set, key;
+
+	if (cap > w->alloc_set) {
+		free(w->set);
+		w->set = xmalloc(cap * sizeof(*w->set));
+		w->alloc_set = cap;
+	}
+	set = w->set;
+	/* 0 marks an empty slot; a key of 0 is stored as 1 (a false alarm at worst) */
+	memset(set, 0, cap * sizeof(*set));
+	for (sc_keys_init(&it, j, c->nr_j, c->head); sc_keys_next(&it, &key);) {
+		uint64_t s = key ? key : 1;
+		size_t at = (size_t)((s * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
+
+		while (set[at] && set[at] != s)
+			at = (at + 1) & (cap - 1);
+		if (!set[at]) {
+			set[at] = s;
+			continue;
+		}
+		ALLOC_GROW(w->dup, w->nr_dup + 1, w->alloc_dup);
+		memset(&w->dup[w->nr_dup], 0, sizeof(*w->dup));
+		w->dup[w->nr_dup].q = q;
+		w->dup[w->nr_dup].key = key;
+		w->nr_dup++;
+	}
+}
+
+/*
+ * Check question 'q' for equal keys (noted in w->dup) and, unless
+ * w->judged_only, count the lines before each judged document, or mark the
+ * question QF_TIE when the keys cannot tell (see above).
+ */
+static void scatter_settle(struct sc_settle *w, size_t q)
+{
+	struct scatter *sc = w->sc;
 	struct qhot *h = &sc->hot[sc->slot_of[q]];
 	const struct qcold *c = &sc->cold[q];
 	struct sc_judged *j = sc->j + c->j0;
 	size_t n = c->nr_rec + c->nr_j, cap = 16, m = c->nr_j;
 	bool exact = !(h->flags & QF_LONG);
 
-	/* at most a quarter full: a lookup seldom probes a second slot */
 	while (cap < 4 * n)
 		cap *= 2;
-	if (cap > *alloc) {
-		free(*set);
-		*set = xmalloc(cap * sizeof(**set));
-		*alloc = cap;
-	}
-	/* 0 marks an empty slot; a key of 0 is stored as 1 (a false alarm at worst) */
-	memset(*set, 0, cap * sizeof(**set));
-	/* the judged documents' keys, then the chunks' */
-	{
-		const struct sc_chunk *k = c->head;
-		size_t ki = 0, i = 0;
-
-		for (;;) {
-			uint64_t key, s;
-			size_t at;
-
-			if (i < m) {
-				key = j[i++].key;
-			} else {
-				while (k && ki == k->nr) {
-					k = k->next;
-					ki = 0;
-				}
-				if (!k)
-					break;
-				key = k->r[ki++].key;
-			}
-			s = key ? key : 1;
-			at = (size_t)((s * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
-			while ((*set)[at] && (*set)[at] != s)
-				at = (at + 1) & (cap - 1);
-			if (!(*set)[at]) {
-				(*set)[at] = s;
-				continue;
-			}
-			ALLOC_GROW(sc->dup, sc->nr_dup + 1, sc->alloc_dup);
-			memset(&sc->dup[sc->nr_dup], 0, sizeof(*sc->dup));
-			sc->dup[sc->nr_dup].q = q;
-			sc->dup[sc->nr_dup].key = key;
-			sc->nr_dup++;
-		}
-	}
-	if (judged_only || !m)
+	if (settle_maybe_dup(w, c, j, cap))
+		settle_dups(w, q, c, j, cap);
+	if (w->judged_only || !m)
 		return;
 	for (const struct sc_chunk *k = c->head; k; k = k->next) {
+		__builtin_prefetch(k->next);
 		for (size_t i = 0; i < k->nr; i++) {
 			const struct sc_rec *r = &k->r[i];
 			size_t lo = 0, hi = m;
@@ -576,6 +979,7 @@ static void scatter_settle(struct scatter *sc, size_t q, bool judged_only,
 				}
 				if (lo < m && j[lo].score == r->score) {
 					h->flags |= QF_TIE;
+					w->ties = true;
 					for (size_t x = 0; x < m; x++)
 						j[x].before = 0;
 					return;
@@ -587,21 +991,83 @@ static void scatter_settle(struct scatter *sc, size_t q, bool judged_only,
 	}
 }
 
-int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct strbuf *runid)
+static void *scatter_settle_main(void *arg)
+{
+	struct sc_settle *w = arg;
+
+	for (size_t q = w->q0; q < w->q1; q++) {
+		if (q + 1 < w->q1)
+			__builtin_prefetch(w->sc->cold[q + 1].head);
+		if (w->sc->cold[q].nr_rec + w->sc->cold[q].nr_j)
+			scatter_settle(w, q);
+	}
+	return NULL;
+}
+
+/*
+ * Settle every question of 'sc' (see scatter_settle): on two threads when
+ * 'threads' is 2, each about half the lines. The equal keys met go to
+ * sc->dup; return whether a question was marked QF_TIE.
+ */
+static bool scatter_settle_all(struct scatter *sc, bool judged_only, int threads)
+{
+	struct sc_settle w[2];
+	size_t total = 0, half = 0, split = sc->qr->nr;
+	pthread_t thread;
+	bool threaded = false;
+
+	memset(w, 0, sizeof(w));
+	for (size_t i = 0; i < sc->qr->nr; i++)
+		total += sc->cold[i].nr_rec + sc->cold[i].nr_j;
+	if (threads == 2) {
+		for (split = 0; split < sc->qr->nr && half < total / 2; split++)
+			half += sc->cold[split].nr_rec + sc->cold[split].nr_j;
+	}
+	for (int t = 0; t < 2; t++) {
+		w[t].sc = sc;
+		w[t].judged_only = judged_only;
+	}
+	w[0].q1 = w[1].q0 = split;
+	w[1].q1 = sc->qr->nr;
+	if (split < sc->qr->nr)
+		threaded = !pthread_create(&thread, NULL, scatter_settle_main, &w[1]);
+	scatter_settle_main(&w[0]);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		scatter_settle_main(&w[1]);
+	sc->dup = w[0].dup;
+	sc->nr_dup = w[0].nr_dup;
+	sc->alloc_dup = w[0].alloc_dup;
+	ALLOC_GROW(sc->dup, sc->nr_dup + w[1].nr_dup, sc->alloc_dup);
+	if (w[1].nr_dup)
+		memcpy(sc->dup + sc->nr_dup, w[1].dup, w[1].nr_dup * sizeof(*sc->dup));
+	sc->nr_dup += w[1].nr_dup;
+	free(w[1].dup);
+	for (int t = 0; t < 2; t++) {
+		free(w[t].fp);
+		free(w[t].set);
+	}
+	return w[0].ties || w[1].ties;
+}
+
+int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct strbuf *runid,
+			  int *threads)
 {
 	struct scatter sc;
 	struct judged_hit *hits = NULL;
-	uint64_t *set = NULL;
-	size_t alloc_hits = 0, alloc_set = 0;
+	size_t alloc_hits = 0;
 	bool ties = false;
-	int ret;
+	int ret, nr_threads;
 
 	memset(&sc, 0, sizeof(sc));
 	sc.qr = st->qr;
 	sc.path = st->path;
 	scatter_index(&sc, only);
-	ret = run_trec_scan_mapped(st->path, RUN_SCAN_LINES, scatter_pass, &sc, runid);
-	scatter_store_flush(&sc);
+	nr_threads = scatter_main_pass(&sc, st->o->threads, runid);
+	ret = nr_threads < 0 ? -1 : 0;
+	if (threads && !ret)
+		*threads = nr_threads;
 	if (!ret) {
 		if (sc.nr_j > 1)
 			qsort(sc.j, sc.nr_j, sizeof(*sc.j), cmp_sc_judged);
@@ -612,21 +1078,7 @@ int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct
 				c->j0 = (uint32_t)k;
 			c->nr_j++;
 		}
-		for (size_t i = 0; i < st->qr->nr; i++) {
-			struct qcold *c = &sc.cold[i];
-
-			if (!c->tail)
-				continue;
-			c->tail->nr = c->tail->cap - sc.hot[sc.slot_of[i]].room;
-			for (const struct sc_chunk *k = c->head; k; k = k->next)
-				c->nr_rec += k->nr;
-		}
-		for (size_t i = 0; i < st->qr->nr; i++) {
-			if (sc.cold[i].nr_rec + sc.cold[i].nr_j) {
-				scatter_settle(&sc, i, st->o->judged_only, &set, &alloc_set);
-				ties |= (sc.hot[sc.slot_of[i]].flags & QF_TIE) != 0;
-			}
-		}
+		ties = scatter_settle_all(&sc, st->o->judged_only, nr_threads);
 	}
 	if (!ret && sc.nr_dup) {
 		qsort(sc.dup, sc.nr_dup, sizeof(*sc.dup), cmp_sc_dup);
@@ -668,7 +1120,6 @@ int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct
 		st->seen[i] = 1;
 	}
 	free(hits);
-	free(set);
 	scatter_release(&sc);
 	return ret;
 }

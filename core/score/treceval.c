@@ -127,12 +127,6 @@ static void *half_main(void *arg)
 	return NULL;
 }
 
-static void mute(const char *prefix, const char *msg)
-{
-	(void)prefix;
-	(void)msg;
-}
-
 /*
  * Evaluate the two halves of a large plain run, split at a question
  * boundary, on two threads. Return 0 when it worked (rows appended to 'out',
@@ -168,8 +162,8 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 	h[1].end = size;
 	report_fn saved_error = get_error_routine(), saved_warning = get_warning_routine();
 
-	set_error_routine(mute);
-	set_warning_routine(mute);
+	set_error_routine(report_nothing);
+	set_warning_routine(report_nothing);
 	threaded = !pthread_create(&thread, NULL, half_main, &h[1]);
 	half_main(&h[0]);
 	if (threaded)
@@ -320,7 +314,7 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 	if (ret == 2) {
 		drop_rows(out);
 		memset(st.seen, 0, qr->nr + 1);
-		ret = te_evaluate_scattered(&st, NULL, &runid);
+		ret = te_evaluate_scattered(&st, NULL, &runid, &out->threads);
 	} else if (!ret && st.pieces) {
 		bool back = false;
 
@@ -328,7 +322,7 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 			back = st.seen[i] == 2;
 		if (back) {
 			drop_rows_back(out, qr, st.seen);
-			ret = te_evaluate_scattered(&st, st.seen, NULL);
+			ret = te_evaluate_scattered(&st, st.seen, NULL, NULL);
 		}
 	}
 	if (ret == RUN_SCAN_UNSORTED) {

@@ -133,7 +133,7 @@ struct te_options {
 	int rel_level;       /* -l, default 1, never negative */
 	long max_docs;       /* -M, default LONG_MAX; 0 evaluates nothing */
 	long num_docs;       /* -N, default 0 */
-	int threads;         /* 0 or 2: two threads for a plain grouped run of 16 MiB or more; 1: one */
+	int threads;         /* 0 or 2: two threads for a plain run of 16 MiB or more; 1: one */
 	struct te_selection sel;
 };
 
@@ -150,7 +150,7 @@ struct te_output {
 	size_t nr, alloc;
 	char *runid;
 	long summary_num_rel;  /* with -c: qrels lines with a grade > 0 */
-	int threads;           /* threads the run's first pass was read on: 1 or 2 */
+	int threads;           /* threads the run was read on (its first pass): 1 or 2 */
 };
 
 void te_output_release(struct te_output *out);

@@ -764,8 +764,8 @@ static void test_parallel_halves(void)
 	o.threads = 0;
 	ok(!te_evaluate(&qr, sorted, &o, &a), "the halves are evaluated");
 	is_int(a.threads, 2, "... on two threads");
-	ok(!te_evaluate(&qr, interleaved, &o, &b), "an interleaved run falls back to one pass");
-	is_int(b.threads, 1, "... on one thread");
+	ok(!te_evaluate(&qr, interleaved, &o, &b), "an interleaved run is evaluated in the scattered pass");
+	is_int(b.threads, 2, "... on two threads too");
 	is_int(a.nr, 1000, "every query evaluated once");
 	for (size_t i = 0; i < a.nr && i < b.nr && same; i++) {
 		if (strcmp(a.q[i].qid, b.q[i].qid))
@@ -784,6 +784,14 @@ static void test_parallel_halves(void)
 		for (size_t c = 0; c < a.nr_cols && same; c++)
 			same = !strcmp(a.q[i].qid, b.q[i].qid) && a.q[i].v[c] == b.q[i].v[c];
 	ok(same, "... with the values of two threads");
+	te_output_release(&b);
+	ok(!te_evaluate(&qr, interleaved, &o, &b), "threads = 1: the interleaved run is evaluated");
+	is_int(b.threads, 1, "... on one thread");
+	same = a.nr == b.nr;
+	for (size_t i = 0; i < a.nr && same; i++)
+		for (size_t c = 0; c < a.nr_cols && same; c++)
+			same = !strcmp(a.q[i].qid, b.q[i].qid) && a.q[i].v[c] == b.q[i].v[c];
+	ok(same, "... with the values of the sorted run on two threads");
 	o.threads = 0;
 	te_output_release(&a);
 	te_output_release(&b);
@@ -794,6 +802,62 @@ static void test_parallel_halves(void)
 	   "... with its line number counted from the start of the file");
 	test_captured();
 	te_output_release(&a);
+	unlink(bad);
+	free(bad);
+	bad = write_big_run("badmix.trec", 1000, 600, 1, 400123);
+	ok(te_evaluate(&qr, bad, &o, &a) < 0, "a bad line in the second half of an interleaved run is refused");
+	ok(strstr(test_captured(), "badmix.trec:400123: score 'oops'") != NULL,
+	   "... with its line number counted from the start of the file");
+	test_captured();
+	te_output_release(&a);
+	/* the first line again at the end: each half holds one of the two */
+	fp = fopen(bad, "w");
+	{
+		FILE *in = fopen(interleaved, "r");
+		char line[256], first[256] = "";
+		long n = 0;
+
+		while (fgets(line, sizeof(line), in)) {
+			if (!n++)
+				strcpy(first, line);
+			fputs(line, fp);
+		}
+		fputs(first, fp);
+		fclose(in);
+		fclose(fp);
+		ok(te_evaluate(&qr, bad, &o, &a) < 0, "a docid listed in both halves of an interleaved run is refused");
+		line[0] = '\0';
+		snprintf(line, sizeof(line), "badmix.trec:%ld: document 'doc0-0' listed twice for query 'q0' "
+			 "(first at line 1)", n + 1);
+		ok(strstr(test_captured(), line) != NULL, "... naming both lines");
+		test_captured();
+		te_output_release(&a);
+	}
+	/* gzip: read on one thread, its records soon past what its size reserved */
+	{
+		char *gzpath = xstrfmt("%s/mixed.trec.gz", tmpdir);
+		gzFile gz = gzopen(gzpath, "wb9");
+		FILE *in = fopen(interleaved, "r");
+		char buf[65536];
+		size_t got;
+
+		while ((got = fread(buf, 1, sizeof(buf), in)) > 0)
+			gzwrite(gz, buf, (unsigned)got);
+		fclose(in);
+		gzclose(gz);
+		ok(!te_evaluate(&qr, interleaved, &o, &a), "the interleaved run, plain");
+		ok(!te_evaluate(&qr, gzpath, &o, &b), "... and gzip-compressed");
+		is_int(b.threads, 1, "... that on one thread");
+		same = a.nr == b.nr && a.nr == 1000;
+		for (size_t i = 0; i < a.nr && same; i++)
+			for (size_t c = 0; c < a.nr_cols && same; c++)
+				same = !strcmp(a.q[i].qid, b.q[i].qid) && a.q[i].v[c] == b.q[i].v[c];
+		ok(same, "... give the same values");
+		te_output_release(&a);
+		te_output_release(&b);
+		unlink(gzpath);
+		free(gzpath);
+	}
 	qrels_release(&qr);
 	unlink(sorted);
 	unlink(interleaved);
