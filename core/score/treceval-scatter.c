@@ -30,10 +30,12 @@
  * end of the question's list (see scatter_pass).
  *
  * A plain run of 16 MiB or more is read on two threads (unless the options
- * say one), each from one half of the file into lists of its own, joined
- * after the pass (a question's lists from the first half, then the
- * second's); the questions are then settled on two threads, each a share
- * of the lines. Any failure of that pass is left for one pass on one
+ * say one), each taking pieces of about 16 MiB of the file in turn into
+ * lists of its own, joined after the pass (a question's lists from the
+ * first thread, then the second's: a list's order does not matter); the
+ * questions are then settled on two threads, each taking the next block
+ * of questions in turn. A thread slowed down by a busy machine so takes
+ * less of the work. Any failure of that pass is left for one pass on one
  * thread, which reports it at its line.
  */
 #include "score/treceval-internal.h"
@@ -710,14 +712,6 @@ static void scatter_reset(struct scatter *sc)
 	}
 }
 
-/* One thread's share of the main pass: the lines of [start, end). */
-struct sc_part {
-	struct scatter *sc;
-	off_t start, end;
-	struct strbuf runid;
-	int ret;
-};
-
 /*
  * Reserve the arena of 'sc' for the lines of 'len' bytes of a run: their
  * records (16 bytes a line of 24 bytes or more: half as many as the bytes)
@@ -731,15 +725,110 @@ static void scatter_reserve(struct scatter *sc, off_t len)
 		arena_reserve(&sc->arena, (size_t)want);
 }
 
-static void *scatter_part_main(void *arg)
-{
-	struct sc_part *p = arg;
+#define SC_PIECE (16 << 20)  /* bytes of a piece of the run for a thread, about */
+#define SC_PIECES_MAX 64
 
-	scatter_reserve(p->sc, p->end - p->start);
-	p->ret = run_trec_scan_range(p->sc->path, p->start, p->end, RUN_SCAN_LINES,
-				     scatter_pass, p->sc, &p->runid);
-	scatter_close(p->sc);
+/*
+ * The pieces of a run read on two threads: each thread takes the next
+ * piece not taken, so that a thread slowed down (the machine is shared)
+ * reads fewer of them and both end at about the same time.
+ */
+struct sc_pieces {
+	const char *path;
+	off_t cuts[SC_PIECES_MAX + 1];
+	int nr;
+	int next;               /* the next piece to take (atomic) */
+	struct strbuf runid[SC_PIECES_MAX];
+	int failed;             /* a piece failed (atomic): the others stop */
+};
+
+struct sc_worker {
+	struct sc_pieces *pieces;
+	struct scatter *sc;
+};
+
+static void *scatter_worker(void *arg)
+{
+	struct sc_worker *w = arg;
+	struct sc_pieces *p = w->pieces;
+	int i;
+
+	scatter_reserve(w->sc, p->cuts[p->nr]);  /* address space only: what is used is taken */
+	while (!__atomic_load_n(&p->failed, __ATOMIC_RELAXED) &&
+	       (i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->nr) {
+		if (run_trec_scan_range(p->path, p->cuts[i], p->cuts[i + 1], RUN_SCAN_LINES,
+					scatter_pass, w->sc, &p->runid[i]))
+			__atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
+	}
+	scatter_close(w->sc);
 	return NULL;
+}
+
+/*
+ * Read the run of 'sc' on two threads (see sc_pieces), each into lists of
+ * its own, joined into 'sc' after. Return 2 when it was, 0 when the run
+ * is not a plain file of 16 MiB or more, or -1 when a piece failed
+ * (nothing reported: the caller reads it again on one thread; 'sc' is
+ * then as it was).
+ */
+static int scatter_two_threads(struct scatter *sc, struct strbuf *runid)
+{
+	struct sc_pieces *p;
+	struct scatter other;
+	struct sc_worker w[2];
+	report_fn saved_error = get_error_routine(), saved_warning = get_warning_routine();
+	pthread_t thread;
+	bool threaded;
+	int ret = 0;
+
+	struct stat st;
+
+	if (stat(sc->path, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)SC_PIECE)
+		return 0;
+	p = xcalloc(1, sizeof(*p));
+	p->path = sc->path;
+	p->nr = run_trec_cut(sc->path, p->cuts, st.st_size / SC_PIECE < SC_PIECES_MAX ?
+			     (int)(st.st_size / SC_PIECE) + 1 : SC_PIECES_MAX);
+	if (p->nr < 2) {
+		free(p);
+		return 0;
+	}
+	for (int i = 0; i < p->nr; i++)
+		strbuf_init(&p->runid[i], 0);
+	scatter_copy(&other, sc);
+	w[0].pieces = w[1].pieces = p;
+	w[0].sc = sc;
+	w[1].sc = &other;
+	set_error_routine(report_nothing);
+	set_warning_routine(report_nothing);
+	threaded = !pthread_create(&thread, NULL, scatter_worker, &w[1]);
+	scatter_worker(&w[0]);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		scatter_worker(&w[1]);
+	set_error_routine(saved_error);
+	set_warning_routine(saved_warning);
+	if (p->failed) {
+		scatter_reset(sc);
+		ret = -1;
+	} else {
+		scatter_join(sc, &other);
+		if (runid) {
+			int last = p->nr - 1;
+
+			while (last > 0 && !p->runid[last].len)
+				last--;
+			strbuf_reset(runid);
+			strbuf_add(runid, p->runid[last].buf, p->runid[last].len);
+		}
+		ret = 2;
+	}
+	scatter_release(&other);
+	for (int i = 0; i < p->nr; i++)
+		strbuf_release(&p->runid[i]);
+	free(p);
+	return ret;
 }
 
 /*
@@ -750,63 +839,23 @@ static void *scatter_part_main(void *arg)
  */
 static int scatter_main_pass(struct scatter *sc, int threads, struct strbuf *runid)
 {
-	off_t size = 0, split = threads == 1 ? 0 : run_trec_split(sc->path, &size);
-	int ret;
+	int ret = threads == 1 ? 0 : scatter_two_threads(sc, runid);
+	struct stat st;
 
-	if (split > 0) {
-		struct scatter other;
-		struct sc_part p[2] = {
-			{ sc, 0, split, STRBUF_INIT, 0 },
-			{ &other, split, size, STRBUF_INIT, 0 },
-		};
-		report_fn saved_error = get_error_routine(), saved_warning = get_warning_routine();
-		pthread_t thread;
-		bool threaded;
-
-		scatter_copy(&other, sc);
-		set_error_routine(report_nothing);
-		set_warning_routine(report_nothing);
-		threaded = !pthread_create(&thread, NULL, scatter_part_main, &p[1]);
-		scatter_part_main(&p[0]);
-		if (threaded)
-			pthread_join(thread, NULL);
-		else
-			scatter_part_main(&p[1]);
-		set_error_routine(saved_error);
-		set_warning_routine(saved_warning);
-		ret = p[0].ret || p[1].ret ? -1 : 0;
-		if (!ret) {
-			scatter_join(sc, &other);
-			if (runid) {
-				const struct strbuf *last = p[1].runid.len ? &p[1].runid : &p[0].runid;
-
-				strbuf_reset(runid);
-				strbuf_add(runid, last->buf, last->len);
-			}
-		}
-		scatter_release(&other);
-		strbuf_release(&p[0].runid);
-		strbuf_release(&p[1].runid);
-		if (!ret)
-			return 2;
-		/* again on one thread, from nothing: it reports the failure at its line */
-		scatter_reset(sc);
-	}
-	{
-		struct stat st;
-
-		if (!stat(sc->path, &st) && S_ISREG(st.st_mode))
-			scatter_reserve(sc, st.st_size);
-	}
+	if (ret > 0)
+		return ret;
+	/* on one thread, from nothing (a failure on two is reported at its line) */
+	if (!stat(sc->path, &st) && S_ISREG(st.st_mode))
+		scatter_reserve(sc, st.st_size);
 	ret = run_trec_scan_mapped(sc->path, RUN_SCAN_LINES, scatter_pass, sc, runid);
 	scatter_close(sc);
 	return ret < 0 ? -1 : 1;
 }
 
-/* One thread's share of the settling: the questions [q0, q1). */
+/* One thread's share of the settling (see scatter_settle_all). */
 struct sc_settle {
 	struct scatter *sc;
-	size_t q0, q1;
+	size_t *next;           /* the next block of questions to take (atomic) */
 	bool judged_only;
 	bool ties;              /* one of them was marked QF_TIE */
 	struct sc_dup *dup;     /* the equal keys met */
@@ -991,51 +1040,50 @@ static void scatter_settle(struct sc_settle *w, size_t q)
 	}
 }
 
+#define SC_SETTLE_BLOCK 64  /* questions a thread takes at once in the settling */
+
 static void *scatter_settle_main(void *arg)
 {
 	struct sc_settle *w = arg;
+	size_t nr = w->sc->qr->nr, b;
 
-	for (size_t q = w->q0; q < w->q1; q++) {
-		if (q + 1 < w->q1)
-			__builtin_prefetch(w->sc->cold[q + 1].head);
-		if (w->sc->cold[q].nr_rec + w->sc->cold[q].nr_j)
-			scatter_settle(w, q);
+	while ((b = __atomic_fetch_add(w->next, 1, __ATOMIC_RELAXED)) < (nr + SC_SETTLE_BLOCK - 1) / SC_SETTLE_BLOCK) {
+		size_t end = (b + 1) * SC_SETTLE_BLOCK < nr ? (b + 1) * SC_SETTLE_BLOCK : nr;
+
+		for (size_t q = b * SC_SETTLE_BLOCK; q < end; q++) {
+			if (q + 1 < end)
+				__builtin_prefetch(w->sc->cold[q + 1].head);
+			if (w->sc->cold[q].nr_rec + w->sc->cold[q].nr_j)
+				scatter_settle(w, q);
+		}
 	}
 	return NULL;
 }
 
 /*
  * Settle every question of 'sc' (see scatter_settle): on two threads when
- * 'threads' is 2, each about half the lines. The equal keys met go to
- * sc->dup; return whether a question was marked QF_TIE.
+ * 'threads' is 2, each taking the next SC_SETTLE_BLOCK questions not
+ * taken. The equal keys met go to sc->dup; return whether a question was
+ * marked QF_TIE.
  */
 static bool scatter_settle_all(struct scatter *sc, bool judged_only, int threads)
 {
 	struct sc_settle w[2];
-	size_t total = 0, half = 0, split = sc->qr->nr;
+	size_t next = 0;
 	pthread_t thread;
 	bool threaded = false;
 
 	memset(w, 0, sizeof(w));
-	for (size_t i = 0; i < sc->qr->nr; i++)
-		total += sc->cold[i].nr_rec + sc->cold[i].nr_j;
-	if (threads == 2) {
-		for (split = 0; split < sc->qr->nr && half < total / 2; split++)
-			half += sc->cold[split].nr_rec + sc->cold[split].nr_j;
-	}
 	for (int t = 0; t < 2; t++) {
 		w[t].sc = sc;
 		w[t].judged_only = judged_only;
+		w[t].next = &next;
 	}
-	w[0].q1 = w[1].q0 = split;
-	w[1].q1 = sc->qr->nr;
-	if (split < sc->qr->nr)
+	if (threads == 2)
 		threaded = !pthread_create(&thread, NULL, scatter_settle_main, &w[1]);
 	scatter_settle_main(&w[0]);
 	if (threaded)
 		pthread_join(thread, NULL);
-	else
-		scatter_settle_main(&w[1]);
 	sc->dup = w[0].dup;
 	sc->nr_dup = w[0].nr_dup;
 	sc->alloc_dup = w[0].alloc_dup;

@@ -7,6 +7,7 @@
 #include "score/results.h"
 #include "score/treceval.h"
 #include "score/run.h"
+#include "base/fsutil.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 
@@ -731,6 +732,57 @@ static char *write_big_run(const char *name, int nq, int nd, int order, long bad
 	return path;
 }
 
+static void test_cut(void)
+{
+	char *path = xstrfmt("%s/cut.trec", tmpdir), *text, *gzpath;
+	struct strbuf sb = STRBUF_INIT;
+	FILE *fp = fopen(path, "w");
+	off_t cuts[9];
+	long size;
+	int n;
+	bool good = true;
+
+	/* lines of 20 to 1,000 bytes, 200 KiB or so */
+	for (int i = 0; i < 600; i++)
+		fprintf(fp, "q%d Q0 d%d 1 1 %0*d\n", i, i, 5 + (i * 37) % 980, 0);
+	size = ftell(fp);
+	fclose(fp);
+	ok(!read_file(path, &sb, 0), "the file reads back");
+	text = sb.buf;
+	n = run_trec_cut(path, cuts, 8);
+	is_int(n, 8, "a plain file is cut in the pieces asked for");
+	ok(cuts[0] == 0 && cuts[n] == size, "... from its start to its end");
+	for (int i = 1; i <= n - 1 && good; i++)
+		good = cuts[i] > cuts[i - 1] && text[cuts[i] - 1] == '\n';
+	ok(good, "... each cut at the start of a line, in order");
+	good = true;
+	for (int i = 1; i <= n && good; i++)
+		good = cuts[i] - cuts[i - 1] < size / 8 + 1100;
+	ok(good, "... each piece about an eighth of it");
+	is_int(run_trec_cut(path, cuts, 1), 1, "one piece: the whole file");
+	ok(cuts[0] == 0 && cuts[1] == size, "... from start to end");
+	strbuf_release(&sb);
+	/* a line longer than the search: the cuts inside it are left out */
+	fp = fopen(path, "w");
+	fprintf(fp, "q1 Q0 d1 1 1 %0*d\nq2 Q0 d2 1 1 t\n", 300000, 0);
+	fclose(fp);
+	n = run_trec_cut(path, cuts, 4);
+	ok(n >= 1 && n < 4, "cuts that fall inside one long line are left out");
+	gzpath = xstrfmt("%s/cut.trec.gz", tmpdir);
+	{
+		gzFile gz = gzopen(gzpath, "wb");
+
+		gzputs(gz, "q1 Q0 d1 1 1 t\n");
+		gzclose(gz);
+	}
+	is_int(run_trec_cut(gzpath, cuts, 4), 0, "a gzip file is not cut");
+	is_int(run_trec_cut("/nonexistent/run", cuts, 4), 0, "nor a missing one");
+	unlink(path);
+	unlink(gzpath);
+	free(path);
+	free(gzpath);
+}
+
 static void test_parallel_halves(void)
 {
 	char *qpath = xstrfmt("%s/big.qrels", tmpdir);
@@ -943,6 +995,7 @@ int main(void)
 		test_scan_scores(run_trec_scan_mapped, simd ? "mapped, AVX2 allowed" : "mapped, SSE2");
 	}
 	test_scan_mapped();
+	test_cut();
 	test_parallel_halves();
 	test_results_roundtrip();
 	test_remove_tree(tmpdir);
