@@ -54,6 +54,14 @@ struct te_query *te_add_row(struct te_output *out, const struct te_options *o,
 void te_scratch_release(struct te_scratch *sc);
 
 /*
+ * Call fn(a) here and fn(b) on a second thread (or here after, when no
+ * thread can be made), and wait for both. With 'mute', errors and warnings
+ * are dropped meanwhile: work tried on two threads is done again on one
+ * to report its failure at the right place.
+ */
+void te_run_pair(void *(*fn)(void *), void *a, void *b, bool mute);
+
+/*
  * Evaluate the run 'st->path', whatever the order of its lines, in one
  * streaming pass (rarely two or three): every query of the qrels, or with
  * 'only' those marked 2 there; rows go to 'st->out' and 'st->seen' marks

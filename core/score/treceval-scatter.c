@@ -712,6 +712,28 @@ static void scatter_reset(struct scatter *sc)
 	}
 }
 
+void te_run_pair(void *(*fn)(void *), void *a, void *b, bool mute)
+{
+	report_fn saved_error = get_error_routine(), saved_warning = get_warning_routine();
+	pthread_t thread;
+	bool threaded;
+
+	if (mute) {
+		set_error_routine(report_nothing);
+		set_warning_routine(report_nothing);
+	}
+	threaded = !pthread_create(&thread, NULL, fn, b);
+	fn(a);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		fn(b);
+	if (mute) {
+		set_error_routine(saved_error);
+		set_warning_routine(saved_warning);
+	}
+}
+
 /*
  * Reserve the arena of 'sc' for the lines of 'len' bytes of a run: their
  * records (16 bytes a line of 24 bytes or more: half as many as the bytes)
@@ -776,9 +798,6 @@ static int scatter_two_threads(struct scatter *sc, struct strbuf *runid)
 	struct sc_pieces *p;
 	struct scatter other;
 	struct sc_worker w[2];
-	report_fn saved_error = get_error_routine(), saved_warning = get_warning_routine();
-	pthread_t thread;
-	bool threaded;
 	int ret = 0;
 
 	struct stat st;
@@ -799,16 +818,7 @@ static int scatter_two_threads(struct scatter *sc, struct strbuf *runid)
 	w[0].pieces = w[1].pieces = p;
 	w[0].sc = sc;
 	w[1].sc = &other;
-	set_error_routine(report_nothing);
-	set_warning_routine(report_nothing);
-	threaded = !pthread_create(&thread, NULL, scatter_worker, &w[1]);
-	scatter_worker(&w[0]);
-	if (threaded)
-		pthread_join(thread, NULL);
-	else
-		scatter_worker(&w[1]);
-	set_error_routine(saved_error);
-	set_warning_routine(saved_warning);
+	te_run_pair(scatter_worker, &w[0], &w[1], true);
 	if (p->failed) {
 		scatter_reset(sc);
 		ret = -1;
@@ -908,6 +918,19 @@ static inline bool sc_keys_next(struct sc_keys *it, uint64_t *key)
 	return true;
 }
 
+/* Return '*buf' grown to hold at least 'n' elements of 'size' bytes ('*alloc' of them), zeroed. */
+static void *scratch_zeroed(void **buf, size_t *alloc, size_t n, size_t size)
+{
+	if (n > *alloc) {
+		free(*buf);
+		*buf = xcalloc(n, size);
+		*alloc = n;
+		return *buf;
+	}
+	memset(*buf, 0, n * size);
+	return *buf;
+}
+
 /*
  * Whether two keys of the question of 'c' may be equal: a 32-bit
  * fingerprint of each goes in a set of 'cap' slots (at least four times
@@ -926,13 +949,7 @@ static bool settle_maybe_dup(struct sc_settle *w, const struct qcold *c, const s
 
 	for (size_t x = cap; x > 1; x /= 2)
 		shift--;
-	if (cap > w->alloc_fp) {
-		free(w->fp);
-		w->fp = xmalloc(cap * sizeof(*w->fp));
-		w->alloc_fp = cap;
-	}
-	set = w->fp;
-	memset(set, 0, cap * sizeof(*set));
+	set = scratch_zeroed((void **)&w->fp, &w->alloc_fp, cap, sizeof(*set));
 	for (sc_keys_init(&it, j, c->nr_j, c->head); sc_keys_next(&it, &key);) {
 		uint64_t hash = key * 0x9E3779B97F4A7C15ULL;
 		uint32_t fp = ((uint32_t)hash ^ (uint32_t)(hash >> 32)) | 1;  /* 0: an empty slot */
@@ -954,14 +971,8 @@ static void settle_dups(struct sc_settle *w, size_t q, const struct qcold *c, co
 	struct sc_keys it;
 	uint64_t *set, key;
 
-	if (cap > w->alloc_set) {
-		free(w->set);
-		w->set = xmalloc(cap * sizeof(*w->set));
-		w->alloc_set = cap;
-	}
-	set = w->set;
 	/* 0 marks an empty slot; a key of 0 is stored as 1 (a false alarm at worst) */
-	memset(set, 0, cap * sizeof(*set));
+	set = scratch_zeroed((void **)&w->set, &w->alloc_set, cap, sizeof(*set));
 	for (sc_keys_init(&it, j, c->nr_j, c->head); sc_keys_next(&it, &key);) {
 		uint64_t s = key ? key : 1;
 		size_t at = (size_t)((s * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
@@ -1070,8 +1081,6 @@ static bool scatter_settle_all(struct scatter *sc, bool judged_only, int threads
 {
 	struct sc_settle w[2];
 	size_t next = 0;
-	pthread_t thread;
-	bool threaded = false;
 
 	memset(w, 0, sizeof(w));
 	for (int t = 0; t < 2; t++) {
@@ -1080,10 +1089,9 @@ static bool scatter_settle_all(struct scatter *sc, bool judged_only, int threads
 		w[t].next = &next;
 	}
 	if (threads == 2)
-		threaded = !pthread_create(&thread, NULL, scatter_settle_main, &w[1]);
-	scatter_settle_main(&w[0]);
-	if (threaded)
-		pthread_join(thread, NULL);
+		te_run_pair(scatter_settle_main, &w[0], &w[1], false);
+	else
+		scatter_settle_main(&w[0]);
 	sc->dup = w[0].dup;
 	sc->nr_dup = w[0].nr_dup;
 	sc->alloc_dup = w[0].alloc_dup;

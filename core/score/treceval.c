@@ -20,7 +20,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,8 +139,7 @@ static void *half_main(void *arg)
 static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, struct strbuf *runid)
 {
 	struct half h[2];
-	pthread_t thread;
-	bool threaded, ok = true;
+	bool ok = true;
 	size_t nr_both = 0;
 
 	for (int i = 0; i < 2; i++) {
@@ -160,18 +158,7 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 	h[0].end = split;
 	h[1].start = split;
 	h[1].end = size;
-	report_fn saved_error = get_error_routine(), saved_warning = get_warning_routine();
-
-	set_error_routine(report_nothing);
-	set_warning_routine(report_nothing);
-	threaded = !pthread_create(&thread, NULL, half_main, &h[1]);
-	half_main(&h[0]);
-	if (threaded)
-		pthread_join(thread, NULL);
-	else
-		half_main(&h[1]);
-	set_error_routine(saved_error);
-	set_warning_routine(saved_warning);
+	te_run_pair(half_main, &h[0], &h[1], true);
 
 	ok = !h[0].ret && !h[1].ret;
 	for (size_t q = 0; ok && q < main_st->qr->nr; q++) {

@@ -783,6 +783,21 @@ static void test_cut(void)
 	free(gzpath);
 }
 
+/* Whether 'a' and 'b' hold the same rows with the same values. */
+static bool same_rows(const struct te_output *a, const struct te_output *b)
+{
+	if (a->nr != b->nr || a->nr_cols != b->nr_cols)
+		return false;
+	for (size_t i = 0; i < a->nr; i++) {
+		if (strcmp(a->q[i].qid, b->q[i].qid))
+			return false;
+		for (size_t c = 0; c < a->nr_cols; c++)
+			if (a->q[i].v[c] != b->q[i].v[c])
+				return false;
+	}
+	return true;
+}
+
 static void test_parallel_halves(void)
 {
 	char *qpath = xstrfmt("%s/big.qrels", tmpdir);
@@ -792,7 +807,6 @@ static void test_parallel_halves(void)
 	struct te_options o;
 	struct te_output a = { 0 }, b = { 0 };
 	off_t size;
-	bool same = true;
 
 	for (int q = 0; q < 1000; q++)
 		fprintf(fp, "q%d 0 doc%d-%d %d\nq%d 0 doc%d-%d 1\n", q, q, q % 37, 1 + q % 3, q, q, 900 + q % 5);
@@ -819,31 +833,16 @@ static void test_parallel_halves(void)
 	ok(!te_evaluate(&qr, interleaved, &o, &b), "an interleaved run is evaluated in the scattered pass");
 	is_int(b.threads, 2, "... on two threads too");
 	is_int(a.nr, 1000, "every query evaluated once");
-	for (size_t i = 0; i < a.nr && i < b.nr && same; i++) {
-		if (strcmp(a.q[i].qid, b.q[i].qid))
-			same = false;
-		for (size_t c = 0; c < a.nr_cols && same; c++)
-			if (a.q[i].v[c] != b.q[i].v[c])
-				same = false;
-	}
-	ok(same && a.nr == b.nr, "two threads give the values of one pass");
+	ok(same_rows(&a, &b), "two threads give the values of one pass");
 	te_output_release(&b);
 	o.threads = 1;
 	ok(!te_evaluate(&qr, sorted, &o, &b), "threads = 1: the sorted run is evaluated");
 	is_int(b.threads, 1, "... on one thread");
-	same = a.nr == b.nr;
-	for (size_t i = 0; i < a.nr && same; i++)
-		for (size_t c = 0; c < a.nr_cols && same; c++)
-			same = !strcmp(a.q[i].qid, b.q[i].qid) && a.q[i].v[c] == b.q[i].v[c];
-	ok(same, "... with the values of two threads");
+	ok(same_rows(&a, &b), "... with the values of two threads");
 	te_output_release(&b);
 	ok(!te_evaluate(&qr, interleaved, &o, &b), "threads = 1: the interleaved run is evaluated");
 	is_int(b.threads, 1, "... on one thread");
-	same = a.nr == b.nr;
-	for (size_t i = 0; i < a.nr && same; i++)
-		for (size_t c = 0; c < a.nr_cols && same; c++)
-			same = !strcmp(a.q[i].qid, b.q[i].qid) && a.q[i].v[c] == b.q[i].v[c];
-	ok(same, "... with the values of the sorted run on two threads");
+	ok(same_rows(&a, &b), "... with the values of the sorted run on two threads");
 	o.threads = 0;
 	te_output_release(&a);
 	te_output_release(&b);
@@ -900,11 +899,7 @@ static void test_parallel_halves(void)
 		ok(!te_evaluate(&qr, interleaved, &o, &a), "the interleaved run, plain");
 		ok(!te_evaluate(&qr, gzpath, &o, &b), "... and gzip-compressed");
 		is_int(b.threads, 1, "... that on one thread");
-		same = a.nr == b.nr && a.nr == 1000;
-		for (size_t i = 0; i < a.nr && same; i++)
-			for (size_t c = 0; c < a.nr_cols && same; c++)
-				same = !strcmp(a.q[i].qid, b.q[i].qid) && a.q[i].v[c] == b.q[i].v[c];
-		ok(same, "... give the same values");
+		ok(a.nr == 1000 && same_rows(&a, &b), "... give the same values");
 		te_output_release(&a);
 		te_output_release(&b);
 		unlink(gzpath);
