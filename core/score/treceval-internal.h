@@ -65,7 +65,8 @@ void te_run_pair(void *(*fn)(void *), void *a, void *b, bool mute);
  * Evaluate the run 'st->path', whatever the order of its lines, in one
  * streaming pass (rarely two or three): every query of the qrels, or with
  * 'only' those marked 2 there; rows go to 'st->out' and 'st->seen' marks
- * them 1. Not for -M, which needs every line's rank. 'runid', when not
+ * them 1 (with -M too). The run must be a file: it is read again when a
+ * question needs it (rarely). 'runid', when not
  * NULL, receives the tag of the last line; 'threads', when not NULL, the
  * number of threads the pass read the run on (1 or 2, as st->o->threads
  * allows). Return 0 or -1 (reported).

@@ -75,6 +75,7 @@ struct sc_judged {
 
 #define QF_LONG 1u          /* a docid of the question is keyed by its hash */
 #define QF_TIE  2u          /* its ranking needs the docids (see above) */
+#define QF_CUT  4u          /* evaluated from its lines (see scatter_eval_cut) */
 
 struct qhot {               /* a slot of the qid table, two per cache line */
 	uint64_t key;           /* the qid's key (sc_key) */
@@ -89,6 +90,13 @@ struct qcold {
 	struct sc_chunk *head, *tail;
 	size_t nr_rec;          /* lines kept in the chunks (not judged), once closed */
 	uint32_t j0, nr_j;      /* its judged documents in 'j', after the pass */
+};
+
+struct sc_cut {             /* a line of a question marked QF_CUT */
+	size_t q, doc;          /* qrels index; docid's offset in cut_docs */
+	long line;
+	double score;
+	uint32_t len;
 };
 
 struct sc_dup {             /* a docid key met twice in one question */
@@ -144,7 +152,10 @@ struct scatter {
 	size_t nr_q;            /* questions indexed */
 	const char *path;
 	bool copy;              /* a second thread's: the index is the first's */
-	unsigned want;          /* 0: every indexed question; QF_TIE: those marked so */
+	unsigned want;          /* 0: every indexed question; else those with this flag */
+	struct sc_cut *cut;     /* the lines of the questions marked QF_CUT */
+	size_t nr_cut, alloc_cut;
+	struct strbuf cut_docs; /* their docids, each followed by 8 NULs */
 };
 
 /*
@@ -629,9 +640,90 @@ static int scatter_pass_count(struct trec_group *g, void *data)
 	return scatter_batch(data, g, scatter_line_count);
 }
 
+/* The cut pass: keep the lines of the questions marked QF_CUT. */
+static int scatter_line_cut(struct scatter *sc, struct qhot *h, const struct trec_line *l, bool padded)
+{
+	struct sc_cut *k;
+
+	(void)padded;
+	ALLOC_GROW(sc->cut, sc->nr_cut + 1, sc->alloc_cut);
+	k = &sc->cut[sc->nr_cut++];
+	k->q = h->idx - 1;
+	k->doc = sc->cut_docs.len;
+	k->line = l->line;
+	k->score = l->score;
+	k->len = l->len;
+	strbuf_add(&sc->cut_docs, l->doc, l->len);
+	strbuf_add(&sc->cut_docs, "\0\0\0\0\0\0\0\0", 8);
+	return 0;
+}
+
+static int scatter_pass_cut(struct trec_group *g, void *data)
+{
+	return scatter_batch(data, g, scatter_line_cut);
+}
+
+static int cmp_sc_cut(const void *a, const void *b)
+{
+	const struct sc_cut *x = a, *y = b;
+
+	if (x->q != y->q)
+		return x->q < y->q ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/*
+ * Evaluate each question marked QF_CUT from its lines, kept by the cut
+ * pass, as a grouped run's question is: with -M, when two lines of it had
+ * the same docid, whether both are among the first max_docs (a duplicate,
+ * an error) or not (trec_eval never sees the second) needs their ranks in
+ * full. Return 0 or -1 (reported).
+ */
+static int scatter_eval_cut(struct scatter *sc, struct te_state *st)
+{
+	struct trec_line *lines = NULL;
+	size_t alloc = 0;
+	int ret = 0;
+
+	if (sc->nr_cut > 1)
+		qsort(sc->cut, sc->nr_cut, sizeof(*sc->cut), cmp_sc_cut);
+	for (size_t a = 0, b; !ret && a < sc->nr_cut; a = b) {
+		const struct qrels_query *qq = &sc->qr->q[sc->cut[a].q];
+		struct trec_group g;
+		struct query_eval e;
+
+		for (b = a; b < sc->nr_cut && sc->cut[b].q == sc->cut[a].q; b++)
+			;
+		ALLOC_GROW(lines, b - a, alloc);
+		for (size_t i = a; i < b; i++) {
+			lines[i - a].doc = sc->cut_docs.buf + sc->cut[i].doc;
+			lines[i - a].len = sc->cut[i].len;
+			lines[i - a].line = sc->cut[i].line;
+			lines[i - a].score = sc->cut[i].score;
+		}
+		memset(&g, 0, sizeof(g));
+		g.qid = qq->qid;
+		g.qid_len = strlen(qq->qid);
+		g.lines = lines;
+		g.nr = b - a;
+		g.padded = true;
+		if (hits_from_group(&st->hc, &g, qq, st->o->judged_only, st->o->max_docs, st->path, &e) < 0) {
+			ret = -1;
+			break;
+		}
+		e.rel_level = st->o->rel_level;
+		te_add_row(st->out, st->o, &st->sc, qq->qid, &e);
+		st->seen[sc->cut[a].q] = 1;
+	}
+	free(lines);
+	return ret;
+}
+
 static void scatter_release(struct scatter *sc)
 {
 	arena_release(&sc->arena);
+	free(sc->cut);
+	strbuf_release(&sc->cut_docs);
 	for (size_t i = 0; i < sc->nr_dup; i++)
 		free(sc->dup[i].doc);
 	free(sc->dup);
@@ -656,6 +748,9 @@ static void scatter_copy(struct scatter *dst, const struct scatter *sc)
 	memcpy(dst->hot, sc->hot, (sc->qmask + 1) * sizeof(*dst->hot));
 	dst->cold = xcalloc(sc->qr->nr + 1, sizeof(*dst->cold));
 	memset(&dst->arena, 0, sizeof(dst->arena));
+	dst->cut = NULL;
+	dst->nr_cut = dst->alloc_cut = 0;
+	strbuf_init(&dst->cut_docs, 0);
 	dst->j = NULL;
 	dst->nr_j = dst->alloc_j = 0;
 	dst->dup = NULL;
@@ -867,7 +962,9 @@ struct sc_settle {
 	struct scatter *sc;
 	size_t *next;           /* the next block of questions to take (atomic) */
 	bool judged_only;
+	long max_docs;          /* -M */
 	bool ties;              /* one of them was marked QF_TIE */
+	bool cuts;              /* one of them was marked QF_CUT */
 	struct sc_dup *dup;     /* the equal keys met */
 	size_t nr_dup, alloc_dup;
 	uint32_t *fp;           /* scratch */
@@ -1007,9 +1104,18 @@ static void scatter_settle(struct sc_settle *w, size_t q)
 
 	while (cap < 4 * n)
 		cap *= 2;
-	if (settle_maybe_dup(w, c, j, cap))
+	/* -M 0 keeps no line, so finds no duplicate (as trec_eval) */
+	if (w->max_docs && settle_maybe_dup(w, c, j, cap)) {
+		if ((size_t)w->max_docs < n) {
+			/* are both lines among the first max_docs? their lines will tell */
+			h->flags |= QF_CUT;
+			w->cuts = true;
+			return;
+		}
 		settle_dups(w, q, c, j, cap);
-	if (w->judged_only || !m)
+	}
+	/* -J needs no rank, but -M keeps the judged documents ranked max_docs or better */
+	if ((w->judged_only && (size_t)w->max_docs >= n) || !m)
 		return;
 	for (const struct sc_chunk *k = c->head; k; k = k->next) {
 		__builtin_prefetch(k->next);
@@ -1077,7 +1183,7 @@ static void *scatter_settle_main(void *arg)
  * taken. The equal keys met go to sc->dup; return whether a question was
  * marked QF_TIE.
  */
-static bool scatter_settle_all(struct scatter *sc, bool judged_only, int threads)
+static bool scatter_settle_all(struct scatter *sc, const struct te_options *o, int threads, bool *cuts)
 {
 	struct sc_settle w[2];
 	size_t next = 0;
@@ -1085,7 +1191,8 @@ static bool scatter_settle_all(struct scatter *sc, bool judged_only, int threads
 	memset(w, 0, sizeof(w));
 	for (int t = 0; t < 2; t++) {
 		w[t].sc = sc;
-		w[t].judged_only = judged_only;
+		w[t].judged_only = o->judged_only;
+		w[t].max_docs = o->max_docs;
 		w[t].next = &next;
 	}
 	if (threads == 2)
@@ -1104,6 +1211,7 @@ static bool scatter_settle_all(struct scatter *sc, bool judged_only, int threads
 		free(w[t].fp);
 		free(w[t].set);
 	}
+	*cuts = w[0].cuts || w[1].cuts;
 	return w[0].ties || w[1].ties;
 }
 
@@ -1113,12 +1221,13 @@ int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct
 	struct scatter sc;
 	struct judged_hit *hits = NULL;
 	size_t alloc_hits = 0;
-	bool ties = false;
+	bool ties = false, cuts = false;
 	int ret, nr_threads;
 
 	memset(&sc, 0, sizeof(sc));
 	sc.qr = st->qr;
 	sc.path = st->path;
+	strbuf_init(&sc.cut_docs, 0);
 	scatter_index(&sc, only);
 	nr_threads = scatter_main_pass(&sc, st->o->threads, runid);
 	ret = nr_threads < 0 ? -1 : 0;
@@ -1134,7 +1243,7 @@ int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct
 				c->j0 = (uint32_t)k;
 			c->nr_j++;
 		}
-		ties = scatter_settle_all(&sc, st->o->judged_only, nr_threads);
+		ties = scatter_settle_all(&sc, st->o, nr_threads, &cuts);
 	}
 	if (!ret && sc.nr_dup) {
 		qsort(sc.dup, sc.nr_dup, sizeof(*sc.dup), cmp_sc_dup);
@@ -1144,29 +1253,40 @@ int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct
 		sc.want = QF_TIE;
 		ret = run_trec_scan_mapped(st->path, RUN_SCAN_LINES, scatter_pass_count, &sc, NULL);
 	}
+	if (!ret && cuts) {
+		sc.want = QF_CUT;
+		ret = run_trec_scan_mapped(st->path, RUN_SCAN_LINES, scatter_pass_cut, &sc, NULL);
+		if (!ret)
+			ret = scatter_eval_cut(&sc, st);
+	}
 	for (size_t i = 0; !ret && i < st->qr->nr; i++) {
 		const struct qrels_query *qq = &st->qr->q[i];
 		const struct qcold *c = &sc.cold[i];
 		const struct sc_judged *j = sc.j + c->j0;
 		struct query_eval e;
-		long before = 0, kept = 0;
+		long before = 0, kept = 0, max_docs = st->o->max_docs;
+		size_t n = c->nr_rec + c->nr_j;
 
-		if (!(c->nr_rec + c->nr_j))
-			continue;
+		if (!n || (sc.hot[sc.slot_of[i]].flags & QF_CUT))
+			continue;  /* no line, or evaluated from its lines */
 		memset(&e, 0, sizeof(e));
 		ALLOC_GROW(hits, (size_t)c->nr_j + 1, alloc_hits);
 		for (size_t k = 0; k < c->nr_j; k++) {
+			long rank;
+
+			before += j[k].before;
+			rank = (long)k + 1 + before;
+			if (rank > max_docs)
+				break;  /* -M: this one and those after it are not kept */
 			if (st->o->judged_only) {
 				if (j[k].rel < 0)
 					continue;
-				hits[kept].rank = kept + 1;
-			} else {
-				before += j[k].before;
-				hits[kept].rank = (long)k + 1 + before;
+				rank = kept + 1;
 			}
+			hits[kept].rank = rank;
 			hits[kept++].rel = j[k].rel;
 		}
-		e.num_ret = st->o->judged_only ? kept : (long)(c->nr_rec + c->nr_j);
+		e.num_ret = st->o->judged_only ? kept : (long)(n < (size_t)max_docs ? n : (size_t)max_docs);
 		e.hits = hits;
 		e.nr_hits = (size_t)kept;
 		e.levels = qq->levels;

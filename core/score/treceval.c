@@ -280,9 +280,12 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 	 * question comes back later in the file, only the questions that did
 	 * are evaluated again, in the passes of te_evaluate_scattered; when
 	 * many do, the first pass is given up for te_evaluate_scattered on all.
-	 * With -M (which needs every rank) an ungrouped run is read whole.
+	 * With -M (which needs every rank of a question) a run found ungrouped
+	 * is given to te_evaluate_scattered whole. Standard input, which
+	 * cannot be read twice, is read whole into memory instead (a streamed
+	 * read of "-" collects).
 	 */
-	st.pieces = o->max_docs == LONG_MAX;
+	st.pieces = o->max_docs == LONG_MAX && strcmp(run_path, "-");
 	{
 		off_t size = 0, split = o->threads == 1 ? 0 : run_trec_split(run_path, &size);
 
@@ -315,7 +318,7 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 	if (ret == RUN_SCAN_UNSORTED) {
 		drop_rows(out);
 		memset(st.seen, 0, qr->nr + 1);
-		ret = run_trec_scan(run_path, true, on_group, &st, &runid);
+		ret = te_evaluate_scattered(&st, NULL, &runid, &out->threads);
 	}
 	if (ret < 0)
 		goto out;
