@@ -8,6 +8,9 @@
  *     treceval-scatter.c    runs whose questions are not grouped: one
  *                           streaming pass of 16 bytes a line (two
  *                           threads for a large plain file)
+ *       treceval-settle.c     each question after that pass, and the
+ *                             passes that read the run again (both share
+ *                             treceval-scatter.h)
  *       treceval-row.c        one query's row of values from its judged hits
  *         treceval-measures.c, treceval-names.c
  *
