@@ -848,23 +848,40 @@ static size_t line_qid(const char *p, const char *e, const char **q)
 	return (size_t)(p - start);
 }
 
-off_t run_trec_split(const char *path, off_t *size_out)
+/*
+ * Open 'path' for the cutting of run_trec_split and run_trec_cut when it is
+ * a plain (not gzip) regular file of 'min' bytes or more, its status in
+ * '*st'; return the descriptor, or -1 (nothing reported: it is then read
+ * whole, as it comes).
+ */
+static int open_plain(const char *path, struct stat *st, off_t min)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	unsigned char magic[2];
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_size < min ||
+	    pread(fd, magic, 2, 0) != 2 || (magic[0] == 0x1f && magic[1] == 0x8b)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+off_t run_trec_split(const char *path, off_t *size_out)
+{
 	struct stat st;
+	int fd = open_plain(path, &st, (off_t)(16u << 20));
 	size_t cap = 1u << 20;
-	char *buf = NULL;
+	char *buf;
 	off_t split = 0;
 
 	*size_out = 0;
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)(16u << 20))
-		goto out;
 	*size_out = st.st_size;
 	buf = xmalloc(cap);
-	if (pread(fd, buf, 2, 0) != 2 || ((unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b))
-		goto out;
 	{
 		off_t mid = st.st_size / 2;
 		ssize_t n = pread(fd, buf, cap, mid);
@@ -901,18 +918,14 @@ out:
 
 int run_trec_cut(const char *path, off_t *cuts, int max)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), n = 0;
-	size_t cap = 1u << 16;
-	char *buf = NULL;
 	struct stat st;
+	int fd = max < 1 ? -1 : open_plain(path, &st, 2), n = 0;
+	size_t cap = 1u << 16;
+	char *buf;
 
 	if (fd < 0)
 		return 0;
-	if (max < 1 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !st.st_size)
-		goto out;
 	buf = xmalloc(cap);
-	if (pread(fd, buf, 2, 0) == 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b)
-		goto out;
 	cuts[n++] = 0;
 	for (int i = 1; i < max; i++) {
 		off_t at = (off_t)((intmax_t)st.st_size * i / max);
@@ -930,7 +943,6 @@ int run_trec_cut(const char *path, off_t *cuts, int max)
 			cuts[n++] = at;
 	}
 	cuts[n] = st.st_size;
-out:
 	free(buf);
 	close(fd);
 	return n;

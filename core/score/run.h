@@ -186,7 +186,7 @@ off_t run_trec_split(const char *path, off_t *size);
  * Cut the plain (not compressed) regular file 'path' into at most 'max'
  * pieces of about equal size at line starts: fill cuts[0] = 0 < cuts[1] <
  * ... < cuts[n] = its size ('cuts' holds max + 1) and return n; return 0
- * when it cannot be cut (not a regular file, compressed or empty). A
+ * when it cannot be cut (not a regular file, compressed, or under 2 bytes). A
  * piece may hold a line longer than 64 KiB whole: cuts are only searched
  * that far.
  */

@@ -69,10 +69,10 @@ void te_run_pair(void *(*fn)(void *), void *a, void *b, bool mute);
  * streaming pass (rarely two or three): every query of the qrels, or with
  * 'only' those marked 2 there; rows go to 'st->out' and 'st->seen' marks
  * them 1 (with -M too). The run must be a file: it is read again when a
- * question needs it (rarely). 'runid', when not
- * NULL, receives the tag of the last line; 'threads', when not NULL, the
- * number of threads the pass read the run on (1 or 2, as st->o->threads
- * allows). Return 0 or -1 (reported).
+ * question needs it (rarely). 'runid', when not NULL, receives the tag of
+ * the last line; 'threads', when not NULL, the number of threads the pass
+ * read the run on (1 or 2, as st->o->threads allows). Return 0 or -1
+ * (reported).
  */
 int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct strbuf *runid,
 			  int *threads);

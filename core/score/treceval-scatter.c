@@ -197,13 +197,13 @@ static void arena_join(struct sc_arena *a, struct sc_arena *b)
 }
 
 /*
- * Give question 'q' a new chunk, twice the last one up to SC_CHUNK_MAX
- * lines (so a question's last chunk, partly empty, wastes little).
+ * Give the question of 'h' a new chunk, twice the last one up to
+ * SC_CHUNK_MAX lines (so a question's last chunk, partly empty, wastes
+ * little).
  */
-static void scatter_grow(struct scatter *sc, size_t q)
+static void scatter_grow(struct scatter *sc, struct qhot *h)
 {
-	struct qhot *h = &sc->hot[sc->slot_of[q]];
-	struct qcold *c = &sc->cold[q];
+	struct qcold *c = &sc->cold[h->idx - 1];
 	uint32_t cap = !c->tail ? 4 : c->tail->cap < SC_CHUNK_MAX ? 2 * c->tail->cap : SC_CHUNK_MAX;
 	size_t size = sizeof(struct sc_chunk) + cap * sizeof(struct sc_rec);
 	struct sc_chunk *k;
@@ -296,7 +296,7 @@ stage_find(struct scatter *sc, const struct trec_group *g, struct sc_stage *t)
 		if (scatter_note_judged(sc, h, &l[i], t->dkey[i]))
 			continue;
 		if (!h->room)
-			scatter_grow(sc, h->idx - 1);
+			scatter_grow(sc, h);
 		h->room--;
 		t->at[i] = h->end++;
 		__builtin_prefetch(t->at[i], 1);
@@ -378,7 +378,12 @@ static void scatter_release(struct scatter *sc)
 	free(sc->jx);
 }
 
-/* Make 'dst' a second thread's scatter over the index of 'sc' (before any line). */
+/*
+ * Make 'dst' a second thread's scatter over the index of 'sc', before any
+ * line: all 'sc' holds then besides the index is empty (no arena, judged
+ * document, duplicate or cut line yet), so only the tables a pass writes
+ * to are its own.
+ */
 static void scatter_copy(struct scatter *dst, const struct scatter *sc)
 {
 	*dst = *sc;
@@ -386,14 +391,6 @@ static void scatter_copy(struct scatter *dst, const struct scatter *sc)
 	dst->hot = xmalloc((sc->qmask + 1) * sizeof(*dst->hot));
 	memcpy(dst->hot, sc->hot, (sc->qmask + 1) * sizeof(*dst->hot));
 	dst->cold = xcalloc(sc->qr->nr + 1, sizeof(*dst->cold));
-	memset(&dst->arena, 0, sizeof(dst->arena));
-	dst->cut = NULL;
-	dst->nr_cut = dst->alloc_cut = 0;
-	strbuf_init(&dst->cut_docs, 0);
-	dst->j = NULL;
-	dst->nr_j = dst->alloc_j = 0;
-	dst->dup = NULL;
-	dst->nr_dup = dst->alloc_dup = 0;
 }
 
 /* After the main pass: count each question's last chunk. */
@@ -499,26 +496,26 @@ static void *scatter_worker(void *arg)
 }
 
 /*
- * Read the run of 'sc' on two threads (see sc_pieces), each into lists of
- * its own, joined into 'sc' after. Return 2 when it was, 0 when the run
- * is not a plain file of 16 MiB or more, or -1 when a piece failed
+ * Read the run of 'sc' ('size' bytes; 0 when it is not a regular file) on
+ * two threads (see sc_pieces), each into lists of its own, joined into
+ * 'sc' after. Return 2 when it was, 0 when the run is not a plain file of
+ * 16 MiB or more, or -1 when a piece failed
  * (nothing reported: the caller reads it again on one thread; 'sc' is
  * then as it was).
  */
-static int scatter_two_threads(struct scatter *sc, struct strbuf *runid)
+static int scatter_two_threads(struct scatter *sc, off_t size, struct strbuf *runid)
 {
 	struct sc_pieces *p;
 	struct scatter other;
 	struct sc_worker w[2];
-	struct stat st;
 	int ret = 0;
 
-	if (stat(sc->path, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)SC_PIECE)
+	if (size < (off_t)SC_PIECE)
 		return 0;
 	p = xcalloc(1, sizeof(*p));
 	p->path = sc->path;
-	p->nr = run_trec_cut(sc->path, p->cuts, st.st_size / SC_PIECE < SC_PIECES_MAX ?
-			     (int)(st.st_size / SC_PIECE) + 1 : SC_PIECES_MAX);
+	p->nr = run_trec_cut(sc->path, p->cuts, size / SC_PIECE < SC_PIECES_MAX ?
+			     (int)(size / SC_PIECE) + 1 : SC_PIECES_MAX);
 	if (p->nr < 2) {
 		free(p);
 		return 0;
@@ -560,14 +557,14 @@ static int scatter_two_threads(struct scatter *sc, struct strbuf *runid)
  */
 static int scatter_main_pass(struct scatter *sc, int threads, struct strbuf *runid)
 {
-	int ret = threads == 1 ? 0 : scatter_two_threads(sc, runid);
 	struct stat st;
+	off_t size = !stat(sc->path, &st) && S_ISREG(st.st_mode) ? st.st_size : 0;
+	int ret = threads == 1 ? 0 : scatter_two_threads(sc, size, runid);
 
 	if (ret > 0)
 		return ret;
 	/* on one thread, from nothing (a failure on two is reported at its line) */
-	if (!stat(sc->path, &st) && S_ISREG(st.st_mode))
-		scatter_reserve(sc, st.st_size);
+	scatter_reserve(sc, size);
 	ret = run_trec_scan_mapped(sc->path, RUN_SCAN_LINES, scatter_pass, sc, runid);
 	scatter_close(sc);
 	return ret < 0 ? -1 : 1;

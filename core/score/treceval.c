@@ -301,7 +301,8 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 		if (ret < 0 && st.too_scattered)
 			ret = 2;
 	}
-	if (ret == 2) {
+	if (ret == 2 || ret == RUN_SCAN_UNSORTED) {
+		/* too scattered to be read piece by piece, or ungrouped under -M */
 		drop_rows(out);
 		memset(st.seen, 0, qr->nr + 1);
 		ret = te_evaluate_scattered(&st, NULL, &runid, &out->threads);
@@ -314,11 +315,6 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 			drop_rows_back(out, qr, st.seen);
 			ret = te_evaluate_scattered(&st, st.seen, NULL, NULL);
 		}
-	}
-	if (ret == RUN_SCAN_UNSORTED) {
-		drop_rows(out);
-		memset(st.seen, 0, qr->nr + 1);
-		ret = te_evaluate_scattered(&st, NULL, &runid, &out->threads);
 	}
 	if (ret < 0)
 		goto out;
