@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of the per-distinct-query work of `evalset import` (issue 7):
+# Benchmark of the per-distinct-query work of `evalset import`:
 # text_normalize_query of every distinct query, dedup_text_prepare of every
 # group and the near-duplicate filter over the groups, most frequent first
 # (core/text/text.c, core/logs/sample.c), without the log reading around them.

@@ -8,7 +8,7 @@
 # one where 10% of replies are 429 (retry-after 1 s, half of them) or 503
 # (the other half). Reports wall time against the ideal
 # CHUNKS x LATENCY / CONCURRENCY, and checks that every chunk was answered
-# and journaled exactly once. Targets (issue 6): clean <= 1.15x, faults <= 1.6x.
+# and journaled exactly once. Targets: clean <= 1.15x, faults <= 1.6x.
 # A floor is measured first in the same run (curl --parallel against the same
 # fake), since the fake's own CPU use and a busy machine move every figure.
 # Not run by the test suite.

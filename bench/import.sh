@@ -8,7 +8,7 @@
 # usage: bench/import.sh [EVALSET]     (default: build/evalset)
 #        BENCH_RECORDS=N to change the log size.
 #
-# The import is the one a team runs to build a set (SPEC: 50-200 questions):
+# The import is the one a team runs to build a set (of 50 to 200 questions):
 # every record is read, grouped, labelled and scrubbed, and a stratified
 # sample of 200 labelled queries is added (--sample 200); the unlabelled ones
 # are written out. Without --sample the 22,000 labelled queries of this log

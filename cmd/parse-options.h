@@ -6,7 +6,7 @@
  * consumes the options (anywhere on the line, until "--"), leaves the
  * positional arguments in argv[0..n) and returns n. "-h"/"--help" prints the
  * usage and the option table on stdout and exits 0; misuse prints the problem
- * and the usage on stderr and exits 2 (SPEC section 6).
+ * and the usage on stderr and exits 2 (docs/design.md, "Exit codes").
  */
 #ifndef EVALSET_PARSE_OPTIONS_H
 #define EVALSET_PARSE_OPTIONS_H

@@ -15,7 +15,7 @@ root) and writes, into sets/squad-demo/:
                 article), so ids are stable as long as the source file is;
                 doc, start and end give the paragraph's place in docs/
                 (Unicode characters, end exclusive).
-  set.yaml      the working copy (SPEC section 2): answerable SQuAD questions
+  set.yaml      the working copy (docs/sets.md): answerable SQuAD questions
                 (relevant = the paragraph they were written against, with
                 the SQuAD answer span as evidence),
                 unanswerable ones (is_impossible: answerable false, no label),
@@ -53,7 +53,7 @@ EXCLUDE = {
 }
 
 # English stop words: function words that say nothing about the topic, used
-# for the content-word overlap figure (SPEC provenance.overlap).
+# for the content-word overlap figure (the provenance key 'overlap').
 STOP = set("""
 a about above after again against all also am an and any are as at be because
 been before being below between both but by can could did do does doing down
@@ -86,7 +86,7 @@ Built by tools/make_squad_demo.py (seed {seed}) from dev-v2.0.json:
                 unanswerable ones (is_impossible), and {n_hard} questions written
                 for this set (tools/squad-demo-hard.yaml, origin hand); the
                 SQuAD question id is kept in each question's provenance.
-Changes: questions sampled, ids assigned, labels recast as SPEC section 2 YAML.
+Changes: questions sampled, ids assigned, labels recast as evalset set YAML.
 """
 
 

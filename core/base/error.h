@@ -1,5 +1,6 @@
 /*
- * error: how core/ reports problems, and the exit codes of SPEC section 6.
+ * error: how core/ reports problems, and the exit codes (docs/design.md,
+ * "Exit codes").
  *
  * core/ never exits and never prints except through these helpers. error()
  * prints "error: MESSAGE" on stderr and returns -1, so a failing function can

@@ -1,9 +1,10 @@
 /*
  * fsutil: the only way evalset writes files, and bounded reads.
  *
- * Every write is atomic (SPEC section 7): the content goes to a temporary
- * file in the destination's directory, is fsync'ed, renamed over the target,
- * and the directory is fsync'ed. A reader sees the old file or the new one,
+ * Every write is atomic (docs/design.md, "Writing files: atomic writes and
+ * journals"): the content goes to a temporary file in the destination's
+ * directory, is fsync'ed, renamed over the target, and the directory is
+ * fsync'ed. A reader sees the old file or the new one,
  * never a truncated mix. Frozen versions are written with write_file_new(),
  * which refuses to replace an existing file.
  *

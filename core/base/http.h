@@ -123,7 +123,8 @@ struct http_stats {
 	size_t queued;             /* waiting to be sent (including retries) */
 };
 
-/* Return the classification of SPEC section 8 (see the header comment). */
+/* Return the default classification (the header comment; docs/design.md,
+ * "HTTP: retries and errors"). */
 enum http_verdict http_classify_default(const struct http_response *res, void *data);
 /* Return true when the attempt never reached a server: the connection was
  * refused, or the host or proxy name did not resolve. */

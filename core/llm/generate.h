@@ -1,6 +1,6 @@
 /*
  * generate: synthetic questions from corpus chunks through an LLM
- * (evalset generate, issue 6), resumable and filtered.
+ * (evalset generate, docs/generate.md), resumable and filtered.
  *
  * Plan: the selected chunks (--chunks, else a seeded --sample, else all),
  * then the shard (chunk-id hash mod N, so shards partition any selection),

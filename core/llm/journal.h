@@ -1,7 +1,8 @@
 /*
  * journal: an append-only JSONL file that lets a long job resume after
  * Ctrl-C or kill -9 without redoing (or re-paying for) finished work
- * (SPEC section 7). Used by generate and judge.
+ * (docs/design.md, "Writing files: atomic writes and journals"). Used by
+ * generate and judge.
  *
  * Each record is one JSON object on one line, written with a single write(2)
  * to a file opened O_APPEND and fsync'ed before journal_append returns, so a

@@ -1,6 +1,6 @@
 /*
  * judge: grading (question, chunk) pairs 0..3 with an LLM (evalset judge,
- * issue 9), resumable through a journal.
+ * docs/pool.md), resumable through a journal.
  *
  * The prompt is prompts/judge.md (variables {{question.id}},
  * {{question.text}}, {{chunk.id}}, {{chunk.title}}, {{chunk.text}}); the

@@ -1,5 +1,5 @@
 /*
- * importset: put the query groups of a log import into a set (issue 7).
+ * importset: put the query groups of a log import into a set (docs/import.md).
  *
  * Order of decisions, each query group in turn (most frequent first):
  * near-duplicate of a question already in the set or of a group taken

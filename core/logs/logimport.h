@@ -1,5 +1,6 @@
 /*
- * logimport: turn query logs into labelled query groups (issue 7).
+ * logimport: turn query logs into labelled query groups (evalset import,
+ * docs/import.md).
  *
  * Records are read with logread and folded into one group per normalised
  * query (text_normalize_query after PII redaction). Memory grows with the

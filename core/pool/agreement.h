@@ -1,5 +1,5 @@
 /*
- * agreement: how far an LLM judge agrees with existing labels (issue 9,
+ * agreement: how far an LLM judge agrees with existing labels (docs/pool.md,
  * `evalset judge --against`), as unweighted Cohen's kappa with the
  * confusion table, on the four grade levels 0..3 and on binary relevance
  * (grade >= 1 against 0).

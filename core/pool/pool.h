@@ -1,5 +1,6 @@
 /*
- * pool: the judging worksheet of issue 9 (docs/pool.md).
+ * pool: the judging worksheet of `evalset pool` and `evalset label`
+ * (docs/pool.md).
  *
  * A pool holds, for each question of a set version, the union of the top
  * 'depth' documents of several runs that the set has not labelled yet, with

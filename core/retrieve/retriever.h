@@ -1,6 +1,6 @@
 /*
  * retriever: asking a retriever every question of a set, and writing what it
- * answered as a JSONL run (SPEC section 3).
+ * answered as a JSONL run (docs/runs.md).
  *
  * Three kinds of retriever answer a job (a list of questions and a depth k):
  *  - the built-in BM25 index (core/retrieve/bm25.h);

@@ -1,6 +1,7 @@
 /*
- * metrics: the per-question measures of SPEC section 4, with trec_eval v10.0
- * semantics, computed from the judged documents of one ranking.
+ * metrics: the per-question measures (docs/design.md, "Measure conventions";
+ * docs/measures.md), with trec_eval v10.0 semantics, computed from the
+ * judged documents of one ranking.
  *
  * Every measure here depends on a ranking only through the positions of the
  * documents the judgments know about, so a ranking is summarised as:

@@ -1,7 +1,7 @@
 /*
- * run: a retriever's output for a set of questions (SPEC section 3), in any
- * of the three formats, detected by content; gzip-compressed files are read
- * directly.
+ * run: a retriever's output for a set of questions (docs/design.md, "Runs,
+ * results and what binds them"; docs/runs.md), in any of the three formats,
+ * detected by content; gzip-compressed files are read directly.
  *
  *   TREC   `qid Q0 docid rank score tag`, whitespace separated. The rank
  *          column is ignored; a question's ranking is score descending, ties

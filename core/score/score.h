@@ -13,10 +13,10 @@
  *     `score --save` writes and compare/report read. Compare and report call
  *     these directly to score a run file without the CLI.
  *
- * Conventions (SPEC section 4): averages are over the answerable questions;
- * a question absent from the run counts as an empty list (zero everywhere)
- * and is reported as missing; run entries for unknown questions are counted
- * and ignored. A question is declined when its entry says "abstained", its
+ * Conventions (docs/design.md, "Measure conventions"): averages are over
+ * the answerable questions; a question absent from the run counts as an
+ * empty list (zero everywhere) and is reported as missing; run entries for
+ * unknown questions are counted and ignored. A question is declined when its entry says "abstained", its
  * list is empty (or absent), or with a decline threshold its top score is
  * below it. With judged_only, documents that are not judged are dropped
  * from the ranking before scoring (trec_eval -J).

@@ -4,10 +4,11 @@
  *
  * A set's labels are chunk ids. When a corpus is re-chunked, ids can stay
  * while the text behind them moves, so labels silently point at the wrong
- * text. tag records the corpus fingerprint (SPEC section 2: a digest of the
- * sorted (chunk id, text digest) pairs) in the frozen version; every command
- * that uses a set together with its corpus calls set_corpus_load (or
- * set_corpus_verify) to warn when the fingerprint differs. It is a warning,
+ * text. tag records the corpus fingerprint (a digest of the sorted (chunk id,
+ * text digest) pairs: docs/design.md, "The digests") in the frozen version;
+ * every command that uses a set together with its corpus calls
+ * set_corpus_load (or set_corpus_verify) to warn when the fingerprint
+ * differs. It is a warning,
  * not an error: a corpus that only gained chunks is still usable.
  */
 #ifndef EVALSET_CORPUSCHECK_H

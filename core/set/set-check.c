@@ -1,6 +1,7 @@
 /*
- * set-check: the rules and warnings of SPEC section 2, as findings with the
- * line and column where each question or label was read.
+ * set-check: the rules and warnings of a set (docs/design.md, "The model";
+ * docs/sets.md, "Rules"), as findings with the line and column where each
+ * question or label was read.
  *
  * Errors: a question without an id, duplicate ids, empty text, an answerable
  * question without relevant chunks, an unanswerable one with some, grades

@@ -9,9 +9,9 @@
  * JSON with object keys sorted recursively and numbers in one form (integral
  * values as integers, others as the shortest "%.17g"-exact decimal).
  *
- * Two forms (set.h): the set form (set_canonical, SPEC section 2) starts with
- * the header lines (schema, name, description, parent, note, corpus) in that
- * order, absent fields as null, then the language lines (the corpus's and
+ * Two forms (set.h; docs/design.md, "The digests"): the set form
+ * (set_canonical) starts with the header lines (schema, name, description,
+ * parent, note, corpus) in that order, absent fields as null, then the language lines (the corpus's and
  * the set's, each only when present, so a set without one keeps the digest
  * it had before languages existed), then the questions; version, digest and
  * tagged_at are left out, so a frozen file can hold its own digest. The

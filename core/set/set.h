@@ -1,5 +1,6 @@
 /*
- * set: the evaluation set of SPEC section 2, its YAML form and its digest.
+ * set: the evaluation set (docs/design.md, "The set and its digests"), its
+ * YAML form and its digests.
  *
  * A set is loaded from YAML with libyaml and saved with libyaml's emitter.
  * Question order is kept; content round-trips without loss (comments in a
@@ -10,7 +11,7 @@
  * questions sorted by id, fields in a fixed order, labels and tags sorted
  * (tags are a set), provenance keys sorted recursively. Formatting, key
  * order, question order and comments never change either.
- *  - set_digest (SPEC section 2) covers everything but the header fields
+ *  - set_digest (the digest) covers everything but the header fields
  *    version, digest and tagged_at: schema, name, description, parent, note,
  *    corpus (path, fingerprint, chunks) and the questions. It is what a
  *    frozen file records and is checked against, and what results record.
@@ -171,17 +172,17 @@ struct cJSON *question_to_json(const struct question *q);
  * the limit of 65536 bytes (70000 bytes)"). */
 int question_writable(const struct question *q, struct strbuf *why);
 /*
- * Write 's' to 'path' atomically (SPEC section 7). Refuses (nothing written)
- * a set that set_load could not read back: a question or header field that
- * fails question_writable's limits, too many questions, or a file or line
- * over the limits. Return 0 or -1 (reported).
+ * Write 's' to 'path' atomically (docs/design.md, "Writing files: atomic
+ * writes and journals"). Refuses (nothing written) a set that set_load could
+ * not read back: a question or header field that fails question_writable's
+ * limits, too many questions, or a file or line over the limits. Return 0 or -1 (reported).
  */
 int set_save(const struct set *s, const char *path);
 
 /* Append the canonical serialisation of 's' (every field but version,
  * digest and tagged_at) to 'out'. */
 void set_canonical(const struct set *s, struct strbuf *out);
-/* Write the SPEC digest of 's' ("sha256:<hex>", over set_canonical) into 'out'. */
+/* Write the digest of 's' ("sha256:<hex>", over set_canonical) into 'out'. */
 void set_digest(const struct set *s, char out[72]);
 /* Append the canonical serialisation of the questions of 's' only to 'out'. */
 void set_content_canonical(const struct set *s, struct strbuf *out);
@@ -230,7 +231,7 @@ char *set_next_id(const struct set *s, long floor);
 /* Return the number of 'id' when it has the form "q-<digits>", else -1. */
 long question_id_number(const char *id);
 
-/* ---- where sets live (SPEC section 2) ---- */
+/* ---- where sets live (docs/design.md, "The model") ---- */
 
 struct set_ref {
 	char *dir;      /* sets/<name> */
@@ -356,7 +357,7 @@ int set_latest_digest(const struct set_ref *ref, char out[72], char **tag);
  */
 int set_latest_load(const struct set_ref *ref, struct set *out, char **tag);
 
-/* ---- check (the rules and warnings of SPEC section 2) ---- */
+/* ---- check (the rules and warnings of docs/sets.md, "Rules") ---- */
 
 enum finding_level { FINDING_ERROR, FINDING_WARNING };
 
@@ -374,8 +375,8 @@ struct findings {
 };
 
 /*
- * Check 's' against every rule of SPEC section 2, with chunk ids checked
- * against 'corpus' when not NULL. Findings are appended to 'out'.
+ * Check 's' against every rule and warning of docs/sets.md ("Rules"), with
+ * chunk ids checked against 'corpus' when not NULL. Findings are appended to 'out'.
  */
 void set_check(const struct set *s, const struct corpus *corpus, struct findings *out);
 /* Return the language code of 'q': its own, else the set's, else detected

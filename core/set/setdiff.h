@@ -1,9 +1,10 @@
 /*
- * setdiff: what changed between two versions of a set (issue 3).
+ * setdiff: what changed between two versions of a set (evalset diff,
+ * docs/versions.md).
  *
- * Questions are matched by id (ids are stable and never reused, SPEC
- * section 2), so a question whose text was edited is "changed", not removed
- * and added. A question is changed when anything the content digest
+ * Questions are matched by id (ids are stable and never reused:
+ * docs/design.md, "Ids"), so a question whose text was edited is "changed",
+ * not removed and added. A question is changed when anything the content digest
  * (set_content_digest) covers differs:
  * its text, its labels (relevant grades and judged-irrelevant chunks), its
  * answerable flag, its tags, or another field (origin, provenance, answer,
@@ -75,7 +76,7 @@ struct diff_question {
 struct diff_side {
 	char *name;      /* the set's name */
 	char *version;   /* the tag, or NULL for a working copy */
-	char digest[72];          /* set_digest (SPEC): what results record */
+	char digest[72];          /* set_digest: what results record */
 	char content_digest[72];  /* set_content_digest: the questions only */
 	size_t nr_questions;
 };

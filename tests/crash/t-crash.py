@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Crash safety: kill the commands that write a set with SIGKILL at random
-points and check that nothing is ever left broken (issue 11).
+points and check that nothing is ever left broken (docs/hardening.md, "Crash safety").
 
 For each of tag, import, generate (against tests/fakes/fake_llm.py) and
 label, on a scratch copy of a prepared set:

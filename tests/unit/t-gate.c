@@ -39,7 +39,7 @@ static void test_load(void)
 		"    test: non-inferiority\n"
 		"    min_questions: 30\n";
 
-	is_int(load(&g, spec), 0, "the gate of SPEC section 5 loads");
+	is_int(load(&g, spec), 0, "a gate of every rule kind loads");
 	is_int(g.nr, 4, "four rules");
 	ok(g.alpha == 0.05 && !strcmp(g.rules[0].measure, "R@5") && g.rules[0].max_drop == 0.02 &&
 	   g.rules[0].test == TEST_DROP && g.rules[0].subset == SUBSET_ALL && g.allow_missing == 0,

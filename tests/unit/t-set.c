@@ -175,7 +175,7 @@ static void test_digest(void)
 		{ "id: q-0002", "id: q-0020", "an id" },
 	};
 
-	/* header fields: part of the SPEC digest, never of the content digest */
+	/* header fields: part of the digest, never of the content digest */
 	static const struct {
 		const char *from, *to, *what;
 	} header[] = {

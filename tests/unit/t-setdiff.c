@@ -285,7 +285,7 @@ static void test_header_changes(void)
 	set_diff_compute(&a, &b, &d);
 	ok(set_diff_empty(&d), "a description and a corpus are no question change");
 	is_str(d.from.content_digest, d.to.content_digest, "the content digests agree");
-	ok(strcmp(d.from.digest, d.to.digest) != 0, "the SPEC digests do not");
+	ok(strcmp(d.from.digest, d.to.digest) != 0, "the digests do not");
 	is_int(d.header, HCHANGE_DESCRIPTION | HCHANGE_CORPUS, "the header change is named");
 	set_diff_summary(&d, &sb);
 	is_str(sb.buf, "no changes (7 questions); header changed: description, corpus",
