@@ -22,10 +22,16 @@
  * NUL-terminated. A page of zeros mapped after the data gives the slack
  * that word-wide reads need; the pages already scanned are dropped from
  * the mapping as the scan goes, so memory stays small.
+ *
+ * What concerns the file rather than its lines (mapping a range and
+ * dropping it as the scan goes, reading a range, cutting the file for
+ * threads) and the classes of a line's bytes are in run-trec-file.c,
+ * beneath this file: calls go from here to there only.
  */
 #include "score/run.h"
 #include "score/run-build.h"
 #include "score/run-internal.h"
+#include "score/run-trec-file.h"
 #include "score/run-trec-fast.h"
 #define TREC_FAST_AVX2 1
 #include "score/run-trec-fast.h"  /* the reader again, for AVX2 and BMI2 */
@@ -36,8 +42,6 @@
 #include "base/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,15 +61,6 @@ struct fields {
 	size_t tag_len;
 	double score;
 };
-
-/* Byte classes: 1 blank (a field separator), 2 end of line, 0 anything else. */
-static const unsigned char byte_class[256] = {
-	['\t'] = 1, ['\r'] = 1, ['\v'] = 1, ['\f'] = 1, [' '] = 1, ['\n'] = 2,
-};
-/* Spaces and tabs by comparison (no table load on the hot path), the rare rest by table. */
-#define IS_BLANK(c) ((c) == ' ' || (c) == '\t' || \
-		     ((unsigned char)(c) < 0x20 && byte_class[(unsigned char)(c)] == 1))
-#define IS_TEXT(c) (!byte_class[(unsigned char)(c)])
 
 /*
  * Scan the token at 'p': set '*end' to its end (the first blank or end of
@@ -94,7 +89,7 @@ static inline char *scan_token(char *p, char **end)
 			unsigned char c = (unsigned char)(w >> (idx * 8));
 			char *q;
 
-			if (c != ' ' && IS_TEXT(c)) {
+			if (c != ' ' && TREC_IS_TEXT(c)) {
 				n += idx + 1;
 				continue;
 			}
@@ -104,7 +99,7 @@ static inline char *scan_token(char *p, char **end)
 			if (idx < 7 && (unsigned char)(w >> ((idx + 1) * 8)) > 0x20)
 				return *end + 1;
 			q = *end + 1;
-			while (IS_BLANK(*q))
+			while (TREC_IS_BLANK(*q))
 				q++;
 			return q;
 		}
@@ -124,7 +119,7 @@ static int parse_line(char *p, char *e, const char *path, long lineno, bool term
 
 	if (memchr(p, '\0', (size_t)(e - p)))
 		return error_at(path, lineno, 0, "binary file: NUL byte where text was expected");
-	while (IS_BLANK(*p))
+	while (TREC_IS_BLANK(*p))
 		p++;
 	if (p == e || *p == '#')
 		return 0;
@@ -173,10 +168,8 @@ struct scan {
 	bool collect;
 	bool pieces;             /* streaming: a question may come back (no RUN_SCAN_UNSORTED) */
 	bool batches;            /* RUN_SCAN_LINES: lines of any questions, handed over in batches */
-	bool mapped;             /* buf is the file mapped (see scan_map): never written but at the end */
-	char *map;               /* mapped: the mapping and its length */
-	size_t map_len;
-	size_t dropped;          /* mapped: bytes of buf already dropped from the mapping */
+	bool mapped;             /* buf is the file mapped (map): never written but at the end */
+	struct trec_map map;
 	bool avx2;               /* read by the AVX2 copy of the fast reader */
 	trec_group_fn fn;
 	void *data;
@@ -518,79 +511,6 @@ static int emit_collected(struct scan *s)
 	return ret;
 }
 
-/* Read up to 'want' bytes of the range at s->off; return the count, or -1 (reported). */
-static long range_read_block(struct scan *s, char *dst, size_t want)
-{
-	size_t got = 0;
-
-	if ((off_t)want > s->end - s->off)
-		want = (size_t)(s->end - s->off);
-	while (got < want) {
-		ssize_t n = pread(s->fd, dst + got, want - got, s->off + (off_t)got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			error("cannot read '%s': %s", s->path, strerror(errno));
-			return -1;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	s->off += (off_t)got;
-	return (long)got;
-}
-
-/*
- * Map the bytes [start, end) of the regular file open as 'fd' (its size
- * 'size') for the scan 's': s->buf is 'start', s->len the range's length,
- * and at least a page of zeros follows the data. Return 0, or -1 when the
- * file cannot be mapped (nothing reported: the caller reads it instead).
- */
-static int scan_map(struct scan *s, int fd, off_t start, off_t end)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	off_t base = start - start % (off_t)page;
-	size_t data = (size_t)(end - base), file_len = (data + page - 1) / page * page;
-	char *area;
-
-	if ((off_t)data != end - base || file_len > SIZE_MAX - page)
-		return -1;
-	area = mmap(NULL, file_len + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (area == MAP_FAILED)
-		return -1;
-	/* the file over the zeros: its last page reads as zeros past the end of the file */
-	if (file_len && mmap(area, file_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
-			     fd, base) == MAP_FAILED) {
-		munmap(area, file_len + page);
-		return -1;
-	}
-	s->map = area;
-	s->map_len = file_len + page;
-	s->mapped = true;
-	s->buf = area + (start - base);
-	s->len = (size_t)(end - start);
-	s->cap = s->len + 1;
-	return 0;
-}
-
-/* Drop the whole pages of a mapped scan before what it still needs (the
- * current question's lines) from memory: they are read again from the file
- * if touched, but no longer count in the process's memory. */
-static void scan_drop_mapped(struct scan *s)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t keep = s->nr ? s->group_start : s->pos;
-	size_t from = (size_t)(s->buf - s->map) + s->dropped, to = (size_t)(s->buf - s->map) + keep;
-
-	from -= from % page;
-	to -= to % page;
-	if (to > from)
-		madvise(s->map + from, to - from, MADV_DONTNEED);
-	s->dropped = keep;
-}
-
 static int scan_run(struct scan *s)
 {
 	bool eof = !s->gz && s->fd < 0, first = true;
@@ -602,8 +522,8 @@ static int scan_run(struct scan *s)
 		for (;;) {
 			size_t start;
 
-			if (s->mapped && s->pos - s->dropped >= MAP_DROP_STEP)
-				scan_drop_mapped(s);
+			if (s->mapped && s->pos - s->map.dropped >= MAP_DROP_STEP)
+				trec_map_drop(&s->map, s->nr ? s->group_start : s->pos);
 #ifdef TREC_FAST_LINE
 			if (s->lineno && !s->collect && (r = scan_stream_fast(s)))
 				return r;
@@ -658,7 +578,8 @@ static int scan_run(struct scan *s)
 		{
 			long n = s->gz ? run_gz_read_block(s->gz, s->path, s->buf + s->len,
 						       s->cap - s->len - SCAN_SLACK)
-				       : range_read_block(s, s->buf + s->len, s->cap - s->len - SCAN_SLACK);
+				       : trec_pread_block(s->fd, s->path, &s->off, s->end, s->buf + s->len,
+						 s->cap - s->len - SCAN_SLACK);
 
 			if (n < 0)
 				return -1;
@@ -698,7 +619,7 @@ static void scan_finish(struct scan *s, int ret, struct strbuf *runid)
 		strbuf_add(runid, s->buf + s->tag_off, s->tag_len);
 	}
 	if (s->mapped)
-		munmap(s->map, s->map_len);
+		trec_map_release(&s->map);
 	else
 		free(s->buf);
 	free(s->lines);
@@ -764,11 +685,15 @@ static int scan_mapped(const char *path, off_t start, off_t end, enum run_scan_m
 		end = st.st_size;
 	if (start > end)
 		start = end;
-	if (scan_map(&s, fd, start, end) < 0) {
+	if (trec_map_range(&s.map, fd, start, end) < 0) {
 		close(fd);
 		return -2;
 	}
 	close(fd);
+	s.mapped = true;
+	s.buf = s.map.buf;
+	s.len = s.map.len;
+	s.cap = s.len + 1;
 	if (!start && s.len >= 2 && (unsigned char)s.buf[0] == 0x1f && (unsigned char)s.buf[1] == 0x8b) {
 		scan_finish(&s, -1, NULL);
 		return -2;
@@ -832,118 +757,4 @@ int run_trec_scan_buffer(struct strbuf *sb, const char *path, trec_group_fn fn,
 	ret = scan_run(&s);
 	scan_finish(&s, ret, runid);
 	return ret;
-}
-
-/* Return the length of the qid of the line at 'p' (its blanks skipped into '*q'). */
-static size_t line_qid(const char *p, const char *e, const char **q)
-{
-	const char *start;
-
-	while (p < e && IS_BLANK(*p))
-		p++;
-	start = p;
-	while (p < e && IS_TEXT(*p))
-		p++;
-	*q = start;
-	return (size_t)(p - start);
-}
-
-/*
- * Open 'path' for the cutting of run_trec_split and run_trec_cut when it is
- * a plain (not gzip) regular file of 'min' bytes or more, its status in
- * '*st'; return the descriptor, or -1 (nothing reported: it is then read
- * whole, as it comes).
- */
-static int open_plain(const char *path, struct stat *st, off_t min)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	unsigned char magic[2];
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_size < min ||
-	    pread(fd, magic, 2, 0) != 2 || (magic[0] == 0x1f && magic[1] == 0x8b)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-off_t run_trec_split(const char *path, off_t *size_out)
-{
-	struct stat st;
-	int fd = open_plain(path, &st, (off_t)(16u << 20));
-	size_t cap = 1u << 20;
-	char *buf;
-	off_t split = 0;
-
-	*size_out = 0;
-	if (fd < 0)
-		return 0;
-	*size_out = st.st_size;
-	buf = xmalloc(cap);
-	{
-		off_t mid = st.st_size / 2;
-		ssize_t n = pread(fd, buf, cap, mid);
-		const char *p, *e, *prev_q = NULL;
-		size_t prev_len = 0;
-
-		if (n <= 0)
-			goto out;
-		e = buf + n;
-		p = memchr(buf, '\n', (size_t)n);
-		while (p && ++p < e) {
-			const char *nl = memchr(p, '\n', (size_t)(e - p)), *q;
-			size_t len;
-
-			if (!nl)
-				break;
-			len = line_qid(p, nl, &q);
-			if (len && *q != '#') {
-				if (prev_q && (len != prev_len || memcmp(q, prev_q, len))) {
-					split = mid + (off_t)(p - buf);
-					break;
-				}
-				prev_q = q;
-				prev_len = len;
-			}
-			p = nl;
-		}
-	}
-out:
-	free(buf);
-	close(fd);
-	return split;
-}
-
-int run_trec_cut(const char *path, off_t *cuts, int max)
-{
-	struct stat st;
-	int fd = max < 1 ? -1 : open_plain(path, &st, 2), n = 0;
-	size_t cap = 1u << 16;
-	char *buf;
-
-	if (fd < 0)
-		return 0;
-	buf = xmalloc(cap);
-	cuts[n++] = 0;
-	for (int i = 1; i < max; i++) {
-		off_t at = (off_t)((intmax_t)st.st_size * i / max);
-		ssize_t got;
-		const char *nl;
-
-		if (at <= cuts[n - 1])
-			continue;
-		/* the start of the first line after 'at' - 1 (a line starting at 'at' included) */
-		got = pread(fd, buf, cap, at - 1);
-		if (got <= 0 || !(nl = memchr(buf, '\n', (size_t)got)))
-			continue;
-		at += nl - buf;
-		if (at > cuts[n - 1] && at < st.st_size)
-			cuts[n++] = at;
-	}
-	cuts[n] = st.st_size;
-	free(buf);
-	close(fd);
-	return n;
 }
