@@ -64,8 +64,11 @@ for w in "${wings[@]}"; do
 	if [ -d "$src/core/$w" ]; then ok "wing $w exists"; else notok "wing $w listed but core/$w is missing"; fi
 done
 
-# inside a wing, calls go one way (needs the objects of a build and nm)
-if [ -n "$build" ] && command -v nm >/dev/null && command -v tsort >/dev/null; then
+# inside a wing, calls go one way (needs the objects of a build, nm and tsort:
+# given a build, a missing tool fails rather than passing what it did not check)
+if [ -n "$build" ] && ! { command -v nm >/dev/null && command -v tsort >/dev/null && command -v ar >/dev/null; }; then
+	notok "calls inside the wings not checked: ar, nm and tsort are needed"
+elif [ -n "$build" ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	# the archive's members, not every object in the folder (a removed file leaves one)
