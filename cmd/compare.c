@@ -34,7 +34,8 @@ static const char *const compare_usage[] = {
 	"evalset compare <set>@<tag> --baseline <file>... --candidate <file>... [<options>]",
 	"                      [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]\n"
 	"                      [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>] [--subsets]\n"
-	"                      [--baseline-corpus <file>] [--candidate-corpus <file>] [--rank-by order|score]",
+	"                      [--baseline-corpus <file>] [--candidate-corpus <file>] [--allow-corpus-change]\n"
+	"                      [--rank-by order|score]",
 	NULL,
 };
 
@@ -97,7 +98,7 @@ int cmd_compare(int argc, const char **argv)
 	struct string_list bfiles = STRING_LIST_INIT, cfiles = STRING_LIST_INIT;
 	long k = LONG_MIN, show = 10;  /* LONG_MIN: no --k, the config says */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
-	int allow = 0, subsets = 0, all_measures = 0;
+	int allow = 0, allow_corpus = 0, subsets = 0, all_measures = 0;
 	const char *rank_by = NULL;
 	struct option opts[] = {
 		OPT_STRING_LIST(0, "baseline", &bfiles, "file", "a baseline run or results (repeatable: runs of one system, averaged)"),
@@ -109,6 +110,8 @@ int cmd_compare(int argc, const char **argv)
 		OPT_INT(0, "k", &k, "k", "context size for lost/gained and the default gate (default 5)"),
 		OPT_RESAMPLE(&ro),
 		OPT_BOOL(0, "allow-set-change", &allow, "compare the unchanged questions of different set versions"),
+		OPT_BOOL(0, "allow-corpus-change", &allow_corpus,
+			 "accept runs made over another corpus than the set's, undeclared (docs/runs.md)"),
 		OPT_RANK_BY(&rank_by),
 		OPT_STRING(0, "format", &format, "text|json", "what stdout shows (default text)"),
 		OPT_STRING(0, "markdown", &md_file, "file", "also write a Markdown summary (PR comment, step summary)"),
@@ -200,9 +203,12 @@ int cmd_compare(int argc, const char **argv)
 	io.measures = wanted;
 	io.nr_measures = nr_wanted;
 	io.corpus = NULL;
+	io.allow_corpus_change = allow_corpus;
 	bio = cio = io;
 	bio.corpus = bcorpus;
 	cio.corpus = ccorpus;
+	bio.corpus_option = "--baseline-corpus";
+	cio.corpus_option = "--candidate-corpus";
 	if (load_side(base, &bfiles, &set, &ref, argv[0], "baseline", &bio, &gate, &note) < 0 ||
 	    load_side(cand, &cfiles, &set, &ref, argv[0], "candidate", &cio, &gate, &note) < 0)
 		goto out;

@@ -8,6 +8,7 @@
  */
 #include "builtin.h"
 #include "set/corpus.h"
+#include "set/corpusstore.h"
 #include "base/fsutil.h"
 #include "set/set.h"
 #include "base/util.h"
@@ -90,6 +91,8 @@ int cmd_init(int argc, const char **argv)
 	ignore = path_join(ref.dir, ".gitignore");
 	if (!path_exists(ignore) && write_file_new(ignore, ".evalset/\n", 10) < 0)
 		goto out;
+	if (corpus_path)  /* kept, so that a corpus re-chunked in place can be compared */
+		corpus_store_put(ref.dir, &corpus, s.corpus.fingerprint);
 	printf("initialised empty set '%s' in %s\n", ref.name, ref.file);
 	if (corpus_path)
 		printf("corpus %s: %zu chunks, fingerprint %s\n", corpus_path, corpus.nr,

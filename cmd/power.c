@@ -24,7 +24,7 @@
 
 static const char *const power_usage[] = {
 	"evalset power <set>@<tag> <results> [<results>] [-m <measure>]... [--effect <e>] [--allow-set-change]\n"
-	"                    [--rank-by order|score] [--format text|json]",
+	"                    [--allow-corpus-change] [--rank-by order|score] [--format text|json]",
 	"evalset power <set>@<tag> <baseline> --gate <file> [--simulations <n>] [--churn <c>]\n"
 	"                    [--permutations <n>] [--seed <s>] [--rank-by order|score] [--format text|json]",
 	NULL,
@@ -52,7 +52,7 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 	enum { D = ARRAY_SIZE(gate_drops) };
 	struct gate g;
 	struct results base, scratch;
-	struct compare_input_opts io = { false, 5, NULL, 0, NULL, rank };
+	struct compare_input_opts io = { false, 5, NULL, 0, NULL, rank, false, NULL };
 	struct strbuf note = STRBUF_INIT;
 	struct gate_power_opts po = { gate_drops, D, sims, perms, churn, (uint64_t)seed };
 	struct gate_power_cell *cells = NULL;
@@ -184,7 +184,7 @@ int cmd_power(int argc, const char **argv)
 	enum table_format fmt;
 	long sims = 200, perms = 1000, seed = 1;
 	double churn = 0.05;
-	int allow = 0;
+	int allow = 0, allow_corpus = 0;
 	const char *rank_by = NULL;
 	enum run_rank rank;
 	struct option opts[] = {
@@ -196,6 +196,8 @@ int cmd_power(int argc, const char **argv)
 		OPT_STRING_LIST('m', "measure", &measures, "measure", "measure to estimate (repeatable; default all)"),
 		OPT_DOUBLE(0, "effect", &effect, "e", "effect to size the set for (default 0.02)"),
 		OPT_BOOL(0, "allow-set-change", &allow, "accept results scored on another set version"),
+		OPT_BOOL(0, "allow-corpus-change", &allow_corpus,
+			 "accept runs made over another corpus than the set's (docs/runs.md)"),
 		OPT_RANK_BY(&rank_by),
 		OPT_STRING(0, "format", &format, "text|json", "output format (default text)"),
 		OPT_END(),
@@ -243,6 +245,8 @@ int cmd_power(int argc, const char **argv)
 	io.nr_measures = measures.nr;
 	io.corpus = NULL;
 	io.rank = rank;
+	io.allow_corpus_change = allow_corpus;
+	io.corpus_option = NULL;
 	if (compare_input_load(&r[0], &set, &ref, argv[0], argv[1], two ? "baseline" : "results", &io, &note, NULL) < 0)
 		goto out;
 	if (two && compare_input_load(&r[1], &set, &ref, argv[0], argv[2], "candidate", &io, &note, NULL) < 0)

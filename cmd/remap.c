@@ -16,6 +16,7 @@
 #include "chunk/remap.h"
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
+#include "set/corpusstore.h"
 #include "set/set.h"
 
 #include <stdio.h>
@@ -117,7 +118,7 @@ int cmd_remap(int argc, const char **argv)
 	if (old_arg)
 		has_old = corpus_load(&old, old_arg) < 0 ? -1 : 1;
 	else
-		has_old = set_corpus_load(&s, ref.dir, &old);
+		has_old = set_corpus_load_labelled(&s, ref.dir, &old);
 	if (has_old < 0 || corpus_load(&new, corpus_arg) < 0)
 		goto out;
 	from = ref.tag ? xstrfmt("%s@%s", ref.name, ref.tag) : xstrfmt("%s (working copy)", ref.name);
@@ -135,6 +136,8 @@ int cmd_remap(int argc, const char **argv)
 		}
 		if (set_save(&out, target) < 0)
 			goto out;
+		/* the corpus the set now records, kept for when its file is re-chunked in place */
+		corpus_store_put(ref.dir, &new, out.corpus.fingerprint);
 	}
 	print_summary(&rep, from, &new);
 	if (!dry_run)

@@ -40,7 +40,7 @@ static const char *const report_usage[] = {
 	"evalset report <set>[@<tag>] [<baseline>] <candidate> [--gate <file>] [-k <k>] [-o <file>]",
 	"evalset report <set>[@<tag>] [--baseline <file>] --candidate <file> [<options>]",
 	"                     [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]\n"
-	"                     [--rank-by order|score]",
+	"                     [--allow-corpus-change] [--rank-by order|score]",
 	NULL,
 };
 
@@ -55,9 +55,9 @@ struct input {
  * and scored against it, keeping the run. Return 0 or -1 (reported). */
 static int load_input(struct input *in, const struct set *set, const struct set_ref *ref,
 		      const char *set_arg, const char *path, const char *what, int k, bool allow,
-		      enum run_rank rank, struct strbuf *note)
+		      bool allow_corpus, enum run_rank rank, struct strbuf *note)
 {
-	struct compare_input_opts io = { allow, k, NULL, 0, NULL, rank };
+	struct compare_input_opts io = { allow, k, NULL, 0, NULL, rank, allow_corpus, NULL };
 	int got = compare_input_load(&in->r, set, ref, set_arg, path, what, &io, note, &in->run);
 
 	if (got < 0)
@@ -72,7 +72,7 @@ int cmd_report(int argc, const char **argv)
 	const char *base_file = NULL, *cand_file = NULL;
 	long k = LONG_MIN;  /* not given: the config's k, capped at REPORT_SLIDER_MAX */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
-	int allow = 0;
+	int allow = 0, allow_corpus = 0;
 	const char *rank_by = NULL;
 	enum run_rank rank;
 	struct option opts[] = {
@@ -83,6 +83,8 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "gate", &gate_file, "file", "judge the comparison by this gate file (needs a baseline)"),
 		OPT_RESAMPLE(&ro),
 		OPT_BOOL(0, "allow-set-change", &allow, "compare the unchanged questions of different set versions"),
+		OPT_BOOL(0, "allow-corpus-change", &allow_corpus,
+			 "accept runs made over another corpus than the set's (docs/runs.md)"),
 		OPT_RANK_BY(&rank_by),
 		OPT_END(),
 	};
@@ -158,10 +160,10 @@ int cmd_report(int argc, const char **argv)
 	if (set_open(&set, &ref, argv[0]) < 0)
 		goto out;
 	if (have_base && load_input(&base, &set, &ref, argv[0], base_file, "baseline", (int)k,
-				    allow, rank, &note) < 0)
+				    allow, allow_corpus, rank, &note) < 0)
 		goto out;
-	if (load_input(&cand, &set, &ref, argv[0], cand_file, "candidate", (int)k, allow, rank,
-		       &note) < 0)
+	if (load_input(&cand, &set, &ref, argv[0], cand_file, "candidate", (int)k, allow,
+		       allow_corpus, rank, &note) < 0)
 		goto out;
 
 	if (have_base) {

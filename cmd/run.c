@@ -12,6 +12,7 @@
 #include "base/config.h"
 #include "retrieve/bm25.h"
 #include "set/corpus.h"
+#include "set/corpuscheck.h"
 #include "base/fsutil.h"
 #include "base/redact.h"
 #include "retrieve/retriever.h"
@@ -32,10 +33,10 @@ static const char *const run_usage[] = {
 	"evalset run <set>[@<tag>] [--bm25] [--corpus <chunks.jsonl>] [--k1 <n>] [--b <n>] [--[no-]stem]\n"
 	"                  [--language <tag>] [-k <n>] [-o <file>]",
 	"evalset run <set>[@<tag>] --cmd <command> [--pass-env <name>]... [--timeout <seconds>] [-k <n>]\n"
-	"                  [-o <file> [--resume]]",
+	"                  [--corpus <chunks.jsonl>] [-o <file> [--resume]]",
 	"evalset run <set>[@<tag>] --url <url> [--header '<name>: <value>']... [--body <template>]\n"
 	"                  [--results <path>] [--concurrency <n>] [--retries <n>] [--timeout <seconds>] [-k <n>]\n"
-	"                  [-o <file> [--resume]]",
+	"                  [--corpus <chunks.jsonl>] [-o <file> [--resume]]",
 	NULL,
 };
 
@@ -66,8 +67,8 @@ static void check_options(struct run_opts *o, const struct option *opts)
 	}
 	if (!kinds)
 		o->bm25 = 1;
-	if (!o->bm25 && (o->corpus || !isnan(o->k1) || !isnan(o->b) || o->stem >= 0 || o->language)) {
-		error("--corpus, --k1, --b, --stem and --language only apply to --bm25");
+	if (!o->bm25 && (!isnan(o->k1) || !isnan(o->b) || o->stem >= 0 || o->language)) {
+		error("--k1, --b, --stem and --language only apply to --bm25");
 		usage_with_options(run_usage, opts);
 	}
 	if (o->language && !lang_tag_valid(o->language)) {
@@ -119,7 +120,8 @@ static void check_options(struct run_opts *o, const struct option *opts)
 	}
 }
 
-/* Return the corpus path BM25 indexes: --corpus, else the set's own (relative to its directory). */
+/* Return the corpus path BM25 indexes: --corpus, else the set's own
+ * (relative to its directory, shown from the working directory). */
 static char *corpus_path(const struct run_opts *o, const struct set *s, const struct set_ref *ref)
 {
 	if (o->corpus)
@@ -128,9 +130,49 @@ static char *corpus_path(const struct run_opts *o, const struct set *s, const st
 		error("'%s' names no corpus: give --corpus <chunks.jsonl>", ref->file);
 		return NULL;
 	}
-	if (s->corpus.path[0] == '/')
-		return xstrdup(s->corpus.path);
-	return path_join(ref->dir, s->corpus.path);
+	return set_corpus_path(s, ref->dir);
+}
+
+/* Return the record of the corpus 'c' (read from 'path', fingerprint 'fp')
+ * that the run's meta line carries (docs/runs.md). */
+static cJSON *corpus_record(const char *path, const char *fp, const struct corpus *c)
+{
+	cJSON *rec = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(rec, "path", path);
+	cJSON_AddStringToObject(rec, "fingerprint", fp);
+	cJSON_AddNumberToObject(rec, "chunks", (double)c->nr);
+	return rec;
+}
+
+/* Warn when the corpus 'fp' (at 'path') is not the one 's' was labelled against. */
+static void warn_other_corpus(const struct set *s, const struct set_ref *ref, const char *path,
+			      const char *fp)
+{
+	if (s->has_corpus && s->corpus.fingerprint && strcmp(s->corpus.fingerprint, fp))
+		warning("'%s' is not the corpus '%s' was labelled against (fingerprint %s, the set "
+			"has %s): score and compare will say so, or give the corpus to them "
+			"(docs/runs.md)", path, ref->file, fp, s->corpus.fingerprint);
+}
+
+/*
+ * For --cmd and --url with --corpus: read the corpus the retriever searches
+ * and return its record for the meta line (NULL after an error).
+ */
+static cJSON *declared_corpus(const struct run_opts *o, const struct set *s,
+			      const struct set_ref *ref)
+{
+	struct corpus c = CORPUS_INIT;
+	cJSON *rec = NULL;
+	char fp[72];
+
+	if (corpus_load(&c, o->corpus) == 0) {
+		corpus_fingerprint(&c, fp);
+		warn_other_corpus(s, ref, o->corpus, fp);
+		rec = corpus_record(o->corpus, fp, &c);
+	}
+	corpus_release(&c);
+	return rec;
 }
 
 /*
@@ -138,7 +180,7 @@ static char *corpus_path(const struct run_opts *o, const struct set *s, const st
  * and its parameters in 'params'. Return 0, ERR_INPUT or ERR_INTERRUPTED.
  */
 static int run_bm25(const struct run_opts *o, const struct set *s, const struct set_ref *ref,
-		    struct job *job, char **desc, cJSON *params)
+		    struct job *job, char **desc, cJSON *params, cJSON **corpus_rec)
 {
 	struct bm25_params p = BM25_PARAMS_INIT;
 	struct corpus c = CORPUS_INIT;
@@ -162,9 +204,8 @@ static int run_bm25(const struct run_opts *o, const struct set *s, const struct 
 		goto out;
 	load_s = seconds_since(&t0);
 	corpus_fingerprint(&c, fp);
-	if (s->has_corpus && s->corpus.fingerprint && strcmp(s->corpus.fingerprint, fp))
-		warning("'%s' is not the corpus '%s' was labelled against (fingerprint %s, the set has %s)",
-			path, ref->file, fp, s->corpus.fingerprint);
+	warn_other_corpus(s, ref, path, fp);
+	*corpus_rec = corpus_record(path, fp, &c);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (bm25_build(&ix, &c, &p) < 0)
 		goto out;
@@ -253,7 +294,8 @@ int cmd_run(int argc, const char **argv)
 		OPT_STRING('o', "output", &o.output, "file", "write the run to <file> (default: standard output)"),
 		OPT_INT('k', NULL, &o.k, "n", "results per question (default 100)"),
 		OPT_BOOL(0, "bm25", &o.bm25, "the built-in BM25 retriever (the default)"),
-		OPT_STRING(0, "corpus", &o.corpus, "chunks.jsonl", "BM25: chunks to index (default: the set's corpus)"),
+		OPT_STRING(0, "corpus", &o.corpus, "chunks.jsonl",
+			   "BM25: chunks to index (default: the set's corpus); --cmd, --url: the chunks the retriever searches, recorded in the run"),
 		OPT_DOUBLE(0, "k1", &o.k1, "n", "BM25: term frequency saturation (default 0.9)"),
 		OPT_DOUBLE(0, "b", &o.b, "n", "BM25: length normalisation, 0..1 (default 0.4)"),
 		OPT_BOOL(0, "stem", &o.stem, "BM25: Snowball stemming in the language (the default; --no-stem: off)"),
@@ -277,7 +319,7 @@ int cmd_run(int argc, const char **argv)
 	struct strbuf out = STRBUF_INIT, shown_cmd = STRBUF_INIT;
 	struct timespec t0;
 	struct run_meta meta;
-	cJSON *params = cJSON_CreateObject();
+	cJSON *params = cJSON_CreateObject(), *corpus_rec = NULL;
 	char digest[72], content_digest[72], questions_digest[72], *desc = NULL, *outdir = NULL;
 	bool latency;
 	int rc, ret = EXIT_BAD_INPUT;
@@ -325,6 +367,9 @@ int cmd_run(int argc, const char **argv)
 	set_questions_digest(&s, questions_digest);
 	meta.questions_digest = questions_digest;
 	meta.params = params;
+	meta.corpus = NULL;
+	if (!o.bm25 && o.corpus && !(meta.corpus = corpus_rec = declared_corpus(&o, &s, &ref)))
+		goto out;
 	if (o.cmd) {
 		/* what is written down of the command holds none of its secrets */
 		strbuf_addstr(&shown_cmd, o.cmd);
@@ -345,8 +390,9 @@ int cmd_run(int argc, const char **argv)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (o.bm25) {
-		rc = run_bm25(&o, &s, &ref, &job, &desc, params);
+		rc = run_bm25(&o, &s, &ref, &job, &desc, params, &corpus_rec);
 		meta.retriever = desc;
+		meta.corpus = corpus_rec;
 	} else if (o.cmd) {
 		char **env = retrieve_cmd_env((const char *const *)o.pass_env.items, o.pass_env.nr);
 		cJSON_AddStringToObject(params, "cmd", shown_cmd.buf);
@@ -381,6 +427,7 @@ int cmd_run(int argc, const char **argv)
 out:
 	job_release(&job);
 	cJSON_Delete(params);
+	cJSON_Delete(corpus_rec);
 	strbuf_release(&out);
 	string_list_clear(&o.headers);
 	string_list_clear(&o.pass_env);

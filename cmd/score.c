@@ -18,6 +18,7 @@
 #include "builtin.h"
 #include "base/config.h"
 
+#include "chunk/chunker.h"
 #include "chunk/remap.h"
 #include "score/qrels.h"
 #include "score/bind.h"
@@ -79,7 +80,7 @@ static const char *pct(double part, double whole, char *buf, size_t len)
 }
 
 static void print_header(struct out_ctx *o, const struct results *r, const struct run *run,
-			 const struct score_summary *sum, bool qrels_mode)
+			 const struct score_summary *sum, bool qrels_mode, const char *corpus_note)
 {
 	struct strbuf *sb = o->sb;
 	const char *lead = o->fmt == TABLE_MARKDOWN ? "- " : "";
@@ -95,6 +96,8 @@ static void print_header(struct out_ctx *o, const struct results *r, const struc
 			    r->set_digest ? r->set_digest : "?");
 	if (r->judged_on)
 		strbuf_addf(sb, "%sjudged on %s (labels carried by their evidence)\n", lead, r->judged_on);
+	if (corpus_note)
+		strbuf_addf(sb, "%scorpus    %s\n", lead, corpus_note);
 	strbuf_addf(sb, "%srun       %s (%s%s%s%s, %zu questions)%s%s\n", lead, r->run_path,
 		    run_format_name(run->format), run->reranked ? " ranked by score" : "", r->run_name ? ", " : "", r->run_name ? r->run_name : "",
 		    run->nr, r->run_sha256 ? " " : "", r->run_sha256 ? r->run_sha256 : "");
@@ -105,6 +108,8 @@ static void print_header(struct out_ctx *o, const struct results *r, const struc
 		strbuf_addf(sb, "%s'%s'", i ? ", " : " (", sum->unknown_ids[i]);
 	if (sum->nr_unknown_ids)
 		strbuf_addstr(sb, sum->unknown > (long)sum->nr_unknown_ids ? ", ...)" : ")");
+	if (sum->unjudged)
+		strbuf_addf(sb, "; %ld unjudged (every label left out)", sum->unjudged);
 	strbuf_addstr(sb, "\n\n");
 }
 
@@ -414,6 +419,66 @@ static int check_binding(const struct run *run, const struct set *s, const char 
 }
 
 /*
+ * Check that 'run' was made over the corpus 's' was labelled on (bind.h),
+ * or, with --corpus 'declared', over that one. A run over another corpus is
+ * a warning naming both and what changed; the labels pointing at chunks
+ * its corpus lacks are then left out of 's' (a question left with none is
+ * unjudged), after writing the digest of 's' into 'digest' and setting
+ * '*dropped'. Fill 'note' with the header's corpus line (empty when the
+ * corpora agree). Return 0 or -1 (reported).
+ */
+static int check_corpus(const struct run *run, struct set *s, const struct set_ref *ref,
+			const char *set_arg, const char *declared, const char *declared_fp,
+			struct results *res, char digest[72], size_t *dropped, struct strbuf *note)
+{
+	struct corpus_bind cb = CORPUS_BIND_INIT;
+	struct strbuf why = STRBUF_INIT;
+	char *who = xstrfmt("run '%s'", run->path);
+	int ret = 0;
+
+	*dropped = 0;
+	bind_corpus(run, s, ref->dir, chunk_text_negligible, &cb);
+	if (cb.run_fp)
+		res->run_corpus = xstrdup(cb.run_fp);
+	if (declared) {
+		if (cb.run_fp && strcmp(cb.run_fp, declared_fp)) {
+			warning("%s was made over corpus %s ('%s'), not over '%s' (%s) given with --corpus: "
+				"its chunk ids may not be that corpus's", who, cb.run_fp,
+				cb.run_path ? cb.run_path : "?", declared, declared_fp);
+			strbuf_addf(note, "run made over %.19s, not the --corpus given (%.19s)", cb.run_fp,
+				    declared_fp);
+		}
+		goto out;
+	}
+	if (cb.verdict != CORPUS_OTHER)
+		goto out;
+	corpus_bind_describe(&cb, who, set_arg, &why);
+	warning("%s; %s", why.buf, cb.absent.nr ? "those labels are left out of the measures (not "
+		"counted as misses); give --corpus with the corpus the run was made over to judge it "
+		"by the labels' evidence" : "give --corpus with the corpus the run was made over to "
+		"judge it by the labels' evidence");
+	strbuf_addf(note, "run made over %.19s, not the corpus the set was labelled on (%.19s)",
+		    cb.run_fp, cb.set_fp);
+	if (cb.have_run_corpus && cb.absent.nr) {
+		struct set judged = SET_INIT;
+
+		strbuf_addf(note, "; %zu labels point at chunks not in it: left out", cb.absent.nr);
+		set_digest(s, digest);
+		bind_drop_absent(s, &cb.absent, &judged);
+		set_release(s);
+		*s = judged;
+		*dropped = cb.absent.nr;
+	} else if (!cb.have_run_corpus) {
+		strbuf_addstr(note, "; not found, so labels pointing at chunks it lacks count as misses");
+	}
+out:
+	free(who);
+	strbuf_release(&why);
+	corpus_bind_release(&cb);
+	return ret;
+}
+
+/*
  * Replace 's' by the set with its labels carried to the corpus 'path'
  * (remap_set, from the corpus the set names), after writing the digest of
  * 's' as loaded into 'digest'; set '*fingerprint' to the new corpus's
@@ -469,7 +534,9 @@ int cmd_score(int argc, const char **argv)
 	struct score_summary sum;
 	struct set s = SET_INIT;
 	struct set_ref ref = SET_REF_INIT;
-	char orig_digest[72], *judged_on = NULL;
+	char orig_digest[72], absent_digest[72], *judged_on = NULL;
+	struct strbuf corpus_note = STRBUF_INIT;
+	size_t dropped = 0;
 	struct qrels qr;
 	struct run run;
 	struct results res, full;
@@ -561,6 +628,9 @@ int cmd_score(int argc, const char **argv)
 	/* bound to the set as it is; then judged on the other chunking */
 	if (corpus_path && judge_on_corpus(&s, &ref, corpus_path, orig_digest, &judged_on) < 0)
 		goto out;
+	if (!qrels_path && check_corpus(&run, &s, &ref, argv[0], corpus_path, judged_on, &res,
+					absent_digest, &dropped, &corpus_note) < 0)
+		goto out;
 	if (qrels_path ? score_qrels(&qr, &run, run_path, &so, &res, &sum) < 0
 		       : score_set(&s, s.version, &run, run_path, &so, &res, &sum) < 0)
 		goto out;
@@ -577,6 +647,16 @@ int cmd_score(int argc, const char **argv)
 		}
 		score_summary_release(&all_sum);
 		keep_real_judged(&res, &full);
+	}
+	if (dropped) {
+		/* the results are of the set version scored, some labels left out */
+		free(res.set_digest);
+		res.set_digest = xstrdup(absent_digest);
+		res.labels_absent = (long)dropped;
+		if (judged_only) {
+			free(full.set_digest);
+			full.set_digest = xstrdup(absent_digest);
+		}
 	}
 	if (judged_on) {
 		/* the results are of the set version scored, judged on another corpus */
@@ -595,7 +675,8 @@ int cmd_score(int argc, const char **argv)
 		else
 			json_add_tree(&out, results_to_tree(&res), true);
 	} else {
-		print_header(&oc, &res, &run, &sum, qrels_path != NULL);
+		print_header(&oc, &res, &run, &sum, qrels_path != NULL,
+			     corpus_note.len ? corpus_note.buf : NULL);
 		print_measures(&oc, &res, judged_only ? &full : NULL, &sum, &so);
 		print_find_vs_rank(&oc, &res, &sum);
 		if (by && print_breakdowns(&oc, &res, by) < 0)
@@ -610,6 +691,7 @@ int cmd_score(int argc, const char **argv)
 	ret = EXIT_OK;
 out:
 	strbuf_release(&out);
+	strbuf_release(&corpus_note);
 	results_release(&res);
 	results_release(&full);
 	run_release(&run);

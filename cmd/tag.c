@@ -19,6 +19,7 @@
 #include "builtin.h"
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
+#include "set/corpusstore.h"
 #include "base/fsutil.h"
 #include "set/set.h"
 #include "set/setdiff.h"
@@ -265,6 +266,8 @@ int cmd_tag(int argc, const char **argv)
 	vdir = path_join(ref.dir, "versions");
 	if (mkdir_p(vdir) < 0 || write_file_new(file, yaml.buf, yaml.len) < 0)
 		die(EXIT_BAD_INPUT, "cannot write version '%s' of set '%s'", tag, ref.name);
+	if (has_corpus)  /* the corpus this version's labels refer to, kept (corpusstore.h) */
+		corpus_store_put(ref.dir, &corpus, fp);
 	lock_release(&lk);
 
 	printf("tagged %s@%s: %zu questions, %.19s, parent %s\n", ref.name, tag, s.nr, digest,

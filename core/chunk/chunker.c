@@ -69,6 +69,12 @@ size_t chunk_count_tokens(const char *s, size_t len)
 	return n;
 }
 
+bool chunk_text_negligible(const char *doc, const char *text, size_t len)
+{
+	(void)doc;
+	return !chunk_count_tokens(text, len);
+}
+
 /* ---- emitting ---- */
 
 struct cutter {

@@ -21,6 +21,7 @@
 #ifndef EVALSET_CHUNKER_H
 #define EVALSET_CHUNKER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/strbuf.h"
@@ -68,6 +69,15 @@ size_t chunk_document(const struct document *d, const struct chunk_options *o,
 
 /* Return the number of tokens in 'len' bytes of 's' (text_each_token). */
 size_t chunk_count_tokens(const char *s, size_t len);
+
+/*
+ * Return true when 'len' bytes of 'text', a piece of document 'doc' (its
+ * name says its kind), hold nothing a reader sees or a quote can need: no
+ * token, or, in Markdown, markup only (document_visible_tokens). The
+ * stretches chunkers leave out are of this kind, which is what lets remap
+ * and the corpus comparisons (core/set/corpusdiff.h) pass over them.
+ */
+bool chunk_text_negligible(const char *doc, const char *text, size_t len);
 
 /* Append 'c' as one corpus JSONL line ({"id", "doc", "start", "end",
  * "title", "text"}) to 'out'. */

@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
+#include "set/corpusstore.h"
 #include "set/set.h"
 
 #include <cjson/cJSON.h>
@@ -275,8 +276,14 @@ int remap_set(const struct set *s, const struct corpus *old, const struct corpus
 
 	remap_index_docs(&r);
 	corpus_fingerprint(new, fp);
-	if (old)
+	/* the corpus the labels refer to: the one the set records, which the
+	 * file of the old corpus may no longer be (re-chunked in place) */
+	if (s->has_corpus && s->corpus.fingerprint && *s->corpus.fingerprint)
+		snprintf(old_fp, sizeof(old_fp), "%s", s->corpus.fingerprint);
+	else if (old)
 		corpus_fingerprint(old, old_fp);
+	else
+		old_fp[0] = '\0';
 	out->schema = s->schema;
 	out->name = xstrdup(s->name);
 	out->description = xstrdup(s->description);
@@ -307,7 +314,7 @@ int remap_set(const struct set *s, const struct corpus *old, const struct corpus
 			stale += rl->outcome == REMAP_STALE;
 		}
 		if (q->nr_relevant)
-			note_provenance(nq, from, old ? old_fp : NULL, rep->labels + first,
+			note_provenance(nq, from, *old_fp ? old_fp : NULL, rep->labels + first,
 					rep->nr - first);
 		if (q->nr_relevant && !nq->nr_relevant) {
 			nq->answerable = false;
@@ -319,6 +326,24 @@ int remap_set(const struct set *s, const struct corpus *old, const struct corpus
 	return 0;
 }
 
+/* Undo what remap_set does to a question left without a label ('q', from
+ * 'orig'): answerable again, without the tag it added. */
+static void unmark_emptied(struct question *q, const struct question *orig)
+{
+	size_t kept = 0;
+
+	q->answerable = true;
+	for (size_t t = 0; t < q->nr_tags; t++) {
+		if ((!strcmp(q->tags[t], "stale") || !strcmp(q->tags[t], "unmapped")) &&
+		    !question_has_tag(orig, q->tags[t])) {
+			free(q->tags[t]);
+			continue;
+		}
+		q->tags[kept++] = q->tags[t];
+	}
+	q->nr_tags = kept;
+}
+
 int remap_judge_set(const struct set *s, const char *set_dir, const char *from, const char *path,
 		    struct set *out, char **fingerprint)
 {
@@ -328,15 +353,22 @@ int remap_judge_set(const struct set *s, const char *set_dir, const char *from, 
 	size_t lost;
 	int has_old, rc = -1;
 
-	has_old = set_corpus_load(s, set_dir, &old);
+	has_old = set_corpus_load_labelled(s, set_dir, &old);
 	if (has_old < 0 || corpus_load(&other, path) < 0)
 		goto out;
 	remap_set(s, has_old > 0 ? &old : NULL, &other, from, out, &rep);
+	/* a question left without a label is unjudged, not unanswerable
+	 * (core/score/score.h): judging never turns a question into another */
+	for (size_t i = 0; i < out->nr && i < s->nr; i++)
+		if (s->q[i].answerable && !out->q[i].answerable)
+			unmark_emptied(&out->q[i], &s->q[i]);
 	lost = rep.count[REMAP_STALE] + rep.count[REMAP_UNMAPPABLE];
 	if (lost)
 		warning("%zu of %zu labels cannot be judged on '%s' (%zu stale, %zu not mappable; "
-			"'evalset remap' lists them)", lost, rep.nr, path, rep.count[REMAP_STALE],
-			rep.count[REMAP_UNMAPPABLE]);
+			"'evalset remap' lists them): left out, not counted as misses; %zu question%s "
+			"left without any %s unjudged", lost, rep.nr, path, rep.count[REMAP_STALE],
+			rep.count[REMAP_UNMAPPABLE], rep.emptied, rep.emptied == 1 ? "" : "s",
+			rep.emptied == 1 ? "is" : "are");
 	out->version = s->version ? xstrdup(s->version) : NULL;
 	out->file = s->file ? xstrdup(s->file) : NULL;
 	corpus_fingerprint(&other, fp);

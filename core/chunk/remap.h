@@ -90,8 +90,11 @@ int remap_set(const struct set *s, const struct corpus *old, const struct corpus
  * 'from' in provenance) to the corpus 'path' for judging a run made on that
  * chunking: 'out' (SET_INIT) gets the remapped set with the version of 's',
  * '*fingerprint' the fingerprint of 'path' (caller frees). Labels that cannot
- * be carried are one warning. Return 0, or -1 (reported: a corpus that
- * cannot be read).
+ * be carried are one warning; a question left without a label stays
+ * answerable, so that scoring leaves it unjudged (core/score/score.h)
+ * rather than turning it unanswerable. The old corpus is the one the set
+ * was labelled on (set_corpus_load_labelled). Return 0, or -1 (reported: a
+ * corpus that cannot be read).
  */
 int remap_judge_set(const struct set *s, const char *set_dir, const char *from, const char *path,
 		    struct set *out, char **fingerprint);

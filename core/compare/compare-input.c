@@ -113,6 +113,45 @@ out:
 	return ret;
 }
 
+/* Return the first 12 hex digits of 'fp' with its "sha256:" prefix. */
+static const char *short_fp(const char *fp, char buf[32])
+{
+	snprintf(buf, 32, "%.*s", starts_with(fp, "sha256:") ? 7 + 12 : 12, fp);
+	return buf;
+}
+
+/*
+ * Refuse the results 'r' of 'what' (file 'path') when the run they were
+ * scored from records another corpus than the one 'set' was labelled on
+ * and they were not judged on a corpus of their own (score --corpus),
+ * unless corpus changes are allowed (then a note). Return 0 or -1.
+ */
+static int results_corpus_check(const struct results *r, const struct set *set,
+				const struct set_ref *ref, const char *what, const char *path,
+				const struct compare_input_opts *o, struct strbuf *note)
+{
+	char set_fp[72], x[32], y[32];
+	struct strbuf why = STRBUF_INIT;
+	int ret = 0;
+
+	if (!r->run_corpus || r->judged_on || !bind_set_corpus(set, ref ? ref->dir : ".", set_fp) ||
+	    !strcmp(r->run_corpus, set_fp))
+		return 0;
+	strbuf_addf(&why, "%s '%s' holds the results of a run made over corpus %s, not the corpus "
+		    "the set was labelled on (%s)", what, path, short_fp(r->run_corpus, x),
+		    short_fp(set_fp, y));
+	if (r->labels_absent)
+		strbuf_addf(&why, "; %ld labels pointing at chunks that corpus lacks were left out",
+			    r->labels_absent);
+	if (!o->allow_corpus_change)
+		ret = error("%s; score the run again with --corpus (the corpus it was made over), "
+			    "or pass --allow-corpus-change", why.buf);
+	else
+		strbuf_addf(note, "%scorpus changed: %s", note->len ? "; " : "", why.buf);
+	strbuf_release(&why);
+	return ret;
+}
+
 /* Return true when 'name', recorded by a run or results, names the set 's'. */
 static bool same_set(const char *name, const struct set *s)
 {
@@ -126,7 +165,8 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 	char digest[72];
 	struct run local, *run = keep ? keep : &local;
 	struct bind_record rec;
-	struct strbuf why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, cwhy = STRBUF_INIT;
+	struct corpus_bind cb = CORPUS_BIND_INIT;
 	enum bind_verdict v;
 	int ret = -1;
 
@@ -144,6 +184,8 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 			goto out;
 		}
 		if (results_load(r, path) < 0)
+			goto out;
+		if (results_corpus_check(r, set, ref, what, path, o, note) < 0)
 			goto out;
 		set_digest(set, digest);
 		ret = 0;
@@ -176,6 +218,21 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 	if (v == BIND_UNRECORDED)
 		warning("%s run '%s' records no set; accepted because its question ids are all in %s",
 			what, path, set_arg);
+	bind_corpus(run, set, ref ? ref->dir : ".", NULL, &cb);
+	if (!o->corpus && cb.verdict == CORPUS_OTHER) {
+		char *who = xstrfmt("%s run '%s'", what, path);
+
+		corpus_bind_describe(&cb, who, set_arg, &cwhy);
+		free(who);
+		if (!o->allow_corpus_change) {
+			error("%s; %s%s%spass --allow-corpus-change to score it against the set's labels "
+			      "anyway", cwhy.buf, o->corpus_option ? "give the corpus it was made over with " : "",
+			      o->corpus_option ? o->corpus_option : "",
+			      o->corpus_option ? " (the labels are carried there by their evidence), or " : "");
+			goto out;
+		}
+		strbuf_addf(note, "%scorpus changed: %s", note->len ? "; " : "", cwhy.buf);
+	}
 	if (o->corpus) {
 		struct set judged = SET_INIT;
 		char *fp = NULL, *from = ref && ref->tag ? xstrfmt("%s@%s", ref->name, ref->tag)
@@ -183,6 +240,12 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 		int rc = remap_judge_set(set, ref ? ref->dir : ".", from, o->corpus, &judged, &fp);
 
 		free(from);
+		if (rc == 0 && cb.run_fp && strcmp(cb.run_fp, fp)) {
+			char x[32], y[32];
+			rc = error("%s run '%s' was made over corpus %s, not over '%s' (%s) given with %s",
+				   what, path, short_fp(cb.run_fp, x), o->corpus, short_fp(fp, y),
+				   o->corpus_option ? o->corpus_option : "the corpus option");
+		}
 		if (rc == 0)
 			rc = score_run(r, &judged, run, path, o);
 		set_release(&judged);
@@ -195,8 +258,26 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 		r->set_digest = xstrdup(digest);
 		free(r->judged_on);
 		r->judged_on = fp;
+	} else if (cb.verdict == CORPUS_OTHER && cb.absent.nr) {
+		/* --allow-corpus-change: the labels the run could not return are left out */
+		struct set judged = SET_INIT;
+		int rc;
+
+		bind_drop_absent(set, &cb.absent, &judged);
+		rc = score_run(r, &judged, run, path, o);
+		set_release(&judged);
+		if (rc < 0)
+			goto out;
+		set_digest(set, digest);
+		free(r->set_digest);
+		r->set_digest = xstrdup(digest);
+		r->labels_absent = (long)cb.absent.nr;
 	} else if (score_run(r, set, run, path, o) < 0) {
 		goto out;
+	}
+	if (cb.run_fp) {
+		free(r->run_corpus);
+		r->run_corpus = xstrdup(cb.run_fp);
 	}
 	if (v == BIND_OTHER) {
 		if (mark_stale(r, ref, &rec, path) < 0)
@@ -208,6 +289,8 @@ out:
 	if (!keep)
 		run_release(&local);
 	bind_record_release(&rec);
+	corpus_bind_release(&cb);
 	strbuf_release(&why);
+	strbuf_release(&cwhy);
 	return ret;
 }

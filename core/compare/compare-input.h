@@ -20,6 +20,14 @@
  * set named, and the questions whose text or answerability differ from the
  * version the run records are marked stale (compare leaves them out); when
  * that version cannot be loaded the run is refused.
+ *
+ * Corpus (core/score/bind.h): a run made over another corpus than the one
+ * the set was labelled on, or results of such a run, are refused with an
+ * error naming both fingerprints and what changed, unless the comparison
+ * declares it: 'corpus' (the run was made over that chunking; its record
+ * must then name that corpus) or 'allow_corpus_change' (scored against the
+ * set's labels, those pointing at chunks the run's corpus lacks left out,
+ * a question left with none unjudged; a note in every output).
  */
 #ifndef EVALSET_COMPARE_INPUT_H
 #define EVALSET_COMPARE_INPUT_H
@@ -43,6 +51,9 @@ struct compare_input_opts {
 	const char *corpus;             /* a run was made on this chunking of the set's
 					 * documents: judged on it (remap_judge_set), or NULL */
 	enum run_rank rank;             /* how a JSONL run is ranked (run.h) */
+	bool allow_corpus_change;       /* accept a run over another corpus (see above) */
+	const char *corpus_option;      /* the option that declares a corpus for this
+					 * input ("--baseline-corpus"), NULL when none */
 };
 
 /*

@@ -37,7 +37,15 @@ char *compare_set_change_note(const struct compare_view *v)
 
 	if (!c->set_changed && !v->set_note)
 		return NULL;
-	if (c->set_changed) {
+	if (c->set_changed && c->base_digest && c->cand_digest &&
+	    !strcmp(c->base_digest, c->cand_digest)) {
+		/* one set version: questions left out for the runs' corpora (unjudged) */
+		strbuf_addf(&sb, "questions left out: both sides scored on %s (%.19s); comparing %zu "
+			    "questions, %zu left out", compare_version_name(c->base_version),
+			    c->base_digest, c->nr_questions, c->nr_left_out);
+		for (size_t i = 0; i < c->nr_left_out; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : ": ", c->left_out[i]);
+	} else if (c->set_changed) {
 		strbuf_addf(&sb, "set changed: baseline scored on %s (%s), candidate on %s (%s); "
 			    "comparing the %zu questions whose text and answerability are unchanged; "
 			    "%zu left out",

@@ -166,6 +166,8 @@ int cmp_pair_questions(struct compare *c, const struct side *b, const struct sid
 	const struct results **all = xcalloc(nruns + 1, sizeof(*all));
 	const struct question_result **row = xcalloc(nruns + 1, sizeof(*row));
 	const struct results *b0 = b->r[0];
+	static const char unjudged_why[] = "its labels point at chunks the run's corpus lacks";
+	size_t unjudged = 0;
 	int ret = 0;
 
 	for (size_t k = 0; k < nruns; k++) {
@@ -191,10 +193,15 @@ int cmp_pair_questions(struct compare *c, const struct side *b, const struct sid
 				why = "text changed";
 			else if (row[k]->stale)
 				why = "text or answerability changed since the run was made";
+			else if (row[k]->unjudged)
+				why = unjudged_why;
 		}
 		if (row[b->nr])
 			matched_cand++;
 		if (why) {
+			/* unjudged: left out whatever 'allow' says, the run's corpus
+			 * change was declared or allowed (compare-input.h) */
+			unjudged += why == unjudged_why;
 			c->nr_only_base++;
 			if (row[b->nr] && strcmp(why, "not in the candidate"))
 				c->nr_only_cand++;
@@ -211,7 +218,7 @@ int cmp_pair_questions(struct compare *c, const struct side *b, const struct sid
 			note_left_out(c, &alloc, cs->r[0]->q[i].id, "not in the baseline");
 		}
 	(void)matched_cand;
-	if (c->nr_left_out && !allow) {
+	if (c->nr_left_out > unjudged && !allow) {
 		ret = error("baseline '%s' and candidate '%s' do not hold the same questions "
 			    "(e.g. %s); score both against one version or pass --allow-set-change",
 			    c->base_label, c->cand_label, c->left_out[0]);

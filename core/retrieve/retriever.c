@@ -254,6 +254,8 @@ void run_format(const struct run_meta *meta, const struct job *job, bool with_la
 	cJSON_AddStringToObject(m, "retriever", meta->retriever);
 	if (meta->params)
 		cJSON_AddItemToObject(m, "params", cJSON_Duplicate(meta->params, 1));
+	if (meta->corpus)
+		cJSON_AddItemToObject(m, "corpus", cJSON_Duplicate(meta->corpus, 1));
 	cJSON_AddNumberToObject(m, "k", (double)job->k);
 	cJSON_AddNumberToObject(m, "questions", (double)job->nr);
 	cJSON_AddNumberToObject(m, "answered", (double)answered);

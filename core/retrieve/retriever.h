@@ -139,6 +139,8 @@ struct run_meta {
 	const char *questions_digest; /* what the run is bound to (set_questions_digest); may be NULL */
 	const char *retriever;   /* one-line description */
 	struct cJSON *params;    /* retriever parameters (object), borrowed; may be NULL */
+	struct cJSON *corpus;    /* the corpus searched ({path, fingerprint, chunks}),
+				  * borrowed; NULL when not known */
 };
 
 /*

@@ -57,6 +57,7 @@ void results_release(struct results *r)
 	free(r->set_version);
 	free(r->set_digest);
 	free(r->judged_on);
+	free(r->run_corpus);
 	free(r->run_path);
 	free(r->run_sha256);
 	free(r->run_name);
@@ -119,6 +120,10 @@ cJSON *results_to_tree(const struct results *r)
 	json_add_str_or_null(o, "name", r->run_name);
 	if (r->run_ranked_by)
 		cJSON_AddStringToObject(o, "ranked_by", r->run_ranked_by);
+	if (r->run_corpus)
+		cJSON_AddStringToObject(o, "corpus", r->run_corpus);
+	if (r->labels_absent)
+		cJSON_AddNumberToObject(o, "labels_absent", (double)r->labels_absent);
 	cJSON_AddNumberToObject(root, "k", r->k);
 	cJSON_AddNumberToObject(root, "depth", r->depth);
 	a = cJSON_AddArrayToObject(root, "measures");
@@ -146,6 +151,8 @@ cJSON *results_to_tree(const struct results *r)
 			cJSON_AddItemToArray(x, cJSON_CreateString(q->tags[t]));
 		cJSON_AddBoolToObject(qo, "missing", q->missing);
 		cJSON_AddBoolToObject(qo, "declined", q->declined);
+		if (q->unjudged)
+			cJSON_AddBoolToObject(qo, "unjudged", 1);
 		cJSON_AddNumberToObject(qo, "num_ret", (double)q->num_ret);
 		cJSON_AddNumberToObject(qo, "num_rel", (double)q->num_rel);
 		x = cJSON_AddArrayToObject(qo, "rel_ranks");
@@ -155,7 +162,7 @@ cJSON *results_to_tree(const struct results *r)
 		for (size_t t = 0; t < q->nr_top; t++)
 			cJSON_AddItemToArray(x, cJSON_CreateString(q->top[t]));
 		x = cJSON_AddObjectToObject(qo, "values");
-		if (q->answerable && q->values)
+		if (q->answerable && !q->unjudged && q->values)
 			for (size_t m = 0; m < r->nr_measures; m++)
 				cJSON_AddItemToObject(x, r->measures[m], num_or_null(q->values[m]));
 		cJSON_AddItemToArray(a, qo);
@@ -262,6 +269,8 @@ static void load_question(struct loader *l, const struct results *r, const cJSON
 	q->tags = get_str_list(l, qo, "tags", "questions[].tags", &q->nr_tags);
 	q->missing = get_bool(l, qo, "missing", "questions[].missing");
 	q->declined = get_bool(l, qo, "declined", "questions[].declined");
+	q->unjudged = cJSON_GetObjectItemCaseSensitive(qo, "unjudged") &&
+		      get_bool(l, qo, "unjudged", "questions[].unjudged");
 	q->num_ret = double_clamp_long(get_num(l, qo, "num_ret", "questions[].num_ret", true), 0, LONG_MAX);
 	q->num_rel = double_clamp_long(get_num(l, qo, "num_rel", "questions[].num_rel", true), 0, LONG_MAX);
 	if (ranks && !cJSON_IsArray(ranks)) {
@@ -335,6 +344,10 @@ int results_load(struct results *r, const char *path)
 		r->run_sha256 = get_str(&l, o, "sha256", "run.sha256", true);
 		r->run_name = get_str(&l, o, "name", "run.name", true);
 		r->run_ranked_by = get_str(&l, o, "ranked_by", "run.ranked_by", true);
+		r->run_corpus = get_str(&l, o, "corpus", "run.corpus", true);
+		if (cJSON_GetObjectItemCaseSensitive(o, "labels_absent"))
+			r->labels_absent = double_clamp_long(get_num(&l, o, "labels_absent",
+								     "run.labels_absent", false), 0, LONG_MAX);
 	}
 	r->k = (int)get_num(&l, root, "k", "k", false);
 	r->depth = (int)get_num(&l, root, "depth", "depth", false);

@@ -7,7 +7,9 @@
  *     "evalset_results": 1,
  *     "set":  {"name": "squad-demo", "version": "v1" | null, "digest": "sha256:..."},
  *     "run":  {"path": "runs/bm25.jsonl", "sha256": "sha256:...", "name": "bm25" | null,
- *              "ranked_by": "score"},   only for a JSONL run ranked by score (--rank-by score)
+ *              "ranked_by": "score",    only for a JSONL run ranked by score (--rank-by score)
+ *              "corpus": "sha256:...",  the corpus the run records it was made over, if any
+ *              "labels_absent": 2},     labels left out: their chunks are not in that corpus
  *     "k": 5,                               context size used for find-vs-rank
  *     "depth": 50,                          K of find-vs-rank
  *     "measures": ["R@5", "nDCG@10", ...],  names in output order
@@ -16,6 +18,7 @@
  *     "questions": [
  *       {"id": "q-0001", "text": "...", "origin": "hand", "answerable": true,
  *        "tags": ["hard"], "missing": false, "declined": false,
+ *        "unjudged": true,                  only when every label was left out (no values)
  *        "num_ret": 100, "num_rel": 2,
  *        "rel_ranks": [3, 17],              1-based ranks of the relevant documents retrieved, ascending
  *        "top": ["c-1", "c-2", ...],        the first (up to) 10 retrieved ids
@@ -51,12 +54,18 @@ struct question_result {
 	size_t nr_top;
 	double *values;        /* parallel to results.measures; NAN when not scored */
 	bool stale;            /* the run answered another text for this id (not saved) */
+	bool unjudged;         /* answerable, but every label points at a chunk absent
+	                        * from the corpus the run was made over: no values,
+	                        * in no average (saved as "unjudged": true) */
 };
 
 struct results {
 	char *set_name;
 	char *set_version;     /* NULL: working copy */
 	char *set_digest;
+	char *run_corpus;      /* fingerprint of the corpus the run records it was made
+	                        * over, or NULL */
+	long labels_absent;    /* labels left out: their chunks are not in that corpus */
 	char *judged_on;       /* fingerprint of the corpus the run was judged on when
 	                        * labels were carried there by their evidence
 	                        * (score --corpus); NULL: the set's own chunk ids */

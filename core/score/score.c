@@ -467,7 +467,7 @@ double score_mean(const struct results *r, size_t mi,
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct question_result *q = &r->q[i];
 
-		if (!q->answerable || (match && !match(q, arg)))
+		if (!q->answerable || q->unjudged || (match && !match(q, arg)))
 			continue;
 		sum += q->values[mi];
 		count++;
@@ -535,10 +535,12 @@ static void score_one(struct hit_ctx *c, struct question_result *qr, const struc
 		qr->top[i] = xstrdup(rq->docs[i].id);
 	qr->values = xcalloc(o->nr_measures ? o->nr_measures : 1, sizeof(double));
 	for (size_t i = 0; i < o->nr_measures; i++)
-		qr->values[i] = qr->answerable ? measure_value(&o->measures[i], &e) : NAN;
+		qr->values[i] = qr->answerable && !qr->unjudged ? measure_value(&o->measures[i], &e) : NAN;
 	if (qr->missing)
 		sum->missing++;
-	if (qr->answerable) {
+	if (qr->unjudged) {
+		sum->unjudged++;
+	} else if (qr->answerable) {
 		long first = nrr ? qr->rel_ranks[0] : 0;
 
 		if (first && first <= o->k)
@@ -562,7 +564,9 @@ static void score_question(struct hit_ctx *c, struct results *out, size_t i,
 {
 	struct question_result *qr = &out->q[i];
 
-	if (qr->answerable)
+	if (qr->unjudged)
+		;  /* counted apart (score_summary.unjudged) */
+	else if (qr->answerable)
 		out->nr_answerable++;
 	else
 		out->nr_unanswerable++;
@@ -651,6 +655,9 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 		qr->text = xstrdup(q->text);
 		qr->origin = q->origin == ORIGIN_NONE ? NULL : xstrdup(origin_name(q->origin));
 		qr->answerable = q->answerable;
+		/* answerable without a label: only a set whose labels were left
+		 * out for the run's corpus has one (score.h) */
+		qr->unjudged = q->answerable && !q->nr_relevant;
 		qr->tags = copy_strings(q->tags, q->nr_tags);
 		qr->nr_tags = q->nr_tags;
 		score_question(&c, out, i, &qq, run, o, sum);

@@ -97,6 +97,7 @@ struct score_summary {
 	long not_found;                  /* ... none in the top K */
 	long declined_answerable, declined_unanswerable;
 	long empty_run;                  /* the run holds no question at all */
+	long unjudged;                   /* answerable questions left without a label */
 };
 
 void score_summary_release(struct score_summary *s);
@@ -104,6 +105,10 @@ void score_summary_release(struct score_summary *s);
 /*
  * Score 'run' against the set 's' (version 'version' or NULL for the working
  * copy, digest computed here) into 'out' (initialised by results_init).
+ * An answerable question without a relevant label (a set whose labels
+ * pointing at chunks absent from the run's corpus were taken out,
+ * core/score/bind.h) is unjudged: its values are NaN and it counts in no
+ * average, no find-vs-rank bucket and no decline rate.
  * 'run_path' names the run file for the results and its SHA-256. Return 0,
  * or -1 (reported): a run none of whose questions the set knows (a run for
  * another set) is refused; an empty run is scored (zeros) with a warning.

@@ -15,11 +15,19 @@
 
 char *set_corpus_path(const struct set *s, const char *set_dir)
 {
+	char *joined, *shown;
+
 	if (!s->has_corpus || !s->corpus.path || !*s->corpus.path)
 		return NULL;
-	if (s->corpus.path[0] == '/' || !set_dir || !*set_dir)
+	if (s->corpus.path[0] == '/' || !set_dir || !*set_dir || !strcmp(set_dir, "."))
 		return xstrdup(s->corpus.path);
-	return path_join(set_dir, s->corpus.path);
+	joined = path_join(set_dir, s->corpus.path);
+	if (set_dir[0] == '/' || !strstr(joined, "../") || !path_exists(joined))
+		return joined;
+	/* "sets/x/../../corpus.jsonl" is shown as the user would write it */
+	shown = path_relative_to(joined, ".");
+	free(joined);
+	return shown;
 }
 
 /* Return the first 12 hex digits of 'fp' with its "sha256:" prefix, as a new string. */
