@@ -451,6 +451,17 @@ char *path_relative_to(const char *path, const char *dir)
 	return strbuf_detach(&sb, NULL);
 }
 
+bool path_inside(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
 /*
  * Return the directory of the running executable (caller frees), or NULL
  * where the system does not say (then only the compiled-in data directory

@@ -82,11 +82,15 @@ struct doc_files {
 #define DOC_FILES_INIT { NULL, NULL, 0, 0 }
 /*
  * Add the documents 'args' name to 'out': a file is taken as named (its name
- * as given); a folder is walked (hidden entries skipped), taking the files
- * whose kind document_kind_of knows, each named by its path relative to the
- * folder. Files named by more than one argument are refused. Return 0 or -1
- * (reported: a missing path, a file of unknown kind named on its own, a
- * folder without documents).
+ * as given); a folder is walked (hidden entries skipped), taking the regular
+ * files whose kind document_kind_of knows, each named by its path relative
+ * to the folder. The walk never leaves the folder: a symbolic link is
+ * followed only when its target lies inside the folder (resolved), and is
+ * skipped with a warning otherwise (or when it leads nowhere); a folder or
+ * file already read (same device and inode: a link loop, a second link to
+ * it) is skipped with a note. Files named by more than one argument are
+ * refused. Return 0 or -1 (reported: a missing path, a file of unknown kind
+ * named on its own, a name that is not UTF-8, a folder without documents).
  */
 int doc_files_find(const char *const *args, size_t nr, struct doc_files *out);
 void doc_files_release(struct doc_files *f);
