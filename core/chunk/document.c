@@ -255,67 +255,151 @@ static const char *const blocks[] = {
 	"address", "hr", "body", "html", "h1", "h2", "h3", "h4", "h5", "h6", NULL,
 };
 
+/* Return true when the walk goes into the children of element 'n' (and
+ * leaves it again): every element but the skipped ones and <br>. */
+static bool entered(const xmlNode *n)
+{
+	const char *name = (const char *)n->name;
+
+	return n->type == XML_ELEMENT_NODE && name && !name_in(name, skipped) && strcmp(name, "br");
+}
+
+static void enter(struct html_walk *w, const xmlNode *n)
+{
+	const char *name = (const char *)n->name;
+
+	if (!strcmp(name, "td") || !strcmp(name, "th"))
+		w->space = w->open;
+	if (name_in(name, blocks)) {
+		flush_block(w);
+		w->level = name[0] == 'h' && name[1] >= '1' && name[1] <= '6' && !name[2] ? name[1] - '0' : 0;
+	}
+	if (!strcmp(name, "pre"))
+		w->pre++;
+}
+
+static void leave(struct html_walk *w, const xmlNode *n)
+{
+	const char *name = (const char *)n->name;
+
+	if (!strcmp(name, "pre"))
+		w->pre--;
+	if (name_in(name, blocks)) {
+		flush_block(w);
+		w->level = 0;
+	}
+}
+
+/* Visit the nodes from 'n' on, and their children, in document order
+ * (iterative: the stack does not depend on the page's nesting). */
 static void walk(struct html_walk *w, xmlNode *n)
 {
-	for (; n; n = n->next) {
+	xmlNode *top = n ? n->parent : NULL;
+
+	while (n) {
 		const char *name = (const char *)n->name;
-		bool block;
-		int level = 0;
 
 		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
 			if (n->content)
 				add_text(w, (const char *)n->content);
-			continue;
-		}
-		if (n->type != XML_ELEMENT_NODE || !name)
-			continue;
-		if (name_in(name, skipped))
-			continue;
-		if (!strcmp(name, "br")) {
+		} else if (n->type == XML_ELEMENT_NODE && name && !strcmp(name, "br")) {
 			if (w->open && !w->pre)
 				w->space = true;
 			else if (w->open)
 				strbuf_addch(&w->out, '\n');
-			continue;
+		} else if (entered(n)) {
+			enter(w, n);
+			if (n->children) {
+				n = n->children;
+				continue;
+			}
+			leave(w, n);
 		}
-		if (!strcmp(name, "td") || !strcmp(name, "th"))
-			w->space = w->open;
-		block = name_in(name, blocks);
-		if (name[0] == 'h' && name[1] >= '1' && name[1] <= '6' && !name[2])
-			level = name[1] - '0';
-		if (block) {
-			flush_block(w);
-			w->level = level;
+		/* on to the next sibling, leaving the elements that end here */
+		while (n && !n->next) {
+			n = n->parent;
+			if (!n || n == top)
+				return;
+			leave(w, n);
 		}
-		if (!strcmp(name, "pre"))
-			w->pre++;
-		walk(w, n->children);
-		if (!strcmp(name, "pre"))
-			w->pre--;
-		if (block) {
-			flush_block(w);
-			w->level = 0;
-		}
+		n = n ? n->next : NULL;
 	}
 }
 
+/* What the parse watches: libxml2's own start of an element, wrapped to
+ * stop the parser past DOC_HTML_MAX_DEPTH open elements. */
+struct html_guard {
+	startElementSAXFunc start;
+	bool too_deep;
+};
+
+static void guarded_start(void *ctx, const xmlChar *name, const xmlChar **atts)
+{
+	htmlParserCtxtPtr ctxt = ctx;
+	struct html_guard *g = ctxt->_private;
+
+	if (ctxt->nameNr > DOC_HTML_MAX_DEPTH) {
+		g->too_deep = true;
+		xmlStopParser(ctxt);
+		return;
+	}
+	g->start(ctx, name, atts);
+}
+
+/*
+ * Parse 'len' bytes of 'buf' as HTML into the text and blocks of 'd'.
+ * libxml2's defaults lose text in silence: its parser stops at 256 nested
+ * elements and cuts a text node at 10,000,000 bytes, and neither shows in
+ * what it returns. So the parse runs with the huge option (no cap on a
+ * text node; DOCUMENT_MAX_BYTES bounds it), under a depth limit of our own
+ * (DOC_HTML_MAX_DEPTH, since the parser's work on a mismatched end tag
+ * grows with the depth), and a parse that stopped before the end for any
+ * reason refuses the document by name: what it built is not the page.
+ */
 static int parse_html(struct document *d, const char *buf, size_t len)
 {
 	struct html_walk w = { d, STRBUF_INIT, 0, false, false, 0, 0 };
+	struct html_guard guard = { NULL, false };
+	htmlParserCtxtPtr ctxt;
 	htmlDocPtr doc;
+	int rc = 0;
 
 	if (len > (size_t)INT32_MAX)
 		return error("'%s': HTML document too large", d->name);
-	doc = htmlReadMemory(buf, (int)len, NULL, "UTF-8",
-			     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-			     HTML_PARSE_NONET | HTML_PARSE_NOIMPLIED);
-	if (!doc)
-		return error("'%s': cannot parse as HTML", d->name);
-	walk(&w, xmlDocGetRootElement(doc) ? doc->children : NULL);
-	flush_block(&w);
-	xmlFreeDoc(doc);
-	d->text = strbuf_detach(&w.out, &d->len);
-	return 0;
+	if (!(ctxt = htmlNewParserCtxt()))
+		return error("'%s': cannot parse as HTML (out of memory)", d->name);
+	guard.start = ctxt->sax->startElement;
+	ctxt->sax->startElement = guarded_start;
+	ctxt->_private = &guard;
+	doc = htmlCtxtReadMemory(ctxt, buf, (int)len, NULL, "UTF-8",
+				 HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+				 HTML_PARSE_NONET | HTML_PARSE_NOIMPLIED |
+				 XML_PARSE_HUGE /* HTML_PARSE_HUGE in libxml2 2.12; 2.9 reads this one */);
+	if (guard.too_deep) {
+		rc = error("'%s': elements nested deeper than %d levels; refused rather than cut",
+			   d->name, DOC_HTML_MAX_DEPTH);
+	} else if (!doc) {
+		rc = error("'%s': cannot parse as HTML", d->name);
+	} else if (ctxt->disableSAX) {
+		/* the parser gave up part way: what it built is not the whole page */
+		const xmlError *e = xmlCtxtGetLastError(ctxt);
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addstr(&why, e && e->message ? e->message : "no reason given");
+		strbuf_trim(&why);
+		rc = error("'%s': the HTML parser stopped before the end of the document (%s); "
+			   "refused rather than cut", d->name, why.buf);
+		strbuf_release(&why);
+	} else {
+		walk(&w, xmlDocGetRootElement(doc) ? doc->children : NULL);
+		flush_block(&w);
+		d->text = strbuf_detach(&w.out, &d->len);
+	}
+	if (doc)
+		xmlFreeDoc(doc);
+	htmlFreeParserCtxt(ctxt);
+	strbuf_release(&w.out);
+	return rc;
 }
 
 /* ---- loading ---- */

@@ -10,6 +10,10 @@
  *    space collapsed to one space (kept as is inside <pre>), a blank line
  *    between blocks (p, h1..h6, li, pre, table rows...), entities decoded.
  *    document_load gives that text; spans refer to it, not to the markup.
+ *    Nothing of the page is lost to the parser's limits: a text node may
+ *    be as long as the document, a page nested deeper than
+ *    DOC_HTML_MAX_DEPTH elements is refused by name, and so is any page
+ *    the parser stops reading part way.
  * Spans are byte offsets inside struct document and Unicode code points
  * (what most languages index strings by) wherever they are written out;
  * document_cp converts.
@@ -29,6 +33,7 @@
 #include <stddef.h>
 
 #define DOCUMENT_MAX_BYTES (64u << 20)  /* a larger file is refused */
+#define DOC_HTML_MAX_DEPTH 256           /* an HTML page nested deeper is refused */
 
 enum doc_kind { DOC_TEXT, DOC_MARKDOWN, DOC_HTML };
 
