@@ -5,7 +5,10 @@
  * document's text (Unicode characters; for HTML, the text of the page) and
  * an id made of the document name and a hash of the chunk's text, so
  * running chunk again on the same documents gives the same ids. The corpus
- * is written atomically; an existing file is kept unless --force is given.
+ * is written atomically; an existing file is kept unless --force is given,
+ * and an output that is one of the documents, or that a later run would
+ * read as one, is refused. What is written is what evalset reads back: a
+ * chunk whose line would pass the corpus reader's limit is refused by name.
  */
 #include "builtin.h"
 #include "base/fsutil.h"
@@ -46,7 +49,7 @@ int cmd_chunk(int argc, const char **argv)
 	struct doc_files files = DOC_FILES_INIT;
 	struct chunk_list chunks = CHUNK_LIST_INIT;
 	struct strbuf out = STRBUF_INIT;
-	int ret = EXIT_BAD_INPUT;
+	int ret = EXIT_BAD_INPUT, rc = 0;
 	bool windows;
 
 	argc = parse_options(argc, argv, opts, chunk_usage);
@@ -77,7 +80,8 @@ int cmd_chunk(int argc, const char **argv)
 		error("'%s' exists; give --force to replace it", output);
 		goto out;
 	}
-	if (doc_files_find(argv, (size_t)argc, &files) < 0)
+	if (doc_files_find(argv, (size_t)argc, &files) < 0 ||
+	    doc_files_check_output(argv, (size_t)argc, &files, output) < 0)
 		goto out;
 	for (size_t i = 0; i < files.nr; i++) {
 		struct document d = DOCUMENT_INIT;
@@ -86,9 +90,11 @@ int cmd_chunk(int argc, const char **argv)
 		if (document_load(&d, files.files[i], files.names[i]) < 0)
 			goto out;
 		chunk_document(&d, &co, &chunks);
-		for (size_t k = first; k < chunks.nr; k++)
-			chunk_to_jsonl(&chunks.items[k], &out);
+		for (size_t k = first; k < chunks.nr && !rc; k++)
+			rc = chunk_to_jsonl(&chunks.items[k], &out);
 		document_release(&d);
+		if (rc)
+			goto out;
 	}
 	if (!strcmp(output, "-")) {
 		if (write_stdout(out.buf, out.len) < 0)

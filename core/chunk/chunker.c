@@ -13,8 +13,10 @@
 #include "chunk/chunker.h"
 #include "chunk/document.h"
 #include "base/digest.h"
+#include "base/error.h"
 #include "base/jsontree.h"
 #include "base/util.h"
+#include "set/corpus.h"
 #include "text/text.h"
 
 #include <cjson/cJSON.h>
@@ -413,9 +415,10 @@ size_t chunk_document(const struct document *d, const struct chunk_options *o,
 	return out->nr - c.first;
 }
 
-void chunk_to_jsonl(const struct doc_chunk *c, struct strbuf *out)
+int chunk_to_jsonl(const struct doc_chunk *c, struct strbuf *out)
 {
 	cJSON *j = cJSON_CreateObject();
+	size_t before = out->len, line;
 
 	cJSON_AddStringToObject(j, "id", c->id);
 	cJSON_AddStringToObject(j, "doc", c->doc);
@@ -425,4 +428,14 @@ void chunk_to_jsonl(const struct doc_chunk *c, struct strbuf *out)
 		cJSON_AddStringToObject(j, "title", c->title);
 	cJSON_AddStringToObject(j, "text", c->text);
 	json_add_tree(out, j, false);
+	/* the corpus reader's limit, without the newline: what is written is read back */
+	line = out->len - before - 1;
+	if (line > CORPUS_MAX_LINE) {
+		strbuf_setlen(out, before);
+		return error("'%s': the chunk at characters %zu..%zu would be a corpus line of %zu bytes, "
+			     "longer than the limit of %u bytes a corpus is read with (a word is never cut: "
+			     "a word that long must be split or removed)", c->doc, c->start, c->end, line,
+			     CORPUS_MAX_LINE);
+	}
+	return 0;
 }

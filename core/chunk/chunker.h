@@ -80,7 +80,9 @@ size_t chunk_count_tokens(const char *s, size_t len);
 bool chunk_text_negligible(const char *doc, const char *text, size_t len);
 
 /* Append 'c' as one corpus JSONL line ({"id", "doc", "start", "end",
- * "title", "text"}) to 'out'. */
-void chunk_to_jsonl(const struct doc_chunk *c, struct strbuf *out);
+ * "title", "text"}) to 'out'. Return 0, or -1 (reported, naming the
+ * document and the chunk's place; nothing appended) when the line would be
+ * longer than CORPUS_MAX_LINE, which the corpus reader refuses. */
+int chunk_to_jsonl(const struct doc_chunk *c, struct strbuf *out);
 
 #endif

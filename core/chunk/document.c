@@ -688,6 +688,69 @@ int doc_files_find(const char *const *args, size_t nr, struct doc_files *out)
 	return 0;
 }
 
+/* Return the resolved path 'path' would have once written (its folder
+ * resolved, its own name kept), or NULL when its folder does not exist. */
+static char *resolve_new_path(const char *path)
+{
+	char *dir, *rdir, *out;
+	const char *base = strrchr(path, '/');
+
+	if ((out = realpath(path, NULL)))
+		return out;
+	dir = dir_name(path);
+	rdir = realpath(dir, NULL);
+	free(dir);
+	if (!rdir)
+		return NULL;
+	out = path_join(rdir, base ? base + 1 : path);
+	free(rdir);
+	return out;
+}
+
+/* True when the path 'rel' (under a walked folder) has a hidden part, which
+ * the walk never reads. */
+static bool hidden_part(const char *rel)
+{
+	for (const char *p = rel; *p; p++)
+		if (*p == '.' && (p == rel || p[-1] == '/'))
+			return true;
+	return false;
+}
+
+int doc_files_check_output(const char *const *args, size_t nr, const struct doc_files *files,
+			   const char *output)
+{
+	struct stat out_st, st;
+	char *real = NULL;
+	int rc = 0;
+
+	if (!strcmp(output, "-"))
+		return 0;
+	if (stat(output, &out_st) == 0) {
+		for (size_t i = 0; i < files->nr; i++)
+			if (stat(files->files[i], &st) == 0 && st.st_dev == out_st.st_dev &&
+			    st.st_ino == out_st.st_ino)
+				return error("refusing to write the corpus to '%s': it is the document '%s' "
+					     "that chunk reads", output, files->files[i]);
+	}
+	if (document_kind_of(output) < 0 || !(real = resolve_new_path(output)))
+		goto out;
+	for (size_t i = 0; i < nr && !rc; i++) {
+		char *root;
+
+		if (!is_dir(args[i]) || !(root = realpath(args[i], NULL)))
+			continue;
+		if (path_inside(real, root) && !hidden_part(real + strlen(root)))
+			rc = error("refusing to write the corpus to '%s': it is inside the folder '%s' that "
+				   "chunk reads, and with a document's extension the next run would read it "
+				   "as a document (name it .jsonl, or write it elsewhere)", output, args[i]);
+		free(root);
+	}
+out:
+	free(real);
+	return rc;
+}
+
 void doc_files_release(struct doc_files *f)
 {
 	for (size_t i = 0; i < f->nr; i++) {

@@ -98,6 +98,15 @@ struct doc_files {
  * named on its own, a name that is not UTF-8, a folder without documents).
  */
 int doc_files_find(const char *const *args, size_t nr, struct doc_files *out);
+/*
+ * Refuse (-1, reported) an 'output' for the corpus that would replace one of
+ * the documents 'files' found under 'args' (the same file, by device and
+ * inode), or that lies inside one of the folders 'args' names (outside its
+ * hidden parts) with a name document_kind_of knows, so that the next run
+ * would read the corpus as a document. "-" and other places: return 0.
+ */
+int doc_files_check_output(const char *const *args, size_t nr, const struct doc_files *files,
+			   const char *output);
 void doc_files_release(struct doc_files *f);
 
 #endif
