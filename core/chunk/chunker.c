@@ -15,6 +15,7 @@
 #include "base/digest.h"
 #include "base/error.h"
 #include "base/jsontree.h"
+#include "base/strmap.h"
 #include "base/util.h"
 #include "set/corpus.h"
 #include "text/text.h"
@@ -22,6 +23,7 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -85,6 +87,7 @@ struct cutter {
 	struct chunk_list *out;
 	size_t first;       /* index in 'out' of this document's first chunk */
 	const char *title;  /* heading path of what is being cut, or NULL */
+	struct strmap texts; /* SHA-256 of a chunk text -> how many chunks of the document have it */
 };
 
 static bool blank(char c)
@@ -97,8 +100,9 @@ static void emit(struct cutter *c, size_t a, size_t b)
 {
 	const char *t = c->d->text;
 	struct doc_chunk *ch;
+	struct strmap_entry *e;
 	char hex[72], *base;
-	size_t dup = 1;
+	size_t dup;
 
 	while (a < b && blank(t[a]))
 		a++;
@@ -115,9 +119,11 @@ static void emit(struct cutter *c, size_t a, size_t b)
 	ch->end = document_cp(c->d, b);
 	sha256_hex(ch->text, b - a, hex);
 	base = xstrfmt("%s#%.12s", c->d->name, hex + 7);
-	for (size_t i = c->first; i < c->out->nr; i++)
-		if (!strcmp(c->out->items[i].text, ch->text))
-			dup++;
+	/* the texts seen in this document, by digest: one lookup a chunk, so a
+	 * document of many chunks with a text that repeats costs no more than another */
+	e = strmap_intern(&c->texts, hex + 7, strlen(hex + 7), NULL);
+	dup = (size_t)(uintptr_t)e->value + 1;
+	e->value = (void *)(uintptr_t)dup;
 	ch->id = dup > 1 ? xstrfmt("%s-%zu", base, dup) : xstrdup(base);
 	free(base);
 	c->out->nr++;
@@ -395,7 +401,7 @@ static void by_blocks(struct cutter *c, bool sections)
 size_t chunk_document(const struct document *d, const struct chunk_options *o,
 		      struct chunk_list *out)
 {
-	struct cutter c = { d, o, out, out->nr, NULL };
+	struct cutter c = { d, o, out, out->nr, NULL, STRMAP_INIT };
 
 	switch (o->strategy) {
 	case CHUNK_HEADINGS:
@@ -412,6 +418,7 @@ size_t chunk_document(const struct document *d, const struct chunk_options *o,
 			      o->overlap < o->size ? o->overlap : 0);
 		break;
 	}
+	strmap_clear(&c.texts, 0);
 	return out->nr - c.first;
 }
 

@@ -8,7 +8,8 @@
  * UB": every block and chunk lies inside the text, in document order; a
  * chunk's text is exactly the document text between its start and end (code
  * points converted back to bytes); every chunk has a token and an id of its
- * document; the markup share is within [0, 1].
+ * document, and no two chunks share an id; the markup share is within
+ * [0, 1].
  */
 #include "fuzz.h"
 #include "base/error.h"
@@ -66,6 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    strncmp(c->id, "doc.md#", 7) || strcmp(c->doc, "doc.md"))
 			__builtin_trap();
 		prev = c->start;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(l.items[k].id, c->id))
+				__builtin_trap();
 	}
 out:
 	chunk_list_release(&l);
