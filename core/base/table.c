@@ -1,14 +1,14 @@
 /*
  * table: tabular output in four formats, and --format parsing (see table.h).
  *
- * Widths are counted in characters (base/utf8), not bytes, so accented
- * text stays aligned; wide (East Asian) characters still count as one.
+ * Widths are counted in terminal columns (term_width), not bytes or
+ * characters, so accented text, combining marks and wide (East Asian)
+ * characters stay aligned.
  */
 #include "base/jsontree.h"
 #include "base/table.h"
 #include "base/termtext.h"
 #include "base/error.h"
-#include "base/utf8.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -136,20 +136,22 @@ static const char *cell(const struct table *t, size_t row, size_t c, bool *missi
 
 /* ---- text ---- */
 
-/* Return the byte length and '*chars' the character width of 's' as column
- * 'col' shows it (cut to its max_width, "..." not included). */
+/* Return the byte length of 's' as column 'col' shows it (cut to its
+ * max_width) and in '*chars' the columns it takes, "..." included. */
 static size_t shown(const struct table_column *col, const char *s, size_t *chars, bool *cut)
 {
-	size_t len = strlen(s), n = utf8_chars(s, len), keep;
+	size_t len = strlen(s), keep;
 
 	*cut = false;
-	*chars = n;
-	if (!col->max_width || n <= col->max_width)
+	*chars = term_width(s, len);
+	if (!col->max_width || *chars <= col->max_width)
 		return len;
 	*cut = !(col->flags & TABLE_CUT_PLAIN);
 	keep = *cut ? (col->max_width > 3 ? col->max_width - 3 : 0) : col->max_width;
-	*chars = col->max_width;
-	return utf8_prefix(s, len, keep);
+	len = term_prefix(s, len, keep, chars);
+	if (*cut)
+		*chars += 3;
+	return len;
 }
 
 static bool is_control(unsigned char c)

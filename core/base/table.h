@@ -8,8 +8,9 @@
  *
  * Formats:
  *  - TABLE_TEXT, padded (the default): each column as wide as its widest
- *    cell or header (in characters, at least 'min_width', cut to 'max_width'
- *    with "..."), right-aligned columns padded on the left; the last column
+ *    cell or header (in terminal columns: a wide East Asian character
+ *    takes two, a combining mark none; at least 'min_width', cut to
+ *    'max_width' with "..."), right-aligned columns padded on the left; the last column
  *    is not padded and trailing empty cells are left out with their
  *    separators, so no line ends in spaces. Control characters print as
  *    spaces, so a row stays one line; bidirectional and zero-width
@@ -46,7 +47,7 @@ enum table_format { TABLE_TEXT, TABLE_CSV, TABLE_MARKDOWN, TABLE_JSON };
 struct table_column {
 	char *name;
 	unsigned flags;
-	size_t min_width;  /* text: at least this many characters */
+	size_t min_width;  /* text: at least this many terminal columns */
 	size_t max_width;  /* text: at most this many (0: no limit) */
 	const char *sep;   /* text: the separator before this column (NULL: the table's) */
 };

@@ -5,6 +5,7 @@
 #include "base/utf8.h"
 
 #include <string.h>
+#include <utf8proc.h>
 
 bool term_hidden_mark(uint32_t c)
 {
@@ -62,4 +63,51 @@ const char *term_visible(const char *s)
 	if (s)
 		term_add_visible(b, s, false);
 	return b->buf;
+}
+
+/* Return the columns of the character at 's' ('len' >= 1 bytes left) and
+ * its byte length in '*n'. */
+static size_t char_width(const char *s, size_t len, size_t *n)
+{
+	uint32_t cp;
+	int w;
+
+	if (!(*n = utf8_decode(s, len, &cp))) {
+		*n = 1;
+		return 1;
+	}
+	if (cp < 0x20 || cp == 0x7F)
+		return 1;
+	w = utf8proc_charwidth((utf8proc_int32_t)cp);
+	return w < 0 ? 0 : (size_t)w;
+}
+
+size_t term_width(const char *s, size_t len)
+{
+	size_t cols = 0;
+
+	while (len) {
+		size_t n;
+
+		cols += char_width(s, len, &n);
+		s += n;
+		len -= n;
+	}
+	return cols;
+}
+
+size_t term_prefix(const char *s, size_t len, size_t max_cols, size_t *cols)
+{
+	size_t at = 0;
+
+	*cols = 0;
+	while (at < len) {
+		size_t n, w = char_width(s + at, len - at, &n);
+
+		if (*cols + w > max_cols)
+			break;
+		*cols += w;
+		at += n;
+	}
+	return at;
 }

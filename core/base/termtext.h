@@ -41,4 +41,20 @@ void term_add_marked(struct strbuf *out, const char *s, size_t len);
  */
 const char *term_visible(const char *s);
 
+/*
+ * Return the number of terminal columns the 'len' bytes of 's' take, as a
+ * table prints them: a wide (East Asian) character takes two, a combining
+ * mark none, every other character one (utf8proc's character widths). A
+ * control byte (which tables print as a space) and a byte that is not valid
+ * UTF-8 take one each.
+ */
+size_t term_width(const char *s, size_t len);
+/*
+ * Return the byte length of the longest start of the 'len' bytes of 's'
+ * that takes at most 'max_cols' columns (term_width), never splitting a
+ * character; its width goes to '*cols'. A wide character that would pass
+ * the limit is left out whole, so the start may be a column short.
+ */
+size_t term_prefix(const char *s, size_t len, size_t max_cols, size_t *cols);
+
 #endif

@@ -1,6 +1,7 @@
 /* Unit tests for base/table: the one renderer of text, CSV, Markdown and JSON tables. */
 #include "test-lib.h"
 #include "base/table.h"
+#include "base/termtext.h"
 
 #include <string.h>
 
@@ -85,6 +86,25 @@ int main(void)
 	table_add(&t, "sha256:abc");
 	is_str(render(&t, &sb), "id  text      digest\nq1  line ...  sha256\n",
 	       "text: cut with '...' or plainly, control characters as spaces");
+
+	/* widths in terminal columns: 東京 takes four, the decomposed é one */
+	table_init(&t, TABLE_TEXT);
+	table_add_column(&t, "city", 0, 0, 0);
+	table_add_column(&t, "n", TABLE_RIGHT, 0, 0);
+	table_add_column(&t, "name", 0, 0, 7);
+	table_add(&t, "\xe6\x9d\xb1\xe4\xba\xac");
+	table_add(&t, "1");
+	table_add(&t, "\xe5\xa4\xa7\xe9\x98\xaa\xe5\xba\x9c\xe5\xba\x81");
+	table_add(&t, "Ame\xcc\x81lie");
+	table_add(&t, "22");
+	table_add(&t, "Tokyo");
+	is_str(render(&t, &sb),
+	       "city     n  name\n"
+	       "\xe6\x9d\xb1\xe4\xba\xac     1  \xe5\xa4\xa7\xe9\x98\xaa...\n"
+	       "Ame\xcc\x81lie  22  Tokyo\n",
+	       "text: wide characters take two columns, combining marks none, a cut never halves a wide one");
+	is_int((long)term_width("\xe6\x9d\xb1\xe4\xba\xac" "a\x01\xff", 9), 7,
+	       "term_width: two wide, a letter, a control byte and an invalid byte");
 
 	table_init(&t, TABLE_TEXT);
 	t.pad = false;
