@@ -11,6 +11,7 @@
 #include "llm/llm.h"
 #include "llm/llmbatch.h"
 #include "base/strbuf.h"
+#include "base/url.h"
 #include "base/util.h"
 
 #include <stdarg.h>
@@ -31,6 +32,7 @@ int llm_cli_finish(struct llm_cli *o, bool need_key, const char *const *usage,
 		   const struct option *opts)
 {
 	struct config *cfg;
+	struct strbuf why = STRBUF_INIT;
 	bool anthropic;
 
 	if (config_use(&cfg) < 0)
@@ -90,12 +92,16 @@ int llm_cli_finish(struct llm_cli *o, bool need_key, const char *const *usage,
 						NULL, NULL);
 	if (!o->base_url || !*o->base_url)
 		o->base_url = anthropic ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1";
-	if (!starts_with(o->base_url, "http://") && !starts_with(o->base_url, "https://"))
-		return error("bad --base-url '%s': expected http:// or https://", o->base_url);
+	if (url_check(o->base_url, &why) < 0) {
+		error("bad --base-url '%s': %s", o->base_url, why.buf);
+		strbuf_release(&why);
+		return -1;
+	}
 	o->key = getenv(o->key_env);
 	if (o->key && !*o->key)
 		o->key = NULL;
-	if (!o->key && need_key && (strstr(o->base_url, "api.openai.com") || strstr(o->base_url, "api.anthropic.com")))
+	if (!o->key && need_key && (url_host_in(o->base_url, "api.openai.com") ||
+				    url_host_in(o->base_url, "api.anthropic.com")))
 		return error("no API key: set %s (or name another variable with --api-key-env)", o->key_env);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "set/corpuscheck.h"
 #include "base/fsutil.h"
 #include "base/redact.h"
+#include "base/url.h"
 #include "retrieve/retriever.h"
 #include "set/set.h"
 #include "text/lang.h"
@@ -117,6 +118,15 @@ static void check_options(struct run_opts *o, const struct option *opts)
 	if (o->url && !starts_with(o->url, "http://") && !starts_with(o->url, "https://")) {
 		error("--url must start with http:// or https://");
 		usage_with_options(run_usage, opts);
+	}
+	if (o->url) {
+		struct strbuf why = STRBUF_INIT;
+
+		if (url_check(o->url, &why) < 0) {
+			error("bad --url '%s': %s", o->url, why.buf);
+			usage_with_options(run_usage, opts);
+		}
+		strbuf_release(&why);
 	}
 }
 

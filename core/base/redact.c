@@ -8,6 +8,8 @@
 #include "base/util.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -162,6 +164,21 @@ void redact_value(struct strbuf *sb, const char *secret)
 		scrub_values(sb, &secret, 1);
 }
 
+/* Return true when the parameter name 'name' of 'len' bytes, its percent
+ * escapes decoded ("tok%65n" is "token"), looks secret, or is "code". */
+static bool secret_param(const char *name, size_t len)
+{
+	int n = 0;
+	char *d = len < INT_MAX ? curl_easy_unescape(NULL, name, (int)len, &n) : NULL;
+	bool secret;
+
+	if (!d)
+		return redact_secret_name(name, len);
+	secret = redact_secret_name(d, (size_t)n) || (n == 4 && !strncasecmp(d, "code", 4));
+	curl_free(d);
+	return secret;
+}
+
 /* Append the query or fragment 'q' of 'len' bytes with secret values as "***". */
 static void redact_params(const char *q, size_t len, struct strbuf *out)
 {
@@ -173,8 +190,7 @@ static void redact_params(const char *q, size_t len, struct strbuf *out)
 			n++;
 		for (eq = i; eq < n && q[eq] != '='; eq++)
 			;
-		if (eq < n && (redact_secret_name(q + i, eq - i) ||
-				(eq - i == 4 && !strncasecmp(q + i, "code", 4)))) {
+		if (eq < n && secret_param(q + i, eq - i)) {
 			strbuf_add(out, q + i, eq + 1 - i);
 			strbuf_addstr(out, "***");
 		} else {
@@ -186,7 +202,27 @@ static void redact_params(const char *q, size_t len, struct strbuf *out)
 	}
 }
 
-/* Append the URL 'url' of 'len' bytes, redacted, to 'out'. */
+/* Return true when the 'len' bytes of 'url' are a URL libcurl's URL API
+ * can read; it then knows where the authority ends (no '/', '?' or '#'
+ * can stand in its user info). */
+static bool url_parses(const char *url, size_t len)
+{
+	char *copy = xstrndup(url, len);
+	CURLU *u = curl_url();
+	bool ok = u && !curl_url_set(u, CURLUPART_URL, copy, CURLU_NON_SUPPORT_SCHEME | CURLU_PATH_AS_IS);
+
+	curl_url_cleanup(u);
+	free(copy);
+	return ok;
+}
+
+/*
+ * Append the URL 'url' of 'len' bytes, redacted, to 'out'. Where libcurl
+ * reads it, the user info is what stands before the last '@' of the
+ * authority; where it cannot ("http://user:p#ss@host", a raw '/', '?' or
+ * '#' in a password), nobody can tell where the password ends, and
+ * everything up to the last '@' of the whole URL is taken for user info.
+ */
 static void redact_url_len(const char *url, size_t len, struct strbuf *out)
 {
 	const char *end = url + len;
@@ -198,9 +234,14 @@ static void redact_url_len(const char *url, size_t len, struct strbuf *out)
 			break;
 		}
 	host = scheme ? scheme + 3 : url;
-	for (auth_end = host; auth_end < end && !strchr("/?#", *auth_end); auth_end++)
-		if (*auth_end == '@')
-			at = auth_end;
+	if (scheme && !url_parses(url, len))
+		auth_end = end;
+	else
+		for (auth_end = host; auth_end < end && !strchr("/?#", *auth_end); auth_end++)
+			;
+	for (const char *p = host; p < auth_end; p++)
+		if (*p == '@')
+			at = p;
 	strbuf_add(out, url, (size_t)(host - url));
 	if (at) {
 		strbuf_addstr(out, "***@");
@@ -229,6 +270,19 @@ static bool url_char(unsigned char c)
 	return c > ' ' && c < 0x7f && !strchr("\"'<>`()[]{}|\\^", c);
 }
 
+/* Return the length of the IPv6 literal ("[::1]", "[fe80::1%25eth0]") at
+ * 'p' ('len' bytes left), or 0: brackets are URL characters only there. */
+static size_t ipv6_literal(const char *p, size_t len)
+{
+	size_t n = 1;
+
+	if (!len || *p != '[')
+		return 0;
+	while (n < len && n < 64 && (isalnum((unsigned char)p[n]) || (p[n] && strchr(":.%", p[n]))))
+		n++;
+	return n < len && p[n] == ']' && n > 1 ? n + 1 : 0;
+}
+
 /* Redact every "scheme://..." in 'sb'. */
 static void scrub_urls(struct strbuf *sb)
 {
@@ -246,8 +300,17 @@ static void scrub_urls(struct strbuf *sb)
 					strchr("+.-", sb->buf[start - 1])))
 			start--;
 		end = i + 3;
-		while (end < sb->len && url_char((unsigned char)sb->buf[end]))
-			end++;
+		for (;;) {
+			size_t v6 = end == i + 3 || sb->buf[end - 1] == '@' ?
+				ipv6_literal(sb->buf + end, sb->len - end) : 0;
+
+			if (v6)
+				end += v6;
+			else if (end < sb->len && url_char((unsigned char)sb->buf[end]))
+				end++;
+			else
+				break;
+		}
 		strbuf_add(&out, sb->buf + done, start - done);
 		redact_url_len(sb->buf + start, end - start, &out);
 		done = i = end;

@@ -10,9 +10,12 @@
  *    redact_add_env_secrets()), matched case-insensitively and in pieces: any
  *    run of REDACT_MIN_PIECE or more characters of a secret (a server that
  *    upper-cases the key, or splits it, still gets it scrubbed);
- *  - in any URL ("scheme://..."): the user:password@ part and the values of
- *    query parameters whose names look secret, and of "code" (Azure
- *    Functions keys) (redact_url);
+ *  - in any URL ("scheme://...", IPv6 literals included): the
+ *    user:password@ part and the values of query and fragment parameters
+ *    whose names, percent escapes decoded, look secret, and of "code"
+ *    (Azure Functions keys) (redact_url). A URL libcurl's URL API cannot
+ *    read (a raw '#' or '/' in a password) has everything before its last
+ *    '@' taken for user info;
  *  - words that look like keys: "sk-..." and what follows "Bearer ";
  *  - NAME=VALUE, --NAME VALUE and NAME: VALUE (8 bytes or more) where NAME
  *    looks secret ("api_key=...", "--token abc", "\"password\": \"...\"").

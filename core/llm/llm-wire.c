@@ -11,6 +11,7 @@
  */
 #include "llm/llm-internal.h"
 #include "base/redact.h"
+#include "base/url.h"
 #include "base/util.h"
 
 #include <ctype.h>
@@ -44,20 +45,12 @@ int llm_provider_parse(const char *s, enum llm_provider *out)
 
 void llm_url(const char *base, const char *path, struct strbuf *out)
 {
-	const char *q = strchr(base, '?');
-	size_t len = q ? (size_t)(q - base) : strlen(base);
-
-	while (len && base[len - 1] == '/')
-		len--;
-	strbuf_add(out, base, len);
-	strbuf_addstr(out, path);
-	if (q)
-		strbuf_addstr(out, q);
+	url_join(base, path, out);
 }
 
 char *llm_auth_header(const char *base_url, const char *key)
 {
-	if (strstr(base_url, ".azure.com"))
+	if (url_host_in(base_url, "azure.com"))
 		return xstrfmt("api-key: %s", key);
 	return xstrfmt("Authorization: Bearer %s", key);
 }

@@ -43,7 +43,7 @@ struct run {
 	bool azure;
 	char endpoint[24];            /* digest of the base URL: which endpoint a journal record is for */
 	struct strbuf root;           /* where /files and /batches are (OpenAI, Azure) */
-	const char *query;            /* the base URL's "?..." (Azure's api-version), or "" */
+	struct strbuf query;          /* the base URL's "?..." (Azure's api-version), or "" */
 	struct journal journal;
 	struct pending *p;
 	size_t nr_p, alloc_p;

@@ -90,7 +90,7 @@ void batch_url_of(struct run *b, const char *path, struct strbuf *out)
 {
 	strbuf_add(out, b->root.buf, b->root.len);
 	strbuf_addstr(out, path);
-	strbuf_addstr(out, b->query);
+	strbuf_add(out, b->query.buf, b->query.len);
 }
 
 /* ---- the journal ---- */

@@ -17,6 +17,7 @@
 #include "base/http.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
+#include "base/url.h"
 #include "base/util.h"
 #include "llm/journal.h"
 #include "llm/llm.h"
@@ -35,7 +36,7 @@
 /* True for Azure OpenAI: a deployment URL or a host under .azure.com. */
 static bool is_azure(const char *base)
 {
-	return strstr(base, "/openai/deployments/") || strstr(base, ".azure.com");
+	return strstr(base, "/openai/deployments/") || url_host_in(base, "azure.com");
 }
 
 static void line_of(enum llm_provider provider, bool azure, const char *custom_id, const char *body,
@@ -445,7 +446,7 @@ static int poll_one(struct run *b, struct pending *p, struct strmap *retry)
 		llm_url(llm_get_base_url(b->l), path.buf, &url);
 		strbuf_release(&path);
 	} else {
-		strbuf_addf(&url, "%s/batches/%s%s", b->root.buf, p->id, b->query);
+		strbuf_addf(&url, "%s/batches/%s%s", b->root.buf, p->id, b->query.buf);
 	}
 	rc = batch_call(b, "GET", url.buf, llm_get_headers(b->l), NULL, 0, &r);
 	b->st->polls++;
@@ -478,7 +479,7 @@ static int poll_one(struct run *b, struct pending *p, struct strmap *retry)
 			if (!files[i])
 				continue;
 			strbuf_reset(&url);
-			strbuf_addf(&url, "%s/files/%s/content%s", b->root.buf, files[i], b->query);
+			strbuf_addf(&url, "%s/files/%s/content%s", b->root.buf, files[i], b->query.buf);
 			rc = download(b, url.buf, &f, "downloading a batch file was refused");
 			if (rc)
 				goto out;
@@ -545,23 +546,19 @@ static int wait_for(struct run *b, double seconds)
 static void set_endpoint(struct run *b)
 {
 	const char *base = llm_get_base_url(b->l);
-	const char *q = strchr(base, '?');
-	const char *dep = strstr(base, "/openai/deployments/");
+	const char *dep;
 	char d[72];
 
 	sha256_hex(base, strlen(base), d);
 	snprintf(b->endpoint, sizeof(b->endpoint), "%.16s", d + 7);
-	b->query = q ? q : "";
+	url_query(base, &b->query);
 	b->azure = is_azure(base);
-	if (dep) {
+	/* the base without its query or fragment (url_join puts the query last) */
+	url_join(base, "", &b->root);
+	strbuf_setlen(&b->root, b->root.len - b->query.len);
+	if ((dep = strstr(b->root.buf, "/openai/deployments/")))
 		/* Azure's deployment URL: files and batches are under /openai */
-		strbuf_add(&b->root, base, (size_t)(dep - base) + strlen("/openai"));
-	} else {
-		size_t len = q ? (size_t)(q - base) : strlen(base);
-		while (len && base[len - 1] == '/')
-			len--;
-		strbuf_add(&b->root, base, len);
-	}
+		strbuf_setlen(&b->root, (size_t)(dep - b->root.buf) + strlen("/openai"));
 }
 
 int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct llmbatch_request *reqs,
@@ -584,6 +581,7 @@ int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct l
 	b.provider = llm_get_provider(l);
 	b.journal.fd = -1;
 	strbuf_init(&b.root, 0);
+	strbuf_init(&b.query, 0);
 	set_endpoint(&b);
 	for (size_t i = 0; i < nr; i++)
 		strmap_put(&b.body_of, reqs[i].custom_id, (void *)(uintptr_t)(i + 1));
@@ -703,6 +701,7 @@ out:
 	strmap_clear(&b.longer, 1);
 	strmap_clear(&retry, 0);
 	strbuf_release(&b.root);
+	strbuf_release(&b.query);
 	free(idx);
 	return rc;
 }

@@ -285,6 +285,17 @@ int main(void)
 		strbuf_reset(&u2);
 		llm_endpoint_url("http://localhost:11434/v1/", &u2);
 		is_str(u2.buf, "http://localhost:11434/v1/chat/completions", "trailing slash dropped");
+		strbuf_reset(&u2);
+		llm_endpoint_url("http://[::1]:8080/v1#docs", &u2);
+		is_str(u2.buf, "http://[::1]:8080/v1/chat/completions", "a fragment of the base dropped, not swallowing the path");
+		{
+			char *h = llm_auth_header("http://localhost:8080/v1?deployment=x.azure.com", "k");
+			is_str(h, "Authorization: Bearer k", "Azure's key header only for a host under azure.com");
+			free(h);
+			h = llm_auth_header("https://r.openai.azure.com/openai/deployments/d", "k");
+			is_str(h, "api-key: k", "and for that host");
+			free(h);
+		}
 		strbuf_release(&u2);
 	}
 	return test_done();

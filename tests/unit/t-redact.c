@@ -63,6 +63,19 @@ static void test_urls(void)
 	check("error: cannot reach 'https://me:hunter2@api.example.com/v1?token=abc&q=1': refused",
 	      "error: cannot reach 'https://***@api.example.com/v1?token=***&q=1': refused",
 	      "URLs inside a message are scrubbed");
+	url("http://user:p#ss@host/v1?x=1", "http://***@host/v1?x=1",
+	    "a raw '#' in the password: all before the last '@' is user info");
+	url("http://user:p/ss@host/v1", "http://***@host/v1", "a raw '/' in the password too");
+	url("http://host/users/@me?q=1", "http://host/users/@me?q=1", "an '@' in the path of a URL libcurl reads is no user info");
+	url("http://host/v1?tok%65n=abc&api%5Fkey=x&limit=5", "http://host/v1?tok%65n=***&api%5Fkey=***&limit=5",
+	    "parameter names are read with their escapes decoded");
+	url("http://u:pw@[::1]:8080/v1#access_token=abc", "http://***@[::1]:8080/v1#access_token=***",
+	    "an IPv6 literal, and secrets in the fragment");
+	check("error: cannot reach 'http://[::1]:9/api?code=abc123': refused",
+	      "error: cannot reach 'http://[::1]:9/api?code=***': refused",
+	      "a URL with an IPv6 literal inside a message is scrubbed whole");
+	check("see [http://h/x?token=abc123] there", "see [http://h/x?token=***] there",
+	      "a bracket after a URL is not part of it");
 }
 
 static void test_words(void)
