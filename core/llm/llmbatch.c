@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#ifdef __APPLE__
+#include <sys/random.h>  /* getentropy */
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -151,7 +153,7 @@ static void new_tag(struct run *b, char tag[40])
 	struct timespec ts;
 	char d[72];
 
-	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+	if (getentropy(rnd, sizeof(rnd)) < 0)
 		memset(rnd, 0, sizeof(rnd));   /* the time and pid below still make it unique */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	strbuf_add(&seed, rnd, sizeof(rnd));

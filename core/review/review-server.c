@@ -22,8 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#ifdef __APPLE__
+#include <sys/random.h>  /* getentropy */
+#endif
 #include <time.h>
+#include <unistd.h>
 
 struct server {
 	struct review *r;
@@ -42,19 +45,12 @@ int review_random_hex(char *out, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char buf[64];
-	size_t got = 0;
 
 	if (n > sizeof(buf))
 		return error("internal: %zu random bytes asked, at most %zu", n, sizeof(buf));
-	while (got < n) {
-		ssize_t k = getrandom(buf + got, n - got, 0);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return error("cannot read random bytes: %s", strerror(errno));
-		}
-		got += (size_t)k;
-	}
+	/* POSIX getentropy: up to 256 bytes, all or nothing, from the system's CSPRNG */
+	if (getentropy(buf, n) < 0)
+		return error("cannot read random bytes: %s", strerror(errno));
 	for (size_t i = 0; i < n; i++) {
 		out[2 * i] = hex[buf[i] >> 4];
 		out[2 * i + 1] = hex[buf[i] & 15];

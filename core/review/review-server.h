@@ -7,7 +7,7 @@
  *  - the Host header must be "127.0.0.1:PORT" (a page on another name that
  *    resolves to 127.0.0.1, DNS rebinding, is refused);
  *  - the path must start with "/TOKEN/", TOKEN 32 random bytes from the
- *    kernel's CSPRNG (getrandom) as hex, compared in constant time: another
+ *    system's CSPRNG (getentropy) as hex, compared in constant time: another
  *    local user, or a page that guesses the port, gets 403;
  *  - a Sec-Fetch-Site header, when the browser sends one, must be
  *    "same-origin" or "none" (typed into the address bar);
