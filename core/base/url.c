@@ -101,30 +101,37 @@ void url_join(const char *base, const char *path, struct strbuf *out)
 	curl_url_cleanup(u);
 }
 
-void url_query(const char *url, struct strbuf *out)
+/* Append part 'what' of 'url' to 'out'; return false when the URL cannot
+ * be parsed or has no such part. */
+static bool url_part(const char *url, CURLUPart what, struct strbuf *out)
 {
 	CURLU *u = parse(url, NULL);
+	bool got = u && add_part(u, what, out);
+
+	curl_url_cleanup(u);
+	return got;
+}
+
+void url_query(const char *url, struct strbuf *out)
+{
 	struct strbuf sb = STRBUF_INIT;
 
-	if (u && add_part(u, CURLUPART_QUERY, &sb) && sb.len) {
+	if (url_part(url, CURLUPART_QUERY, &sb) && sb.len) {
 		strbuf_addch(out, '?');
 		strbuf_add(out, sb.buf, sb.len);
 	}
 	strbuf_release(&sb);
-	curl_url_cleanup(u);
 }
 
 bool url_host_in(const char *url, const char *domain)
 {
-	CURLU *u = parse(url, NULL);
 	struct strbuf host = STRBUF_INIT;
 	size_t n = strlen(domain);
 	bool in = false;
 
-	if (u && add_part(u, CURLUPART_HOST, &host) && host.len >= n)
+	if (url_part(url, CURLUPART_HOST, &host) && host.len >= n)
 		in = !strcasecmp(host.buf + host.len - n, domain) &&
 		     (host.len == n || host.buf[host.len - n - 1] == '.');
 	strbuf_release(&host);
-	curl_url_cleanup(u);
 	return in;
 }
