@@ -6,7 +6,9 @@
  * in the documents is reported as stale. The result replaces the set's
  * working copy (or goes to -o FILE), recording the new corpus and its
  * fingerprint, ready to tag. A working copy whose questions differ from the
- * version being remapped is kept unless --force is given. The summary
+ * version being remapped is kept unless --force is given, and so is
+ * everything when most labels would be lost (stale or not mappable: a
+ * corpus of other documents, or an empty one). The summary
  * counts labels mapped 1:1, 1:n, stale and not mappable, and lists the
  * last two.
  */
@@ -59,6 +61,13 @@ static void print_summary(const struct remap_report *r, const char *from, const 
 		       "tagged stale or unmapped; review them)\n", r->emptied);
 }
 
+/* Return true when most labels (more than half) would go stale or be not
+ * mappable: a remap onto a corpus of other documents, or an empty one. */
+static bool mostly_lost(const struct remap_report *r)
+{
+	return r->nr && 2 * (r->count[REMAP_STALE] + r->count[REMAP_UNMAPPABLE]) > r->nr;
+}
+
 /* Return 0 when writing 'ref->dir'/set.yaml loses nothing: no working copy,
  * or one whose questions equal those of 's'. */
 static int working_copy_safe(const struct set_ref *ref, const struct set *s)
@@ -97,7 +106,8 @@ int cmd_remap(int argc, const char **argv)
 		OPT_STRING('o', "output", &output, "file",
 			   "write the remapped set here instead of the working copy"),
 		OPT_BOOL('n', "dry-run", &dry_run, "print the summary, write nothing"),
-		OPT_BOOL(0, "force", &force, "replace a working copy that has other changes"),
+		OPT_BOOL(0, "force", &force,
+			 "replace a working copy that has other changes; write even when most labels are lost"),
 		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
@@ -123,6 +133,16 @@ int cmd_remap(int argc, const char **argv)
 		goto out;
 	from = ref.tag ? xstrfmt("%s@%s", ref.name, ref.tag) : xstrfmt("%s (working copy)", ref.name);
 	remap_set(&s, has_old > 0 ? &old : NULL, &new, from, &out, &rep);
+	if (!dry_run && !force && mostly_lost(&rep)) {
+		/* another corpus than a chunking of these documents, or an empty one */
+		print_summary(&rep, from, &new);
+		error("refusing to remap '%s' onto '%s': %zu of its %zu labels would be lost (%zu stale, "
+		      "%zu not mappable); is it a chunking of the same documents? Nothing written; give "
+		      "--force to write it anyway", from, corpus_arg,
+		      rep.count[REMAP_STALE] + rep.count[REMAP_UNMAPPABLE], rep.nr, rep.count[REMAP_STALE],
+		      rep.count[REMAP_UNMAPPABLE]);
+		goto out;
+	}
 	target = output ? xstrdup(output) : path_join(ref.dir, "set.yaml");
 	target_dir = dir_name(target);
 	out.corpus.path = path_relative_to(corpus_arg, target_dir);
