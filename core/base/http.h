@@ -160,4 +160,5 @@ int http_run(struct http_client *c);
 
 void http_get_stats(const struct http_client *c, struct http_stats *out);
 
+
 #endif

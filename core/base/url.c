@@ -135,3 +135,34 @@ bool url_host_in(const char *url, const char *domain)
 	strbuf_release(&host);
 	return in;
 }
+
+/* Append "scheme://host:port" of 'url' (the scheme's port when none is
+ * written; scheme and host lower-cased) to 'out'; false when it has none. */
+static bool origin_of(const char *url, struct strbuf *out)
+{
+	CURLU *u = parse(url, NULL);
+	char *port = NULL;
+	bool got = u && add_part(u, CURLUPART_SCHEME, out);
+
+	strbuf_addstr(out, "://");
+	got = got && add_part(u, CURLUPART_HOST, out) &&
+	      !curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) && port;
+	if (got)
+		strbuf_addf(out, ":%s", port);
+	for (size_t i = 0; i < out->len; i++)
+		if (out->buf[i] >= 'A' && out->buf[i] <= 'Z')
+			out->buf[i] = (char)(out->buf[i] - 'A' + 'a');
+	curl_free(port);
+	curl_url_cleanup(u);
+	return got;
+}
+
+bool url_same_origin(const char *a, const char *b)
+{
+	struct strbuf oa = STRBUF_INIT, ob = STRBUF_INIT;
+	bool same = origin_of(a, &oa) && origin_of(b, &ob) && !strcmp(oa.buf, ob.buf);
+
+	strbuf_release(&oa);
+	strbuf_release(&ob);
+	return same;
+}

@@ -37,5 +37,13 @@ void url_query(const char *url, struct strbuf *out);
 /* Return true when the host of 'url' is 'domain' or ends in '.'+'domain'
  * ("azure.com": "x.openai.azure.com", not "notazure.com" nor a path). */
 bool url_host_in(const char *url, const char *domain);
+/*
+ * Return true when 'a' and 'b' have the same origin: scheme, host (case
+ * aside) and port (the scheme's default when none is written). A URL that
+ * cannot be parsed has no origin: false. Credentials go only to the origin
+ * of the configured base URL; a URL a reply names is checked with this
+ * before a request to it carries them.
+ */
+bool url_same_origin(const char *a, const char *b);
 
 #endif

@@ -173,6 +173,7 @@ int gen_batch_run(struct gen *g, const struct llmbatch_options *opts)
 	bo.stop = batch_stop;
 	bo.progress = batch_progress;
 	bo.ctx = g;
+	bo.deadline_ms = g->o->llm.http.deadline_ms;   /* --deadline: polling included */
 	rc = llmbatch_run(g->llm, &bo, reqs, n, &g->st->batch);
 	if (!rc && g->abort)
 		rc = g->abort_code;

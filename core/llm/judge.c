@@ -324,6 +324,7 @@ static int run_batch(struct job *j, const struct llmbatch_request *reqs, size_t 
 	bo.stop = stop_job;
 	bo.progress = batch_progress;
 	bo.ctx = j;
+	bo.deadline_ms = j->o->llm.http.deadline_ms;   /* --deadline: polling included */
 	bo.estimate_only = estimate_only;
 	return llmbatch_run(j->llm, &bo, reqs, n, &j->st->batch);
 }

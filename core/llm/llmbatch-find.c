@@ -70,7 +70,7 @@ static bool results_match(struct run *b, const cJSON *batch, const struct intent
 	struct strmap keys = STRMAP_INIT;
 	bool match = false;
 
-	if (!results || batch_call(b, "GET", results, llm_get_headers(b->l), NULL, 0, &f) || !batch_ok_status(&f))
+	if (!results || batch_get_results(b, results, &f) || !batch_ok_status(&f))
 		goto out;
 	for (size_t i = 0; i < in->nr_keys; i++)
 		strmap_put(&keys, in->keys[i], (void *)1);

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A batch an earlier run was about to create: its tag and what it carries. */
 struct intent {
@@ -58,6 +59,7 @@ struct run {
 	unsigned tag_serial;          /* makes this run's tags distinct */
 	const struct llmbatch_request *reqs;
 	size_t nr_reqs;
+	int64_t deadline_at;          /* monotonic ms when the job must stop (--deadline); 0: none */
 };
 
 struct reply {
@@ -70,6 +72,13 @@ struct reply {
 int batch_call(struct run *b, const char *method, const char *url, const char *const *headers,
 		const char *body, size_t len, struct reply *r);
 int batch_refused(struct run *b, const char *what, const struct reply *r);
+/* GET the results file at 'url' that a poll reply named: refused (reported,
+ * ERR_REMOTE) unless it is on the base URL's scheme, host and port, the
+ * only place the job's credentials go. Return 0 (whatever the status),
+ * ERR_REMOTE, ERR_INTERRUPTED or HTTP_DEADLINE_PASSED. */
+int batch_get_results(struct run *b, const char *url, struct reply *r);
+/* Milliseconds left before the job's deadline (INT64_MAX: none). */
+int64_t batch_time_left(const struct run *b);
 bool batch_ok_status(const struct reply *r);
 void batch_url_of(struct run *b, const char *path, struct strbuf *out);
 /* a record of the batch journal read back (journal_read's callback; data is the run) */

@@ -9,11 +9,13 @@
 #include "base/http.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
+#include "base/url.h"
 #include "base/util.h"
 #include "llm/journal.h"
 #include "llm/llm.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,29 +38,57 @@ static int reply_done(const struct http_response *res, void *data)
 	return 0;
 }
 
+int64_t batch_time_left(const struct run *b)
+{
+	struct timespec ts;
+
+	if (!b->deadline_at)
+		return INT64_MAX;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return b->deadline_at - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
 /*
- * Send one request (retried by core/http on 408, 409, 429 and 5xx); fill
- * 'r'. Return 0 (whatever the status), or ERR_INTERRUPTED.
+ * Send one request (retried by core/http on 408, 409, 429 and 5xx), within
+ * what is left of the job's deadline; fill 'r'. Return 0 (whatever the
+ * status), ERR_INTERRUPTED or HTTP_DEADLINE_PASSED.
  */
 int batch_call(struct run *b, const char *method, const char *url, const char *const *headers,
 		const char *body, size_t len, struct reply *r)
 {
 	struct http_options ho = HTTP_OPTIONS_INIT;
 	struct http_client *c;
+	int64_t left = batch_time_left(b);
 	int rc;
 
+	r->status = 0;
+	r->error[0] = 0;
+	if (left <= 0)
+		return HTTP_DEADLINE_PASSED;
 	ho.concurrency = 1;
 	ho.done = reply_done;
 	ho.stop = b->o->stop;
 	ho.ctx = b->o->ctx;
 	ho.timeout_ms = 600000;
-	r->status = 0;
-	r->error[0] = 0;
+	if (left < INT64_MAX)
+		ho.deadline_ms = left < LONG_MAX ? (long)left : LONG_MAX;
 	c = http_client_new(&ho);
 	http_submit(c, method, url, headers, body, len, r);
 	rc = http_run(c);
 	http_client_free(c);
-	return rc == ERR_INTERRUPTED ? ERR_INTERRUPTED : 0;
+	return rc == ERR_INTERRUPTED || rc == HTTP_DEADLINE_PASSED ? rc : 0;
+}
+
+int batch_get_results(struct run *b, const char *url, struct reply *r)
+{
+	const char *base = llm_get_base_url(b->l);
+
+	if (!url_same_origin(url, base)) {
+		error("the provider named the batch results at '%s', not on the endpoint '%s' (scheme, host "
+		      "and port): not fetched, since the API key goes to that endpoint only", url, base);
+		return ERR_REMOTE;
+	}
+	return batch_call(b, "GET", url, llm_get_headers(b->l), NULL, 0, r);
 }
 
 /* Report a refused call: "WHAT: HTTP N: server message" (scrubbed). Return ERR_REMOTE. */

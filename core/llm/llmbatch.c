@@ -23,6 +23,7 @@
 #include "llm/llm.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,37 +322,114 @@ int llmbatch_parse_line(const cJSON *line, const char **custom_id, char **body, 
 	return 0;
 }
 
+/* Set 'hex' to the digest of a parsed result: its reply 'body', or 'why' it failed. */
+static void result_digest(const char *body, const char *why, char hex[72])
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addch(&sb, body ? 'b' : 'w');
+	strbuf_addstr(&sb, body ? body : why ? why : "");
+	sha256_hex(sb.buf, sb.len, hex);
+	strbuf_release(&sb);
+}
+
+/*
+ * Note in 'digests' (custom id -> digest of its result) each result of the
+ * line 'line' whose custom id 'mine' holds (any custom id when 'mine' is
+ * NULL). Return 1 when the line gives its custom id another result than an
+ * earlier line did (its id in '*cid', borrowed from 'line'), else 0.
+ */
+static int note_result(const cJSON *line, const struct strmap *mine, struct strmap *digests, const char **cid)
+{
+	char *body = NULL, *why = NULL, hex[72];
+	const char *before;
+	int conflict = 0;
+
+	if (llmbatch_parse_line(line, cid, &body, &why) || (mine && !strmap_get(mine, *cid)))
+		goto out;
+	result_digest(body, why, hex);
+	if ((before = strmap_get(digests, *cid)))
+		conflict = strcmp(before, hex) != 0;
+	else
+		strmap_put(digests, *cid, xstrdup(hex));
+out:
+	free(body);
+	free(why);
+	return conflict;
+}
+
+/*
+ * Read the next non-blank line of 'fp' into 'line' and parse it as a batch
+ * result ('*nr' counts lines). Return the parsed line, NULL at the end, or
+ * NULL with '*rc' -1 after an error naming 'path' and the line.
+ */
+static cJSON *next_result_line(FILE *fp, const char *path, struct strbuf *line, long *nr, int *rc)
+{
+	int got;
+
+	while ((got = strbuf_getline(line, fp)) != EOF) {
+		cJSON *j;
+		const char *cid;
+		char *body = NULL, *why = NULL;
+
+		(*nr)++;
+		if (got == -2) {
+			*rc = error_at(path, *nr, 0, "line too long");
+			return NULL;
+		}
+		strbuf_trim(line);
+		if (!line->len)
+			continue;
+		j = cJSON_ParseWithLength(line->buf, line->len);
+		if (!j || llmbatch_parse_line(j, &cid, &body, &why)) {
+			cJSON_Delete(j);
+			*rc = error_at(path, *nr, 0, "not a batch output line (no custom_id)");
+			return NULL;
+		}
+		free(body);
+		free(why);
+		return j;
+	}
+	return NULL;
+}
+
 int llmbatch_read_file(const char *path, llmbatch_result_fn fn, void *ctx)
 {
 	FILE *fp = fopen_regular(path);
 	struct strbuf line = STRBUF_INIT;
+	struct strmap digests = STRMAP_INIT, lines = STRMAP_INIT, handed = STRMAP_INIT;
 	long nr = 0;
-	int got, rc = 0;
+	int rc = 0;
+	cJSON *j;
 
 	if (!fp)
 		return -1;
 	line.limit = JOURNAL_MAX_LINE;
-	while ((got = strbuf_getline(&line, fp)) != EOF) {
-		cJSON *j;
+	/* first, every line read and checked: a custom id given two different
+	 * results refuses the file before any result is used */
+	while (!rc && (j = next_result_line(fp, path, &line, &nr, &rc))) {
+		const char *cid;
+		if (note_result(j, NULL, &digests, &cid))
+			rc = error_at(path, nr, 0, "custom_id '%s' given another result than on line %ld; nothing "
+				      "read from the file", cid, (long)(intptr_t)strmap_get(&lines, cid));
+		else if (!strmap_get(&lines, cid))
+			strmap_put(&lines, cid, (void *)(intptr_t)nr);
+		cJSON_Delete(j);
+	}
+	if (!rc && fseek(fp, 0, SEEK_SET) < 0)
+		rc = error("cannot read '%s' again: %s", path, strerror(errno));
+	nr = 0;
+	while (!rc && (j = next_result_line(fp, path, &line, &nr, &rc))) {
 		const char *cid;
 		char *body = NULL, *why = NULL;
-		int stop;
+		int stop = 0;
 
-		nr++;
-		if (got == -2) {
-			rc = error_at(path, nr, 0, "line too long");
-			break;
+		llmbatch_parse_line(j, &cid, &body, &why);
+		/* the same result given again is handed over once */
+		if (!strmap_get(&handed, cid)) {
+			strmap_put(&handed, cid, (void *)1);
+			stop = fn(cid, body, body ? strlen(body) : 0, why, true, ctx);
 		}
-		strbuf_trim(&line);
-		if (!line.len)
-			continue;
-		j = cJSON_ParseWithLength(line.buf, line.len);
-		if (!j || llmbatch_parse_line(j, &cid, &body, &why)) {
-			cJSON_Delete(j);
-			rc = error_at(path, nr, 0, "not a batch output line (no custom_id)");
-			break;
-		}
-		stop = fn(cid, body, body ? strlen(body) : 0, why, true, ctx);
 		free(body);
 		free(why);
 		cJSON_Delete(j);
@@ -360,37 +438,69 @@ int llmbatch_read_file(const char *path, llmbatch_result_fn fn, void *ctx)
 	}
 	fclose(fp);
 	strbuf_release(&line);
+	strmap_clear(&digests, 1);
+	strmap_clear(&lines, 0);
+	strmap_clear(&handed, 0);
 	return rc;
 }
 
 /*
  * Hand the result lines of 'text' to the caller; mark each custom id seen
- * in 'seen'; add failures that a follow-up may ask again to 'retry'.
+ * in 'seen'; add failures that a follow-up may ask again to 'retry'. A
+ * custom id the batch gives twice with the same result is handed over
+ * once; one it gives two different results (a provider's fault, or a
+ * hostile one: which is right cannot be told) gets neither: it counts as
+ * failed in the batch, asked again while rounds are left, and is reported.
  */
 static void deliver(struct run *b, const struct pending *p, const char *text, size_t len, struct strmap *seen,
 		    struct strmap *retry, size_t *ok, size_t *failed)
 {
 	const char *s = text, *end = text + len;
-	struct strmap mine = STRMAP_INIT;
+	struct strmap mine = STRMAP_INIT, digests = STRMAP_INIT, twice = STRMAP_INIT;
+	const char *example = NULL;
 
 	/* a line for a request this batch does not carry is not this job's: left alone */
 	for (size_t i = 0; i < p->nr_keys; i++)
 		strmap_put(&mine, p->keys[i], (void *)1);
-
+	/* first, which custom ids have two different results */
 	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s)), *cid;
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		cJSON *j = n ? cJSON_ParseWithLength(s, n) : NULL;
+		s += n + 1;
+		if (j && note_result(j, &mine, &digests, &cid) && !strmap_get(&twice, cid)) {
+			strmap_put(&twice, cid, (void *)1);
+			if (!example)
+				example = strmap_find(&twice, cid, strlen(cid))->key;
+		}
+		cJSON_Delete(j);
+	}
+	if (twice.size)
+		warning("batch '%s': %zu request%s given two different results (e.g. '%s'): neither is used, "
+			"each counts as failed", p->id, twice.size, twice.size == 1 ? " is" : "s are", example);
+
+	for (s = text; s < end;) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		cJSON *j = n ? cJSON_ParseWithLength(s, n) : NULL;
 		const char *cid = NULL;
 		char *body = NULL, *why = NULL;
 		s += n + 1;
-		if (!j || llmbatch_parse_line(j, &cid, &body, &why) || !strmap_get(&mine, cid)) {
+		if (!j || llmbatch_parse_line(j, &cid, &body, &why) || !strmap_get(&mine, cid) ||
+		    strmap_get(seen, cid)) {
+			/* not this job's, or handed over already (the same result again) */
 			free(body);
 			free(why);
 			cJSON_Delete(j);
 			continue;
 		}
 		strmap_put(seen, cid, (void *)1);
+		if (strmap_get(&twice, cid)) {
+			free(body);
+			body = NULL;
+			free(why);
+			why = xstrdup("two different results in the batch");
+		}
 		if (body) {
 			bool again = p->round < b->o->rounds && strmap_get(&b->body_of, cid);
 			(*ok)++;
@@ -416,6 +526,8 @@ static void deliver(struct run *b, const struct pending *p, const char *text, si
 		cJSON_Delete(j);
 	}
 	strmap_clear(&mine, 0);
+	strmap_clear(&digests, 1);
+	strmap_clear(&twice, 0);
 }
 
 /* GET a results file into 'r'. */
@@ -470,23 +582,31 @@ static int poll_one(struct run *b, struct pending *p, struct strmap *retry)
 	if (b->provider == LLM_ANTHROPIC) {
 		const char *results = batch_jstr(j, "results_url");
 		if (results) {
-			rc = download(b, results, &f, "downloading the batch results was refused");
+			rc = batch_get_results(b, results, &f);
+			if (!rc && !batch_ok_status(&f))
+				rc = batch_refused(b, "downloading the batch results was refused", &f);
 			if (rc)
 				goto out;
 			deliver(b, p, f.body.buf, f.body.len, &seen, retry, &ok, &failed);
 		}
 	} else {
 		const char *files[2] = { batch_jstr(j, "output_file_id"), batch_jstr(j, "error_file_id") };
-		for (int i = 0; i < 2; i++) {
+		struct strbuf both = STRBUF_INIT;
+		/* the output and error files read as one: a request in both is given twice */
+		for (int i = 0; i < 2 && !rc; i++) {
 			if (!files[i])
 				continue;
 			strbuf_reset(&url);
 			strbuf_addf(&url, "%s/files/%s/content%s", b->root.buf, files[i], b->query.buf);
 			rc = download(b, url.buf, &f, "downloading a batch file was refused");
-			if (rc)
-				goto out;
-			deliver(b, p, f.body.buf, f.body.len, &seen, retry, &ok, &failed);
+			strbuf_add(&both, f.body.buf, f.body.len);
+			strbuf_addch(&both, '\n');
 		}
+		if (!rc)
+			deliver(b, p, both.buf, both.len, &seen, retry, &ok, &failed);
+		strbuf_release(&both);
+		if (rc)
+			goto out;
 		if (!strcmp(status, "failed")) {
 			const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
 				cJSON_GetObjectItemCaseSensitive(j, "errors"), "data"), 0);
@@ -526,11 +646,24 @@ out:
 	return rc;
 }
 
-/* Sleep 'seconds', waking to check the stop callback. Return 0 or ERR_INTERRUPTED. */
+/* Sleep 'seconds', waking to check the stop callback, and no later than
+ * the job's deadline. Return 0, ERR_INTERRUPTED or HTTP_DEADLINE_PASSED. */
 static int wait_for(struct run *b, double seconds)
 {
 	int64_t left = (int64_t)(seconds * 1000);
 
+	if (batch_time_left(b) <= left) {
+		/* the deadline comes first: wait for it, then stop */
+		left = batch_time_left(b);
+		while (left > 0) {
+			struct timespec ts = { 0, (left < 50 ? left : 50) * 1000000L };
+			if (b->o->stop && b->o->stop(b->o->ctx))
+				return ERR_INTERRUPTED;
+			nanosleep(&ts, NULL);
+			left = batch_time_left(b);
+		}
+		return HTTP_DEADLINE_PASSED;
+	}
 	while (left > 0) {
 		struct timespec ts = { 0, 50 * 1000000L };
 		if (left < 50)
@@ -582,6 +715,11 @@ int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct l
 	b.nr_reqs = nr;
 	b.provider = llm_get_provider(l);
 	b.journal.fd = -1;
+	if (o->deadline_ms > 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		b.deadline_at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + o->deadline_ms;
+	}
 	strbuf_init(&b.root, 0);
 	strbuf_init(&b.query, 0);
 	set_endpoint(&b);

@@ -83,6 +83,7 @@ struct llmbatch_options {
 	double price_in, price_out;   /* per million tokens, for the estimate; 0: unknown */
 	double max_cost;              /* > 0: refuse to submit when the estimate is higher */
 	bool estimate_only;           /* estimate and stop: submit nothing, poll nothing */
+	long deadline_ms;             /* > 0: the whole run (submitting, polling, downloading) stops after this long */
 	llmbatch_result_fn result;    /* required */
 	int (*stop)(void *ctx);       /* polled while waiting; non-zero: interrupted */
 	void (*progress)(const struct llmbatch_stats *st, void *ctx);
@@ -110,9 +111,10 @@ struct llmbatch_stats {
 /*
  * Run the 'nr' requests 'reqs' of the job of 'l' (its provider, endpoint and
  * key) through the batch API. Return 0; ERR_INPUT (the journal, a budget
- * refusal: reported); ERR_REMOTE (the provider refused: reported, key
- * scrubbed); or ERR_INTERRUPTED (batches stay pending in the journal: the
- * next run resumes them).
+ * refusal: reported); ERR_REMOTE (the provider refused, or named its
+ * results at another origin than the base URL's: reported, key scrubbed);
+ * or ERR_INTERRUPTED or HTTP_DEADLINE_PASSED (o->deadline_ms passed:
+ * batches stay pending in the journal, the next run resumes them).
  */
 int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct llmbatch_request *reqs,
 		 size_t nr, struct llmbatch_stats *st);
@@ -140,8 +142,10 @@ int llmbatch_parse_line(const struct cJSON *line, const char **custom_id, char *
 /*
  * Read the batch output, error or results file 'path' (--batch-in) and hand
  * each line's result to 'fn' ('final' true); a negative return of 'fn'
- * stops the reading. Return 0, or -1 after an error naming FILE:LINE (a
- * line that is not a batch result, or longer than a journal line).
+ * stops the reading. A custom id given the same result twice is handed
+ * over once. Return 0, or -1 after an error naming FILE:LINE (a line that
+ * is not a batch result, or longer than a journal line, or a custom id
+ * given two different results), in which case nothing was handed over.
  */
 int llmbatch_read_file(const char *path, llmbatch_result_fn fn, void *ctx);
 

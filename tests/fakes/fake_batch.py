@@ -22,13 +22,20 @@ Batch APIs, answered with the same replies as live requests (no --fault):
   each batch it was in.
   --batch-create-hang S holds the reply to the first batch create for S
   seconds after the batch exists (a client killed meanwhile never learns its
-  id). /stats adds files_uploaded, batch_creates, batch_polls, batch_lists,
+  id). --batch-results-origin http://HOST:PORT names the results of ended
+  message batches at that origin instead of the fake's own (a hostile
+  reply sending the client, and its key, elsewhere). --batch-duplicate
+  same|different gives the first result line of each batch twice, the
+  second time the same or with another answer. /stats adds files_uploaded, batch_creates, batch_polls, batch_lists,
   batch_lines, batch_sizes and live (requests not from a batch).
 """
 import hashlib
 import json
 import re
 import time
+
+
+PLANTED = json.dumps({"questions": [{"question": "A planted question?", "answer": "planted", "quote": ""}]})
 
 
 class BatchMixin:
@@ -207,7 +214,7 @@ class BatchMixin:
                 st.files[ofid] = "".join(json.dumps({"id": "batch_req_%d" % i, "custom_id": c,
                                                      "response": {"status_code": 200, "request_id": "r%d" % i,
                                                                   "body": o}, "error": None}) + "\n"
-                                         for i, (c, o) in enumerate(out)).encode()
+                                         for i, (c, o) in enumerate(self.duplicated(out))).encode()
                 b["output_file_id"] = ofid
                 if err:
                     efid = "file-%d" % (len(st.files) + 1)
@@ -224,6 +231,21 @@ class BatchMixin:
                                 "error": None})
                     st.files[efid] = "".join(json.dumps(x) + "\n" for x in lines).encode()
                     b["error_file_id"] = efid
+
+    def duplicated(self, out):
+        """--batch-duplicate: the results 'out' with their first line given again."""
+        a = self.server.st.args
+        if not a.batch_duplicate or not out:
+            return out
+        c, o = out[0]
+        again = json.loads(json.dumps(o))
+        if a.batch_duplicate == "different":
+            # another answer for the same request
+            if "choices" in again:
+                again["choices"][0]["message"]["content"] = PLANTED
+            else:
+                again["content"] = [{"type": "text", "text": PLANTED}]
+        return out + [(c, again)]
 
     def batch_obj(self, st, bid):
         b = st.batches[bid]
@@ -258,7 +280,8 @@ class BatchMixin:
                 "created_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(b["created"])) +
                 ".%06dZ" % int((b["created"] % 1) * 1e6),
                 "expires_at": "2026-12-02T00:00:00Z", "ended_at": "2026-12-01T00:10:00Z" if done else None,
-                "results_url": "http://127.0.0.1:%d/v1/messages/batches/%s/results" % (port, bid) if done else None}
+                "results_url": "%s/v1/messages/batches/%s/results" % (
+                    st.args.batch_results_origin or "http://127.0.0.1:%d" % port, bid) if done else None}
 
     def batch_get(self, st, path):
         self.anthropic = "/messages/batches" in path
@@ -275,7 +298,7 @@ class BatchMixin:
             if not b or b["result"] is None:
                 return self.reply(404, self.error_body("no results yet", "not_found_error", None))
             out, err = b["result"]
-            lines = [{"custom_id": c, "result": {"type": "succeeded", "message": o}} for c, o in out]
+            lines = [{"custom_id": c, "result": {"type": "succeeded", "message": o}} for c, o in self.duplicated(out)]
             for c, kind, o in err:
                 r = {"type": kind}
                 if kind == "errored":

@@ -584,6 +584,9 @@ def main():
     ap.add_argument("--batch-truncate", type=float, default=0, help="share of lines cut at max_tokens")
     ap.add_argument("--batch-malformed-always", action="store_true", help="in every batch, not only the first")
     ap.add_argument("--batch-create-hang", type=float, default=0, help="hold the first create's reply")
+    ap.add_argument("--batch-results-origin", help="name Anthropic results at this origin (http://HOST:PORT)")
+    ap.add_argument("--batch-duplicate", choices=["same", "different"],
+                    help="give the first line of each batch's results twice")
     args = ap.parse_args()
 
     srv = Server(("127.0.0.1", 0), Handler)

@@ -23,6 +23,30 @@ static void check(const char *url, int want, const char *why, const char *what)
 	strbuf_release(&sb);
 }
 
+/* Where credentials may go: the origin of the base URL, nowhere else. */
+static void test_same_origin(void)
+{
+	static const struct { const char *a, *b; bool same; } cases[] = {
+		{ "https://api.anthropic.com/v1", "https://api.anthropic.com/v1/messages/batches/m/results", true },
+		{ "https://api.anthropic.com/v1", "https://API.Anthropic.com:443/x", true },
+		{ "http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/other", true },
+		{ "http://127.0.0.1/v1", "http://127.0.0.1:80/x", true },
+		{ "https://api.anthropic.com/v1", "http://api.anthropic.com/v1/x", false },
+		{ "https://api.anthropic.com/v1", "https://api.anthropic.com:8443/v1/x", false },
+		{ "https://api.anthropic.com/v1", "https://api.anthropic.com.evil.example/v1/x", false },
+		{ "https://api.anthropic.com/v1", "https://evil.example/?h=api.anthropic.com", false },
+		{ "https://api.anthropic.com/v1", "https://user@evil.example/api.anthropic.com", false },
+		{ "http://127.0.0.1:8080/v1", "http://localhost:8080/v1", false },
+		{ "http://127.0.0.1:8080/v1", "http://127.0.0.1:8081/v1", false },
+		{ "http://127.0.0.1:8080/v1", "not a url", false },
+		{ "http://127.0.0.1:8080/v1", "", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ok(url_same_origin(cases[i].a, cases[i].b) == cases[i].same, "'%s' and '%s': %s", cases[i].a,
+		   cases[i].b, cases[i].same ? "same origin" : "other origins");
+}
+
 int main(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -63,5 +87,6 @@ int main(void)
 	ok(!url_host_in("https://notazure.com/", "azure.com"), "not a host that merely ends in its letters");
 	ok(!url_host_in("http://localhost:8080/v1?x=.azure.com", "azure.com"), "not the domain in the query");
 	ok(!url_host_in("http://proxy.example/x.azure.com/v1", "azure.com"), "nor in the path");
+	test_same_origin();
 	return test_done();
 }
