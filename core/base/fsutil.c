@@ -462,6 +462,34 @@ bool path_inside(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
 }
 
+char *project_root(const char *dir)
+{
+	char *real = realpath(dir, NULL), *at;
+
+	if (!real)
+		return NULL;
+	at = xstrdup(real);
+	for (;;) {
+		char *git = path_join(at, ".git"), *slash;
+		bool found = path_exists(git);
+
+		free(git);
+		if (found) {
+			free(real);
+			return at;
+		}
+		slash = strrchr(at, '/');
+		if (!slash || !strcmp(at, "/"))
+			break;
+		if (slash == at)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	free(at);
+	return real;
+}
+
 /*
  * Return the directory of the running executable (caller frees), or NULL
  * where the system does not say (then only the compiled-in data directory

@@ -90,6 +90,10 @@ char *path_relative_to(const char *path, const char *dir);
 /* Return true when the resolved path 'path' is the resolved directory 'dir'
  * or lies under it (both as realpath(3) gives them). */
 bool path_inside(const char *path, const char *dir);
+/* Return the project folder of the directory 'dir': the nearest folder at
+ * or above it (resolved) that holds ".git", else 'dir' resolved; NULL when
+ * 'dir' cannot be resolved. Caller frees. */
+char *project_root(const char *dir);
 
 /* SHA-256 of the content of 'path' as "sha256:<64 hex>" in 'out'. Return 0 or -1. */
 int file_sha256(const char *path, char out[72]);

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- opening ---- */
 
@@ -45,6 +47,23 @@ static bool looks_like_pool(const char *path)
 	return false;
 }
 
+/* Return true when the folder 'dir' lies in the project (project_root) of
+ * the worksheet 'pool_file' or of the working directory. */
+static bool in_project(const char *dir, const char *pool_file)
+{
+	char *real = realpath(dir, NULL), *pool_dir = dir_name(pool_file);
+	char *roots[2] = { project_root(pool_dir), project_root(".") };
+	bool inside = false;
+
+	for (int i = 0; i < 2; i++) {
+		inside = inside || (real && roots[i] && path_inside(real, roots[i]));
+		free(roots[i]);
+	}
+	free(real);
+	free(pool_dir);
+	return inside;
+}
+
 static int open_pool(struct review *r, const char *arg)
 {
 	struct pool p = POOL_INIT;
@@ -58,17 +77,24 @@ static int open_pool(struct review *r, const char *arg)
 	if (p.set_path)
 		dir = pool_resolve_path(p.set_path, arg);
 	if (dir && is_dir(dir)) {
+		char *ev;
+		int mk;
+
+		if (!in_project(dir, arg)) {
+			error("refusing the set.path '%s' of '%s': the folder '%s' is outside the project of the "
+			      "worksheet and of the working directory, and review would make its .evalset/ and "
+			      "take its judge lock", p.set_path, arg, dir);
+			goto out;
+		}
 		if (set_ref_resolve(&r->ref, dir, true) < 0)
 			goto out;
 		r->have_ref = true;
 		r->lock_path = path_join(r->ref.dir, ".evalset/judge.lock");
-		{
-			char *ev = path_join(r->ref.dir, ".evalset");
-			int mk = mkdir_p(ev);
-			free(ev);
-			if (mk < 0)
-				goto out;
-		}
+		ev = path_join(r->ref.dir, ".evalset");
+		mk = mkdir_private(ev);
+		free(ev);
+		if (mk < 0)
+			goto out;
 	}
 	rc = 0;
 out:
@@ -77,10 +103,72 @@ out:
 	return rc;
 }
 
+/* True when 'a' and 'b' are the same version of a file: same inode, size and time. */
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Load the corpus the set 's' names (replacing the one held) and index it
+ * with BM25; remember what was read. Return 0 or -1 (reported). */
+static int load_corpus(struct review *r, const struct set *s)
+{
+	struct corpus c = CORPUS_INIT;
+	struct bm25_params bp = BM25_PARAMS_INIT;
+	int got = set_corpus_load(s, r->ref.dir, &c);
+
+	if (got < 0) {
+		corpus_release(&c);
+		return -1;
+	}
+	if (r->have_bm25)
+		bm25_release(&r->bm25);
+	r->have_bm25 = false;
+	corpus_release(&r->corpus);
+	r->corpus = c;   /* the index below points into r->corpus, so it is built there */
+	r->have_corpus = got > 0;
+	if (r->have_corpus && bm25_build(&r->bm25, &r->corpus, &bp) < 0)
+		return -1;
+	r->have_bm25 = r->have_corpus;
+	free(r->corpus_named);
+	r->corpus_named = s->has_corpus && s->corpus.path ? xstrdup(s->corpus.path) : NULL;
+	if (r->have_corpus && stat(r->corpus.path, &r->corpus_st) < 0)
+		memset(&r->corpus_st, 0, sizeof(r->corpus_st));
+	return 0;
+}
+
+/*
+ * Make the corpus held the one the set 's' (as now on disk) names, as it
+ * is now on disk: read again when the set names another file, or when the
+ * file changed (`chunk -o ... --force` re-chunked it), so that a label on a
+ * chunk that is gone is refused. A corpus that was there and is gone
+ * refuses (-1, reported): labels could not be checked.
+ */
+static int refresh_corpus(struct review *r, const struct set *s)
+{
+	const char *named = s->has_corpus ? s->corpus.path : NULL;
+	bool same_name = named && r->corpus_named ? !strcmp(named, r->corpus_named) : named == r->corpus_named;
+	struct stat st;
+
+	if (same_name && !r->have_corpus && !r->corpus_lost)
+		return 0;   /* none from the start: reviewed without one, as review_open said */
+	if (same_name && r->have_corpus && stat(r->corpus.path, &st) == 0 && same_file(&st, &r->corpus_st))
+		return 0;
+	if (load_corpus(r, s) < 0)
+		return -1;
+	r->corpus_lost = named && !r->have_corpus;
+	if (r->corpus_lost)
+		return error("the corpus '%s' the set names is gone; labels cannot be checked against it", named);
+	if (r->have_corpus)
+		note("the corpus '%s' changed on disk: read again (%zu chunks)", r->corpus.path, r->corpus.nr);
+	return 0;
+}
+
 static int open_set(struct review *r, const char *arg)
 {
 	struct set s = SET_INIT;
-	int rc = -1, c;
+	int rc = -1;
 
 	if (set_ref_resolve(&r->ref, arg, true) < 0)
 		return -1;
@@ -94,16 +182,8 @@ static int open_set(struct review *r, const char *arg)
 		goto out;
 	if (!(r->lock_path = set_lock_path(&r->ref, true)))
 		goto out;
-	c = set_corpus_load(&s, r->ref.dir, &r->corpus);
-	if (c < 0)
+	if (load_corpus(r, &s) < 0)
 		goto out;
-	r->have_corpus = c > 0;
-	if (r->have_corpus) {
-		struct bm25_params bp = BM25_PARAMS_INIT;
-		if (bm25_build(&r->bm25, &r->corpus, &bp) < 0)
-			goto out;
-		r->have_bm25 = true;
-	}
 	rc = 0;
 out:
 	set_release(&s);
@@ -123,6 +203,7 @@ void review_release(struct review *r)
 	if (r->have_bm25)
 		bm25_release(&r->bm25);
 	corpus_release(&r->corpus);
+	free(r->corpus_named);
 	set_ref_release(&r->ref);
 	free(r->file);
 	free(r->lock_path);
@@ -263,7 +344,7 @@ int review_state(struct review *r, struct strbuf *out)
 	cJSON_AddStringToObject(root, "digest", digest);
 	cJSON_AddStringToObject(root, "reviewer", r->reviewer);
 	if (r->kind == REVIEW_SET) {
-		if (set_load(&s, r->file) < 0 || rejected_load(&r->ref, &rejected) < 0)
+		if (set_load(&s, r->file) < 0 || rejected_load(&r->ref, &rejected) < 0 || refresh_corpus(r, &s) < 0)
 			goto out;
 		state_set(r, &s, rejected.nr, root);
 	} else {
@@ -488,15 +569,46 @@ static int apply_question(struct review *r, struct action *a, struct question *q
 	return 0;
 }
 
+/*
+ * Move the rejected question 'q' (a copy) to the rejected list, then save
+ * 's' (which no longer holds it): both written or neither. The list is
+ * written first, so that a crash between the two leaves the question in
+ * both places, never in neither; a set that cannot be saved puts the list
+ * back as it was. Return 0 or -1 (reported).
+ */
+static int save_rejection(struct review *r, struct set *s, const struct question *q)
+{
+	char *path = rejected_path(&r->ref);
+	struct strbuf old = STRBUF_INIT;
+	bool existed = path_exists(path);
+	int rc = -1;
+
+	if ((existed && read_file(path, &old, SET_MAX_FILE_BYTES) < 0) ||
+	    set_id_floor_write(&r->ref, set_id_floor(&r->ref)) < 0 || rejected_add(&r->ref, q) < 0)
+		goto out;
+	if (set_save(s, r->file) < 0) {
+		if (existed ? write_file_atomic(path, old.buf, old.len) < 0 : unlink(path) < 0)
+			error("'%s' could not be put back: question '%s' is in it and still in '%s'", path,
+			      q->id, r->file);
+		goto out;
+	}
+	rc = 0;
+out:
+	strbuf_release(&old);
+	free(path);
+	return rc;
+}
+
 static int write_set(struct review *r, struct action *a)
 {
 	struct set s = SET_INIT;
 	struct findings f = FINDINGS_INIT;
-	struct question *q;
+	struct question *q, rejected;
 	long idx;
 	int rc = -1, applied;
 
-	if (set_open_ref(&s, &r->ref, true) < 0) {
+	memset(&rejected, 0, sizeof(rejected));
+	if (set_open_ref(&s, &r->ref, true) < 0 || refresh_corpus(r, &s) < 0) {
 		a->status = 422;
 		goto out;
 	}
@@ -509,22 +621,22 @@ static int write_set(struct review *r, struct action *a)
 		goto out;
 	a->status = 422;
 	if (applied == 1) {
-		/* rejected: recorded in the list first, so a crash between the two
-		 * writes leaves the question in both places, never in neither */
-		if (set_id_floor_write(&r->ref, set_id_floor(&r->ref)) < 0 || rejected_add(&r->ref, q) < 0)
-			goto out;
+		/* rejected: out of the set, but kept to be written to the list */
+		question_copy(&rejected, q);
 		set_remove(&s, (size_t)idx);
 	}
+	/* the rules first: a change that breaks them writes nothing, not even the list */
 	set_check_errors(&s, r->have_corpus ? &r->corpus : NULL, &f);
 	if (f.nr_errors) {
 		findings_report_errors(&f, r->file);
 		error("the change would break the set's rules; nothing written");
 		goto out;
 	}
-	if (set_save(&s, r->file) < 0)
+	if (applied == 1 ? save_rejection(r, &s, &rejected) < 0 : set_save(&s, r->file) < 0)
 		goto out;
 	rc = 0;
 out:
+	question_release(&rejected);
 	findings_release(&f);
 	set_release(&s);
 	return rc;
@@ -577,6 +689,28 @@ out:
 	return rc;
 }
 
+/* Return true when the JSON text 's' holds a NUL: a raw byte, or the
+ * escape \u0000 inside a string (not a backslash escaped before "u0000"). */
+static bool holds_nul(const char *s, size_t len)
+{
+	bool in_string = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (!s[i])
+			return true;
+		if (!in_string) {
+			in_string = s[i] == '"';
+		} else if (s[i] == '"') {
+			in_string = false;
+		} else if (s[i] == '\\' && i + 1 < len) {
+			if (s[i + 1] == 'u' && i + 5 < len && !memcmp(s + i + 2, "0000", 4))
+				return true;
+			i++;
+		}
+	}
+	return false;
+}
+
 int review_apply(struct review *r, const char *body, size_t len, struct strbuf *out)
 {
 	report_fn saved = get_error_routine();
@@ -591,6 +725,11 @@ int review_apply(struct review *r, const char *body, size_t len, struct strbuf *
 
 	strbuf_reset(&captured);
 	set_error_routine(capture);
+	if (holds_nul(body, len)) {
+		/* cJSON would end the string there, and the rest would be lost in silence */
+		fail(&a, 400, "the request holds a NUL character (\\u0000), which no text of a set may hold");
+		goto out;
+	}
 	if (len > REVIEW_MAX_BODY || !(req = cJSON_ParseWithLength(body, len)) || !cJSON_IsObject(req)) {
 		fail(&a, 400, "the request is not a JSON object");
 		goto out;

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "base/strbuf.h"
 #include "retrieve/bm25.h"
@@ -43,12 +44,16 @@ struct review {
 	char *file;               /* the file the page writes: set.yaml or the pool */
 	char *lock_path;          /* NULL: no lock besides the digest check */
 	char *reviewer;
-	struct corpus corpus;
+	struct corpus corpus;     /* as on disk now: read again when it changes */
 	bool have_corpus;
+	char *corpus_named;       /* the path the set named for it */
+	struct stat corpus_st;    /* the file read (inode, size, time) */
+	bool corpus_lost;         /* it was read, and is gone: writes are refused */
 	struct bm25 bm25;
 	bool have_bm25;
 };
-#define REVIEW_INIT { REVIEW_SET, SET_REF_INIT, false, NULL, NULL, NULL, CORPUS_INIT, false, BM25_INIT, false }
+#define REVIEW_INIT { REVIEW_SET, SET_REF_INIT, false, NULL, NULL, NULL, CORPUS_INIT, false, NULL, { 0 }, \
+		      false, BM25_INIT, false }
 
 /*
  * Open 'arg' for review by 'reviewer': a pool worksheet when 'arg' is a

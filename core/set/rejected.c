@@ -9,6 +9,7 @@
 #include "set/set.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 char *rejected_path(const struct set_ref *ref)
 {
@@ -35,11 +36,19 @@ int rejected_add(const struct set_ref *ref, const struct question *q)
 {
 	struct set list = SET_INIT;
 	char *path = rejected_path(ref);
+	long at;
 	int rc = -1;
 
 	if (rejected_load(ref, &list) < 0)
 		goto out;
-	question_copy(set_append(&list), q);
+	if ((at = set_index(&list, q->id)) >= 0) {
+		/* rejected again (a rejection a crash left in both places): one entry, the latest */
+		question_release(&list.q[at]);
+		memset(&list.q[at], 0, sizeof(list.q[at]));
+		question_copy(&list.q[at], q);
+	} else {
+		question_copy(set_append(&list), q);
+	}
 	rc = set_save(&list, path);
 out:
 	set_release(&list);

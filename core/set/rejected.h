@@ -33,8 +33,10 @@ int rejected_load(const struct set_ref *ref, struct set *out);
 
 /*
  * Append a copy of 'q' to the rejected list of 'ref' and save it
- * atomically. The caller holds the set's lock and has recorded the id
- * floor. Return 0 or -1 (reported; nothing written).
+ * atomically; a question of the same id already there (a rejection that
+ * did not reach the set before a crash) is replaced, never listed twice.
+ * The caller holds the set's lock and has recorded the id floor. Return 0
+ * or -1 (reported; nothing written).
  */
 int rejected_add(const struct set_ref *ref, const struct question *q);
 

@@ -237,6 +237,130 @@ static void test_pool(void)
 	free(file);
 }
 
+/* Return true when 'path' exists. */
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* What an attacker of the page, or of the files under it, tries. */
+static void test_hostile(void)
+{
+	char *dir = xstrfmt("%s/hostile", tmpdir), *file, *corpus, *rejected, *d;
+	struct review r = REVIEW_INIT;
+	struct strbuf reply = STRBUF_INIT, before = STRBUF_INIT, after = STRBUF_INIT;
+	struct set s = SET_INIT, rej = SET_INIT;
+
+	mkdir_p(dir);
+	file = write_tmp("hostile/set.yaml", set_yaml);
+	corpus = write_tmp("hostile/corpus.jsonl", corpus_jsonl);
+	rejected = xstrfmt("%s/rejected.yaml", dir);
+	ok(review_open(&r, dir, "ana") == 0, "hostile: the set opens");
+
+	/* a NUL in an edit: cJSON ends the string there; refused, not cut */
+	d = state_digest(&r);
+	read_file(file, &before, 0);
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"edit\",\"id\":\"q-0001\","
+		     "\"text\":\"How do I rotate\\u0000 the admin key?\"}", &reply), 400,
+	       "an edit holding \\u0000: 400");
+	ok(strstr(reply.buf, "NUL") != NULL, "the reply names the NUL: %s", reply.buf);
+	read_file(file, &after, 0);
+	is_str(after.buf, before.buf, "the set is as it was (the text was not cut at the NUL)");
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"edit\",\"id\":\"q-0001\","
+		     "\"text\":\"A backslash \\\\u0000 is text\"}", &reply), 200,
+	       "an escaped backslash before u0000 is text, not a NUL: 200");
+	free(d);
+
+	/* a reject the rules refuse (a rule broken elsewhere in the set) writes neither file */
+	strbuf_reset(&before);
+	strbuf_addstr(&before, set_yaml);
+	strbuf_addstr(&before, "- id: q-0003\n  text: Which plan includes SSO?\n");
+	free(write_tmp("hostile/set.yaml", before.buf));
+	d = state_digest(&r);
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"reject\",\"id\":\"q-0002\",\"reason\":\"vague\"}", &reply),
+	       422, "a reject while another question breaks the rules: 422");
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"reject\",\"id\":\"q-0002\",\"reason\":\"vague\"}", &reply),
+	       422, "and again on a retry");
+	ok(!exists(rejected), "rejected.yaml was not written, on the first try or the retry");
+	strbuf_reset(&after);
+	read_file(file, &after, 0);
+	is_str(after.buf, before.buf, "the set is as it was");
+	free(d);
+
+	/* a rejection a crash left in both places is listed once when done again */
+	free(write_tmp("hostile/set.yaml", set_yaml));
+	free(write_tmp("hostile/rejected.yaml", "evalset: 1\nname: demo\nquestions:\n"
+		       "- id: q-0002\n  text: How big can an export be?\n  relevant: [c-3]\n"));
+	d = state_digest(&r);
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"reject\",\"id\":\"q-0002\",\"reason\":\"vague\"}", &reply),
+	       200, "the reject done again after a crash: 200");
+	ok(set_load(&s, file) == 0 && !set_find(&s, "q-0002"), "the question left the set");
+	ok(rejected_load(&r.ref, &rej) == 0 && rej.nr == 1, "rejected.yaml lists it once (%zu entries)", rej.nr);
+	is_str(prov_str(set_find(&rej, "q-0002"), "reason"), "vague", "as the latest rejection");
+	set_release(&s);
+	set_release(&rej);
+	free(d);
+
+	/* the corpus re-chunked under the running page: a label on a chunk that is gone is refused */
+	free(write_tmp("hostile/corpus.jsonl",
+		       "{\"id\": \"c-1\", \"text\": \"Rotate keys in Settings.\"}\n"
+		       "{\"id\": \"c-2\", \"text\": \"Keys expire after 90 days.\"}\n"
+		       "{\"id\": \"c-4\", \"text\": \"Exports hold up to 1M rows.\"}\n"));
+	d = state_digest(&r);
+	test_capture_errors();
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"label\",\"id\":\"q-0001\",\"chunk\":\"c-3\",\"grade\":1}", &reply),
+	       422, "a label on a chunk the new corpus no longer has: 422");
+	ok(strstr(reply.buf, "unknown chunk 'c-3'") != NULL, "naming it: %s", reply.buf);
+	is_int(apply(&r, d, "{\"digest\":\"%s\",\"op\":\"label\",\"id\":\"q-0001\",\"chunk\":\"c-4\",\"grade\":1}", &reply),
+	       200, "a label on a chunk only the new corpus has: 200");
+	free(d);
+	unlink(corpus);
+	d = state_digest(&r);
+	ok(d == NULL, "with the corpus gone, the page's data is refused");
+	free(d);
+	{
+		char dg[72];
+		file_sha256(file, dg);
+		is_int(apply(&r, dg, "{\"digest\":\"%s\",\"op\":\"label\",\"id\":\"q-0001\",\"chunk\":\"c-9\",\"grade\":1}",
+			     &reply), 422, "and so is a label: 422");
+		ok(strstr(reply.buf, "is gone") != NULL, "saying the corpus is gone: %s", reply.buf);
+	}
+	review_release(&r);
+
+	/* a pool worksheet's set.path outside the project: refused before any folder is made */
+	{
+		char other[] = "/tmp/t-review-other-XXXXXX";
+		char *pool, *text, *made;
+		const char *why;
+		struct review rp = REVIEW_INIT;
+
+		if (mkdtemp(other)) {
+			free(test_write_file(other, "set.yaml", "evalset: 1\nname: victim\nquestions: []\n"));
+			text = xstrfmt("evalset_pool: 1\nset:\n  name: victim\n  path: %s\n  version: null\n"
+				       "  digest: sha256:00\nquestions: []\n", other);
+			pool = write_tmp("hostile-pool.yaml", text);
+			made = xstrfmt("%s/.evalset", other);
+			test_capture_errors();
+			ok(review_open(&rp, pool, "bo") < 0, "a pool whose set.path is outside the project: refused");
+			why = test_captured();
+			ok(strstr(why, "is outside the project") != NULL, "saying so: %s", why);
+			ok(!exists(made), "no .evalset/ made there, no lock taken");
+			review_release(&rp);
+			test_remove_tree(other);
+			free(made);
+			free(pool);
+			free(text);
+		}
+	}
+	strbuf_release(&reply);
+	strbuf_release(&before);
+	strbuf_release(&after);
+	free(rejected);
+	free(corpus);
+	free(file);
+	free(dir);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -245,6 +369,7 @@ int main(void)
 	}
 	test_set();
 	test_pool();
+	test_hostile();
 	test_remove_tree(tmpdir);
 	return test_done();
 }
