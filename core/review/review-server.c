@@ -5,7 +5,9 @@
  * Invariants: nothing is read from or written to the review before the
  * request passed every check of the header; a POST body is collected up to
  * REVIEW_MAX_BODY and refused beyond; replies are built whole in memory
- * and handed to libmicrohttpd to copy.
+ * and handed to libmicrohttpd to copy; every reply closes its connection,
+ * and no connection outlives its deadlines (sweep) or its user's share of
+ * the connections (on_connection).
  */
 #include "review/review-server.h"
 #include "review/review-page.h"
@@ -18,6 +20,7 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +28,32 @@
 #ifdef __APPLE__
 #include <sys/random.h>  /* getentropy */
 #endif
+#include <sys/socket.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+#include <unistd.h>
+
+/* One open connection, as the guard sees it. */
+struct client {
+	int fd;
+	int64_t accepted_ms;
+	uid_t uid;          /* the local user whose socket it is (the server's own when unknown) */
+	bool answered;      /* its request arrived whole and was answered */
+	bool cut;           /* shut down by the guard */
+};
 
 struct server {
 	struct review *r;
 	char token[2 * REVIEW_TOKEN_BYTES + 1];
 	char host[32];      /* "127.0.0.1:PORT" */
 	char origin[48];    /* "http://127.0.0.1:PORT" */
+	unsigned port;
+	/* the open connections: added and removed on libmicrohttpd's thread,
+	 * swept for deadlines on the caller's; under 'lock' */
+	pthread_mutex_t lock;
+	struct client *clients[REVIEW_MAX_CONNECTIONS + 8];
+	size_t nr_clients;
 };
 
 /* A POST body being received. */
@@ -69,8 +90,139 @@ static bool same_secret(const char *a, const char *b, size_t len)
 	return d == 0;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Return the local user owning the other end of the TCP connection from
+ * 'peer' to the server's 'port' on 127.0.0.1, from the kernel's socket
+ * table (/proc/net/tcp, where each socket is listed with its owner); the
+ * server's own user when the table cannot say (another system, a hidden
+ * /proc): then only the deadlines hold.
+ */
+static uid_t peer_uid(const struct sockaddr_in *peer, unsigned port)
+{
+	FILE *fp = fopen("/proc/net/tcp", "r");
+	char line[512];
+	uid_t uid = getuid();
+
+	if (!fp)
+		return uid;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned la, lp, ra, rp, st, u;
+		/* "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid ..." */
+		if (sscanf(line, " %*u: %8X:%4X %8X:%4X %2X %*X:%*X %*X:%*X %*X %u", &la, &lp, &ra, &rp, &st, &u) != 6)
+			continue;
+		/* the peer's socket: its address and port are local, the server's are remote */
+		if (la == (unsigned)peer->sin_addr.s_addr && lp == ntohs(peer->sin_port) && rp == port) {
+			uid = (uid_t)u;
+			break;
+		}
+	}
+	fclose(fp);
+	return uid;
+}
+
+/* Cut 'cl' off: the client gets an end of stream, libmicrohttpd closes the
+ * connection (and only then forgets it: the descriptor is still this one). */
+static void cut(struct client *cl)
+{
+	if (!cl->cut)
+		shutdown(cl->fd, SHUT_RDWR);
+	cl->cut = true;
+}
+
+/*
+ * A connection opened or closed (libmicrohttpd's thread). A new one is
+ * counted against its user: a local user other than the one who started
+ * the review may hold REVIEW_MAX_PER_USER connections at once, so that
+ * another user's process cannot take every connection and lock the page
+ * out; one more is cut at once.
+ */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct server *s = cls;
+	struct client *cl = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		size_t same = 0;
+
+		cl = xcalloc(1, sizeof(*cl));
+		cl->fd = fd ? fd->connect_fd : -1;
+		cl->accepted_ms = now_ms();
+		/* s->port is set once, before the address is printed */
+		cl->uid = addr && addr->client_addr->sa_family == AF_INET ?
+			  peer_uid((const struct sockaddr_in *)(const void *)addr->client_addr, s->port) : getuid();
+		pthread_mutex_lock(&s->lock);
+		for (size_t i = 0; i < s->nr_clients; i++)
+			same += s->clients[i]->uid == cl->uid && !s->clients[i]->cut;
+		if (cl->uid != getuid() && same >= REVIEW_MAX_PER_USER)
+			cut(cl);
+		if (s->nr_clients < ARRAY_SIZE(s->clients))
+			s->clients[s->nr_clients++] = cl;
+		else
+			cut(cl);   /* cannot happen: libmicrohttpd holds at most REVIEW_MAX_CONNECTIONS */
+		*socket_context = cl;
+		pthread_mutex_unlock(&s->lock);
+	} else if (cl) {
+		pthread_mutex_lock(&s->lock);
+		for (size_t i = 0; i < s->nr_clients; i++)
+			if (s->clients[i] == cl) {
+				s->clients[i] = s->clients[--s->nr_clients];
+				break;
+			}
+		pthread_mutex_unlock(&s->lock);
+		free(cl);
+		*socket_context = NULL;
+	}
+}
+
+/* Record that the request of connection 'c' arrived whole and is answered. */
+static void answered(struct server *s, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct client *cl = info ? info->socket_context : NULL;
+
+	if (!cl)
+		return;
+	pthread_mutex_lock(&s->lock);
+	cl->answered = true;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Cut the connections past their deadlines (the caller's thread, every
+ * tenth of a second): a request must arrive whole, headers and body,
+ * within REVIEW_REQUEST_DEADLINE_MS of the connection (a byte every few
+ * seconds no longer keeps a connection, the idle timer being reset by any
+ * byte), and no connection lives longer than REVIEW_CONNECTION_MAX_MS.
+ */
+static void sweep(struct server *s)
+{
+	int64_t now = now_ms();
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->nr_clients; i++) {
+		struct client *cl = s->clients[i];
+		int64_t age = now - cl->accepted_ms;
+		if ((!cl->answered && age > REVIEW_REQUEST_DEADLINE_MS) || age > REVIEW_CONNECTION_MAX_MS)
+			cut(cl);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void common_headers(struct MHD_Response *resp)
 {
+	/* one request a connection: the deadlines count from the connection */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
@@ -172,8 +324,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	(void)version;
 	if (!up) {
 		/* headers only: check them before reading any body */
-		if ((why = check_request(s, c, url, method, &status)))
+		if ((why = check_request(s, c, url, method, &status))) {
+			answered(s, c);
 			return refuse(c, status, why);
+		}
 		up = xcalloc(1, sizeof(*up));
 		strbuf_init(&up->body, 0);
 		*con_cls = up;
@@ -190,6 +344,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 answer:
+	answered(s, c);
 	route = url + strlen(s->token) + 2;
 	if (!strcmp(method, "POST")) {
 		if (up->too_big)
@@ -239,7 +394,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	(void)cls;
 	strbuf_vaddf(&sb, fmt, ap);
 	strbuf_trim(&sb);
-	warning("http server: %s", sb.buf);
+	/* a client that went away, or one the guard cut: one line each would let
+	 * a local process fill the terminal */
+	if (!strstr(sb.buf, "closed by remote side with incomplete request"))
+		warning("http server: %s", sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -256,6 +414,7 @@ int review_serve(struct review *r, const struct review_serve_options *o)
 	s.r = r;
 	if (review_random_hex(s.token, REVIEW_TOKEN_BYTES) < 0)
 		return -1;
+	pthread_mutex_init(&s.lock, NULL);
 	memset(&addr, 0, sizeof(addr));
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons((uint16_t)o->port);
@@ -265,13 +424,19 @@ int review_serve(struct review *r, const struct review_serve_options *o)
 			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, &s,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)REVIEW_MAX_CONNECTIONS,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(REVIEW_CONNECTION_MAX_MS / 1000),
 			     MHD_OPTION_END);
-	if (!d)
+	if (!d) {
+		pthread_mutex_destroy(&s.lock);
 		return error("cannot listen on 127.0.0.1:%u (in use? try another --port)", o->port);
+	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	port = info ? info->port : o->port;
+	pthread_mutex_lock(&s.lock);
+	s.port = port;
+	pthread_mutex_unlock(&s.lock);
 	snprintf(s.host, sizeof(s.host), "127.0.0.1:%u", port);
 	snprintf(s.origin, sizeof(s.origin), "http://127.0.0.1:%u", port);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/%s/", port, s.token);
@@ -280,7 +445,9 @@ int review_serve(struct review *r, const struct review_serve_options *o)
 	while (!o->stop()) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
+		sweep(&s);
 	}
 	MHD_stop_daemon(d);
+	pthread_mutex_destroy(&s.lock);
 	return 0;
 }

@@ -18,6 +18,15 @@
  * 'none'; the page's Content-Security-Policy allows only its own inline
  * script and style, by a nonce drawn per response.
  *
+ * Who may hold it up: no local process can lock the page out by holding
+ * connections open (slowloris). Each connection carries one request,
+ * which must arrive whole, headers and body, within
+ * REVIEW_REQUEST_DEADLINE_MS of the connection (however the bytes
+ * trickle); no connection lasts longer than REVIEW_CONNECTION_MAX_MS; and
+ * a local user other than the one who started the review (found in the
+ * kernel's socket table) holds at most REVIEW_MAX_PER_USER of the
+ * REVIEW_MAX_CONNECTIONS at once.
+ *
  * The server answers on one internal thread of libmicrohttpd; the review
  * calls (review_state, review_apply) run there one at a time.
  */
@@ -29,6 +38,10 @@
 struct review;
 
 #define REVIEW_TOKEN_BYTES 32
+#define REVIEW_MAX_CONNECTIONS 32          /* open at once, in all */
+#define REVIEW_MAX_PER_USER 4              /* open at once by another local user */
+#define REVIEW_REQUEST_DEADLINE_MS 10000   /* from the connection to its whole request */
+#define REVIEW_CONNECTION_MAX_MS 30000     /* from the connection to its end */
 
 struct review_serve_options {
 	unsigned port;                       /* 0: a free port the kernel picks */

@@ -152,5 +152,79 @@ kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
 kill "$pid"; wait "$pid"; pid=
 "$evalset" review squad-demo --wait=soon >out 2>err
 is "$?" 2 "a bad --wait is bad usage"
+
+# a NUL in an edit: refused, not cut there
+start
+d=$(digest)
+cp sets/squad-demo/set.yaml before.yaml
+is "$(post "{\"digest\":\"$d\",\"op\":\"edit\",\"id\":\"q-0002\",\"text\":\"Who\\u0000 rules?\"}")" 400 \
+	"an edit holding \\u0000: 400"
+cmp -s before.yaml sets/squad-demo/set.yaml; ok $? "the text was not cut at the NUL"
+
+# slowloris: connections held open with a byte every 2 s lock nobody out.
+# slow PORT N SECONDS: N connections, each sending a request's first bytes,
+# then one byte every 2 s for SECONDS; prints how many were still open
+slow_py='
+import socket, sys, time
+port, n, dur = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+socks = []
+for i in range(n):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        s.send(b"GET /")
+        socks.append(s)
+    except OSError:
+        pass
+end = time.time() + dur
+alive = len(socks)
+while time.time() < end:
+    time.sleep(2)
+    alive = 0
+    for s in socks:
+        try:
+            s.send(b"a")
+            alive += 1
+        except OSError:
+            pass
+print(alive)
+'
+# reachable SECONDS: wait until the page's data answers 200; print the seconds taken, or "never"
+reachable() {
+	python3 - "${url}api/state" "$1" <<'PY'
+import sys, time, urllib.request
+url, limit = sys.argv[1], float(sys.argv[2])
+t0 = time.time()
+while time.time() - t0 < limit:
+    try:
+        if urllib.request.urlopen(url, timeout=1).status == 200:
+            print(round(time.time() - t0, 1)); sys.exit(0)
+    except Exception:
+        pass
+    time.sleep(0.3)
+print("never")
+PY
+}
+python3 -c "$slow_py" "$port" 40 25 >slow.out &
+slow=$!
+sleep 1
+t=$(reachable 20)
+python3 -c "import sys; sys.exit(0 if '$t' != 'never' and float('$t') <= 14 else 1)"
+ok $? "40 connections trickling a byte every 2 s are cut at the request deadline: the page answers again (after ${t}s)"
+kill "$slow" 2>/dev/null; wait "$slow" 2>/dev/null
+# another local user's connections: a few at most, the page answers at once
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ -x /usr/bin/python3 ]; then
+	( cd / && exec setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c "$slow_py" "$port" 40 8 ) \
+		>slow.out 2>slow.err &
+	slow=$!
+	sleep 1
+	t=$(reachable 5)
+	python3 -c "import sys; sys.exit(0 if '$t' != 'never' and float('$t') <= 2 else 1)"
+	ok $? "another user holding 40 connections: the page answers at once (after ${t}s)"
+	wait "$slow"
+	is "$(cat slow.out)" 4 "of that user's 40 connections, 4 were kept open" "$(cat slow.err)"
+else
+	n=$((n + 1)); echo "ok $n - # SKIP another user's connections (needs root and setpriv)"
+fi
+kill "$pid"; wait "$pid"; pid=
 echo "1..$n"
 [ "$failed" -eq 0 ]
