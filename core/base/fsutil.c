@@ -8,6 +8,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -96,6 +97,47 @@ static char *write_temp(const char *path, const void *data, size_t len)
 		return NULL;
 	}
 	return tmp;
+}
+
+/* True when 'name' is "T.tmp-XXXXXX" for a T of 'targets' or ending in 'ext'. */
+static bool stale_temp_name(const char *name, const char *const *targets, const char *ext)
+{
+	const char *tmp = strstr(name, ".tmp-");
+	size_t n;
+
+	if (!tmp || strlen(tmp) != 11 || tmp == name)
+		return false;
+	for (const char *c = tmp + 5; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+			return false;
+	n = (size_t)(tmp - name);
+	for (size_t i = 0; targets && targets[i]; i++)
+		if (strlen(targets[i]) == n && !strncmp(name, targets[i], n))
+			return true;
+	return ext && n > strlen(ext) && !strncmp(tmp - strlen(ext), ext, strlen(ext));
+}
+
+size_t remove_stale_temps(const char *dir, const char *const *targets, const char *ext)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t removed = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char *path;
+		struct stat st;
+
+		if (!stale_temp_name(e->d_name, targets, ext))
+			continue;
+		path = path_join(dir, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && unlink(path) == 0)
+			removed++;
+		free(path);
+	}
+	closedir(d);
+	return removed;
 }
 
 int write_stdout(const void *data, size_t len)

@@ -27,6 +27,15 @@
 
 #include "base/strbuf.h"
 
+/*
+ * Remove from the folder 'dir' the temporary files a killed write left:
+ * regular files named "T.tmp-XXXXXX" (the name write_file_atomic gives
+ * them, six letters or digits) where T is one of the NULL-terminated
+ * 'targets', or any name ending in 'ext' when 'ext' is not NULL. Only for a
+ * caller that holds the lock every writer of those targets takes (no write
+ * is under way). Return how many were removed.
+ */
+size_t remove_stale_temps(const char *dir, const char *const *targets, const char *ext);
 /* Replace 'path' atomically with 'len' bytes of 'data' (a device, FIFO
  * or socket there is refused). Return 0 or -1 (reported). */
 int write_file_atomic(const char *path, const void *data, size_t len);

@@ -123,6 +123,26 @@ char *set_lock_path(const struct set_ref *ref, bool create)
 	return path;
 }
 
+/*
+ * Remove what a killed writer of the set 'ref' left: the temporary files of
+ * set.yaml, rejected.yaml, .evalset/ids and the versions, which every
+ * writer makes under the set's lock (just taken), so none is being written.
+ */
+static void remove_set_temps(const struct set_ref *ref)
+{
+	static const char *const top[] = { "set.yaml", REJECTED_FILE, NULL };
+	static const char *const ids[] = { "ids", NULL };
+	char *versions = path_join(ref->dir, "versions"), *evalset = path_join(ref->dir, ".evalset");
+	size_t n = remove_stale_temps(ref->dir, top, NULL) + remove_stale_temps(versions, NULL, ".yaml") +
+		   remove_stale_temps(evalset, ids, NULL);
+
+	if (n)
+		note("removed %zu temporary file%s that an interrupted write left in '%s'", n, n == 1 ? "" : "s",
+		     ref->dir);
+	free(versions);
+	free(evalset);
+}
+
 int set_lock_take(struct lock_file *lk, const struct set_ref *ref)
 {
 	char *path = set_lock_path(ref, true), *what;
@@ -134,6 +154,8 @@ int set_lock_take(struct lock_file *lk, const struct set_ref *ref)
 	rc = lock_take(lk, path, what);
 	free(what);
 	free(path);
+	if (!rc)
+		remove_set_temps(ref);
 	return rc;
 }
 
