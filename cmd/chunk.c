@@ -4,11 +4,14 @@
  * or token windows. Every chunk records its document, its span in the
  * document's text (Unicode characters; for HTML, the text of the page) and
  * an id made of the document name and a hash of the chunk's text, so
- * running chunk again on the same documents gives the same ids. The corpus
- * is written atomically; an existing file is kept unless --force is given,
- * and an output that is one of the documents, or that a later run would
- * read as one, is refused. What is written is what evalset reads back: a
- * chunk whose line would pass the corpus reader's limit is refused by name.
+ * running chunk again on the same documents gives the same ids. Markup a
+ * reader never sees (front matter, HTML comments, anchor-only HTML,
+ * thematic breaks: core/chunk/document.h) is left out of chunks unless
+ * --no-drop-markup. The corpus is written atomically; an existing file is
+ * kept unless --force is given, and an output that is one of the documents,
+ * or that a later run would read as one, is refused. What is written is
+ * what evalset reads back: a chunk whose line would pass the corpus
+ * reader's limit is refused by name.
  */
 #include "builtin.h"
 #include "base/fsutil.h"
@@ -23,7 +26,8 @@
 
 static const char *const chunk_usage[] = {
 	"evalset chunk [--by headings|paragraphs|sentences|tokens] [--size <n>] [--overlap <n>]\n"
-	"              [--max-tokens <n>] -o <corpus.jsonl> [--force] <file-or-folder>...",
+	"              [--max-tokens <n>] [--[no-]drop-markup] -o <corpus.jsonl> [--force]\n"
+	"              <file-or-folder>...",
 	NULL,
 };
 
@@ -31,7 +35,7 @@ int cmd_chunk(int argc, const char **argv)
 {
 	const char *by = "headings", *output = NULL;
 	long size = -1, overlap = -1, max_tokens = 512;
-	int force = 0;
+	int force = 0, drop_markup = 1;
 	struct option opts[] = {
 		OPT_STRING(0, "by", &by, "strategy",
 			   "headings (default), paragraphs, sentences or tokens"),
@@ -41,15 +45,18 @@ int cmd_chunk(int argc, const char **argv)
 			"sentences (default 1) or tokens (default size/8) two windows share"),
 		OPT_INT(0, "max-tokens", &max_tokens, "n",
 			"headings, paragraphs: cut a longer chunk (default 512, 0: no limit)"),
+		OPT_BOOL(0, "drop-markup", &drop_markup,
+			 "leave out markup no reader sees: front matter, HTML comments, anchors (the default; --no-drop-markup keeps it)"),
 		OPT_STRING('o', "output", &output, "file", "the corpus to write ('-': standard output)"),
 		OPT_BOOL(0, "force", &force, "replace the output file when it exists"),
 		OPT_END(),
 	};
-	struct chunk_options co = { CHUNK_HEADINGS, 0, 0, 0 };
+	struct chunk_options co = { CHUNK_HEADINGS, 0, 0, 0, false };
 	struct doc_files files = DOC_FILES_INIT;
 	struct chunk_list chunks = CHUNK_LIST_INIT;
 	struct strbuf out = STRBUF_INIT;
 	int ret = EXIT_BAD_INPUT, rc = 0;
+	size_t markup = 0;
 	bool windows;
 
 	argc = parse_options(argc, argv, opts, chunk_usage);
@@ -76,6 +83,7 @@ int cmd_chunk(int argc, const char **argv)
 		goto out;
 	}
 	co.max_tokens = (size_t)max_tokens;
+	co.keep_markup = !drop_markup;
 	if (strcmp(output, "-") && path_exists(output) && !force) {
 		error("'%s' exists; give --force to replace it", output);
 		goto out;
@@ -90,6 +98,8 @@ int cmd_chunk(int argc, const char **argv)
 		if (document_load(&d, files.files[i], files.names[i]) < 0)
 			goto out;
 		chunk_document(&d, &co, &chunks);
+		for (size_t k = 0; k < d.nr_blocks; k++)
+			markup += d.blocks[k].markup;
 		for (size_t k = first; k < chunks.nr && !rc; k++)
 			rc = chunk_to_jsonl(&chunks.items[k], &out);
 		document_release(&d);
@@ -102,8 +112,12 @@ int cmd_chunk(int argc, const char **argv)
 	} else {
 		if (write_file_atomic(output, out.buf, out.len) < 0)
 			goto out;
-		printf("wrote %zu chunks from %zu document%s to %s (by %s)\n", chunks.nr, files.nr,
+		printf("wrote %zu chunks from %zu document%s to %s (by %s", chunks.nr, files.nr,
 		       files.nr == 1 ? "" : "s", output, by);
+		if (markup)
+			printf("; %zu markup block%s %s", markup, markup == 1 ? "" : "s",
+			       drop_markup ? "left out" : "kept");
+		printf(")\n");
 	}
 	ret = EXIT_OK;
 out:

@@ -17,7 +17,7 @@ cd "$here"
 
 packages=(gcc meson ninja-build pkg-config libcurl4-openssl-dev libcjson-dev
   libyaml-dev libssl-dev libutf8proc-dev zlib1g-dev libicu-dev libstemmer-dev
-  libpcre2-dev libxml2-dev libmicrohttpd-dev python3 ca-certificates)
+  libpcre2-dev libxml2-dev libmicrohttpd-dev libcmark-dev python3 ca-certificates)
 # the tests: clang for its build, zsh for the completion test, git for the
 # version and reproducibility tests, sqlite3 and jq for the warehouse-log and
 # trace tests (they run the SQL and jq of docs/scale.md), python3-yaml for the
@@ -30,7 +30,8 @@ test_packages=(clang zsh git chromium fonts-dejavu-core sqlite3 jq python3-yaml)
 # first); the x86-64 kernel runs its binaries, so its tests run as they are
 i386_packages=(crossbuild-essential-i386 libcurl4-openssl-dev:i386 libcjson-dev:i386
   libyaml-dev:i386 libssl-dev:i386 libutf8proc-dev:i386 zlib1g-dev:i386 libicu-dev:i386
-  libstemmer-dev:i386 libpcre2-dev:i386 libxml2-dev:i386 libmicrohttpd-dev:i386)
+  libstemmer-dev:i386 libpcre2-dev:i386 libxml2-dev:i386 libmicrohttpd-dev:i386
+  libcmark-dev:i386)
 
 # The builds `tools/dev.sh test` makes and tests, one per line:
 #   DIR  CC  SUITES  [MESON OPTIONS...]

@@ -75,8 +75,9 @@ size_t chunk_count_tokens(const char *s, size_t len)
 
 bool chunk_text_negligible(const char *doc, const char *text, size_t len)
 {
-	(void)doc;
-	return !chunk_count_tokens(text, len);
+	if (!chunk_count_tokens(text, len))
+		return true;
+	return doc && document_kind_of(doc) == DOC_MARKDOWN && !markdown_visible_tokens(text, len);
 }
 
 /* ---- emitting ---- */
@@ -164,37 +165,43 @@ static void find_words(const char *t, size_t a, size_t b, struct words *w)
 
 /* Emit windows of at most 'size' tokens over bytes [a, b), neighbours
  * sharing up to 'overlap' tokens. A word longer than 'size' is a window of
- * its own. */
+ * its own. A window starts at a word, with or without a token (so "## Title"
+ * starts with its "##"); the words without a token after a window's last
+ * token are the next window's start, and the last window takes them all:
+ * no word of [a, b) is left out. */
 static void token_windows(struct cutter *c, size_t a, size_t b, size_t size, size_t overlap)
 {
 	struct words w = { NULL, 0, 0 };
-	size_t i = 0;
+	size_t i = 0, total = 0;
 
 	find_words(c->d->text, a, b, &w);
-	while (i < w.nr && !w.items[i].tokens)
-		i++;
-	while (i < w.nr) {
+	for (size_t k = 0; k < w.nr; k++)
+		total += w.items[k].tokens;
+	while (total && i < w.nr) {
 		size_t j = i, sum = 0, last, k, back = 0;
 
-		while (j < w.nr && (j == i || sum + w.items[j].tokens <= size))
+		while (j < w.nr && (sum == 0 || sum + w.items[j].tokens <= size))
 			sum += w.items[j++].tokens;
 		last = j - 1;
 		while (last > i && !w.items[last].tokens)
 			last--;
-		emit(c, w.items[i].start, w.items[last].end);
 		k = j;
 		while (k < w.nr && !w.items[k].tokens)
 			k++;
-		if (k >= w.nr)
+		if (k >= w.nr) {
+			emit(c, w.items[i].start, w.items[w.nr - 1].end);  /* the last window */
 			break;
+		}
+		emit(c, w.items[i].start, w.items[last].end);
 		k = j;
 		while (k > i + 1 && back + w.items[k - 1].tokens <= overlap) {
 			back += w.items[k - 1].tokens;
 			k--;
 		}
-		i = k;
-		while (i < w.nr && !w.items[i].tokens)
-			i++;
+		/* the next window starts no later than the first word after this one's last token */
+		i = k < last + 1 ? k : last + 1;
+		if (i <= last && !back)
+			i = last + 1;
 	}
 	free(w.items);
 }
@@ -295,6 +302,8 @@ static void sentence_windows(struct cutter *c)
 	for (size_t i = 0; i < d->nr_blocks; i++) {
 		const struct doc_block *b = &d->blocks[i];
 		bool code = d->text[b->start] == '`' || d->text[b->start] == '~';
+		if (b->markup && !c->o->keep_markup)
+			continue;
 		if (b->level || (d->kind == DOC_MARKDOWN && code))
 			add_span(&s, b->start, b->end);
 		else
@@ -328,6 +337,11 @@ static void emit_limited(struct cutter *c, size_t a, size_t b, size_t bi, size_t
 		const struct doc_block *bl = &d->blocks[k];
 		size_t n = chunk_count_tokens(d->text + bl->start, bl->end - bl->start);
 
+		if (bl->markup && !c->o->keep_markup) {
+			/* inside a part when one is open, never its start or its end */
+			sum += have ? n : 0;
+			continue;
+		}
 		if (n > max) {
 			if (have)
 				emit(c, part_start, part_end);
@@ -371,31 +385,71 @@ static void heading_path(char *path[7], const struct doc_block *b, struct strbuf
 static void by_blocks(struct cutter *c, bool sections)
 {
 	const struct document *d = c->d;
+	bool drop = !c->o->keep_markup;
 	char *path[7] = { NULL };
 	struct strbuf title = STRBUF_INIT;
 	size_t i = 0;
 
 	while (i < d->nr_blocks) {
-		size_t j = i, start;
+		size_t j = i, first, last;
 
 		/* headings in a row go with what follows them */
 		while (j < d->nr_blocks && d->blocks[j].level) {
 			heading_path(path, &d->blocks[j], &title);
 			j++;
 		}
-		start = i;
 		if (sections) {
 			while (j < d->nr_blocks && !d->blocks[j].level)
 				j++;
-		} else if (j < d->nr_blocks) {
-			j++;
+		} else {
+			/* after headings, the next paragraph: past markup left out */
+			while (drop && j > i && j < d->nr_blocks && !d->blocks[j].level &&
+			       d->blocks[j].markup)
+				j++;
+			if (j < d->nr_blocks && (j == i || !d->blocks[j].level))
+				j++;
 		}
+		/* markup at the edges is left out; markup alone makes no chunk */
+		first = i;
+		last = j - 1;
+		while (drop && first < j && d->blocks[first].markup)
+			first++;
+		while (drop && last > first && d->blocks[last].markup)
+			last--;
 		c->title = title.buf;
-		emit_limited(c, d->blocks[start].start, d->blocks[j - 1].end, start, j);
+		if (first < j)
+			emit_limited(c, d->blocks[first].start, d->blocks[last].end, first, last + 1);
 		i = j;
 	}
 	c->title = NULL;
 	strbuf_release(&title);
+}
+
+/* Token windows over the whole text, or, leaving markup out, over each
+ * stretch of blocks between markup blocks. */
+static void by_token_windows(struct cutter *c)
+{
+	const struct document *d = c->d;
+	size_t size = c->o->size ? c->o->size : 1;
+	size_t overlap = c->o->overlap < c->o->size ? c->o->overlap : 0;
+	size_t i = 0;
+
+	if (c->o->keep_markup) {
+		token_windows(c, 0, d->len, size, overlap);
+		return;
+	}
+	while (i < d->nr_blocks) {
+		size_t j = i;
+
+		if (d->blocks[i].markup) {
+			i++;
+			continue;
+		}
+		while (j + 1 < d->nr_blocks && !d->blocks[j + 1].markup)
+			j++;
+		token_windows(c, d->blocks[i].start, d->blocks[j].end, size, overlap);
+		i = j + 1;
+	}
 }
 
 size_t chunk_document(const struct document *d, const struct chunk_options *o,
@@ -414,8 +468,7 @@ size_t chunk_document(const struct document *d, const struct chunk_options *o,
 		sentence_windows(&c);
 		break;
 	case CHUNK_TOKENS:
-		token_windows(&c, 0, d->len, o->size ? o->size : 1,
-			      o->overlap < o->size ? o->overlap : 0);
+		by_token_windows(&c);
 		break;
 	}
 	strmap_clear(&c.texts, 0);

@@ -16,6 +16,18 @@
  * over whitespace-separated words: a window or a size limit never cuts a
  * word.
  *
+ * Coverage: every byte of a document is in some chunk, except white space,
+ * text without a token (a "///" line, a lone "-->") and, unless
+ * 'keep_markup', the markup blocks of document.h (front matter, HTML
+ * comments, anchor-only HTML, thematic breaks) at the edges of a chunk or
+ * on their own: a block-based chunk runs from its first block that is not
+ * markup to its last, and markup alone makes no chunk. A token window
+ * starts at a word, whether or not the word has a token ("## Title"), and
+ * the last window of a stretch runs to its last word, so windows leave no
+ * word out; token windows run over the stretches between markup blocks.
+ * remap relies on this: whatever no chunk covers is text no quote can
+ * need (chunk_text_negligible).
+ *
  * Ownership: a chunk_list owns its chunks and their strings.
  */
 #ifndef EVALSET_CHUNKER_H
@@ -40,6 +52,7 @@ struct chunk_options {
 	size_t size;        /* sentences or tokens per window */
 	size_t overlap;     /* sentences or tokens shared by neighbouring windows (< size) */
 	size_t max_tokens;  /* headings and paragraphs: a longer chunk is cut (0: no limit) */
+	bool keep_markup;   /* keep markup blocks (document.h) in chunks and as chunks */
 };
 
 struct doc_chunk {

@@ -2,14 +2,24 @@
  * document: reading Markdown, text and HTML documents into text and blocks
  * (see document.h).
  *
- * Markdown is read line by line, as CommonMark does for the block kinds
- * chunking needs: ATX headings ("#" to "######" then a space), fenced code
- * blocks (``` or ~~~, closed by a fence at least as long, '#' inside is
- * code), and paragraphs ended by blank lines. Everything else (lists,
- * tables, admonitions) is paragraph text: chunks keep the markup as it
- * stands in the file. HTML goes through libxml2's HTML parser (its error
- * recovery copes with the tag soup real pages hold); no markup is ever
- * removed by pattern.
+ * Markdown is parsed by cmark (CommonMark 0.30): the top-level blocks it
+ * finds are the blocks chunking works on, at the byte offsets of the source
+ * its source positions give (an HTML block's end is taken from its literal,
+ * whose source position cmark gets wrong when the block holds blank lines).
+ * So a '#' line inside an HTML comment, a code fence or an indented code
+ * block is no heading, and a link reference definition belongs to no block.
+ * YAML front matter ("---" on the first line, closed by "---" or "...") is
+ * not CommonMark: it is taken off before cmark sees the text (its bytes
+ * blanked, so offsets stay those of the file) and is a markup block. A
+ * block is markup when a reader sees no word of it (markdown_visible_tokens:
+ * HTML comments and tags, link destinations, Markdown syntax aside): front
+ * matter, thematic breaks, HTML blocks and paragraphs of tags only (the
+ * anchor blocks of "<a id=...></a>" lines). Lists: a tight list is one
+ * block, a loose list one block per item. Everything else (tables,
+ * admonitions) is paragraph text: chunks keep the markup as it stands in
+ * the file. Plain text is read line by line (paragraphs end at blank lines).
+ * HTML goes through libxml2's HTML parser (its error recovery copes with
+ * the tag soup real pages hold); no markup is ever removed by pattern.
  */
 #include "chunk/document.h"
 #include "base/error.h"
@@ -19,6 +29,9 @@
 #include "base/utf8.h"
 #include "base/util.h"
 
+#include "text/text.h"
+
+#include <cmark.h>
 #include <dirent.h>
 #include <errno.h>
 #include <libxml/HTMLparser.h>
@@ -59,6 +72,7 @@ static void add_block(struct document *d, size_t start, size_t end, int level, c
 	d->blocks[d->nr_blocks].end = end;
 	d->blocks[d->nr_blocks].level = level;
 	d->blocks[d->nr_blocks].title = title;
+	d->blocks[d->nr_blocks].markup = false;
 	d->nr_blocks++;
 }
 
@@ -102,36 +116,12 @@ static char *heading_title(const char *p, const char *end)
 	return xstrndup(p, (size_t)(end - p));
 }
 
-/* Return the level of an ATX heading at 'p' (line without indent), else 0. */
-static int atx_level(const char *p, const char *end)
-{
-	int n = 0;
-
-	while (p + n < end && p[n] == '#' && n < 7)
-		n++;
-	if (n < 1 || n > 6)
-		return 0;
-	return p + n == end || p[n] == ' ' || p[n] == '\t' || p[n] == '\r' ? n : 0;
-}
-
-/* Return the length of a code fence at 'p' (3 or more '`' or '~'), else 0. */
-static size_t fence_len(const char *p, const char *end)
-{
-	size_t n = 0;
-
-	if (p >= end || (*p != '`' && *p != '~'))
-		return 0;
-	while (p + n < end && p[n] == *p)
-		n++;
-	return n >= 3 ? n : 0;
-}
-
-static void parse_lines(struct document *d, bool markdown)
+/* Read the paragraphs of plain text: lines up to a blank line. */
+static void parse_text(struct document *d)
 {
 	const char *t = d->text;
-	size_t pos = 0, para_start = 0, para_end = 0, fence_start = 0, fence = 0;
+	size_t pos = 0, para_start = 0, para_end = 0;
 	bool in_para = false;
-	char fence_char = 0;
 
 	while (pos < d->len) {
 		const char *nl = memchr(t + pos, '\n', d->len - pos);
@@ -142,31 +132,10 @@ static void parse_lines(struct document *d, bool markdown)
 			ind++;
 		while (ce > ind && is_blank(t[ce - 1]))
 			ce--;
-		if (fence) {
-			size_t n = fence_len(t + ind, t + ce);
-			if (n >= fence && t[ind] == fence_char && ind - pos < 4) {
-				add_block(d, fence_start, ce, 0, NULL);
-				fence = 0;
-			}
-			pos = next;
-			continue;
-		}
 		if (ind == ce) {
 			if (in_para)
 				add_block(d, para_start, para_end, 0, NULL);
 			in_para = false;
-		} else if (markdown && ind - pos < 4 && fence_len(t + ind, t + ce)) {
-			if (in_para)
-				add_block(d, para_start, para_end, 0, NULL);
-			in_para = false;
-			fence = fence_len(t + ind, t + ce);
-			fence_char = t[ind];
-			fence_start = ind;
-		} else if (markdown && ind - pos < 4 && atx_level(t + ind, t + ce)) {
-			if (in_para)
-				add_block(d, para_start, para_end, 0, NULL);
-			in_para = false;
-			add_block(d, ind, ce, atx_level(t + ind, t + ce), heading_title(t + ind, t + ce));
 		} else {
 			if (!in_para)
 				para_start = ind;
@@ -177,12 +146,292 @@ static void parse_lines(struct document *d, bool markdown)
 	}
 	if (in_para)
 		add_block(d, para_start, para_end, 0, NULL);
-	if (fence) {
-		size_t e = d->len;
-		while (e > fence_start && is_blank(t[e - 1]))
-			e--;
-		add_block(d, fence_start, e, 0, NULL);  /* an unclosed fence runs to the end */
+}
+
+/* ---- Markdown ---- */
+
+static void count_token(const char *w, size_t len, void *data)
+{
+	(void)w;
+	(void)len;
+	(*(size_t *)data)++;
+}
+
+/* Return the tokens of what a reader sees of the HTML in 'len' bytes of
+ * 's': the text outside comments, tags, declarations and processing
+ * instructions. */
+static size_t html_text_tokens(const char *s, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = 0, i = 0;
+
+	while (i < len) {
+		if (len - i >= 4 && !memcmp(s + i, "<!--", 4)) {
+			const char *e = memmem(s + i + 4, len - i - 4, "-->", 3);
+			i = e ? (size_t)(e - s) + 3 : len;
+		} else if (s[i] == '<' && i + 1 < len &&
+			   (((s[i + 1] | 0x20) >= 'a' && (s[i + 1] | 0x20) <= 'z') || s[i + 1] == '/' ||
+			    s[i + 1] == '!' || s[i + 1] == '?')) {
+			const char *e = memchr(s + i, '>', len - i);
+			i = e ? (size_t)(e - s) + 1 : len;
+			strbuf_addch(&sb, ' ');
+		} else {
+			strbuf_addch(&sb, s[i++]);
+		}
 	}
+	text_each_token(sb.buf, sb.len, count_token, &n);
+	strbuf_release(&sb);
+	return n;
+}
+
+/* Return the tokens a reader sees in node 'n' and below. */
+static size_t visible_tokens(cmark_node *n)
+{
+	cmark_iter *it = cmark_iter_new(n);
+	cmark_event_type ev;
+	size_t tokens = 0;
+
+	while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+		cmark_node *c = cmark_iter_get_node(it);
+		const char *lit;
+
+		if (ev != CMARK_EVENT_ENTER)
+			continue;
+		lit = cmark_node_get_literal(c);
+		if (!lit)
+			continue;
+		switch (cmark_node_get_type(c)) {
+		case CMARK_NODE_TEXT:
+		case CMARK_NODE_CODE:
+		case CMARK_NODE_CODE_BLOCK:
+			text_each_token(lit, strlen(lit), count_token, &tokens);
+			break;
+		case CMARK_NODE_HTML_BLOCK:
+		case CMARK_NODE_HTML_INLINE:
+			tokens += html_text_tokens(lit, strlen(lit));
+			break;
+		default:
+			break;
+		}
+	}
+	cmark_iter_free(it);
+	return tokens;
+}
+
+/* Return the length of the YAML front matter at the start of 't' (through
+ * the end of its closing line), or 0. */
+static size_t front_matter_len(const char *t, size_t len)
+{
+	size_t pos;
+
+	if (len < 4 || memcmp(t, "---", 3) || (t[3] != '\n' && memcmp(t + 3, "\r\n", 2)))
+		return 0;
+	pos = t[3] == '\n' ? 4 : 5;
+	while (pos < len) {
+		const char *nl = memchr(t + pos, '\n', len - pos);
+		size_t le = nl ? (size_t)(nl - t) : len, ce = le;
+
+		while (ce > pos && is_blank(t[ce - 1]))
+			ce--;
+		if (ce - pos == 3 && (!memcmp(t + pos, "---", 3) || !memcmp(t + pos, "...", 3)))
+			return nl ? le + 1 : len;
+		pos = nl ? le + 1 : len;
+	}
+	return 0;  /* never closed: not front matter */
+}
+
+/* The byte offsets of the starts of the lines of a text. */
+struct lines {
+	size_t *start;
+	size_t nr;
+	size_t len;   /* of the text */
+};
+
+static void lines_index(struct lines *l, const char *t, size_t len)
+{
+	size_t alloc = 0;
+
+	l->nr = 0;
+	l->len = len;
+	l->start = NULL;
+	ALLOC_GROW(l->start, 1, alloc);
+	l->start[l->nr++] = 0;
+	/* as CommonMark ends lines: "\n", "\r\n", and a "\r" alone */
+	for (size_t i = 0; i < len; i++)
+		if (t[i] == '\n' || (t[i] == '\r' && (i + 1 == len || t[i + 1] != '\n'))) {
+			ALLOC_GROW(l->start, l->nr + 1, alloc);
+			l->start[l->nr++] = i + 1;
+		}
+}
+
+/* Return the byte offset of 1-based 'line' and 'col' (clamped to the text;
+ * column 0 is the line's start). */
+static size_t line_col(const struct lines *l, int line, int col)
+{
+	size_t at;
+
+	if (line < 1)
+		return 0;
+	if ((size_t)line > l->nr)
+		return l->len;
+	at = l->start[line - 1] + (col > 0 ? (size_t)col - 1 : 0);
+	return at < l->len ? at : l->len;
+}
+
+/* Return the end of 1-based 'line' (before its newline). */
+static size_t line_end(const struct lines *l, int line)
+{
+	if (line < 1)
+		return 0;
+	if ((size_t)line >= l->nr)
+		return l->len;
+	return l->start[line] - 1;
+}
+
+/* Return the byte span of block node 'n' in [*a, *b). */
+static void node_span(const struct lines *l, cmark_node *n, size_t *a, size_t *b)
+{
+	int sl = cmark_node_get_start_line(n), el = cmark_node_get_end_line(n);
+
+	*a = line_col(l, sl, cmark_node_get_start_column(n));
+	if (cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK) {
+		/* its literal is its lines as they stand: count them */
+		const char *lit = cmark_node_get_literal(n), *p;
+		int lines = 0;
+
+		for (p = lit ? lit : ""; *p; p++)
+			lines += *p == '\n' || (*p == '\r' && p[1] != '\n');
+		if (lit && *lit && p[-1] != '\n' && p[-1] != '\r')
+			lines++;
+		*b = line_end(l, sl + (lines ? lines : 1) - 1);
+	} else {
+		*b = line_col(l, el, cmark_node_get_end_column(n) + 1);
+		if (cmark_node_get_end_column(n) == 0)
+			*b = el > 1 ? line_end(l, el - 1) : 0;
+	}
+	if (*b < *a)
+		*b = *a;
+}
+
+/* Add the block of node 'n' at [a, b) of 'd', trimmed, if it holds anything
+ * and does not reach back before 'floor' (the end of the block before). */
+static void add_node_block(struct document *d, cmark_node *n, size_t a, size_t b, size_t *floor)
+{
+	const char *t = d->text;
+	cmark_node_type type = cmark_node_get_type(n);
+	int level = 0;
+	char *title = NULL;
+
+	if (a < *floor)
+		a = *floor;
+	while (a < b && is_blank(t[a]))
+		a++;
+	while (b > a && is_blank(t[b - 1]))
+		b--;
+	if (a >= b)
+		return;
+	if (type == CMARK_NODE_HEADING) {
+		const char *nl = memchr(t + a, '\n', b - a);
+		level = cmark_node_get_heading_level(n);
+		if (t[a] == '#') {
+			title = heading_title(t + a, nl ? nl : t + b);
+		} else {
+			/* setext: the text above the underline */
+			const char *under = t + b;
+			while (under > t + a && under[-1] != '\n')
+				under--;
+			title = heading_title(t + a, under > t + a ? under - 1 : t + b);
+		}
+	}
+	add_block(d, a, b, level, title);
+	/* markup by cmark's reading of the node, and of the block's bytes read
+	 * alone (what the stretches left out are checked by) */
+	d->blocks[d->nr_blocks - 1].markup = !level && (type == CMARK_NODE_THEMATIC_BREAK ||
+							!visible_tokens(n)) &&
+					     !markdown_visible_tokens(t + a, b - a);
+	*floor = b;
+}
+
+static int parse_markdown(struct document *d)
+{
+	size_t fm = front_matter_len(d->text, d->len), floor = 0, nr_nodes = 0, alloc_nodes = 0;
+	cmark_node **nodes = NULL;
+	char *copy = xmalloc(d->len + 1);
+	struct lines l;
+	cmark_node *root;
+
+	/* cmark reads a copy: the front matter blanked (newlines kept, so lines
+	 * and offsets stay the file's), NUL bytes made spaces (cmark would make
+	 * them three-byte U+FFFD and shift every offset after them) */
+	for (size_t i = 0; i < d->len; i++)
+		copy[i] = (i < fm && d->text[i] != '\n') || !d->text[i] ? ' ' : d->text[i];
+	copy[d->len] = '\0';
+	root = cmark_parse_document(copy, d->len, CMARK_OPT_DEFAULT);
+	/* the lines cmark counted: those of the copy (a "\r" blanked in the front
+	 * matter ends no line), at the same offsets as the file's */
+	lines_index(&l, copy, d->len);
+	free(copy);
+	if (!root) {
+		free(l.start);
+		return error("'%s': cannot parse as Markdown", d->name);
+	}
+	if (fm) {
+		size_t e = fm;
+		while (e > 0 && is_blank(d->text[e - 1]))
+			e--;
+		add_block(d, 0, e, 0, NULL);
+		d->blocks[d->nr_blocks - 1].markup = true;
+		floor = fm;
+	}
+	/* the block nodes: top-level ones, the items of a loose list */
+	for (cmark_node *n = cmark_node_first_child(root); n; n = cmark_node_next(n)) {
+		if (cmark_node_get_type(n) == CMARK_NODE_LIST && !cmark_node_get_list_tight(n)) {
+			for (cmark_node *item = cmark_node_first_child(n); item;
+			     item = cmark_node_next(item)) {
+				ALLOC_GROW(nodes, nr_nodes + 1, alloc_nodes);
+				nodes[nr_nodes++] = item;
+			}
+		} else {
+			ALLOC_GROW(nodes, nr_nodes + 1, alloc_nodes);
+			nodes[nr_nodes++] = n;
+		}
+	}
+	for (size_t i = 0; i < nr_nodes; i++) {
+		size_t a, b, next_a, next_b;
+
+		node_span(&l, nodes[i], &a, &b);
+		/* a block ends where the next one starts at the latest: cmark's end
+		 * positions are not always right (a setext heading before a lone
+		 * "\r"), its starts are */
+		if (i + 1 < nr_nodes) {
+			node_span(&l, nodes[i + 1], &next_a, &next_b);
+			if (b > next_a)
+				b = next_a;
+		}
+		add_node_block(d, nodes[i], a, b, &floor);
+	}
+	free(nodes);
+	free(l.start);
+	cmark_node_free(root);
+	return 0;
+}
+
+size_t markdown_visible_tokens(const char *text, size_t len)
+{
+	size_t fm = front_matter_len(text, len), n;
+	char *copy = xmalloc(len + 1);
+	cmark_node *root;
+
+	for (size_t i = 0; i < len; i++)
+		copy[i] = (i < fm && text[i] != '\n') || !text[i] ? ' ' : text[i];
+	copy[len] = '\0';
+	root = cmark_parse_document(copy, len, CMARK_OPT_DEFAULT);
+	free(copy);
+	if (!root)
+		return 1;
+	n = visible_tokens(root);
+	cmark_node_free(root);
+	return n;
 }
 
 /* ---- HTML ---- */
@@ -468,7 +717,12 @@ int document_load_buf(struct document *d, const char *buf, size_t len, enum doc_
 	} else {
 		d->text = xstrndup(buf, len);
 		d->len = len;
-		parse_lines(d, kind == DOC_MARKDOWN);
+		if (kind == DOC_TEXT) {
+			parse_text(d);
+		} else if (parse_markdown(d) < 0) {
+			document_release(d);
+			return -1;
+		}
 	}
 	mark_code_points(d);
 	return 0;

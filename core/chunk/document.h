@@ -18,10 +18,17 @@
  * (what most languages index strings by) wherever they are written out;
  * document_cp converts.
  *
- * Blocks partition the text's non-blank parts in order: a heading (level
- * 1..6, with its title: Markdown "#" headings without their "{ #anchor }",
- * HTML h1..h6), a fenced code block, or a paragraph (lines up to a blank
- * line). Plain text has paragraphs only.
+ * Blocks are the text's parts in order, never overlapping: a heading
+ * (level 1..6, with its title: Markdown ATX and setext headings without
+ * their "{ #anchor }", HTML h1..h6), or another block. Markdown blocks are
+ * CommonMark's top-level blocks (code blocks, HTML blocks, paragraphs,
+ * block quotes, a tight list, each item of a loose list), YAML front matter
+ * one more; a block a reader sees no word of is marked 'markup' (front
+ * matter, thematic breaks, HTML comments, anchor-only HTML). What lies
+ * between blocks is white space, or Markdown no reader sees (link
+ * reference definitions). Plain text has paragraphs only (lines up to a
+ * blank line); HTML blocks are never markup (their text is what a reader
+ * sees).
  *
  * Ownership: struct document owns every string it points to;
  * document_release frees them.
@@ -41,6 +48,7 @@ struct doc_block {
 	size_t start, end;   /* bytes of the text, end exclusive */
 	int level;           /* 1..6 for a heading, 0 otherwise */
 	char *title;         /* a heading's title, else NULL */
+	bool markup;         /* no word a reader sees: chunk leaves it out unless told */
 };
 
 struct document {
@@ -71,6 +79,14 @@ int document_load(struct document *d, const char *file, const char *name);
 int document_load_buf(struct document *d, const char *buf, size_t len, enum doc_kind kind,
 		      const char *name);
 void document_release(struct document *d);
+
+/*
+ * Return the number of tokens (text_each_token) a reader sees in 'len'
+ * bytes of Markdown 'text': the text of its paragraphs, headings and code,
+ * not its HTML comments and tags, link destinations, link reference
+ * definitions, front matter or syntax. 0 means the text is markup only.
+ */
+size_t markdown_visible_tokens(const char *text, size_t len);
 
 /* Return the number of code points before byte 'off' of the text of 'd'. */
 size_t document_cp(const struct document *d, size_t off);

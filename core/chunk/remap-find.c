@@ -4,9 +4,14 @@
  *
  * Chunk texts are searched one at a time: a quote that overlapping windows
  * hold twice is one place, since places are compared in document
- * coordinates (code points), which every chunk with a span knows.
+ * coordinates (code points), which every chunk with a span knows. A span
+ * without a quote (a whole chunk) is at its place when the new chunks show
+ * there, byte for byte, the old chunk's text, what they leave uncovered
+ * being text no quote needs (span_agrees): the new chunking need not hold
+ * it whole, nor cover the white space and markup between its chunks.
  */
 #include "chunk/remap-internal.h"
+#include "chunk/chunker.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/utf8.h"
@@ -109,6 +114,54 @@ static int span_text(const struct remapper *r, const char *doc, long s, long e,
 		pos = upto;
 	}
 	return 0;
+}
+
+/* Return true when the new chunks of document 'doc' agree with 'old', the
+ * text of code points [s, e) before: every chunk overlapping the span shows
+ * there the same bytes, at least one does, and what no chunk covers is,
+ * in 'old', text no quote can need (chunk_text_negligible: white space,
+ * markup the chunker left out). The document is then unchanged there. */
+static bool span_agrees(const struct remapper *r, const char *doc, long s, long e,
+			const char *old)
+{
+	const struct doc_index *di = strmap_get(&r->docs, doc);
+	size_t old_len = strlen(old);
+	long upto = s;
+	bool any = false;
+
+	if (!di)
+		return false;
+	for (size_t k = 0; k < di->nr; k++) {
+		const struct chunk *c = &r->new->chunks[di->idx[k]];
+		long lo = c->start > s ? c->start : s, hi = c->end < e ? c->end : e;
+		size_t tl = strlen(c->text), ca, cb, oa, ob;
+
+		if (c->start >= e)
+			break;
+		if (hi <= lo)
+			continue;
+		ca = utf8_prefix(c->text, tl, (size_t)(lo - c->start));
+		cb = utf8_prefix(c->text, tl, (size_t)(hi - c->start));
+		oa = utf8_prefix(old, old_len, (size_t)(lo - s));
+		ob = utf8_prefix(old, old_len, (size_t)(hi - s));
+		if (cb - ca != ob - oa || memcmp(c->text + ca, old + oa, cb - ca))
+			return false;
+		if (lo > upto) {
+			/* a stretch no chunk covers */
+			size_t ga = utf8_prefix(old, old_len, (size_t)(upto - s));
+			if (!chunk_text_negligible(doc, old + ga, oa - ga))
+				return false;
+		}
+		if (hi > upto)
+			upto = hi;
+		any = true;
+	}
+	if (any && upto < e) {
+		size_t ga = utf8_prefix(old, old_len, (size_t)(upto - s));
+		if (!chunk_text_negligible(doc, old + ga, old_len - ga))
+			return false;
+	}
+	return any;
 }
 
 /* ---- white space and fuzzy matching ---- */
@@ -344,9 +397,10 @@ int remap_locate(const struct remapper *r, const struct evidence *e, const struc
 		size_t b = utf8_prefix(oc->text, strlen(oc->text), (size_t)(e->end - oc->start));
 		old_text = xstrndup(oc->text + a, b - a);
 	}
-	if (e->doc && e->start >= 0 && span_text(r, e->doc, e->start, e->end, &got) == 0) {
-		bool same = e->quote ? shows(got.buf, e->quote, false)
-			    : old_text ? shows(got.buf, old_text, true) : true;
+	if (e->doc && e->start >= 0 &&
+	    (!e->quote && old_text ? span_agrees(r, e->doc, e->start, e->end, old_text)
+				   : span_text(r, e->doc, e->start, e->end, &got) == 0)) {
+		bool same = e->quote ? shows(got.buf, e->quote, false) : true;
 		if (same) {
 			const struct doc_index *di = strmap_get(&r->docs, e->doc);
 			p->doc = r->new->chunks[di->idx[0]].doc;

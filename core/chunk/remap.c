@@ -59,7 +59,8 @@ static void cover(const struct remapper *r, const struct place *p, struct target
 		  bool *split)
 {
 	const struct doc_index *di = p->doc && p->start >= 0 ? strmap_get(&r->docs, p->doc) : NULL;
-	size_t whole = 0;
+	size_t whole = 0, before = out->nr;
+	long most = 0;
 
 	*split = false;
 	if (!di) {
@@ -81,7 +82,21 @@ static void cover(const struct remapper *r, const struct place *p, struct target
 		long hi = c->end < p->end ? c->end : p->end;
 		if (hi <= lo)
 			continue;
+		if (hi - lo > most)
+			most = hi - lo;
 		if (2 * (hi - lo) >= p->end - p->start || 2 * (hi - lo) >= c->end - c->start) {
+			target_add(out, di->idx[k]);
+			*split = true;
+		}
+	}
+	if (out->nr > before || !most)
+		return;
+	/* slivers only (a span cut in three or more): the chunks holding most of it */
+	for (size_t k = 0; k < di->nr; k++) {
+		const struct chunk *c = &r->new->chunks[di->idx[k]];
+		long lo = c->start > p->start ? c->start : p->start;
+		long hi = c->end < p->end ? c->end : p->end;
+		if (hi - lo == most) {
 			target_add(out, di->idx[k]);
 			*split = true;
 		}
@@ -221,13 +236,52 @@ static cJSON *string_array(char **items, size_t nr)
 	return a;
 }
 
-/* Record in the provenance of 'nq' where its labels came from. */
-static void note_provenance(struct question *nq, const char *from, const char *old_fp,
-			    const struct remap_label *rl, size_t nr)
+/* Add to 'out' the evidence of label 'chunk' of 'q' that remap looked for:
+ * its entries, else the span of the old chunk 'oc' (may be NULL). */
+static void old_evidence(const struct question *q, const char *chunk, const struct chunk *oc,
+			 cJSON *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < q->nr_evidence; i++) {
+		const struct evidence *e = &q->evidence[i];
+		cJSON *o;
+
+		if (strcmp(e->chunk, chunk))
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "chunk", e->chunk);
+		if (e->doc)
+			cJSON_AddStringToObject(o, "doc", e->doc);
+		if (e->start >= 0) {
+			cJSON_AddNumberToObject(o, "start", (double)e->start);
+			cJSON_AddNumberToObject(o, "end", (double)e->end);
+		}
+		if (e->quote)
+			cJSON_AddStringToObject(o, "quote", e->quote);
+		cJSON_AddItemToArray(out, o);
+		n++;
+	}
+	if (!n && oc && remap_has_span(oc)) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "chunk", chunk);
+		cJSON_AddStringToObject(o, "doc", oc->doc);
+		cJSON_AddNumberToObject(o, "start", (double)oc->start);
+		cJSON_AddNumberToObject(o, "end", (double)oc->end);
+		cJSON_AddItemToArray(out, o);
+	}
+}
+
+/* Record in the provenance of 'nq' (from 'q') where its labels came from,
+ * and the evidence of the stale ones (review shows it). */
+static void note_provenance(struct question *nq, const struct question *q, const struct corpus *old,
+			    const char *from, const char *old_fp, const struct remap_label *rl,
+			    size_t nr)
 {
 	cJSON *o = cJSON_CreateObject(), *labels = cJSON_CreateObject();
 	cJSON *split = cJSON_CreateArray(), *stale = cJSON_CreateArray();
-	cJSON *unmapped = cJSON_CreateArray();
+	cJSON *unmapped = cJSON_CreateArray(), *evidence = cJSON_CreateArray();
 
 	cJSON_AddStringToObject(o, "from", from);
 	if (old_fp)
@@ -236,8 +290,10 @@ static void note_provenance(struct question *nq, const char *from, const char *o
 		cJSON_AddItemToObject(labels, rl[i].chunk, string_array(rl[i].chunks, rl[i].nr_chunks));
 		if (rl[i].split)
 			cJSON_AddItemToArray(split, cJSON_CreateString(rl[i].chunk));
-		if (rl[i].outcome == REMAP_STALE)
+		if (rl[i].outcome == REMAP_STALE) {
 			cJSON_AddItemToArray(stale, cJSON_CreateString(rl[i].chunk));
+			old_evidence(q, rl[i].chunk, old ? corpus_get(old, rl[i].chunk) : NULL, evidence);
+		}
 		if (rl[i].outcome == REMAP_UNMAPPABLE)
 			cJSON_AddItemToArray(unmapped, cJSON_CreateString(rl[i].chunk));
 	}
@@ -254,6 +310,10 @@ static void note_provenance(struct question *nq, const char *from, const char *o
 		cJSON_AddItemToObject(o, "unmapped", unmapped);
 	else
 		cJSON_Delete(unmapped);
+	if (cJSON_GetArraySize(evidence))
+		cJSON_AddItemToObject(o, "stale_evidence", evidence);
+	else
+		cJSON_Delete(evidence);
 	if (!nq->provenance)
 		nq->provenance = cJSON_CreateObject();
 	cJSON_DeleteItemFromObjectCaseSensitive(nq->provenance, "remapped_from");
@@ -314,7 +374,7 @@ int remap_set(const struct set *s, const struct corpus *old, const struct corpus
 			stale += rl->outcome == REMAP_STALE;
 		}
 		if (q->nr_relevant)
-			note_provenance(nq, from, *old_fp ? old_fp : NULL, rep->labels + first,
+			note_provenance(nq, q, old, from, *old_fp ? old_fp : NULL, rep->labels + first,
 					rep->nr - first);
 		if (q->nr_relevant && !nq->nr_relevant) {
 			nq->answerable = false;

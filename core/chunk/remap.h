@@ -8,8 +8,9 @@
  * chunk with "doc", "start" and "end"). Each evidence entry is located in
  * the new corpus:
  *  1. at its span, when the new chunks of its document show there the same
- *     text as before (the quote, or the old chunk's text): documents
- *     unchanged;
+ *     text as before (the quote; or the old chunk's text, byte for byte
+ *     wherever a new chunk overlaps it, what none covers being text no
+ *     quote needs, chunk_text_negligible): documents unchanged;
  *  2. otherwise (documents edited, or no span) by searching its quote (or
  *     the old chunk's text) in the new chunks, its own document first:
  *     exactly, then with white space runs taken as one space, then (quotes
@@ -20,7 +21,12 @@
  * A located span maps to the new chunks of its document that contain it
  * whole; when none does (the span is cut by chunk boundaries), to every
  * chunk holding at least half of the span or made at least half of span
- * text ("split"); when none qualifies, the label is not mappable.
+ * text ("split"); when none qualifies, to the chunks holding its largest
+ * piece; when no chunk holds any of it, the label is not mappable. With
+ * chunkers that leave out nothing but white space and markup (chunker.h),
+ * the mapping is total on unchanged documents. The old corpus's fingerprint
+ * recorded in provenance is the one the set records, else the old
+ * corpus's.
  * Each new chunk takes the highest grade among the labels that map to it
  * (a chunk covering the evidence of several labels counts once).
  * Judged-irrelevant chunks are not carried (a new chunk holds other text).
@@ -77,7 +83,9 @@ const char *remap_outcome_name(enum remap_outcome o);
  * version, the corpus fingerprint and chunk count of 'new' (path left to
  * the caller), a note naming 'from'. Each question with labels gets a
  * provenance key "remapped_from" ({from, corpus, labels: {old: [new...]},
- * and split, stale, unmapped lists when not empty}). A question left with
+ * and split, stale, unmapped lists when not empty; stale_evidence: the
+ * evidence the stale labels had, [{chunk, doc, start, end, quote}], the
+ * span of the old chunk for a label without entries}). A question left with
  * no relevant chunk becomes unanswerable with the tag "stale" (all its
  * labels stale) or "unmapped", so the set stays valid and the team sees it.
  * Fills 'rep' (REMAP_REPORT_INIT). Return 0.

@@ -8,8 +8,9 @@
  * UB": every block and chunk lies inside the text, in document order; a
  * chunk's text is exactly the document text between its start and end (code
  * points converted back to bytes); every chunk has a token and an id of its
- * document, and no two chunks share an id; the markup share is within
- * [0, 1].
+ * document, and no two chunks share an id; what no chunk covers is text no
+ * quote needs (chunk_text_negligible), markup kept or left out; the markup
+ * share is within [0, 1].
  */
 #include "fuzz.h"
 #include "base/error.h"
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct document d = DOCUMENT_INIT;
 	struct chunk_list l = CHUNK_LIST_INIT;
 	struct chunk_options o;
-	size_t mark, prev = 0;
+	size_t mark, prev = 0, upto = 0;
 	double share;
 
 	set_error_routine(quiet);
@@ -42,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.size = 1 + (data[0] >> 4);
 	o.overlap = (data[0] & 0x40) ? o.size / 2 : 0;
 	o.max_tokens = (data[0] & 0x80) ? 8 : 0;
+	o.keep_markup = (data[0] & 0x20) != 0;
 	share = lint_markup_share((const char *)data + 1, size - 1, &mark);
 	if (!(share >= 0.0 && share <= 1.0) || mark > size)
 		__builtin_trap();
@@ -66,11 +68,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    !chunk_count_tokens(c->text, strlen(c->text)) ||
 		    strncmp(c->id, "doc.md#", 7) || strcmp(c->doc, "doc.md"))
 			__builtin_trap();
+		if (a > upto && !chunk_text_negligible(c->doc, d.text + upto, a - upto))
+			__builtin_trap();
+		if (b > upto)
+			upto = b;
 		prev = c->start;
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(l.items[k].id, c->id))
 				__builtin_trap();
 	}
+	if (d.len > upto && !chunk_text_negligible("doc.md", d.text + upto, d.len - upto))
+		__builtin_trap();
 out:
 	chunk_list_release(&l);
 	document_release(&d);

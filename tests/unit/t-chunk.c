@@ -41,15 +41,56 @@ static char *slice_cp(const char *text, size_t s, size_t e)
 	return xstrndup(text + a, b - a);
 }
 
+/* Return the number of white-space separated words of 's' holding a token
+ * (a window over a word longer than its size may start with words without
+ * one, "## " or "- "). */
+static size_t token_words(const char *s)
+{
+	size_t n = 0;
+
+	while (*s) {
+		size_t len = strcspn(s, " \n\t\r");
+		n += len && chunk_count_tokens(s, len) > 0;
+		s += len;
+		s += strspn(s, " \n\t\r");
+	}
+	return n;
+}
+
+/*
+ * Return the number of stretches of the text of 'd' that no chunk of 'l'
+ * covers and that hold something a quote could need (chunk_text_negligible
+ * says not), after a diagnostic naming each.
+ */
+static size_t count_uncovered(const struct document *d, const struct chunk_list *l)
+{
+	size_t upto = 0, bad = 0;
+
+	for (size_t c = 0; c <= l->nr; c++) {
+		size_t a = c < l->nr ? document_byte(d, l->items[c].start) : d->len;
+		size_t b = c < l->nr ? document_byte(d, l->items[c].end) : d->len;
+
+		if (a > upto && !chunk_text_negligible(d->name, d->text + upto, a - upto)) {
+			test_diag("%s: bytes %zu..%zu in no chunk: '%.60s'", d->name, upto, a, d->text + upto);
+			bad++;
+		}
+		if (b > upto)
+			upto = b;
+	}
+	return bad;
+}
+
 static const struct chunk_options strategies[] = {
-	{ CHUNK_HEADINGS, 0, 0, 512 },
-	{ CHUNK_HEADINGS, 0, 0, 40 },
-	{ CHUNK_PARAGRAPHS, 0, 0, 512 },
-	{ CHUNK_PARAGRAPHS, 0, 0, 0 },
-	{ CHUNK_SENTENCES, 3, 1, 0 },
-	{ CHUNK_SENTENCES, 1, 0, 0 },
-	{ CHUNK_TOKENS, 120, 20, 0 },
-	{ CHUNK_TOKENS, 7, 3, 0 },
+	{ CHUNK_HEADINGS, 0, 0, 512, false },
+	{ CHUNK_HEADINGS, 0, 0, 40, false },
+	{ CHUNK_PARAGRAPHS, 0, 0, 512, false },
+	{ CHUNK_PARAGRAPHS, 0, 0, 0, false },
+	{ CHUNK_SENTENCES, 3, 1, 0, false },
+	{ CHUNK_SENTENCES, 1, 0, 0, false },
+	{ CHUNK_TOKENS, 120, 20, 0, false },
+	{ CHUNK_TOKENS, 7, 3, 0, false },
+	{ CHUNK_TOKENS, 120, 0, 0, true },
+	{ CHUNK_HEADINGS, 0, 0, 512, true },
 };
 
 /* Check every strategy on the documents under 'dir': spans read back from
@@ -62,7 +103,7 @@ static void check_spans(const char *dir)
 	ok(doc_files_find(args, 1, &files) == 0 && files.nr > 0, "documents found under %s", dir);
 	for (size_t k = 0; k < ARRAY_SIZE(strategies); k++) {
 		const struct chunk_options *o = &strategies[k];
-		size_t nr = 0, bad = 0, order = 0, empty = 0, over = 0;
+		size_t nr = 0, bad = 0, order = 0, empty = 0, over = 0, uncovered = 0;
 
 		for (size_t i = 0; i < files.nr; i++) {
 			struct document d = DOCUMENT_INIT;
@@ -77,6 +118,7 @@ static void check_spans(const char *dir)
 			}
 			truth = d.kind == DOC_HTML ? d.text : raw.buf;
 			chunk_document(&d, o, &l);
+			uncovered += count_uncovered(&d, &l);
 			for (size_t c = 0; c < l.nr; c++) {
 				char *back = slice_cp(truth, l.items[c].start, l.items[c].end);
 				size_t tokens = chunk_count_tokens(l.items[c].text, strlen(l.items[c].text));
@@ -87,7 +129,7 @@ static void check_spans(const char *dir)
 				if (!tokens)
 					empty++;
 				if (o->strategy == CHUNK_TOKENS && tokens > o->size &&
-				    strpbrk(l.items[c].text, " \n\t"))
+				    token_words(l.items[c].text) > 1)
 					over++;
 				if (o->strategy != CHUNK_TOKENS && o->strategy != CHUNK_SENTENCES &&
 				    o->max_tokens && tokens > o->max_tokens &&
@@ -109,6 +151,9 @@ static void check_spans(const char *dir)
 		   chunk_strategy_name(o->strategy));
 		ok(!over, "%s: by %s: no chunk over the size limit but a single word", dir,
 		   chunk_strategy_name(o->strategy));
+		ok(!uncovered, "%s: by %s%s: every byte no chunk covers is white space or markup no "
+		   "quote needs", dir, chunk_strategy_name(o->strategy),
+		   o->keep_markup ? " keeping markup" : "");
 	}
 	doc_files_release(&files);
 }
@@ -127,7 +172,7 @@ static void test_ids(void)
 	static const char *b =
 		"# Title { #title }\n\nFirst paragraph, now edited.\n\nSecond paragraph here.\n\n"
 		"Third paragraph.\n\nSecond paragraph here.\n";
-	struct chunk_options o = { CHUNK_PARAGRAPHS, 0, 0, 0 };
+	struct chunk_options o = { CHUNK_PARAGRAPHS, 0, 0, 0, false };
 	struct document da = DOCUMENT_INIT, db = DOCUMENT_INIT;
 	struct chunk_list la = CHUNK_LIST_INIT, la2 = CHUNK_LIST_INIT, lb = CHUNK_LIST_INIT;
 
@@ -162,7 +207,7 @@ static void test_markdown_blocks(void)
 		"```bash\n# not a heading\n\npip install x\n```\n\n"
 		"### Check\n\nDone.\n\n"
 		"# Next\n\nOther text.\n";
-	struct chunk_options o = { CHUNK_HEADINGS, 0, 0, 0 };
+	struct chunk_options o = { CHUNK_HEADINGS, 0, 0, 0, false };
 	struct document d = DOCUMENT_INIT;
 	struct chunk_list l = CHUNK_LIST_INIT;
 
@@ -179,11 +224,71 @@ static void test_markdown_blocks(void)
 	document_release(&d);
 }
 
+/* Markdown is read as CommonMark reads it: comments, fences, HTML blocks,
+ * front matter, link reference definitions, setext headings. */
+static void test_commonmark(void)
+{
+	static const char *md =
+		"---\ntitle: x\nlayout: page\n---\n\n"
+		"Chapter\n=======\n\n"
+		"First words.\n\n"
+		"<!-- Old headings. Do not remove or links may break. -->\n\n"
+		"<a id=\"old-one\"></a>\n<a id=\"old-two\"></a>\n\n"
+		"## Setup\n\n"
+		"<!--\nA note to editors.\n\n# copy the output here\n\nstill the comment\n-->\n\n"
+		"    # indented code, no heading\n\n"
+		"Run it.\n\n"
+		"[ref]: https://example.org/ref\n\n"
+		"Sub\n---\n\nLast.\n";
+	struct chunk_options o = { CHUNK_HEADINGS, 0, 0, 0, false };
+	struct document d = DOCUMENT_INIT;
+	struct chunk_list l = CHUNK_LIST_INIT;
+	size_t markup = 0;
+	bool ref_in_block = false;
+
+	load_md(&d, md);
+	for (size_t i = 0; i < d.nr_blocks; i++) {
+		markup += d.blocks[i].markup;
+		ref_in_block |= d.blocks[i].start <= (size_t)(strstr(md, "[ref]") - md) &&
+				(size_t)(strstr(md, "[ref]") - md) < d.blocks[i].end;
+	}
+	ok(d.nr_blocks && d.blocks[0].markup && d.blocks[0].start == 0 &&
+	   d.blocks[0].end == (size_t)(strstr(md, "---\n\n") - md) + 3,
+	   "front matter is one markup block, not a thematic break and a heading");
+	is_int(markup, 4, "markup: the front matter, two comments, the anchors");
+	ok(!ref_in_block, "a link reference definition is in no block");
+	chunk_document(&d, &o, &l);
+	is_int(l.nr, 3, "three sections: Chapter, Setup, Sub (no heading inside the comment)");
+	ok(l.nr == 3 && !strcmp(l.items[0].title, "Chapter") && starts_with(l.items[0].text, "Chapter\n===") &&
+	   !strcmp(l.items[0].text + strlen(l.items[0].text) - 12, "First words."),
+	   "a setext heading and its text; the anchor block after it left out");
+	ok(l.nr == 3 && !strcmp(l.items[1].title, "Chapter > Setup") &&
+	   strstr(l.items[1].text, "# copy the output here") && strstr(l.items[1].text, "# indented code"),
+	   "a '#' line in an HTML comment or indented code is no heading");
+	ok(l.nr == 3 && !strcmp(l.items[2].title, "Chapter > Sub") && ends_with(l.items[2].text, "Last."),
+	   "a setext level-2 heading takes the place of the ATX one");
+	chunk_list_release(&l);
+	o.keep_markup = true;
+	chunk_document(&d, &o, &l);
+	ok(l.nr == 4 && starts_with(l.items[0].text, "---\ntitle") && strstr(l.items[1].text, "<a id=\"old-two\">"),
+	   "--no-drop-markup keeps the front matter as a chunk and the anchors in their section");
+	chunk_list_release(&l);
+	document_release(&d);
+
+	ok(markdown_visible_tokens("<!-- a comment -->\n\n<a id=\"x\"></a>\n", 35) == 0,
+	   "comments and anchors show no word");
+	ok(markdown_visible_tokens("[ref]: https://example.org/a-b-c\n", 33) == 0,
+	   "a link reference definition shows no word");
+	ok(markdown_visible_tokens("<p>Shown <em>text</em></p>\n", 27) == 2, "the text of HTML is seen");
+	ok(chunk_text_negligible("a.md", "<!-- x y z -->", 14) && !chunk_text_negligible("a.txt", "<!-- x y z -->", 14),
+	   "markup is negligible in Markdown only");
+}
+
 static void test_html(void)
 {
 	struct document d = DOCUMENT_INIT;
 	struct chunk_list l = CHUNK_LIST_INIT;
-	struct chunk_options o = { CHUNK_HEADINGS, 0, 0, 0 };
+	struct chunk_options o = { CHUNK_HEADINGS, 0, 0, 0, false };
 	bool path = false;
 
 	ok(document_load(&d, "tests/data/html-pages/index.html", "index.html") == 0, "an HTML page loads");
@@ -216,7 +321,7 @@ static void test_sentences(void)
 		"Yes, e.g. at Oxford. Prices rose 3.5 percent. \"Quoted.\" Then (aside) more.";
 	struct document d = DOCUMENT_INIT;
 	struct chunk_list l = CHUNK_LIST_INIT;
-	struct chunk_options o = { CHUNK_SENTENCES, 1, 0, 0 };
+	struct chunk_options o = { CHUNK_SENTENCES, 1, 0, 0, false };
 	static const char *want[] = {
 		"Dr. Smith moved to the U.S. in 1990.", "He met J. R. Tolkien there!", "Did he?",
 		"Yes, e.g. at Oxford.", "Prices rose 3.5 percent.", "\"Quoted.\"", "Then (aside) more.",
@@ -330,8 +435,10 @@ int main(void)
 {
 	check_spans("tests/data/fastapi-docs");
 	check_spans("tests/data/html-pages");
+	check_spans("tests/data/markdown-book/book");
 	test_ids();
 	test_markdown_blocks();
+	test_commonmark();
 	test_html();
 	test_sentences();
 	test_refusals();
