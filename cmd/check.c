@@ -7,7 +7,8 @@
  * encoding, limits, a tampered frozen version) or a corpus cannot be read.
  * Findings go to stdout, since they are this command's output:
  * "error: FILE:LINE:COL: message", then the composition and a summary line
- * "N errors, M warnings". The corpus is --corpus, else the one the set
+ * "N errors, M warnings". Questions remap tagged stale or unmapped are
+ * errors: they need a person (set_check_stale). The corpus is --corpus, else the one the set
  * records (relative to the set directory, else as written) when that file
  * exists; a missing or changed corpus is a warning. The warning about the
  * latest tag compares the questions only (content digest, docs/sets.md).
@@ -492,6 +493,7 @@ int cmd_check(int argc, const char **argv)
 	if (record && record_languages(&s, &ref, have_corpus ? &corpus : NULL) < 0)
 		goto out;
 	set_check(&s, have_corpus ? &corpus : NULL, &f);
+	set_check_stale(&s, FINDING_ERROR, &f);
 	{
 		size_t answerable = 0;
 		char *small;

@@ -8,7 +8,8 @@
  * names a corpus, the corpus fingerprint and chunk count (a corpus that
  * cannot be found is a warning and no fingerprint is recorded, as check
  * treats it). Only a working
- * copy that passes check (errors; warnings are shown) is tagged, and never
+ * copy that passes check (errors; warnings are shown) is tagged, questions
+ * remap tagged stale or unmapped included unless --allow-stale, and never
  * one identical to the latest tag (same questions, name, description, corpus
  * path and fingerprint: see same_as_version). The set lock (sets/NAME/.evalset/lock) is
  * held while the versions folder is read for the last time and the file is
@@ -35,7 +36,7 @@
 #define TAG_MAX_LEN 64
 
 static const char *const tag_usage[] = {
-	"evalset tag <set> <tag> [-m <note>]",
+	"evalset tag <set> <tag> [-m <note>] [--allow-stale]",
 	NULL
 };
 
@@ -136,27 +137,44 @@ static char *verified_parent_digest(const struct set_ref *ref, const char *paren
 	return digest;
 }
 
-/* Warn when 'corpus' is not the corpus version 'parent' of 'ref' was tagged against. */
-static void warn_rechunked(const struct set_ref *ref, const char *parent, const struct corpus *corpus)
+/*
+ * Warn when 'corpus' (fingerprint 'fp') is not the corpus version 'parent'
+ * of 'ref' was tagged against, unless the working copy 's' records 'fp'
+ * itself (remap wrote it: the labels were carried to it), which a note says.
+ */
+static void warn_rechunked(const struct set_ref *ref, const char *parent, const struct set *s,
+			   const struct corpus *corpus, const char *fp)
 {
 	char *file = xstrfmt("%s/versions/%s.yaml", ref->dir, parent);
 	struct set last = SET_INIT;
 
 	if (set_load(&last, file) == 0) {
-		set_corpus_verify(&last, corpus);
+		if (s->corpus.fingerprint && !strcmp(s->corpus.fingerprint, fp) &&
+		    last.corpus.fingerprint && strcmp(last.corpus.fingerprint, fp))
+			note("the corpus changed since %s (%.19s, now %.19s): the working copy records the "
+			     "new one, its labels carried there", parent, last.corpus.fingerprint, fp);
+		else
+			set_corpus_verify(&last, corpus);
 		set_release(&last);
 	}
 	free(file);
 }
 
-/* Report the findings of check on 's' (with 'corpus', may be NULL); die 2 on errors. */
-static void check_or_die(const struct set *s, const struct corpus *corpus, const struct set_ref *ref)
+/* Report the findings of check on 's' (with 'corpus', may be NULL); die 2 on
+ * errors. Questions tagged stale are errors too, warnings with 'allow_stale'. */
+static void check_or_die(const struct set *s, const struct corpus *corpus, const struct set_ref *ref,
+			 bool allow_stale)
 {
 	struct findings f = FINDINGS_INIT;
-	size_t errors, answerable = 0;
+	size_t errors, answerable = 0, stale;
 	char *small;
 
 	set_check(s, corpus, &f);
+	stale = set_check_stale(s, allow_stale ? FINDING_WARNING : FINDING_ERROR, &f);
+	if (stale && allow_stale)
+		findings_add(&f, FINDING_WARNING, 0, 0, "--allow-stale: freezing %zu stale or unmapped "
+			     "question%s as %s stands", stale, stale == 1 ? "" : "s",
+			     stale == 1 ? "it" : "they");
 	for (size_t i = 0; i < s->nr; i++)
 		answerable += s->q[i].answerable;
 	if ((small = gate_size_warning(answerable, 5))) {
@@ -169,16 +187,21 @@ static void check_or_die(const struct set *s, const struct corpus *corpus, const
 	errors = findings_report_errors(&f, ref->file);
 	findings_release(&f);
 	if (errors)
-		die(EXIT_BAD_INPUT, "refusing to tag set '%s': check found %zu error%s",
-		    ref->name, errors, errors == 1 ? "" : "s");
+		die(EXIT_BAD_INPUT, "refusing to tag set '%s': check found %zu error%s%s",
+		    ref->name, errors, errors == 1 ? "" : "s",
+		    stale && !allow_stale ? " (questions tagged stale or unmapped need a person; "
+					   "--allow-stale freezes them as they stand)" : "");
 }
 
 int cmd_tag(int argc, const char **argv)
 {
 	const char *note = NULL, *tag, *problem;
 	const char *lock_wait = NULL;
+	int allow_stale = 0;
 	struct option opts[] = {
 		OPT_STRING('m', "message", &note, "note", "a note saying what this version changes"),
+		OPT_BOOL(0, "allow-stale", &allow_stale,
+			 "freeze questions remap tagged stale or unmapped as they stand"),
 		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
@@ -215,7 +238,7 @@ int cmd_tag(int argc, const char **argv)
 	has_corpus = set_corpus_load(&s, ref.dir, &corpus);
 	if (has_corpus < 0)
 		die(EXIT_BAD_INPUT, "cannot tag set '%s': its corpus cannot be read", ref.name);
-	check_or_die(&s, has_corpus ? &corpus : NULL, &ref);
+	check_or_die(&s, has_corpus ? &corpus : NULL, &ref, allow_stale);
 	if (has_corpus)
 		corpus_fingerprint(&corpus, fp);
 	/* refuse a broken history before anything, the lock file included, is written */
@@ -241,7 +264,7 @@ int cmd_tag(int argc, const char **argv)
 	s.note = xstrdup(note);
 	if (has_corpus) {
 		if (parent)
-			warn_rechunked(&ref, parent, &corpus);
+			warn_rechunked(&ref, parent, &s, &corpus, fp);
 		free(s.corpus.fingerprint);
 		s.corpus.fingerprint = xstrdup(fp);
 		s.corpus.chunks = (long)corpus.nr;

@@ -17,6 +17,7 @@
 #include "pool/agreement.h"
 #include "pool/pool.h"
 #include "set/corpuscheck.h"
+#include "set/corpusstore.h"
 #include "set/rejected.h"
 
 #include <cjson/cJSON.h>
@@ -227,19 +228,88 @@ static void add_chunk(const struct review *r, cJSON *chunks, const char *id)
 	cJSON_AddStringToObject(o, "text", ch->text ? ch->text : "");
 }
 
+static bool is_stale(const struct question *q)
+{
+	return question_has_tag(q, "stale") || question_has_tag(q, "unmapped");
+}
+
+/*
+ * Add to 'j' (question 'q', tagged stale or unmapped) what remap lost:
+ * "stale": {"evidence": [{chunk, doc, start, end, quote, text}], "nearest":
+ * [{chunk, score}]}: the evidence of its old labels (provenance
+ * remapped_from.stale_evidence), with the old chunk's text from the copy of
+ * the corpus it was labelled on when one is kept ('old', may be NULL), and
+ * the chunks of the corpus BM25 finds nearest to that evidence.
+ */
+static void state_stale(const struct review *r, const struct question *q, const struct corpus *old,
+			cJSON *chunks, cJSON *j)
+{
+	const cJSON *from = q->provenance ? cJSON_GetObjectItemCaseSensitive(q->provenance, "remapped_from") : NULL;
+	const cJSON *ev = cJSON_IsObject(from) ? cJSON_GetObjectItemCaseSensitive(from, "stale_evidence") : NULL;
+	cJSON *o = cJSON_AddObjectToObject(j, "stale"), *list = cJSON_AddArrayToObject(o, "evidence");
+	cJSON *near = cJSON_AddArrayToObject(o, "nearest");
+	struct bm25_hit hits[REVIEW_BM25_TOP];
+	struct strbuf query = STRBUF_INIT;
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, ev) {
+		const char *chunk = json_get_str(it, "chunk"), *quote = json_get_str(it, "quote");
+		const struct chunk *oc = old && chunk ? corpus_get(old, chunk) : NULL;
+		cJSON *e = cJSON_Duplicate(it, 1);
+
+		if (!cJSON_IsObject(it))
+			continue;
+		if (oc)
+			cJSON_AddStringToObject(e, "text", oc->text);
+		cJSON_AddItemToArray(list, e);
+		strbuf_addf(&query, "%s ", quote ? quote : oc ? oc->text : "");
+	}
+	if (r->have_bm25 && query.len) {
+		size_t n = bm25_search(&r->bm25, query.buf, 3, hits);
+		for (size_t k = 0; k < n; k++) {
+			const char *id = r->corpus.chunks[hits[k].doc].id;
+			cJSON *h = cJSON_CreateObject();
+			cJSON_AddStringToObject(h, "chunk", id);
+			cJSON_AddNumberToObject(h, "score", hits[k].score);
+			cJSON_AddItemToArray(near, h);
+			add_chunk(r, chunks, id);
+		}
+	}
+	strbuf_release(&query);
+}
+
 static void state_set(const struct review *r, const struct set *s, size_t rejected, cJSON *root)
 {
 	cJSON *qs = cJSON_AddArrayToObject(root, "questions");
 	cJSON *chunks = cJSON_AddObjectToObject(root, "chunks");
 	struct bm25_hit hits[REVIEW_BM25_TOP];
+	struct corpus old = CORPUS_INIT;
+	const char *old_fp = NULL;
+	bool have_old = false;
 
 	cJSON_AddStringToObject(root, "name", s->name ? s->name : r->ref.name);
 	cJSON_AddBoolToObject(root, "bm25", r->have_bm25);
 	cJSON_AddNumberToObject(root, "rejected", (double)rejected);
-	for (size_t i = 0; i < s->nr; i++) {
+	/* the corpus stale questions were labelled on, when a copy is kept */
+	for (size_t i = 0; i < s->nr && !old_fp; i++) {
+		const cJSON *from = s->q[i].provenance ?
+			cJSON_GetObjectItemCaseSensitive(s->q[i].provenance, "remapped_from") : NULL;
+		if (is_stale(&s->q[i]) && cJSON_IsObject(from))
+			old_fp = json_get_str(from, "corpus");
+	}
+	if (old_fp && r->have_ref)
+		have_old = corpus_store_get(r->ref.dir, old_fp, &old) == 1;
+	/* stale questions first: they need a person before the set is tagged */
+	for (size_t at = 0; at < 2 * s->nr; at++) {
+		size_t pass = at / s->nr, i = at % s->nr;
 		const struct question *q = &s->q[i];
-		cJSON *j = question_to_json(q), *top;
+		cJSON *j, *top;
 
+		if (is_stale(q) != (pass == 0))
+			continue;
+		j = question_to_json(q);
+		if (pass == 0)
+			state_stale(r, q, have_old ? &old : NULL, chunks, j);
 		for (size_t k = 0; k < q->nr_relevant; k++)
 			add_chunk(r, chunks, q->relevant[k].chunk);
 		for (size_t k = 0; k < q->nr_irrelevant; k++)
@@ -258,6 +328,7 @@ static void state_set(const struct review *r, const struct set *s, size_t reject
 		}
 		cJSON_AddItemToArray(qs, j);
 	}
+	corpus_release(&old);
 }
 
 

@@ -12,7 +12,9 @@
  * exact normalised duplicates beyond), no unanswerable
  * question (the size warning of check and tag is the gate's, in
  * compare/gatepower.h). Findings come in question order, errors and
- * warnings mixed.
+ * warnings mixed. Questions remap left without labels (tagged stale or
+ * unmapped) are set_check_stale's, which only check and tag call: every
+ * other command reads such a set.
  */
 #include "set/set.h"
 #include "text/lang.h"
@@ -22,6 +24,7 @@
 #include "text/text.h"
 #include "base/util.h"
 
+#include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -470,4 +473,52 @@ void set_check(const struct set *s, const struct corpus *corpus, struct findings
 void set_check_errors(const struct set *s, const struct corpus *corpus, struct findings *out)
 {
 	run_checks(s, corpus, out, false);
+}
+
+/* Append to 'sb' the old chunk ids of 'list' (a JSON array of strings), at most three. */
+static void add_chunk_list(struct strbuf *sb, const cJSON *list)
+{
+	const cJSON *it;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(it, list) {
+		if (!cJSON_IsString(it))
+			continue;
+		if (n < 3)
+			strbuf_addf(sb, "%s%s", n ? ", " : " (", it->valuestring);
+		n++;
+	}
+	if (n)
+		strbuf_addstr(sb, n > 3 ? ", ...)" : ")");
+}
+
+size_t set_check_stale(const struct set *s, enum finding_level level, struct findings *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		const cJSON *from = q->provenance ?
+			cJSON_GetObjectItemCaseSensitive(q->provenance, "remapped_from") : NULL;
+		bool stale = question_has_tag(q, "stale"), unmapped = question_has_tag(q, "unmapped");
+		struct strbuf sb = STRBUF_INIT;
+
+		if (!stale && !unmapped)
+			continue;
+		strbuf_addf(&sb, "question '%s' is tagged %s: ", q->id ? q->id : "?",
+			    stale ? "stale" : "unmapped");
+		if (stale)
+			strbuf_addstr(&sb, "the documents no longer hold the evidence of its labels");
+		else
+			strbuf_addstr(&sb, "its labels could not be carried to the new chunks");
+		if (cJSON_IsObject(from))
+			add_chunk_list(&sb, cJSON_GetObjectItemCaseSensitive(from, stale ? "stale" : "unmapped"));
+		strbuf_addf(&sb, "; a person decides: label the passage that answers it now, or confirm "
+			    "it %s, then remove the tag ('evalset review' shows the old evidence and the "
+			    "nearest new passages)", q->answerable ? "as it is" : "unanswerable");
+		findings_add(out, level, q->line, q->col, "%s", sb.buf);
+		strbuf_release(&sb);
+		n++;
+	}
+	return n;
 }

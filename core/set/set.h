@@ -402,6 +402,14 @@ size_t set_record_languages(struct set *s, const struct corpus *corpus, struct l
 /* Like set_check with only the error rules (no warnings): what set_open and
  * add enforce. */
 void set_check_errors(const struct set *s, const struct corpus *corpus, struct findings *out);
+/*
+ * Add to 'out' one finding of 'level' per question of 's' tagged "stale" or
+ * "unmapped" (what remap tags a question it left without a label: it was
+ * made unanswerable until a person looks), naming the old labels from its
+ * provenance. check reports them as errors, tag refuses them unless told.
+ * Return their number.
+ */
+size_t set_check_stale(const struct set *s, enum finding_level level, struct findings *out);
 /* Append a finding; 'fmt' is printf-like. */
 void findings_add(struct findings *f, enum finding_level level, long line, long col,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -12,6 +12,8 @@
 #include "base/util.h"
 #include "pool/pool.h"
 #include "review/review.h"
+#include "set/corpus.h"
+#include "set/corpusstore.h"
 #include "set/rejected.h"
 #include "set/set.h"
 
@@ -361,6 +363,65 @@ static void test_hostile(void)
 	free(dir);
 }
 
+/* A question remap tagged stale comes first, with the evidence it lost (the
+ * old chunk's text from the copy of the corpus it was labelled on) and the
+ * passages of the corpus nearest to it. */
+static void test_stale(void)
+{
+	char *dir = xstrfmt("%s/moved", tmpdir), *old_file, *yaml, *d;
+	struct corpus old = CORPUS_INIT;
+	struct review r = REVIEW_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	const cJSON *qs, *first, *stale, *ev, *near, *it;
+	cJSON *j = NULL;
+	char fp[72];
+	bool near_found = false;
+
+	mkdir_p(dir);
+	old_file = write_tmp("old.jsonl",
+			     "{\"id\": \"k-1\", \"doc\": \"keys.md\", \"start\": 0, \"end\": 42, "
+			     "\"text\": \"Keys expire after ninety days of rotation.\"}\n");
+	if (corpus_load(&old, old_file) < 0)
+		test_diag("old corpus does not load");
+	corpus_fingerprint(&old, fp);
+	corpus_store_put(dir, &old, fp);
+	free(write_tmp("moved/corpus.jsonl",
+		       "{\"id\": \"n-1\", \"text\": \"Exports hold up to 1M rows.\"}\n"
+		       "{\"id\": \"n-2\", \"text\": \"Keys now expire after ninety days.\"}\n"));
+	yaml = xstrfmt("evalset: 1\nname: moved\ncorpus:\n  path: corpus.jsonl\nquestions:\n"
+		       "- id: q-0001\n  text: How big can an export be?\n  relevant: [n-1]\n"
+		       "- id: q-0002\n  text: When do keys expire?\n  answerable: false\n  tags: [stale]\n"
+		       "  provenance:\n    remapped_from:\n      from: moved@v1\n      corpus: \"%s\"\n"
+		       "      labels: {k-1: []}\n      stale: [k-1]\n"
+		       "      stale_evidence: [{chunk: k-1, doc: keys.md, start: 0, end: 42}]\n", fp);
+	free(write_tmp("moved/set.yaml", yaml));
+	ok(review_open(&r, dir, "ana") == 0, "a set with a stale question opens for review");
+	if (review_state(&r, &sb) == 0)
+		j = cJSON_Parse(sb.buf);
+	qs = cJSON_GetObjectItemCaseSensitive(j, "questions");
+	first = cJSON_GetArrayItem(qs, 0);
+	is_str(json_get_str(first, "id"), "q-0002", "the stale question comes first");
+	stale = cJSON_GetObjectItemCaseSensitive(first, "stale");
+	ev = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(stale, "evidence"), 0);
+	is_str(json_get_str(ev, "text"), "Keys expire after ninety days of rotation.",
+	       "with the old chunk's text from the corpus it was labelled on");
+	near = cJSON_GetObjectItemCaseSensitive(stale, "nearest");
+	cJSON_ArrayForEach(it, near)
+		near_found |= !strcmp(json_get_str(it, "chunk") ? json_get_str(it, "chunk") : "", "n-2");
+	ok(near_found, "and the passage nearest to it now");
+	ok(!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(qs, 1), "stale"), "the others have no stale part");
+	d = state_digest(&r);
+	ok(d != NULL, "the state has a digest");
+	free(d);
+	cJSON_Delete(j);
+	strbuf_release(&sb);
+	review_release(&r);
+	corpus_release(&old);
+	free(old_file);
+	free(yaml);
+	free(dir);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -370,6 +431,7 @@ int main(void)
 	test_set();
 	test_pool();
 	test_hostile();
+	test_stale();
 	test_remove_tree(tmpdir);
 	return test_done();
 }
