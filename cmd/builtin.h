@@ -9,6 +9,8 @@
 #ifndef EVALSET_BUILTIN_H
 #define EVALSET_BUILTIN_H
 
+#include <stdbool.h>
+
 #include "base/error.h"
 #include "parse-options.h"
 #include "score/run.h"
@@ -39,6 +41,24 @@ void print_table(struct table *t);
 /* Return the ranking --rank-by names (NULL: not given, list order); a bad
  * value prints the usage and exits 2. */
 enum run_rank apply_rank_by(const char *arg, const char *const *usage, const struct option *opts);
+
+/*
+ * The settings a gate's verdict depends on, and where each came from (the
+ * verdict line names them: a pull request can change evalset.yaml or the
+ * environment). 'k' from 'k_flag' (LONG_MIN: not given) or the config's k
+ * (EVALSET_K, built-in 5); the gate file from 'gate_flag' or, when
+ * 'want_gate', the config's gate (EVALSET_GATE), else NULL (the default
+ * gate). Sources read "--k", "--gate", "env EVALSET_K", "config FILE:LINE",
+ * "built-in". Return 0, or -1 after an error (a bad config value).
+ */
+struct gate_settings {
+	long k;
+	const char *gate_file;  /* borrowed */
+	char *k_source, *gate_source;
+};
+int gate_settings_resolve(long k_flag, const char *gate_flag, bool want_gate,
+			  struct gate_settings *out);
+void gate_settings_release(struct gate_settings *s);
 
 int cmd_init(int argc, const char **argv);
 int cmd_add(int argc, const char **argv);

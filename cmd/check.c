@@ -51,7 +51,7 @@
 static const char *const check_usage[] = {
 	"evalset check <set> [--corpus <file>] [--max-chunk-tokens <n>] [--format text|json]\n"
 	"                    [--record-languages]\n"
-	"                    [--results <file> [--results <file>]] [--k <k>] [--effect <e>]",
+	"                    [--results <file> [--results <file>]] [--k <k>] [--effect <e>] [--gate <file>]",
 	NULL,
 };
 
@@ -158,6 +158,147 @@ static void composition_release(struct composition *c)
 	free(c->langs);
 }
 
+/* A gate file checked against the set (--gate): each rule's chance of
+ * failing a candidate whose true drop is GATE_RANDOM_DROP. */
+struct gate_view {
+	struct gate g;
+	const char *from;    /* the results the model came from, or NULL (worst case) */
+	size_t *n;           /* questions of each rule */
+	double *chance;      /* per rule; NAN when the model cannot draw the drop */
+};
+
+/* Return the questions of 's' in rule 'r''s subset and kind. */
+static size_t rule_questions(const struct set *s, const struct gate_rule *r)
+{
+	bool decline = !strcmp(r->measure, "Decline");
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		bool in = q->answerable != decline;
+
+		if (in && r->subset == SUBSET_ORIGIN)
+			in = !strcmp(origin_name(q->origin == ORIGIN_NONE ? ORIGIN_HAND : q->origin),
+				     r->subset_value);
+		else if (in && r->subset == SUBSET_ANSWERABLE)
+			in = q->answerable == !strcmp(r->subset_value, "true");
+		else if (in && r->subset == SUBSET_TAG) {
+			in = false;
+			for (size_t t = 0; t < q->nr_tags && !in; t++)
+				in = !strcmp(q->tags[t], r->subset_value);
+		}
+		n += in;
+	}
+	return n;
+}
+
+/*
+ * Load the gate 'file' into 'gv' and judge it against the set 's': a rule
+ * that could never decide there is an error (as compare reports it); a rule
+ * that fails at random (gate_random_warning) a warning in 'f'. The model is
+ * the first of 'results' when given, else the worst over 0/1 baselines.
+ * Return 0, or -1 (reported).
+ */
+static int load_gate_view(const char *file, const struct set *s, const struct string_list *results,
+			  struct findings *f, struct gate_view *gv)
+{
+	struct results base;
+	size_t m = 0;
+	int ret = -1;
+
+	results_init(&base);
+	gate_init(&gv->g);
+	if (gate_load(&gv->g, file) < 0)
+		goto out;
+	if (results->nr) {
+		if (results_load(&base, results->items[0]) < 0)
+			goto out;
+		gv->from = results->items[0];
+	}
+	gv->n = xcalloc(gv->g.nr + 1, sizeof(*gv->n));
+	gv->chance = xcalloc(gv->g.nr + 1, sizeof(*gv->chance));
+	for (size_t i = 0; i < gv->g.nr; i++) {
+		gv->n[i] = rule_questions(s, &gv->g.rules[i]);
+		m += gv->g.rules[i].test == TEST_DROP;
+	}
+	for (size_t i = 0; i < gv->g.nr; i++) {
+		const struct gate_rule *r = &gv->g.rules[i];
+		char *label = r->subset == SUBSET_ALL ? xstrdup("all") : xstrfmt("%s=%s",
+			r->subset == SUBSET_TAG ? "tag" : r->subset == SUBSET_ORIGIN ? "origin" : "answerable",
+			r->subset_value);
+		char *w;
+		int rc = gate_rule_check(&gv->g, i, gv->n[i], m, label);
+
+		free(label);
+		if (rc < 0)
+			goto out;
+		gv->chance[i] = gate_rule_chance(&gv->g, i, gv->from ? &base : NULL, gv->n[i],
+						 GATE_SIZE_CHURN, GATE_RANDOM_DROP);
+		if ((w = gate_random_warning(&gv->g, i, gv->from ? &base : NULL, gv->n[i]))) {
+			findings_add_at(f, FINDING_WARNING, file, r->line, r->col, "%s", w);
+			free(w);
+		}
+	}
+	ret = 0;
+out:
+	results_release(&base);
+	return ret;
+}
+
+static void gate_view_release(struct gate_view *gv)
+{
+	gate_release(&gv->g);
+	free(gv->n);
+	free(gv->chance);
+	memset(gv, 0, sizeof(*gv));
+}
+
+static void print_gate_view(const struct gate_view *gv)
+{
+	printf("gate %s (alpha %g): the chance that each rule fails a candidate whose true drop is "
+	       "%g point (power's model, churn %g, %s%s)\n", gv->g.file, gv->g.alpha,
+	       GATE_RANDOM_DROP * 100, GATE_SIZE_CHURN,
+	       gv->from ? "from " : "at its worst over 0/1 baselines of each rule's size",
+	       gv->from ? gv->from : "");
+	for (size_t i = 0; i < gv->g.nr; i++) {
+		char *desc = gate_rule_describe(&gv->g.rules[i]);
+
+		printf("  %s (%zu questions): ", desc, gv->n[i]);
+		if (isnan(gv->chance[i]))
+			printf("- (the model cannot draw that drop)\n");
+		else
+			printf("%.1f%%%s\n", gv->chance[i] * 100,
+			       gv->g.rules[i].test != TEST_NONINF && gv->chance[i] > 2 * gv->g.alpha
+			       ? ": fails at random" : gv->g.rules[i].test == TEST_NONINF
+			       ? " (does not pass: it must show the drop is below its margin)" : "");
+		free(desc);
+	}
+}
+
+static void json_gate_view(cJSON *root, const struct gate_view *gv)
+{
+	cJSON *obj = cJSON_AddObjectToObject(root, "gate"), *arr;
+
+	cJSON_AddStringToObject(obj, "file", gv->g.file);
+	cJSON_AddNumberToObject(obj, "alpha", gv->g.alpha);
+	cJSON_AddNumberToObject(obj, "true_drop", GATE_RANDOM_DROP);
+	cJSON_AddNumberToObject(obj, "churn", GATE_SIZE_CHURN);
+	json_add_str_or_null(obj, "results", gv->from);
+	arr = cJSON_AddArrayToObject(obj, "rules");
+	for (size_t i = 0; i < gv->g.nr; i++) {
+		cJSON *it = cJSON_CreateObject();
+		char *desc = gate_rule_describe(&gv->g.rules[i]);
+
+		cJSON_AddStringToObject(it, "rule", desc);
+		cJSON_AddNumberToObject(it, "questions", (double)gv->n[i]);
+		json_add_num_or_null(it, "chance", gv->chance[i]);
+		cJSON_AddBoolToObject(it, "fails_at_random", gv->g.rules[i].test != TEST_NONINF &&
+				      gv->chance[i] > 2 * gv->g.alpha);
+		cJSON_AddItemToArray(arr, it);
+		free(desc);
+	}
+}
+
 /* Print the power line of 'p' ("power (...): with N answerable questions, ..."). */
 static void print_power(const struct power_view *p)
 {
@@ -179,7 +320,8 @@ static void print_power(const struct power_view *p)
 
 static void print_text(const char *file, const char *digest, const char *content,
 		       const struct findings *f, const struct composition *c,
-		       const struct corpus *corpus, const struct power_view *power)
+		       const struct corpus *corpus, const struct power_view *power,
+		       const struct gate_view *gv)
 {
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct finding *it = &f->items[i];
@@ -219,12 +361,15 @@ static void print_text(const char *file, const char *digest, const char *content
 		       corpus->nr ? 100.0 * (double)c->covered / (double)corpus->nr : 0.0);
 	if (power)
 		print_power(power);
+	if (gv)
+		print_gate_view(gv);
 	printf("%zu error%s, %zu warning%s\n", f->nr_errors, f->nr_errors == 1 ? "" : "s",
 	       f->nr_warnings, f->nr_warnings == 1 ? "" : "s");
 }
 
 /* Return 0, or -1 (reported) when standard output does not take it. */
 static int print_json(const struct set *s, const char *file, const char *digest, const char *content,
+		      const struct gate_view *gv,
 		      const struct findings *f, const struct composition *c,
 		      const struct corpus *corpus, const struct power_view *power)
 {
@@ -295,6 +440,8 @@ static int print_json(const struct set *s, const char *file, const char *digest,
 		else
 			cJSON_AddNullToObject(obj, "needed");
 	}
+	if (gv)
+		json_gate_view(root, gv);
 	return json_print_tree(root, true);
 }
 
@@ -395,7 +542,8 @@ static int record_languages(struct set *s, const struct set_ref *ref, const stru
 
 int cmd_check(int argc, const char **argv)
 {
-	const char *corpus_arg = NULL, *format = "text";
+	const char *corpus_arg = NULL, *format = "text", *gate_file = NULL;
+	struct gate_view gv;
 	struct string_list results = STRING_LIST_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
 	int record = 0;
@@ -414,6 +562,8 @@ int cmd_check(int argc, const char **argv)
 		OPT_INT(0, "k", &k, "k", "the k of R@k for --results (default 5)"),
 		OPT_DOUBLE(0, "effect", &effect, "e",
 			   "the true drop to size the set for with --results (default 0.05)"),
+		OPT_STRING(0, "gate", &gate_file, "file",
+			   "check a gate file against the set: rules that cannot decide, rules that fail at random"),
 		OPT_END(),
 	};
 	struct power_view power;
@@ -450,6 +600,7 @@ int cmd_check(int argc, const char **argv)
 		usage_with_options(check_usage, opts);
 	}
 	memset(&power, 0, sizeof(power));
+	memset(&gv, 0, sizeof(gv));
 	if (set_ref_resolve(&ref, argv[0], true) < 0)
 		goto out;
 	if (record && ref.tag) {
@@ -528,17 +679,20 @@ int cmd_check(int argc, const char **argv)
 	}
 	if (results.nr && load_power(&results, k, effect, &s, digest, &f, &power) < 0)
 		goto out;
+	if (gate_file && load_gate_view(gate_file, &s, &results, &f, &gv) < 0)
+		goto out;
 	compose(&s, have_corpus ? &corpus : NULL, &comp);
 	if (fmt == TABLE_JSON)
-		failed = print_json(&s, ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
-				    results.nr ? &power : NULL);
+		failed = print_json(&s, ref.file, digest, content, gate_file ? &gv : NULL, &f, &comp,
+				    have_corpus ? &corpus : NULL, results.nr ? &power : NULL);
 	else
 		print_text(ref.file, digest, content, &f, &comp, have_corpus ? &corpus : NULL,
-			   results.nr ? &power : NULL);
+			   results.nr ? &power : NULL, gate_file ? &gv : NULL);
 	composition_release(&comp);
 	if (!failed)
 		ret = f.nr_errors ? EXIT_FAILED : EXIT_OK;
 out:
+	gate_view_release(&gv);
 	lock_release(&lock);
 	string_list_clear(&results);
 	free(recorded);

@@ -3,15 +3,18 @@
  * noticing interrupts, printing a table.
  */
 #include "builtin.h"
+#include "base/config.h"
 #include "base/fsutil.h"
 #include "base/strbuf.h"
 #include "base/table.h"
 #include "base/util.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static volatile sig_atomic_t got_signal;
 
@@ -85,4 +88,41 @@ enum run_rank apply_rank_by(const char *arg, const char *const *usage, const str
 		usage_with_options(usage, opts);
 	}
 	return rank;
+}
+
+int gate_settings_resolve(long k_flag, const char *gate_flag, bool want_gate,
+			  struct gate_settings *out)
+{
+	struct config *cfg;
+	struct config_origin from;
+
+	memset(out, 0, sizeof(*out));
+	if (config_use(&cfg) < 0)
+		return -1;
+	out->k = k_flag;
+	if (k_flag != LONG_MIN) {
+		out->k_source = xstrdup("--k");
+	} else {
+		memset(&from, 0, sizeof(from));
+		if (config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &out->k, &from) < 0)
+			return -1;
+		out->k_source = config_origin_describe(&from);
+	}
+	out->gate_file = gate_flag;
+	if (gate_flag) {
+		out->gate_source = xstrdup("--gate");
+	} else if (want_gate) {
+		memset(&from, 0, sizeof(from));
+		out->gate_file = config_get_string(cfg, "gate", "EVALSET_GATE", NULL, &from);
+		if (out->gate_file)
+			out->gate_source = config_origin_describe(&from);
+	}
+	return 0;
+}
+
+void gate_settings_release(struct gate_settings *s)
+{
+	free(s->k_source);
+	free(s->gate_source);
+	memset(s, 0, sizeof(*s));
 }

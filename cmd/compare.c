@@ -18,6 +18,7 @@
 #include "compare/compare.h"
 #include "base/fsutil.h"
 #include "compare/gate.h"
+#include "compare/gatepower.h"
 #include "score/results.h"
 #include "set/set.h"
 #include "base/util.h"
@@ -32,7 +33,7 @@
 static const char *const compare_usage[] = {
 	"evalset compare <set>@<tag> <baseline> <candidate> [--gate <file>] [-m <measure>]... [--k <k>]",
 	"evalset compare <set>@<tag> --baseline <file>... --candidate <file>... [<options>]",
-	"                      [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]\n"
+	"                      [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change] [--allow-unrecorded]\n"
 	"                      [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>] [--subsets]\n"
 	"                      [--baseline-corpus <file>] [--candidate-corpus <file>] [--allow-corpus-change]\n"
 	"                      [--rank-by order|score]",
@@ -67,6 +68,23 @@ static int check_gate_measures(const struct gate *g, const struct results *r,
 	return 0;
 }
 
+/* Warn, at each rule's place, about the rules of 'g' that fail at random
+ * (gate_random_warning, from the baseline 'base'). */
+static void warn_random_rules(const struct gate *g, const struct results *base)
+{
+	for (size_t i = 0; i < g->nr; i++) {
+		char *w = gate_random_warning(g, i, base, 0);
+
+		if (!w)
+			continue;
+		if (g->file)
+			warning_at(g->file, g->rules[i].line, g->rules[i].col, "%s", w);
+		else
+			warning("%s", w);
+		free(w);
+	}
+}
+
 /* Load every file of 'files' as a run or results of one side into 'r'. */
 static int load_side(struct results *r, const struct string_list *files, const struct set *set,
 		     const struct set_ref *ref, const char *set_arg, const char *what,
@@ -98,7 +116,7 @@ int cmd_compare(int argc, const char **argv)
 	struct string_list bfiles = STRING_LIST_INIT, cfiles = STRING_LIST_INIT;
 	long k = LONG_MIN, show = 10;  /* LONG_MIN: no --k, the config says */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
-	int allow = 0, allow_corpus = 0, subsets = 0, all_measures = 0;
+	int allow = 0, allow_corpus = 0, subsets = 0, all_measures = 0, unrecorded = 0;
 	const char *rank_by = NULL;
 	struct option opts[] = {
 		OPT_STRING_LIST(0, "baseline", &bfiles, "file", "a baseline run or results (repeatable: runs of one system, averaged)"),
@@ -112,6 +130,7 @@ int cmd_compare(int argc, const char **argv)
 		OPT_BOOL(0, "allow-set-change", &allow, "compare the unchanged questions of different set versions"),
 		OPT_BOOL(0, "allow-corpus-change", &allow_corpus,
 			 "accept runs made over another corpus than the set's, undeclared (docs/runs.md)"),
+		OPT_BOOL(0, "allow-unrecorded", &unrecorded, "take a run that records no set (another tool's) even when the set's versions ask different questions"),
 		OPT_RANK_BY(&rank_by),
 		OPT_STRING(0, "format", &format, "text|json", "what stdout shows (default text)"),
 		OPT_STRING(0, "markdown", &md_file, "file", "also write a Markdown summary (PR comment, step summary)"),
@@ -140,17 +159,18 @@ int cmd_compare(int argc, const char **argv)
 	struct config *cfg;
 	const char *const *cfg_measures;
 	size_t nr_cfg_measures;
+	struct gate_settings gs = { 0, NULL, NULL, NULL };
 
 	/* options first (so -h works whatever the config), then project config defaults */
 	argc = parse_options(argc, argv, opts, compare_usage);
 	io.rank = apply_rank_by(rank_by, compare_usage, opts);
-	if (config_use(&cfg) < 0 ||
-	    (k == LONG_MIN && config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)) {
+	if (config_use(&cfg) < 0 || gate_settings_resolve(k, gate_file, true, &gs) < 0) {
+		gate_settings_release(&gs);
 		string_list_clear(&measures);
 		return EXIT_BAD_INPUT;
 	}
-	if (!gate_file)
-		gate_file = config_get_string(cfg, "gate", "EVALSET_GATE", NULL, NULL);
+	k = gs.k;
+	gate_file = gs.gate_file;
 	if (!measures.nr) {
 		nr_cfg_measures = config_get_list(cfg, "measures", "EVALSET_MEASURES", &cfg_measures, NULL);
 		for (size_t i = 0; i < nr_cfg_measures; i++)
@@ -199,6 +219,7 @@ int cmd_compare(int argc, const char **argv)
 	for (size_t i = 0; i < gate.nr; i++)
 		wanted[nr_wanted++] = gate.rules[i].measure;
 	io.allow_set_change = allow;
+	io.allow_unrecorded = unrecorded;
 	io.k = (int)k;
 	io.measures = wanted;
 	io.nr_measures = nr_wanted;
@@ -210,9 +231,12 @@ int cmd_compare(int argc, const char **argv)
 	bio.corpus_option = "--baseline-corpus";
 	cio.corpus_option = "--candidate-corpus";
 	if (load_side(base, &bfiles, &set, &ref, argv[0], "baseline", &bio, &gate, &note) < 0 ||
-	    load_side(cand, &cfiles, &set, &ref, argv[0], "candidate", &cio, &gate, &note) < 0)
+	    load_side(cand, &cfiles, &set, &ref, argv[0], "candidate", &cio, &gate, &note) < 0 ||
+	    compare_inputs_distinct(base, (const char *const *)bfiles.items, bfiles.nr, cand,
+				    (const char *const *)cfiles.items, cfiles.nr, &note) < 0)
 		goto out;
 
+	warn_random_rules(&gate, &base[0]);
 	bp = xcalloc(bfiles.nr, sizeof(*bp));
 	cp = xcalloc(cfiles.nr, sizeof(*cp));
 	for (size_t i = 0; i < bfiles.nr; i++)
@@ -237,6 +261,8 @@ int cmd_compare(int argc, const char **argv)
 	view.set_label = argv[0];
 	view.set_note = note.len ? note.buf : NULL;
 	view.gate = &gate;
+	view.gate_source = gs.gate_source;
+	view.k_source = gs.k_source;
 	view.outcomes = outcomes;
 	view.nr_failed = failed;
 	view.show = show;
@@ -299,5 +325,6 @@ out:
 	string_list_clear(&measures);
 	string_list_clear(&bfiles);
 	string_list_clear(&cfiles);
+	gate_settings_release(&gs);
 	return ret;
 }

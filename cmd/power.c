@@ -47,12 +47,12 @@ static void add_rate(struct table *t, const struct gate_power_cell *c, bool gate
  * and the questions each rule needs (gate_rule_size) at each drop. */
 static int power_gate(const struct set *set, const struct set_ref *ref, const char *set_arg,
 		      const char *path, const char *gate_file, long sims, double churn, long perms,
-		      long seed, bool json, enum run_rank rank)
+		      long seed, bool json, enum run_rank rank, bool unrecorded)
 {
 	enum { D = ARRAY_SIZE(gate_drops) };
 	struct gate g;
 	struct results base, scratch;
-	struct compare_input_opts io = { false, 5, NULL, 0, NULL, rank, false, NULL };
+	struct compare_input_opts io = { .k = 5, .rank = rank, .allow_unrecorded = unrecorded };
 	struct strbuf note = STRBUF_INIT;
 	struct gate_power_opts po = { gate_drops, D, sims, perms, churn, (uint64_t)seed };
 	struct gate_power_cell *cells = NULL;
@@ -184,7 +184,7 @@ int cmd_power(int argc, const char **argv)
 	enum table_format fmt;
 	long sims = 200, perms = 1000, seed = 1;
 	double churn = 0.05;
-	int allow = 0, allow_corpus = 0;
+	int allow = 0, allow_corpus = 0, unrecorded = 0;
 	const char *rank_by = NULL;
 	enum run_rank rank;
 	struct option opts[] = {
@@ -198,6 +198,7 @@ int cmd_power(int argc, const char **argv)
 		OPT_BOOL(0, "allow-set-change", &allow, "accept results scored on another set version"),
 		OPT_BOOL(0, "allow-corpus-change", &allow_corpus,
 			 "accept runs made over another corpus than the set's (docs/runs.md)"),
+		OPT_BOOL(0, "allow-unrecorded", &unrecorded, "take a run that records no set (another tool's) even when the set's versions ask different questions"),
 		OPT_RANK_BY(&rank_by),
 		OPT_STRING(0, "format", &format, "text|json", "output format (default text)"),
 		OPT_END(),
@@ -233,10 +234,11 @@ int cmd_power(int argc, const char **argv)
 		goto out;
 	if (gate_file) {
 		ret = power_gate(&set, &ref, argv[0], argv[1], gate_file, sims, churn, perms, seed,
-				 fmt == TABLE_JSON, rank);
+				 fmt == TABLE_JSON, rank, unrecorded);
 		goto out;
 	}
 	io.allow_set_change = allow;
+	io.allow_unrecorded = unrecorded;
 	io.k = 5;
 	/* -m takes the names gate files take: Recall@5, ndcg@10, MRR, ... */
 	if (!(canon = gate_measures_canonical(measures.items, measures.nr)))

@@ -40,7 +40,7 @@ static const char *const report_usage[] = {
 	"evalset report <set>[@<tag>] [<baseline>] <candidate> [--gate <file>] [-k <k>] [-o <file>]",
 	"evalset report <set>[@<tag>] [--baseline <file>] --candidate <file> [<options>]",
 	"                     [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]\n"
-	"                     [--allow-corpus-change] [--rank-by order|score]",
+	"                     [--allow-corpus-change] [--allow-unrecorded] [--rank-by order|score]",
 	NULL,
 };
 
@@ -55,9 +55,10 @@ struct input {
  * and scored against it, keeping the run. Return 0 or -1 (reported). */
 static int load_input(struct input *in, const struct set *set, const struct set_ref *ref,
 		      const char *set_arg, const char *path, const char *what, int k, bool allow,
-		      bool allow_corpus, enum run_rank rank, struct strbuf *note)
+		      bool allow_corpus, bool unrecorded, enum run_rank rank, struct strbuf *note)
 {
-	struct compare_input_opts io = { allow, k, NULL, 0, NULL, rank, allow_corpus, NULL };
+	struct compare_input_opts io = { .allow_set_change = allow, .allow_unrecorded = unrecorded,
+					 .k = k, .rank = rank, .allow_corpus_change = allow_corpus };
 	int got = compare_input_load(&in->r, set, ref, set_arg, path, what, &io, note, &in->run);
 
 	if (got < 0)
@@ -72,7 +73,7 @@ int cmd_report(int argc, const char **argv)
 	const char *base_file = NULL, *cand_file = NULL;
 	long k = LONG_MIN;  /* not given: the config's k, capped at REPORT_SLIDER_MAX */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
-	int allow = 0, allow_corpus = 0;
+	int allow = 0, allow_corpus = 0, unrecorded = 0;
 	const char *rank_by = NULL;
 	enum run_rank rank;
 	struct option opts[] = {
@@ -85,6 +86,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_BOOL(0, "allow-set-change", &allow, "compare the unchanged questions of different set versions"),
 		OPT_BOOL(0, "allow-corpus-change", &allow_corpus,
 			 "accept runs made over another corpus than the set's (docs/runs.md)"),
+		OPT_BOOL(0, "allow-unrecorded", &unrecorded, "take a run that records no set (another tool's) even when the set's versions ask different questions"),
 		OPT_RANK_BY(&rank_by),
 		OPT_END(),
 	};
@@ -100,6 +102,7 @@ int cmd_report(int argc, const char **argv)
 	const char **rank_ids = NULL;
 	struct report_input ri;
 	struct strbuf out = STRBUF_INIT, note = STRBUF_INIT;
+	struct gate_settings gs = { 0, NULL, NULL, NULL };
 	const struct results *bp[1], *cp[1];
 	char now[21], *corpus_path = NULL;
 	bool have_base, have_corpus = false;
@@ -127,17 +130,16 @@ int cmd_report(int argc, const char **argv)
 	/* options first (so -h works whatever the config), then the project config:
 	 * its k (capped where the slider stops) and, with a baseline, its gate */
 	{
-		struct config *cfg;
-		if (config_use(&cfg) < 0)
+		bool k_given = k != LONG_MIN;
+
+		if (gate_settings_resolve(k, gate_file, have_base, &gs) < 0) {
+			gate_settings_release(&gs);
 			return EXIT_BAD_INPUT;
-		if (k == LONG_MIN) {
-			if (config_get_long(cfg, "k", "EVALSET_K", 5, 1, 100000, &k, NULL) < 0)
-				return EXIT_BAD_INPUT;
-			if (k > REPORT_SLIDER_MAX)
-				k = REPORT_SLIDER_MAX;
 		}
-		if (!gate_file && have_base)
-			gate_file = config_get_string(cfg, "gate", "EVALSET_GATE", NULL, NULL);
+		k = gs.k;
+		if (!k_given && k > REPORT_SLIDER_MAX)
+			k = REPORT_SLIDER_MAX;
+		gate_file = gs.gate_file;
 	}
 	if (k < 1 || k > REPORT_SLIDER_MAX)
 		die(EXIT_BAD_INPUT, "-k must be between 1 and %d, not '%ld'", REPORT_SLIDER_MAX, k);
@@ -160,10 +162,13 @@ int cmd_report(int argc, const char **argv)
 	if (set_open(&set, &ref, argv[0]) < 0)
 		goto out;
 	if (have_base && load_input(&base, &set, &ref, argv[0], base_file, "baseline", (int)k,
-				    allow, allow_corpus, rank, &note) < 0)
+				    allow, allow_corpus, unrecorded, rank, &note) < 0)
 		goto out;
 	if (load_input(&cand, &set, &ref, argv[0], cand_file, "candidate", (int)k, allow,
-		       allow_corpus, rank, &note) < 0)
+		       allow_corpus, unrecorded, rank, &note) < 0)
+		goto out;
+	if (have_base && compare_inputs_distinct(&base.r, &base_file, 1, &cand.r, &cand_file, 1,
+						 &note) < 0)
 		goto out;
 
 	if (have_base) {
@@ -235,6 +240,8 @@ int cmd_report(int argc, const char **argv)
 		memset(&view, 0, sizeof(view));
 		view.c = &cmp;
 		view.gate = &gate;
+		view.gate_source = gs.gate_source;
+		view.k_source = gs.k_source;
 		view.outcomes = outcomes;
 		view.nr_failed = failed;
 		verdict = compare_verdict(&view);
@@ -249,6 +256,7 @@ int cmd_report(int argc, const char **argv)
 	}
 	ret = failed ? EXIT_FAILED : EXIT_OK;
 out:
+	gate_settings_release(&gs);
 	if (outcomes)
 		gate_outcomes_release(outcomes, GATE_OUTCOMES(&gate));
 	free(outcomes);

@@ -61,7 +61,9 @@ case "${1:-}" in
     mapfile -t m < <(measures)
     json=$temp/evalset-compare.json
     rc=0
-    "$evalset" compare "$INPUT_SET" "$INPUT_BASELINE" "$INPUT_CANDIDATE" \
+    # the annotations come from the JSON below, once per rule: evalset's own
+    # (it writes them under GITHUB_ACTIONS=true) would repeat every failure
+    GITHUB_ACTIONS=false "$evalset" compare "$INPUT_SET" "$INPUT_BASELINE" "$INPUT_CANDIDATE" \
       ${INPUT_GATE:+--gate "$INPUT_GATE"} ${INPUT_K:+--k "$INPUT_K"} "${m[@]}" \
       --format json --markdown "$temp/evalset-compare.md" --junit "$temp/evalset-compare.xml" \
       > "$json" || rc=$?
@@ -77,6 +79,9 @@ d = json.load(open(sys.argv[1]))
 gate = d.get("gate") or {}
 def esc(s):
     return str(s).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+note = (d.get("set") or {}).get("note")
+if note:
+    print(f"::warning title=evalset compare::{esc(note)}")
 for r in gate.get("rules", []):
     kind = "notice" if r.get("pass") else "error"
     title = f"gate {'passed' if r.get('pass') else 'FAILED'}: {r.get('measure')} on {r.get('subset', 'all')}"

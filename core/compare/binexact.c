@@ -137,24 +137,59 @@ static double region_chance(struct region *r, double b)
 	return p;
 }
 
+static double p_of_z(size_t n, double z, double d);
+
 double binexact_p(size_t n, size_t up, size_t down, double d)
 {
-	struct region r;
-	double lo = d < 0 ? -d : 0, hi = (1 - d) / 2, best = 0, bb = lo;
-	double pts[NUISANCE_GRID + 1];
-	size_t ib = 0;
-
 	if (!n)
 		return 1;
 	if (d > 1 - 1e-9)
 		d = 1 - 1e-9;
 	if (d < -1 + 1e-9)
 		d = -1 + 1e-9;
+	return p_of_z(n, score(n, (double)up, (double)down, d), d);
+}
+
+double binexact_critical_z(size_t n, double d, double level)
+{
+	double lo = -40, hi, zmax;
+
+	if (!n)
+		return INFINITY;
+	if (d > 1 - 1e-9)
+		d = 1 - 1e-9;
+	if (d < -1 + 1e-9)
+		d = -1 + 1e-9;
+	/* the most extreme outcome (every loss +1) has the largest Z */
+	zmax = score(n, (double)n, 0, d);
+	if (!(p_of_z(n, zmax, d) < level))
+		return INFINITY;
+	hi = zmax;
+	/* p falls as z grows: the smallest z whose p is below 'level' */
+	for (int i = 0; i < 40 && hi - lo > 1e-6; i++) {
+		double mid = lo + (hi - lo) / 2;
+
+		if (p_of_z(n, mid, d) < level)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* Return the exact p of an observed Z of 'z' (definitions in binexact.h). */
+static double p_of_z(size_t n, double z, double d)
+{
+	struct region r;
+	double lo = d < 0 ? -d : 0, hi = (1 - d) / 2, best = 0, bb = lo;
+	double pts[NUISANCE_GRID + 1];
+	size_t ib = 0;
+
 	lo = d < 0 ? -d : 0;
 	hi = (1 - d) / 2;
 	r.n = n;
 	r.d = d;
-	r.z = score(n, (double)up, (double)down, d);
+	r.z = z;
 	r.tol = 1e-9 * (1 + (isinf(r.z) ? 0 : fabs(r.z)));
 	r.t = xmalloc((n + 1) * sizeof(*r.t));
 	for (size_t v = 0; v <= n; v++)

@@ -55,6 +55,14 @@ double binexact_bound(size_t n, size_t up, size_t down, double level);
  * none with -1 reject "mean loss <= margin" at 'alpha'; 0 when none does. */
 size_t binexact_min_losses(size_t n, double margin, double alpha);
 
+/*
+ * Return the critical value of the test at 'level': the p depends on an
+ * outcome only through its Z, and the test rejects (p < level) exactly when
+ * Z >= the value returned (to 1e-6); INFINITY when no outcome of 'n'
+ * questions rejects. What the power of a rule is computed from.
+ */
+double binexact_critical_z(size_t n, double d, double level);
+
 /* Return the score statistic Z (definition above), for tests. */
 double binexact_z(size_t n, size_t up, size_t down, double d);
 

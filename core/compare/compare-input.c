@@ -11,6 +11,8 @@
 #include "base/fsutil.h"
 #include "score/measures.h"
 #include "score/results.h"
+#include "score/resultcheck.h"
+#include "set/versioncache.h"
 #include "score/bind.h"
 #include "chunk/remap.h"
 #include "score/run.h"
@@ -152,6 +154,92 @@ static int results_corpus_check(const struct results *r, const struct set *set,
 	return ret;
 }
 
+/*
+ * Check the results 'r', scored on another version of the set in 'ref',
+ * against that version: it must load from the set's versions/ and have the
+ * digest the results record. Return 0 or -1 (reported).
+ */
+static int check_other_version(struct results *r, const struct set_ref *ref, const char *what)
+{
+	struct set old = SET_INIT;
+	struct set_ref oref = SET_REF_INIT;
+	char digest[72], *arg = NULL;
+	int ret = -1;
+
+	if (!r->set_version || !ref || !ref->dir) {
+		error("%s '%s' was scored against the working copy of '%s' at another state, which "
+		      "cannot be loaded to check it; score the run again on a tagged version", what,
+		      r->file, r->set_name ? r->set_name : "?");
+		goto out;
+	}
+	arg = xstrfmt("%s@%s", ref->dir, r->set_version);
+	if (set_open(&old, &oref, arg) < 0) {
+		error("cannot load %s, the version %s '%s' was scored against, to check it", arg,
+		      what, r->file);
+		goto out;
+	}
+	set_digest(&old, digest);
+	if (strcmp(digest, r->set_digest ? r->set_digest : "")) {
+		error("%s '%s' records %s with digest %s, but %s has %s", what, r->file,
+		      r->set_version, r->set_digest ? r->set_digest : "none", arg, digest);
+		goto out;
+	}
+	ret = results_check(r, &old, arg);
+out:
+	free(arg);
+	set_release(&old);
+	set_ref_release(&oref);
+	return ret;
+}
+
+/* Refuse results whose recorded run is at hand with other content. */
+static int check_run_file(const struct results *r, const char *what)
+{
+	char sha[72];
+
+	if (!r->run_path || !r->run_sha256 || !strcmp(r->run_path, "-") || !path_exists(r->run_path) ||
+	    file_sha256(r->run_path, sha) < 0 || !strcmp(sha, r->run_sha256))
+		return 0;
+	return error("%s '%s' was scored from run '%s' (%s), but that file now holds %s: score it "
+		     "again", what, r->file, r->run_path, r->run_sha256, sha);
+}
+
+/*
+ * Return a description of a version of the set in 'ref' whose questions
+ * (ids and texts) differ from those of 's' ("version 'v1'", "the working
+ * copy"), or NULL when every version asks the same questions; caller frees.
+ */
+static char *other_questions_version(const struct set *s, const struct set_ref *ref)
+{
+	struct set_versions v = SET_VERSIONS_INIT;
+	char *found = NULL;
+
+	if (!ref || !ref->dir || set_versions_list(ref, &v) < 0) {
+		set_versions_release(&v);
+		return NULL;
+	}
+	for (size_t i = 0; i < v.nr && !found; i++) {
+		const struct version_summary *vs = &v.items[i].summary;
+		bool same = vs->nr_ids == s->nr;
+
+		for (size_t q = 0; same && q < vs->nr_ids; q++) {
+			const struct question *sq = set_find(s, vs->ids[q]);
+			char td[72];
+
+			if (!sq) {
+				same = false;
+				break;
+			}
+			version_text_digest(sq->text, td);
+			same = !strcmp(td, vs->text_digests[q]);
+		}
+		if (!same)
+			found = xstrfmt("version '%s'", v.items[i].tag);
+	}
+	set_versions_release(&v);
+	return found;
+}
+
 /* Return true when 'name', recorded by a run or results, names the set 's'. */
 static bool same_set(const char *name, const struct set *s)
 {
@@ -188,21 +276,26 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 		if (results_corpus_check(r, set, ref, what, path, o, note) < 0)
 			goto out;
 		set_digest(set, digest);
-		ret = 0;
-		if (r->set_digest && !strcmp(r->set_digest, digest) && r->set_name && set->name &&
-		    !strcmp(r->set_name, set->name))
+		if (r->set_digest && !strcmp(r->set_digest, digest) && same_set(r->set_name, set)) {
+			if (results_check(r, set, set_arg) < 0 || check_run_file(r, what) < 0)
+				goto out;
+			ret = 0;
 			goto out;
+		}
 		strbuf_addf(&why, "%s '%s' was scored against %s %s (%s), not %s (%s)", what, path,
 			    r->set_name ? r->set_name : "?", compare_version_name(r->set_version),
 			    r->set_digest ? r->set_digest : "no digest", set_arg, digest);
 		if (!o->allow_set_change || !same_set(r->set_name, set)) {
-			ret = error("%s; score the run again on %s%s", why.buf, set_arg,
-				    same_set(r->set_name, set) ? ", or pass --allow-set-change"
-							       : " (--allow-set-change bridges versions "
-								 "of one set, not two sets)");
+			error("%s; score the run again on %s%s", why.buf, set_arg,
+			      same_set(r->set_name, set) ? ", or pass --allow-set-change"
+							 : " (--allow-set-change bridges versions "
+							   "of one set, not two sets)");
 			goto out;
 		}
+		if (check_other_version(r, ref, what) < 0 || check_run_file(r, what) < 0)
+			goto out;
 		strbuf_addf(note, "%s%s", note->len ? "; " : "", why.buf);
+		ret = 0;
 		goto out;
 	}
 	if (run_load_ranked(run, path, o->rank) < 0)
@@ -215,9 +308,22 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 						   : ", or pass --allow-set-change");
 		goto out;
 	}
-	if (v == BIND_UNRECORDED)
+	if (v == BIND_UNRECORDED) {
+		/* an empty run answers no version: every question is missing whatever the version */
+		char *other = o->allow_unrecorded || !run->nr ? NULL : other_questions_version(set, ref);
+
+		if (other) {
+			error("%s run '%s' records no set, and the versions of %s do not all ask the same "
+			      "questions (%s differs): it cannot be told which version it answered; make "
+			      "it with evalset run (which records the set), or pass --allow-unrecorded if "
+			      "it comes from another tool and answers %s", what, path, set_arg, other,
+			      set_arg);
+			free(other);
+			goto out;
+		}
 		warning("%s run '%s' records no set; accepted because its question ids are all in %s",
 			what, path, set_arg);
+	}
 	bind_corpus(run, set, ref ? ref->dir : ".", NULL, &cb);
 	if (!o->corpus && cb.verdict == CORPUS_OTHER) {
 		char *who = xstrfmt("%s run '%s'", what, path);
@@ -293,4 +399,43 @@ out:
 	strbuf_release(&why);
 	strbuf_release(&cwhy);
 	return ret;
+}
+
+int compare_inputs_distinct(const struct results *b, const char *const *bfiles, size_t nb,
+			    const struct results *c, const char *const *cfiles, size_t nc,
+			    struct strbuf *note)
+{
+	size_t n = nb + nc;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct results *x = i < nb ? &b[i] : &c[i - nb];
+		const char *xf = i < nb ? bfiles[i] : cfiles[i - nb];
+
+		if (!x->run_sha256)
+			continue;
+		for (size_t j = i + 1; j < n; j++) {
+			const struct results *y = j < nb ? &b[j] : &c[j - nb];
+			const char *yf = j < nb ? bfiles[j] : cfiles[j - nb];
+			bool across = i < nb && j >= nb;
+
+			if (!y->run_sha256 || strcmp(x->run_sha256, y->run_sha256))
+				continue;
+			if (!across)
+				return error("%s '%s' and '%s' are the same run (%s): repeated runs must be "
+					     "separate runs of the system; one run given twice counts twice",
+					     i < nb ? "baseline" : "candidate", xf, yf, x->run_sha256);
+			if (nb > 1 || nc > 1)
+				return error("candidate '%s' is the same run as baseline '%s' (%s): a "
+					     "baseline run among the candidate's runs hides every change",
+					     yf, xf, x->run_sha256);
+			if (x->run_path && y->run_path && !strcmp(x->run_path, y->run_path))
+				return error("candidate '%s' was scored from the baseline's own run '%s' "
+					     "(%s): compare the candidate's run, not the baseline's", yf,
+					     x->run_path, x->run_sha256);
+			strbuf_addf(note, "%sthe candidate '%s' is byte for byte the same run as the "
+				    "baseline '%s' (%s): nothing changed", note->len ? "; " : "", yf, xf,
+				    x->run_sha256);
+		}
+	}
+	return 0;
 }

@@ -10,9 +10,14 @@
  * Binding (refused with an error naming both sides unless the caller
  * allows set changes):
  *  - a results file must carry the digest of the set version named on the
- *    command line (its values were computed with that version's labels);
+ *    command line (its values were computed with that version's labels),
+ *    and hold together against it (resultcheck.h); when the run it records
+ *    is at hand, that file must still have the digest recorded;
  *  - a run must be bound to the set (bind.h); a run with no record is
- *    accepted, with a warning, when its ids are all in the set.
+ *    accepted, with a warning, when its ids are all in the set and every
+ *    version of the set asks the same questions (else it cannot be told
+ *    which version it answered, and it is refused unless the caller allows
+ *    unrecorded runs).
  * A run or results recorded for another set (another name) is refused even
  * when set changes are allowed: they bridge versions of one set.
  * With set changes allowed, one line per such input is appended to 'note'
@@ -45,6 +50,8 @@ struct set_ref;
 
 struct compare_input_opts {
 	bool allow_set_change;
+	bool allow_unrecorded;          /* take a run that records no set even when the set's
+					 * versions ask different questions */
 	int k;                          /* context size when scoring a run */
 	const char *const *measures;    /* also scored for a run ("Decline" ignored) */
 	size_t nr_measures;
@@ -66,6 +73,21 @@ struct compare_input_opts {
 int compare_input_load(struct results *r, const struct set *set, const struct set_ref *ref,
 		       const char *set_arg, const char *path, const char *what,
 		       const struct compare_input_opts *o, struct strbuf *note, struct run *run);
+
+/*
+ * Refuse one run given twice, told by the run digest each input records
+ * (a run's file, or the run saved results were scored from): twice on one
+ * side (it would count twice), on both sides when a side has several runs
+ * (a baseline run among the candidate's halves every change), or a
+ * candidate scored from the baseline's own run file (same path and
+ * digest). One run on each side with the same bytes at two paths is a
+ * retriever that did not change: taken, with a line in 'note'. 'b' and 'c'
+ * are the loaded inputs of each side, 'bfiles' and 'cfiles' their names.
+ * Return 0, or -1 with an error naming both.
+ */
+int compare_inputs_distinct(const struct results *b, const char *const *bfiles, size_t nb,
+			    const struct results *c, const char *const *cfiles, size_t nc,
+			    struct strbuf *note);
 
 /*
  * Return the name under which 'r' holds the measure 'name' of a gate rule:

@@ -98,16 +98,33 @@ static size_t nr_outcomes(const struct compare_view *v)
 	return v->gate ? GATE_OUTCOMES(v->gate) : 0;
 }
 
+/* Add where the verdict's settings came from: the gate, k and alpha. */
+static void add_verdict_sources(const struct compare_view *v, struct strbuf *sb)
+{
+	const struct gate *g = v->gate;
+
+	if (g->file)
+		strbuf_addf(sb, "gate file '%s'%s%s", g->file, v->gate_source ? " from " : "",
+			    v->gate_source ? v->gate_source : "");
+	else
+		strbuf_addf(sb, "default gate on R@%d", v->c->k);
+	strbuf_addf(sb, "; k %d%s%s; alpha %g", v->c->k, v->k_source ? " from " : "",
+		    v->k_source ? v->k_source : "", g->alpha);
+}
+
 char *compare_verdict(const struct compare_view *v)
 {
+	struct strbuf sb = STRBUF_INIT;
+
 	if (!v->gate)
 		return xstrdup("no gate");
 	if (v->nr_failed)
-		return xstrfmt("gate FAILED: %d of %zu rules (%s, alpha %g)", v->nr_failed,
-			       nr_outcomes(v), v->gate->file ? v->gate->file : "default gate",
-			       v->gate->alpha);
-	return xstrfmt("gate passed: %zu rules (%s, alpha %g)", nr_outcomes(v),
-		       v->gate->file ? v->gate->file : "default gate", v->gate->alpha);
+		strbuf_addf(&sb, "gate FAILED: %d of %zu rules (", v->nr_failed, nr_outcomes(v));
+	else
+		strbuf_addf(&sb, "gate passed: %zu rules (", nr_outcomes(v));
+	add_verdict_sources(v, &sb);
+	strbuf_addch(&sb, ')');
+	return strbuf_detach(&sb, NULL);
 }
 
 static void add_spread(struct strbuf *out, double spread)
@@ -276,11 +293,10 @@ static void add_method(const struct compare_view *v, struct strbuf *out)
 		    "informational; effect = mean delta / sd of the deltas\n",
 		    c->level * 100, c->resamples, c->boot_seed, c->permutations, c->perm_seed);
 	if (v->gate)
-		strbuf_addf(out, "gate: one-sided tests against each margin (sign-flip; exact 0/1 test for "
-			    "Decline, FalseDecline, Success, Hit), step-down maxT over the drop rules; "
-			    "%s (seed %" PRIu64 ")\n",
-			    c->rules_exact ? "exact: every sign flip enumerated" : "sampled flips",
-			    c->gate_seed);
+		strbuf_addf(out, "gate: one-sided exact tests against each margin on losses rounded "
+			    "to -1, 0 or +1 (seed %" PRIu64 "); Holm over the %zu drop rule%s; "
+			    "valid at any n, no symmetry assumed\n", c->gate_seed, c->rules_family,
+			    c->rules_family == 1 ? "" : "s");
 }
 
 void compare_render_text(const struct compare_view *v, struct strbuf *out)
@@ -356,7 +372,10 @@ static void json_gate(const struct compare_view *v, cJSON *root)
 	json_add_str_or_null(g, "file", v->gate->file);
 	cJSON_AddNumberToObject(g, "alpha", v->gate->alpha);
 	cJSON_AddNumberToObject(g, "allow_missing", (double)v->gate->allow_missing);
-	cJSON_AddBoolToObject(g, "exact", c->rules_exact);
+	json_add_str_or_null(g, "source", v->gate_source);
+	cJSON_AddNumberToObject(g, "k", c->k);
+	json_add_str_or_null(g, "k_source", v->k_source);
+	cJSON_AddNumberToObject(g, "drop_rules", (double)c->rules_family);
 	rules = cJSON_AddArrayToObject(g, "rules");
 	for (size_t i = 0; i < GATE_OUTCOMES(v->gate); i++) {
 		const struct gate_outcome *o = &v->outcomes[i];
@@ -370,7 +389,7 @@ static void json_gate(const struct compare_view *v, cJSON *root)
 			json_add_str_or_null(ro, "subset", rc->subset_label);
 			json_add_str_or_null(ro, "test", gate_test_name(r->test));
 			json_add_str_or_null(ro, "method", r->test == TEST_NONE ? "threshold"
-						    : rc->binary ? "exact-binary" : "sign-flip");
+						    : rc->rounded ? "exact-rounded" : "exact");
 			cJSON_AddNumberToObject(ro, r->rise ? "max_rise" : "max_drop", r->max_drop);
 			cJSON_AddNumberToObject(ro, "n", (double)rc->n);
 			json_add_num_or_null(ro, "baseline", rc->baseline);
@@ -378,8 +397,9 @@ static void json_gate(const struct compare_view *v, cJSON *root)
 			json_add_num_or_null(ro, r->rise ? "rise" : "drop", rc->loss);
 			json_add_num_or_null(ro, "p", rc->p);
 			json_add_num_or_null(ro, "p_adj", rc->p_adj);
+			json_add_num_or_null(ro, "level", rc->level);
 			json_add_num_or_null(ro, r->test == TEST_NONINF ? "upper_bound" : "lower_bound", rc->bound);
-			cJSON_AddBoolToObject(ro, "exact", rc->exact);
+			cJSON_AddNumberToObject(ro, "rounded", (double)rc->rounded);
 			json_add_num_or_null(ro, "effect", rc->effect);
 			cJSON_AddNumberToObject(ro, "win", (double)rc->win);
 			cJSON_AddNumberToObject(ro, "tie", (double)rc->tie);

@@ -34,6 +34,9 @@ struct compare_view {
 	const char *set_label;              /* as the user named it, e.g. "demo@v1" */
 	const char *set_note;               /* extra set-change note (or NULL) */
 	const struct gate *gate;            /* required */
+	const char *gate_source;            /* where the gate file was named ("--gate",
+	                                     * "env EVALSET_GATE", ...), or NULL */
+	const char *k_source;               /* where k came from ("--k", "built-in", ...), or NULL */
 	const struct gate_outcome *outcomes; /* parallel to gate->rules */
 	int nr_failed;
 	long show;                          /* lost/gained listed (text, Markdown) */

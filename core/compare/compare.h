@@ -1,6 +1,7 @@
 /*
  * compare: the paired comparison of a baseline and a candidate scored on one
- * set (SPEC section 5), computed into a struct and never printed here.
+ * set (docs/design.md, "The gate"; docs/compare.md), computed into a struct
+ * and never printed here.
  * cmd/compare.c, cmd/power.c and the HTML report render a struct compare.
  *
  * Invariants:
@@ -38,6 +39,7 @@
 
 struct results;
 struct gate;
+struct gatetest_cache;
 
 #define COMPARE_DECLINE "Decline"
 #define COMPARE_FALSE_DECLINE "FalseDecline"
@@ -70,21 +72,23 @@ struct subset_cmp {
 	struct measure_cmp *m;  /* parallel to compare.measures */
 };
 
-/* The test of one gate rule (fliptest.h). */
+/* The test of one gate rule (gatetest.h). */
 struct rule_cmp {
 	char *measure;      /* as compared (Hit@k resolved to Success@k when so held) */
 	char *subset_label;
 	size_t n;           /* questions in the rule's subset */
 	double baseline, candidate;
 	double loss;        /* drop (baseline - candidate), or rise for FalseDecline */
-	double t, p, p_adj; /* one-sided; p_adj: maxT for drop rules, = p otherwise; NAN for none */
-	double bound;       /* drop: lower bound of the loss; non-inferiority: upper bound */
+	double p, p_adj;    /* one-sided; p_adj: Holm's over the drop rules, = p otherwise; NAN for none */
+	double level;       /* the level the rule was judged at (alpha / drop rules left at its step) */
+	double bound;       /* drop: lower bound of the loss; non-inferiority: upper bound; at 'level' */
 	bool reject;        /* drop: fails; non-inferiority: passes */
-	bool exact;         /* p enumerated exactly */
-	bool binary;        /* a 0/1 measure decided by the exact test of binexact.h */
+	size_t up, down;    /* questions whose rounded loss is +1, -1 */
+	size_t rounded;     /* losses strictly between 0 and 1 in size, rounded to -1, 0 or +1 */
 	double effect;
 	size_t win, tie, loss_n;
-	size_t min_lost;    /* drop: questions that must each lose 1 for the test, on its own, to fail (0: none) */
+	size_t min_lost;    /* drop: questions that must each lose 1 for the rule, judged at
+			     * alpha / drop rules, to fail with no other change (0: none) */
 };
 
 struct question_change {
@@ -99,11 +103,14 @@ struct compare_opts {
 	const struct gate *gate;      /* its rules are tested (NULL: none) */
 	int k;                        /* find in the top k (lost/gained); default 5 */
 	long resamples, permutations; /* default 10000 each */
-	uint64_t seed;                /* bootstrap seed; permutations seed + 1; the gate's flips seed + 2 */
+	uint64_t seed;                /* bootstrap seed; permutations seed + 1; the gate's rounding seed + 2 */
 	double level;                 /* CI level, default 0.95 */
 	bool allow_set_change;
+	bool gate_only;               /* the rules' verdicts only: no table, no lost and
+				       * gained, no bounds (power's simulations) */
+	struct gatetest_cache *cache; /* p-values kept across calls (gatetest.h), or NULL */
 };
-#define COMPARE_OPTS_INIT { NULL, 0, NULL, 5, 10000, 10000, 1, 0.95, false }
+#define COMPARE_OPTS_INIT { NULL, 0, NULL, 5, 10000, 10000, 1, 0.95, false, false, NULL }
 
 struct compare {
 	char *set_name;
@@ -127,8 +134,7 @@ struct compare {
 	size_t nr_subsets;
 	struct rule_cmp *rules;             /* parallel to opts->gate->rules */
 	size_t nr_rules;
-	bool rules_exact;                   /* every rule p enumerated */
-	double rules_outcomes;              /* outcomes enumerated or flips drawn */
+	size_t rules_family;                /* drop rules tested together (Holm) */
 	struct question_change *lost, *gained;
 	size_t nr_lost, nr_gained;
 	int k;
@@ -164,7 +170,7 @@ const char *compare_version_name(const char *version);
 /* Return true when a larger value of 'measure' is worse (FalseDecline). */
 bool compare_lower_is_better(const char *measure);
 
-/* ---- power (SPEC section 5) ---- */
+/* ---- power (docs/compare.md, "Power") ---- */
 
 struct power_estimate {
 	size_t n;        /* questions the spread was measured on */

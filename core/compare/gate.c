@@ -4,6 +4,7 @@
  * contract is in gate.h; docs/compare.md shows the format to users.
  */
 #include "compare/gate.h"
+#include "compare/gatetest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/strbuf.h"
@@ -104,6 +105,21 @@ void gate_measures_free(char **names)
 	for (size_t i = 0; names && names[i]; i++)
 		free(names[i]);
 	free(names);
+}
+
+bool gate_measure_bounded(const char *name)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct measure m;
+	int rc;
+
+	for (size_t i = 0; gate_own[i]; i++)
+		if (!strcmp(name, gate_own[i]))
+			return true;
+	rc = measure_parse_why(name, &m, gate_own, &why);
+	strbuf_release(&why);
+	return rc == 0 && m.kind != MK_NUM_RET && m.kind != MK_NUM_REL && m.kind != MK_NUM_REL_RET &&
+	       m.kind != MK_NUM_Q && m.kind != MK_RUNID;
 }
 
 bool gate_measure_name_ok(const char *name)
@@ -291,6 +307,10 @@ static void load_rule(struct loader *ld, struct gate *g, const yaml_node_t *node
 				node_error(ld, v, "a measure is a name (e.g. R@5, nDCG@10, Success@5, RR, Decline, FalseDecline), not a collection");
 			else if (!(r->measure = gate_measure_canonical(m, &why)))
 				node_error(ld, v, "%s", why.buf);
+			else if (!gate_measure_bounded(r->measure))
+				node_error(ld, v, "'%s' counts documents; a gate rule takes a measure "
+					   "between 0 and 1 (R@k, P@k, Success@k, RR, nDCG@k, AP, Judged@k, "
+					   "Decline, FalseDecline, ...)", r->measure);
 			strbuf_release(&why);
 		} else if (!strcmp(key, "max_drop") || !strcmp(key, "max_rise")) {
 			if (have_drop || have_rise) {
@@ -450,6 +470,71 @@ int gate_load(struct gate *g, const char *path)
 	return ret;
 }
 
+/* ---- checking a rule against a set ---- */
+
+/* Describe the level a rule is judged at ("0.0125 (alpha 0.05 / 4 drop
+ * rules)"); caller frees. */
+static char *level_text(const struct gate *g, double level, size_t m)
+{
+	if (m <= 1)
+		return xstrfmt("%g (alpha)", level);
+	return xstrfmt("%.4g (alpha %g over %zu drop rules)", level, g->alpha, m);
+}
+
+int gate_rule_check(const struct gate *g, size_t rule, size_t n, size_t m, const char *subset)
+{
+	const struct gate_rule *r = &g->rules[rule];
+	const char *file = g->file ? g->file : "default gate";
+	long line = g->file ? r->line : 0, col = g->file ? r->col : 0;
+	double level = g->alpha / (double)(m ? m : 1), p;
+	size_t need;
+	char *lt;
+	int ret;
+
+	if (!n)
+		return error_at(file, line, col, "rule '%s' on %s has no question to judge; "
+				"remove the rule or fix its subset", r->measure, subset);
+	if (r->min_questions && (long)n < r->min_questions)
+		return error_at(file, line, col, "rule '%s' on %s has %zu question%s, fewer than its "
+				"min_questions %ld: add at least %ld more question%s to %s, or lower "
+				"min_questions", r->measure, subset, n, n == 1 ? "" : "s",
+				r->min_questions, r->min_questions - (long)n,
+				r->min_questions - (long)n == 1 ? "" : "s", subset);
+	if (r->test == TEST_NONE)
+		return 0;
+	if (r->test == TEST_NONINF) {
+		p = gatetest_p_noninf_unchanged(n, r->max_drop);
+		if (p < g->alpha)
+			return 0;
+		need = gatetest_questions_needed(n, r->max_drop, true, g->alpha);
+		return error_at(file, line, col, "rule '%s' (test non-inferiority) on %s can never pass "
+				"a candidate that changes nothing: with %zu question%s its p is then "
+				"%.3g, not below alpha %g (so few questions cannot rule out a %s of %g); "
+				"add at least %zu more question%s to %s (%zu in all), raise max_%s, or "
+				"use test: drop", r->measure, subset, n, n == 1 ? "" : "s", p, g->alpha,
+				r->rise ? "rise" : "drop", r->max_drop, need - n,
+				need - n == 1 ? "" : "s", subset, need, r->rise ? "rise" : "drop");
+	}
+	if (r->max_drop >= 1)
+		return error_at(file, line, col, "rule '%s' (test drop) on %s can never fail: a "
+				"question loses at most 1, so a mean %s never exceeds %g; lower the "
+				"margin below 1, or use test: none", r->measure, subset,
+				r->rise ? "rise" : "drop", r->max_drop);
+	p = gatetest_min_p_drop(n, r->max_drop);
+	if (p < level)
+		return 0;
+	need = gatetest_questions_needed(n, r->max_drop, false, level);
+	lt = level_text(g, level, m);
+	ret = error_at(file, line, col, "rule '%s' (test drop) on %s can never fail: with %zu "
+		       "question%s its smallest p (every question losing 1) is %.3g, not below the "
+		       "level it is judged at, %s; add at least %zu more question%s to %s (%zu in "
+		       "all)%s", r->measure, subset, n, n == 1 ? "" : "s", p, lt, need - n,
+		       need - n == 1 ? "" : "s", subset, need,
+		       m > 1 ? ", or judge fewer drop rules" : "");
+	free(lt);
+	return ret;
+}
+
 /* ---- judging ---- */
 
 static void add_number(struct strbuf *sb, double x)
@@ -460,9 +545,25 @@ static void add_number(struct strbuf *sb, double x)
 		strbuf_addf(sb, "%.4f", fabs(x) < 5e-5 ? 0.0 : x);
 }
 
-static void add_pvalue(struct strbuf *sb, const char *name, double p, bool exact)
+static void add_pvalue(struct strbuf *sb, const char *name, double p)
 {
-	strbuf_addf(sb, ", %s %.4g%s", name, p, exact ? " (exact)" : "");
+	strbuf_addf(sb, ", %s %.4g", name, p);
+}
+
+/* Add the level a rule was judged at, as a confidence and how it came. */
+static void add_level(struct strbuf *sb, const struct gate *g, const struct compare *c,
+		      const struct gate_rule *r, const struct rule_cmp *rc)
+{
+	strbuf_addf(sb, " at %.4g%% (one-sided; level %.4g", (1 - rc->level) * 100, rc->level);
+	if (r->test == TEST_DROP && c->rules_family > 1)
+		strbuf_addf(sb, ", alpha %g over %zu drop rules by Holm", g->alpha, c->rules_family);
+	else
+		strbuf_addf(sb, " = alpha");
+	strbuf_addf(sb, "; exact test");
+	if (rc->rounded)
+		strbuf_addf(sb, ", %zu graded loss%s rounded to 0/1", rc->rounded,
+			    rc->rounded == 1 ? "" : "es");
+	strbuf_addch(sb, ')');
 }
 
 static void judge(const struct gate *g, const struct gate_rule *r, const struct compare *c,
@@ -489,11 +590,12 @@ static void judge(const struct gate *g, const struct gate_rule *r, const struct 
 			strbuf_addf(&sb, "%s %.4f is significantly larger than %g", what, rc->loss, r->max_drop);
 		strbuf_addf(&sb, "; %s >= ", what);
 		add_number(&sb, rc->bound);
-		strbuf_addf(&sb, " at %g%% (%sfamily of drop rules)", (1 - g->alpha) * 100,
-			    rc->binary ? "exact 0/1 test, " : "");
-		add_pvalue(&sb, "p_adj", rc->p_adj, rc->exact);
+		add_level(&sb, g, c, r, rc);
+		add_pvalue(&sb, "p", rc->p);
+		if (c->rules_family > 1)
+			add_pvalue(&sb, "p_adj", rc->p_adj);
 		if (o->pass && rc->min_lost)
-			strbuf_addf(&sb, "; on its own it fails once %zu of %zu questions each %s by 1 (a %s of %.4f)",
+			strbuf_addf(&sb, "; with no other change it fails once %zu of %zu questions each %s by 1 (a %s of %.4f)",
 				    rc->min_lost, rc->n, what, what, (double)rc->min_lost / (double)rc->n);
 		break;
 	case TEST_NONINF:
@@ -504,8 +606,8 @@ static void judge(const struct gate *g, const struct gate_rule *r, const struct 
 			strbuf_addf(&sb, "%s %.4f is not shown smaller than %g", what, rc->loss, r->max_drop);
 		strbuf_addf(&sb, "; %s <= ", what);
 		add_number(&sb, rc->bound);
-		strbuf_addf(&sb, " at %g%%%s", (1 - g->alpha) * 100, rc->binary ? " (exact 0/1 test)" : "");
-		add_pvalue(&sb, "p", rc->p, rc->exact);
+		add_level(&sb, g, c, r, rc);
+		add_pvalue(&sb, "p", rc->p);
 		break;
 	case TEST_NONE:
 		o->pass = !(rc->loss > r->max_drop + DROP_TOLERANCE);
@@ -525,7 +627,6 @@ static void judge(const struct gate *g, const struct gate_rule *r, const struct 
 out:
 	o->why = strbuf_detach(&sb, NULL);
 	free(desc);
-	(void)c;
 }
 
 static void judge_coverage(const struct gate *g, const struct compare *c, struct gate_outcome *o)

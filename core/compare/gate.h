@@ -1,5 +1,6 @@
 /*
- * gate: the gate files of SPEC section 5, and judging a comparison by them.
+ * gate: the gate files (docs/compare.md, "The gate"; docs/design.md, "The
+ * gate"), and judging a comparison by them.
  *
  *   alpha: 0.05                 # optional, in (0, 1); default 0.05
  *   allow_missing: 0            # optional: questions the candidate may miss
@@ -14,13 +15,14 @@
  *     - measure: FalseDecline
  *       max_rise: 0.02          # FalseDecline takes max_rise (higher is worse)
  *
- * Tests (one-sided against the margin, computed by compare.c through
- * fliptest.h; docs/compare.md states what each guarantees):
+ * Tests (one-sided against the margin, computed by compare-rules.c through
+ * gatetest.h, which states what each guarantees; docs/compare.md shows it
+ * to users). Every rule's measure lies in [0, 1] (count measures such as
+ * NumRet are refused), so a question's loss lies in [-1, 1]:
  *  - drop: fails when the loss is significantly larger than the margin; the
- *    drop rules are one family (step-down maxT over the sign-flip rules,
- *    Holm over it and the 0/1 rules' exact tests), so the chance that any of
- *    them fails a candidate whose true losses are all at or within their
- *    margins is at most alpha.
+ *    drop rules are one family (Holm), so the chance that any of them fails
+ *    a candidate whose true losses are all at or within their margins is at
+ *    most alpha.
  *  - non-inferiority: passes only when the loss is shown to be smaller than
  *    the margin (each at alpha: the gate needs all of them, an
  *    intersection-union test, which needs no adjustment).
@@ -95,12 +97,27 @@ char *gate_measure_canonical(const char *name, struct strbuf *why);
  */
 char **gate_measures_canonical(const char *const *names, size_t nr);
 void gate_measures_free(char **names);
+/* Return true when the canonical measure 'name' lies in [0, 1] on every
+ * question (every measure but the counts NumRet, NumRel, NumRelRet). */
+bool gate_measure_bounded(const char *name);
 /* Return true when 'name' is a measure name the gate accepts (gate_measure_canonical). */
 bool gate_measure_name_ok(const char *name);
 
 /* Describe 'rule' in one line ("R@5 max_drop 0.02 test drop on tag=hard");
  * caller frees. */
 char *gate_rule_describe(const struct gate_rule *rule);
+
+/*
+ * Refuse rule 'rule' of 'g' when on 'n' questions (its subset, named
+ * 'subset' in messages) it could never decide, before anything is
+ * computed: no question, fewer than its min_questions, a drop rule whose
+ * smallest p (every question losing 1) is not below the level it is first
+ * judged at (alpha over the 'm' drop rules of the family), a
+ * non-inferiority rule that a candidate changing nothing could never pass.
+ * Return 0, or -1 after an error at the rule's FILE:LINE:COL that says what
+ * to change (questions needed, a larger alpha, another test).
+ */
+int gate_rule_check(const struct gate *g, size_t rule, size_t n, size_t m, const char *subset);
 
 struct gate_outcome {
 	bool pass;

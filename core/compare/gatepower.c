@@ -8,6 +8,7 @@
 #include "compare/compare-input.h"
 #include "compare/compare.h"
 #include "compare/gate.h"
+#include "compare/gatetest.h"
 #include "compare/stats.h"
 #include "score/results.h"
 #include "base/error.h"
@@ -90,9 +91,12 @@ struct rule_model {
 
 static void model_set_drop(struct rule_model *m, double churn, double d)
 {
-	m->a = m->mean > 0 ? (churn / 2 + d) / m->mean : NAN;
+	/* churn / 2 of the value moves up and as much again down, besides the
+	 * drop; when no question can rise (every one at the ceiling) the change
+	 * is one-way and only the drop moves */
 	m->g = m->hi > m->mean ? (churn / 2) / (m->hi - m->mean) : 0;
-	if (isnan(m->a) || m->a + m->g > 1)
+	m->a = m->mean > 0 ? (d + m->g * (m->hi - m->mean)) / m->mean : NAN;
+	if (isnan(m->a) || m->a < 0 || m->a + m->g > 1)
 		m->a = m->g = NAN;
 }
 
@@ -133,27 +137,76 @@ static int model_load(struct rule_model *m, const struct gate_rule *r, const str
 	return 0;
 }
 
-/* Return the normal critical value of rule 'rule' of 'g': Sidak over the
- * gate's drop rules for test: drop, alpha for non-inferiority, 0 for none. */
-static double rule_z(const struct gate *g, const struct gate_rule *rule)
+/* Return the level rule 'rule' of 'g' is first judged at: alpha over the
+ * gate's drop rules (Holm's first step) for test: drop, alpha otherwise. */
+static double rule_level(const struct gate *g, const struct gate_rule *rule)
 {
 	size_t K = 0;
 
-	if (rule->test == TEST_NONE)
-		return 0;
-	if (rule->test == TEST_NONINF)
-		return norm_quantile(1 - g->alpha);
+	if (rule->test != TEST_DROP)
+		return g->alpha;
 	for (size_t i = 0; i < g->nr; i++)
 		K += g->rules[i].test == TEST_DROP;
-	return norm_quantile(pow(1 - g->alpha, 1.0 / (double)(K ? K : 1)));
+	return g->alpha / (double)(K ? K : 1);
+}
+
+/* Return the chance that 'rule' decides against a candidate drawn by the
+ * model 'm' (a and g set) on 'n' questions: fails (drop, none), or does not
+ * pass (non-inferiority). */
+static double model_power(const struct gate *g, const struct gate_rule *rule,
+			  const struct rule_model *m, size_t n, bool exact)
+{
+	double up = m->a * m->mean, down = m->g * (m->hi - m->mean);
+
+	if (rule->test == TEST_NONE) {
+		double e2 = 0, d = up - down, var;
+
+		for (size_t i = 0; i < m->n; i++)
+			e2 += m->a * m->v[i] * m->v[i] + m->g * (m->hi - m->v[i]) * (m->hi - m->v[i]);
+		var = e2 / (double)m->n - d * d;
+		if (!(var > 0))
+			return d > rule->max_drop ? 1 : 0;
+		return 0.5 * erfc(-(d - rule->max_drop) * sqrt((double)n / var) / sqrt(2));
+	}
+	return (exact ? gatetest_power : gatetest_power_approx)(n, up, down, rule->max_drop,
+								 rule->test == TEST_NONINF,
+								 rule_level(g, rule));
+}
+
+/* Return the chance rule 'rule' does what a gate wants of it on 'n'
+ * questions: fails a candidate drawn by 'm' (drop, none), or passes it
+ * (non-inferiority). */
+static double model_goal(const struct gate *g, const struct gate_rule *rule,
+			 const struct rule_model *m, size_t n, bool exact)
+{
+	double p = model_power(g, rule, m, n, exact);
+
+	return rule->test == TEST_NONINF ? 1 - p : p;
+}
+
+/* Return the smallest n in [lo, hi] whose chance reaches 'power' ('hi'
+ * reaches it; the chance grows with n). */
+static size_t first_reaching(const struct gate *g, const struct gate_rule *rule,
+			     const struct rule_model *m, size_t lo, size_t hi, double power, bool exact)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (model_goal(g, rule, m, mid, exact) >= power)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
 /* Fill 'out' from the model 'm' of rule 'rule' (see gatepower.h). */
 static void model_size(const struct gate *g, const struct gate_rule *rule, struct rule_model *m,
 		       double churn, double effect, double power, struct gate_size *out)
 {
-	double d = rule->test == TEST_NONINF ? 0 : effect, margin = rule->max_drop;
-	double e2 = 0, var = 0, q, gap, z = rule_z(g, rule), zp = norm_quantile(power), need;
+	double d = rule->test == TEST_NONINF ? 0 : effect;
+	bool noninf = rule->test == TEST_NONINF;
+	size_t lo, hi, n0;
 
 	out->n = m->n;
 	out->mean = m->mean;
@@ -162,28 +215,37 @@ static void model_size(const struct gate *g, const struct gate_rule *rule, struc
 	model_set_drop(m, churn, d);
 	if (isnan(m->a) || !m->n)
 		return;
-	for (size_t i = 0; i < m->n; i++) {
-		double up = m->hi - m->v[i], l2 = m->a * m->v[i] * m->v[i] + m->g * up * up;
-		double l = m->a * m->v[i] - m->g * up;
-
-		e2 += l2;
-		var += l2 - l * l;
-	}
-	e2 /= (double)m->n;
-	var /= (double)m->n;
-	q = e2 - 2 * margin * d + margin * margin;
-	gap = rule->test == TEST_NONINF ? margin - d : d - margin;
-	if (!(var > 0)) {
-		out->power_now = gap > 0 ? 1 : 0;
-		out->needed = gap > 0 ? 2 : -1;
+	/* non-inferiority: the chance a candidate with no true drop passes */
+	out->power_now = model_goal(g, rule, m, m->n, true);
+	if (noninf ? !(d < rule->max_drop) : !(d > rule->max_drop))
 		return;
+	/* the smallest n reaching 'power', first with the normal critical
+	 * value (fast), then with the exact one around it */
+	lo = 2;
+	hi = 2;
+	while (model_goal(g, rule, m, hi, false) < power) {
+		if (hi >= 2000000)
+			return;
+		lo = hi + 1;
+		hi *= 2;
 	}
-	out->power_now = 0.5 * erfc(-((double)m->n * gap - z * sqrt((double)m->n * q)) /
-				    sqrt((double)m->n * var) / sqrt(2));
-	if (!(gap > 0))
-		return;
-	need = ceil(pow((z * sqrt(q) + zp * sqrt(var)) / gap, 2) - 1e-9);
-	out->needed = need > 1e12 ? -1 : need < 2 ? 2 : (long)need;
+	n0 = first_reaching(g, rule, m, lo, hi, power, false);
+	if (model_goal(g, rule, m, n0, true) >= power) {
+		lo = n0 / 2 > 2 ? n0 / 2 : 2;
+		if (model_goal(g, rule, m, lo, true) >= power)
+			lo = 2;
+		hi = n0;
+	} else {
+		lo = n0 + 1;
+		hi = n0 + n0 / 4 + 2;
+		while (model_goal(g, rule, m, hi, true) < power) {
+			if (hi >= 4000000)
+				return;
+			lo = hi + 1;
+			hi += hi / 4 + 2;
+		}
+	}
+	out->needed = (long)first_reaching(g, rule, m, lo, hi, power, true);
 }
 
 /* Return the smallest true drop that rule 'r' (a drop or none test) fails
@@ -300,6 +362,68 @@ long gate_rule_size_any(const struct gate *g, size_t rule, double churn, double 
 	return worst;
 }
 
+double gate_rule_chance(const struct gate *g, size_t rule, const struct results *base, size_t n,
+			double churn, double drop)
+{
+	const struct gate_rule *r = &g->rules[rule];
+	struct rule_model m;
+	double best = NAN;
+
+	if (base) {
+		if (model_load(&m, r, base) < 0)
+			return NAN;
+		if (m.n) {
+			model_set_drop(&m, churn, drop);
+			if (!isnan(m.a))
+				best = model_power(g, r, &m, m.n, true);
+		}
+		free(m.v);
+		return best;
+	}
+	{
+		enum { N = 1000 };
+		double *v = xmalloc(N * sizeof(*v));
+
+		for (int pm = 1; pm <= 99 && n; pm++) {
+			double c;
+
+			for (int i = 0; i < N; i++)
+				v[i] = i < pm * N / 100;
+			model_from_values(&m, v, N, 1);
+			model_set_drop(&m, churn, drop);
+			if (isnan(m.a))
+				continue;
+			c = model_power(g, r, &m, n, true);
+			if (isnan(best) || c > best)
+				best = c;
+		}
+		free(v);
+	}
+	return best;
+}
+
+char *gate_random_warning(const struct gate *g, size_t rule, const struct results *base, size_t n)
+{
+	const struct gate_rule *r = &g->rules[rule];
+	double c;
+	char *desc, *msg;
+
+	if (r->test == TEST_NONINF)
+		return NULL;
+	c = gate_rule_chance(g, rule, base, n, GATE_SIZE_CHURN, GATE_RANDOM_DROP);
+	if (isnan(c) || c <= 2 * g->alpha)
+		return NULL;
+	desc = gate_rule_describe(r);
+	msg = xstrfmt("rule '%s' fails a candidate whose true %s is %g point %.0f%% of the time "
+		      "(power's model %s, churn %g), more than twice alpha %g: it fails at random; %s",
+		      desc, r->rise ? "rise" : "drop", GATE_RANDOM_DROP * 100, c * 100,
+		      base ? "from the baseline" : "at its worst over 0/1 baselines", GATE_SIZE_CHURN,
+		      g->alpha, r->test == TEST_NONE ? "use test: drop, which fails at most alpha of "
+		      "the time within its margin" : "widen max_drop");
+	free(desc);
+	return msg;
+}
+
 char *gate_size_warning(size_t answerable, int k)
 {
 	struct gate g;
@@ -362,11 +486,14 @@ int gate_power(const struct gate *g, const struct results *base, struct results 
 	struct gate_outcome *oc = xcalloc(GATE_OUTCOMES(g), sizeof(*oc));
 	const struct results *pb[] = { base }, *pc[] = { scratch };
 	double *hi[2] = { ceilings(base, false), ceilings(base, true) };
+	struct gatetest_cache cache = GATETEST_CACHE_INIT;
 	int ret = 0;
 
 	co.gate = g;
 	co.resamples = 1;
 	co.permutations = o->permutations;
+	co.gate_only = true;
+	co.cache = &cache;
 	for (size_t r = 0; r < g->nr && !ret; r++) {
 		const struct gate_rule *rule = &g->rules[r];
 		const char *only[] = { rule->measure };
@@ -430,5 +557,6 @@ int gate_power(const struct gate *g, const struct results *base, struct results 
 	free(hi[0]);
 	free(hi[1]);
 	free(oc);
+	gatetest_cache_release(&cache);
 	return ret;
 }

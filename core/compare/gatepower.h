@@ -116,6 +116,27 @@ long gate_rule_size_any(const struct gate *g, size_t rule, double churn, double 
 #define GATE_SIZE_CHURN 0.05
 #define GATE_SIZE_DROP 0.10
 
+/* The true drop at which a rule should almost never fail (1 point). */
+#define GATE_RANDOM_DROP 0.01
+
+/*
+ * Return the chance that rule 'rule' of 'g' decides against a candidate
+ * whose true drop in the rule's measure is 'drop' (fails; for
+ * non-inferiority, does not pass), by the closed form: from the baseline
+ * 'base' with 'churn', or, with 'base' NULL, the largest chance over 0/1
+ * baselines of every mean on 'n' questions. NAN when the model cannot draw
+ * that drop (or 'base' lacks the measure, reported).
+ */
+double gate_rule_chance(const struct gate *g, size_t rule, const struct results *base, size_t n,
+			double churn, double drop);
+/*
+ * Return a warning when rule 'rule' (test drop or none) fails a candidate
+ * whose true drop is GATE_RANDOM_DROP more than twice alpha of the time
+ * (gate_rule_chance with GATE_SIZE_CHURN): such a rule fails at random
+ * (a plain threshold near its margin does). NULL otherwise; caller frees.
+ */
+char *gate_random_warning(const struct gate *g, size_t rule, const struct results *base, size_t n);
+
 /*
  * Return the warning check and tag give a set with 'answerable' answerable
  * questions, fewer than the default gate's R@'k' rule needs to catch a

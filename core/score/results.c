@@ -30,6 +30,7 @@
 void results_init(struct results *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->format = RESULTS_FORMAT;
 }
 
 static void free_strings(char **s, size_t n)
@@ -50,6 +51,10 @@ void results_release(struct results *r)
 		free_strings(q->tags, q->nr_tags);
 		free(q->rel_ranks);
 		free_strings(q->top, q->nr_top);
+		for (size_t j = 0; j < q->nr_judged; j++)
+			free(q->judged[j].id);
+		free(q->judged);
+		free(q->levels);
 		free(q->values);
 	}
 	free(r->q);
@@ -107,7 +112,7 @@ cJSON *results_to_tree(const struct results *r)
 {
 	cJSON *root = cJSON_CreateObject(), *o, *a;
 
-	cJSON_AddNumberToObject(root, "evalset_results", 1);
+	cJSON_AddNumberToObject(root, "evalset_results", RESULTS_FORMAT);
 	o = cJSON_AddObjectToObject(root, "set");
 	json_add_str_or_null(o, "name", r->set_name);
 	json_add_str_or_null(o, "version", r->set_version);
@@ -161,6 +166,18 @@ cJSON *results_to_tree(const struct results *r)
 		x = cJSON_AddArrayToObject(qo, "top");
 		for (size_t t = 0; t < q->nr_top; t++)
 			cJSON_AddItemToArray(x, cJSON_CreateString(q->top[t]));
+		x = cJSON_AddArrayToObject(qo, "judged");
+		for (size_t t = 0; t < q->nr_judged; t++) {
+			cJSON *e = cJSON_CreateArray();
+
+			cJSON_AddItemToArray(e, cJSON_CreateNumber((double)q->judged[t].rank));
+			cJSON_AddItemToArray(e, cJSON_CreateString(q->judged[t].id));
+			cJSON_AddItemToArray(e, cJSON_CreateNumber(q->judged[t].grade));
+			cJSON_AddItemToArray(x, e);
+		}
+		x = cJSON_AddArrayToObject(qo, "levels");
+		for (int g = 0; g < q->nr_levels; g++)
+			cJSON_AddItemToArray(x, cJSON_CreateNumber((double)q->levels[g]));
 		x = cJSON_AddObjectToObject(qo, "values");
 		if (q->answerable && !q->unjudged && q->values)
 			for (size_t m = 0; m < r->nr_measures; m++)
@@ -251,6 +268,49 @@ static char **get_str_list(struct loader *l, const cJSON *o, const char *key, co
 	return out;
 }
 
+/* Read "judged" ([rank, id, grade] triples) and "levels" (counts). */
+static void load_judged(struct loader *l, const cJSON *qo, struct question_result *q)
+{
+	const cJSON *jd = cJSON_GetObjectItemCaseSensitive(qo, "judged");
+	const cJSON *lv = cJSON_GetObjectItemCaseSensitive(qo, "levels"), *it;
+
+	if (!cJSON_IsArray(jd)) {
+		bad(l, "questions[].judged", "a list of [rank, id, grade]");
+		return;
+	}
+	q->judged = xcalloc((size_t)cJSON_GetArraySize(jd) + 1, sizeof(*q->judged));
+	cJSON_ArrayForEach(it, jd) {
+		const cJSON *rank = cJSON_GetArrayItem(it, 0), *id = cJSON_GetArrayItem(it, 1);
+		const cJSON *grade = cJSON_GetArrayItem(it, 2);
+		struct results_judged *j = &q->judged[q->nr_judged];
+		long g;
+
+		if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 3 || !cJSON_IsNumber(rank) ||
+		    double_to_long(rank->valuedouble, 1, LONG_MAX, &j->rank) < 0 ||
+		    !cJSON_IsString(id) || !cJSON_IsNumber(grade) ||
+		    double_to_long(grade->valuedouble, -1000000, 1000000, &g) < 0) {
+			bad(l, "questions[].judged", "a list of [rank, id, grade] (whole ranks from 1, whole grades)");
+			return;
+		}
+		j->grade = (int)g;
+		j->id = xstrdup(id->valuestring);
+		q->nr_judged++;
+	}
+	if (!cJSON_IsArray(lv) || cJSON_GetArraySize(lv) > 1000) {
+		bad(l, "questions[].levels", "a list of counts");
+		return;
+	}
+	q->levels = xcalloc((size_t)cJSON_GetArraySize(lv) + 1, sizeof(long));
+	cJSON_ArrayForEach(it, lv) {
+		if (!cJSON_IsNumber(it) ||
+		    double_to_long(it->valuedouble, 0, LONG_MAX, &q->levels[q->nr_levels]) < 0) {
+			bad(l, "questions[].levels", "a list of counts (whole numbers from 0)");
+			return;
+		}
+		q->nr_levels++;
+	}
+}
+
 static void load_question(struct loader *l, const struct results *r, const cJSON *qo,
 			  struct question_result *q)
 {
@@ -287,6 +347,8 @@ static void load_question(struct loader *l, const struct results *r, const cJSON
 		}
 	}
 	q->top = get_str_list(l, qo, "top", "questions[].top", &q->nr_top);
+	if (r->format >= 2)
+		load_judged(l, qo, q);
 	q->values = xcalloc(r->nr_measures + 1, sizeof(double));
 	for (size_t m = 0; m < r->nr_measures; m++)
 		q->values[m] = NAN;
@@ -322,10 +384,12 @@ int results_load(struct results *r, const char *path)
 		return error("%s: not a results file (not a JSON object)", path);
 	}
 	o = cJSON_GetObjectItemCaseSensitive(root, "evalset_results");
-	if (!cJSON_IsNumber(o) || o->valuedouble != 1) {
+	if (!cJSON_IsNumber(o) || (o->valuedouble != 1 && o->valuedouble != 2)) {
 		cJSON_Delete(root);
-		return error("%s: not a results file of version 1 (no \"evalset_results\": 1)", path);
+		return error("%s: not a results file of version 1 or 2 (no \"evalset_results\": 1 or 2)",
+			     path);
 	}
+	r->format = (int)o->valuedouble;
 	r->file = xstrdup(path);
 	o = cJSON_GetObjectItemCaseSensitive(root, "set");
 	if (!cJSON_IsObject(o)) {

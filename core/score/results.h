@@ -4,7 +4,7 @@
  *
  * File format (JSON, one object):
  *   {
- *     "evalset_results": 1,
+ *     "evalset_results": 2,
  *     "set":  {"name": "squad-demo", "version": "v1" | null, "digest": "sha256:..."},
  *     "run":  {"path": "runs/bm25.jsonl", "sha256": "sha256:...", "name": "bm25" | null,
  *              "ranked_by": "score",    only for a JSONL run ranked by score (--rank-by score)
@@ -22,10 +22,18 @@
  *        "num_ret": 100, "num_rel": 2,
  *        "rel_ranks": [3, 17],              1-based ranks of the relevant documents retrieved, ascending
  *        "top": ["c-1", "c-2", ...],        the first (up to) 10 retrieved ids
+ *        "judged": [[3, "c-7", 2], ...],    every retrieved document the labels judge:
+ *                                           rank, id, grade (ascending rank)
+ *        "levels": [4, 2, 1],               judged documents of grade 0, 1, 2, ...,
+ *                                           retrieved or not
  *        "values": {"R@5": 1.0, ...}}       every measure of "measures", answerable questions only
  *     ]
  *   }
  * Questions appear in set order; unanswerable ones carry an empty "values".
+ * Every measure depends on a ranking only through "num_ret", "judged" and
+ * "levels" (metrics.h), so a reader can recompute every value from them and
+ * the set's labels (resultcheck.h). Version 1 files lack "judged" and
+ * "levels"; they load (format 1) but cannot be checked.
  *
  * Ownership: struct results owns everything it points to; results_release
  * frees it.
@@ -37,6 +45,13 @@
 #include <stddef.h>
 
 #define RESULTS_TOP 10
+#define RESULTS_FORMAT 2
+
+struct results_judged {
+	long rank;             /* 1-based, in the evaluated ranking */
+	int grade;             /* the label's grade (>= 0), or REL_UNJUDGED (metrics.h) */
+	char *id;
+};
 
 struct question_result {
 	char *id;
@@ -52,6 +67,10 @@ struct question_result {
 	size_t nr_rel_ranks;
 	char **top;            /* up to RESULTS_TOP ids */
 	size_t nr_top;
+	struct results_judged *judged; /* ascending rank */
+	size_t nr_judged;
+	long *levels;          /* levels[g]: judged documents of grade g, retrieved or not */
+	int nr_levels;
 	double *values;        /* parallel to results.measures; NAN when not scored */
 	bool stale;            /* the run answered another text for this id (not saved) */
 	bool unjudged;         /* answerable, but every label points at a chunk absent
@@ -60,6 +79,8 @@ struct question_result {
 };
 
 struct results {
+	int format;            /* the file's "evalset_results" (2; 1 lacks judged ranks);
+	                        * RESULTS_FORMAT for results made in memory */
 	char *set_name;
 	char *set_version;     /* NULL: working copy */
 	char *set_digest;

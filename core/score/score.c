@@ -509,6 +509,37 @@ static void start_results(struct results *out, const struct run *run, const char
 	out->nr = nr;
 }
 
+/*
+ * Record in 'qr' the judged documents of 'rq' that 'e' holds (the same walk
+ * as hits_from_ranked: e->hits[i] is the i-th judged document met), with
+ * their ids, and the question's judged documents per grade: what a reader
+ * needs to recompute every measure (results.h).
+ */
+static void record_judged(struct question_result *qr, const struct run_query *rq,
+			  const struct qrels_query *qq, bool judged_only, const struct query_eval *e)
+{
+	size_t nh = 0;
+
+	qr->judged = xcalloc(e->nr_hits + 1, sizeof(*qr->judged));
+	for (size_t i = 0; rq && i < rq->nr && nh < e->nr_hits; i++) {
+		const char *id = rq->docs[i].id;
+		size_t len = strlen(id);
+		int rel = judged_rel(qq, id, len, qrels_hash(id, len));
+
+		if (rel == REL_NONPOOL || (judged_only && rel < 0))
+			continue;
+		qr->judged[nh].rank = e->hits[nh].rank;
+		qr->judged[nh].grade = e->hits[nh].rel;
+		qr->judged[nh].id = xstrdup(id);
+		nh++;
+	}
+	qr->nr_judged = nh;
+	qr->nr_levels = e->nr_levels > 0 ? e->nr_levels : 0;
+	qr->levels = xcalloc((size_t)qr->nr_levels + 1, sizeof(long));
+	for (int g = 0; g < qr->nr_levels; g++)
+		qr->levels[g] = e->levels[g];
+}
+
 /* Score one question into 'qr' (id, text, origin, tags, answerable already set). */
 static void score_one(struct hit_ctx *c, struct question_result *qr, const struct qrels_query *qq,
 		      const struct run_query *rq, const struct score_options *o,
@@ -529,6 +560,7 @@ static void score_one(struct hit_ctx *c, struct question_result *qr, const struc
 		if (e.hits[i].rel >= 1)
 			qr->rel_ranks[nrr++] = e.hits[i].rank;
 	qr->nr_rel_ranks = nrr;
+	record_judged(qr, rq, qq, o->judged_only, &e);
 	qr->nr_top = rq ? (rq->nr < RESULTS_TOP ? rq->nr : RESULTS_TOP) : 0;
 	qr->top = xcalloc(RESULTS_TOP, sizeof(char *));
 	for (size_t i = 0; i < qr->nr_top; i++)
@@ -620,6 +652,21 @@ static bool qrels_knows(const void *ctx, const char *qid)
 	return qrels_find((const struct qrels *)ctx, qid, strlen(qid)) != NULL;
 }
 
+int score_question_qrels(const struct question *q, const char *file, struct qrels_query *qq)
+{
+	memset(qq, 0, sizeof(*qq));
+	qq->qid = xstrdup(q->id);
+	for (size_t l = 0; l < q->nr_relevant; l++)
+		qrels_query_add(qq, q->relevant[l].chunk, q->relevant[l].grade);
+	for (size_t l = 0; l < q->nr_irrelevant; l++)
+		qrels_query_add(qq, q->irrelevant[l], 0);
+	if (qrels_query_finish(qq, file) < 0) {
+		qrels_query_release(qq);
+		return -1;
+	}
+	return 0;
+}
+
 int score_set(const struct set *s, const char *version, const struct run *run,
 	      const char *run_path, const struct score_options *o,
 	      struct results *out, struct score_summary *sum)
@@ -640,14 +687,7 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 		struct question_result *qr = &out->q[i];
 		struct qrels_query qq;
 
-		memset(&qq, 0, sizeof(qq));
-		qq.qid = xstrdup(q->id);
-		for (size_t l = 0; l < q->nr_relevant; l++)
-			qrels_query_add(&qq, q->relevant[l].chunk, q->relevant[l].grade);
-		for (size_t l = 0; l < q->nr_irrelevant; l++)
-			qrels_query_add(&qq, q->irrelevant[l], 0);
-		if (qrels_query_finish(&qq, s->file) < 0) {
-			qrels_query_release(&qq);
+		if (score_question_qrels(q, s->file, &qq) < 0) {
 			hit_ctx_release(&c);
 			return -1;
 		}

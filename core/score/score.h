@@ -102,6 +102,13 @@ struct score_summary {
 
 void score_summary_release(struct score_summary *s);
 
+struct question;
+/* Fill 'qq' with the labels of the set question 'q' (relevant chunks with
+ * their grades, irrelevant ones with grade 0), finished (qrels.h). Return 0,
+ * or -1 after an error naming 'file' (a chunk labelled twice). The caller
+ * releases 'qq' (qrels_query_release) after a 0. */
+int score_question_qrels(const struct question *q, const char *file, struct qrels_query *qq);
+
 /*
  * Score 'run' against the set 's' (version 'version' or NULL for the working
  * copy, digest computed here) into 'out' (initialised by results_init).

@@ -11,7 +11,7 @@ src=$(cd "$1" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export GITHUB_ACTION_PATH=$src RUNNER_TEMP=$tmp/runner GITHUB_PATH=$tmp/path
-export GITHUB_OUTPUT=$tmp/output GITHUB_STEP_SUMMARY=$tmp/summary
+export GITHUB_OUTPUT=$tmp/output GITHUB_STEP_SUMMARY=$tmp/summary GITHUB_ACTIONS=true
 mkdir -p "$RUNNER_TEMP"
 : > "$GITHUB_PATH"; : > "$GITHUB_OUTPUT"; : > "$GITHUB_STEP_SUMMARY"
 step() { bash "$src/tools/action.sh" "$@"; }
@@ -50,9 +50,12 @@ grep -q '^::notice file=sets/squad-demo/gate.yaml,title=gate passed%3A R@5' pass
 grep -q '^passed=true$' "$GITHUB_OUTPUT" || fail "no passed=true output"
 
 : > "$GITHUB_OUTPUT"
-rc=0; INPUT_CANDIDATE=worse.jsonl step compare > fail.log || rc=$?
+rc=0; INPUT_CANDIDATE=worse.jsonl step compare > fail.log 2>&1 || rc=$?
 [ "$rc" = 1 ] || { cat fail.log; fail "a candidate that lost half its top 5: compare exit $rc, want 1"; }
 grep -q '^::error file=sets/squad-demo/gate.yaml,title=gate FAILED%3A R@5' fail.log || { cat fail.log; fail "no error annotation for the failed R@5 rule"; }
 grep -q '^passed=false$' "$GITHUB_OUTPUT" || fail "no passed=false output"
+# the runner shows every ::error line of the log: each failed rule once
+n=$(grep -c '^::error.*R@5 max_drop' fail.log || true)
+[ "$n" = 1 ] || { cat fail.log; fail "the failed R@5 rule is annotated $n times, want once"; }
 [ "$(grep -c 'R@5' "$GITHUB_STEP_SUMMARY")" -ge 3 ] || fail "the summary lacks the comparison tables"
 echo "action steps: install, build, score, compare (pass and fail), summary, annotations and outputs all as expected"

@@ -304,7 +304,8 @@ static void test_render(void)
 	is_int(cmp2(&c, &a, &b, &o), 0, "compare with the default gate");
 	failed = gate_evaluate(&g, &c, out);
 	is_int(failed, 1, "losing half the hits fails the default gate");
-	v = (struct compare_view){ &c, "demo@v1", NULL, &g, out, failed, 5, false, false, false };
+	v = (struct compare_view){ .c = &c, .set_label = "demo@v1", .gate = &g, .outcomes = out,
+				   .nr_failed = failed, .show = 5 };
 
 	compare_render_markdown(&v, &sb);
 	ok(strstr(sb.buf, "pipes \\| and \\<tags\\> & 100% \"quotes\" second line |") != NULL,
@@ -324,7 +325,7 @@ static void test_render(void)
 	v.set_label = "demo@v1";
 	strbuf_reset(&sb);
 	compare_render_annotations(&v, &sb);
-	ok(starts_with(sb.buf, "::error title=evalset gate::R@5") && strstr(sb.buf, "95%25 (family") &&
+	ok(starts_with(sb.buf, "::error title=evalset gate::R@5") && strstr(sb.buf, "97.5%25 (one-sided") &&
 	   strchr(sb.buf, '\n') == sb.buf + sb.len - 1,
 	   "annotations: one line per failed rule, '%%' escaped: %s", sb.buf);
 	strbuf_reset(&sb);

@@ -1,0 +1,48 @@
+/*
+ * resultcheck: a saved results file checked against the set version it was
+ * scored on, before anything is computed from it.
+ *
+ * A results file is a claim: "this run, scored against this set version,
+ * gave these values". compare, power and report take a file only when the
+ * claim holds together, since a file edited by hand (a value set back, a
+ * question listed twice, a question dropped, an infinite value) would
+ * otherwise move a gate silently. The checks:
+ *  - the file is of format 2 (it records each question's judged ranks;
+ *    format 1 files cannot be checked and are refused with how to redo
+ *    them);
+ *  - its question ids are unique and exactly the set version's questions;
+ *  - text, origin, answerability and tags are taken from the set and
+ *    replace the file's (they are not the file's to say);
+ *  - every measure is one evalset computes, every value is finite and in
+ *    the measure's range;
+ *  - each question's judged documents are in ascending rank within
+ *    num_ret, judged by the set's labels with the grades the labels give,
+ *    its judged counts per grade are the labels', its relevant ranks and
+ *    num_rel follow from them, a missing question retrieved nothing, an
+ *    empty list is declined;
+ *  - every value recomputes from those ranks and labels (metrics.h: a
+ *    measure depends on a ranking only through them), and the aggregates
+ *    and decline shares recompute from the questions.
+ * Results judged on another corpus (set.judged_on: labels carried by their
+ * evidence) are checked the same way except against the set's labels: their
+ * grades and counts are the carried ones, which only that corpus can tell.
+ *
+ * What this cannot catch: a file whose ranks were forged together with its
+ * values. The run digest it records is checked against the run file when
+ * that file is at hand (compare-input.c).
+ */
+#ifndef EVALSET_RESULTCHECK_H
+#define EVALSET_RESULTCHECK_H
+
+struct results;
+struct set;
+
+/*
+ * Check 'r' (loaded from r->file) against 's', the set version whose digest
+ * it records ('set_label' names it in messages), and replace each question's
+ * text, origin, answerability and tags with the set's. Return 0, or -1 after
+ * one error naming the file, the question and the problem.
+ */
+int results_check(struct results *r, const struct set *s, const char *set_label);
+
+#endif
