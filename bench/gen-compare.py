@@ -4,10 +4,12 @@ saved results files (core/score/results.h format) scored "against" it.
 
 usage:
   gen-compare.py set DIR N             write DIR/set.yaml (N questions)
-  gen-compare.py results DIGEST N OUT SHIFT SEED
+  gen-compare.py results DIGEST N OUT SHIFT SEED [--format-1]
                                        write a results file for the set whose
                                        tagged digest is DIGEST; SHIFT moves the
-                                       mean of every measure (e.g. -0.01)
+                                       mean of every measure (e.g. -0.01);
+                                       format 2 (judged ranks; what compare
+                                       checks), or 1 for an older evalset
 
 Deterministic for a given SEED. 10 measures; every tenth question is
 unanswerable; origins and four tags spread over the questions.
@@ -16,6 +18,7 @@ import json
 import random
 import sys
 
+FORMAT = 2  # "evalset_results"; 1 for an evalset from before format 2 (--format-1)
 MEASURES = ["R@5", "R@10", "P@5", "P@10", "nDCG@5", "nDCG@10", "RR", "AP",
             "Success@5", "Success@10"]
 ORIGINS = ["synthetic", "mined", "hand"]
@@ -71,16 +74,17 @@ def write_results(digest, n, out, shift, seed):
                 vals[m] = v
             for j, m in enumerate(MEASURES):
                 agg[j] += vals[m]
-            q.update(declined=False, rel_ranks=[rank] if rank else [], values=vals)
+            q.update(declined=False, rel_ranks=[rank] if rank else [], values=vals,
+                     judged=[[rank, "c-%d" % i, 1]] if rank else [], levels=[0, 1])
         else:
             nu += 1
             dec = rnd.random() < 0.5 + shift
             declined_u += dec
-            q.update(declined=dec, rel_ranks=[], values={})
+            q.update(declined=dec, rel_ranks=[], values={}, judged=[], levels=[])
         qs.append(q)
-    doc = {"evalset_results": 1,
+    doc = {"evalset_results": FORMAT,
            "set": {"name": "bench", "version": "v1", "digest": digest},
-           "run": {"path": out, "sha256": "sha256:" + "0" * 64, "name": out},
+           "run": {"path": out, "sha256": "sha256:%064x" % seed, "name": out},
            "k": 5, "depth": 50, "measures": MEASURES,
            "aggregate": {m: agg[j] / na for j, m in enumerate(MEASURES)},
            "decline": {"Decline": declined_u / nu, "FalseDecline": 0.0,
@@ -91,6 +95,9 @@ def write_results(digest, n, out, shift, seed):
 
 
 if __name__ == "__main__":
+    if "--format-1" in sys.argv:
+        sys.argv.remove("--format-1")
+        FORMAT = 1
     if sys.argv[1] == "set":
         write_set(sys.argv[2], int(sys.argv[3]))
     else:

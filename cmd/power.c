@@ -89,6 +89,7 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 		cJSON_AddStringToObject(root, "gate", gate_file);
 		cJSON_AddNumberToObject(root, "simulations", (double)sims);
 		cJSON_AddNumberToObject(root, "churn", churn);
+		cJSON_AddStringToObject(root, "model", churn > 0 ? "two-way" : "one-way");
 		cJSON_AddNumberToObject(root, "power", 0.8);
 		for (size_t r = 0; r < g.nr; r++) {
 			cJSON *o = cJSON_CreateObject(), *d = cJSON_AddArrayToObject(o, "detection");
@@ -125,11 +126,17 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 	} else {
 		if (note.len)
 			printf("WARNING: %s\n", note.buf);
+		char *model = churn > 0
+			? xstrfmt("two-way (churn %g: besides the drop, that much of the value moves,\n"
+				  "half up and half down; --churn 0 for a candidate that only loses)", churn)
+			: xstrdup("one-way (the candidate only loses; --churn 0.05 for two-way changes)");
+
 		printf("power of %s from %s: for each rule, %ld simulated candidates at a true drop of\n"
-		       "1, 2, 3, 5 and 10 points in the rule's measure, whole questions moving (churn %g);\n"
+		       "1, 2, 3, 5 and 10 points in the rule's measure, whole questions moving, %s;\n"
 		       "the share in which the rule fails, then the gate (any rule), ± one standard error;\n"
 		       "then the questions the rule needs to fail 80%% of the time (see docs/compare.md)\n\n",
-		       gate_file, path, sims, churn);
+		       gate_file, path, sims, model);
+		free(model);
 		table_init(&t, TABLE_TEXT);
 		t.indent = "  ";
 		t.sep = " ";

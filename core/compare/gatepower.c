@@ -202,7 +202,7 @@ static size_t first_reaching(const struct gate *g, const struct gate_rule *rule,
 
 /* Fill 'out' from the model 'm' of rule 'rule' (see gatepower.h). */
 static void model_size(const struct gate *g, const struct gate_rule *rule, struct rule_model *m,
-		       double churn, double effect, double power, struct gate_size *out)
+		       double churn, double effect, double power, bool exact, struct gate_size *out)
 {
 	double d = rule->test == TEST_NONINF ? 0 : effect;
 	bool noninf = rule->test == TEST_NONINF;
@@ -216,7 +216,7 @@ static void model_size(const struct gate *g, const struct gate_rule *rule, struc
 	if (isnan(m->a) || !m->n)
 		return;
 	/* non-inferiority: the chance a candidate with no true drop passes */
-	out->power_now = model_goal(g, rule, m, m->n, true);
+	out->power_now = model_goal(g, rule, m, m->n, exact);
 	if (noninf ? !(d < rule->max_drop) : !(d > rule->max_drop))
 		return;
 	/* the smallest n reaching 'power', first with the normal critical
@@ -230,6 +230,10 @@ static void model_size(const struct gate *g, const struct gate_rule *rule, struc
 		hi *= 2;
 	}
 	n0 = first_reaching(g, rule, m, lo, hi, power, false);
+	if (!exact) {
+		out->needed = (long)n0;
+		return;
+	}
 	if (model_goal(g, rule, m, n0, true) >= power) {
 		lo = n0 / 2 > 2 ? n0 / 2 : 2;
 		if (model_goal(g, rule, m, lo, true) >= power)
@@ -254,7 +258,6 @@ static double model_mde(const struct gate *g, const struct gate_rule *r, struct 
 			double churn, double power)
 {
 	double lo = r->max_drop, hi = 1;
-	struct gate_size s;
 
 	if (r->test == TEST_NONINF)
 		return NAN;
@@ -262,22 +265,22 @@ static double model_mde(const struct gate *g, const struct gate_rule *r, struct 
 	for (int i = 0; i < 60; i++) {
 		double mid = (lo + hi) / 2;
 
-		model_size(g, r, m, churn, mid, power, &s);
-		if (isnan(s.power_now))
+		model_set_drop(m, churn, mid);
+		if (isnan(m->a))
 			hi = mid;
 		else
 			lo = mid;
 	}
-	model_size(g, r, m, churn, lo, power, &s);
-	if (isnan(s.power_now) || s.power_now < power)
+	model_set_drop(m, churn, lo);
+	if (isnan(m->a) || model_goal(g, r, m, m->n, true) < power)
 		return NAN;
 	hi = lo;
 	lo = r->max_drop;
-	for (int i = 0; i < 60; i++) {
+	for (int i = 0; i < 40 && hi - lo > 1e-6; i++) {
 		double mid = (lo + hi) / 2;
 
-		model_size(g, r, m, churn, mid, power, &s);
-		if (s.power_now >= power)
+		model_set_drop(m, churn, mid);
+		if (!isnan(m->a) && model_goal(g, r, m, m->n, true) >= power)
 			hi = mid;
 		else
 			lo = mid;
@@ -299,7 +302,7 @@ int gate_rule_size(const struct gate *g, size_t rule, const struct results *base
 		return error("gate rule '%s' has no question in the baseline '%s'", r->measure,
 			     base->file ? base->file : "?");
 	}
-	model_size(g, r, &m, churn, effect, power, out);
+	model_size(g, r, &m, churn, effect, power, true, out);
 	out->mde = model_mde(g, r, &m, churn, power);
 	free(m.v);
 	return 0;
@@ -344,7 +347,10 @@ long gate_rule_size_any(const struct gate *g, size_t rule, double churn, double 
 	enum { N = 1000 };
 	double *v = xmalloc(N * sizeof(*v));
 	long worst = 0;
+	int worst_pm = 0;
 
+	/* every baseline mean by the normal critical value (fast), then the
+	 * worst of them by the exact one */
 	for (int pm = (int)ceil((effect + 0.01) * 100 - 1e-9); pm <= 99 && worst >= 0; pm++) {
 		struct rule_model m;
 		struct gate_size s;
@@ -352,11 +358,23 @@ long gate_rule_size_any(const struct gate *g, size_t rule, double churn, double 
 		for (int i = 0; i < N; i++)
 			v[i] = i < pm * N / 100;
 		model_from_values(&m, v, N, 1);
-		model_size(g, &g->rules[rule], &m, churn, effect, power, &s);
+		model_size(g, &g->rules[rule], &m, churn, effect, power, false, &s);
 		if (isnan(s.power_now))
 			continue;
-		if (s.needed < 0 || s.needed > worst)
+		if (s.needed < 0 || s.needed > worst) {
 			worst = s.needed;
+			worst_pm = pm;
+		}
+	}
+	if (worst > 0) {
+		struct rule_model m;
+		struct gate_size s;
+
+		for (int i = 0; i < N; i++)
+			v[i] = i < worst_pm * N / 100;
+		model_from_values(&m, v, N, 1);
+		model_size(g, &g->rules[rule], &m, churn, effect, power, true, &s);
+		worst = s.needed;
 	}
 	free(v);
 	return worst;
