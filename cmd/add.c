@@ -27,7 +27,9 @@
  * white space runs taken as one space): the chunk holding it becomes
  * relevant (grade 1 unless --relevant gives it) and the place is recorded
  * as the label's evidence. A quote found nowhere, or in several places of
- * the documents (listed), is refused.
+ * the documents (listed), is refused. An evidence entry of a --from file
+ * that is a quote alone ({quote: "..."}) is found the same way, a refusal
+ * naming its FILE:LINE:COL.
  */
 #include "builtin.h"
 #include "base/termtext.h"
@@ -233,58 +235,116 @@ static int read_cases(const struct add_opts *o, struct set *in)
 
 #define MAX_PLACES 8
 
-/* Find each --evidence quote of 'o' in the corpus of the set 'ref' and add
- * the chunk holding it, with the place as evidence, to the one question of
- * 'in'. Return 0 or -1 (reported). */
+/*
+ * Find 'quote' in 'corpus' and label the chunk holding it in 'q', with the
+ * place as evidence (into 'e' when not NULL, else appended). A quote found
+ * nowhere, or in several places (listed), is refused, the message naming
+ * it as 'what' ("--evidence", or FILE:LINE:COL of a cases file when
+ * 'file' is given). Return 0 or -1.
+ */
+static int resolve_quote(const struct corpus *corpus, const char *quote, const char *what,
+			 const char *file, long line, long col, struct question *q, struct evidence *e)
+{
+	struct quote_hit hits[MAX_PLACES];
+	size_t n = remap_find_quote(corpus, quote, hits, MAX_PLACES);
+	const struct chunk *c;
+	struct evidence found;
+
+	if (!n) {
+		if (file)
+			return error_at(file, line, col, "evidence quote \"%s\" is not in the corpus '%s'",
+					quote, corpus->path);
+		return error("%s \"%s\" is not in the corpus '%s'", what, quote, corpus->path);
+	}
+	if (n > 1) {
+		if (file)
+			error_at(file, line, col, "evidence quote \"%s\" is in %zu places of the corpus; "
+				 "quote more of it:", quote, n);
+		else
+			error("%s \"%s\" is in %zu places of the corpus; quote more of it:", what, quote, n);
+		for (size_t k = 0; k < n && k < MAX_PLACES; k++) {
+			c = &corpus->chunks[hits[k].chunk];
+			if (hits[k].start >= 0)
+				fprintf(stderr, "  %s %ld..%ld (chunk %s)\n", hits[k].doc, hits[k].start,
+					hits[k].end, c->id);
+			else
+				fprintf(stderr, "  chunk %s\n", c->id);
+		}
+		return -1;
+	}
+	c = &corpus->chunks[hits[0].chunk];
+	if (question_grade(q, c->id) == 0)
+		return file ? error_at(file, line, col, "evidence quote \"%s\" is in chunk '%s', which "
+				       "the question judges irrelevant", quote, c->id)
+			    : error("%s \"%s\" is in chunk '%s', which is given with --irrelevant",
+				    what, quote, c->id);
+	if (question_grade(q, c->id) < 1)
+		question_set_label(q, c->id, 1);
+	if (e) {
+		free(e->chunk);
+		e->chunk = xstrdup(c->id);
+		free(e->doc);
+		e->doc = hits[0].start >= 0 ? xstrdup(hits[0].doc) : NULL;
+		e->start = hits[0].start;
+		e->end = hits[0].end;
+		return 0;
+	}
+	found.chunk = c->id;
+	found.doc = hits[0].start >= 0 ? (char *)hits[0].doc : NULL;
+	found.start = hits[0].start;
+	found.end = hits[0].end;
+	found.quote = (char *)quote;
+	found.line = found.col = 0;
+	question_add_evidence(q, &found);
+	return 0;
+}
+
+/* Return true when some question of 'in' has an evidence quote without a chunk. */
+static bool has_bare_quotes(const struct set *in)
+{
+	for (size_t i = 0; i < in->nr; i++)
+		for (size_t k = 0; k < in->q[i].nr_evidence; k++)
+			if (!in->q[i].evidence[k].chunk)
+				return true;
+	return false;
+}
+
+/*
+ * Find in the corpus of the set 'ref' the --evidence quotes of 'o' (for the
+ * one question of 'in'), and the evidence quotes without a chunk of the
+ * cases file (every question of 'in'), exactly alike: the chunk holding each
+ * is labelled relevant (grade 1 unless given) and the place recorded as its
+ * evidence. Return 0 or -1 (reported; for a cases file at FILE:LINE:COL).
+ */
 static int add_evidence(const struct add_opts *o, const struct set_ref *ref, struct set *in)
 {
 	struct set s = SET_INIT;
 	struct corpus corpus = CORPUS_INIT;
-	struct question *q = &in->q[0];
 	int has, ret = -1;
 
+	if (!o->evidence.nr && !has_bare_quotes(in))
+		return 0;
 	if (set_open_ref(&s, ref, false) < 0)
 		goto out;
 	if ((has = set_corpus_load(&s, ref->dir, &corpus)) <= 0) {
 		if (!has)
-			error("--evidence searches the set's corpus, and '%s' names none that exists",
-			      ref->file);
+			error("%s searches the set's corpus, and '%s' names none that exists",
+			      o->evidence.nr ? "--evidence" : "an evidence quote without a chunk", ref->file);
 		goto out;
 	}
-	for (size_t i = 0; i < o->evidence.nr; i++) {
-		const char *quote = o->evidence.items[i];
-		struct quote_hit hits[MAX_PLACES];
-		size_t n = remap_find_quote(&corpus, quote, hits, MAX_PLACES);
-		const struct chunk *c;
-		struct evidence e;
+	for (size_t i = 0; i < o->evidence.nr; i++)
+		if (resolve_quote(&corpus, o->evidence.items[i], "--evidence", NULL, 0, 0, &in->q[0],
+				  NULL) < 0)
+			goto out;
+	for (size_t i = 0; i < in->nr; i++) {
+		struct question *q = &in->q[i];
 
-		if (!n) {
-			error("--evidence \"%s\" is not in the corpus '%s'", quote, corpus.path);
-			goto out;
+		for (size_t k = 0; k < q->nr_evidence; k++) {
+			struct evidence *e = &q->evidence[k];
+			if (!e->chunk && resolve_quote(&corpus, e->quote, NULL, in->file, e->line, e->col,
+						      q, e) < 0)
+				goto out;
 		}
-		if (n > 1) {
-			error("--evidence \"%s\" is in %zu places of the corpus; quote more of it:",
-			      quote, n);
-			for (size_t k = 0; k < n && k < MAX_PLACES; k++) {
-				c = &corpus.chunks[hits[k].chunk];
-				if (hits[k].start >= 0)
-					fprintf(stderr, "  %s %ld..%ld (chunk %s)\n", hits[k].doc,
-						hits[k].start, hits[k].end, c->id);
-				else
-					fprintf(stderr, "  chunk %s\n", c->id);
-			}
-			goto out;
-		}
-		c = &corpus.chunks[hits[0].chunk];
-		e.chunk = c->id;
-		e.doc = hits[0].start >= 0 ? (char *)hits[0].doc : NULL;
-		e.start = hits[0].start;
-		e.end = hits[0].end;
-		e.quote = (char *)quote;
-		e.line = e.col = 0;
-		if (question_grade(q, c->id) < 1)
-			question_set_label(q, c->id, 1);
-		question_add_evidence(q, &e);
 	}
 	ret = 0;
 out:
@@ -554,7 +614,7 @@ int cmd_add(int argc, const char **argv)
 		goto out;
 	if (check_grade_suffixes(&o, &ref) < 0 || read_cases(&o, &cases) < 0)
 		goto out;
-	if (o.evidence.nr && add_evidence(&o, &ref, &cases) < 0)
+	if (add_evidence(&o, &ref, &cases) < 0)
 		goto out;
 	/* a dry run first: bad input is refused before the lock file is created */
 	copy_cases(&in, &cases);

@@ -245,6 +245,32 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 	}
 }
 
+/*
+ * Print what a dry run would send: the generation requests, then each pass
+ * after them (critique, verification: at most, since the filters drop some
+ * questions first) or that it is off, and the whole.
+ */
+static void print_dry_run(const struct gen_stats *st, bool critique, bool verify)
+{
+	size_t all = st->to_send + st->est_critique_requests + st->est_verify_requests;
+	long tokens = st->est_prompt_tokens + st->est_critique_tokens + st->est_verify_tokens;
+
+	printf("dry run: %zu generation requests to send (%zu planned, %zu already answered), "
+	       "about %ld prompt tokens\n", st->to_send, st->planned, st->done_before,
+	       st->est_prompt_tokens);
+	if (critique)
+		printf("  then up to %zu critique requests, about %ld prompt tokens (--no-critique "
+		       "skips them)\n", st->est_critique_requests, st->est_critique_tokens);
+	else
+		printf("  critique: off\n");
+	if (verify)
+		printf("  then up to %zu verification requests, about %ld prompt tokens (--no-verify "
+		       "skips them)\n", st->est_verify_requests, st->est_verify_tokens);
+	else
+		printf("  verification: off\n");
+	printf("in all up to %zu requests, about %ld prompt tokens; nothing sent\n", all, tokens);
+}
+
 int cmd_generate(int argc, const char **argv)
 {
 	const char *corpus_path = NULL, *chunks = NULL, *kinds = "factoid,paraphrase";
@@ -419,9 +445,7 @@ int cmd_generate(int argc, const char **argv)
 		llm_cli_print_estimate(&st.batch);
 	if (dry_run) {
 		if (!bc.batch)
-			printf("dry run: %zu requests to send (%zu planned, %zu already answered), "
-			       "about %ld prompt tokens; nothing sent\n",
-			       st.to_send, st.planned, st.done_before, st.est_prompt_tokens);
+			print_dry_run(&st, go.critique, go.verify);
 		else
 			printf("dry run: nothing submitted\n");
 		if (style_from)

@@ -22,6 +22,7 @@
 #include "compare/compare.h"
 #include "compare/compare-out.h"
 #include "set/corpus.h"
+#include "set/corpuscheck.h"
 #include "base/fsutil.h"
 #include "compare/gate.h"
 #include "report/report.h"
@@ -186,9 +187,7 @@ int cmd_report(int argc, const char **argv)
 			goto out;
 	}
 
-	if (set.has_corpus && set.corpus.path) {
-		corpus_path = set.corpus.path[0] == '/' ? xstrdup(set.corpus.path)
-							: path_join(ref.dir, set.corpus.path);
+	if ((corpus_path = set_corpus_path(&set, ref.dir))) {
 		if (path_exists(corpus_path)) {
 			if (corpus_load(&corpus, corpus_path) < 0)
 				goto out;

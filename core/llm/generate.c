@@ -160,6 +160,84 @@ static int read_record(const cJSON *rec, long line, void *data)
 	return 0;
 }
 
+/* Return the prompt tokens of one pass request on 'passages_len' bytes of
+ * passages with template 'p' (4 bytes a token, as the generation estimate;
+ * a question taken as 100 bytes). */
+static long pass_tokens(const struct prompt *p, size_t passages_len)
+{
+	return (long)(strlen(p->system ? p->system : "") + strlen(p->user ? p->user : "") +
+		      passages_len + 100 + 3) / 4 + 8;
+}
+
+/*
+ * For a dry run: count into g->st the critique and verification requests
+ * the passes after generation would send at most, and their prompt tokens:
+ * one per question each generation request may add (per_chunk), and one
+ * per question of the plan already in the set and not yet rated or
+ * verified. Return 0 or ERR_INPUT (a pass prompt that cannot be read).
+ */
+static int estimate_passes(struct gen *g)
+{
+	const struct gen_options *o = g->o;
+	const struct corpus *c = o->corpus;
+	struct prompt pc = PROMPT_INIT, pv = PROMPT_INIT;
+	struct strbuf passages = STRBUF_INIT;
+	size_t per = o->per_chunk > 0 ? (size_t)o->per_chunk : 1, mean = 0, shown, bytes = 0;
+	unsigned crit_kinds = o->kinds & ~(1u << GEN_UNANSWERABLE);
+	unsigned ver_kinds = o->kinds & ((1u << GEN_UNANSWERABLE) | (1u << GEN_MULTIHOP));
+	bool critique = o->critique && crit_kinds, verify = o->verify && ver_kinds;
+	int rc = ERR_INPUT;
+
+	if ((critique && gen_pass_prompt(g, "critique.md", "--no-critique", &pc)) ||
+	    (verify && gen_pass_prompt(g, "verify.md", "--no-verify", &pv)))
+		goto out;
+	/* an unanswerable question is shown with the BM25 top k: chunks of the
+	 * corpus's mean length */
+	for (size_t i = 0; i < c->nr; i++)
+		bytes += strlen(c->chunks[i].text) + (c->chunks[i].title ? strlen(c->chunks[i].title) : 0) + 24;
+	mean = c->nr ? bytes / c->nr : 0;
+	shown = mean * (size_t)(o->verify_k > 0 ? o->verify_k : 5);
+	for (size_t i = 0; i < g->nr_items; i++) {
+		const struct item *it = &g->items[i];
+
+		if (it->done)
+			continue;
+		strbuf_reset(&passages);
+		gen_passages(g, it->chunk, it->neighbour, &passages);
+		if (critique && it->kind != GEN_UNANSWERABLE) {
+			g->st->est_critique_requests += per;
+			g->st->est_critique_tokens += (long)per * pass_tokens(&pc, passages.len);
+		}
+		if (verify && (it->kind == GEN_UNANSWERABLE || it->kind == GEN_MULTIHOP)) {
+			g->st->est_verify_requests += per;
+			g->st->est_verify_tokens += (long)per *
+				pass_tokens(&pv, it->kind == GEN_MULTIHOP ? passages.len : shown);
+		}
+	}
+	/* questions of the plan a killed run left without their pass */
+	for (size_t i = 0; i < g->set->nr; i++) {
+		const struct question *q = &g->set->q[i];
+		enum gen_kind kind;
+
+		if (critique && gen_in_scope(g, q, crit_kinds, &kind) &&
+		    !cJSON_GetObjectItemCaseSensitive(q->provenance, "critique")) {
+			g->st->est_critique_requests++;
+			g->st->est_critique_tokens += pass_tokens(&pc, mean);
+		}
+		if (verify && gen_in_scope(g, q, ver_kinds, &kind) &&
+		    !cJSON_GetObjectItemCaseSensitive(q->provenance, "verification")) {
+			g->st->est_verify_requests++;
+			g->st->est_verify_tokens += pass_tokens(&pv, shown);
+		}
+	}
+	rc = 0;
+out:
+	strbuf_release(&passages);
+	prompt_release(&pc);
+	prompt_release(&pv);
+	return rc;
+}
+
 int gen_run(const struct gen_options *o, struct gen_stats *st)
 {
 	struct gen g;
@@ -243,6 +321,8 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 		}
 		strbuf_release(&sys);
 		strbuf_release(&user);
+		if (estimate_passes(&g))
+			goto out;
 		gen_realism(&g);
 		rc = 0;
 		goto out;

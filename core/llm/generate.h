@@ -111,6 +111,10 @@ struct gen_stats {
 	double *overlaps;         /* of the kept questions */
 	size_t nr_overlaps, alloc_overlaps;
 	long est_prompt_tokens;   /* dry run: about 4 bytes a token */
+	/* dry run: the passes after generation, at most (one request per question
+	 * generation could add, and per question of the plan not yet rated) */
+	size_t est_critique_requests, est_verify_requests;
+	long est_critique_tokens, est_verify_tokens;
 	size_t batch_written, batch_matched, batch_unmatched, batch_errors;
 	struct llmbatch_stats batch;  /* --batch */
 	struct llm_usage usage;

@@ -97,6 +97,7 @@ static int node_int(const struct ynode *n, long min, long max, long *out)
 
 struct loader {
 	const char *name;
+	bool cases;   /* a file of cases for "add --from": evidence may be a quote alone */
 };
 
 static int type_error(struct loader *ld, const struct ynode *n, const char *what, const char *want)
@@ -362,8 +363,18 @@ static int get_one_evidence(struct loader *ld, const struct ynode *m, struct que
 			*(at == &e.start ? &has_start : &has_end) = true;
 		}
 	}
+	if ((!e.chunk || !*e.chunk) && ld->cases && e.quote && *e.quote && !has_start && !e.doc) {
+		/* a quote alone: add finds it in the corpus, as --evidence does */
+		free(e.chunk);
+		e.chunk = NULL;
+		question_add_evidence(q, &e);
+		rc = 0;
+		goto out;
+	}
 	if (!e.chunk || !*e.chunk) {
-		error_at(ld->name, m->line, m->col, "evidence entry without a 'chunk'");
+		error_at(ld->name, m->line, m->col, "evidence entry without a 'chunk'%s",
+			 ld->cases ? " (a quote alone is looked up in the corpus: give 'quote' "
+				     "without 'doc', 'start' or 'end')" : "");
 		goto out;
 	}
 	if (has_start != has_end) {
@@ -578,7 +589,7 @@ static int load_top(struct loader *ld, const struct ynode *root, struct set *s, 
 
 static int load_buf(struct set *s, const char *buf, size_t len, const char *name, bool cases)
 {
-	struct loader ld = { name };
+	struct loader ld = { name, cases };
 	struct ynode *root = NULL;
 	int ret = -1;
 

@@ -146,7 +146,9 @@ int set_load_buf(struct set *s, const char *buf, size_t len, const char *name);
  * Load a file of cases for "add --from": either a set file (its questions
  * are taken, its header ignored), a bare YAML sequence of questions, or a
  * single question mapping (a mapping with 'text' and no 'questions', as
- * "evalset show" prints one).
+ * "evalset show" prints one). An evidence entry may be a quote alone
+ * ({quote: "..."}, no chunk, doc or span): it is loaded with a NULL chunk,
+ * for the caller to find in the corpus before anything else reads it.
  * "-" reads standard input. Same refusals and return as set_load.
  */
 int set_load_cases(struct set *s, const char *path);

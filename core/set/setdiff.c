@@ -192,6 +192,79 @@ static unsigned diff_question(const struct question *a, const struct question *b
 	return c->what;
 }
 
+/* True when every evidence place (doc, span, quote) of 'a' is one of 'b''s. */
+static bool places_kept(const struct question *a, const struct question *b)
+{
+	for (size_t i = 0; i < a->nr_evidence; i++) {
+		const struct evidence *x = &a->evidence[i];
+		bool found = false;
+
+		for (size_t j = 0; j < b->nr_evidence && !found; j++) {
+			const struct evidence *y = &b->evidence[j];
+			found = str_eq(x->doc, y->doc) && x->start == y->start && x->end == y->end &&
+				str_eq(x->quote, y->quote);
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* True when the relevant labels of 'b' are those of 'a' carried by 'map'
+ * (remapped_from.labels: old chunk -> [new chunks]), at the same grade. */
+static bool labels_carried(const struct question *a, const struct question *b, const cJSON *map)
+{
+	size_t carried = 0;
+
+	if (a->nr_irrelevant > b->nr_irrelevant)
+		return false;  /* judgements dropped */
+	for (size_t i = 0; i < a->nr_relevant; i++) {
+		const cJSON *to = cJSON_GetObjectItemCaseSensitive(map, a->relevant[i].chunk), *it;
+
+		if (!cJSON_IsArray(to) || !cJSON_GetArraySize(to))
+			return false;
+		cJSON_ArrayForEach(it, to)
+			if (!cJSON_IsString(it) || question_grade(b, it->valuestring) < a->relevant[i].grade)
+				return false;
+	}
+	/* and b has no relevant chunk that no old label went to */
+	for (size_t k = 0; k < b->nr_relevant; k++) {
+		bool from_old = false;
+
+		for (size_t i = 0; i < a->nr_relevant && !from_old; i++) {
+			const cJSON *to = cJSON_GetObjectItemCaseSensitive(map, a->relevant[i].chunk), *it;
+			cJSON_ArrayForEach(it, to)
+				from_old |= cJSON_IsString(it) && !strcmp(it->valuestring, b->relevant[k].chunk);
+		}
+		carried += from_old;
+	}
+	return carried == b->nr_relevant;
+}
+
+/* Decide whether change 'c' (from 'a' to 'b') is provenance only (setdiff.h). */
+static bool provenance_only(const struct question *a, const struct question *b,
+			    const struct question_change *c)
+{
+	const cJSON *from, *old_from;
+
+	if (c->what & (QCHANGE_TEXT | QCHANGE_ANSWERABLE | QCHANGE_TAGS))
+		return false;
+	for (size_t i = 0; i < c->nr_other; i++)
+		if (strcmp(c->other[i], "evidence") && strcmp(c->other[i], "provenance"))
+			return false;
+	if (!places_kept(a, b))
+		return false;
+	if (!(c->what & QCHANGE_LABELS))
+		return true;
+	from = b->provenance ? cJSON_GetObjectItemCaseSensitive(b->provenance, "remapped_from") : NULL;
+	old_from = a->provenance ? cJSON_GetObjectItemCaseSensitive(a->provenance, "remapped_from") : NULL;
+	if (!cJSON_IsObject(from) || json_eq(from, old_from) ||
+	    cJSON_GetObjectItemCaseSensitive(from, "stale") ||
+	    cJSON_GetObjectItemCaseSensitive(from, "unmapped"))
+		return false;
+	return labels_carried(a, b, cJSON_GetObjectItemCaseSensitive(from, "labels"));
+}
+
 static void push_question(struct diff_question **arr, size_t *nr, size_t *alloc,
 			  const struct question *q)
 {
@@ -239,13 +312,18 @@ void set_diff_compute(const struct set *from, const struct set *to, struct set_d
 			out->nr_unchanged++;
 			continue;
 		}
+		c.provenance_only = provenance_only(a, b, &c);
+		ALLOC_GROW(out->changed, out->nr_changed + 1, out->alloc_changed);
+		out->changed[out->nr_changed++] = c;
+		if (c.provenance_only) {
+			out->nr_provenance_only++;
+			continue;
+		}
 		out->nr_text += !!(c.what & QCHANGE_TEXT);
 		out->nr_labels += !!(c.what & QCHANGE_LABELS);
 		out->nr_answerable += !!(c.what & QCHANGE_ANSWERABLE);
 		out->nr_tags += !!(c.what & QCHANGE_TAGS);
 		out->nr_other += !!(c.what & QCHANGE_OTHER);
-		ALLOC_GROW(out->changed, out->nr_changed + 1, out->alloc_changed);
-		out->changed[out->nr_changed++] = c;
 	}
 	for (size_t i = 0; i < from->nr; i++) {
 		const struct question *a = &from->q[i];
@@ -312,7 +390,9 @@ void set_diff_summary(const struct set_diff *d, struct strbuf *out)
 	}
 	strbuf_addf(out, "%zu added, %zu removed, %zu changed", d->nr_added, d->nr_removed,
 		    d->nr_changed);
-	if (d->nr_changed) {
+	if (d->nr_provenance_only)
+		strbuf_addf(out, ": %zu in content", d->nr_changed - d->nr_provenance_only);
+	if (d->nr_changed > d->nr_provenance_only) {
 		const size_t n[] = { d->nr_text, d->nr_labels, d->nr_answerable, d->nr_tags,
 				     d->nr_other };
 		const char *what[] = { "text", "labels", "answerable", "tags", "other" };
@@ -326,6 +406,9 @@ void set_diff_summary(const struct set_diff *d, struct strbuf *out)
 		}
 		strbuf_addch(out, ')');
 	}
+	if (d->nr_provenance_only)
+		strbuf_addf(out, ", %zu provenance only (the same question on the same evidence)",
+			    d->nr_provenance_only);
 	strbuf_addf(out, ", %zu unchanged", d->nr_unchanged);
 	header_summary(d->header, out);
 }
@@ -379,6 +462,8 @@ void set_diff_format_text(const struct set_diff *d, struct strbuf *out)
 	for (size_t i = 0; i < d->nr_changed; i++) {
 		const struct question_change *c = &d->changed[i];
 
+		if (c->provenance_only)
+			continue;
 		strbuf_addf(out, "changed  %s\n", c->id);
 		if (c->what & QCHANGE_TEXT) {
 			strbuf_addstr(out, "    text        ");
@@ -416,6 +501,23 @@ void set_diff_format_text(const struct set_diff *d, struct strbuf *out)
 			for (size_t j = 0; j < c->nr_other; j++)
 				strbuf_addf(out, "%s%s", j ? ", " : "", c->other[j]);
 			strbuf_addch(out, '\n');
+		}
+	}
+	for (size_t i = 0; i < d->nr_changed; i++) {
+		const struct question_change *c = &d->changed[i];
+
+		if (!c->provenance_only)
+			continue;
+		strbuf_addf(out, "moved    %s  ", c->id);
+		if (c->nr_labels) {
+			size_t shown = 0;
+
+			for (size_t j = 0; j < c->nr_labels; j++)
+				if (c->labels[j].to >= 0)
+					strbuf_addf(out, "%s%s", shown++ ? ", " : "", c->labels[j].chunk);
+			strbuf_addstr(out, " (labels carried with the same evidence)\n");
+		} else {
+			strbuf_addstr(out, "(provenance only)\n");
 		}
 	}
 	set_diff_summary(d, out);
@@ -495,6 +597,7 @@ static cJSON *change_json(const struct question_change *c)
 	}
 	if (c->what & QCHANGE_OTHER)
 		cJSON_AddItemToObject(o, "other", strings_json(c->other, c->nr_other));
+	cJSON_AddBoolToObject(o, "provenance_only", c->provenance_only);
 	return o;
 }
 
@@ -515,6 +618,7 @@ struct cJSON *set_diff_to_json(const struct set_diff *d)
 	cJSON_AddNumberToObject(sum, "answerable", (double)d->nr_answerable);
 	cJSON_AddNumberToObject(sum, "tags", (double)d->nr_tags);
 	cJSON_AddNumberToObject(sum, "other", (double)d->nr_other);
+	cJSON_AddNumberToObject(sum, "provenance_only", (double)d->nr_provenance_only);
 	cJSON_AddNumberToObject(sum, "unchanged", (double)d->nr_unchanged);
 	x_header = cJSON_AddArrayToObject(sum, "header");
 	for (size_t i = 0; i < ARRAY_SIZE(header_names); i++)

@@ -13,6 +13,17 @@
  * when their content digests are equal. Header changes (name, description,
  * corpus) are reported apart, as HCHANGE_* bits.
  *
+ * A change is "provenance only" when the question says the same thing and
+ * is judged on the same evidence, only its chunk ids or provenance moved:
+ * text, answerability, tags, origin, answer and note unchanged, every
+ * evidence place (doc, span, quote) of the older side still there, and
+ * either no label changed, or the newer side's provenance.remapped_from
+ * (what remap records, changed) carries every label to the chunks it now
+ * has, at the same grade, none stale or unmapped and no judged-irrelevant
+ * chunk dropped. Such changes (after a remap, most of a set) are counted
+ * and listed apart, after the content changes; the per-kind counts
+ * (nr_text...) are of content changes only.
+ *
  * Order: added questions in the order of the newer set, removed ones in the
  * order of the older set, changed ones in the order of the newer set; label
  * changes by chunk id (strcmp), tag changes by tag.
@@ -64,6 +75,7 @@ struct question_change {
 	size_t nr_tags_added, alloc_tags_added, nr_tags_removed, alloc_tags_removed;
 	char **other;                  /* names of the other fields that changed */
 	size_t nr_other, alloc_other;
+	bool provenance_only;          /* a label move with the same evidence (above) */
 };
 
 /* A question present on one side only. */
@@ -88,13 +100,14 @@ struct set_diff {
 	struct question_change *changed;
 	size_t nr_changed, alloc_changed;
 	size_t nr_unchanged;
-	/* how many changed questions have each kind of change */
+	/* how many content changes have each kind of change */
 	size_t nr_text, nr_labels, nr_answerable, nr_tags, nr_other;
 	unsigned header;          /* HCHANGE_* bits */
+	size_t nr_provenance_only;  /* changes that are provenance only (above) */
 };
 
 #define SET_DIFF_INIT { { NULL, NULL, "", "", 0 }, { NULL, NULL, "", "", 0 }, NULL, NULL, 0, 0, \
-			0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+			0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /*
  * Compute what changed from 'from' to 'to' into 'out' (SET_DIFF_INIT).
@@ -115,7 +128,9 @@ unsigned set_header_changes(const struct set *from, const struct set *to);
  * 3 changed (1 text, 2 labels, 1 answerable), 167 unchanged" (kinds of
  * change with a count of 0 left out; a question can count in several), or
  * "no changes (173 questions)"; a header change is appended as
- * "; header changed: description, corpus".
+ * "; header changed: description, corpus". With provenance-only changes:
+ * "83 changed: 2 in content (2 labels, 2 answerable), 81 provenance only
+ * (the same question on the same evidence), 90 unchanged".
  */
 void set_diff_summary(const struct set_diff *d, struct strbuf *out);
 /* Append the human-readable diff, ending with the summary line. */

@@ -182,9 +182,26 @@ make_case dry
 "$evalset" generate demo --corpus chunks.jsonl --model m --base-url http://127.0.0.1:9/v1 \
 	--prompt-dir "$src/prompts" --kinds factoid,multi-hop --dry-run >out 2>err
 is "$?" 0 "dry run exits 0"
-grep -q "dry run: 48 requests" out; ok $? "dry run counts requests" "$(cat out)"
+grep -q "dry run: 48 generation requests" out; ok $? "dry run counts requests" "$(cat out)"
 grep -q "prompt tokens" out; ok $? "dry run estimates prompt tokens"
 [ ! -e sets/demo/.evalset/generate.jsonl ]; ok $? "dry run writes no journal"
+
+# ---- a dry run counts every pass, and the run sends no more ----
+make_case drypasses
+start_fake
+genq --kinds factoid,unanswerable --dry-run >dry 2>err
+is "$?" 0 "dry run with the passes exits 0"
+grep -q "then up to 24 critique requests" dry; ok $? "the critique pass is counted" "$(cat dry)"
+grep -q "then up to 24 verification requests" dry; ok $? "the verification pass is counted"
+est=$(sed -n 's/^in all up to \([0-9]*\) requests.*/\1/p' dry)
+genq --kinds factoid,unanswerable >out 2>err
+sent=$(stat_py 'd["requests"]')
+ok $([ "$sent" -gt 48 ] && [ "$sent" -le "${est:-0}" ] && echo 0 || echo 1) \
+	"the run sends more than the generation requests and at most the dry run's count ($sent of ${est:-?})"
+genq --kinds factoid,unanswerable --no-critique --no-verify --dry-run >dry 2>err
+grep -q "critique: off" dry && grep -q "verification: off" dry && grep -q "in all up to 0 requests" dry
+ok $? "passes turned off are said so (a finished run leaves nothing to send)" "$(cat dry)"
+stop_fake
 
 # ---- batch out / batch in ----
 make_case batch

@@ -182,10 +182,12 @@ static void test_kinds_of_change(void)
 	c = find_change(&d, "q-0006");
 	ok(c && c->what == QCHANGE_OTHER && c->nr_other == 1 && !strcmp(c->other[0], "provenance"),
 	   "a provenance edit is reported as another field");
+	ok(c && c->provenance_only, "and as provenance only: the same question on the same evidence");
 
 	set_diff_summary(&d, &sb);
-	is_str(sb.buf, "1 added, 1 removed, 5 changed (1 text, 2 labels, 1 answerable, 1 tags, "
-	       "1 other), 1 unchanged", "the one-line summary counts every kind");
+	is_str(sb.buf, "1 added, 1 removed, 5 changed: 4 in content (1 text, 2 labels, 1 answerable, "
+	       "1 tags), 1 provenance only (the same question on the same evidence), 1 unchanged",
+	       "the one-line summary counts every kind of content change, provenance apart");
 	strbuf_reset(&sb);
 
 	set_diff_format_text(&d, &sb);
@@ -402,6 +404,64 @@ static void test_corpus_fingerprint(void)
 	corpus_release(&c2);
 }
 
+/* After a remap, labels carried to new chunks with their evidence are
+ * provenance only, listed after the content changes; a stale label, a
+ * dropped judgement or a lost place is content. */
+static void test_remap_moves(void)
+{
+	static const char *before =
+		"evalset: 1\nname: demo\nversion: v1\nquestions:\n"
+		"  - id: q-1\n    text: Where are keys?\n    relevant: {a.md#1: 2}\n"
+		"    evidence: [{chunk: a.md#1, doc: a.md, start: 0, end: 40}]\n"
+		"  - id: q-2\n    text: Why rotate?\n    relevant: [a.md#2]\n"
+		"  - id: q-3\n    text: What expires?\n    relevant: [a.md#3]\n"
+		"    evidence: [{chunk: a.md#3, doc: a.md, start: 90, end: 99, quote: Keys expire}]\n"
+		"  - id: q-4\n    text: How long?\n    relevant: [a.md#4]\n    irrelevant: [a.md#5]\n";
+	static const char *after =
+		"evalset: 1\nname: demo\nversion: v2\nquestions:\n"
+		"  - id: q-1\n    text: Where are keys?\n    relevant: {t#1: 2, t#2: 2}\n"
+		"    evidence: [{chunk: t#1, doc: a.md, start: 0, end: 40}, {chunk: t#2, doc: a.md, start: 0, end: 40}]\n"
+		"    provenance: {remapped_from: {from: demo@v1, labels: {a.md#1: [t#1, t#2]}, split: [a.md#1]}}\n"
+		"  - id: q-2\n    text: Why rotate?\n    relevant: [t#3]\n"
+		"    evidence: [{chunk: t#3, doc: a.md, start: 41, end: 80}]\n"
+		"    provenance: {remapped_from: {from: demo@v1, labels: {a.md#2: [t#3]}}}\n"
+		"  - id: q-3\n    text: What expires?\n    answerable: false\n    tags: [stale]\n"
+		"    provenance: {remapped_from: {from: demo@v1, labels: {a.md#3: []}, stale: [a.md#3]}}\n"
+		"  - id: q-4\n    text: How long?\n    relevant: [t#4]\n"
+		"    provenance: {remapped_from: {from: demo@v1, labels: {a.md#4: [t#4]}}}\n";
+	struct set a, b;
+	struct set_diff d = SET_DIFF_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	const struct question_change *c;
+	const char *content, *moved;
+
+	load(&a, before, "before.yaml");
+	load(&b, after, "after.yaml");
+	set_diff_compute(&a, &b, &d);
+	c = find_change(&d, "q-1");
+	ok(c && c->provenance_only, "a label carried 1:n with its place is provenance only");
+	c = find_change(&d, "q-2");
+	ok(c && c->provenance_only, "a whole-chunk label carried with a span of its own is provenance only");
+	c = find_change(&d, "q-3");
+	ok(c && !c->provenance_only, "a stale label is a content change");
+	c = find_change(&d, "q-4");
+	ok(c && !c->provenance_only, "a judged-irrelevant chunk dropped is a content change");
+	is_int(d.nr_provenance_only, 2, "two provenance only");
+	set_diff_summary(&d, &sb);
+	is_str(sb.buf, "0 added, 0 removed, 4 changed: 2 in content (2 labels, 1 answerable, 1 tags, "
+	       "2 other), 2 provenance only (the same question on the same evidence), 0 unchanged",
+	       "the summary leads with the content changes");
+	strbuf_reset(&sb);
+	set_diff_format_text(&d, &sb);
+	content = strstr(sb.buf, "changed  q-3");
+	moved = strstr(sb.buf, "moved    q-1  t#1, t#2 (labels carried with the same evidence)");
+	ok(content && moved && content < moved, "content changes are listed first, moves after");
+	strbuf_release(&sb);
+	set_diff_release(&d);
+	set_release(&a);
+	set_release(&b);
+}
+
 int main(void)
 {
 	test_capture_errors();
@@ -410,5 +470,6 @@ int main(void)
 	test_formatting_is_no_change();
 	test_header_changes();
 	test_corpus_fingerprint();
+	test_remap_moves();
 	return test_done();
 }
