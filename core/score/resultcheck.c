@@ -71,9 +71,12 @@ static void take_from_set(struct question_result *q, const struct question *sq)
 }
 
 /* Check the judged documents and counts of 'q' (against the labels 'qq'
- * unless NULL) and fill 'hits'; return 0 or -1 (reported). */
+ * unless NULL) and fill 'hits'; return 0 or -1 (reported). When the file
+ * left out labels whose chunks the run's corpus lacks (r->labels_absent),
+ * the relevant documents per grade may be fewer than the labels': add
+ * how many fewer to '*left_out'. */
 static int check_judged(const struct results *r, const struct question_result *q,
-			const struct qrels_query *qq, struct judged_hit *hits)
+			const struct qrels_query *qq, struct judged_hit *hits, long *left_out)
 {
 	struct strmap seen = STRMAP_INIT;
 	size_t nrr = 0;
@@ -138,6 +141,15 @@ static int check_judged(const struct results *r, const struct question_result *q
 
 		for (int g = 0; same && g < q->nr_levels; g++)
 			same = q->levels[g] == qq->levels[g];
+		if (!same && r->labels_absent) {
+			/* fewer relevant documents, none more, judged irrelevant ones kept */
+			same = q->nr_levels <= qq->nr_levels && q->levels[0] == qq->levels[0];
+			for (int g = 1; same && g < qq->nr_levels; g++) {
+				long have = g < q->nr_levels ? q->levels[g] : 0;
+				same = have <= qq->levels[g];
+				*left_out += qq->levels[g] - have;
+			}
+		}
 		if (!same) {
 			bad_question(r, q, "its judged documents per grade differ from the set's labels");
 			goto out;
@@ -171,6 +183,12 @@ static int check_values(const struct results *r, const struct question_result *q
 	for (size_t m = 0; m < r->nr_measures; m++) {
 		double v = q->values[m], want;
 
+		if (q->unjudged) {
+			/* every label left out (the run's corpus lacks them): no values */
+			if (!isnan(v))
+				return bad_question(r, q, "unjudged, yet it has a value of %s", r->measures[m]);
+			continue;
+		}
 		if (!q->answerable) {
 			if (!isnan(v))
 				return bad_question(r, q, "unanswerable, yet it has a value of %s", r->measures[m]);
@@ -197,7 +215,9 @@ static int check_totals(const struct results *r)
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct question_result *q = &r->q[i];
 
-		if (q->answerable) {
+		if (q->unjudged) {
+			continue;  /* in no average (score.h) */
+		} else if (q->answerable) {
 			ans++;
 			dans += q->declined;
 		} else {
@@ -209,7 +229,7 @@ static int check_totals(const struct results *r)
 		double sum = 0;
 
 		for (size_t i = 0; i < r->nr; i++)
-			if (r->q[i].answerable)
+			if (r->q[i].answerable && !r->q[i].unjudged)
 				sum += r->q[i].values[m];
 		if (!near(ans ? sum / (double)ans : 0, r->aggregate[m]))
 			return error("%s: the aggregate of %s is %.17g, but its questions give %.17g "
@@ -230,6 +250,7 @@ int results_check(struct results *r, const struct set *s, const char *set_label)
 	struct strmap ids = STRMAP_INIT;
 	struct measure *ms = xcalloc(r->nr_measures + 1, sizeof(*ms));
 	struct strbuf why = STRBUF_INIT;
+	long left_out = 0;
 	int ret = -1;
 
 	if (r->format < 2) {
@@ -282,7 +303,15 @@ int results_check(struct results *r, const struct set *s, const char *set_label)
 			free(hits);
 			goto out;
 		}
-		rc = check_judged(r, q, labels ? &qq : NULL, hits);
+		if (q->unjudged && (!labels || !q->answerable || q->num_rel)) {
+			rc = bad_question(r, q, "unjudged, yet %s", !q->answerable ? "unanswerable"
+				   : q->num_rel ? "it has relevant documents" : "judged on its own corpus");
+			if (labels)
+				qrels_query_release(&qq);
+			free(hits);
+			goto out;
+		}
+		rc = check_judged(r, q, labels ? &qq : NULL, hits, &left_out);
 		if (rc == 0)
 			rc = check_values(r, q, ms, hits);
 		if (labels)
@@ -290,6 +319,12 @@ int results_check(struct results *r, const struct set *s, const char *set_label)
 		free(hits);
 		if (rc < 0)
 			goto out;
+	}
+	if (left_out != (r->judged_on ? 0 : r->labels_absent)) {
+		error("%s: it says %ld labels were left out (their chunks not in the run's corpus), "
+		      "its questions leave out %ld (edited?); score the run again with evalset score "
+		      "--save", name_of(r), r->labels_absent, left_out);
+		goto out;
 	}
 	ret = check_totals(r);
 out:

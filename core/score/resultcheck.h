@@ -26,6 +26,11 @@
  * Results judged on another corpus (set.judged_on: labels carried by their
  * evidence) are checked the same way except against the set's labels: their
  * grades and counts are the carried ones, which only that corpus can tell.
+ * Results of a run made over another corpus than the set's that left out
+ * the labels that corpus lacks (run.labels_absent, docs/runs.md) may judge
+ * fewer relevant documents than the labels, never more, and exactly
+ * labels_absent fewer in all; a question they left without any is
+ * unjudged: no values, in no total.
  *
  * What this cannot catch: a file whose ranks were forged together with its
  * values. The run digest it records is checked against the run file when
