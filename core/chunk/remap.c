@@ -244,32 +244,15 @@ static void old_evidence(const struct question *q, const char *chunk, const stru
 	size_t n = 0;
 
 	for (size_t i = 0; i < q->nr_evidence; i++) {
-		const struct evidence *e = &q->evidence[i];
-		cJSON *o;
-
-		if (strcmp(e->chunk, chunk))
+		if (strcmp(q->evidence[i].chunk, chunk))
 			continue;
-		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "chunk", e->chunk);
-		if (e->doc)
-			cJSON_AddStringToObject(o, "doc", e->doc);
-		if (e->start >= 0) {
-			cJSON_AddNumberToObject(o, "start", (double)e->start);
-			cJSON_AddNumberToObject(o, "end", (double)e->end);
-		}
-		if (e->quote)
-			cJSON_AddStringToObject(o, "quote", e->quote);
-		cJSON_AddItemToArray(out, o);
+		cJSON_AddItemToArray(out, evidence_to_json(&q->evidence[i]));
 		n++;
 	}
 	if (!n && oc && remap_has_span(oc)) {
-		cJSON *o = cJSON_CreateObject();
+		struct evidence span = { (char *)chunk, oc->doc, oc->start, oc->end, NULL, 0, 0 };
 
-		cJSON_AddStringToObject(o, "chunk", chunk);
-		cJSON_AddStringToObject(o, "doc", oc->doc);
-		cJSON_AddNumberToObject(o, "start", (double)oc->start);
-		cJSON_AddNumberToObject(o, "end", (double)oc->end);
-		cJSON_AddItemToArray(out, o);
+		cJSON_AddItemToArray(out, evidence_to_json(&span));
 	}
 }
 

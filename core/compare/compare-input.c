@@ -14,6 +14,7 @@
 #include "score/resultcheck.h"
 #include "set/versioncache.h"
 #include "score/bind.h"
+#include "chunk/chunker.h"
 #include "chunk/remap.h"
 #include "score/run.h"
 #include "score/score.h"
@@ -324,7 +325,7 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 		warning("%s run '%s' records no set; accepted because its question ids are all in %s",
 			what, path, set_arg);
 	}
-	bind_corpus(run, set, ref ? ref->dir : ".", NULL, &cb);
+	bind_corpus(run, set, ref ? ref->dir : ".", chunk_text_negligible, &cb);
 	if (!o->corpus && cb.verdict == CORPUS_OTHER) {
 		char *who = xstrfmt("%s run '%s'", what, path);
 

@@ -228,6 +228,28 @@ static void add_chunk(const struct review *r, cJSON *chunks, const char *id)
 	cJSON_AddStringToObject(o, "text", ch->text ? ch->text : "");
 }
 
+/* Append to 'out' the BM25 top 'k' for 'query' ({chunk, score}) and their
+ * texts to 'chunks'; nothing without BM25. */
+static void add_bm25_hits(const struct review *r, const char *query, size_t k, cJSON *out,
+			  cJSON *chunks)
+{
+	struct bm25_hit hits[REVIEW_BM25_TOP];
+	size_t n;
+
+	if (!r->have_bm25)
+		return;
+	n = bm25_search(&r->bm25, query, k < REVIEW_BM25_TOP ? k : REVIEW_BM25_TOP, hits);
+	for (size_t i = 0; i < n; i++) {
+		const char *id = r->corpus.chunks[hits[i].doc].id;
+		cJSON *h = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(h, "chunk", id);
+		cJSON_AddNumberToObject(h, "score", hits[i].score);
+		cJSON_AddItemToArray(out, h);
+		add_chunk(r, chunks, id);
+	}
+}
+
 static bool is_stale(const struct question *q)
 {
 	return question_has_tag(q, "stale") || question_has_tag(q, "unmapped");
@@ -248,7 +270,6 @@ static void state_stale(const struct review *r, const struct question *q, const 
 	const cJSON *ev = cJSON_IsObject(from) ? cJSON_GetObjectItemCaseSensitive(from, "stale_evidence") : NULL;
 	cJSON *o = cJSON_AddObjectToObject(j, "stale"), *list = cJSON_AddArrayToObject(o, "evidence");
 	cJSON *near = cJSON_AddArrayToObject(o, "nearest");
-	struct bm25_hit hits[REVIEW_BM25_TOP];
 	struct strbuf query = STRBUF_INIT;
 	const cJSON *it;
 
@@ -264,17 +285,8 @@ static void state_stale(const struct review *r, const struct question *q, const 
 		cJSON_AddItemToArray(list, e);
 		strbuf_addf(&query, "%s ", quote ? quote : oc ? oc->text : "");
 	}
-	if (r->have_bm25 && query.len) {
-		size_t n = bm25_search(&r->bm25, query.buf, 3, hits);
-		for (size_t k = 0; k < n; k++) {
-			const char *id = r->corpus.chunks[hits[k].doc].id;
-			cJSON *h = cJSON_CreateObject();
-			cJSON_AddStringToObject(h, "chunk", id);
-			cJSON_AddNumberToObject(h, "score", hits[k].score);
-			cJSON_AddItemToArray(near, h);
-			add_chunk(r, chunks, id);
-		}
-	}
+	if (query.len)
+		add_bm25_hits(r, query.buf, 3, near, chunks);
 	strbuf_release(&query);
 }
 
@@ -282,7 +294,6 @@ static void state_set(const struct review *r, const struct set *s, size_t reject
 {
 	cJSON *qs = cJSON_AddArrayToObject(root, "questions");
 	cJSON *chunks = cJSON_AddObjectToObject(root, "chunks");
-	struct bm25_hit hits[REVIEW_BM25_TOP];
 	struct corpus old = CORPUS_INIT;
 	const char *old_fp = NULL;
 	bool have_old = false;
@@ -303,7 +314,7 @@ static void state_set(const struct review *r, const struct set *s, size_t reject
 	for (size_t at = 0; at < 2 * s->nr; at++) {
 		size_t pass = at / s->nr, i = at % s->nr;
 		const struct question *q = &s->q[i];
-		cJSON *j, *top;
+		cJSON *j;
 
 		if (is_stale(q) != (pass == 0))
 			continue;
@@ -314,18 +325,8 @@ static void state_set(const struct review *r, const struct set *s, size_t reject
 			add_chunk(r, chunks, q->relevant[k].chunk);
 		for (size_t k = 0; k < q->nr_irrelevant; k++)
 			add_chunk(r, chunks, q->irrelevant[k]);
-		if (r->have_bm25 && q->text) {
-			size_t n = bm25_search(&r->bm25, q->text, REVIEW_BM25_TOP, hits);
-			top = cJSON_AddArrayToObject(j, "bm25");
-			for (size_t k = 0; k < n; k++) {
-				const char *id = r->corpus.chunks[hits[k].doc].id;
-				cJSON *h = cJSON_CreateObject();
-				cJSON_AddStringToObject(h, "chunk", id);
-				cJSON_AddNumberToObject(h, "score", hits[k].score);
-				cJSON_AddItemToArray(top, h);
-				add_chunk(r, chunks, id);
-			}
-		}
+		if (r->have_bm25 && q->text)
+			add_bm25_hits(r, q->text, REVIEW_BM25_TOP, cJSON_AddArrayToObject(j, "bm25"), chunks);
 		cJSON_AddItemToArray(qs, j);
 	}
 	corpus_release(&old);

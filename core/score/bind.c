@@ -7,7 +7,6 @@
 #include "set/corpuscheck.h"
 #include "set/corpusstore.h"
 #include "set/set.h"
-#include "base/error.h"
 #include "base/fsutil.h"
 #include "base/jsontree.h"
 #include "base/strmap.h"
@@ -118,36 +117,6 @@ void corpus_bind_release(struct corpus_bind *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static void ignore_report(const char *prefix, const char *msg)
-{
-	(void)prefix;
-	(void)msg;
-}
-
-/* Load 'path' into 'c' when it holds the corpus 'fp'; quiet. Return 1 or 0. */
-static int load_if(const char *path, const char *fp, struct corpus *c)
-{
-	report_fn old_err = get_error_routine(), old_warn = get_warning_routine();
-	char have[72];
-	int rc;
-
-	if (!path || !path_exists(path))
-		return 0;
-	set_error_routine(ignore_report);
-	set_warning_routine(ignore_report);
-	rc = corpus_load(c, path);
-	set_error_routine(old_err);
-	set_warning_routine(old_warn);
-	if (rc < 0)
-		return 0;
-	corpus_fingerprint(c, have);
-	if (fp && strcmp(have, fp)) {
-		corpus_release(c);
-		return 0;
-	}
-	return 1;
-}
-
 /* Return the path of the corpus file 's' names, as set_corpus_load finds
  * it (caller frees), or NULL. */
 static char *set_corpus_file(const struct set *s, const char *set_dir)
@@ -166,7 +135,7 @@ static char *set_corpus_file(const struct set *s, const char *set_dir)
 static int find_corpus(const char *a, const char *b, const char *set_dir, const char *fp,
 		       struct corpus *c)
 {
-	return load_if(a, fp, c) || load_if(b, fp, c) || corpus_store_get(set_dir, fp, c);
+	return corpus_load_if(a, fp, c) || corpus_load_if(b, fp, c) || corpus_store_get(set_dir, fp, c);
 }
 
 int bind_set_corpus(const struct set *s, const char *set_dir, char out[72])
@@ -182,7 +151,7 @@ int bind_set_corpus(const struct set *s, const char *set_dir, char out[72])
 		return 1;
 	}
 	path = set_corpus_file(s, set_dir);
-	found = load_if(path, NULL, &c);
+	found = corpus_load_if(path, NULL, &c);
 	if (found)
 		corpus_fingerprint(&c, out);
 	corpus_release(&c);

@@ -102,30 +102,36 @@ out:
 	strbuf_release(&gz);
 }
 
-int corpus_store_get(const char *set_dir, const char *fp, struct corpus *out)
+int corpus_load_if(const char *path, const char *fp, struct corpus *out)
 {
-	char *path = store_path(set_dir, fp), have[72];
 	report_fn old_err = get_error_routine(), old_warn = get_warning_routine();
+	char have[72];
 	int rc;
 
-	if (!path || !path_exists(path)) {
-		free(path);
+	if (!path || !path_exists(path))
 		return 0;
-	}
 	set_error_routine(ignore_report);
 	set_warning_routine(ignore_report);
 	rc = corpus_load(out, path);
 	set_error_routine(old_err);
 	set_warning_routine(old_warn);
-	free(path);
 	if (rc < 0)
 		return 0;
 	corpus_fingerprint(out, have);
-	if (strcmp(have, fp)) {
+	if (fp && strcmp(have, fp)) {
 		corpus_release(out);
 		return 0;
 	}
 	return 1;
+}
+
+int corpus_store_get(const char *set_dir, const char *fp, struct corpus *out)
+{
+	char *path = store_path(set_dir, fp);
+	int rc = path ? corpus_load_if(path, fp, out) : 0;
+
+	free(path);
+	return rc;
 }
 
 int set_corpus_load_labelled(const struct set *s, const char *set_dir, struct corpus *c)

@@ -31,6 +31,13 @@ void corpus_store_put(const char *set_dir, const struct corpus *c, const char *f
  */
 int corpus_store_get(const char *set_dir, const char *fp, struct corpus *out);
 
+/*
+ * Load the corpus file 'path' into 'out' (CORPUS_INIT) when it exists, can
+ * be read and, unless 'fp' is NULL, has fingerprint 'fp'. Return 1, or 0
+ * (nothing reported, 'out' left empty).
+ */
+int corpus_load_if(const char *path, const char *fp, struct corpus *out);
+
 struct set;
 
 enum labelled_from {

@@ -381,6 +381,22 @@ out:
 
 /* ---- JSON ---- */
 
+struct cJSON *evidence_to_json(const struct evidence *e)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "chunk", e->chunk);
+	if (e->doc)
+		cJSON_AddStringToObject(o, "doc", e->doc);
+	if (e->start >= 0) {
+		cJSON_AddNumberToObject(o, "start", (double)e->start);
+		cJSON_AddNumberToObject(o, "end", (double)e->end);
+	}
+	if (e->quote)
+		cJSON_AddStringToObject(o, "quote", e->quote);
+	return o;
+}
+
 struct cJSON *question_to_json(const struct question *q)
 {
 	cJSON *j = cJSON_CreateObject(), *rel, *arr;
@@ -395,20 +411,8 @@ struct cJSON *question_to_json(const struct question *q)
 		cJSON_AddNumberToObject(rel, q->relevant[i].chunk, q->relevant[i].grade);
 	if (q->nr_evidence) {
 		arr = cJSON_AddArrayToObject(j, "evidence");
-		for (size_t i = 0; i < q->nr_evidence; i++) {
-			const struct evidence *e = &q->evidence[i];
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "chunk", e->chunk);
-			if (e->doc)
-				cJSON_AddStringToObject(o, "doc", e->doc);
-			if (e->start >= 0) {
-				cJSON_AddNumberToObject(o, "start", (double)e->start);
-				cJSON_AddNumberToObject(o, "end", (double)e->end);
-			}
-			if (e->quote)
-				cJSON_AddStringToObject(o, "quote", e->quote);
-			cJSON_AddItemToArray(arr, o);
-		}
+		for (size_t i = 0; i < q->nr_evidence; i++)
+			cJSON_AddItemToArray(arr, evidence_to_json(&q->evidence[i]));
 	}
 	arr = cJSON_AddArrayToObject(j, "irrelevant");
 	for (size_t i = 0; i < q->nr_irrelevant; i++)

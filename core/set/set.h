@@ -157,6 +157,9 @@ int set_load_cases(struct set *s, const char *path);
 int set_to_yaml(const struct set *s, struct strbuf *out);
 /* Serialise one question as a YAML mapping into 'out'. Return 0 or -1. */
 int question_to_yaml(const struct question *q, struct strbuf *out);
+/* Return evidence entry 'e' as a JSON object ({chunk, doc, start, end,
+ * quote}, the fields it has); caller frees with cJSON_Delete. */
+struct cJSON *evidence_to_json(const struct evidence *e);
 /* Return 'q' as a JSON object (the same fields as the YAML); caller frees
  * with cJSON_Delete. */
 struct cJSON *question_to_json(const struct question *q);
