@@ -161,7 +161,9 @@ static bool span_agrees(const struct remapper *r, const char *doc, long s, long 
 		if (!chunk_text_negligible(doc, old + ga, old_len - ga))
 			return false;
 	}
-	return any;
+	/* no chunk there, and nothing a quote needs: markup the chunker leaves
+	 * out (front matter, a comment) is still in the document, in no chunk */
+	return any || chunk_text_negligible(doc, old, old_len);
 }
 
 /* ---- white space and fuzzy matching ---- */

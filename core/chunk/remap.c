@@ -224,7 +224,8 @@ static void remap_label(const struct remapper *r, const struct question *q,
 	} else {
 		rl->outcome = REMAP_UNMAPPABLE;
 		free(why);
-		rl->why = xstrdup("its evidence falls between the chunks of the new corpus");
+		rl->why = xstrdup("its evidence falls between the chunks of the new corpus (white "
+				  "space or markup the new chunking leaves out)");
 	}
 }
 
