@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's one entry point for set-up, demo and tests on Debian 12.
 #
-#   tools/dev.sh deps    install the Debian packages evalset needs (as root)
+#   tools/dev.sh deps    install the Debian packages evalset needs (as root);
+#                        `deps test` adds those the test suites need
 #   tools/dev.sh build   build build/ (plain, warnings as errors)
 #   tools/dev.sh demo    deps + build + the demo on the shipped set
 #   tools/dev.sh test    deps + every build of the list below + its suites,
@@ -122,7 +123,7 @@ PY
 }
 
 case "${1:-}" in
-  deps) deps ;;
+  deps) deps "${2:-}" ;;
   build) deps; build build ;;
   demo)
     deps
