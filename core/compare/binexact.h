@@ -45,8 +45,9 @@ double binexact_p(size_t n, size_t up, size_t down, double d);
 
 /*
  * Return the lower confidence bound of the mean loss at 'level': the largest
- * d that the test rejects at 'level' (binexact_p < level), found by bisection
- * to 1e-5; -INFINITY when the test rejects no d. The test at margin m
+ * d that the test rejects at 'level' (binexact_p < level), bracketed to 1e-5
+ * from the normal bound by the Illinois method with bisection steps;
+ * -INFINITY when the test rejects no d. The test at margin m
  * rejects exactly when the bound exceeds m (to that precision).
  */
 double binexact_bound(size_t n, size_t up, size_t down, double level);

@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* From this many questions on, the random-rule warning is first screened by
+ * the normal approximation of the rule's power (gate_random_warning). */
+#define RANDOM_APPROX_MIN_QUESTIONS 1000
+
 static bool is_decline(const struct gate_rule *r)
 {
 	return !strcmp(r->measure, COMPARE_DECLINE);
@@ -380,8 +384,10 @@ long gate_rule_size_any(const struct gate *g, size_t rule, double churn, double 
 	return worst;
 }
 
-double gate_rule_chance(const struct gate *g, size_t rule, const struct results *base, size_t n,
-			double churn, double drop)
+/* gate_rule_chance, by the exact test's power or (not 'exact') its normal
+ * approximation. */
+static double rule_chance(const struct gate *g, size_t rule, const struct results *base, size_t n,
+			  double churn, double drop, bool exact)
 {
 	const struct gate_rule *r = &g->rules[rule];
 	struct rule_model m;
@@ -393,7 +399,7 @@ double gate_rule_chance(const struct gate *g, size_t rule, const struct results 
 		if (m.n) {
 			model_set_drop(&m, churn, drop);
 			if (!isnan(m.a))
-				best = model_power(g, r, &m, m.n, true);
+				best = model_power(g, r, &m, m.n, exact);
 		}
 		free(m.v);
 		return best;
@@ -411,13 +417,19 @@ double gate_rule_chance(const struct gate *g, size_t rule, const struct results 
 			model_set_drop(&m, churn, drop);
 			if (isnan(m.a))
 				continue;
-			c = model_power(g, r, &m, n, true);
+			c = model_power(g, r, &m, n, exact);
 			if (isnan(best) || c > best)
 				best = c;
 		}
 		free(v);
 	}
 	return best;
+}
+
+double gate_rule_chance(const struct gate *g, size_t rule, const struct results *base, size_t n,
+			double churn, double drop)
+{
+	return rule_chance(g, rule, base, n, churn, drop, true);
 }
 
 char *gate_random_warning(const struct gate *g, size_t rule, const struct results *base, size_t n)
@@ -428,6 +440,14 @@ char *gate_random_warning(const struct gate *g, size_t rule, const struct result
 
 	if (r->test == TEST_NONINF)
 		return NULL;
+	/* the normal approximation first: on a large set it is within a
+	 * fraction of alpha of the exact figure, and far below twice alpha it
+	 * settles the question without the exact test's critical value */
+	if ((base ? base->nr : n) >= RANDOM_APPROX_MIN_QUESTIONS) {
+		c = rule_chance(g, rule, base, n, GATE_SIZE_CHURN, GATE_RANDOM_DROP, false);
+		if (isnan(c) || c < g->alpha)
+			return NULL;
+	}
 	c = gate_rule_chance(g, rule, base, n, GATE_SIZE_CHURN, GATE_RANDOM_DROP);
 	if (isnan(c) || c <= 2 * g->alpha)
 		return NULL;

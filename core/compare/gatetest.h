@@ -40,7 +40,7 @@
  *     inverted at the level the rule was judged at (binexact_bound), so a
  *     drop rule fails exactly when its lower bound exceeds the margin and a
  *     non-inferiority rule passes exactly when its upper bound is below it,
- *     up to the bisection's 1e-5.
+ *     up to the search's 1e-5.
  *
  * Pure computation, no IO; nothing allocated survives a call.
  */
