@@ -114,6 +114,16 @@ static void model_from_values(struct rule_model *m, double *v, size_t n, double 
 	m->a = m->g = NAN;
 }
 
+/* A 0/1 baseline of SHARE_N questions, 'pct' percent of them 1, as a model
+ * ('v' holds SHARE_N values and is borrowed). */
+enum { SHARE_N = 1000 };
+static void model_from_share(struct rule_model *m, double *v, int pct)
+{
+	for (int i = 0; i < SHARE_N; i++)
+		v[i] = i < pct * SHARE_N / 100;
+	model_from_values(m, v, SHARE_N, 1);
+}
+
 static int model_load(struct rule_model *m, const struct gate_rule *r, const struct results *base)
 {
 	long col = rule_column(r, base);
@@ -348,8 +358,7 @@ int gate_churn_estimate(const struct gate *g, size_t rule, const struct results 
 long gate_rule_size_any(const struct gate *g, size_t rule, double churn, double effect,
 			double power)
 {
-	enum { N = 1000 };
-	double *v = xmalloc(N * sizeof(*v));
+	double *v = xmalloc(SHARE_N * sizeof(*v));
 	long worst = 0;
 	int worst_pm = 0;
 
@@ -359,9 +368,7 @@ long gate_rule_size_any(const struct gate *g, size_t rule, double churn, double 
 		struct rule_model m;
 		struct gate_size s;
 
-		for (int i = 0; i < N; i++)
-			v[i] = i < pm * N / 100;
-		model_from_values(&m, v, N, 1);
+		model_from_share(&m, v, pm);
 		model_size(g, &g->rules[rule], &m, churn, effect, power, false, &s);
 		if (isnan(s.power_now))
 			continue;
@@ -374,9 +381,7 @@ long gate_rule_size_any(const struct gate *g, size_t rule, double churn, double 
 		struct rule_model m;
 		struct gate_size s;
 
-		for (int i = 0; i < N; i++)
-			v[i] = i < worst_pm * N / 100;
-		model_from_values(&m, v, N, 1);
+		model_from_share(&m, v, worst_pm);
 		model_size(g, &g->rules[rule], &m, churn, effect, power, true, &s);
 		worst = s.needed;
 	}
@@ -405,15 +410,12 @@ static double rule_chance(const struct gate *g, size_t rule, const struct result
 		return best;
 	}
 	{
-		enum { N = 1000 };
-		double *v = xmalloc(N * sizeof(*v));
+		double *v = xmalloc(SHARE_N * sizeof(*v));
 
 		for (int pm = 1; pm <= 99 && n; pm++) {
 			double c;
 
-			for (int i = 0; i < N; i++)
-				v[i] = i < pm * N / 100;
-			model_from_values(&m, v, N, 1);
+			model_from_share(&m, v, pm);
 			model_set_drop(&m, churn, drop);
 			if (isnan(m.a))
 				continue;
