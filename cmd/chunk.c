@@ -18,6 +18,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "chunk/chunker.h"
+#include "chunk/docfiles.h"
 #include "chunk/document.h"
 
 #include <stdio.h>

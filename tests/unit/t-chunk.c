@@ -12,6 +12,7 @@
 #include "base/util.h"
 #include "chunk/chunker.h"
 #include "chunk/corpuslint.h"
+#include "chunk/docfiles.h"
 #include "chunk/document.h"
 
 #include <stdio.h>
