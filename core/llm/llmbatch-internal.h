@@ -1,8 +1,9 @@
 /*
- * llmbatch-internal: what the three files of batch jobs share. The driver
- * (llmbatch.c: submitting, polling, results) calls the finding of an
- * interrupted run's batch (llmbatch-find.c), which calls the provider and
- * journal helpers (llmbatch-io.c); none calls back up.
+ * llmbatch-internal: what the four files of batch jobs share. The driver
+ * (llmbatch.c: submitting, polling, handing results over) calls the finding
+ * of an interrupted run's batch (llmbatch-find.c) and the parsing of result
+ * lines (llmbatch-results.c), which call the provider and journal helpers
+ * (llmbatch-io.c); none calls back up.
  */
 #ifndef LLMBATCH_INTERNAL_H
 #define LLMBATCH_INTERNAL_H
@@ -91,6 +92,14 @@ int batch_journal_intent(struct run *b, const char *tag, const size_t *idx, size
 int batch_journal_abandoned(struct run *b, const char *tag);
 int batch_journal_ended(struct run *b, const struct pending *p, const char *status, size_t ok, size_t failed);
 
+
+/* llmbatch-results.c: the result lines of a batch.
+ * Note in 'digests' (custom id -> digest of its result) each result of the
+ * line 'line' whose custom id 'mine' holds (any custom id when 'mine' is
+ * NULL). Return 1 when the line gives its custom id another result than an
+ * earlier line did (its id in '*cid', borrowed from 'line'), else 0. */
+int batch_note_result(const cJSON *line, const struct strmap *mine, struct strmap *digests,
+		      const char **cid);
 
 /* llmbatch-find.c: settle the intents of an interrupted run (look their batch up) */
 int batch_settle_intents(struct run *b);
