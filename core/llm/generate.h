@@ -62,8 +62,9 @@ enum gen_band gen_band_of(long rank);
 /* Parse "easy,hard" into a mask of (1 << band). Return 0 or -1 (reported). */
 int gen_bands_parse(const char *list, unsigned *mask);
 
-/* The critique's criteria, each rated 1..5 (see prompts/critique.md). */
-enum gen_criterion { CRIT_CLARITY, CRIT_REALISM, CRIT_ANSWERABILITY, CRIT_SPECIFICITY, GEN_NR_CRITERIA };
+/* The critique's criteria, each rated 1..5 (see prompts/critique.md); CRIT_FOCUS
+ * is the one named "specificity". */
+enum gen_criterion { CRIT_CLARITY, CRIT_REALISM, CRIT_ANSWERABILITY, CRIT_FOCUS, GEN_NR_CRITERIA };
 const char *gen_criterion_name(enum gen_criterion c);
 
 /* What one journaled LLM pass after generation (critique, verification) did. */
