@@ -3,7 +3,8 @@
  * JSONL run (docs/formats/runs.md) for `evalset score`.
  *
  * The retriever is the built-in BM25 (the default), a command speaking JSON
- * lines, or an HTTP endpoint; docs/run.md gives the protocols. The
+ * lines, an HTTP endpoint, or a file of answers computed elsewhere (the
+ * Python package's retriever functions); docs/run.md gives the protocols. The
  * run is written at the end, atomically; when the retriever fails or the
  * user interrupts, the questions answered so far are still written (the meta
  * line then says "complete": false) and the exit code is 3 or 130.
@@ -38,11 +39,13 @@ static const char *const run_usage[] = {
 	"evalset run <set>[@<tag>] --url <url> [--header '<name>: <value>']... [--body <template>]\n"
 	"                  [--results <path>] [--concurrency <n>] [--retries <n>] [--timeout <seconds>] [-k <n>]\n"
 	"                  [--corpus <chunks.jsonl>] [-o <file> [--resume]]",
+	"evalset run <set>[@<tag>] --answers <file> [--retriever <description>] [-k <n>]\n"
+	"                  [--corpus <chunks.jsonl>] [-o <file>]",
 	NULL,
 };
 
 struct run_opts {
-	const char *output, *cmd, *url, *corpus, *body, *results, *language;
+	const char *output, *cmd, *url, *corpus, *body, *results, *language, *answers, *retriever;
 	struct string_list headers, pass_env;
 	long k, concurrency, retries;
 	int bm25, stem, resume;
@@ -60,10 +63,10 @@ static double seconds_since(const struct timespec *t0)
 /* Exit 2 with the usage when the options do not make one retriever. */
 static void check_options(struct run_opts *o, const struct option *opts)
 {
-	int kinds = !!o->bm25 + !!o->cmd + !!o->url;
+	int kinds = !!o->bm25 + !!o->cmd + !!o->url + !!o->answers;
 
 	if (kinds > 1) {
-		error("--bm25, --cmd and --url are alternatives: give one");
+		error("--bm25, --cmd, --url and --answers are alternatives: give one");
 		usage_with_options(run_usage, opts);
 	}
 	if (!kinds)
@@ -84,11 +87,19 @@ static void check_options(struct run_opts *o, const struct option *opts)
 		error("--header, --body, --results, --concurrency and --retries only apply to --url");
 		usage_with_options(run_usage, opts);
 	}
-	if (o->resume && (o->bm25 || !o->output)) {
+	if (o->retriever && !o->answers) {
+		error("--retriever only applies to --answers");
+		usage_with_options(run_usage, opts);
+	}
+	if (o->retriever && (!*o->retriever || strchr(o->retriever, '\n'))) {
+		error("--retriever must be one non-empty line");
+		usage_with_options(run_usage, opts);
+	}
+	if (o->resume && (o->bm25 || o->answers || !o->output)) {
 		error("--resume needs --cmd or --url, and -o <file>");
 		usage_with_options(run_usage, opts);
 	}
-	if (o->bm25 && !isnan(o->timeout)) {
+	if ((o->bm25 || o->answers) && !isnan(o->timeout)) {
 		error("--timeout only applies to --cmd and --url");
 		usage_with_options(run_usage, opts);
 	}
@@ -298,7 +309,7 @@ static void print_summary(const struct job *job, const char *desc, double secs,
 
 int cmd_run(int argc, const char **argv)
 {
-	struct run_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, STRING_LIST_INIT, STRING_LIST_INIT,
+	struct run_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, STRING_LIST_INIT, STRING_LIST_INIT,
 			      LONG_MIN, -1, -1, 0, -1, 0, NAN, NAN, NAN };  /* k LONG_MIN, stem -1: not given */
 	struct option opts[] = {
 		OPT_STRING('o', "output", &o.output, "file", "write the run to <file> (default: standard output)"),
@@ -321,6 +332,10 @@ int cmd_run(int argc, const char **argv)
 		OPT_INT(0, "retries", &o.retries, "n", "URL: retries of a failed request (default 3)"),
 		OPT_DOUBLE(0, "timeout", &o.timeout, "seconds", "per question (default 30)"),
 		OPT_BOOL(0, "resume", &o.resume, "keep the answers of an incomplete -o <file>, ask the rest"),
+		OPT_STRING(0, "answers", &o.answers, "file",
+			   "answers computed elsewhere, one JSON line per question (the Python package's run)"),
+		OPT_STRING(0, "retriever", &o.retriever, "description",
+			   "--answers: the retriever's one-line description in the run (default: answers <file>)"),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -389,6 +404,8 @@ int cmd_run(int argc, const char **argv)
 		char *safe = url_redact(o.url);
 		desc = xstrfmt("url %s", safe);
 		free(safe);
+	} else if (o.answers) {
+		desc = o.retriever ? xstrdup(o.retriever) : xstrfmt("answers %s", o.answers);
 	}
 	meta.retriever = desc;
 	if (o.resume && path_exists(o.output)) {
@@ -408,6 +425,8 @@ int cmd_run(int argc, const char **argv)
 		cJSON_AddStringToObject(params, "cmd", shown_cmd.buf);
 		rc = retrieve_cmd(o.cmd, env, isnan(o.timeout) ? 30000 : (long)(o.timeout * 1000), &job);
 		free(env);
+	} else if (o.answers) {
+		rc = retrieve_answers(o.answers, &job);
 	} else {
 		rc = run_url(&o, &job, params);
 	}

@@ -2,7 +2,7 @@
  * retriever: asking a retriever every question of a set, and writing what it
  * answered as a JSONL run (docs/runs.md).
  *
- * Three kinds of retriever answer a job (a list of questions and a depth k):
+ * Four kinds of retriever answer a job (a list of questions and a depth k):
  *  - the built-in BM25 index (core/retrieve/bm25.h);
  *  - a command, started once, speaking one JSON line per question each way:
  *      request  {"qid": "q-0001", "query": "...", "k": 100}
@@ -14,6 +14,8 @@
  *    with ERR_REMOTE after an error naming the question; the answers already
  *    received are kept. The command runs in its own process group and is
  *    killed (TERM, then KILL) when the job stops early;
+ *  - answers computed elsewhere (the Python package's retriever function),
+ *    read from a JSONL file of replies, checked as a command's replies;
  *  - an HTTP endpoint: one POST per question through core/base/http.h (requests
  *    in flight, retries of 408/409/429/5xx and transport failures), a JSON
  *    body from a template, results found in the reply by a dotted path. A
@@ -28,7 +30,8 @@
  * run_resume) is not asked again.
  *
  * Code: retriever.c (jobs, reply checks, BM25, the run file),
- * retriever-cmd.c (the command), retriever-url.c (the endpoint).
+ * retriever-cmd.c (the command), retriever-url.c (the endpoint),
+ * retriever-answers.c (answers from a file).
  *
  * Ownership: a struct job owns its answers (job_release); the questions'
  * ids and texts are borrowed from the caller and must outlive the job.
@@ -95,6 +98,17 @@ int retrieve_bm25(const struct bm25 *ix, struct job *job);
  * question) or ERR_INTERRUPTED.
  */
 int retrieve_cmd(const char *command, char *const *env, long timeout_ms, struct job *job);
+
+/*
+ * Answer every question from the JSONL file 'path' of answers computed
+ * elsewhere: one line per question, {"qid", "results", "abstained",
+ * "latency_ms"} checked as a command's reply, or {"qid", "error"} for a
+ * question the retriever failed on. Return 0; ERR_REMOTE (reported) when a
+ * question failed, was refused by the checks or has no line, keeping the
+ * other answers; or ERR_INPUT (reported as FILE:LINE) for a line that is not
+ * an answer, names a question the job lacks or answers one twice.
+ */
+int retrieve_answers(const char *path, struct job *job);
 
 /*
  * Return the environment a retriever command gets: only PATH, HOME, USER,
