@@ -25,7 +25,10 @@ packages=(gcc meson ninja-build pkg-config libcurl4-openssl-dev libcjson-dev
 # CI recipe test (tests/llm/t-matrix.sh reads the workflow in docs/scale.md),
 # and for the browser suite Debian's Chromium driven by playwright-core under
 # Node.js
-test_packages=(clang zsh git chromium fonts-dejavu-core sqlite3 jq python3-yaml)
+# the Python suite builds the wheel offline with Debian's meson-python (which
+# wants patchelf) and python-build, installs it into a venv and runs pytest
+test_packages=(clang zsh git chromium fonts-dejavu-core sqlite3 jq python3-yaml
+  python3-mesonpy python3-build python3-pytest python3-venv patchelf)
 # the 32-bit build (build-i386): Debian's i386 cross compiler and the :i386
 # -dev package of every dependency (multiarch: the i386 architecture is added
 # first); the x86-64 kernel runs its binaries, so its tests run as they are
@@ -49,7 +52,7 @@ builds=(
 # build-i386: 32-bit x86 (size_t, long and pointers of 4 bytes), cross-built
 # with tools/cross/i686-linux-gnu.ini
 # suites that only the first build runs (they build the tree afresh themselves)
-once_suites=(install release)
+once_suites=(install release python)
 
 deps() { # deps [test]: install what is missing
   local missing=() want=("${packages[@]}")

@@ -576,6 +576,10 @@ char *data_dir_find(const char *sub, const char *probe)
 	if (bin) {
 		/* installed or staged: <prefix>/bin/evalset and <prefix>/share/evalset/SUB */
 		dir = dir_holding(xstrfmt("%s/../share/evalset/%s", bin, sub), probe);
+		/* a Python wheel's data: <venv>/bin/evalset and <venv>/evalset/SUB
+		 * (its data scheme is the prefix itself, docs/python.md) */
+		if (!dir)
+			dir = dir_holding(xstrfmt("%s/../evalset/%s", bin, sub), probe);
 		/* a build directory: meson copies SUB beside the binary */
 		if (!dir)
 			dir = dir_holding(path_join(bin, sub), probe);

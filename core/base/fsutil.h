@@ -83,7 +83,8 @@ char *dir_name(const char *path);
 /*
  * Return the directory of evalset's data 'sub' ("prompts", "presets")
  * holding the file 'probe' (caller frees): <prefix>/share/evalset/SUB beside
- * an installed binary, else SUB beside the binary (a build directory), else
+ * an installed binary, else <prefix>/evalset/SUB (where a Python wheel puts
+ * its data), else SUB beside the binary (a build directory), else
  * the compiled-in data directory's SUB (which may not exist).
  */
 char *data_dir_find(const char *sub, const char *probe);
