@@ -355,8 +355,114 @@ static void test_render(void)
 	release(&b);
 }
 
+/* Compare a baseline found at rank 1 on 'n' questions with a candidate that
+ * finds none on the first 'lost' of them, and judge it by the gate 'text';
+ * return the number of failed rules (-1: not judged) and the first rule's
+ * outcome in 'why' (caller frees). */
+static int judge_loss(size_t n, size_t lost, const char *text, char **why)
+{
+	long *base = xcalloc(n, sizeof(long)), *cand = xcalloc(n, sizeof(long));
+	struct results a, b;
+	struct compare c;
+	struct compare_opts o = COMPARE_OPTS_INIT;
+	struct gate g;
+	struct gate_outcome out[4];
+	int failed = -1;
+
+	*why = NULL;
+	for (size_t i = 0; i < n; i++) {
+		base[i] = 1;
+		cand[i] = i < lost ? 0 : 1;
+	}
+	build(&a, "sha256:aa", "v1", n, base, 0, NULL);
+	build(&b, "sha256:aa", "v1", n, cand, 0, NULL);
+	gate_init(&g);
+	compare_init(&c);
+	if (gate_load_buf(&g, text, strlen(text), "gate.yaml") == 0 && g.nr <= 3) {
+		o.gate = &g;
+		o.resamples = o.permutations = 200;
+		if (cmp2(&c, &a, &b, &o) == 0) {
+			failed = gate_evaluate(&g, &c, out);
+			*why = xstrdup(out[0].why ? out[0].why : "");
+			gate_outcomes_release(out, GATE_OUTCOMES(&g));
+		}
+	}
+	compare_release(&c);
+	gate_release(&g);
+	release(&a);
+	release(&b);
+	free(base);
+	free(cand);
+	return failed;
+}
+
+/* The verdict of each kind of rule, in the direction a user relies on:
+ * non-inferiority passes when the loss is shown smaller than the margin,
+ * drop fails when it is shown larger, a plain threshold fails only above
+ * its margin. */
+static void test_gate_verdicts(void)
+{
+	const char *noninf = "rules:\n  - {measure: R@5, max_drop: 0.05, test: non-inferiority}\n";
+	const char *drop = "rules:\n  - {measure: R@5, max_drop: 0.05, test: drop}\n";
+	const char *none = "rules:\n  - {measure: R@5, max_drop: 0.05, test: none}\n";
+	char *why;
+
+	/* 400 unchanged questions: a 5-point loss would leave all 400 unchanged
+	 * with chance 0.95^400, about 1e-9 */
+	is_int(judge_loss(400, 0, noninf, &why), 0, "non-inferiority: an unchanged candidate on 400 questions passes");
+	ok(why && strstr(why, "is shown smaller than 0.05"), "  because its loss is shown smaller (%s)",
+	   why ? why : "no outcome");
+	free(why);
+	is_int(judge_loss(400, 80, noninf, &why), 1, "non-inferiority: losing 80 of 400 (a drop of 0.2) fails");
+	ok(why && strstr(why, "is not shown smaller than 0.05"), "  because it is not shown smaller (%s)",
+	   why ? why : "no outcome");
+	free(why);
+	is_int(judge_loss(400, 80, drop, &why), 1, "drop: losing 80 of 400 fails a 0.05 margin");
+	free(why);
+	is_int(judge_loss(400, 0, drop, &why), 0, "drop: an unchanged candidate passes");
+	free(why);
+	/* a plain threshold: 20 of 400 is a drop of exactly 0.05 */
+	is_int(judge_loss(400, 20, none, &why), 0, "none: a drop exactly at the margin passes");
+	ok(why && strstr(why, "drop 0.0500 within 0.05"), "  within (%s)", why ? why : "no outcome");
+	free(why);
+	is_int(judge_loss(400, 21, none, &why), 1, "none: one more question lost fails");
+	free(why);
+}
+
+/* Two drop rules on the same losses form one family (Holm): the count of
+ * questions that fails them, which a passing rule states, is the count
+ * that does; a non-inferiority rule beside a drop rule is not in the
+ * family. */
+static void test_gate_family(void)
+{
+	const char *two = "rules:\n  - {measure: R@5, max_drop: 0.05, test: drop}\n"
+			  "  - {measure: RR, max_drop: 0.05, test: drop}\n";
+	const char *mixed = "rules:\n  - {measure: R@5, max_drop: 0.05, test: drop}\n"
+			    "  - {measure: RR, max_drop: 0.05, test: non-inferiority}\n";
+	const char *at;
+	char *why;
+	size_t k = 0, n = 0;
+
+	is_int(judge_loss(400, 0, two, &why), 0, "two drop rules: an unchanged candidate passes");
+	at = why ? strstr(why, "fails once ") : NULL;
+	ok(at && sscanf(at, "fails once %zu of %zu", &k, &n) == 2 && k > 1 && n == 400,
+	   "and is told how many lost questions would fail it (%s)", why ? why : "no outcome");
+	ok(why && strstr(why, "alpha 0.05 over 2 drop rules by Holm"), "judged by Holm over the two");
+	free(why);
+	is_int(judge_loss(400, k, two, &why), 2, "losing that many questions fails both rules");
+	free(why);
+	is_int(judge_loss(400, k - 1, two, &why), 0, "one fewer passes both");
+	free(why);
+	is_int(judge_loss(400, 0, mixed, &why), 0, "a drop and a non-inferiority rule: unchanged passes");
+	ok(why && strstr(why, "level 0.05 = alpha") && !strstr(why, "over 2"),
+	   "the drop rule alone in its family is judged at alpha (%s)", why ? why : "no outcome");
+	free(why);
+}
+
 int main(void)
 {
+	test_gate_verdicts();
+	test_gate_family();
 	test_identical();
 	test_lost_hits();
 	test_digest();

@@ -6,6 +6,7 @@
 #include "compare/compare.h"
 #include "compare/gate.h"
 #include "compare/gatepower.h"
+#include "compare/gatetest.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -98,6 +99,14 @@ static void test_errors(void)
 		     "gate.yaml:1:8: 'alpha' must be between 0 and 1", "alpha out of (0,1)");
 	expect_error("alpha: 0\nrules:\n  - {measure: R@5, max_drop: 0}\n",
 		     "gate.yaml:1:8:", "alpha 0");
+	expect_error("alpha: 1\nrules:\n  - {measure: R@5, max_drop: 0.02}\n",
+		     "gate.yaml:1:8: 'alpha' must be between 0 and 1 (exclusive), not '1'", "alpha 1");
+	expect_error("rules:\n  - {measure: R@5, max_drop: 0.02, test: drop, significant: true}\n",
+		     "gate.yaml:2:61: a rule takes one of 'test' and the older 'significant'",
+		     "test and significant together");
+	expect_error("rules:\n  - {measure: R@5, max_drop: 0.02, significant: false, test: none}\n",
+		     "gate.yaml:2:49: a rule takes one of 'test' and the older 'significant'",
+		     "significant and test together, in either order");
 	expect_error("rules:\n  - measure: R@5\n    max_drop: 0\n    subset: {team: x}\n",
 		     "gate.yaml:4:14: unknown subset key 'team'", "subset with an unknown key");
 	expect_error("rules:\n  - measure: R@5\n    max_drop: 0\n    subset: {origin: web}\n",
@@ -194,8 +203,129 @@ static void test_size_advice(void)
 	gate_release(&g);
 }
 
+/* Judge one rule 'text' on a comparison whose only rule shows 'loss' on 10
+ * questions (the rule's test rejecting or not); return whether it passes. */
+static bool verdict(const char *text, double loss, bool reject)
+{
+	struct gate g;
+	struct compare c;
+	struct rule_cmp rc;
+	struct gate_outcome out[2];
+	bool pass = false;
+
+	memset(&c, 0, sizeof(c));
+	memset(&rc, 0, sizeof(rc));
+	rc.measure = (char *)"R@5";
+	rc.subset_label = (char *)"all";
+	rc.n = 10;
+	rc.baseline = 0.5;
+	rc.candidate = 0.5 - loss;
+	rc.loss = loss;
+	rc.p = rc.p_adj = reject ? 0.001 : 0.5;
+	rc.level = 0.05;
+	rc.reject = reject;
+	rc.effect = NAN;
+	c.rules = &rc;
+	c.nr_rules = 1;
+	c.rules_family = 1;
+	if (load(&g, text) == 0 && gate_evaluate(&g, &c, out) >= 0) {
+		pass = out[0].pass;
+		gate_outcomes_release(out, GATE_OUTCOMES(&g));
+	}
+	gate_release(&g);
+	return pass;
+}
+
+static void test_verdicts(void)
+{
+	const char *none = "rules:\n  - {measure: R@5, max_drop: 0.1, test: none}\n";
+	const char *noninf = "rules:\n  - {measure: R@5, max_drop: 0.1, test: non-inferiority}\n";
+	const char *drop = "rules:\n  - {measure: R@5, max_drop: 0.1, test: drop}\n";
+	volatile double a = 0.4, b = 0.3;
+
+	ok(verdict(noninf, 0.01, true), "non-inferiority: a test that rejects (loss shown below the margin) passes");
+	ok(!verdict(noninf, 0.01, false), "non-inferiority: a test that does not reject fails");
+	ok(!verdict(drop, 0.3, true), "drop: a test that rejects (loss shown above the margin) fails");
+	ok(verdict(drop, 0.3, false), "drop: a test that does not reject passes");
+	ok(verdict(none, 0.1, false), "none: a drop exactly at the margin passes");
+	/* 0.4 - 0.3 is 0.10000000000000003 in doubles: a drop equal to the
+	 * margin but for rounding is within it */
+	ok(a - b > 0.1 && verdict(none, a - b, false), "none: a drop at the margin but for rounding passes");
+	ok(!verdict(none, 0.1 + 1e-9, false), "none: a drop above the margin fails");
+}
+
+/* Return whether the coverage rule passes a candidate missing 'missing'
+ * questions the baseline answered, under 'allow_missing: allow'. */
+static bool coverage_passes(long allow, size_t missing)
+{
+	struct gate g;
+	struct compare c;
+	struct rule_cmp rc;
+	struct gate_outcome out[2];
+	char *text = xstrfmt("allow_missing: %ld\nrules:\n  - {measure: R@5, max_drop: 0.1, test: none}\n", allow);
+	bool pass = false;
+
+	memset(&c, 0, sizeof(c));
+	memset(&rc, 0, sizeof(rc));
+	rc.measure = (char *)"R@5";
+	rc.subset_label = (char *)"all";
+	rc.n = 10;
+	rc.effect = NAN;
+	c.rules = &rc;
+	c.nr_rules = 1;
+	c.missing_new = missing;
+	if (load(&g, text) == 0 && gate_evaluate(&g, &c, out) >= 0) {
+		pass = out[1].pass;
+		gate_outcomes_release(out, GATE_OUTCOMES(&g));
+	}
+	gate_release(&g);
+	free(text);
+	return pass;
+}
+
+/* The checks before anything is computed: a rule is refused exactly when
+ * its set is too small for it to ever decide. */
+static void test_rule_check(void)
+{
+	struct gate g;
+	size_t need;
+
+	ok(coverage_passes(2, 2), "coverage: missing as many questions as allow_missing passes");
+	ok(!coverage_passes(2, 3), "coverage: one more fails");
+	ok(coverage_passes(0, 0) && !coverage_passes(0, 1), "coverage: allow_missing 0 allows none");
+
+	test_capture_errors();
+	is_int(load(&g, "rules:\n  - {measure: R@5, max_drop: 0.02, test: drop}\n"), 0, "a drop rule loads");
+	need = gatetest_questions_needed(1, 0.02, false, 0.05);
+	ok(need > 1 && gate_rule_check(&g, 0, need, 1, "all") == 0,
+	   "a drop rule alone is accepted on the %zu questions it needs", need);
+	ok(gate_rule_check(&g, 0, need - 1, 1, "all") < 0 &&
+	   strstr(test_captured(), "can never fail") != NULL, "and refused on one fewer");
+	need = gatetest_questions_needed(1, 0.02, false, 0.025);
+	ok(gate_rule_check(&g, 0, need, 2, "all") == 0 && gate_rule_check(&g, 0, need - 1, 2, "all") < 0,
+	   "one of two drop rules needs the questions of alpha / 2 (%zu)", need);
+	gate_release(&g);
+	is_int(load(&g, "rules:\n  - {measure: R@5, max_drop: 0.02, test: non-inferiority}\n"), 0,
+	       "a non-inferiority rule loads");
+	ok(gate_rule_check(&g, 0, 149, 0, "all") == 0 && gate_rule_check(&g, 0, 149, 2, "all") == 0,
+	   "non-inferiority at 0.02 is accepted on 149 questions, at alpha whatever the drop rules beside it");
+	ok(gate_rule_check(&g, 0, 148, 0, "all") < 0 &&
+	   strstr(test_captured(), "add at least 1 more question to all (149 in all)") != NULL,
+	   "and refused on 148, saying one more is needed");
+	gate_release(&g);
+	is_int(load(&g, "rules:\n  - {measure: R@5, max_drop: 0.1, test: none, min_questions: 30}\n"), 0,
+	       "a rule with min_questions loads");
+	ok(gate_rule_check(&g, 0, 30, 0, "all") == 0, "min_questions 30: 30 questions are enough");
+	ok(gate_rule_check(&g, 0, 29, 0, "all") < 0 &&
+	   strstr(test_captured(), "fewer than its min_questions 30: add at least 1 more question") != NULL,
+	   "29 are refused, saying one more is needed");
+	gate_release(&g);
+}
+
 int main(void)
 {
+	test_rule_check();
+	test_verdicts();
 	test_size_advice();
 	test_load();
 	test_errors();

@@ -105,6 +105,30 @@ static void test_p(void)
 		   gatetest_min_p_drop(need - 1, 0.02) >= 0.0125,
 		   "questions needed at 0.0125 is the first n that can fail (%zu)", need);
 	}
+	{
+		/* the questions needed is the first count that can decide, for
+		 * both tests at several margins and levels */
+		static const double margins[] = { 0.01, 0.03, 0.05, 0.1, 0.2 }, levels[] = { 0.05, 0.01 };
+		int bad = 0, total = 0;
+
+		for (size_t i = 0; i < ARRAY_SIZE(margins); i++)
+			for (size_t j = 0; j < ARRAY_SIZE(levels); j++)
+				for (int noninf = 0; noninf <= 1; noninf++) {
+					double m = margins[i], l = levels[j];
+					size_t need = gatetest_questions_needed(1, m, noninf, l);
+					double at = noninf ? gatetest_p_noninf_unchanged(need, m) : gatetest_min_p_drop(need, m);
+					double before = noninf ? gatetest_p_noninf_unchanged(need - 1, m)
+							       : gatetest_min_p_drop(need - 1, m);
+
+					total++;
+					if (!(need > 1 && at < l && before >= l)) {
+						bad++;
+						test_diag("margin %g level %g %s: need %zu (p %g, one fewer %g)", m, l,
+							  noninf ? "non-inferiority" : "drop", need, at, before);
+					}
+				}
+		ok(bad == 0, "questions needed is the smallest count that decides (%d cases, %d wrong)", total, bad);
+	}
 	k = (struct gatetest_counts){ 100, 10, 4, 0 };
 	ok(gatetest_p_drop(&k, 0.02) == binexact_p(100, 10, 4, 0.02) &&
 	   gatetest_p_noninf(&k, 0.10) == binexact_p(100, 4, 10, -0.10),
@@ -145,6 +169,18 @@ static void test_holm(void)
 	p[0] = 0.0125;
 	gatetest_holm(p, fam, 5, 0.05, h);
 	ok(!h[0].reject, "p exactly at its level does not reject");
+	{
+		double one[] = { 0.05, 0.05 }, below[] = { 0.0499, 0.0499 };
+		bool fam1[] = { true, false };
+		struct gatetest_holm h1[2];
+
+		/* a drop rule alone in its family and a non-inferiority rule
+		 * (outside it): each judged at alpha, rejecting only below it */
+		gatetest_holm(one, fam1, 2, 0.05, h1);
+		ok(!h1[0].reject && !h1[1].reject, "p = alpha rejects neither a lone drop rule nor a rule outside the family");
+		gatetest_holm(below, fam1, 2, 0.05, h1);
+		ok(h1[0].reject && h1[1].reject, "p just below alpha rejects both");
+	}
 }
 
 /*

@@ -56,6 +56,11 @@ static void test_cases(void)
 	check("ssn 078-05-1120", "ssn [NUMBER]", "an SSN shape is a number");
 	check("code -2147024891", "code -2147024891", "a negative error code stays");
 	check("isbn 978-3-16-148410-0", "isbn 978-3-16-148410-0", "a hyphenated ISBN stays");
+	/* 13 digits that are both a valid ISBN-13 and pass Luhn: a book, not a card */
+	ok(pii_luhn_ok("9780375574108", 13), "this ISBN-13 also passes Luhn");
+	check("see 9780375574108 for details", "see 9780375574108 for details",
+	      "a bare ISBN-13 passing Luhn is not a card");
+	check("ISBN 9782331859649.", "ISBN 9782331859649.", "nor after the word ISBN");
 	check("caf\xc3\xa9 123456789 ok", "caf\xc3\xa9 [NUMBER] ok", "UTF-8 text around a span is kept");
 	check("", "", "an empty text stays empty");
 

@@ -243,6 +243,26 @@ static void test_digest(void)
 		free(text);
 	}
 	{
+		/* tags and irrelevant chunks are sets: order and repeats are not content */
+		static const struct {
+			const char *from, *to, *what;
+		} same[] = {
+			{ "tags: [hard, vocabulary-gap]", "tags: [hard, vocabulary-gap, hard]", "a repeated tag" },
+			{ "tags: [hard, vocabulary-gap]", "tags: [vocabulary-gap, hard]", "the order of tags" },
+			{ "irrelevant: [c-0007]", "irrelevant: [c-0007, c-0007]", "a repeated irrelevant chunk" },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(same); i++) {
+			char *text = replaced(rich, same[i].from, same[i].to);
+
+			digest_of(text ? text : "", d);
+			content_digest_of(text ? text : "", cd);
+			ok(text && !strcmp(d, base) && !strcmp(cd, cbase), "%s changes neither digest",
+			   same[i].what);
+			free(text);
+		}
+	}
+	{
 		const char *list = "questions:\n- {id: a, text: t, relevant: [c-1, c-2]}\n";
 		const char *map = "questions:\n- id: a\n  text: t\n  relevant:\n    c-2: 1\n    c-1: 1\n";
 		char d1[72], d2[72];
@@ -612,6 +632,13 @@ static void test_evidence(void)
 	set_check_errors(&s, NULL, &f);
 	ok(f.nr_errors == 1 && strstr(f.items[0].message, "evidence for chunk 'c-0099' of question 'q-0001', which is not one of its relevant chunks"),
 	   "check refuses evidence for a chunk that is not relevant");
+	findings_release(&f);
+	set_release(&s);
+	ok(load_str(&s, "questions:\n- id: q-1\n  text: a\n  relevant: [c-1]\n  irrelevant: [c-2]\n"
+			"  evidence: [{chunk: c-2, quote: x}]\n") == 0, "evidence on an irrelevant chunk loads");
+	set_check_errors(&s, NULL, &f);
+	ok(f.nr_errors == 1 && strstr(f.items[0].message, "evidence for chunk 'c-2' of question 'q-1', which is not one of its relevant chunks"),
+	   "check refuses evidence for a chunk judged irrelevant");
 	findings_release(&f);
 	set_release(&s);
 
