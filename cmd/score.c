@@ -240,10 +240,10 @@ static void keep_real_judged(struct results *r, const struct results *full)
 	}
 }
 
-/* For --judged-only --format json: add the full run's values beside the
- * condensed ones: "judged_only": true, "all_documents": {"aggregate": {...},
- * "Decline": x, "FalseDecline": y}. Append it to 'out'. */
-static void add_json_with_full(struct strbuf *out, const struct results *r, const struct results *full)
+/* For --judged-only --format json: return the results tree with the full
+ * run's values beside the condensed ones: "judged_only": true,
+ * "all_documents": {"aggregate": {...}, "Decline": x, "FalseDecline": y}. */
+static cJSON *json_with_full(const struct results *r, const struct results *full)
 {
 	cJSON *j = results_to_tree(r), *all, *agg;
 
@@ -254,7 +254,7 @@ static void add_json_with_full(struct strbuf *out, const struct results *r, cons
 		cJSON_AddNumberToObject(agg, full->measures[m], full->aggregate[m]);
 	cJSON_AddNumberToObject(all, "Decline", full->decline);
 	cJSON_AddNumberToObject(all, "FalseDecline", full->false_decline);
-	json_add_tree(out, j, true);
+	return j;
 }
 
 /* Start a table of 'first', 'second' (unless NULL) and the measures of 'r'
@@ -311,11 +311,57 @@ static bool match_tag(const struct question_result *q, const void *arg)
 	return false;
 }
 
-static void breakdown_row(struct table *t, const struct results *r, const char *label,
-			  bool (*match)(const struct question_result *, const void *), const void *arg)
+/* One group of a breakdown: its label ("squad"), what it matches, and the
+ * means over its answerable questions, for a table row or a JSON object. */
+typedef void group_fn(const struct results *r, const char *key, const char *label,
+		      bool (*match)(const struct question_result *, const void *),
+		      const void *arg, void *ctx);
+
+/*
+ * Call 'fn' for every group of the breakdown 'key' ("origin" or "tag") that
+ * has answerable questions: origins in a fixed order, tags in order of first
+ * appearance.
+ */
+static void for_each_group(const struct results *r, const char *key, group_fn *fn, void *ctx)
 {
+	if (!strcmp(key, "origin")) {
+		static const char *const origins[] = { "synthetic", "mined", "hand", "none" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(origins); i++) {
+			long n;
+
+			score_mean(r, 0, match_origin, origins[i], &n);
+			if (n)
+				fn(r, key, origins[i], match_origin, origins[i], ctx);
+		}
+		return;
+	}
+	struct strmap seen = STRMAP_INIT;
+
+	for (size_t i = 0; i < r->nr; i++) {
+		for (size_t t = 0; t < r->q[i].nr_tags; t++) {
+			int added;
+			long n;
+
+			strmap_intern(&seen, r->q[i].tags[t], strlen(r->q[i].tags[t]), &added);
+			if (!added)
+				continue;
+			score_mean(r, 0, match_tag, r->q[i].tags[t], &n);
+			if (n)
+				fn(r, key, r->q[i].tags[t], match_tag, r->q[i].tags[t], ctx);
+		}
+	}
+	strmap_clear(&seen, 0);
+}
+
+static void breakdown_row(const struct results *r, const char *key, const char *label,
+			  bool (*match)(const struct question_result *, const void *),
+			  const void *arg, void *ctx)
+{
+	struct table *t = ctx;
 	long n = 0;
 
+	(void)key;
 	score_mean(r, 0, match, arg, &n);
 	table_add(t, label);
 	table_addf(t, "%ld", n);
@@ -323,60 +369,77 @@ static void breakdown_row(struct table *t, const struct results *r, const char *
 		table_addf(t, "%.4f", score_mean(r, m, match, arg, NULL));
 }
 
-static int print_breakdowns(struct out_ctx *o, const struct results *r, const char *by)
+static void breakdown_json(const struct results *r, const char *key, const char *label,
+			   bool (*match)(const struct question_result *, const void *),
+			   const void *arg, void *ctx)
+{
+	cJSON *g = cJSON_CreateObject();
+	char *name = xstrfmt("%s=%s", key, label);
+	long n = 0;
+
+	score_mean(r, 0, match, arg, &n);
+	cJSON_AddNumberToObject(g, "n", (double)n);
+	for (size_t m = 0; m < r->nr_measures; m++)
+		cJSON_AddNumberToObject(g, r->measures[m], score_mean(r, m, match, arg, NULL));
+	cJSON_AddItemToObject(ctx, name, g);
+	free(name);
+}
+
+/* Return 0 when every key of the comma-separated 'by' is origin or tag,
+ * else -1 (reported). */
+static int check_by(const char *by)
+{
+	char *copy = xstrdup(by), *key = copy, *comma;
+	int ret = 0;
+
+	for (; key && !ret; key = comma) {
+		comma = strchr(key, ',');
+		if (comma)
+			*comma++ = '\0';
+		if (strcmp(key, "origin") && strcmp(key, "tag"))
+			ret = error("unknown breakdown '%s'; use origin, tag", key);
+	}
+	free(copy);
+	return ret;
+}
+
+static void print_breakdowns(struct out_ctx *o, const struct results *r, const char *by)
 {
 	char *copy = xstrdup(by), *key = copy, *comma;
 	struct strbuf title = STRBUF_INIT;
 	struct table tab;
-	int ret = 0;
 
 	for (; key; key = comma) {
 		comma = strchr(key, ',');
 		if (comma)
 			*comma++ = '\0';
-		if (strcmp(key, "origin") && strcmp(key, "tag")) {
-			ret = error("unknown breakdown '%s'; use origin, tag", key);
-			break;
-		}
 		strbuf_reset(&title);
 		strbuf_addstr(&title, "by ");
 		strbuf_addstr(&title, key);
 		start_listing(&tab, o, r, title.buf, "n");
-		if (!strcmp(key, "origin")) {
-			static const char *const origins[] = { "synthetic", "mined", "hand", "none" };
-
-			for (size_t i = 0; i < ARRAY_SIZE(origins); i++) {
-				long n;
-
-				score_mean(r, 0, match_origin, origins[i], &n);
-				if (n)
-					breakdown_row(&tab, r, origins[i], match_origin, origins[i]);
-			}
-		} else {
-			struct strmap seen = STRMAP_INIT;
-
-			for (size_t i = 0; i < r->nr; i++) {
-				for (size_t t = 0; t < r->q[i].nr_tags; t++) {
-					int added;
-					long n;
-
-					strmap_intern(&seen, r->q[i].tags[t], strlen(r->q[i].tags[t]), &added);
-					if (!added)
-						continue;
-					score_mean(r, 0, match_tag, r->q[i].tags[t], &n);
-					if (n)
-						breakdown_row(&tab, r, r->q[i].tags[t], match_tag, r->q[i].tags[t]);
-				}
-			}
-			strmap_clear(&seen, 0);
-		}
+		for_each_group(r, key, breakdown_row, &tab);
 		strbuf_addch(o->sb, '\n');
 		table_render(&tab, o->sb);
 		table_release(&tab);
 	}
 	strbuf_release(&title);
 	free(copy);
-	return ret;
+}
+
+/* Add to the JSON results 'tree' the means of every group of 'by' as
+ * "subsets": {"tag=hard": {"n": 23, "R@5": ...}, ...}. */
+static void add_json_breakdowns(cJSON *tree, const struct results *r, const char *by)
+{
+	char *copy = xstrdup(by), *key = copy, *comma;
+	cJSON *subsets = cJSON_AddObjectToObject(tree, "subsets");
+
+	for (; key; key = comma) {
+		comma = strchr(key, ',');
+		if (comma)
+			*comma++ = '\0';
+		for_each_group(r, key, breakdown_json, subsets);
+	}
+	free(copy);
 }
 
 /* Return true when 's' holds at least one of the questions of 'run' (when
@@ -564,7 +627,8 @@ int cmd_score(int argc, const char **argv)
 	}
 	memset(&oc, 0, sizeof(oc));
 	oc.sb = &out;
-	if (table_format_parse(format, "table|json|csv|markdown", &oc.fmt) < 0) {
+	if (table_format_parse(format, "table|json|csv|markdown", &oc.fmt) < 0 ||
+	    (by && check_by(by) < 0)) {
 		string_list_clear(&mlist);
 		return EXIT_BAD_INPUT;
 	}
@@ -670,17 +734,18 @@ int cmd_score(int argc, const char **argv)
 	}
 
 	if (oc.fmt == TABLE_JSON) {
-		if (judged_only)
-			add_json_with_full(&out, &res, &full);
-		else
-			json_add_tree(&out, results_to_tree(&res), true);
+		cJSON *tree = judged_only ? json_with_full(&res, &full) : results_to_tree(&res);
+
+		if (by)
+			add_json_breakdowns(tree, &res, by);
+		json_add_tree(&out, tree, true);
 	} else {
 		print_header(&oc, &res, &run, &sum, qrels_path != NULL,
 			     corpus_note.len ? corpus_note.buf : NULL);
 		print_measures(&oc, &res, judged_only ? &full : NULL, &sum, &so);
 		print_find_vs_rank(&oc, &res, &sum);
-		if (by && print_breakdowns(&oc, &res, by) < 0)
-			goto out;
+		if (by)
+			print_breakdowns(&oc, &res, by);
 		if (per_query)
 			print_per_query(&oc, &res);
 	}

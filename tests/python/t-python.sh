@@ -6,7 +6,8 @@
 # meson-python and pytest), then check what a Python user relies on:
 #   - the wheel holds the binary, its prompts and the package;
 #   - `import evalset` finds the installed binary, whose version it has;
-#   - the installed binary finds its prompts in the environment.
+#   - the installed binary finds its prompts in the environment;
+#   - evalset.run, score and compare on the demo set (suite/test_api.py).
 #
 # usage: t-python.sh SRCDIR PYTHON VERSION
 #   PYTHON: the interpreter meson runs under (it has meson-python);
@@ -86,6 +87,12 @@ prompts_check() {
     test -f "$venv/evalset/prompts/generate-factoid.md"
 }
 check "the venv's binary finds the prompts the wheel installed" prompts_check
+
+# the API on the demo set, from the top of the copied tree (sets/squad-demo)
+api() {
+  (cd "$tmp/src" && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/suite/test_api.py)
+}
+check "evalset.run, score and compare drive the binary (tests/python/suite/test_api.py)" api
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

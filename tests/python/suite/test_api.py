@@ -1,0 +1,115 @@
+"""evalset.run, score and compare on the demo set, through the installed
+binary (run from the top of a source tree: sets/squad-demo is the set)."""
+import json
+import os
+import subprocess
+
+import pytest
+
+import evalset
+import retrievers
+
+SET = "squad-demo@v1"
+GATE = "sets/squad-demo/gate.yaml"
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    return evalset.run(SET, retrievers.toy_bm25, k=50, concurrency=4,
+                       output=tmp_path_factory.mktemp("runs") / "toy.jsonl")
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory):
+    return evalset.run(SET, retrievers.broken_bm25, k=50,
+                       output=tmp_path_factory.mktemp("runs") / "broken.jsonl")
+
+
+def meta(path):
+    with open(path) as f:
+        return json.loads(f.readline())["meta"]
+
+
+def test_run_writes_the_meta_of_evalset_run(toy, tmp_path):
+    assert toy.complete and toy.answered == toy.questions == 173
+    bm25 = tmp_path / "bm25.jsonl"
+    subprocess.run([evalset.binary(), "run", SET, "-o", str(bm25)], check=True,
+                   capture_output=True)
+    ours, theirs = meta(toy.path), meta(bm25)
+    for key in ("set", "version", "digest", "content_digest", "questions_digest", "questions"):
+        assert ours[key] == theirs[key], key
+    assert ours["retriever"] == "python retrievers.toy_bm25"
+    assert ours["k"] == 50 and set(ours["latency_ms"]) == {"p50", "p95"}
+    assert len(toy.latency_ms) == 173
+
+
+def test_run_records_the_questions_that_raised(broken):
+    assert broken.errors == {"q-0002": "RuntimeError: index shard 3 unavailable"}
+    assert not broken.complete and broken.answered == 172
+    with open(broken.path) as f:
+        qids = [json.loads(l).get("qid") for l in f][1:]
+    assert "q-0002" not in qids and len(qids) == 172
+
+
+def test_run_passes_what_the_function_names(tmp_path):
+    seen = {}
+
+    def only_tags(text, *, tags, question):
+        seen[question.id] = (text, tags, question.history)
+        return []
+
+    def everything(text, **kw):
+        seen.setdefault("kw", set(kw))
+        return evalset.Answer(["warsaw-p07"], abstained=True)
+
+    evalset.run(SET, only_tags, output=tmp_path / "a.jsonl")
+    q = evalset.questions(SET)[0]
+    assert seen[q.id] == (q.text, q.tags, None) and q.tags == ["squad"]
+    r = evalset.run(SET, everything, k=7, output=tmp_path / "b.jsonl")
+    assert seen["kw"] == {"k", "id", "tags", "history", "question"}
+    with open(r.path) as f:
+        first = json.loads(f.readlines()[1])
+    assert first["abstained"] is True and first["results"] == ["warsaw-p07"]
+
+
+def test_run_reports_answers_the_binary_refuses(tmp_path):
+    r = evalset.run(SET, lambda text: ["warsaw-p07", "warsaw-p07"], output=tmp_path / "d.jsonl")
+    assert r.answered == 0 and not r.complete
+    assert any("document 'warsaw-p07' is listed twice" in m for m in r.messages)
+
+
+def test_score_returns_the_binary_s_values(toy, broken):
+    s = evalset.score(SET, toy, measures=["R@5", "nDCG@10"], by="tag")
+    b = evalset.score(SET, broken.path, measures=["R@5", "nDCG@10"], by="tag")
+    assert s.set == "squad-demo" and s.version == "v1" and s.measures == ["R@5", "nDCG@10"]
+    assert 0.7 < s["R@5"] <= 1 and b["R@5"] < s["R@5"] - 0.2
+    assert s.subsets["tag=hard"]["n"] == 23 and "R@5" in s.subsets["tag=squad"]
+    by_id = {q.id: q for q in b.questions}
+    assert by_id["q-0002"].missing and by_id["q-0002"].values["R@5"] == 0
+    assert s["FalseDecline"] == 0
+
+
+def test_compare_gives_the_gate_verdict(toy, broken, tmp_path):
+    again = evalset.run(SET, retrievers.toy_bm25, k=50, output=tmp_path / "again.jsonl")
+    same = evalset.compare(SET, toy, again, gate=GATE)
+    assert same.passed and not same.lost and not same.failed_rules
+    md, junit = tmp_path / "c.md", tmp_path / "c.xml"
+    c = evalset.compare(SET, toy, broken, gate=GATE, markdown=md, junit=junit)
+    assert not c.passed and c.verdict.startswith("gate FAILED")
+    failed = {r.measure for r in c.failed_rules}
+    assert {"R@5", "nDCG@10", "coverage"} <= failed
+    assert "q-0001" in {x.id for x in c.lost}
+    assert all(r.line.startswith("FAIL  ") for r in c.failed_rules)
+    assert "**FAIL**" in md.read_text() and "<testsuite" in junit.read_text()
+
+
+def test_errors_carry_the_message_and_the_exit_code(toy, tmp_path):
+    with pytest.raises(evalset.EvalsetError) as e:
+        evalset.score("squad-demo@v9", toy)
+    assert e.value.exit_code == 2 and "unknown version 'v9'" in e.value.message
+    bad = tmp_path / "sets" / "bad"
+    bad.mkdir(parents=True)
+    (bad / "set.yaml").write_text("evalset: 1\nname: bad\nquestions:\n  - id: q-1\n    txet: oops\n")
+    with pytest.raises(evalset.EvalsetError) as e:
+        evalset.questions(str(bad))
+    assert e.value.exit_code == 2 and f"{bad}/set.yaml:5:" in e.value.message
