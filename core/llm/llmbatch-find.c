@@ -62,25 +62,39 @@ static double created_time(const cJSON *batch)
 	return rfc3339_time(cJSON_GetStringValue(c));
 }
 
-/* True when the results of the ended message batch 'batch' answer the requests of 'in'. */
-static bool results_match(struct run *b, const cJSON *batch, const struct intent *in)
+/*
+ * Whether the results of the ended message batch 'batch' answer the
+ * requests of 'in': 1 they do, 0 they do not, or an ERR_* code when they
+ * cannot be read (refused, named at another origin, interrupted; reported):
+ * then nobody can tell whether the batch is this job's, and submitting its
+ * requests again could pay for them twice.
+ */
+static int results_match(struct run *b, const cJSON *batch, const struct intent *in)
 {
 	const char *results = batch_jstr(batch, "results_url");
 	struct reply f = { 0, STRBUF_INIT, "" };
 	struct strmap keys = STRMAP_INIT;
-	bool match = false;
+	int match = 0, rc;
 
-	if (!results || batch_get_results(b, results, &f) || !batch_ok_status(&f))
+	if (!results)
 		goto out;
+	if ((rc = batch_get_results(b, results, &f))) {
+		match = rc;
+		goto out;
+	}
+	if (!batch_ok_status(&f)) {
+		match = batch_refused(b, "reading the results of a batch an interrupted run may have created was refused", &f);
+		goto out;
+	}
 	for (size_t i = 0; i < in->nr_keys; i++)
 		strmap_put(&keys, in->keys[i], (void *)1);
-	match = true;
-	for (const char *s = f.body.buf, *end = f.body.buf + f.body.len; s < end && match;) {
+	match = 1;
+	for (const char *s = f.body.buf, *end = f.body.buf + f.body.len; s < end && match == 1;) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		cJSON *j = len ? cJSON_ParseWithLength(s, len) : NULL;
 		if (j && !strmap_get(&keys, batch_jstr(j, "custom_id") ? batch_jstr(j, "custom_id") : ""))
-			match = false;
+			match = 0;
 		cJSON_Delete(j);
 		s += len + 1;
 	}
@@ -157,9 +171,19 @@ static int lookup(struct run *b, const struct intent *in, char **found)
 				if (total != (double)in->nr_keys)
 					continue;
 			}
-			if (batch_jstr(item, "processing_status") && !strcmp(batch_jstr(item, "processing_status"), "ended") &&
-			    !results_match(b, item, in))
-				continue;
+			if (batch_jstr(item, "processing_status") && !strcmp(batch_jstr(item, "processing_status"), "ended")) {
+				int m = results_match(b, item, in);
+				if (m < 0 || m > 1) {
+					if (m == ERR_REMOTE)
+						error("cannot tell whether batch '%s' is the one an interrupted run created: its "
+						      "results could not be read; nothing submitted again (that could pay for its "
+						      "%zu requests twice)", id, in->nr_keys);
+					rc = m;
+					break;
+				}
+				if (!m)
+					continue;
+			}
 			if (!nr_candidates++)
 				strbuf_addstr(&first, id);
 			strbuf_addf(&candidates, "%s'%s'", candidates.len ? ", " : "", id);
@@ -171,7 +195,7 @@ static int lookup(struct run *b, const struct intent *in, char **found)
 		else if (cJSON_GetArraySize(data) > 0 && batch_jstr(cJSON_GetArrayItem(data, cJSON_GetArraySize(data) - 1), "id"))
 			strbuf_addstr(&after, batch_jstr(cJSON_GetArrayItem(data, cJSON_GetArraySize(data) - 1), "id"));
 		cJSON_Delete(j);
-		if (older || !more || !after.len)
+		if (rc || older || !more || !after.len)
 			break;
 	}
 	if (!rc && anthropic && nr_candidates == 1)

@@ -65,6 +65,54 @@ is "$?" 0 "results on the base URL's origin are fetched" "$(tail -2 err)"
 grep -q "10 answered now" out; ok $? "every request answered" "$(sed -n 2p out)"
 stop_fake
 
+# ---- the same refusal when a rerun looks up the batch of an interrupted run ----
+# Killed after the provider created an Anthropic batch and before its id was
+# journaled; the batch ends meanwhile, and the listing names its results at
+# another origin. Matching the batch to the intent would need those results:
+# they are not fetched, the key goes nowhere else, and since nobody can tell
+# whether the batch is this job's, nothing is submitted again.
+make_case lookup-elsewhere 10
+python3 - "$root/lookup-elsewhere/listener.port" "$root/lookup-elsewhere/listener.log" <<'PY' &
+import http.server, sys
+port_file, log = sys.argv[1], sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(log, "a") as f:
+            f.write(self.path + "\n" + str(self.headers) + "\n")
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(port_file, "w").write(str(s.server_address[1]))
+s.timeout = 60
+s.handle_request(); s.handle_request()
+PY
+listener=$!
+for _ in $(seq 1 50); do [ -s listener.port ] && break; sleep 0.1; done
+other=$(cat listener.port)
+start_fake --batch-create-hang 30 --batch-delay 0.2 --batch-results-origin "http://127.0.0.1:$other" \
+	--expect-key "$ANTHROPIC_API_KEY"
+( exec "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" \
+	--kinds factoid --no-critique --no-verify --provider anthropic --batch --batch-poll 0.1 >out 2>err ) &
+pid=$!
+for _ in $(seq 1 300); do [ "$(stat_py 'd["batch_creates"]')" = 1 ] && break; sleep 0.1; done
+kill -9 $pid; wait $pid 2>/dev/null
+is "$(stat_py 'd["batch_creates"]'):$(count '"event":"intent"' $journal):$(count '"event":"created"' $journal)" "1:1:0" \
+	"killed after the create, before its id was journaled"
+sleep 0.5   # the batch ends at the provider
+gen --provider anthropic --batch --batch-poll 0.1 >out 2>err
+is "$?" 3 "the rerun stops: the batch found cannot be matched without those results (exit 3)" "$(tail -3 err)"
+grep -q "the provider named the batch results at 'http://127.0.0.1:$other/.*', not on the endpoint '$BASE' (scheme, host and port): not fetched" err
+ok $? "the lookup says where the results were named, and that they were not fetched" "$(cat err)"
+grep -q "cannot tell whether batch 'msgbatch_001' is the one an interrupted run created: its results could not be read; nothing submitted again" err
+ok $? "and that it cannot tell whether the batch is this job's" "$(cat err)"
+is "$(stat_py 'd["batch_creates"]'):$(count '"event":"abandoned"' $journal)" "1:0" \
+	"no second batch is created (it could pay twice) and the intent is kept for the next run"
+[ ! -s listener.log ]; ok $? "the other origin got no request at all" "$(cat listener.log 2>/dev/null)"
+! grep -rq "SENTINEL" out err sets/ listener.log 2>/dev/null; ok $? "the key is in no output, journal or request elsewhere"
+kill $listener 2>/dev/null; wait $listener 2>/dev/null
+stop_fake
+
 # ---- --deadline bounds the whole job, polling included; the rerun resumes ----
 for provider in openai anthropic; do
 	make_case "deadline-$provider" 10
