@@ -9,6 +9,11 @@
 #                        ending with "N passed, N failed, N skipped"
 #   tools/dev.sh man     rewrite the committed man pages (docs/man/man1) from
 #                        the commands' -h, after a change of options
+#   tools/dev.sh mutate  the mutation harness (tools/mutate/): each small
+#                        deliberate bug of tools/mutate/mutants.txt built in a
+#                        scratch copy and run against its fast tests; the
+#                        score per module and the survivors (--module NAME for
+#                        one module, --list, --check, -h for the rest)
 #
 # With CI=true, a skipped suite is a failure: CI has every package installed,
 # so a suite that skips there has lost its ability to fail.
@@ -139,6 +144,11 @@ case "${1:-}" in
     bash docs/man/mkman.sh build/evalset "$here" docs/man/man1
     git status --short docs/man/man1
     ;;
+  mutate)
+    deps
+    shift
+    exec python3 tools/mutate/mutate.py "$@"
+    ;;
   test)
     deps test
     total_p=0; total_f=0; total_s=0; first=1
@@ -166,7 +176,7 @@ case "${1:-}" in
     [ "$total_f" -eq 0 ] && { [ "${CI:-}" != true ] || [ "$total_s" -eq 0 ]; }
     ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -34,6 +34,78 @@ static double level(size_t n, double d, double b, const char *rej)
 	return s;
 }
 
+/* The log-likelihood of 'u' losses of +1 and 'v' of -1 among 'n' when a
+ * loss is -1 with probability b and +1 with probability b + d. */
+static double loglik(size_t n, size_t u, size_t v, double d, double b)
+{
+	return xlogy((double)u, b + d) + xlogy((double)v, b) + xlogy((double)(n - u - v), 1 - 2 * b - d);
+}
+
+/* Z of the definition in binexact.h, with the restricted b found by a
+ * golden-section search of the likelihood (not the closed form). */
+static double z_by_search(size_t n, size_t u, size_t v, double d)
+{
+	double lo = d < 0 ? -d : 0, hi = (1 - d) / 2, g = (sqrt(5.0) - 1) / 2, b, var;
+
+	for (int i = 0; i < 200; i++) {
+		double c1 = hi - g * (hi - lo), c2 = lo + g * (hi - lo);
+
+		if (loglik(n, u, v, d, c1) >= loglik(n, u, v, d, c2))
+			hi = c2;
+		else
+			lo = c1;
+	}
+	b = (lo + hi) / 2;
+	var = 2 * b + d - d * d;
+	return ((double)u - (double)v - (double)n * d) / sqrt((double)n * var);
+}
+
+/* The exact p of the definition, by brute force: over a fine grid of the
+ * nuisance b, the largest chance of every outcome whose Z is at least the
+ * observed one, each summed term by term. */
+static double p_by_definition(size_t n, size_t u0, size_t v0, double d)
+{
+	double z0 = z_by_search(n, u0, v0, d), best = 0;
+	double lo = d < 0 ? -d : 0, hi = (1 - d) / 2;
+	char *in = calloc((n + 1) * (n + 1), 1);
+
+	for (size_t v = 0; v <= n; v++)
+		for (size_t u = 0; u + v <= n; u++)
+			in[v * (n + 1) + u] = z_by_search(n, u, v, d) >= z0 - 1e-9;
+	for (int i = 0; i <= 4000; i++) {
+		double b = lo + (hi - lo) * i / 4000, c = level(n, d, b, in);
+
+		if (c > best)
+			best = c;
+	}
+	free(in);
+	return best;
+}
+
+static void test_definition(void)
+{
+	static const struct { size_t n, u, v; double d; } cases[] = {
+		{ 12, 6, 1, 0.2 }, { 12, 9, 0, 0.4 }, { 15, 4, 4, -0.3 }, { 15, 2, 0, 0.05 },
+		{ 20, 12, 2, 0.3 }, { 20, 1, 6, -0.2 }, { 10, 3, 5, 0 },
+	};
+	int zbad = 0;
+
+	for (size_t n = 5; n <= 15; n += 5)
+		for (double d = -0.4; d < 0.45; d += 0.2)
+			for (size_t v = 0; v <= n; v++)
+				for (size_t u = 0; u + v <= n; u++)
+					zbad += fabs(binexact_z(n, u, v, d) - z_by_search(n, u, v, d)) > 1e-6;
+	is_int(zbad, 0, "Z agrees with the definition, its b found by searching the likelihood");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double want = p_by_definition(cases[i].n, cases[i].u, cases[i].v, cases[i].d);
+		double got = binexact_p(cases[i].n, cases[i].u, cases[i].v, cases[i].d);
+
+		ok(fabs(got - want) <= 1e-4 + 1e-3 * want,
+		   "n %zu, %zu up, %zu down, margin %g: p %.6f, by brute force %.6f", cases[i].n,
+		   cases[i].u, cases[i].v, cases[i].d, got, want);
+	}
+}
+
 static void test_hand(void)
 {
 	/* two questions, both lost, margin 0: the region is that outcome
@@ -136,6 +208,7 @@ static void test_min_losses(void)
 
 int main(void)
 {
+	test_definition();
 	test_hand();
 	test_monotone();
 	test_level();

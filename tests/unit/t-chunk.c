@@ -15,6 +15,7 @@
 #include "chunk/docfiles.h"
 #include "chunk/document.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,20 @@ static void test_markdown_blocks(void)
 	ok(l.nr == 4 && !strcmp(l.items[1].title, "Install"), "closing '#'s are not part of the title");
 	ok(l.nr == 4 && !strcmp(l.items[2].title, "Install > Check"), "the heading path is kept");
 	ok(l.nr == 4 && !strcmp(l.items[3].title, "Next"), "a higher heading resets the path");
+	{
+		bool trimmed = true;
+
+		for (size_t i = 0; i < l.nr; i++) {
+			const char *t = l.items[i].text;
+			size_t n = strlen(t);
+
+			if (!n || isspace((unsigned char)t[0]) || isspace((unsigned char)t[n - 1])) {
+				trimmed = false;
+				test_diag("chunk %zu: '%s'", i, t);
+			}
+		}
+		ok(trimmed, "a section's chunk neither starts nor ends with white space (the blank lines before the next heading)");
+	}
 	chunk_list_release(&l);
 	document_release(&d);
 }
@@ -432,8 +447,69 @@ static void test_markup_share(void)
 	}
 }
 
+/* A section over the token limit is cut at block boundaries into parts
+ * that each hold as many blocks as fit, a part of exactly the limit
+ * included. */
+static void test_limit_parts(void)
+{
+	static const char *md = "# Keys\n\nRotate them often.\n\nRestart the proxy.\n";
+	struct chunk_options o = { CHUNK_HEADINGS, 0, 0, 4, false };
+	struct document d = DOCUMENT_INIT;
+	struct chunk_list l = CHUNK_LIST_INIT;
+
+	is_int(chunk_count_tokens(md, strlen(md)), 7, "the section has 7 tokens: 1, 3 and 3 by block");
+	load_md(&d, md);
+	chunk_document(&d, &o, &l);
+	is_int(l.nr, 2, "at most 4 tokens: two parts");
+	ok(l.nr == 2 && !strcmp(l.items[0].text, "# Keys\n\nRotate them often.") &&
+	   !strcmp(l.items[1].text, "Restart the proxy."),
+	   "the heading and the first paragraph fill the first part exactly (4 tokens)");
+	chunk_list_release(&l);
+	document_release(&d);
+}
+
+/* Chunks hold text from its first visible character to its last, whatever
+ * white space ends a line or a paragraph. */
+static void test_trimmed(void)
+{
+	static const char *txt = "  Rotate keys often.   \nThen restart.  \n\n\tSecond part here.\t \n\n";
+	static const enum chunk_strategy kinds_of_chunks[] = {
+		CHUNK_HEADINGS, CHUNK_PARAGRAPHS, CHUNK_SENTENCES, CHUNK_TOKENS,
+	};
+	static const enum doc_kind kinds[] = { DOC_TEXT, DOC_MARKDOWN };
+	int bad = 0, total = 0;
+
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+		for (size_t i = 0; i < ARRAY_SIZE(kinds_of_chunks); i++) {
+			struct chunk_options o = { kinds_of_chunks[i], 2, 0, 0, false };
+			struct document d = DOCUMENT_INIT;
+			struct chunk_list l = CHUNK_LIST_INIT;
+
+			if (document_load_buf(&d, txt, strlen(txt), kinds[k], kinds[k] == DOC_TEXT ? "t.txt" : "t.md") < 0) {
+				bad++;
+				continue;
+			}
+			chunk_document(&d, &o, &l);
+			for (size_t c = 0; c < l.nr; c++) {
+				const char *t = l.items[c].text;
+				size_t n = strlen(t);
+
+				total++;
+				if (!n || isspace((unsigned char)t[0]) || isspace((unsigned char)t[n - 1])) {
+					bad++;
+					test_diag("strategy %zu kind %zu chunk %zu: '%s'", i, k, c, t);
+				}
+			}
+			chunk_list_release(&l);
+			document_release(&d);
+		}
+	ok(total > 8 && bad == 0, "no chunk starts or ends with white space (%d chunks, %d do)", total, bad);
+}
+
 int main(void)
 {
+	test_trimmed();
+	test_limit_parts();
 	check_spans("tests/data/fastapi-docs");
 	check_spans("tests/data/html-pages");
 	check_spans("tests/data/markdown-book/book");

@@ -61,6 +61,15 @@ static void test_cases(void)
 	check("see 9780375574108 for details", "see 9780375574108 for details",
 	      "a bare ISBN-13 passing Luhn is not a card");
 	check("ISBN 9782331859649.", "ISBN 9782331859649.", "nor after the word ISBN");
+	check("ref 4111 1111 1117 ok", "ref 4111 1111 1117 ok",
+	      "12 digits in groups passing Luhn are too short for a card");
+	check("GB81 WEST 1234 5698 7654 32", "GB81 WEST 1234 5698 7654 32",
+	      "an IBAN-shaped string whose mod-97 remainder is 0, not 1, is kept");
+	check("ISBN 0306406152", "ISBN 0306406152", "a valid ISBN-10 after the word ISBN stays");
+	check("account 0306406152 closed", "account [NUMBER] closed",
+	      "10 digits that happen to form a valid ISBN-10, without the word, are a number");
+	check("on 20261203 at noon", "on 20261203 at noon", "8 digits (a date) are not a long number");
+	check("id 123456789 set", "id [NUMBER] set", "9 digits are");
 	check("caf\xc3\xa9 123456789 ok", "caf\xc3\xa9 [NUMBER] ok", "UTF-8 text around a span is kept");
 	check("", "", "an empty text stays empty");
 

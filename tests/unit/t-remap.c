@@ -206,6 +206,67 @@ static void test_boundaries(void)
 	corpus_release(&n_uneven);
 }
 
+/* Evidence over a stretch no chunk covers, each side holding a sliver (less
+ * than half of it and of its chunk): the larger piece carries it. */
+static void test_slivers(void)
+{
+	static const char gap[] = "Keys rotate monthly.     Servers restart nightly.";
+	static const struct span old_spans[] = { { "o1", 0, 49 } };
+	static const struct span new_spans[] = { { "A", 0, 20 }, { "B", 25, 49 } };
+	const char *yaml =
+		"questions:\n"
+		"- id: q-1\n"
+		"  text: when?\n"
+		"  relevant: [o1]\n"
+		"  evidence: [{chunk: o1, doc: guide.md, start: 17, end: 29, quote: 'ly.     Serv'}]\n";
+	struct corpus old, new;
+	struct set out;
+	struct remap_report rep;
+	char *t;
+
+	corpus_of(&old, "old.jsonl", gap, old_spans, 1);
+	corpus_of(&new, "gap.jsonl", gap, new_spans, 2);
+	remap(yaml, &old, &new, &out, &rep);
+	t = targets(&rep, 0);
+	ok(rep.nr == 1 && rep.labels[0].outcome == REMAP_ONE && rep.labels[0].split && !strcmp(t, "B"),
+	   "evidence cut into slivers of 3 and 4 characters: the chunk holding the larger (%s)", t);
+	free(t);
+	set_release(&out);
+	remap_report_release(&rep);
+	corpus_release(&old);
+	corpus_release(&new);
+}
+
+/* A quote the edited document holds twice: the place nearest the old one. */
+static void test_nearest(void)
+{
+	static const char moved[] = "restart nothing. Rotate each API key monthly; then restart the proxy server now.";
+	static const struct span old_spans[] = { { "o1", 0, 63 } };
+	static const struct span new_spans[] = { { "N1", 0, 17 }, { "N2", 17, 80 } };
+	const char *yaml =
+		"questions:\n"
+		"- id: q-1\n"
+		"  text: what then?\n"
+		"  relevant: [o1]\n"
+		"  evidence: [{chunk: o1, doc: guide.md, start: 34, end: 41, quote: restart}]\n";
+	struct corpus old, new;
+	struct set out;
+	struct remap_report rep;
+	char *t;
+
+	corpus_of(&old, "old.jsonl", doc, old_spans, 1);
+	corpus_of(&new, "moved.jsonl", moved, new_spans, 2);
+	remap(yaml, &old, &new, &out, &rep);
+	t = targets(&rep, 0);
+	ok(rep.nr == 1 && rep.labels[0].outcome == REMAP_ONE && rep.labels[0].moved && !strcmp(t, "N2"),
+	   "a quote found twice after an edit: the place nearest its old one (%s)", t);
+	free(t);
+	set_release(&out);
+	remap_report_release(&rep);
+	corpus_release(&old);
+	corpus_release(&new);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/t-remap-XXXXXX";
@@ -218,6 +279,8 @@ int main(void)
 	test_edited_in_place();
 	test_merged();
 	test_boundaries();
+	test_slivers();
+	test_nearest();
 	test_remove_tree(dir);
 	return test_done();
 }

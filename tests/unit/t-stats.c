@@ -176,6 +176,37 @@ static void test_holm(void)
 	ok(isnan(qa[1]) && qa[2] == 0.4 && qa[0] == 0.5, "Holm: NAN left out of the family");
 	holm_adjust(p, 4, p);
 	is_double(p[1], 0.06, 1e-15, "Holm: in place");
+	{
+		double big[] = { 0.6, 0.7 }, ba[2];
+
+		holm_adjust(big, 2, ba);
+		ok(ba[0] == 1 && ba[1] == 1, "Holm: an adjusted p is at most 1 (2 x 0.6 -> %g, %g)", ba[0], ba[1]);
+	}
+}
+
+/* The bootstrap interval is the (1 - level) / 2 and (1 + level) / 2
+ * quantiles of the resampled means, interpolated between draws. */
+static void test_bootstrap_interval(void)
+{
+	double d[100], ramp[50];
+	struct paired_result r;
+
+	/* 100 deltas 0, 0.1, ..., 0.9 (ten of each) less 0.25: mean 0.2, sd 0.287
+	 * (as the bootstrap sees them), so the 95% interval is about
+	 * 0.2 -+ 1.96 x 0.0287 = [0.144, 0.256] (a 90% one would be [0.153, 0.247]) */
+	for (int i = 0; i < 100; i++)
+		d[i] = (double)(i % 10) / 10 - 0.25;
+	paired_tests(d, 100, 1, 20000, 10, 3, 0.95, &r);
+	ok(fabs(r.ci_lo - 0.144) < 0.004 && fabs(r.ci_hi - 0.256) < 0.004,
+	   "95%% bootstrap interval of a mean 0.2, sd 0.287 on 100: [%.4f, %.4f] near [0.144, 0.256]",
+	   r.ci_lo, r.ci_hi);
+	/* two resamples of 50 distinct deltas: the 2.5% and 97.5% quantiles lie
+	 * strictly between the two means (interpolated, not a draw) */
+	for (int i = 0; i < 50; i++)
+		ramp[i] = (double)i / 50;
+	paired_tests(ramp, 50, 1, 2, 10, 5, 0.95, &r);
+	ok(r.ci_lo < r.ci_hi, "two resamples: the interval is interpolated between them [%g, %g]",
+	   r.ci_lo, r.ci_hi);
 }
 
 static void test_power(void)
@@ -192,6 +223,7 @@ static void test_power(void)
 
 int main(void)
 {
+	test_bootstrap_interval();
 	test_rng();
 	test_below_product();
 	test_quantile();
