@@ -7,7 +7,10 @@
 #   - the wheel holds the binary, its prompts and the package;
 #   - `import evalset` finds the installed binary, whose version it has;
 #   - the installed binary finds its prompts in the environment;
-#   - evalset.run, score and compare on the demo set (suite/test_api.py).
+#   - evalset.run, score and compare on the demo set (suite/test_api.py);
+#   - the pytest plugin: a toy BM25 retriever passes its gate, a broken one
+#     fails with the gate's rule lines and lost questions; the baseline is
+#     written by --evalset-update-baseline; compare's Markdown and JUnit.
 #
 # usage: t-python.sh SRCDIR PYTHON VERSION
 #   PYTHON: the interpreter meson runs under (it has meson-python);
@@ -93,6 +96,55 @@ api() {
   (cd "$tmp/src" && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/suite/test_api.py)
 }
 check "evalset.run, score and compare drive the binary (tests/python/suite/test_api.py)" api
+
+# The pytest plugin, as a team uses it (suite/gate/test_gate.py: the toy
+# BM25 and a broken copy, both gated against the toy's baseline), run in a
+# pytest subprocess whose outcome and messages are checked.
+gate_pytest() {  # gate_pytest LOG PYTEST-ARGS...: the exit code of pytest
+  local log=$1; shift
+  (cd "$tmp/src" && PYTHONPATH=tests/python/suite "$venv/bin/python" -m pytest -p no:cacheprovider --rootdir . -rA \
+    tests/python/suite/gate "$@") >"$log" 2>&1
+}
+no_baseline() {
+  gate_pytest "$tmp/g0.log"; local rc=$?
+  [ "$rc" = 1 ] && grep -q "no baseline 'baselines/toy-bm25.jsonl': write it from this retriever with pytest --evalset-update-baseline" "$tmp/g0.log" ||
+    { echo "exit $rc"; tail -20 "$tmp/g0.log"; return 1; }
+}
+check "a gate without its baseline fails, saying how to write it" no_baseline
+update_refused() {
+  gate_pytest "$tmp/g1.log" --evalset-update-baseline -k broken; local rc=$?
+  [ "$rc" = 1 ] && grep -q "not writing the baseline 'baselines/toy-bm25.jsonl': the retriever answered 172 of 173 questions (1 raised: q-0002: RuntimeError: index shard 3 unavailable)" "$tmp/g1.log" &&
+    [ ! -e "$tmp/src/baselines/toy-bm25.jsonl" ] || { echo "exit $rc"; tail -20 "$tmp/g1.log"; return 1; }
+}
+check "--evalset-update-baseline refuses a retriever that raised" update_refused
+update() {
+  gate_pytest "$tmp/g2.log" --evalset-update-baseline -k toy || { tail -20 "$tmp/g2.log"; return 1; }
+  head -1 "$tmp/src/baselines/toy-bm25.jsonl" | grep -q '"retriever":"python retrievers.toy_bm25".*"complete":true'
+}
+check "--evalset-update-baseline writes the baseline from the retriever" update
+gates() {
+  gate_pytest "$tmp/g3.log" --evalset-markdown "$tmp/summary.md" --evalset-junit "$tmp/junit"; local rc=$?
+  local log=$tmp/g3.log bad=0
+  [ "$rc" = 1 ] || { echo "pytest exit $rc, want 1"; bad=1; }
+  grep -q "^PASSED tests/python/suite/gate/test_gate.py::test_toy_bm25" "$log" || { echo "the toy BM25 did not pass"; bad=1; }
+  grep -q "^FAILED tests/python/suite/gate/test_gate.py::test_broken_bm25" "$log" || { echo "the broken one did not fail"; bad=1; }
+  # the failure's message: the verdict, the rule lines as compare prints them, the lost questions
+  for want in "gate FAILED: 3 of 6 rules" "  FAIL  R@5 max_drop 0.02 test drop: drop " \
+      "  FAIL  nDCG@10 max_drop 0.02 test drop: " "  pass  Decline max_drop 0.05 test drop: " \
+      "  FAIL  coverage allow_missing 0: the candidate misses 1 question the baseline answered" \
+      "lost from the top 5: " "  q-0001  rank 1 -> -  When did Warsaw become the center of the Congress Poland?" \
+      "the retriever raised on 1 question: q-0002: RuntimeError: index shard 3 unavailable"; do
+    grep -qF -- "$want" "$log" || { echo "the message lacks: $want"; bad=1; }
+  done
+  # CI output: compare's own Markdown summary and JUnit, one per gate
+  [ "$(grep -c '^### evalset compare: squad-demo@v1' "$tmp/summary.md")" = 2 ] &&
+    grep -q '| \*\*FAIL\*\* | R@5 max' "$tmp/summary.md" || { echo "the Markdown summary is not compare's"; bad=1; }
+  grep -q '<failure' "$tmp/junit/tests_python_suite_gate_test_gate.py_test_broken_bm25.xml" &&
+    ! grep -q '<failure' "$tmp/junit/tests_python_suite_gate_test_gate.py_test_toy_bm25.xml" ||
+    { echo "the JUnit files are not compare's"; ls "$tmp/junit"; bad=1; }
+  [ "$bad" = 0 ] || { tail -40 "$log"; return 1; }
+}
+check "the toy BM25 passes its gate; the broken one fails with the rule lines and the lost questions" gates
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
