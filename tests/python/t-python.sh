@@ -146,5 +146,19 @@ gates() {
 }
 check "the toy BM25 passes its gate; the broken one fails with the rule lines and the lost questions" gates
 
+# docs/python.md's whole loop, run as written
+doc_loop() {
+  "$venv/bin/python" - "$tmp/src/docs/python.md" >"$tmp/loop.py" <<'PY' || return 1
+import re, sys
+text = open(sys.argv[1]).read()
+loop = text.split("## The whole loop", 1)[1]
+print(re.search(r"```python\n(.*?)```", loop, re.S).group(1))
+PY
+  (cd "$tmp/src" && PYTHONPATH=tests/python/suite "$venv/bin/python" "$tmp/loop.py") >"$tmp/loop.log" 2>&1 &&
+    grep -q "^gate passed" "$tmp/loop.log" && grep -q "tag=hard" "$tmp/loop.log" &&
+    grep -q "^### evalset compare" "$tmp/src/gate.md" || { cat "$tmp/loop.py"; tail -20 "$tmp/loop.log"; return 1; }
+}
+check "docs/python.md's whole loop runs as written" doc_loop
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
