@@ -53,6 +53,8 @@ static const char *const add_usage[] = {
 	"evalset add <set> --from <file.yaml | -> [--new-ids] [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> (--from-beir <dir> [--split <name>] | --from-trec <topics> <qrels> |\n"
 	"                  --from-jsonl <file>) [--tag <tag>]... [--origin <origin>]",
+	"evalset add <set> (--from-ragas <file> | --from-deepeval <file> | --from-llamaindex <file>)\n"
+	"                  [--tag <tag>]... [--origin <origin>]",
 	NULL,
 };
 
@@ -76,7 +78,17 @@ struct add_opts {
 	int unanswerable, new_ids;
 	enum origin origin_value;
 	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/interop/interop.h) */
+	const char *tool_file[3];  /* --from-ragas/--from-deepeval/--from-llamaindex, by enum interop_tool */
 };
+
+/* Return the tool whose test set 'o' adds (enum interop_tool), or -1. */
+static int tool_of(const struct add_opts *o)
+{
+	for (int t = 0; t < 3; t++)
+		if (o->tool_file[t])
+			return t;
+	return -1;
+}
 
 /* --grade N: the grade of the --relevant just before it (parse-options
  * calls this in command-line order). Return 0 or -1 (reported). */
@@ -184,15 +196,18 @@ out:
 static int read_cases(const struct add_opts *o, struct set *in)
 {
 	struct question *q;
+	int tool = tool_of(o);
 
-	if (o->from || o->io.beir_dir || o->io.topics || o->io.jsonl) {
-		if ((o->from ? set_load_cases(in, o->from) : interop_import(in, &o->io)) < 0)
+	if (o->from || o->io.beir_dir || o->io.topics || o->io.jsonl || tool >= 0) {
+		if ((o->from ? set_load_cases(in, o->from)
+		     : tool >= 0 ? interop_import_tool(in, (enum interop_tool)tool, o->tool_file[tool])
+		     : interop_import(in, &o->io)) < 0)
 			return -1;
 		if (!in->nr)
 			return error("no questions in '%s'", in->file);
 		for (size_t i = 0; i < in->nr; i++) {
 			q = &in->q[i];
-			if (q->origin == ORIGIN_NONE && o->from)
+			if (q->origin == ORIGIN_NONE && (o->from || tool >= 0))
 				q->origin = o->origin_value;
 			for (size_t k = 0; k < o->tags.nr; k++)
 				if (!question_has_tag(q, o->tags.items[k])) {
@@ -345,6 +360,81 @@ static int add_evidence(const struct add_opts *o, const struct set_ref *ref, str
 						      q, e) < 0)
 				goto out;
 		}
+	}
+	ret = 0;
+out:
+	corpus_release(&corpus);
+	set_release(&s);
+	return ret;
+}
+
+/*
+ * For the test sets of other tools: find every context quote of 'in' in the
+ * set's corpus as add_evidence does, but list rather than refuse what is
+ * not found once: a context found nowhere or in several places is dropped
+ * (and listed), a question none of whose contexts was found is left out
+ * (and listed). Return 0, or -1 (reported) when no question is left or the
+ * corpus cannot be read.
+ */
+static int resolve_tool_contexts(const struct set_ref *ref, struct set *in)
+{
+	struct set s = SET_INIT;
+	struct corpus corpus = CORPUS_INIT;
+	size_t contexts = 0, found = 0, left_out = 0;
+	int has, ret = -1;
+
+	if (set_open_ref(&s, ref, false) < 0)
+		goto out;
+	if ((has = set_corpus_load(&s, ref->dir, &corpus)) <= 0) {
+		if (!has)
+			error("a test set's contexts are looked for in the set's corpus, and '%s' names "
+			      "none that exists", ref->file);
+		goto out;
+	}
+	for (size_t i = 0; i < in->nr;) {
+		struct question *q = &in->q[i];
+
+		for (size_t k = 0; k < q->nr_evidence;) {
+			struct evidence *e = &q->evidence[k];
+			struct quote_hit hits[MAX_PLACES];
+			size_t n = remap_find_quote(&corpus, e->quote, hits, MAX_PLACES);
+
+			contexts++;
+			if (n == 1) {
+				const struct chunk *c = &corpus.chunks[hits[0].chunk];
+
+				found++;
+				if (question_grade(q, c->id) < 1)
+					question_set_label(q, c->id, 1);
+				e->chunk = xstrdup(c->id);
+				e->doc = hits[0].start >= 0 ? xstrdup(hits[0].doc) : NULL;
+				e->start = hits[0].start;
+				e->end = hits[0].end;
+				k++;
+				continue;
+			}
+			warning("%s: question \"%.60s\": context %s the corpus: \"%.80s%s\"", in->file,
+				q->text, n ? "is in several places of" : "is not in", e->quote,
+				strlen(e->quote) > 80 ? "..." : "");
+			free(e->quote);
+			memmove(e, e + 1, (q->nr_evidence - k - 1) * sizeof(*e));
+			q->nr_evidence--;
+		}
+		if (!q->nr_relevant) {
+			warning("%s: question \"%.60s\" left out: none of its contexts is in the corpus",
+				in->file, q->text);
+			set_remove(in, i);
+			left_out++;
+			continue;
+		}
+		i++;
+	}
+	note("%s: %zu of %zu contexts found in the corpus; %zu question%s left out", in->file,
+	     found, contexts, left_out, left_out == 1 ? "" : "s");
+	if (!in->nr) {
+		error("no question of '%s' has a context in the corpus '%s': nothing added", in->file,
+		      corpus.path);
+		goto out;
 	}
 	ret = 0;
 out:
@@ -554,6 +644,12 @@ int cmd_add(int argc, const char **argv)
 		OPT_STRING(0, "from-trec", &o.io.topics, "topics",
 			   "add TREC topics; the qrels file follows the set"),
 		OPT_STRING(0, "from-jsonl", &o.io.jsonl, "file", "add the questions of an evalset JSONL export"),
+		OPT_STRING(0, "from-ragas", &o.tool_file[INTEROP_RAGAS], "file",
+			   "add a RAGAS testset (JSONL or JSON list), its contexts found in the corpus"),
+		OPT_STRING(0, "from-deepeval", &o.tool_file[INTEROP_DEEPEVAL], "file",
+			   "add DeepEval goldens (JSON list or JSONL), their contexts found in the corpus"),
+		OPT_STRING(0, "from-llamaindex", &o.tool_file[INTEROP_LLAMAINDEX], "file",
+			   "add a LlamaIndex EmbeddingQAFinetuneDataset JSON, its nodes' texts found in the corpus"),
 		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
@@ -562,7 +658,7 @@ int cmd_add(int argc, const char **argv)
 	struct lock_file lock = LOCK_FILE_INIT;
 	long floor_id = 0;
 	size_t dropped = 0;
-	int ret = EXIT_BAD_INPUT;
+	int tools, imports, ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, add_usage);
 	apply_lock_wait(lock_wait, add_usage, opts);
@@ -570,8 +666,17 @@ int cmd_add(int argc, const char **argv)
 		o.io.qrels = argv[--argc];
 	if (argc != 1 || (o.io.topics && !o.io.qrels))
 		usage_with_options(add_usage, opts);
-	if (!!o.from + !!o.text + !!o.io.beir_dir + !!o.io.topics + !!o.io.jsonl > 1) {
-		error("give one of --text, --from, --from-beir, --from-trec, --from-jsonl");
+	tools = !!o.tool_file[0] + !!o.tool_file[1] + !!o.tool_file[2];
+	imports = !!o.io.beir_dir + !!o.io.topics + !!o.io.jsonl + tools;
+	if (!!o.from + !!o.text + imports > 1) {
+		error("give one of --text, --from, --from-beir, --from-trec, --from-jsonl, --from-ragas, "
+		      "--from-deepeval, --from-llamaindex");
+		usage_with_options(add_usage, opts);
+	}
+	if (tools && (o.relevant.nr || o.irrelevant.nr || o.unanswerable || o.id || o.note ||
+		      o.evidence.nr || o.new_ids)) {
+		error("--from-ragas, --from-deepeval and --from-llamaindex cannot be combined with "
+		      "--relevant, --irrelevant, --evidence, --unanswerable, --id, --note or --new-ids");
 		usage_with_options(add_usage, opts);
 	}
 	if ((o.io.beir_dir || o.io.topics || o.io.jsonl) &&
@@ -593,11 +698,12 @@ int cmd_add(int argc, const char **argv)
 		error("--new-ids needs --from, --from-beir, --from-trec or --from-jsonl");
 		usage_with_options(add_usage, opts);
 	}
-	if (!o.from && !o.text && !o.io.beir_dir && !o.io.topics && !o.io.jsonl) {
+	if (!o.from && !o.text && !imports) {
 		error("nothing to add: give --text or --from");
 		usage_with_options(add_usage, opts);
 	}
-	o.origin_value = o.from ? ORIGIN_NONE : ORIGIN_HAND;
+	/* the tools' test sets are written by their generators: synthetic unless told */
+	o.origin_value = o.from ? ORIGIN_NONE : tools ? ORIGIN_SYNTHETIC : ORIGIN_HAND;
 	if (o.origin && origin_parse(o.origin, &o.origin_value) < 0) {
 		error("unknown origin '%s' (synthetic, mined or hand)", o.origin);
 		goto out;
@@ -614,7 +720,7 @@ int cmd_add(int argc, const char **argv)
 		goto out;
 	if (check_grade_suffixes(&o, &ref) < 0 || read_cases(&o, &cases) < 0)
 		goto out;
-	if (add_evidence(&o, &ref, &cases) < 0)
+	if (tools ? resolve_tool_contexts(&ref, &cases) < 0 : add_evidence(&o, &ref, &cases) < 0)
 		goto out;
 	/* a dry run first: bad input is refused before the lock file is created */
 	copy_cases(&in, &cases);

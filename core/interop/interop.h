@@ -100,4 +100,28 @@ struct interop_import {
  */
 int interop_import(struct set *out, const struct interop_import *o);
 
+/*
+ * Test sets of other tools (interop-tools.c): RAGAS testsets (JSONL or a
+ * JSON list of {user_input, reference_contexts, reference,
+ * synthesizer_name}), DeepEval goldens (a JSON list or JSONL of {input,
+ * expected_output, context, source_file}) and LlamaIndex's
+ * EmbeddingQAFinetuneDataset ({queries, corpus, relevant_docs}).
+ */
+enum interop_tool {
+	INTEROP_RAGAS,
+	INTEROP_DEEPEVAL,
+	INTEROP_LLAMAINDEX,
+};
+/* Return "ragas", "deepeval" or "llamaindex". */
+const char *interop_tool_name(enum interop_tool t);
+/*
+ * Read the test set 'path' made by the tool 't' into 'out' (initialised;
+ * out->file set to 'path'): a question per item with its text, the
+ * reference answer, provenance naming the tool (and the synthesizer, source
+ * file or LlamaIndex ids), and every context text as an evidence quote
+ * without a chunk, for the caller to find in a corpus. Return 0, or -1
+ * (reported, naming FILE:LINE or the item).
+ */
+int interop_import_tool(struct set *out, enum interop_tool t, const char *path);
+
 #endif

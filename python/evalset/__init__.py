@@ -13,9 +13,9 @@ docs/python.md.
 """
 from ._version import __version__
 from ._binary import EvalsetError, binary, call
-from ._types import Answer, Change, Comparison, Question, QuestionScore, Rule, Run, Score
-from ._api import compare, questions, run, score
+from ._types import AddResult, Answer, Change, Comparison, Question, QuestionScore, Rule, Run, Score
+from ._api import add_testset, compare, questions, run, score
 
-__all__ = ["__version__", "EvalsetError", "binary", "call", "Answer", "Change", "Comparison",
+__all__ = ["__version__", "EvalsetError", "binary", "call", "AddResult", "add_testset", "Answer", "Change", "Comparison",
            "Question", "QuestionScore", "Rule", "Run", "Score", "compare", "questions", "run",
            "score"]

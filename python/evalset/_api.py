@@ -12,9 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ._binary import EvalsetError, call
-from ._types import Answer, Comparison, Question, Run, Score
+from ._types import AddResult, Answer, Comparison, Question, Run, Score
 
-__all__ = ["questions", "run", "score", "compare"]
+__all__ = ["questions", "run", "score", "compare", "add_testset"]
 
 PathLike = Any  # str or os.PathLike
 
@@ -200,3 +200,28 @@ def compare(set_ref: str, baseline: Any, candidate: Any, *, gate: Optional[PathL
     _opt(args, "--subsets", subsets)
     _opt(args, "--allow-set-change", allow_set_change)
     return Comparison.from_json(json.loads(call(args, ok=(0, 1), cwd=cwd).stdout))
+
+
+_TOOLS = ("ragas", "deepeval", "llamaindex")
+
+
+def add_testset(set_ref: str, path: PathLike, tool: str, *, tags: Sequence[str] = (),
+                origin: Optional[str] = None, cwd: Optional[PathLike] = None) -> AddResult:
+    """Add the test set ``path`` made by ``tool`` ("ragas": a Testset as JSONL
+    or a JSON list; "deepeval": goldens as a JSON list or JSONL;
+    "llamaindex": an EmbeddingQAFinetuneDataset JSON) to the working copy
+    of ``set_ref`` with ``evalset add --from-TOOL``: the binary reads it and
+    finds each context text in the set's corpus. Returns the ids added and
+    the binary's list of contexts (and questions) it could not place."""
+    if tool not in _TOOLS:
+        raise ValueError(f"tool must be one of {', '.join(_TOOLS)}, not {tool!r}")
+    args = ["add", set_ref, f"--from-{tool}", os.fspath(path)]
+    for t in tags:
+        args += ["--tag", t]
+    _opt(args, "--origin", origin)
+    p = call(args, cwd=cwd)
+    added = [l.split()[1] for l in p.stdout.splitlines() if l.startswith("added ")]
+    unresolved = [l[len("warning: "):] for l in p.stderr.splitlines() if l.startswith("warning: ")]
+    return AddResult(added=added, unresolved=unresolved,
+                     summary=next((l[len("note: "):] for l in p.stderr.splitlines()
+                                   if l.startswith("note: ") and "contexts found" in l), ""))

@@ -197,3 +197,13 @@ class Comparison:
             if len(self.lost) > show:
                 lines.append(f"  ... and {len(self.lost) - show} more")
         return "\n".join(lines)
+
+
+@dataclass
+class AddResult:
+    """What ``evalset.add_testset`` added: the new question ids, the
+    contexts (and questions) the binary could not place in the corpus, as it
+    listed them, and its one-line summary."""
+    added: List[str]
+    unresolved: List[str]
+    summary: str

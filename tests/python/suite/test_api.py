@@ -113,3 +113,26 @@ def test_errors_carry_the_message_and_the_exit_code(toy, tmp_path):
     with pytest.raises(evalset.EvalsetError) as e:
         evalset.questions(str(bad))
     assert e.value.exit_code == 2 and f"{bad}/set.yaml:5:" in e.value.message
+
+
+def test_add_testset_imports_each_tool_through_the_binary(tmp_path):
+    import shutil
+    cases = "tests/cli/cases/imp-tool-"
+    files = {"ragas": "ragas/files/testset.jsonl", "deepeval": "deepeval/files/goldens.json",
+             "llamaindex": "llamaindex/files/qa_pairs.json"}
+    shutil.copytree(cases + "ragas/files/sets", tmp_path / "sets")
+    added = {}
+    for tool, f in files.items():
+        added[tool] = evalset.add_testset("fruit", os.path.abspath(cases + f), tool,
+                                          tags=[tool], cwd=tmp_path)
+    assert added["ragas"].added == ["q-0001", "q-0002"]
+    assert any('"How long does a mango take to ripen?" left out' in u
+               for u in added["ragas"].unresolved)
+    assert added["ragas"].summary.endswith("3 of 5 contexts found in the corpus; 1 question left out")
+    assert added["deepeval"].added == ["q-0003", "q-0004"]
+    assert added["llamaindex"].added == ["q-0005", "q-0006"] and not added["llamaindex"].unresolved
+    qs = evalset.questions("fruit", cwd=tmp_path)
+    assert [q.tags for q in qs] == [["ragas"]] * 2 + [["deepeval"]] * 2 + [["llamaindex"]] * 2
+    with pytest.raises(evalset.EvalsetError) as e:
+        evalset.add_testset("fruit", tmp_path / "missing.json", "ragas", cwd=tmp_path)
+    assert e.value.exit_code == 2 and "missing.json" in e.value.message
