@@ -64,6 +64,35 @@ async function reviewSet(context) {
     'set: the answer in an unlabelled chunk is marked apart from evidence');
   await shot(page, 'question');
 
+  // Whole words typed, a key at a time, into every field of the filter bar:
+  // each keystroke filters, and none may run as a command ('warsaw' holds
+  // a, r, s, w; 'quota' holds u and t), so the set file must not change.
+  const untyped = readFileSync(setFile, 'utf8');
+  const field = (sel) => page.$eval(sel, (e) => ({ focused: document.activeElement === e, value: e.value }));
+  await page.keyboard.press('/');
+  for (const word of ['warsaw', 'quota', 'reject this one']) {
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type(word, { delay: 60 });
+    await page.waitForTimeout(200);
+    const f = await field('#f-search');
+    ok(f.focused && f.value === word, `set: typing '${word}' into the search box keeps the focus there and every letter in it`,
+      JSON.stringify(f));
+  }
+  ok(readFileSync(setFile, 'utf8') === untyped, 'set: no letter typed into the search box changed the set');
+  ok(await page.$('#d-input') === null, 'set: no letter typed into the search box opened a dialog');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.focus('#f-critique');
+  await page.keyboard.type('2.5 accept', { delay: 60 });
+  await page.waitForTimeout(200);
+  ok((await field('#f-critique')).focused, 'set: the critique field keeps the focus while typed into');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.press('Escape');
+  ok(readFileSync(setFile, 'utf8') === untyped, 'set: nothing typed into the filter fields changed the set');
+  ok(await currentId(page) === 'q-0001', 'set: with the fields cleared, the first question is shown again');
+
   // a: accept q-0001
   await press(page, 'a', 'q-0001 accepted');
   let q = show('q-0001');
@@ -77,7 +106,7 @@ async function reviewSet(context) {
   await page.keyboard.press('e');
   await page.waitForSelector('#d-input');
   await page.keyboard.press('Control+A');
-  await page.keyboard.type('Which party forms the government in the Scottish Parliament?');
+  await page.keyboard.type('Which party forms the government in the Scottish Parliament?', { delay: 20 });
   await press(page, 'Enter', 'text of q-0002 saved');
   q = show('q-0002');
   ok(q.text === 'Which party forms the government in the Scottish Parliament?' &&
@@ -97,17 +126,22 @@ async function reviewSet(context) {
   // x removes the label again
   await press(page, 'x', `label of ${third} removed`);
   ok(!show('q-0002').irrelevant.includes(third), 'set: x removes a label');
+  // the scale on the page is 0-3: keys 4-9 write nothing
+  const graded = readFileSync(setFile, 'utf8');
+  for (const key of ['4', '7', '9']) await page.keyboard.press(key);
+  await page.waitForTimeout(300);
+  ok(readFileSync(setFile, 'utf8') === graded, 'set: keys 4-9 grade nothing (the scale is 0-3)');
 
   // j, t: tag q-0003
   await page.keyboard.press('j');
   await page.keyboard.press('t');
   await page.waitForSelector('#d-input');
-  await page.keyboard.type('hard');
+  await page.keyboard.type('hard', { delay: 40 });
   await press(page, 'Enter', 'tags of q-0003 saved');
   ok(show('q-0003').tags.includes('hard'), 'set: t adds a tag');
   await page.keyboard.press('t');
   await page.waitForSelector('#d-input');
-  await page.keyboard.type('-squad');
+  await page.keyboard.type('-squad', { delay: 40 });
   await press(page, 'Enter', 'tags of q-0003 saved');
   ok(!show('q-0003').tags.includes('squad'), 'set: t with -tag removes a tag');
 
@@ -116,7 +150,7 @@ async function reviewSet(context) {
   const rejected = await currentId(page);
   await page.keyboard.press('r');
   await page.waitForSelector('#d-input');
-  await page.keyboard.type('ambiguous: <script>alert(1)</script>');
+  await page.keyboard.type('ambiguous: <script>alert(1)</script>', { delay: 20 });
   await press(page, 'Enter', `${rejected} rejected`);
   const rej = readFileSync(path.join(config.set.dir, 'rejected.yaml'), 'utf8');
   ok(!inSet(rejected) && rej.includes(`- id: ${rejected}\n`) && rej.includes('reason: \'ambiguous: <script>alert(1)</script>\'') &&
