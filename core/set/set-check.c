@@ -21,6 +21,8 @@
 #include "set/corpus.h"
 #include "base/error.h"
 #include "base/strmap.h"
+#include "base/termtext.h"
+#include "base/utf8.h"
 #include "text/text.h"
 #include "base/util.h"
 
@@ -129,6 +131,29 @@ static const char *id_problem(const char *id)
 	return NULL;
 }
 
+/*
+ * Return why the tag 't' cannot be one, or NULL: a control character, or a
+ * character that reorders text or takes no width (a right-to-left override
+ * makes "\u202egnp.exe" read as "exe.png"; a zero-width space makes two
+ * tags that look the same). Tags are filtered on and shown bare, so what a
+ * reader sees must be what the tag is.
+ */
+static const char *tag_problem(const char *t)
+{
+	size_t len = strlen(t);
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = utf8_decode(t + i, len - i, &cp);
+		if (!n || cp < ' ' || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+			return "holds a control character";
+		if (term_hidden_mark(cp))
+			return "holds a character that reorders text or takes no width";
+		i += n;
+	}
+	return NULL;
+}
+
 static void check_question(const struct question *q, const struct corpus *corpus,
 			   struct findings *out)
 {
@@ -151,6 +176,11 @@ static void check_question(const struct question *q, const struct corpus *corpus
 		if ((why = id_problem(q->irrelevant[k])))
 			findings_add(out, FINDING_ERROR, q->line, q->col,
 				     "chunk id '%s' of question '%s' %s", q->irrelevant[k], qname(q), why);
+	for (size_t i = 0; i < q->nr_tags; i++)
+		if ((why = tag_problem(q->tags[i])))
+			findings_add(out, FINDING_ERROR, q->line, q->col, "tag '%s' of question '%s' %s: "
+				     "remove it, or write it in plain characters", term_visible(q->tags[i]),
+				     term_visible(qname(q)), why);
 	if (blank(q->text))
 		findings_add(out, FINDING_ERROR, q->line, q->col, "question '%s' has no text",
 			     qname(q));

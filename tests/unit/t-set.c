@@ -490,6 +490,20 @@ static void test_check(void)
 	findings_release(&e);
 	set_release(&s);
 
+	/* tags are shown bare and filtered on: what a reader sees must be the tag */
+	ok(load_str(&s, "questions:\n"
+			"- {id: a, text: x, relevant: [c], tags: [\"\\u202Eevil\", \"vip\\u200B\", \"a\\tb\", \u96e3\u3057\u3044, caf\u00e9]}\n") == 0,
+	   "tags with hidden characters load");
+	set_check(&s, NULL, &f);
+	ok(has_finding(&f, FINDING_ERROR, 2, "tag '<U+202E>evil' of question 'a' holds a character that reorders text"),
+	   "a right-to-left override in a tag is an error, shown visibly");
+	ok(has_finding(&f, FINDING_ERROR, 2, "tag 'vip<U+200B>' of question 'a' holds a character that reorders text"),
+	   "a zero-width space in a tag is an error");
+	ok(has_finding(&f, FINDING_ERROR, 2, "of question 'a' holds a control character"), "a tab in a tag is an error");
+	is_int(f.nr_errors, 3, "tags in other scripts and with accents are fine");
+	findings_release(&f);
+	set_release(&s);
+
 	ok(load_str(&s, "questions:\n- {id: a, text: x, relevant: [c]}\n") == 0, "a clean set loads");
 	set_check(&s, NULL, &f);
 	is_int(f.nr_errors, 0, "a clean set has no errors");
