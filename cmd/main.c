@@ -5,6 +5,7 @@
 #include "base/config.h"
 #include "base/fsutil.h"
 #include "base/redact.h"
+#include "base/suggest.h"
 #include "evalset-version.h"
 
 #include <cjson/cJSON.h>
@@ -102,6 +103,22 @@ static int finish(int ret)
 	return EXIT_BAD_INPUT;
 }
 
+/* Report 'name' as an unknown command, with the closest commands when a
+ * typo explains it ("did you mean 'score'?"). */
+static void unknown_command(const char *name)
+{
+	struct suggest sg;
+	struct strbuf dym = STRBUF_INIT;
+
+	suggest_init(&sg, name, strlen(name), 2, true);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		suggest_offer(&sg, commands[i].name);
+	suggest_did_you_mean(&sg, 3, NULL, &dym);
+	error("unknown command '%s'%s", name, dym.buf);
+	strbuf_release(&dym);
+	suggest_release(&sg);
+}
+
 static int run(int argc, const char **argv)
 {
 	/* keys in the environment never reach a message, whatever path they take */
@@ -123,6 +140,16 @@ static int run(int argc, const char **argv)
 		print_help(stderr);
 		return EXIT_BAD_INPUT;
 	}
+	/* help COMMAND is COMMAND -h */
+	if (!strcmp(argv[1], "help") && argc >= 3) {
+		static const char *h[] = { "-h", NULL };
+
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return commands[i].fn(1, h);
+		unknown_command(argv[2]);
+		return EXIT_BAD_INPUT;
+	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		print_help(stdout);
 		return EXIT_OK;
@@ -134,7 +161,7 @@ static int run(int argc, const char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 2, argv + 2);
-	error("unknown command '%s'", argv[1]);
+	unknown_command(argv[1]);
 	print_help(stderr);
 	return EXIT_BAD_INPUT;
 }
