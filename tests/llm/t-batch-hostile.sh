@@ -24,10 +24,11 @@ count() { local c; c=$(grep -c "$1" "$2" 2>/dev/null); echo "${c:-0}"; }
 export OPENAI_API_KEY=sk-SENTINEL-hostile-5e21
 export ANTHROPIC_API_KEY=sk-ant-api03-SENTINEL-hostile-9a4c
 
-# ---- a poll reply naming the results elsewhere: no request goes there, no key ----
-# A listener on another port records every request it gets, headers and all.
-make_case elsewhere 10
-python3 - "$root/elsewhere/listener.port" "$root/elsewhere/listener.log" <<'PY' &
+# listen: in the case's folder, a listener on another port that records
+# every request it gets, headers and all, in listener.log; sets 'listener'
+# (its pid) and 'other' (its port)
+listen() {
+	python3 - "$PWD/listener.port" "$PWD/listener.log" <<'PY' &
 import http.server, sys
 port_file, log = sys.argv[1], sys.argv[2]
 class H(http.server.BaseHTTPRequestHandler):
@@ -42,9 +43,14 @@ open(port_file, "w").write(str(s.server_address[1]))
 s.timeout = 60
 s.handle_request(); s.handle_request()
 PY
-listener=$!
-for _ in $(seq 1 50); do [ -s listener.port ] && break; sleep 0.1; done
-other=$(cat listener.port)
+	listener=$!
+	for _ in $(seq 1 50); do [ -s listener.port ] && break; sleep 0.1; done
+	other=$(cat listener.port)
+}
+
+# ---- a poll reply naming the results elsewhere: no request goes there, no key ----
+make_case elsewhere 10
+listen
 start_fake --batch-delay 0.1 --batch-results-origin "http://127.0.0.1:$other" --expect-key "$ANTHROPIC_API_KEY"
 gen --provider anthropic --batch --batch-poll 0.1 >out 2>err
 is "$?" 3 "results named at another origin: refused (exit 3)"
@@ -72,24 +78,7 @@ stop_fake
 # they are not fetched, the key goes nowhere else, and since nobody can tell
 # whether the batch is this job's, nothing is submitted again.
 make_case lookup-elsewhere 10
-python3 - "$root/lookup-elsewhere/listener.port" "$root/lookup-elsewhere/listener.log" <<'PY' &
-import http.server, sys
-port_file, log = sys.argv[1], sys.argv[2]
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        with open(log, "a") as f:
-            f.write(self.path + "\n" + str(self.headers) + "\n")
-        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-open(port_file, "w").write(str(s.server_address[1]))
-s.timeout = 60
-s.handle_request(); s.handle_request()
-PY
-listener=$!
-for _ in $(seq 1 50); do [ -s listener.port ] && break; sleep 0.1; done
-other=$(cat listener.port)
+listen
 start_fake --batch-create-hang 30 --batch-delay 0.2 --batch-results-origin "http://127.0.0.1:$other" \
 	--expect-key "$ANTHROPIC_API_KEY"
 ( exec "$evalset" generate demo --corpus chunks.jsonl --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" \
