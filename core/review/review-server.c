@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,9 +48,8 @@ struct server {
 	char host[32];      /* "127.0.0.1:PORT" */
 	char origin[48];    /* "http://127.0.0.1:PORT" */
 	unsigned port;
-	/* the open connections: added and removed on libmicrohttpd's thread,
-	 * swept for deadlines on the caller's; under 'lock' */
-	pthread_mutex_t lock;
+	/* the open connections: added and removed by libmicrohttpd's
+	 * callbacks, swept for deadlines between its rounds (one thread) */
 	struct client *clients[REVIEW_MAX_CONNECTIONS + 8];
 	size_t nr_clients;
 };
@@ -138,7 +136,7 @@ static void cut(struct client *cl)
 }
 
 /*
- * A connection opened or closed (libmicrohttpd's thread). A new one is
+ * A connection opened or closed. A new one is
  * counted against its user: a local user other than the one who started
  * the review may hold REVIEW_MAX_PER_USER connections at once, so that
  * another user's process cannot take every connection and lock the page
@@ -161,7 +159,6 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		/* s->port is set once, before the address is printed */
 		cl->uid = addr && addr->client_addr->sa_family == AF_INET ?
 			  peer_uid((const struct sockaddr_in *)(const void *)addr->client_addr, s->port) : getuid();
-		pthread_mutex_lock(&s->lock);
 		for (size_t i = 0; i < s->nr_clients; i++)
 			same += s->clients[i]->uid == cl->uid && !s->clients[i]->cut;
 		if (cl->uid != getuid() && same >= REVIEW_MAX_PER_USER)
@@ -171,52 +168,46 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		else
 			cut(cl);   /* cannot happen: libmicrohttpd holds at most REVIEW_MAX_CONNECTIONS */
 		*socket_context = cl;
-		pthread_mutex_unlock(&s->lock);
 	} else if (cl) {
-		pthread_mutex_lock(&s->lock);
 		for (size_t i = 0; i < s->nr_clients; i++)
 			if (s->clients[i] == cl) {
 				s->clients[i] = s->clients[--s->nr_clients];
 				break;
 			}
-		pthread_mutex_unlock(&s->lock);
 		free(cl);
 		*socket_context = NULL;
 	}
 }
 
 /* Record that the request of connection 'c' arrived whole and is answered. */
-static void answered(struct server *s, struct MHD_Connection *c)
+static void answered(struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct client *cl = info ? info->socket_context : NULL;
 
 	if (!cl)
 		return;
-	pthread_mutex_lock(&s->lock);
 	cl->answered = true;
-	pthread_mutex_unlock(&s->lock);
 }
 
 /*
- * Cut the connections past their deadlines (the caller's thread, every
- * tenth of a second): a request must arrive whole, headers and body,
- * within REVIEW_REQUEST_DEADLINE_MS of the connection (a byte every few
- * seconds no longer keeps a connection, the idle timer being reset by any
- * byte), and no connection lives longer than REVIEW_CONNECTION_MAX_MS.
+ * Cut the connections past their deadlines (between libmicrohttpd's
+ * rounds, at least every tenth of a second): a request must arrive whole,
+ * headers and body, within REVIEW_REQUEST_DEADLINE_MS of the connection (a
+ * byte every few seconds no longer keeps a connection, the idle timer
+ * being reset by any byte), and no connection lives longer than
+ * REVIEW_CONNECTION_MAX_MS.
  */
 static void sweep(struct server *s)
 {
 	int64_t now = now_ms();
 
-	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->nr_clients; i++) {
 		struct client *cl = s->clients[i];
 		int64_t age = now - cl->accepted_ms;
 		if ((!cl->answered && age > REVIEW_REQUEST_DEADLINE_MS) || age > REVIEW_CONNECTION_MAX_MS)
 			cut(cl);
 	}
-	pthread_mutex_unlock(&s->lock);
 }
 
 static void common_headers(struct MHD_Response *resp)
@@ -325,7 +316,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (!up) {
 		/* headers only: check them before reading any body */
 		if ((why = check_request(s, c, url, method, &status))) {
-			answered(s, c);
+			answered(c);
 			return refuse(c, status, why);
 		}
 		up = xcalloc(1, sizeof(*up));
@@ -344,7 +335,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 answer:
-	answered(s, c);
+	answered(c);
 	route = url + strlen(s->token) + 2;
 	if (!strcmp(method, "POST")) {
 		if (up->too_big)
@@ -409,17 +400,19 @@ int review_serve(struct review *r, const struct review_serve_options *o)
 	const union MHD_DaemonInfo *info;
 	char url[160];
 	unsigned port;
+	int ret = 0;
 
 	memset(&s, 0, sizeof(s));
 	s.r = r;
 	if (review_random_hex(s.token, REVIEW_TOKEN_BYTES) < 0)
 		return -1;
-	pthread_mutex_init(&s.lock, NULL);
 	memset(&addr, 0, sizeof(addr));
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons((uint16_t)o->port);
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)o->port,
+	/* no thread of libmicrohttpd's own: its rounds run here, between the
+	 * sweeps and the checks of o->stop */
+	d = MHD_start_daemon(MHD_USE_ERROR_LOG, (uint16_t)o->port,
 			     NULL, NULL, handle, &s,
 			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
@@ -428,26 +421,24 @@ int review_serve(struct review *r, const struct review_serve_options *o)
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)REVIEW_MAX_CONNECTIONS,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(REVIEW_CONNECTION_MAX_MS / 1000),
 			     MHD_OPTION_END);
-	if (!d) {
-		pthread_mutex_destroy(&s.lock);
+	if (!d)
 		return error("cannot listen on 127.0.0.1:%u (in use? try another --port)", o->port);
-	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	port = info ? info->port : o->port;
-	pthread_mutex_lock(&s.lock);
 	s.port = port;
-	pthread_mutex_unlock(&s.lock);
 	snprintf(s.host, sizeof(s.host), "127.0.0.1:%u", port);
 	snprintf(s.origin, sizeof(s.origin), "http://127.0.0.1:%u", port);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/%s/", port, s.token);
 	if (o->ready)
 		o->ready(url, o->ctx);
 	while (!o->stop()) {
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
+		/* returns on a request, a signal or after 100 ms */
+		if (MHD_run_wait(d, 100) != MHD_YES) {
+			ret = error("the review server stopped: libmicrohttpd could not wait for requests");
+			break;
+		}
 		sweep(&s);
 	}
 	MHD_stop_daemon(d);
-	pthread_mutex_destroy(&s.lock);
-	return 0;
+	return ret;
 }

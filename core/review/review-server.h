@@ -27,8 +27,9 @@
  * kernel's socket table) holds at most REVIEW_MAX_PER_USER of the
  * REVIEW_MAX_CONNECTIONS at once.
  *
- * The server answers on one internal thread of libmicrohttpd; the review
- * calls (review_state, review_apply) run there one at a time.
+ * The server runs on the caller's thread (libmicrohttpd's rounds, the
+ * deadline sweeps and the polls of 'stop' in turn); the review calls
+ * (review_state, review_apply) run there one at a time.
  */
 #ifndef EVALSET_REVIEW_SERVER_H
 #define EVALSET_REVIEW_SERVER_H
