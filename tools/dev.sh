@@ -36,8 +36,9 @@ test_packages=(clang zsh git chromium fonts-dejavu-core sqlite3 jq python3-yaml
   python3-mesonpy python3-build python3-pytest python3-venv patchelf)
 # the 32-bit build (build-i386): Debian's i386 cross compiler and the :i386
 # -dev package of every dependency (multiarch: the i386 architecture is added
-# first); the x86-64 kernel runs its binaries, so its tests run as they are
-i386_packages=(crossbuild-essential-i386 libcurl4-openssl-dev:i386 libcjson-dev:i386
+# first); where the kernel runs i386 programs its tests run as they are, else
+# under qemu-user's qemu-i386 (tools/cross/i686-emulated.ini)
+i386_packages=(crossbuild-essential-i386 qemu-user libcurl4-openssl-dev:i386 libcjson-dev:i386
   libyaml-dev:i386 libssl-dev:i386 libutf8proc-dev:i386 zlib1g-dev:i386 libicu-dev:i386
   libstemmer-dev:i386 libpcre2-dev:i386 libxml2-dev:i386 libmicrohttpd-dev:i386
   libcmark-dev:i386)
@@ -55,7 +56,9 @@ builds=(
 # build-clang: clang's UBSan, with float-cast-overflow (a double from input
 # converted to an integer it does not fit), which gcc's UBSan lacks
 # build-i386: 32-bit x86 (size_t, long and pointers of 4 bytes), cross-built
-# with tools/cross/i686-linux-gnu.ini
+# with tools/cross/i686-linux-gnu.ini; on a kernel without 32-bit support
+# (x86-64 kernels built without IA32 emulation, as on some CI machines) its
+# tests run under qemu-i386 (emulated_opts)
 # suites that only the first build runs (they build the tree afresh themselves)
 once_suites=(install release python)
 
@@ -95,6 +98,20 @@ build() { # build DIR [CC [meson options...]]
   rm -f "$log"
 }
 
+emulated_opts() { # emulated_opts DIR: the meson options DIR's tests need to run here
+  [ "$1" = build-i386 ] || return 0
+  local probe; probe=$(mktemp -d)
+  printf 'int main(void) { return 0; }\n' > "$probe/p.c"
+  if ! i686-linux-gnu-gcc -o "$probe/p" "$probe/p.c" 2>"$probe/err"; then
+    cat "$probe/err" >&2; rm -rf "$probe"; return 1
+  fi
+  if ! "$probe/p" 2>/dev/null; then
+    echo "== this kernel does not run i386 programs: $1's tests run under qemu-i386" >&2
+    echo "--cross-file tools/cross/i686-emulated.ini"
+  fi
+  rm -rf "$probe"
+}
+
 run_suites() { # run_suites DIR SUITES FIRST: the suites; prints meson's summary
   local dir=$1 suites=$2 first=$3 args=() s
   if [ "$suites" != all ]; then
@@ -105,11 +122,11 @@ run_suites() { # run_suites DIR SUITES FIRST: the suites; prints meson's summary
   # the 32-bit build's long statistics tests take about twice as long
   [ "$dir" = build-i386 ] && args+=(--timeout-multiplier 3)
   rm -f "$dir/meson-logs/testlog.json"
-  meson test -C "$dir" --print-errorlogs --num-processes 2 "${args[@]}" || true
+  meson test -C "$dir" --print-errorlogs --num-processes 2 "${args[@]}"
 }
 
-count() { # count DIR: "passed failed skipped" from meson's JSON log
-  python3 - "$1/meson-logs/testlog.json" <<'PY'
+count() { # count DIR RC: "passed failed skipped" from meson's JSON log and exit code
+  python3 - "$1/meson-logs/testlog.json" "$2" <<'PY'
 import json, os, sys
 p = f = s = 0
 if os.path.exists(sys.argv[1]):
@@ -126,6 +143,13 @@ if os.path.exists(sys.argv[1]):
 else:
     f = 1
     print("no test log (meson test did not run)", file=sys.stderr)
+if p + f + s == 0:
+    # meson itself failed before any test ended (a binary that cannot start)
+    f = 1
+    print("no test ran", file=sys.stderr)
+elif sys.argv[2] != "0" and f == 0:
+    f = 1
+    print(f"meson test exited {sys.argv[2]} though no test failed", file=sys.stderr)
 print(p, f, s)
 PY
 }
@@ -154,6 +178,12 @@ case "${1:-}" in
     total_p=0; total_f=0; total_s=0; first=1
     for line in "${builds[@]}"; do
       read -r dir compiler suites opts <<< "$line"
+      if ! extra=$(emulated_opts "$dir"); then
+        echo "$dir: cannot build a program for it"
+        total_f=$((total_f + 1)); first=0
+        continue
+      fi
+      opts+=${extra:+ $extra}
       echo "== $dir: $compiler${opts:+ $opts} (warnings are errors)"
       # shellcheck disable=SC2086  # the options are words
       if ! build "$dir" "$compiler" $opts; then
@@ -162,9 +192,10 @@ case "${1:-}" in
         continue
       fi
       echo "== tests in $dir ($suites)"
+      rc=0
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        run_suites "$dir" "$suites" "$first"
-      read -r p f s < <(count "$dir")
+        run_suites "$dir" "$suites" "$first" || rc=$?
+      read -r p f s < <(count "$dir" "$rc")
       echo "$dir: $p passed, $f failed, $s skipped"
       total_p=$((total_p + p)); total_f=$((total_f + f)); total_s=$((total_s + s))
       first=0
