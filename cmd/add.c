@@ -645,7 +645,7 @@ int cmd_add(int argc, const char **argv)
 			   "add TREC topics; the qrels file follows the set"),
 		OPT_STRING(0, "from-jsonl", &o.io.jsonl, "file", "add the questions of an evalset JSONL export"),
 		OPT_STRING(0, "from-ragas", &o.tool_file[INTEROP_RAGAS], "file",
-			   "add a RAGAS testset (JSONL or JSON list), its contexts found in the corpus"),
+			   "add a RAGAS testset (JSONL, JSON list or CSV), its contexts found in the corpus"),
 		OPT_STRING(0, "from-deepeval", &o.tool_file[INTEROP_DEEPEVAL], "file",
 			   "add DeepEval goldens (JSON list or JSONL), their contexts found in the corpus"),
 		OPT_STRING(0, "from-llamaindex", &o.tool_file[INTEROP_LLAMAINDEX], "file",

@@ -4,7 +4,9 @@
  *
  *   ragas       RAGAS Testset as JSONL (to_jsonl) or a JSON list: objects
  *               with user_input, reference_contexts (list of texts),
- *               reference, synthesizer_name
+ *               reference, synthesizer_name; or as CSV (to_pandas().to_csv):
+ *               the same columns, reference_contexts a Python list literal
+ *               ("['text', \"it's\"]"), quoted as RFC 4180 says
  *   deepeval    DeepEval goldens as a JSON list (save_as json) or JSONL:
  *               input, expected_output, context (list of texts), source_file
  *   llamaindex  LlamaIndex EmbeddingQAFinetuneDataset JSON: {"queries":
@@ -171,6 +173,292 @@ static int read_items(struct set *out, enum interop_tool t, const char *path, st
 	return 0;
 }
 
+/*
+ * RAGAS as CSV. A record is read from 'p' (RFC 4180: fields split by
+ * commas, a field in double quotes may hold commas, newlines and "" for a
+ * quote); the line it ends on is counted into '*line'.
+ */
+struct csv {
+	const char *path;
+	const char *p, *end;
+	long line;         /* lines read so far */
+	struct strbuf *f;  /* the fields of the record read */
+	size_t nr, alloc;
+};
+
+static void csv_release(struct csv *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->alloc; i++)
+		strbuf_release(&c->f[i]);
+	free(c->f);
+}
+
+/* Read the next record into c->f; return 1, 0 at the end, -1 (reported). */
+static int csv_record(struct csv *c)
+{
+	long first = c->line + 1;
+	bool in_quotes = false, quoted = false;
+	struct strbuf *f;
+
+	if (c->p >= c->end)
+		return 0;
+	c->nr = 0;
+	for (;;) {
+		if (c->nr == c->alloc) {
+			size_t i, n = c->alloc + 8;
+
+			c->f = xrealloc(c->f, n * sizeof(*c->f));
+			for (i = c->alloc; i < n; i++)
+				strbuf_init(&c->f[i], 0);
+			c->alloc = n;
+		}
+		f = &c->f[c->nr++];
+		strbuf_reset(f);
+		quoted = false;
+		for (;;) {
+			int ch;
+
+			if (c->p >= c->end) {
+				if (in_quotes)
+					return error_at(c->path, first, 0,
+							"a quoted field is not closed before the end of the file");
+				c->line++;
+				return 1;
+			}
+			ch = (unsigned char)*c->p++;
+			if (in_quotes) {
+				if (ch == '"' && c->p < c->end && *c->p == '"') {
+					strbuf_addch(f, '"');
+					c->p++;
+				} else if (ch == '"') {
+					in_quotes = false;
+				} else {
+					if (ch == '\n')
+						c->line++;
+					strbuf_addch(f, ch);
+				}
+			} else if (ch == '"' && !f->len && !quoted) {
+				in_quotes = quoted = true;
+			} else if (ch == ',') {
+				break;
+			} else if (ch == '\n' || (ch == '\r' && (c->p >= c->end || *c->p == '\n'))) {
+				if (ch == '\r')
+					c->p++;
+				c->line++;
+				return 1;
+			} else if (quoted) {
+				return error_at(c->path, c->line + 1, 0,
+						"text after the closing quote of field %zu", c->nr);
+			} else {
+				strbuf_addch(f, ch);
+			}
+		}
+	}
+}
+
+static void add_utf8(struct strbuf *sb, unsigned long cp)
+{
+	if (cp < 0x80) {
+		strbuf_addch(sb, (int)cp);
+	} else if (cp < 0x800) {
+		strbuf_addch(sb, (int)(0xc0 | (cp >> 6)));
+		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
+	} else if (cp < 0x10000) {
+		strbuf_addch(sb, (int)(0xe0 | (cp >> 12)));
+		strbuf_addch(sb, (int)(0x80 | ((cp >> 6) & 0x3f)));
+		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
+	} else {
+		strbuf_addch(sb, (int)(0xf0 | (cp >> 18)));
+		strbuf_addch(sb, (int)(0x80 | ((cp >> 12) & 0x3f)));
+		strbuf_addch(sb, (int)(0x80 | ((cp >> 6) & 0x3f)));
+		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
+	}
+}
+
+/* Read the hex digits of an escape; return the value or -1. */
+static long hex_escape(const char **p, const char *end, int digits)
+{
+	long v = 0;
+
+	for (; digits > 0; digits--, (*p)++) {
+		int ch = *p < end ? (unsigned char)**p : 0;
+
+		if (ch >= '0' && ch <= '9')
+			v = v * 16 + ch - '0';
+		else if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
+			v = v * 16 + (ch | 0x20) - 'a' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+/*
+ * Read the list of texts 's' as Python writes one (str of a list: texts in
+ * single or double quotes with backslash escapes; JSON's form reads too)
+ * into the array 'list'. Return NULL, or what is wrong.
+ */
+static const char *read_list_literal(const char *s, cJSON *list)
+{
+	const char *p = s + strspn(s, " \t\r\n"), *end = s + strlen(s);
+	struct strbuf t = STRBUF_INIT;
+	const char *why = NULL;
+
+	if (*p++ != '[')
+		return "is not a list of texts such as ['first text', 'second text']";
+	for (;;) {
+		int q;
+
+		p += strspn(p, " \t\r\n");
+		if (*p == ']')
+			break;
+		q = *p++;
+		if (q != '\'' && q != '"') {
+			why = "holds something other than a quoted text";
+			goto out;
+		}
+		strbuf_reset(&t);
+		while (p < end && *p != q) {
+			long cp;
+
+			if (*p != '\\') {
+				strbuf_addch(&t, *p++);
+				continue;
+			}
+			p++;
+			switch (p < end ? *p++ : 0) {
+			case '\\': strbuf_addch(&t, '\\'); break;
+			case '\'': strbuf_addch(&t, '\''); break;
+			case '"': strbuf_addch(&t, '"'); break;
+			case '/': strbuf_addch(&t, '/'); break;
+			case 'n': strbuf_addch(&t, '\n'); break;
+			case 't': strbuf_addch(&t, '\t'); break;
+			case 'r': strbuf_addch(&t, '\r'); break;
+			case 'f': strbuf_addch(&t, '\f'); break;
+			case 'v': strbuf_addch(&t, '\v'); break;
+			case 'b': strbuf_addch(&t, '\b'); break;
+			case 'a': strbuf_addch(&t, '\a'); break;
+			case 'x': case 'u': case 'U':
+				cp = hex_escape(&p, end, p[-1] == 'x' ? 2 : p[-1] == 'u' ? 4 : 8);
+				if (cp <= 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+					why = "holds an escape that is not a character";
+					goto out;
+				}
+				add_utf8(&t, (unsigned long)cp);
+				break;
+			default:
+				why = "holds an escape Python does not write";
+				goto out;
+			}
+		}
+		if (p >= end) {
+			why = "has a text whose quote is not closed";
+			goto out;
+		}
+		p++;
+		cJSON_AddItemToArray(list, cJSON_CreateString(t.buf));
+		p += strspn(p, " \t\r\n");
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		if (*p != ']') {
+			why = "has no comma between two texts";
+			goto out;
+		}
+		break;
+	}
+	p++;
+	if (p[strspn(p, " \t\r\n")])
+		why = "has something after the closing ]";
+out:
+	strbuf_release(&t);
+	return why;
+}
+
+static const char *const ragas_columns[] = {
+	"user_input", "reference_contexts", "reference", "synthesizer_name",
+};
+
+/* A RAGAS testset written as CSV, read as the JSON items it stands for. */
+static int read_ragas_csv(struct set *out, const char *path, struct strbuf *sb)
+{
+	struct csv c = { .path = path, .p = sb->buf, .end = sb->buf + sb->len };
+	int col[ARRAY_SIZE(ragas_columns)];
+	size_t i, k;
+	long items = 0;
+	int rc, ret = -1;
+
+	if (starts_with(c.p, "\xef\xbb\xbf"))
+		c.p += 3;
+	if ((rc = csv_record(&c)) <= 0) {
+		if (!rc)
+			error("'%s' is empty: a RAGAS CSV starts with a header naming user_input", path);
+		goto out;
+	}
+	for (k = 0; k < ARRAY_SIZE(ragas_columns); k++) {
+		col[k] = -1;
+		for (i = 0; i < c.nr; i++)
+			if (!strcmp(c.f[i].buf, ragas_columns[k]))
+				col[k] = (int)i;
+	}
+	if (col[0] < 0) {
+		error_at(path, 1, 0, "the header has no user_input column (a RAGAS testset's CSV "
+			 "has user_input, reference_contexts, reference, synthesizer_name)");
+		goto out;
+	}
+	for (;;) {
+		struct where w = { path, c.line + 1, 0 };
+		cJSON *o;
+		const char *why = NULL;
+
+		if ((rc = csv_record(&c)) <= 0) {
+			ret = rc;
+			break;
+		}
+		if (c.nr == 1 && !c.f[0].len)
+			continue;  /* an empty line */
+		w.item = ++items;
+		o = cJSON_CreateObject();
+		for (k = 0; k < ARRAY_SIZE(ragas_columns); k++) {
+			const char *v = col[k] >= 0 && (size_t)col[k] < c.nr ? c.f[col[k]].buf : NULL;
+
+			if (!v || (!*v && k))
+				continue;  /* pandas writes nothing for None */
+			if (k == 1) {
+				cJSON *list = cJSON_AddArrayToObject(o, ragas_columns[k]);
+
+				why = read_list_literal(v, list);
+			} else {
+				cJSON_AddStringToObject(o, ragas_columns[k], v);
+			}
+		}
+		if (why) {
+			error_at(path, w.line, 0, "\"reference_contexts\" %s", why);
+			cJSON_Delete(o);
+			break;
+		}
+		rc = read_item(out, INTEROP_RAGAS, o, &w);
+		cJSON_Delete(o);
+		if (rc < 0)
+			break;
+	}
+out:
+	csv_release(&c);
+	return ret;
+}
+
+/* Whether 'path' holding 'sb' is CSV: named so, or not starting with JSON. */
+static bool is_csv(const char *path, const struct strbuf *sb)
+{
+	size_t skip = strspn(sb->buf, " \t\r\n\xef\xbb\xbf");
+
+	return ends_with(path, ".csv") || (sb->buf[skip] != '{' && sb->buf[skip] != '[' &&
+					   sb->buf[skip]);
+}
+
 /* LlamaIndex's EmbeddingQAFinetuneDataset. */
 static int read_llamaindex(struct set *out, const char *path, struct strbuf *sb)
 {
@@ -234,7 +522,12 @@ int interop_import_tool(struct set *out, enum interop_tool t, const char *path)
 	if (read_file(path, &sb, TOOL_MAX_FILE) < 0)
 		goto out;
 	out->file = xstrdup(path);
-	ret = t == INTEROP_LLAMAINDEX ? read_llamaindex(out, path, &sb) : read_items(out, t, path, &sb);
+	if (t == INTEROP_LLAMAINDEX)
+		ret = read_llamaindex(out, path, &sb);
+	else if (t == INTEROP_RAGAS && is_csv(path, &sb))
+		ret = read_ragas_csv(out, path, &sb);
+	else
+		ret = read_items(out, t, path, &sb);
 out:
 	strbuf_release(&sb);
 	return ret;
