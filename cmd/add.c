@@ -55,6 +55,9 @@ static const char *const add_usage[] = {
 	"                  --from-jsonl <file>) [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> (--from-ragas <file> | --from-deepeval <file> | --from-llamaindex <file>)\n"
 	"                  [--tag <tag>]... [--origin <origin>]",
+	"evalset add <set> --from-hf <file> --question-field <name> [--contexts-field <name>]\n"
+	"                  [--chunks-field <name>] [--answer-field <name>] [--id-field <name>]\n"
+	"                  [--tag <tag>]... [--origin <origin>]",
 	NULL,
 };
 
@@ -78,13 +81,14 @@ struct add_opts {
 	int unanswerable, new_ids;
 	enum origin origin_value;
 	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/interop/interop.h) */
-	const char *tool_file[3];  /* --from-ragas/--from-deepeval/--from-llamaindex, by enum interop_tool */
+	const char *tool_file[4];  /* --from-ragas/-deepeval/-llamaindex/-hf, by enum interop_tool */
+	struct interop_fields fields;  /* --question-field etc., for --from-hf */
 };
 
 /* Return the tool whose test set 'o' adds (enum interop_tool), or -1. */
 static int tool_of(const struct add_opts *o)
 {
-	for (int t = 0; t < 3; t++)
+	for (int t = 0; t < 4; t++)
 		if (o->tool_file[t])
 			return t;
 	return -1;
@@ -200,6 +204,7 @@ static int read_cases(const struct add_opts *o, struct set *in)
 
 	if (o->from || o->io.beir_dir || o->io.topics || o->io.jsonl || tool >= 0) {
 		if ((o->from ? set_load_cases(in, o->from)
+		     : tool == INTEROP_FIELDS ? interop_import_fields(in, o->tool_file[tool], &o->fields)
 		     : tool >= 0 ? interop_import_tool(in, (enum interop_tool)tool, o->tool_file[tool])
 		     : interop_import(in, &o->io)) < 0)
 			return -1;
@@ -380,7 +385,7 @@ static int resolve_tool_contexts(const struct set_ref *ref, struct set *in)
 {
 	struct set s = SET_INIT;
 	struct corpus corpus = CORPUS_INIT;
-	size_t contexts = 0, found = 0, left_out = 0;
+	size_t contexts = 0, found = 0, left_out = 0, chunk_ids = 0, unknown_ids = 0;
 	int has, ret = -1;
 
 	if (set_open_ref(&s, ref, false) < 0)
@@ -394,6 +399,22 @@ static int resolve_tool_contexts(const struct set_ref *ref, struct set *in)
 	for (size_t i = 0; i < in->nr;) {
 		struct question *q = &in->q[i];
 
+		for (size_t k = 0; k < q->nr_relevant;) {
+			const char *id = q->relevant[k].chunk;
+			struct strbuf hint = STRBUF_INIT;
+
+			chunk_ids++;
+			if (corpus_get(&corpus, id)) {
+				k++;
+				continue;
+			}
+			corpus_did_you_mean(&corpus, id, &hint);
+			warning("%s:%ld: question \"%.60s\": chunk '%s' is not in the corpus%s", in->file,
+				q->line, q->text, id, hint.buf);
+			strbuf_release(&hint);
+			unknown_ids++;
+			question_set_label(q, id, -1);
+		}
 		for (size_t k = 0; k < q->nr_evidence;) {
 			struct evidence *e = &q->evidence[k];
 			struct quote_hit hits[MAX_PLACES];
@@ -421,14 +442,17 @@ static int resolve_tool_contexts(const struct set_ref *ref, struct set *in)
 			q->nr_evidence--;
 		}
 		if (!q->nr_relevant) {
-			warning("%s: question \"%.60s\" left out: none of its contexts is in the corpus",
-				in->file, q->text);
+			warning("%s: question \"%.60s\" left out: none of its contexts%s is in the corpus",
+				in->file, q->text, chunk_ids ? " or chunks" : "");
 			set_remove(in, i);
 			left_out++;
 			continue;
 		}
 		i++;
 	}
+	if (chunk_ids)
+		note("%s: %zu of %zu chunk ids in the corpus", in->file, chunk_ids - unknown_ids,
+		     chunk_ids);
 	note("%s: %zu of %zu contexts found in the corpus; %zu question%s left out", in->file,
 	     found, contexts, left_out, left_out == 1 ? "" : "s");
 	if (!in->nr) {
@@ -650,6 +674,18 @@ int cmd_add(int argc, const char **argv)
 			   "add DeepEval goldens (JSON list or JSONL), their contexts found in the corpus"),
 		OPT_STRING(0, "from-llamaindex", &o.tool_file[INTEROP_LLAMAINDEX], "file",
 			   "add a LlamaIndex EmbeddingQAFinetuneDataset JSON, its nodes' texts found in the corpus"),
+		OPT_STRING(0, "from-hf", &o.tool_file[INTEROP_FIELDS], "file",
+			   "add JSON lines (a Hugging Face dataset's to_json) whose columns the --*-field options name"),
+		OPT_STRING(0, "question-field", &o.fields.question, "name",
+			   "--from-hf: the column of the question's text (required)"),
+		OPT_STRING(0, "contexts-field", &o.fields.contexts, "name",
+			   "--from-hf: the column of its context text(s), found in the corpus"),
+		OPT_STRING(0, "chunks-field", &o.fields.chunks, "name",
+			   "--from-hf: the column of its relevant chunk id(s)"),
+		OPT_STRING(0, "answer-field", &o.fields.answer, "name",
+			   "--from-hf: the column of its reference answer"),
+		OPT_STRING(0, "id-field", &o.fields.id, "name",
+			   "--from-hf: the column of the record's id (kept as provenance)"),
 		OPT_LOCK_WAIT(&lock_wait),
 		OPT_END(),
 	};
@@ -666,16 +702,26 @@ int cmd_add(int argc, const char **argv)
 		o.io.qrels = argv[--argc];
 	if (argc != 1 || (o.io.topics && !o.io.qrels))
 		usage_with_options(add_usage, opts);
-	tools = !!o.tool_file[0] + !!o.tool_file[1] + !!o.tool_file[2];
+	tools = !!o.tool_file[0] + !!o.tool_file[1] + !!o.tool_file[2] + !!o.tool_file[3];
+	if (!o.tool_file[INTEROP_FIELDS] != !o.fields.question ||
+	    (!o.tool_file[INTEROP_FIELDS] && (o.fields.contexts || o.fields.chunks ||
+					      o.fields.answer || o.fields.id))) {
+		error("--from-hf needs --question-field, and the --*-field options go with --from-hf");
+		usage_with_options(add_usage, opts);
+	}
+	if (o.tool_file[INTEROP_FIELDS] && !o.fields.contexts && !o.fields.chunks) {
+		error("--from-hf needs --contexts-field or --chunks-field: what is relevant");
+		usage_with_options(add_usage, opts);
+	}
 	imports = !!o.io.beir_dir + !!o.io.topics + !!o.io.jsonl + tools;
 	if (!!o.from + !!o.text + imports > 1) {
 		error("give one of --text, --from, --from-beir, --from-trec, --from-jsonl, --from-ragas, "
-		      "--from-deepeval, --from-llamaindex");
+		      "--from-deepeval, --from-llamaindex, --from-hf");
 		usage_with_options(add_usage, opts);
 	}
 	if (tools && (o.relevant.nr || o.irrelevant.nr || o.unanswerable || o.id || o.note ||
 		      o.evidence.nr || o.new_ids)) {
-		error("--from-ragas, --from-deepeval and --from-llamaindex cannot be combined with "
+		error("--from-ragas, --from-deepeval, --from-llamaindex and --from-hf cannot be combined with "
 		      "--relevant, --irrelevant, --evidence, --unanswerable, --id, --note or --new-ids");
 		usage_with_options(add_usage, opts);
 	}
@@ -702,8 +748,10 @@ int cmd_add(int argc, const char **argv)
 		error("nothing to add: give --text or --from");
 		usage_with_options(add_usage, opts);
 	}
-	/* the tools' test sets are written by their generators: synthetic unless told */
-	o.origin_value = o.from ? ORIGIN_NONE : tools ? ORIGIN_SYNTHETIC : ORIGIN_HAND;
+	/* the tools' test sets are written by their generators: synthetic unless told (a
+	 * dataset's JSONL may be written by anyone: hand unless told) */
+	o.origin_value = o.from ? ORIGIN_NONE
+		: tools && !o.tool_file[INTEROP_FIELDS] ? ORIGIN_SYNTHETIC : ORIGIN_HAND;
 	if (o.origin && origin_parse(o.origin, &o.origin_value) < 0) {
 		error("unknown origin '%s' (synthetic, mined or hand)", o.origin);
 		goto out;

@@ -12,6 +12,9 @@
  *   llamaindex  LlamaIndex EmbeddingQAFinetuneDataset JSON: {"queries":
  *               {qid: text}, "corpus": {node id: text}, "relevant_docs":
  *               {qid: [node id, ...]}}
+ *   jsonl       JSON lines with columns named by the caller (a Hugging Face
+ *               dataset's to_json): the question, its contexts (texts),
+ *               its relevant chunk ids, its answer, its id
  *
  * Each item becomes a question with its text, the reference as its answer,
  * and each context text as an evidence quote without a chunk, which `add`
@@ -32,7 +35,7 @@
 
 #define TOOL_MAX_FILE (256u << 20)
 
-static const char *const tool_names[] = { "ragas", "deepeval", "llamaindex" };
+static const char *const tool_names[] = { "ragas", "deepeval", "llamaindex", "jsonl" };
 
 const char *interop_tool_name(enum interop_tool t)
 {
@@ -511,6 +514,108 @@ static int read_llamaindex(struct set *out, const char *path, struct strbuf *sb)
 	ret = 0;
 out:
 	cJSON_Delete(all);
+	return ret;
+}
+
+/* A text or a list of texts at 'key' of 'o' into 'add' (NULL key: none). */
+static int each_text(struct question *q, const cJSON *o, const char *key, const struct where *w,
+		     void (*add)(struct question *, const char *))
+{
+	const cJSON *v = key ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL, *c;
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsString(v)) {
+		if (*v->valuestring)
+			add(q, v->valuestring);
+		return 0;
+	}
+	if (!cJSON_IsArray(v))
+		return bad(w, "\"%s\" is neither a text nor a list of texts", key);
+	cJSON_ArrayForEach(c, v) {
+		if (!cJSON_IsString(c))
+			return bad(w, "\"%s\" holds something other than a text", key);
+		if (*c->valuestring)
+			add(q, c->valuestring);
+	}
+	return 0;
+}
+
+static void add_quote_text(struct question *q, const char *text)
+{
+	add_quote(q, text);
+}
+
+static void add_chunk(struct question *q, const char *id)
+{
+	if (question_grade(q, id) < 1)
+		question_set_label(q, id, 1);
+}
+
+int interop_import_fields(struct set *out, const char *path, const struct interop_fields *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct where w = { path, 0, 0 };
+	const char *p, *end;
+	int ret = -1;
+
+	if (read_file(path, &sb, TOOL_MAX_FILE) < 0)
+		goto out;
+	out->file = xstrdup(path);
+	for (p = sb.buf; p < sb.buf + sb.len; p = end + 1) {
+		const char *text, *answer, *id = NULL;
+		const cJSON *idv;
+		struct question *q;
+		cJSON *o;
+		int rc;
+
+		end = memchr(p, '\n', (size_t)(sb.buf + sb.len - p));
+		if (!end)
+			end = sb.buf + sb.len;
+		w.line++;
+		if (strspn(p, " \t\r") >= (size_t)(end - p))
+			continue;
+		o = cJSON_ParseWithLength(p, (size_t)(end - p));
+		if (!cJSON_IsObject(o)) {
+			cJSON_Delete(o);
+			error_at(path, w.line, 0, "not a JSON object");
+			goto out;
+		}
+		idv = f->id ? cJSON_GetObjectItemCaseSensitive(o, f->id) : NULL;
+		rc = get_string(o, f->question, false, &w, &text);
+		if (!rc && f->answer)
+			rc = get_string(o, f->answer, true, &w, &answer);
+		else
+			answer = NULL;
+		if (!rc && idv && !cJSON_IsString(idv) && !cJSON_IsNumber(idv))
+			rc = bad(&w, "\"%s\" is not a text or a number", f->id);
+		if (rc < 0) {
+			cJSON_Delete(o);
+			goto out;
+		}
+		q = set_append(out);
+		q->text = xstrdup(text);
+		q->answer = answer && *answer ? xstrdup(answer) : NULL;
+		q->answerable = true;
+		q->line = w.line;
+		q->provenance = cJSON_CreateObject();
+		cJSON_AddStringToObject(q->provenance, "source", "jsonl");
+		if (cJSON_IsString(idv))
+			id = idv->valuestring;
+		if (id)
+			cJSON_AddStringToObject(q->provenance, "source_id", id);
+		else if (cJSON_IsNumber(idv))
+			cJSON_AddNumberToObject(q->provenance, "source_id", idv->valuedouble);
+		rc = each_text(q, o, f->chunks, &w, add_chunk);
+		if (!rc)
+			rc = each_text(q, o, f->contexts, &w, add_quote_text);
+		cJSON_Delete(o);
+		if (rc < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
 	return ret;
 }
 

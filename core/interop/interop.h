@@ -111,8 +111,9 @@ enum interop_tool {
 	INTEROP_RAGAS,
 	INTEROP_DEEPEVAL,
 	INTEROP_LLAMAINDEX,
+	INTEROP_FIELDS,  /* JSONL, columns named by the caller: interop_import_fields */
 };
-/* Return "ragas", "deepeval" or "llamaindex". */
+/* Return "ragas", "deepeval", "llamaindex" or "jsonl". */
 const char *interop_tool_name(enum interop_tool t);
 /*
  * Read the test set 'path' made by the tool 't' into 'out' (initialised;
@@ -123,5 +124,22 @@ const char *interop_tool_name(enum interop_tool t);
  * (reported, naming FILE:LINE or the item).
  */
 int interop_import_tool(struct set *out, enum interop_tool t, const char *path);
+
+/* The names of the columns of a JSONL test set (a Hugging Face dataset's
+ * to_json); only 'question' is required. */
+struct interop_fields {
+	const char *question;  /* the question's text */
+	const char *contexts;  /* a text or a list: evidence quotes to find */
+	const char *chunks;    /* a chunk id or a list: relevant chunks as given */
+	const char *answer;    /* the reference answer */
+	const char *id;        /* the record's id, kept as provenance source_id */
+};
+/*
+ * Read the JSONL file 'path' whose columns 'f' names into 'out' as
+ * interop_import_tool does (provenance source "jsonl"); chunk ids become
+ * relevant labels (grade 1) for the caller to check against the corpus.
+ * Return 0, or -1 (reported with FILE:LINE).
+ */
+int interop_import_fields(struct set *out, const char *path, const struct interop_fields *f);
 
 #endif

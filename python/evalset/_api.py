@@ -202,20 +202,27 @@ def compare(set_ref: str, baseline: Any, candidate: Any, *, gate: Optional[PathL
     return Comparison.from_json(json.loads(call(args, ok=(0, 1), cwd=cwd).stdout))
 
 
-_TOOLS = ("ragas", "deepeval", "llamaindex")
+_TOOLS = ("ragas", "deepeval", "llamaindex", "hf")
 
 
 def add_testset(set_ref: str, path: PathLike, tool: str, *, tags: Sequence[str] = (),
-                origin: Optional[str] = None, cwd: Optional[PathLike] = None) -> AddResult:
+                origin: Optional[str] = None, cwd: Optional[PathLike] = None,
+                fields: Optional[Dict[str, str]] = None) -> AddResult:
     """Add the test set ``path`` made by ``tool`` ("ragas": a Testset as JSONL
     or a JSON list; "deepeval": goldens as a JSON list or JSONL;
-    "llamaindex": an EmbeddingQAFinetuneDataset JSON) to the working copy
+    "llamaindex": an EmbeddingQAFinetuneDataset JSON; "hf": JSON lines whose
+    columns ``fields`` names, {"question": ..., "contexts": ..., "chunks": ...,
+    "answer": ..., "id": ...}) to the working copy
     of ``set_ref`` with ``evalset add --from-TOOL``: the binary reads it and
     finds each context text in the set's corpus. Returns the ids added and
     the binary's list of contexts (and questions) it could not place."""
     if tool not in _TOOLS:
         raise ValueError(f"tool must be one of {', '.join(_TOOLS)}, not {tool!r}")
     args = ["add", set_ref, f"--from-{tool}", os.fspath(path)]
+    if (fields is not None) != (tool == "hf"):
+        raise ValueError('fields go with tool "hf" (and "hf" needs them)')
+    for k, v in (fields or {}).items():
+        args += [f"--{k}-field", v]
     for t in tags:
         args += ["--tag", t]
     _opt(args, "--origin", origin)

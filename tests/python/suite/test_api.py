@@ -136,3 +136,19 @@ def test_add_testset_imports_each_tool_through_the_binary(tmp_path):
     with pytest.raises(evalset.EvalsetError) as e:
         evalset.add_testset("fruit", tmp_path / "missing.json", "ragas", cwd=tmp_path)
     assert e.value.exit_code == 2 and "missing.json" in e.value.message
+
+
+def test_add_testset_hf_jsonl_with_named_columns(tmp_path):
+    import shutil
+    case = "tests/cli/cases/imp-hf-jsonl/files/"
+    shutil.copytree(case + "sets", tmp_path / "sets")
+    r = evalset.add_testset("fruit", os.path.abspath(case + "qa.jsonl"), "hf", cwd=tmp_path,
+                            fields={"question": "question", "contexts": "contexts",
+                                    "chunks": "positive_ids", "id": "id"})
+    assert r.added == ["q-0001", "q-0002", "q-0003"]
+    assert any("chunk 'c-aple' is not in the corpus; did you mean 'c-apple'?" in u
+               for u in r.unresolved)
+    kiwi = evalset.questions("fruit", cwd=tmp_path)[1]
+    assert sorted(kiwi.raw["relevant"]) == ["c-kiwi"] and kiwi.origin == "hand"
+    with pytest.raises(ValueError):
+        evalset.add_testset("fruit", case + "qa.jsonl", "hf", cwd=tmp_path)
