@@ -446,10 +446,14 @@ static void add_json_breakdowns(cJSON *tree, const struct results *r, const char
  * it holds none, scoring refuses the run with its own message). */
 static bool knows_some(const struct run *run, const struct set *s)
 {
-	for (size_t i = 0; i < run->nr; i++)
-		if (set_find(s, run->q[i].qid))
-			return true;
-	return false;
+	struct set_lookup lk;
+	bool some = false;
+
+	set_lookup_init(&lk, s);
+	for (size_t i = 0; i < run->nr && !some; i++)
+		some = set_lookup_find(&lk, run->q[i].qid) != NULL;
+	set_lookup_release(&lk);
+	return some;
 }
 
 /*

@@ -86,6 +86,7 @@ static int mark_stale(struct results *r, const struct set_ref *ref, const struct
 {
 	struct set old = SET_INIT;
 	struct set_ref oref = SET_REF_INIT;
+	struct set_lookup lk;
 	char *arg;
 	int ret = 0;
 	size_t stale = 0;
@@ -100,15 +101,17 @@ static int mark_stale(struct results *r, const struct set_ref *ref, const struct
 			    "questions changed", arg, path);
 		goto out;
 	}
+	set_lookup_init(&lk, &old);
 	for (size_t i = 0; i < r->nr; i++) {
 		struct question_result *q = &r->q[i];
-		const struct question *oq = set_find(&old, q->id);
+		const struct question *oq = set_lookup_find(&lk, q->id);
 
 		if (!oq || oq->answerable != q->answerable || !q->text || strcmp(oq->text, q->text)) {
 			q->stale = true;
 			stale++;
 		}
 	}
+	set_lookup_release(&lk);
 out:
 	free(arg);
 	set_release(&old);
@@ -213,18 +216,20 @@ static int check_run_file(const struct results *r, const char *what)
 static char *other_questions_version(const struct set *s, const struct set_ref *ref)
 {
 	struct set_versions v = SET_VERSIONS_INIT;
+	struct set_lookup lk;
 	char *found = NULL;
 
 	if (!ref || !ref->dir || set_versions_list(ref, &v) < 0) {
 		set_versions_release(&v);
 		return NULL;
 	}
+	set_lookup_init(&lk, s);
 	for (size_t i = 0; i < v.nr && !found; i++) {
 		const struct version_summary *vs = &v.items[i].summary;
 		bool same = vs->nr_ids == s->nr;
 
 		for (size_t q = 0; same && q < vs->nr_ids; q++) {
-			const struct question *sq = set_find(s, vs->ids[q]);
+			const struct question *sq = set_lookup_find(&lk, vs->ids[q]);
 			char td[72];
 
 			if (!sq) {
@@ -237,6 +242,7 @@ static char *other_questions_version(const struct set *s, const struct set_ref *
 		if (!same)
 			found = xstrfmt("version '%s'", v.items[i].tag);
 	}
+	set_lookup_release(&lk);
 	set_versions_release(&v);
 	return found;
 }

@@ -35,12 +35,15 @@ static enum bind_verdict unrecorded(const struct run *run, const struct set *s,
 {
 	size_t foreign = 0;
 	const char *first = NULL;
+	struct set_lookup lk;
 
+	set_lookup_init(&lk, s);
 	for (size_t i = 0; i < run->nr; i++)
-		if (!set_find(s, run->q[i].qid)) {
+		if (!set_lookup_find(&lk, run->q[i].qid)) {
 			if (!foreign++)
 				first = run->q[i].qid;
 		}
+	set_lookup_release(&lk);
 	if (!foreign)
 		return BIND_UNRECORDED;
 	strbuf_addf(why, "run '%s' records no set and %zu of its %zu question ids are not in %s "

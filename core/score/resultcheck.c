@@ -248,11 +248,13 @@ static int check_totals(const struct results *r)
 int results_check(struct results *r, const struct set *s, const char *set_label)
 {
 	struct strmap ids = STRMAP_INIT;
+	struct set_lookup lk;
 	struct measure *ms = xcalloc(r->nr_measures + 1, sizeof(*ms));
 	struct strbuf why = STRBUF_INIT;
 	long left_out = 0;
 	int ret = -1;
 
+	set_lookup_init(&lk, s);
 	if (r->format < 2) {
 		error("%s: results written by an older evalset (format %d) record no judged ranks, so "
 		      "their values cannot be checked; score the run again: evalset score %s RUN "
@@ -280,7 +282,7 @@ int results_check(struct results *r, const struct set *s, const char *set_label)
 			goto out;
 		}
 		strmap_put(&ids, q->id, q);
-		if (!set_find(s, q->id)) {
+		if (!set_lookup_find(&lk, q->id)) {
 			bad_question(r, q, "not a question of %s", set_label);
 			goto out;
 		}
@@ -293,13 +295,14 @@ int results_check(struct results *r, const struct set *s, const char *set_label)
 		}
 	for (size_t i = 0; i < r->nr; i++) {
 		struct question_result *q = &r->q[i];
+		const struct question *sq = set_lookup_find(&lk, q->id);
 		struct judged_hit *hits = xcalloc(q->nr_judged + 1, sizeof(*hits));
 		struct qrels_query qq;
 		bool labels = !r->judged_on;
 		int rc;
 
-		take_from_set(q, set_find(s, q->id));
-		if (labels && score_question_qrels(set_find(s, q->id), s->file, &qq) < 0) {
+		take_from_set(q, sq);
+		if (labels && score_question_qrels(sq, s->file, &qq) < 0) {
 			free(hits);
 			goto out;
 		}
@@ -329,6 +332,7 @@ int results_check(struct results *r, const struct set *s, const char *set_label)
 	ret = check_totals(r);
 out:
 	strmap_clear(&ids, 0);
+	set_lookup_release(&lk);
 	strbuf_release(&why);
 	free(ms);
 	return ret;

@@ -136,9 +136,15 @@ int run_check_dups(const struct run *r, const struct run_query *q)
 	struct strmap ids = STRMAP_INIT;
 	int ret = 0;
 
+	/* the ids are the query's (they outlive the map), and one table of
+	 * the right size is made once: no copies, no regrowth */
+	ids.borrowed = 1;
+	strmap_reserve(&ids, q->nr);
 	for (size_t i = 0; i < q->nr && !ret; i++) {
+		size_t len = strlen(q->docs[i].id);
 		int added;
-		struct strmap_entry *e = strmap_intern(&ids, q->docs[i].id, strlen(q->docs[i].id), &added);
+		struct strmap_entry *e = strmap_intern_hashed(&ids, q->docs[i].id, len,
+							      strhash(q->docs[i].id, len), &added);
 
 		if (added) {
 			e->value = (void *)&q->docs[i];

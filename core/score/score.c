@@ -644,7 +644,7 @@ static int check_unknown(const struct run *run, const char *kind, const char *na
 
 static bool set_knows(const void *ctx, const char *qid)
 {
-	return set_find((const struct set *)ctx, qid) != NULL;
+	return set_lookup_find((const struct set_lookup *)ctx, qid) != NULL;
 }
 
 static bool qrels_knows(const void *ctx, const char *qid)
@@ -672,9 +672,14 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 	      struct results *out, struct score_summary *sum)
 {
 	struct hit_ctx c;
+	struct set_lookup lk;
 	char digest[72];
+	int rc;
 
-	if (check_unknown(run, "set", s->name ? s->name : "?", set_knows, s, sum) < 0)
+	set_lookup_init(&lk, s);
+	rc = check_unknown(run, "set", s->name ? s->name : "?", set_knows, &lk, sum);
+	set_lookup_release(&lk);
+	if (rc < 0)
 		return -1;
 	hit_ctx_init(&c);
 	set_digest(s, digest);

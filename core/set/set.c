@@ -152,6 +152,36 @@ long set_index(const struct set *s, const char *id)
 	return -1;
 }
 
+void set_lookup_init(struct set_lookup *lk, const struct set *s)
+{
+	lk->map = (struct strmap)STRMAP_INIT;
+	lk->map.borrowed = 1;
+	strmap_reserve(&lk->map, s->nr);
+	for (size_t i = 0; i < s->nr; i++) {
+		const char *id = s->q[i].id;
+		size_t len;
+		struct strmap_entry *e;
+		int added;
+
+		if (!id)
+			continue;
+		len = strlen(id);
+		e = strmap_intern_hashed(&lk->map, id, len, strhash(id, len), &added);
+		if (added)
+			e->value = &s->q[i];
+	}
+}
+
+struct question *set_lookup_find(const struct set_lookup *lk, const char *id)
+{
+	return strmap_get(&lk->map, id);
+}
+
+void set_lookup_release(struct set_lookup *lk)
+{
+	strmap_clear(&lk->map, 0);
+}
+
 struct question *set_append(struct set *s)
 {
 	struct question *q;

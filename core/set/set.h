@@ -34,6 +34,7 @@
 #include <stddef.h>
 
 #include "base/strbuf.h"
+#include "base/strmap.h"
 #include "set/versioncache.h"
 
 struct cJSON;
@@ -200,10 +201,25 @@ void set_content_digest(const struct set *s, char out[72]);
  * run stays bound to a set that was only relabelled. */
 void set_questions_digest(const struct set *s, char out[72]);
 
-/* Return the question with 'id', or NULL. */
+/* Return the question with 'id', or NULL (a scan: for one look-up). */
 struct question *set_find(const struct set *s, const char *id);
-/* Return the index of the question with 'id', or -1. */
+/* Return the index of the question with 'id', or -1 (a scan). */
 long set_index(const struct set *s, const char *id);
+
+/*
+ * The questions of a set by id, for many look-ups (one per question of a
+ * run or a results file): a hash of the ids, built in one pass. It borrows
+ * the set's ids and questions: valid until a question of the set is added,
+ * removed or given another id. On ids listed twice (a set check refuses),
+ * the first wins, as in set_find.
+ */
+struct set_lookup {
+	struct strmap map;   /* id -> struct question * */
+};
+
+void set_lookup_init(struct set_lookup *lk, const struct set *s);
+struct question *set_lookup_find(const struct set_lookup *lk, const char *id);
+void set_lookup_release(struct set_lookup *lk);
 /* Append a copy of nothing: return a new zeroed question at the end (answerable true). */
 struct question *set_append(struct set *s);
 /* Remove the question at 'index', keeping the order of the others. */

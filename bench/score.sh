@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Benchmark of `evalset score` and `compare` as the number of questions
+# grows: is the cost linear? At each size N (default 7000 and 50000), a set
+# of N questions (bench/gen-compare.py) and a TREC run of 100 results per
+# question (one relevant chunk per question, found at a random rank or not
+# at all) are made; then timed, best of 3, CPU seconds (user + sys):
+#   floor      wc -l over the run
+#   trec-eval  evalset trec-eval over the set's exported qrels and the run
+#   score      evalset score SET@v1 RUN --save (binding, scoring, results)
+#   compare    evalset compare SET@v1 with two saved results files, 1
+#              resample and 1 permutation (loading, checking, pairing)
+# Prints each as seconds and as a ratio to the floor and to trec-eval, and
+# the growth from the first size to the last per question (1.0: linear).
+#
+# usage: bench/score.sh [EVALSET] [N...]   (default: build/evalset 7000 50000)
+# Not run by the test suite.
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+evalset=${1:-$src/build/evalset}
+evalset=$(cd "$(dirname "$evalset")" && pwd)/$(basename "$evalset")
+shift || true
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(7000 50000)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+# best of 3: CPU seconds (user + sys, getrusage: microseconds) of "$@"
+cpu() {
+  local best=999999 c
+  for _ in 1 2 3; do
+    c=$(python3 - "$@" <<'PY'
+import resource, subprocess, sys
+def used():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+before = used()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+print("%.4f" % (used() - before))
+PY
+)
+    best=$(python3 -c "print(min($best, $c))")
+  done
+  echo "$best"
+}
+
+printf '%-8s %-10s %9s %9s %9s\n' N what cpu-s /floor /trec-eval
+declare -A per
+for n in "${sizes[@]}"; do
+  rm -rf sets && mkdir -p sets/bench
+  python3 "$src/bench/gen-compare.py" set sets/bench "$n"
+  "$evalset" tag sets/bench v1 -m bench >/dev/null 2>&1
+  "$evalset" export sets/bench@v1 --format trec-qrels -o qrels --force >/dev/null
+  for seed in 1 2; do
+    python3 - "$n" "$seed" > "run$seed" <<'PY'
+import random, sys
+n, seed = int(sys.argv[1]), int(sys.argv[2])
+rnd = random.Random(seed)
+out = []
+for i in range(n):
+    qid = "q-%05d" % (i + 1)
+    rel = "c-%d" % i
+    docs = ["c-%d" % d for d in rnd.sample(range(n, 11 * n), 100)]
+    if rnd.random() < 0.8:
+        docs[rnd.randrange(20)] = rel
+    for r, d in enumerate(docs):
+        out.append("%s Q0 %s %d %.4f bench\n" % (qid, d, r + 1, 100 - r * 0.5))
+sys.stdout.write("".join(out))
+PY
+  done
+  "$evalset" score sets/bench@v1 run1 --save base.json >/dev/null 2>&1
+  "$evalset" score sets/bench@v1 run2 --save cand.json >/dev/null 2>&1
+  floor=$(cpu wc -l run1)
+  te=$(cpu "$evalset" trec-eval qrels run1)
+  sc=$(cpu "$evalset" score sets/bench@v1 run1 --save out.json)
+  cmp=$(cpu "$evalset" compare sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 --format json)
+  for what in floor:$floor trec-eval:$te score:$sc compare:$cmp; do
+    w=${what%%:*} c=${what#*:}
+    printf '%-8s %-10s %9.4f %9.1f %9.2f\n' "$n" "$w" "$c" \
+      "$(python3 -c "print($c / max($floor, 0.001))")" "$(python3 -c "print($c / max($te, 0.001))")"
+    per[$n:$w]=$c
+  done
+done
+first=${sizes[0]} last=${sizes[${#sizes[@]}-1]}
+if [ "$first" != "$last" ]; then
+  for w in floor trec-eval score compare; do
+    printf 'growth per question, %s -> %s, %-9s %.2f (1.0: linear)\n' "$first" "$last" "$w" \
+      "$(python3 -c "print((${per[$last:$w]} / $last) / max(${per[$first:$w]} / $first, 1e-9))")"
+  done
+fi
