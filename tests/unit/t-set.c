@@ -670,6 +670,31 @@ static void test_evidence(void)
 	strbuf_release(&b);
 }
 
+/* set_lookup finds what set_find finds: the first of ids listed twice,
+ * nothing for an id the set lacks or a question without an id. */
+static void test_lookup(void)
+{
+	struct set s = SET_INIT;
+	struct set_lookup lk;
+	static const char *const ids[] = { "q-1", "q-2", NULL, "q-2", "q-10" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		struct question *q = set_append(&s);
+
+		q->id = ids[i] ? xstrdup(ids[i]) : NULL;
+		q->text = xstrfmt("question %zu", i);
+	}
+	set_lookup_init(&lk, &s);
+	ok(set_lookup_find(&lk, "q-1") == &s.q[0], "lookup: q-1 is the first question");
+	ok(set_lookup_find(&lk, "q-2") == &s.q[1], "lookup: q-2 listed twice: the first, as set_find");
+	ok(set_find(&s, "q-2") == &s.q[1], "set_find: q-2 listed twice: the first");
+	ok(set_lookup_find(&lk, "q-10") == &s.q[4], "lookup: q-10 is the last question");
+	ok(set_lookup_find(&lk, "q-3") == NULL, "lookup: an id the set lacks: none");
+	ok(set_lookup_find(&lk, "q-") == NULL, "lookup: a prefix of an id: none");
+	set_lookup_release(&lk);
+	set_release(&s);
+}
+
 int main(void)
 {
 	test_round_trip();
@@ -680,5 +705,6 @@ int main(void)
 	test_languages();
 	test_check();
 	test_near_duplicates_agree();
+	test_lookup();
 	return test_done();
 }
