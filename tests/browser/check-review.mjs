@@ -7,7 +7,8 @@
 // CONFIG: {"work", "artifacts", "shots" (or ""), "chromium", "profile",
 //          "evalset", "set": {"url", "dir"}, "pool": {"url", "file"}}
 //
-// Every action is a key press (page.keyboard), never a click. Files are
+// Every action is done with the keys (page.keyboard), then again with the
+// mouse on its button (page.click). Files are
 // read back through `evalset show --format json` (the set) and as text
 // (the pool and rejected.yaml).
 import { readFileSync, writeFileSync, appendFileSync, mkdirSync, copyFileSync } from 'node:fs';
@@ -41,6 +42,17 @@ async function press(page, key, expect) {
   const msg = await page.textContent('#status');
   if (expect && !msg.includes(expect)) throw new Error(`after ${key}: status says '${msg}', expected '${expect}'`);
   // the reload after a write
+  await page.waitForTimeout(150);
+  return msg;
+}
+// Click 'sel' and, when a write is expected, wait until the status line says 'expect'.
+async function click(page, sel, expect) {
+  await page.evaluate(() => { document.getElementById('status').textContent = ''; });
+  await page.click(sel);
+  if (!expect) { await page.waitForTimeout(100); return ''; }
+  await page.waitForFunction(() => document.getElementById('status').textContent !== '', null, { timeout: 10000 });
+  const msg = await page.textContent('#status');
+  if (!msg.includes(expect)) throw new Error(`after a click on ${sel}: status says '${msg}', expected '${expect}'`);
   await page.waitForTimeout(150);
   return msg;
 }
@@ -194,6 +206,62 @@ async function reviewSet(context) {
   await press(page, 'a', `${staleId} accepted`);
   ok(show(staleId).provenance.review === 'accepted', 'set: after the reload the same key writes');
 
+  // The mouse: every action has a labelled button with its key beside it,
+  // and a click writes what the key writes.
+  const labelled = await page.$$eval('#question .actions button', (bs) => bs.map((b) => ({
+    id: b.id, text: b.textContent, key: b.querySelector('kbd') && b.querySelector('kbd').textContent })));
+  const need = { 'b-accept': 'a', 'b-edit': 'e', 'b-answerable': 'u', 'b-tag': 't', 'b-reject': 'r', 'b-prev': 'k', 'b-next': 'j',
+                 'b-grade-0-0': '0', 'b-grade-1-0': '1', 'b-grade-2-0': '2', 'b-grade-3-0': '3', 'b-unlabel-0': 'x' };
+  const missing = Object.entries(need).filter(([id, k]) => !labelled.some((b) => b.id === id && b.key === k && b.text.length > 2));
+  ok(missing.length === 0, 'mouse: each action has a labelled button showing its key', JSON.stringify(missing));
+  await click(page, '#b-next');
+  const m1 = await currentId(page);
+  ok(m1 !== staleId, 'mouse: the next-question button moves on', m1);
+  await click(page, '#b-prev');
+  ok(await currentId(page) === staleId, 'mouse: the previous-question button moves back');
+  await click(page, '#b-next');
+  await click(page, '#b-accept', `${m1} accepted`);
+  ok(show(m1).provenance.review === 'accepted', 'mouse: Accept accepts (in the file)');
+  const idx2 = await page.$$eval('#question .chunk', (cs) => cs.findIndex((c) => c.getAttribute('data-grade') === ''));
+  const target = await page.$$eval('#question .chunk', (cs, i) => cs[i].getAttribute('data-chunk'), idx2);
+  await click(page, `#b-grade-2-${idx2}`, `${target} graded 2`);
+  ok(show(m1).relevant[target] === 2, 'mouse: a chunk\'s grade-2 button labels that chunk 2');
+  await click(page, `#b-grade-0-${idx2}`, `${target} graded 0`);
+  ok(show(m1).irrelevant.includes(target), 'mouse: its irrelevant button labels it 0');
+  await click(page, `#b-unlabel-${idx2}`, `label of ${target} removed`);
+  q = show(m1);
+  ok(!q.irrelevant.includes(target) && !(target in q.relevant), 'mouse: Remove label removes it');
+  await click(page, '#b-edit');
+  await page.waitForSelector('#d-input');
+  await page.fill('#d-input', 'A text edited with the mouse?');
+  await click(page, '#d-save', `text of ${m1} saved`);
+  ok(show(m1).text === 'A text edited with the mouse?', 'mouse: Edit text, then Save, writes the text');
+  await click(page, '#b-tag');
+  await page.fill('#d-input', 'clicked');
+  await click(page, '#d-save', `tags of ${m1} saved`);
+  ok(show(m1).tags.includes('clicked'), 'mouse: Tag, then Save, adds the tag');
+  await click(page, '#b-tag');
+  await page.fill('#d-input', 'never');
+  await page.click('#d-cancel');
+  ok(await page.$('#d-input') === null && !show(m1).tags.includes('never'), 'mouse: Cancel closes the dialog and writes nothing');
+  await click(page, '#b-answerable', `${m1} marked unanswerable`);
+  ok(show(m1).answerable === false, 'mouse: Mark unanswerable writes answerable: false');
+  await click(page, '#b-answerable', `${m1} marked answerable`);
+  ok(show(m1).answerable === true, 'mouse: Mark answerable writes answerable: true');
+  await click(page, '#b-reject');
+  await page.fill('#d-input', 'rejected with the mouse');
+  await click(page, '#d-save', `${m1} rejected`);
+  ok(!inSet(m1) && readFileSync(path.join(config.set.dir, 'rejected.yaml'), 'utf8').includes(`- id: ${m1}\n`),
+    'mouse: Reject, then Reject in the dialog, moves it to rejected.yaml');
+  await page.click('#b-list');
+  await page.waitForSelector('#qlist');
+  await page.click('#b-list');
+  await page.waitForSelector('#question');
+  await page.click('#b-help');
+  ok(await page.$eval('#help', (h) => !h.classList.contains('hidden')), 'mouse: the Keys button opens the help');
+  await page.click('#h-close');
+  ok(await page.$eval('#help', (h) => h.classList.contains('hidden')), 'mouse: its Close button closes it');
+
   // the tag with markup shows as text
   const html = await page.content();
   ok(!html.includes('<script>alert(1)'), 'set: nothing from the file becomes markup');
@@ -246,6 +314,14 @@ async function gradePool(context) {
   const shown = await page.$eval('#agreement', (e) => ({ n: Number(e.dataset.n), exact: Number(e.dataset.exact) }));
   ok(shown.n === both && Math.abs(shown.exact - agree / both) < 1e-9,
     'pool: the summary\'s agreement matches the file', JSON.stringify({ shown, both, agree }));
+  // the mouse: back to the pairs, the first pair regraded with its button
+  await page.click('#b-summary');
+  await page.waitForSelector('#pair');
+  for (let i = 0; i < total; i++) await page.click('#b-prev');
+  const firstPair = await page.getAttribute('#pair', 'data-chunk');
+  await click(page, '#b-grade-1', 'graded 1');
+  const regraded = readFileSync(config.pool.file, 'utf8').split(/\n  - chunk: /)[1];
+  ok(regraded.startsWith(firstPair) && /\n    grade: 1\n/.test(regraded), 'pool: a grade button writes its grade', regraded.slice(0, 200));
   ok(errors.length === 0, 'pool: no script errors or CSP violations', errors.join('\n'));
   await page.close();
 }
