@@ -41,6 +41,7 @@ struct action {
 	const char *op, *id;
 	char now[21];
 	int status;   /* HTTP status of a failure */
+	struct review_change *ch;  /* filled in by a write, for undo */
 };
 
 static const char *req_str(const struct action *a, const char *key)
@@ -276,11 +277,15 @@ static int write_set(struct review *r, struct action *a)
 		goto out;
 	}
 	q = &s.q[idx];
+	a->ch->index = (size_t)idx;
+	question_copy(&a->ch->before, q);
 	if ((applied = apply_question(r, a, q)) < 0)
 		goto out;
 	a->status = 422;
+	question_copy(&a->ch->after, q);
 	if (applied == 1) {
 		/* rejected: out of the set, but kept to be written to the list */
+		a->ch->rejected = true;
 		question_copy(&rejected, q);
 		set_remove(&s, (size_t)idx);
 	}
@@ -299,6 +304,182 @@ out:
 	findings_release(&f);
 	set_release(&s);
 	return rc;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void pair_state_get(struct review_pair_state *st, const struct pool_pair *pp)
+{
+	st->grade = pp->grade;
+	st->llm_grade = pp->llm_grade;
+	st->judge = dup_or_null(pp->judge);
+	st->llm_judge = dup_or_null(pp->llm_judge);
+	st->reviewed_by = dup_or_null(pp->reviewed_by);
+	st->reviewed_at = dup_or_null(pp->reviewed_at);
+}
+
+static void pair_state_put(struct pool_pair *pp, const struct review_pair_state *st)
+{
+	pp->grade = st->grade;
+	pp->llm_grade = st->llm_grade;
+	free(pp->judge);
+	pp->judge = dup_or_null(st->judge);
+	free(pp->llm_judge);
+	pp->llm_judge = dup_or_null(st->llm_judge);
+	free(pp->reviewed_by);
+	pp->reviewed_by = dup_or_null(st->reviewed_by);
+	free(pp->reviewed_at);
+	pp->reviewed_at = dup_or_null(st->reviewed_at);
+}
+
+static void pair_state_release(struct review_pair_state *st)
+{
+	free(st->judge);
+	free(st->llm_judge);
+	free(st->reviewed_by);
+	free(st->reviewed_at);
+	memset(st, 0, sizeof(*st));
+}
+
+void review_change_release(struct review_change *ch)
+{
+	free(ch->what);
+	free(ch->id);
+	free(ch->chunk);
+	question_release(&ch->before);
+	question_release(&ch->after);
+	pair_state_release(&ch->pair_before);
+	pair_state_release(&ch->pair_after);
+	memset(ch, 0, sizeof(*ch));
+}
+
+/*
+ * Write the question of 'ch' back as it was before the change ('undo') or
+ * after it: in place; for a rejection, out of the rejected list into its
+ * old place in the set (undo) or out of the set into the list again
+ * (redo). An undone rejection is written to the set first and then taken
+ * off the list, so that a failure leaves it in both, never in neither.
+ * Return 0 or -1 (a->status set, reported).
+ */
+static int replay_set(struct review *r, struct action *a, const struct review_change *ch, bool undo)
+{
+	struct set s = SET_INIT;
+	struct findings f = FINDINGS_INIT;
+	const struct question *to = undo ? &ch->before : &ch->after;
+	bool back_from_list = undo && ch->rejected, to_list = !undo && ch->rejected;
+	long idx;
+	int rc = -1;
+
+	a->status = 422;
+	if (set_open_ref(&s, &r->ref, true) < 0 || review_refresh_corpus(r, &s) < 0)
+		goto out;
+	idx = set_index(&s, ch->id);
+	if (back_from_list ? idx >= 0 : idx < 0) {
+		fail(a, 409, "question '%s' is %s '%s'; nothing written", ch->id,
+		     idx >= 0 ? "already back in" : "no longer in", r->file);
+		goto out;
+	}
+	if (back_from_list) {
+		size_t at = ch->index < s.nr ? ch->index : s.nr;
+		set_append(&s);
+		memmove(&s.q[at + 1], &s.q[at], (s.nr - 1 - at) * sizeof(*s.q));
+		question_copy(&s.q[at], to);
+	} else if (to_list) {
+		set_remove(&s, (size_t)idx);
+	} else {
+		question_release(&s.q[idx]);
+		question_copy(&s.q[idx], to);
+	}
+	set_check_errors(&s, r->have_corpus ? &r->corpus : NULL, &f);
+	if (f.nr_errors) {
+		findings_report_errors(&f, r->file);
+		error("the change would break the set's rules; nothing written");
+		goto out;
+	}
+	if (to_list ? save_rejection(r, &s, to) < 0 : set_save(&s, r->file) < 0)
+		goto out;
+	if (back_from_list && rejected_remove(&r->ref, ch->id) < 0) {
+		error("question '%s' is back in '%s' but still in the rejected list", ch->id, r->file);
+		goto out;
+	}
+	rc = 0;
+out:
+	findings_release(&f);
+	set_release(&s);
+	return rc;
+}
+
+/* Put the pair of 'ch' back as it was before the change ('undo') or after it. */
+static int replay_pool(struct review *r, struct action *a, const struct review_change *ch, bool undo)
+{
+	struct pool p = POOL_INIT;
+	struct pool_question *pq;
+	struct pool_pair *pp = NULL;
+	int rc = -1;
+
+	a->status = 422;
+	if (pool_load(&p, r->file) < 0)
+		goto out;
+	if ((pq = pool_find(&p, ch->id)))
+		for (size_t j = 0; j < pq->nr && !pp; j++)
+			if (!strcmp(pq->pairs[j].chunk, ch->chunk))
+				pp = &pq->pairs[j];
+	if (!pp) {
+		fail(a, 409, "no pair ('%s', '%s') in '%s' any more; nothing written", ch->id, ch->chunk, r->file);
+		goto out;
+	}
+	pair_state_put(pp, undo ? &ch->pair_before : &ch->pair_after);
+	if (pool_save(&p, r->file) < 0)
+		goto out;
+	rc = 0;
+out:
+	pool_release(&p);
+	return rc;
+}
+
+static void push_change(struct review_change **stack, size_t *nr, size_t *alloc, struct review_change *ch)
+{
+	ALLOC_GROW(*stack, *nr + 1, *alloc);
+	(*stack)[(*nr)++] = *ch;
+	memset(ch, 0, sizeof(*ch));
+}
+
+static void clear_changes(struct review_change *stack, size_t *nr)
+{
+	while (*nr)
+		review_change_release(&stack[--*nr]);
+}
+
+/*
+ * Undo (or redo) the last write of the session, the file being as the page
+ * saw it ('disk'): refused as stale unless it is also as that write left
+ * it. On success the change moves to the other stack with the new digest
+ * (filled in by the caller). Return 0 or -1 (a->status set, reported).
+ */
+static int replay(struct review *r, struct action *a, bool undo, const char *disk, bool *stale)
+{
+	struct review_change *from = undo ? r->undo : r->redo;
+	size_t *nr = undo ? &r->nr_undo : &r->nr_redo;
+	struct review_change *ch;
+
+	if (!*nr)
+		return fail(a, 409, "nothing to %s in this session", undo ? "undo" : "redo");
+	ch = &from[*nr - 1];
+	if (strcmp(ch->digest, disk)) {
+		*stale = true;
+		return fail(a, 409, "'%s' changed on disk since this page loaded it; nothing written, reloading", r->file);
+	}
+	if ((r->kind == REVIEW_SET ? replay_set(r, a, ch, undo) : replay_pool(r, a, ch, undo)) < 0)
+		return -1;
+	(*nr)--;
+	if (undo)
+		push_change(&r->redo, &r->nr_redo, &r->alloc_redo, ch);
+	else
+		push_change(&r->undo, &r->nr_undo, &r->alloc_undo, ch);
+	return 0;
 }
 
 static int write_pool(struct review *r, struct action *a)
@@ -326,6 +507,7 @@ static int write_pool(struct review *r, struct action *a)
 		fail(a, 404, "no pair ('%s', '%s') in '%s'", a->id, chunk, r->file);
 		goto out;
 	}
+	pair_state_get(&a->ch->pair_before, pp);
 	if (pp->grade >= 0 && starts_with(pool_pair_judge(pp), "llm:") && pp->llm_grade < 0) {
 		/* keep the judge's grade beside the person's, for agreement */
 		pp->llm_grade = pp->grade;
@@ -339,6 +521,7 @@ static int write_pool(struct review *r, struct action *a)
 	pp->reviewed_by = xstrdup(reviewer ? reviewer : "");
 	free(pp->reviewed_at);
 	pp->reviewed_at = xstrdup(a->now);
+	pair_state_get(&a->ch->pair_after, pp);
 	a->status = 422;
 	if (pool_save(&p, r->file) < 0)
 		goto out;
@@ -374,14 +557,16 @@ int review_apply(struct review *r, const char *body, size_t len, struct strbuf *
 {
 	report_fn saved = get_error_routine();
 	struct lock_file lock = LOCK_FILE_INIT;
-	struct action a = { NULL, NULL, NULL, "", 400 };
+	struct review_change ch;
+	struct action a = { NULL, NULL, NULL, "", 400, &ch };
 	char disk[72];
 	const char *digest;
 	cJSON *req = NULL, *reply = cJSON_CreateObject(), *rv;
 	char *json;
-	bool stale = false;
+	bool stale = false, undo, redo;
 	int rc = -1;
 
+	memset(&ch, 0, sizeof(ch));
 	strbuf_reset(&captured);
 	set_error_routine(capture);
 	if (holds_nul(body, len)) {
@@ -397,7 +582,9 @@ int review_apply(struct review *r, const char *body, size_t len, struct strbuf *
 	a.op = req_str(&a, "op");
 	a.id = req_str(&a, "id");
 	digest = req_str(&a, "digest");
-	if (!a.op || !a.id || !digest) {
+	undo = a.op && !strcmp(a.op, "undo");
+	redo = a.op && !strcmp(a.op, "redo");
+	if (!a.op || (!a.id && !undo && !redo) || !digest) {
 		fail(&a, 400, "the request needs 'op', 'id' and 'digest'");
 		goto out;
 	}
@@ -420,10 +607,27 @@ int review_apply(struct review *r, const char *body, size_t len, struct strbuf *
 		fail(&a, 409, "'%s' changed on disk since this page loaded it; nothing written, reloading", r->file);
 		goto out;
 	}
-	if ((r->kind == REVIEW_SET ? write_set(r, &a) : write_pool(r, &a)) < 0)
-		goto out;
+	if (undo || redo) {
+		if (replay(r, &a, undo, disk, &stale) < 0)
+			goto out;
+	} else {
+		if ((r->kind == REVIEW_SET ? write_set(r, &a) : write_pool(r, &a)) < 0)
+			goto out;
+		ch.id = xstrdup(a.id);
+		ch.chunk = req_str(&a, "chunk") ? xstrdup(req_str(&a, "chunk")) : NULL;
+		ch.what = xstrfmt("%s %s%s%s", a.op, a.id, ch.chunk ? " / " : "", ch.chunk ? ch.chunk : "");
+	}
 	if (file_sha256(r->file, disk) < 0)
 		goto out;
+	/* the digest the next undo or redo must find on disk */
+	if (undo || redo) {
+		struct review_change *to = undo ? r->redo : r->undo;
+		memcpy(to[(undo ? r->nr_redo : r->nr_undo) - 1].digest, disk, sizeof(disk));
+	} else {
+		memcpy(ch.digest, disk, sizeof(disk));
+		push_change(&r->undo, &r->nr_undo, &r->alloc_undo, &ch);
+		clear_changes(r->redo, &r->nr_redo);
+	}
 	rc = 0;
 out:
 	lock_release(&lock);
@@ -442,6 +646,7 @@ out:
 	free(json);
 	cJSON_Delete(reply);
 	cJSON_Delete(req);
+	review_change_release(&ch);
 	strbuf_reset(&captured);
 	return a.status;
 }

@@ -219,6 +219,23 @@ int review_state(struct review *r, struct strbuf *out)
 	cJSON_AddStringToObject(root, "file", r->file);
 	cJSON_AddStringToObject(root, "digest", digest);
 	cJSON_AddStringToObject(root, "reviewer", r->reviewer);
+	/* what undo and redo would take back or write again (null: nothing) */
+	for (int redo = 0; redo < 2; redo++) {
+		size_t nr = redo ? r->nr_redo : r->nr_undo;
+		const struct review_change *ch = nr ? &(redo ? r->redo : r->undo)[nr - 1] : NULL;
+		cJSON *o;
+
+		if (!ch) {
+			cJSON_AddNullToObject(root, redo ? "redo" : "undo");
+			continue;
+		}
+		o = cJSON_AddObjectToObject(root, redo ? "redo" : "undo");
+		cJSON_AddStringToObject(o, "what", ch->what);
+		cJSON_AddStringToObject(o, "id", ch->id);
+		if (ch->chunk)
+			cJSON_AddStringToObject(o, "chunk", ch->chunk);
+		cJSON_AddNumberToObject(o, "count", (double)nr);
+	}
 	if (r->kind == REVIEW_SET) {
 		if (set_load(&s, r->file) < 0 || rejected_load(&r->ref, &rejected) < 0 || review_refresh_corpus(r, &s) < 0)
 			goto out;

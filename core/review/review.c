@@ -189,5 +189,11 @@ void review_release(struct review *r)
 	free(r->file);
 	free(r->lock_path);
 	free(r->reviewer);
+	for (size_t i = 0; i < r->nr_undo; i++)
+		review_change_release(&r->undo[i]);
+	for (size_t i = 0; i < r->nr_redo; i++)
+		review_change_release(&r->redo[i]);
+	free(r->undo);
+	free(r->redo);
 	memset(r, 0, sizeof(*r));
 }

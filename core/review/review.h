@@ -34,6 +34,29 @@
 
 enum review_kind { REVIEW_SET, REVIEW_POOL };
 
+/* What a grade changes in a pool pair, as undo puts it back. */
+struct review_pair_state {
+	int grade, llm_grade;
+	char *judge, *llm_judge, *reviewed_by, *reviewed_at;
+};
+
+/*
+ * One write of the session, as undo and redo replay it: the question (or
+ * pair) as it was before and after. Undo writes 'before' back, redo
+ * 'after', each through review_apply's lock and digest check, and only
+ * while the file is as that write (or its last replay) left it: 'digest'.
+ */
+struct review_change {
+	char *what;                 /* "accept q-0001", for the page */
+	char *id;
+	char *chunk;                /* pools: the pair's chunk */
+	size_t index;               /* sets: the question's place before the write */
+	struct question before, after;
+	bool rejected;              /* sets: 'after' went to the rejected list */
+	struct review_pair_state pair_before, pair_after;
+	char digest[72];
+};
+
 #define REVIEW_BM25_TOP 5              /* BM25 hits shown per question */
 #define REVIEW_MAX_BODY (1u << 20)     /* largest request body accepted */
 
@@ -51,9 +74,13 @@ struct review {
 	bool corpus_lost;         /* it was read, and is gone: writes are refused */
 	struct bm25 bm25;
 	bool have_bm25;
+	/* the session's writes, newest last; 'redo' holds what undo took back
+	 * and is emptied by any other write */
+	struct review_change *undo, *redo;
+	size_t nr_undo, alloc_undo, nr_redo, alloc_redo;
 };
 #define REVIEW_INIT { REVIEW_SET, SET_REF_INIT, false, NULL, NULL, NULL, CORPUS_INIT, false, NULL, { 0 }, \
-		      false, BM25_INIT, false }
+		      false, BM25_INIT, false, NULL, NULL, 0, 0, 0, 0 }
 
 /*
  * Open 'arg' for review by 'reviewer': a pool worksheet when 'arg' is a
@@ -65,6 +92,7 @@ struct review {
  */
 int review_open(struct review *r, const char *arg, const char *reviewer);
 void review_release(struct review *r);
+void review_change_release(struct review_change *ch);
 
 /*
  * Append the page's data as JSON to 'out': the file as it is on disk now,
@@ -88,6 +116,12 @@ int review_state(struct review *r, struct strbuf *out);
  *   {"digest": D, "op": "tag" | "untag", "id": Q, "tag": T}
  *   {"digest": D, "op": "reject", "id": Q, "reason": R}
  *   {"digest": D, "op": "grade", "id": Q, "chunk": C, "grade": 0..3}      (pools)
+ *   {"digest": D, "op": "undo" | "redo"}
+ *
+ * Undo takes back the session's last write (a rejection too: the question
+ * leaves the rejected list for its old place in the set), redo writes it
+ * again; each is refused as stale (409) when the file is no longer as
+ * that write left it, and with 409 when there is nothing to take back.
  */
 int review_apply(struct review *r, const char *body, size_t len, struct strbuf *out);
 

@@ -55,3 +55,23 @@ out:
 	free(path);
 	return rc;
 }
+
+int rejected_remove(const struct set_ref *ref, const char *id)
+{
+	struct set list = SET_INIT;
+	char *path = rejected_path(ref);
+	long at;
+	int rc = -1;
+
+	if (rejected_load(ref, &list) < 0)
+		goto out;
+	rc = 0;
+	if ((at = set_index(&list, id)) >= 0) {
+		set_remove(&list, (size_t)at);
+		rc = set_save(&list, path);
+	}
+out:
+	set_release(&list);
+	free(path);
+	return rc;
+}

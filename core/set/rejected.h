@@ -40,4 +40,11 @@ int rejected_load(const struct set_ref *ref, struct set *out);
  */
 int rejected_add(const struct set_ref *ref, const struct question *q);
 
+/*
+ * Take the question 'id' out of the rejected list of 'ref' (an undone
+ * rejection) and save it atomically; an id not there leaves the file as it
+ * is. The caller holds the set's lock. Return 0 or -1 (reported).
+ */
+int rejected_remove(const struct set_ref *ref, const char *id);
+
 #endif

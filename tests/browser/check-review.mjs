@@ -253,6 +253,30 @@ async function reviewSet(context) {
   await click(page, '#d-save', `${m1} rejected`);
   ok(!inSet(m1) && readFileSync(path.join(config.set.dir, 'rejected.yaml'), 'utf8').includes(`- id: ${m1}\n`),
     'mouse: Reject, then Reject in the dialog, moves it to rejected.yaml');
+  // undo and redo, with the mouse and the keys: the rejection taken back
+  const rejFile = path.join(config.set.dir, 'rejected.yaml');
+  ok(await page.waitForFunction((id) => { const b = document.getElementById('b-undo');
+    return b && !b.disabled && b.textContent.includes(`reject ${id}`); }, m1, { timeout: 5000 }).then(() => true, () => false),
+    'undo: its button names the write it takes back');
+  await click(page, '#b-undo', `undone: reject ${m1}`);
+  ok(inSet(m1) && !readFileSync(rejFile, 'utf8').includes(`- id: ${m1}\n`) && show(m1).text === 'A text edited with the mouse?',
+    'undo: the Undo button takes a rejection back: in set.yaml again, as it was, out of rejected.yaml');
+  ok(await currentId(page) === m1, 'undo: the page shows the question it put back');
+  await click(page, '#b-redo', `redone: reject ${m1}`);
+  ok(!inSet(m1) && readFileSync(rejFile, 'utf8').includes(`- id: ${m1}\n`), 'undo: the Redo button rejects it again');
+  await press(page, 'z', `undone: reject ${m1}`);
+  ok(inSet(m1), 'undo: z takes it back again');
+  await press(page, 'z', `undone: answerable ${m1}`);
+  ok(show(m1).answerable === false, 'undo: z again takes back the write before (answerable)');
+  await press(page, 'y', `redone: answerable ${m1}`);
+  ok(show(m1).answerable === true, 'undo: y writes it again');
+  // a stale undo: refused with the stale write's message, the hand edit kept
+  appendFileSync(setFile, '# another hand edit\n');
+  const byHand = readFileSync(setFile, 'utf8');
+  const stale = await press(page, 'z');
+  ok(/changed on disk/.test(stale) && readFileSync(setFile, 'utf8') === byHand, 'undo: a stale undo is refused, nothing written', stale);
+  await page.waitForTimeout(2000);
+
   await page.click('#b-list');
   await page.waitForSelector('#qlist');
   await page.click('#b-list');
@@ -322,6 +346,11 @@ async function gradePool(context) {
   await click(page, '#b-grade-1', 'graded 1');
   const regraded = readFileSync(config.pool.file, 'utf8').split(/\n  - chunk: /)[1];
   ok(regraded.startsWith(firstPair) && /\n    grade: 1\n/.test(regraded), 'pool: a grade button writes its grade', regraded.slice(0, 200));
+  await click(page, '#b-undo', `undone: grade`);
+  const undone = readFileSync(config.pool.file, 'utf8').split(/\n  - chunk: /)[1];
+  ok(/\n    grade: 3\n/.test(undone), 'pool: Undo puts the grade before back', undone.slice(0, 200));
+  await press(page, 'y', 'redone: grade');
+  ok(/\n    grade: 1\n/.test(readFileSync(config.pool.file, 'utf8').split(/\n  - chunk: /)[1]), 'pool: y writes the grade again');
   ok(errors.length === 0, 'pool: no script errors or CSP violations', errors.join('\n'));
   await page.close();
 }

@@ -161,6 +161,42 @@ is "$(post "{\"digest\":\"$d\",\"op\":\"edit\",\"id\":\"q-0002\",\"text\":\"Who\
 	"an edit holding \\u0000: 400"
 cmp -s before.yaml sets/squad-demo/set.yaml; ok $? "the text was not cut at the NUL"
 
+# undo and redo: each a write through the same lock and digest check
+state_get() { curl -s "${url}api/state" | python3 -c "import json,sys; s=json.load(sys.stdin); v=s.get('$1'); print('null' if v is None else v.get('what', v))"; }
+is "$(state_get undo)" null "a new session has nothing to undo"
+d=$(digest)
+is "$(post "{\"digest\":\"$d\",\"op\":\"undo\"}")" 409 "undo with nothing to take back: 409"
+grep -q "nothing to undo" body; ok $? "the refusal says there is nothing to undo" "$(cat body)"
+cp sets/squad-demo/set.yaml u0.yaml
+is "$(post "{\"digest\":\"$d\",\"op\":\"accept\",\"id\":\"q-0005\"}")" 200 "undo: a write to take back"
+cp sets/squad-demo/set.yaml u1.yaml
+is "$(state_get undo)" "accept q-0005" "the page is told what undo would take back"
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"undo\"}")" 200 "undo: 200"
+cmp -s u0.yaml sets/squad-demo/set.yaml; ok $? "undo puts the file back byte for byte"
+is "$(state_get redo)" "accept q-0005" "the page is told what redo would write again"
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"redo\"}")" 200 "redo: 200"
+cmp -s u1.yaml sets/squad-demo/set.yaml; ok $? "redo writes the change again byte for byte"
+is "$(state_get redo)" null "nothing left to redo"
+# a rejection taken back: out of rejected.yaml, into its old place
+cp sets/squad-demo/rejected.yaml r0.yaml
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"reject\",\"id\":\"q-0003\",\"reason\":\"by mistake\"}")" 200 "a rejection to take back"
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"undo\"}")" 200 "undo of the rejection: 200"
+cmp -s u1.yaml sets/squad-demo/set.yaml; ok $? "the question is back in set.yaml, in its place, as it was"
+cmp -s r0.yaml sets/squad-demo/rejected.yaml; ok $? "and out of rejected.yaml again"
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"redo\"}")" 200 "redo of the rejection: 200"
+! grep -q '^- id: q-0003$' sets/squad-demo/set.yaml && grep -q '^- id: q-0003$' sets/squad-demo/rejected.yaml
+ok $? "redo rejects it again: out of set.yaml, into rejected.yaml"
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"undo\"}")" 200 "undo once more"
+# a stale undo: the file changed behind the session; refused, nothing lost
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"accept\",\"id\":\"q-0006\"}")" 200 "a write, then the file changes on disk"
+echo '# edited by hand' >> sets/squad-demo/set.yaml
+cp sets/squad-demo/set.yaml hand.yaml
+is "$(post "{\"digest\":\"$d\",\"op\":\"undo\"}")" 409 "an undo from a page that has not seen the change: 409"
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"undo\"}")" 409 "an undo from a page that has seen it: still 409 (the write to undo is not what is on disk)"
+grep -q '"stale":true' body && grep -q "changed on disk since this page loaded it; nothing written" body
+ok $? "a stale undo is refused with the stale write's message" "$(cat body)"
+cmp -s hand.yaml sets/squad-demo/set.yaml; ok $? "the stale undo wrote nothing: the hand edit is kept"
+
 # slowloris: connections held open with a byte every 2 s lock nobody out.
 # slow PORT N SECONDS: N connections, each sending a request's first bytes,
 # then one byte every 2 s for SECONDS; prints how many were still open
