@@ -14,7 +14,10 @@
 import { readFileSync, writeFileSync, appendFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { launch } from './lib.mjs';
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 let n = 0, failed = 0;
@@ -56,6 +59,20 @@ async function click(page, sel, expect) {
   await page.waitForTimeout(150);
   return msg;
 }
+// Run axe-core on the page as it is ('where') at each width: no serious or critical violation.
+async function axe(page, where, widths = [1280, 375]) {
+  const size = page.viewportSize();
+  for (const w of widths) {
+    await page.setViewportSize({ width: w, height: 760 });
+    await page.waitForTimeout(50);
+    if (!await page.evaluate(() => typeof window.axe === 'object')) await page.evaluate(axeSource);
+    const bad = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
+    ok(bad.length === 0, `axe: no serious or critical violation (${where}, ${w} px)`, bad.join('\n'));
+  }
+  await page.setViewportSize(size);
+}
 const currentId = (page) => page.getAttribute('#question', 'data-id');
 
 async function reviewSet(context) {
@@ -75,6 +92,7 @@ async function reviewSet(context) {
                       c.querySelector('mark.ans') && c.querySelector('mark.ans').textContent === '1815').catch(() => false),
     'set: the answer in an unlabelled chunk is marked apart from evidence');
   await shot(page, 'question');
+  await axe(page, 'set: a question');
 
   // Whole words typed, a key at a time, into every field of the filter bar:
   // each keystroke filters, and none may run as a command ('warsaw' holds
@@ -148,6 +166,7 @@ async function reviewSet(context) {
   await page.keyboard.press('j');
   await page.keyboard.press('t');
   await page.waitForSelector('#d-input');
+  await axe(page, 'set: a dialog', [1280]);
   await page.keyboard.type('hard', { delay: 40 });
   await press(page, 'Enter', 'tags of q-0003 saved');
   ok(show('q-0003').tags.includes('hard'), 'set: t adds a tag');
@@ -189,8 +208,10 @@ async function reviewSet(context) {
   ok(rows.length === 1 && rows[0] === 'q-0001', 'set: the list filters by status', rows.join(' '));
   await page.selectOption('#f-status', '');
   await shot(page, 'list');
+  await axe(page, 'set: the list');
   await page.keyboard.press('?');
   await shot(page, 'help');
+  await axe(page, 'set: the help', [1280]);
   await page.keyboard.press('Escape');
   await page.keyboard.press('l');
   await page.waitForSelector('#question');
@@ -286,6 +307,40 @@ async function reviewSet(context) {
   await page.click('#h-close');
   ok(await page.$eval('#help', (h) => h.classList.contains('hidden')), 'mouse: its Close button closes it');
 
+  // Accessibility: what a grade key acts on is exposed, the help is a modal
+  // dialog that takes the focus and gives it back, the shortcuts can be
+  // turned off (and stay off), a chunk's text can be scrolled from the keys.
+  ok(await page.$$eval('#question .chunk[aria-current="true"]', (cs) => cs.length === 1 && cs[0].classList.contains('focus')),
+    'a11y: the focused chunk carries aria-current');
+  ok(await page.$$eval('#question .chunk .body', (bs) => bs.length > 0 && bs.every((b) => b.tabIndex === 0)),
+    'a11y: each chunk\'s text (a scrolling region) takes the focus');
+  await page.focus('#b-help');
+  await page.keyboard.press('Enter');
+  ok(await page.evaluate(() => { const h = document.getElementById('help');
+    return !h.classList.contains('hidden') && h.getAttribute('aria-modal') === 'true' && h.contains(document.activeElement); }),
+    'a11y: the help opens as a modal dialog (aria-modal) with the focus in it');
+  await page.keyboard.press('Tab');
+  ok(await page.evaluate(() => document.getElementById('help').contains(document.activeElement)), 'a11y: Tab stays in the help');
+  await page.keyboard.press('Escape');
+  ok(await page.evaluate(() => document.getElementById('help').classList.contains('hidden') && document.activeElement.id === 'b-help'),
+    'a11y: Escape closes it and gives the focus back to where it was');
+  await page.click('#keys-on');
+  const keysOff = readFileSync(setFile, 'utf8');
+  const offAt = await currentId(page);
+  for (const k of ['a', 'j', 'u', '2', 'r']) await page.keyboard.press(k);
+  await page.waitForTimeout(300);
+  ok(readFileSync(setFile, 'utf8') === keysOff && await currentId(page) === offAt && await page.$('#d-input') === null,
+    'a11y: with single-key shortcuts off, letters and digits do nothing');
+  await page.reload();
+  await page.waitForSelector('#question');
+  ok(await page.$eval('#keys-on', (c) => !c.checked), 'a11y: the shortcuts switch stays off after a reload');
+  await page.click('#keys-on');
+  await page.keyboard.press('Escape');  // out of the switch (a field): keys are commands again
+  const onAt = await currentId(page);
+  await page.keyboard.press('j');
+  ok(await currentId(page) !== onAt, 'a11y: switched on again, the keys work');
+  await page.keyboard.press('k');
+
   // the tag with markup shows as text
   const html = await page.content();
   ok(!html.includes('<script>alert(1)'), 'set: nothing from the file becomes markup');
@@ -305,6 +360,7 @@ async function gradePool(context) {
   ok(judged && await judged.evaluate((e) => e.classList.contains('hidden-grade') && !/grade \d/.test(e.textContent)),
     'pool: the judge\'s grade is hidden before grading');
   await shot(page, 'pool');
+  await axe(page, 'pool: a pair');
   await page.keyboard.press('h');
   ok(await page.$eval('#judge', (e) => /grade 0/.test(e.textContent) && e.textContent.includes('judge reason 0 <b>x</b>')),
     'pool: h shows the judge\'s grade and reason (as text)');
@@ -321,6 +377,7 @@ async function gradePool(context) {
   await page.waitForSelector('#summary');
   ok(true, `pool: ${total} pairs graded with the keys 0-3, then the summary`);
   await shot(page, 'summary');
+  await axe(page, 'pool: the summary', [1280]);
   // the pool file: every pair graded by a person, the judge's grades kept
   const text = readFileSync(config.pool.file, 'utf8');
   const pairs = text.split(/\n  - chunk: /).slice(1);

@@ -1,5 +1,5 @@
 # Shared by the browser tests (run.sh, review.sh): find Chromium and Node,
-# install playwright-core from the lockfile, fail the set-up in TAP.
+# install playwright-core and axe-core from the lockfile, fail the set-up in TAP.
 # Expects $here (tests/browser). Sets $chromium.
 
 # Exit with TAP "1..0 # SKIP" when chromium or node is missing.
@@ -28,10 +28,10 @@ fail_setup() { # fail_setup WHAT LOGFILE
 # playwright-core from the lockfile, once per source tree (both builds share it)
 browser_npm() { # browser_npm LOGFILE
   local log=$1
-  if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
+  if [ ! -f "$here/node_modules/playwright-core/package.json" ] || [ ! -f "$here/node_modules/axe-core/package.json" ]; then
     command -v npm >/dev/null 2>&1 || { echo "npm is not installed (Debian: apt-get install npm)" > "$log"; fail_setup "npm is available to install playwright-core" "$log"; }
     ( flock 9
-      [ -f "$here/node_modules/playwright-core/package.json" ] ||
+      [ -f "$here/node_modules/playwright-core/package.json" ] && [ -f "$here/node_modules/axe-core/package.json" ] ||
         (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
     ) 9>"${TMPDIR:-/tmp}/evalset-browser-npm.lock" >> "$log" 2>&1 ||
       fail_setup "npm ci installs playwright-core in tests/browser" "$log"
