@@ -341,6 +341,33 @@ async function reviewSet(context) {
   ok(await currentId(page) !== onAt, 'a11y: switched on again, the keys work');
   await page.keyboard.press('k');
 
+  // Place: the question and the filters in the location's hash, back after
+  // a reload; "next unreviewed" skips what was reviewed.
+  await page.keyboard.press('j');
+  const placed = await currentId(page);
+  ok(page.url().includes('q=' + placed), 'place: the question shown is in the location', page.url());
+  await page.reload();
+  await page.waitForSelector('#question');
+  ok(await currentId(page) === placed, 'place: a reload shows the same question');
+  await page.selectOption('#f-status', 'accepted');
+  await page.waitForTimeout(100);
+  const acceptedId = await currentId(page);
+  await page.reload();
+  await page.waitForSelector('#question');
+  ok(await page.$eval('#f-status', (s) => s.value) === 'accepted' && await currentId(page) === acceptedId,
+    'place: a reload keeps the filter and the question', page.url());
+  await page.selectOption('#f-status', '');
+  await page.keyboard.press('Escape');
+  await page.goto(config.set.url);
+  await page.waitForSelector('#question');
+  await click(page, '#b-todo');
+  const todo = await currentId(page);
+  ok(todo !== 'q-0001' && ['unreviewed', undefined].includes((show(todo).provenance || {}).review),
+    'place: Next unreviewed goes to a question nobody reviewed', todo);
+  await page.keyboard.press('g');
+  const todo2 = await currentId(page);
+  ok(todo2 !== todo && ['unreviewed', undefined].includes((show(todo2).provenance || {}).review), 'place: g goes to the next one', todo2);
+
   // the tag with markup shows as text
   const html = await page.content();
   ok(!html.includes('<script>alert(1)'), 'set: nothing from the file becomes markup');
