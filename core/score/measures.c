@@ -45,7 +45,9 @@ void measure_list(struct strbuf *out)
 	strbuf_addstr(out, "P@k, R@k, Success@k (Hit@k), RR, RR@k, nDCG, nDCG@k, AP, AP@k, "
 			   "Rprec, Bpref, Judged@k, NumRet, NumRel, NumRelRet; "
 			   "a relevance threshold as P(rel=2)@5; any case, and MRR, Recall, "
-			   "Precision, MAP for RR, R, P, AP");
+			   "Precision, MAP, R-precision for RR, R, P, AP, Rprec; trec_eval's "
+			   "P_5, recall_10, success_10, ndcg_cut_10, map_cut_10, recip_rank, map, "
+			   "ndcg, bpref, num_ret, num_rel, num_rel_ret");
 }
 
 /*
@@ -58,7 +60,51 @@ static const struct { const char *alias, *name; } ir_aliases[] = {
 	{ "Precision", "P" },
 	{ "MAP", "AP" },
 	{ "HitRate", "Success" },
+	{ "R-precision", "Rprec" },
+	{ "R-prec", "Rprec" },
 };
+
+/*
+ * trec_eval's names for the measures above: NAME, or NAME_K for a cutoff
+ * (P_5, recall_10, ndcg_cut_10), spelled as trec_eval prints them; read as
+ * the ir_measures name they stand for, which outputs carry.
+ */
+static const struct { const char *trec, *ir; bool cut; } trec_names[] = {
+	{ "P", "P", true },
+	{ "recall", "R", true },
+	{ "success", "Success", true },
+	{ "ndcg_cut", "nDCG", true },
+	{ "map_cut", "AP", true },
+	{ "recip_rank", "RR", false },
+	{ "map", "AP", false },
+	{ "ndcg", "nDCG", false },
+	{ "bpref", "Bpref", false },
+	{ "num_ret", "NumRet", false },
+	{ "num_rel", "NumRel", false },
+	{ "num_rel_ret", "NumRelRet", false },
+};
+
+/* Write into 'out' the ir_measures name of the trec_eval name 'text'; return false when it is none. */
+static bool trec_to_ir(const char *text, char *out, size_t size)
+{
+	const char *us = strrchr(text, '_');
+	bool digits = us && us[1] && strspn(us + 1, "0123456789") == strlen(us + 1) && us[1] != '0';
+
+	for (size_t i = 0; i < ARRAY_SIZE(trec_names); i++) {
+		size_t n = strlen(trec_names[i].trec);
+
+		if (!trec_names[i].cut && !strcmp(text, trec_names[i].trec)) {
+			snprintf(out, size, "%s", trec_names[i].ir);
+			return true;
+		}
+		if (trec_names[i].cut && digits && (size_t)(us - text) == n &&
+		    !strncmp(text, trec_names[i].trec, n) && strlen(us + 1) < 10) {
+			snprintf(out, size, "%s@%s", trec_names[i].ir, us + 1);
+			return true;
+		}
+	}
+	return false;
+}
 
 /* Return the entry of ir_names whose name or alias is 'p' (length 'len', any case), or NULL. */
 static const struct ir_name *ir_lookup(const char *p, size_t len)
@@ -139,7 +185,10 @@ int measure_parse_why(const char *text, struct measure *m, const char *const *ex
 	const struct ir_name *n = NULL;
 	long k = 0, rel = 1;
 	bool has_rel = false;
+	char ir[32];
 
+	if (trec_to_ir(text, ir, sizeof(ir)))
+		return measure_parse_why(ir, m, extra, why);
 	memset(m, 0, sizeof(*m));
 	paren = strchr(p, '(');
 	at = strchr(p, '@');
