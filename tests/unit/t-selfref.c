@@ -40,6 +40,14 @@ int main(void)
 	refers("What does the author suggest for caching?", "en");
 	refers("In this document, which port is used?", "en");
 	refers("Which setting does the document mentions?", "en");   /* '*' ending */
+	refers("In the document above, which port is used?", "en");
+	refers("In the above document, which port is used?", "en");
+	refers("What does the text say about retries and timeouts?", "en");
+	refers("What does the document say about keys and rotation?", "en");
+	refers("Which limit is given in this passage?", "en");
+	refers("What port is named in this excerpt?", "en");
+	refers("What does this section recommend for caching?", "en");
+	refers("How many retries does the text above allow?", "en");
 	/* other languages */
 	refers("Was sagt der Text über die Rechnung? Laut dem Text ...", "de");
 	refers("Welche Option wird in diesem Abschnitt beschrieben?", "de");
@@ -59,6 +67,11 @@ int main(void)
 	stands_alone("How do I change the text color of a button?");
 	stands_alone("What is the title of the third Harry Potter book?");
 	stands_alone("How do I share a document with my team?");
+	stands_alone("What does the Text Encoding API do?");
+	stands_alone("What does the textarea element say to screen readers?");
+	stands_alone("What does the document.querySelector method return?");
+	stands_alone("How do I select all text in a document?");
+	stands_alone("How do I find a word in the document I am editing?");
 	stands_alone("Which passageway connects the two terminals?");   /* no word boundary */
 	stands_alone("subtitle: how to add captions");                  /* 'title:' inside a word */
 	stands_alone("Wer ist der Autor von Faust?");
