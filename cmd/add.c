@@ -48,7 +48,7 @@
 
 static const char *const add_usage[] = {
 	"evalset add <set> --text <question> (--relevant <chunk> [--grade <n>])... [--irrelevant <chunk>]...\n"
-	"                  [--tag <tag>]... [--origin <origin>] [--id <id>] [--note <note>]",
+	"                  [--forbidden <id>]... [--tag <tag>]... [--origin <origin>] [--id <id>] [--note <note>]",
 	"evalset add <set> --text <question> --unanswerable [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> --from <file.yaml | -> [--new-ids] [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> (--from-beir <dir> [--split <name>] | --from-trec <topics> <qrels> |\n"
@@ -75,7 +75,7 @@ static int add_relevant(struct question *q, const char *chunk, long grade)
 
 struct add_opts {
 	const char *text, *from, *origin, *id, *note;
-	struct string_list relevant, irrelevant, tags, evidence;
+	struct string_list relevant, irrelevant, forbidden, tags, evidence;
 	long *grades;               /* --grade of relevant.items[i]; 0: none given */
 	size_t nr_grades, alloc_grades;
 	int unanswerable, new_ids;
@@ -238,6 +238,8 @@ static int read_cases(const struct add_opts *o, struct set *in)
 				     o->irrelevant.items[i]);
 		question_set_label(q, o->irrelevant.items[i], 0);
 	}
+	for (size_t i = 0; i < o->forbidden.nr; i++)
+		question_add_forbidden(q, o->forbidden.items[i]);
 	for (size_t i = 0; i < o->tags.nr; i++)
 		if (!question_has_tag(q, o->tags.items[i])) {
 			ALLOC_GROW(q->tags, q->nr_tags + 1, q->alloc_tags);
@@ -653,6 +655,8 @@ int cmd_add(int argc, const char **argv)
 			     "the grade 1..9 of the --relevant chunk just before it (default 1)", take_grade),
 		OPT_STRING_LIST(0, "irrelevant", &o.irrelevant, "chunk",
 				"a chunk judged not relevant; repeatable"),
+		OPT_STRING_LIST(0, "forbidden", &o.forbidden, "id",
+				"a chunk id, or doc:NAME, it must never retrieve; repeatable"),
 		OPT_STRING_LIST(0, "evidence", &o.evidence, "quote",
 				"words that answer it: their chunk becomes relevant; repeatable"),
 		OPT_BOOL(0, "unanswerable", &o.unanswerable, "the corpus cannot answer it"),
@@ -740,6 +744,10 @@ int cmd_add(int argc, const char **argv)
 		      "--unanswerable, --id or --note");
 		usage_with_options(add_usage, opts);
 	}
+	if (o.forbidden.nr && !o.text) {
+		error("--forbidden goes with --text");
+		usage_with_options(add_usage, opts);
+	}
 	if (o.new_ids && !o.from && !o.io.beir_dir && !o.io.topics && !o.io.jsonl) {
 		error("--new-ids needs --from, --from-beir, --from-trec or --from-jsonl");
 		usage_with_options(add_usage, opts);
@@ -797,6 +805,7 @@ out:
 	string_list_clear(&o.relevant);
 	free(o.grades);
 	string_list_clear(&o.irrelevant);
+	string_list_clear(&o.forbidden);
 	string_list_clear(&o.tags);
 	string_list_clear(&o.evidence);
 	return ret;

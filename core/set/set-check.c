@@ -6,7 +6,8 @@
  * Errors: a question without an id, duplicate ids, empty text, an answerable
  * question without relevant chunks, an unanswerable one with some, grades
  * outside 1..9, a chunk both relevant and irrelevant for one question, and
- * (with a corpus) chunk ids the corpus does not hold. Warnings: near-duplicate
+ * (with a corpus) chunk ids the corpus does not hold; forbidden entries
+ * that are empty, repeated, relevant too, or (with a corpus) unknown. Warnings: near-duplicate
  * texts (text_near_duplicate, with each text's words hashed once so that
  * the pairwise pass stays fast; pairwise up to CHECK_MAX_PAIRWISE questions,
  * exact normalised duplicates beyond), no unanswerable
@@ -154,6 +155,90 @@ static const char *tag_problem(const char *t)
 	return NULL;
 }
 
+/* Return the document of chunk 'chunk': the corpus's when it has one, else
+ * the chunker's id form (into 'buf'), else NULL. */
+static const char *doc_of(const struct corpus *corpus, const char *chunk, struct strbuf *buf)
+{
+	const struct chunk *c = corpus ? corpus_get(corpus, chunk) : NULL;
+	size_t n;
+
+	if (c && c->doc)
+		return c->doc;
+	if (!(n = chunk_id_doc_len(chunk)))
+		return NULL;
+	strbuf_reset(buf);
+	strbuf_add(buf, chunk, n);
+	return buf->buf;
+}
+
+/* True when some chunk of 'corpus' belongs to document 'name'. */
+static bool corpus_has_doc(const struct corpus *corpus, const char *name, struct strbuf *buf)
+{
+	for (size_t i = 0; i < corpus->nr; i++) {
+		const char *d = doc_of(corpus, corpus->chunks[i].id, buf);
+		if (d && !strcmp(d, name))
+			return true;
+	}
+	return false;
+}
+
+/* The forbidden entries of 'q' (docs/access.md): well-formed ids, no repeat,
+ * none also relevant (as a chunk or through its document), and with a
+ * corpus, chunks and documents it holds. */
+static void check_forbidden(const struct question *q, const struct corpus *corpus,
+			    struct findings *out, struct strbuf *mean)
+{
+	size_t plen = strlen(FORBID_DOC_PREFIX);
+	struct strbuf doc = STRBUF_INIT;
+	const char *why;
+
+	for (size_t i = 0; i < q->nr_forbidden; i++) {
+		const struct forbid *f = &q->forbidden[i];
+		long line = f->line ? f->line : q->line, col = f->line ? f->col : q->col;
+		bool is_doc = !strncmp(f->id, FORBID_DOC_PREFIX, plen);
+		bool repeat = false;
+
+		if ((why = id_problem(is_doc && f->id[plen] ? f->id + plen : f->id))) {
+			findings_add(out, FINDING_ERROR, line, col, "forbidden id '%s' of question '%s' %s",
+				     f->id, qname(q), why);
+			continue;
+		}
+		if (is_doc && !f->id[plen]) {
+			findings_add(out, FINDING_ERROR, line, col, "forbidden entry '%s' of question '%s' "
+				     "names no document (write doc:NAME)", f->id, qname(q));
+			continue;
+		}
+		for (size_t j = 0; j < i && !repeat; j++)
+			repeat = !strcmp(q->forbidden[j].id, f->id);
+		if (repeat) {
+			findings_add(out, FINDING_ERROR, line, col, "'%s' listed twice in 'forbidden' "
+				     "of question '%s'", f->id, qname(q));
+			continue;
+		}
+		for (size_t k = 0; k < q->nr_relevant; k++) {
+			const char *c = q->relevant[k].chunk;
+			const char *d = is_doc ? doc_of(corpus, c, &doc) : NULL;
+
+			if (is_doc ? (d && !strcmp(d, f->id + plen)) : !strcmp(c, f->id))
+				findings_add(out, FINDING_ERROR, line, col,
+					     "relevant chunk '%s' of question '%s' is forbidden by '%s': "
+					     "a chunk cannot be both", c, qname(q), f->id);
+		}
+		if (!corpus)
+			continue;
+		if (is_doc && !corpus_has_doc(corpus, f->id + plen, &doc)) {
+			findings_add(out, FINDING_ERROR, line, col, "forbidden document '%s' of question "
+				     "'%s' has no chunk in the corpus", f->id + plen, qname(q));
+		} else if (!is_doc && !corpus_get(corpus, f->id)) {
+			strbuf_reset(mean);
+			corpus_did_you_mean(corpus, f->id, mean);
+			findings_add(out, FINDING_ERROR, line, col, "forbidden chunk '%s' of question '%s' "
+				     "is not in the corpus%s", f->id, qname(q), mean->buf);
+		}
+	}
+	strbuf_release(&doc);
+}
+
 static void check_question(const struct question *q, const struct corpus *corpus,
 			   struct findings *out)
 {
@@ -235,6 +320,7 @@ static void check_question(const struct question *q, const struct corpus *corpus
 					     "the corpus%s", q->irrelevant[k], qname(q), mean.buf);
 			}
 	strmap_clear(&irrelevant, 0);
+	check_forbidden(q, corpus, out, &mean);
 	strbuf_release(&mean);
 }
 

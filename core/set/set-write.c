@@ -47,6 +47,18 @@ static int emit_str_list(yaml_emitter_t *em, const char *k, char **arr, size_t n
 	return yamlio_seq_end(em);
 }
 
+static int emit_forbidden(yaml_emitter_t *em, const struct question *q)
+{
+	if (!q->nr_forbidden)
+		return 0;
+	if (yamlio_plain(em, "forbidden") || yamlio_seq_start(em, true))
+		return -1;
+	for (size_t i = 0; i < q->nr_forbidden; i++)
+		if (yamlio_str(em, q->forbidden[i].id))
+			return -1;
+	return yamlio_seq_end(em);
+}
+
 static int emit_json(yaml_emitter_t *em, const cJSON *j)
 {
 	const cJSON *c;
@@ -136,7 +148,7 @@ static int emit_question(yaml_emitter_t *em, const struct question *q)
 	if (q->nr_evidence && emit_evidence(em, q))
 		return -1;
 	if (emit_str_list(em, "irrelevant", q->irrelevant, q->nr_irrelevant) ||
-	    emit_str_list(em, "tags", q->tags, q->nr_tags))
+	    emit_forbidden(em, q) || emit_str_list(em, "tags", q->tags, q->nr_tags))
 		return -1;
 	if (q->provenance && !cJSON_IsNull(q->provenance) &&
 	    (yamlio_plain(em, "provenance") || emit_json(em, q->provenance)))
@@ -286,6 +298,9 @@ int question_writable(const struct question *q, struct strbuf *why)
 	for (size_t i = 0; i < q->nr_tags; i++)
 		if (str_writable(q->tags[i], "a tag", why))
 			return -1;
+	for (size_t i = 0; i < q->nr_forbidden; i++)
+		if (str_writable(q->forbidden[i].id, "a forbidden chunk id", why))
+			return -1;
 	for (size_t i = 0; i < q->nr_evidence; i++) {
 		const struct evidence *e = &q->evidence[i];
 		bool span = e->start >= 0;  /* as emit_evidence writes it */
@@ -417,6 +432,11 @@ struct cJSON *question_to_json(const struct question *q)
 	arr = cJSON_AddArrayToObject(j, "irrelevant");
 	for (size_t i = 0; i < q->nr_irrelevant; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(q->irrelevant[i]));
+	if (q->nr_forbidden) {
+		arr = cJSON_AddArrayToObject(j, "forbidden");
+		for (size_t i = 0; i < q->nr_forbidden; i++)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(q->forbidden[i].id));
+	}
 	arr = cJSON_AddArrayToObject(j, "tags");
 	for (size_t i = 0; i < q->nr_tags; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(q->tags[i]));

@@ -171,6 +171,29 @@ static int get_string_list(struct loader *ld, const struct ynode *n, const char 
 	return 0;
 }
 
+/* Load 'forbidden': a list of chunk ids and "doc:NAME" entries, each with
+ * where it was read (set_check reports what is wrong with one there). */
+static int get_forbidden(struct loader *ld, const struct ynode *n, struct question *q)
+{
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL)
+		return 0;
+	if (n->kind != YNODE_SEQ)
+		return type_error(ld, n, "'forbidden'", "a list of chunk ids and doc:NAME entries");
+	for (size_t i = 0; i < n->nr; i++) {
+		const struct ynode *it = n->kids[i];
+		struct forbid *f;
+
+		if (it->kind != YNODE_SCALAR || ynode_type(it) == YSCALAR_NULL)
+			return type_error(ld, it, "a forbidden chunk id", "a string");
+		ALLOC_GROW(q->forbidden, q->nr_forbidden + 1, q->alloc_forbidden);
+		f = &q->forbidden[q->nr_forbidden++];
+		f->id = xstrdup(it->value);
+		f->line = it->line;
+		f->col = it->col;
+	}
+	return 0;
+}
+
 static void add_label(struct question *q, const struct ynode *at, const char *chunk, int grade)
 {
 	struct label *l;
@@ -323,7 +346,7 @@ static int get_language(struct loader *ld, const struct ynode *v, char **out)
 }
 
 static const char *const question_keys[] = {
-	"id", "text", "origin", "answerable", "relevant", "evidence", "irrelevant", "tags",
+	"id", "text", "origin", "answerable", "relevant", "evidence", "irrelevant", "forbidden", "tags",
 	"provenance", "answer", "note", "language", NULL,
 };
 static const char *const evidence_keys[] = { "chunk", "doc", "start", "end", "quote", NULL };
@@ -457,6 +480,8 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 		} else if (!strcmp(k, "irrelevant")) {
 			rc = get_string_list(ld, v, "'irrelevant'", &q->irrelevant,
 					     &q->nr_irrelevant, &q->alloc_irrelevant);
+		} else if (!strcmp(k, "forbidden")) {
+			rc = get_forbidden(ld, v, q);
 		} else if (!strcmp(k, "tags")) {
 			rc = get_string_list(ld, v, "'tags'", &q->tags, &q->nr_tags, &q->alloc_tags);
 		} else if (!strcmp(k, "provenance")) {

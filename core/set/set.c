@@ -67,6 +67,9 @@ void question_release(struct question *q)
 	for (size_t i = 0; i < q->nr_irrelevant; i++)
 		free(q->irrelevant[i]);
 	free(q->irrelevant);
+	for (size_t i = 0; i < q->nr_forbidden; i++)
+		free(q->forbidden[i].id);
+	free(q->forbidden);
 	for (size_t i = 0; i < q->nr_tags; i++)
 		free(q->tags[i]);
 	free(q->tags);
@@ -136,6 +139,73 @@ void question_copy(struct question *dst, const struct question *src)
 		question_add_evidence(dst, &src->evidence[i]);
 	dst->irrelevant = copy_strings(src->irrelevant, src->nr_irrelevant, &dst->alloc_irrelevant);
 	dst->tags = copy_strings(src->tags, src->nr_tags, &dst->alloc_tags);
+	dst->alloc_forbidden = src->nr_forbidden;
+	dst->forbidden = NULL;
+	if (src->nr_forbidden) {
+		dst->forbidden = xcalloc(src->nr_forbidden, sizeof(*dst->forbidden));
+		for (size_t i = 0; i < src->nr_forbidden; i++) {
+			dst->forbidden[i] = src->forbidden[i];
+			dst->forbidden[i].id = xstrdup(src->forbidden[i].id);
+		}
+	}
+}
+
+void question_add_forbidden(struct question *q, const char *id)
+{
+	for (size_t i = 0; i < q->nr_forbidden; i++)
+		if (!strcmp(q->forbidden[i].id, id))
+			return;
+	ALLOC_GROW(q->forbidden, q->nr_forbidden + 1, q->alloc_forbidden);
+	q->forbidden[q->nr_forbidden].id = xstrdup(id);
+	q->forbidden[q->nr_forbidden].line = 0;
+	q->forbidden[q->nr_forbidden].col = 0;
+	q->nr_forbidden++;
+}
+
+const char *question_forbids(const struct question *q, const char *chunk, const char *doc)
+{
+	size_t plen = strlen(FORBID_DOC_PREFIX);
+
+	for (size_t i = 0; i < q->nr_forbidden; i++) {
+		const char *f = q->forbidden[i].id;
+
+		if (!strncmp(f, FORBID_DOC_PREFIX, plen)) {
+			if (doc && !strcmp(f + plen, doc))
+				return f;
+		} else if (!strcmp(f, chunk)) {
+			return f;
+		}
+	}
+	return NULL;
+}
+
+size_t chunk_id_doc_len(const char *id)
+{
+	const char *hash = strrchr(id, '#'), *p;
+
+	if (!hash || hash == id)
+		return 0;
+	p = hash + 1;
+	for (int i = 0; i < 12; i++, p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return 0;
+	if (*p == '-') {
+		if (!p[1])
+			return 0;
+		for (p++; *p; p++)
+			if (*p < '0' || *p > '9')
+				return 0;
+	}
+	return *p ? 0 : (size_t)(hash - id);
+}
+
+size_t set_nr_forbidding(const struct set *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nr; i++)
+		n += s->q[i].nr_forbidden > 0;
+	return n;
 }
 
 struct question *set_find(const struct set *s, const char *id)
@@ -519,6 +589,21 @@ static void canon_evidence(struct strbuf *out, const struct question *q)
 	free(ev);
 }
 
+/* Append the forbidden entries of 'q', sorted; nothing when it has none, so
+ * sets without them keep the digests they always had. */
+static void canon_forbidden(struct strbuf *out, const struct question *q)
+{
+	char **ids;
+
+	if (!q->nr_forbidden)
+		return;
+	ids = xcalloc(q->nr_forbidden, sizeof(*ids));
+	for (size_t i = 0; i < q->nr_forbidden; i++)
+		ids[i] = q->forbidden[i].id;
+	canon_string_set(out, "forbidden", ids, q->nr_forbidden);
+	free(ids);
+}
+
 static void canon_question(struct strbuf *out, const struct question *q)
 {
 	struct label *rel;
@@ -543,6 +628,7 @@ static void canon_question(struct strbuf *out, const struct question *q)
 	}
 	canon_evidence(out, q);
 	canon_string_set(out, "irrelevant", q->irrelevant, q->nr_irrelevant);
+	canon_forbidden(out, q);
 	canon_string_set(out, "tag", q->tags, q->nr_tags);
 	if (q->provenance && !cJSON_IsNull(q->provenance)) {  /* null: none */
 		strbuf_addstr(out, "provenance ");

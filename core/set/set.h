@@ -77,6 +77,17 @@ struct evidence {
 	long line, col;  /* where it was read (0: not loaded) */
 };
 
+/*
+ * A chunk or document the question must never retrieve (docs/access.md): a
+ * chunk id, or "doc:NAME" for every chunk of document NAME (the corpus's
+ * "doc" field, else the chunker's id form NAME#N).
+ */
+struct forbid {
+	char *id;
+	long line, col;  /* where it was read (0: not loaded) */
+};
+#define FORBID_DOC_PREFIX "doc:"
+
 struct question {
 	char *id;
 	char *text;
@@ -88,6 +99,8 @@ struct question {
 	size_t nr_evidence, alloc_evidence;
 	char **irrelevant;           /* grade 0 */
 	size_t nr_irrelevant, alloc_irrelevant;
+	struct forbid *forbidden;    /* optional: never to be retrieved */
+	size_t nr_forbidden, alloc_forbidden;
 	char **tags;
 	size_t nr_tags, alloc_tags;
 	char *answer;                /* optional short reference answer */
@@ -240,6 +253,20 @@ void question_add_evidence(struct question *q, const struct evidence *e);
 void question_clear_evidence(struct question *q);
 /* Return the grade of 'chunk' for 'q': >= 1 relevant, 0 judged irrelevant, -1 unjudged. */
 int question_grade(const struct question *q, const char *chunk);
+/* Append 'id' (a chunk id or "doc:NAME") to the forbidden list of 'q',
+ * unless it is there already. */
+void question_add_forbidden(struct question *q, const char *id);
+/* Return the forbidden entry of 'q' that chunk 'chunk' of document 'doc'
+ * (NULL: unknown) matches, or NULL. */
+const char *question_forbids(const struct question *q, const char *chunk, const char *doc);
+/*
+ * Return the length of the document name in chunk id 'id' when the id has
+ * the chunker's form (NAME#<12 hex digits>, optionally -N: docs/formats/
+ * corpus.md), else 0.
+ */
+size_t chunk_id_doc_len(const char *id);
+/* Return the number of questions of 's' with a forbidden list. */
+size_t set_nr_forbidding(const struct set *s);
 bool question_has_tag(const struct question *q, const char *tag);
 
 /*

@@ -156,6 +156,26 @@ static void question_change_release(struct question_change *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* True when 'a' and 'b' forbid the same entries (order and repeats ignored). */
+static bool forbidden_eq(const struct question *a, const struct question *b)
+{
+	for (size_t i = 0; i < a->nr_forbidden; i++) {
+		bool found = false;
+		for (size_t j = 0; j < b->nr_forbidden && !found; j++)
+			found = !strcmp(a->forbidden[i].id, b->forbidden[j].id);
+		if (!found)
+			return false;
+	}
+	for (size_t j = 0; j < b->nr_forbidden; j++) {
+		bool found = false;
+		for (size_t i = 0; i < a->nr_forbidden && !found; i++)
+			found = !strcmp(a->forbidden[i].id, b->forbidden[j].id);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 /* Fill 'c' with what changed from 'a' to 'b' (same id); return its 'what'. */
 static unsigned diff_question(const struct question *a, const struct question *b,
 			      struct question_change *c)
@@ -176,6 +196,8 @@ static unsigned diff_question(const struct question *a, const struct question *b
 		add_other(c, "origin");
 	if (!evidence_eq(a, b))
 		add_other(c, "evidence");
+	if (!forbidden_eq(a, b))
+		add_other(c, "forbidden");
 	if (!json_eq(a->provenance, b->provenance))
 		add_other(c, "provenance");
 	if (!str_eq(a->answer, b->answer))
