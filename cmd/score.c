@@ -22,6 +22,7 @@
 #include "chunk/remap.h"
 #include "score/qrels.h"
 #include "score/bind.h"
+#include "score/leak.h"
 #include "score/results.h"
 #include "score/run.h"
 #include "score/score.h"
@@ -42,6 +43,7 @@
 #include <string.h>
 
 #define MAX_MEASURES 64
+#define MAX_LEAK_KS 8
 
 static const char *const score_usage[] = {
 	"evalset score <set>[@<tag>] <run> [-m <measure>]... [--k <k>] [--depth <n>] [--per-query]\n"
@@ -71,6 +73,118 @@ static void value_row(struct table *t, const char *name, double v, const struct 
 	else
 		table_addf(t, "%.4f", v);
 	table_add(t, note ? note : "");
+}
+
+/* Parse "Leak@K" into '*k'; return 1 when 'name' is a Leak measure (0: not
+ * one; -1: one with a bad cutoff, reported). */
+static int parse_leak(const char *name, long *k)
+{
+	char *end;
+
+	if (strncmp(name, "Leak@", 5))
+		return 0;
+	*k = strtol(name + 5, &end, 10);
+	if (end == name + 5 || *end || *k < 1 || *k > 100000) {
+		error("measure '%s': Leak@k takes a cutoff k in 1..100000, as in Leak@5", name);
+		return -1;
+	}
+	return 1;
+}
+
+/* Print the leak reports (docs/access.md): Leak@k with the number of
+ * questions behind it, then every leaking question with what it retrieved. */
+static void print_leaks(struct out_ctx *o, const struct leak_report *lr, size_t nr)
+{
+	struct table t;
+	char note[160];
+
+	table_init(&t, o->fmt);
+	t.sep = " ";
+	table_add_column(&t, "measure", 0, 14, 0);
+	table_add_column(&t, "value", TABLE_RIGHT | TABLE_NUMBER, 8, 0);
+	table_add_column(&t, o->fmt == TABLE_TEXT ? "" : "note", TABLE_NOTE, 0, 0)->sep = "   ";
+	for (size_t i = 0; i < nr; i++) {
+		table_addf(&t, "Leak@%ld", lr[i].k);
+		table_addf(&t, "%.4f", leak_value(&lr[i]));
+		snprintf(note, sizeof(note), "%zu of %zu questions with forbidden ids retrieved one "
+			 "in the top %ld", lr[i].nr, lr[i].nr_forbidding, lr[i].k);
+		table_add(&t, note);
+	}
+	if (o->fmt == TABLE_TEXT)
+		strbuf_addch(o->sb, '\n');
+	table_render(&t, o->sb);
+	table_release(&t);
+	for (size_t i = 0; i < nr; i++) {
+		if (!lr[i].nr)
+			continue;
+		if (o->fmt == TABLE_TEXT)
+			strbuf_addf(o->sb, "\nleaks (forbidden ids in the top %ld):\n", lr[i].k);
+		table_init(&t, o->fmt);
+		if (o->fmt == TABLE_TEXT)
+			t.indent = "  ";
+		table_add_column(&t, "qid", 0, 0, 0);
+		table_add_column(&t, "cutoff", TABLE_RIGHT | TABLE_NUMBER, 0, 0);
+		table_add_column(&t, "rank", TABLE_RIGHT | TABLE_NUMBER, 0, 0);
+		table_add_column(&t, "chunk", 0, 0, 0);
+		table_add_column(&t, "forbidden", 0, 0, 0);
+		for (size_t q = 0; q < lr[i].nr; q++)
+			for (size_t h = 0; h < lr[i].q[q].nr; h++) {
+				const struct leak_hit *hit = &lr[i].q[q].hits[h];
+
+				table_add(&t, lr[i].q[q].id);
+				table_addf(&t, "%ld", lr[i].k);
+				table_addf(&t, "%ld", hit->rank);
+				table_add(&t, hit->chunk);
+				table_add(&t, hit->entry);
+			}
+		if (o->fmt != TABLE_TEXT)
+			strbuf_addch(o->sb, '\n');
+		table_render(&t, o->sb);
+		table_release(&t);
+	}
+}
+
+/* Add "leak": {"Leak@5": {"value", "questions", "leaking": [{id, leaked:
+ * [{rank, chunk, forbidden}]}]}} to the JSON output. */
+static void add_json_leaks(cJSON *tree, const struct leak_report *lr, size_t nr)
+{
+	cJSON *all = cJSON_AddObjectToObject(tree, "leak");
+
+	for (size_t i = 0; i < nr; i++) {
+		char name[32];
+		cJSON *m, *qs;
+
+		snprintf(name, sizeof(name), "Leak@%ld", lr[i].k);
+		m = cJSON_AddObjectToObject(all, name);
+		cJSON_AddNumberToObject(m, "value", leak_value(&lr[i]));
+		cJSON_AddNumberToObject(m, "questions", (double)lr[i].nr_forbidding);
+		qs = cJSON_AddArrayToObject(m, "leaking");
+		for (size_t q = 0; q < lr[i].nr; q++) {
+			cJSON *jq = cJSON_CreateObject(), *hits;
+
+			cJSON_AddStringToObject(jq, "id", lr[i].q[q].id);
+			hits = cJSON_AddArrayToObject(jq, "leaked");
+			for (size_t h = 0; h < lr[i].q[q].nr; h++) {
+				cJSON *jh = cJSON_CreateObject();
+
+				cJSON_AddNumberToObject(jh, "rank", (double)lr[i].q[q].hits[h].rank);
+				cJSON_AddStringToObject(jh, "chunk", lr[i].q[q].hits[h].chunk);
+				cJSON_AddStringToObject(jh, "forbidden", lr[i].q[q].hits[h].entry);
+				cJSON_AddItemToArray(hits, jh);
+			}
+			cJSON_AddItemToArray(qs, jq);
+		}
+	}
+}
+
+/* True when a forbidden entry of 's' names a document (doc:NAME). */
+static bool forbids_documents(const struct set *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		for (size_t j = 0; j < s->q[i].nr_forbidden; j++)
+			if (!strncmp(s->q[i].forbidden[j].id, FORBID_DOC_PREFIX, strlen(FORBID_DOC_PREFIX)))
+				return true;
+	return false;
 }
 
 static const char *pct(double part, double whole, char *buf, size_t len)
@@ -581,7 +695,7 @@ int cmd_score(int argc, const char **argv)
 	int per_query = 0, judged_only = 0;
 	enum run_rank rank;
 	struct option opts[] = {
-		OPT_STRING_LIST('m', "measure", &mlist, "measure", "measure to report, as R@5 or P(rel=2)@5 (repeatable)"),
+		OPT_STRING_LIST('m', "measure", &mlist, "measure", "measure to report, as R@5, P(rel=2)@5 or Leak@5 (repeatable)"),
 		OPT_INT(0, "k", &k, "k", "context size for find-vs-rank (default 5)"),
 		OPT_INT(0, "depth", &depth, "n", "depth for find-vs-rank (default 50; 0: the list depth)"),
 		OPT_BOOL(0, "per-query", &per_query, "print every question's values"),
@@ -597,6 +711,10 @@ int cmd_score(int argc, const char **argv)
 		OPT_END(),
 	};
 	struct measure measures[MAX_MEASURES];
+	long leak_ks[MAX_LEAK_KS];
+	size_t nr_leak_ks = 0;
+	struct leak_report leaks[MAX_LEAK_KS];
+	struct corpus corpus = CORPUS_INIT;
 	struct score_options so;
 	struct score_summary sum;
 	struct set s = SET_INIT;
@@ -610,6 +728,7 @@ int cmd_score(int argc, const char **argv)
 	struct strbuf out = STRBUF_INIT;
 	struct out_ctx oc;
 	size_t nr_measures = 0;
+	bool mlist_given;
 	const char *run_path;
 	int ret = EXIT_BAD_INPUT;
 	struct config *cfg;
@@ -654,16 +773,30 @@ int cmd_score(int argc, const char **argv)
 			string_list_clear(&mlist);
 			die(EXIT_BAD_INPUT, "too many measures (at most %d)", MAX_MEASURES);
 		}
+		switch (parse_leak(mlist.items[i], &leak_ks[nr_leak_ks])) {
+		case 1:
+			if (nr_leak_ks == MAX_LEAK_KS) {
+				string_list_clear(&mlist);
+				die(EXIT_BAD_INPUT, "too many Leak measures (at most %d)", MAX_LEAK_KS);
+			}
+			nr_leak_ks++;
+			continue;
+		case -1:
+			string_list_clear(&mlist);
+			return EXIT_BAD_INPUT;
+		}
 		if (measure_parse(mlist.items[i], &measures[nr_measures]) < 0) {
 			string_list_clear(&mlist);
 			return EXIT_BAD_INPUT;
 		}
 		nr_measures++;
 	}
+	mlist_given = mlist.nr > 0;
 	if (!mlist.nr)
 		nr_measures = score_default_measures(measures, MAX_MEASURES);
 	string_list_clear(&mlist);
 
+	memset(leaks, 0, sizeof(leaks));
 	memset(&so, 0, sizeof(so));
 	so.measures = measures;
 	so.nr_measures = nr_measures;
@@ -737,16 +870,32 @@ int cmd_score(int argc, const char **argv)
 		}
 	}
 
+	/* Leak@k: asked for, or by default at --k when a question forbids ids */
+	if (!qrels_path && !mlist_given && set_nr_forbidding(&s))
+		leak_ks[nr_leak_ks++] = k;
+	if (qrels_path && nr_leak_ks) {
+		error("Leak@k needs a set's forbidden ids; TREC qrels have none");
+		goto out;
+	}
+	if (nr_leak_ks && forbids_documents(&s) && set_corpus_load(&s, ref.dir, &corpus) < 0)
+		goto out;
+	for (size_t i = 0; i < nr_leak_ks; i++)
+		leak_find(&s, corpus.nr ? &corpus : NULL, &run, leak_ks[i], &leaks[i]);
+
 	if (oc.fmt == TABLE_JSON) {
 		cJSON *tree = judged_only ? json_with_full(&res, &full) : results_to_tree(&res);
 
 		if (by)
 			add_json_breakdowns(tree, &res, by);
+		if (nr_leak_ks)
+			add_json_leaks(tree, leaks, nr_leak_ks);
 		json_add_tree(&out, tree, true);
 	} else {
 		print_header(&oc, &res, &run, &sum, qrels_path != NULL,
 			     corpus_note.len ? corpus_note.buf : NULL);
 		print_measures(&oc, &res, judged_only ? &full : NULL, &sum, &so);
+		if (nr_leak_ks)
+			print_leaks(&oc, leaks, nr_leak_ks);
 		print_find_vs_rank(&oc, &res, &sum);
 		if (by)
 			print_breakdowns(&oc, &res, by);
@@ -766,6 +915,9 @@ out:
 	run_release(&run);
 	qrels_release(&qr);
 	score_summary_release(&sum);
+	for (size_t i = 0; i < nr_leak_ks; i++)
+		leak_report_release(&leaks[i]);
+	corpus_release(&corpus);
 	set_release(&s);
 	set_ref_release(&ref);
 	free(judged_on);

@@ -695,8 +695,59 @@ static void test_lookup(void)
 	set_release(&s);
 }
 
+/* forbidden lists: read with their lines, matched by chunk and by document,
+ * digested only when present */
+static void test_forbidden(void)
+{
+	const char *with =
+		"evalset: 1\nname: f\nquestions:\n"
+		"  - id: q-1\n    text: a question\n    relevant: [a.md#0123456789ab]\n"
+		"    forbidden: [b.md#00000000000f, 'doc:c.md']\n";
+	const char *without =
+		"evalset: 1\nname: f\nquestions:\n"
+		"  - id: q-1\n    text: a question\n    relevant: [a.md#0123456789ab]\n";
+	const char *reordered =
+		"evalset: 1\nname: f\nquestions:\n"
+		"  - id: q-1\n    text: a question\n    relevant: [a.md#0123456789ab]\n"
+		"    forbidden: ['doc:c.md', b.md#00000000000f, 'doc:c.md']\n";
+	struct set s = SET_INIT, t = SET_INIT, u = SET_INIT;
+	char dw[72], dn[72], dr[72];
+
+	if (set_load_buf(&s, with, strlen(with), "with.yaml") < 0 ||
+	    set_load_buf(&t, without, strlen(without), "without.yaml") < 0 ||
+	    set_load_buf(&u, reordered, strlen(reordered), "reordered.yaml") < 0) {
+		ok(0, "forbidden: the sets load");
+		return;
+	}
+	is_int(s.q[0].nr_forbidden, 2, "forbidden: two entries read");
+	is_int(s.q[0].forbidden[1].line, 7, "forbidden: an entry keeps its line");
+	is_str(question_forbids(&s.q[0], "b.md#00000000000f", "b.md"), "b.md#00000000000f",
+	       "forbidden: a chunk entry matches its chunk");
+	is_str(question_forbids(&s.q[0], "x", "c.md"), "doc:c.md",
+	       "forbidden: a doc: entry matches any chunk of the document");
+	ok(!question_forbids(&s.q[0], "b.md#00000000000e", NULL), "forbidden: another chunk does not match");
+	ok(!question_forbids(&t.q[0], "b.md#00000000000f", "c.md"), "forbidden: nothing without a list");
+	is_int(chunk_id_doc_len("guide.md#0123456789ab"), 8, "chunk id form: NAME#12 hex");
+	is_int(chunk_id_doc_len("a#b#0123456789ab-2"), 3, "chunk id form: a repeat suffix, the last '#'");
+	is_int(chunk_id_doc_len("doc12#3"), 0, "chunk id form: too few digits");
+	is_int(chunk_id_doc_len("x#0123456789AB"), 0, "chunk id form: upper case is not the chunker's");
+	is_int(chunk_id_doc_len("#0123456789ab"), 0, "chunk id form: no name");
+	is_int(chunk_id_doc_len("x#0123456789ab-"), 0, "chunk id form: '-' without a number");
+	set_digest(&s, dw);
+	set_digest(&t, dn);
+	set_digest(&u, dr);
+	ok(strcmp(dw, dn) != 0, "forbidden: the list changes the digest");
+	is_str(dr, dw, "forbidden: order and repeats do not");
+	/* (that a set without lists digests as before the field existed is
+	 * the CLI case set-forbidden-digest's: the demo's frozen versions) */
+	set_release(&s);
+	set_release(&t);
+	set_release(&u);
+}
+
 int main(void)
 {
+	test_forbidden();
 	test_round_trip();
 	test_evidence();
 	test_tricky_strings();

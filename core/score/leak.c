@@ -1,0 +1,85 @@
+/*
+ * leak: forbidden chunks a run retrieved (see leak.h).
+ */
+#include "score/leak.h"
+#include "score/run.h"
+#include "set/corpus.h"
+#include "set/set.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Return the document of chunk 'id' (into 'buf' when taken from the id), or NULL. */
+static const char *doc_of(const struct corpus *corpus, const char *id, struct strbuf *buf)
+{
+	const struct chunk *c = corpus ? corpus_get(corpus, id) : NULL;
+	size_t n;
+
+	if (c && c->doc)
+		return c->doc;
+	if (!(n = chunk_id_doc_len(id)))
+		return NULL;
+	strbuf_reset(buf);
+	strbuf_add(buf, id, n);
+	return buf->buf;
+}
+
+void leak_find(const struct set *s, const struct corpus *corpus, const struct run *run,
+	       long k, struct leak_report *out)
+{
+	struct strbuf doc = STRBUF_INIT;
+
+	out->k = k;
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		const struct run_query *rq;
+		struct leak_question *lq = NULL;
+
+		if (!q->nr_forbidden)
+			continue;
+		out->nr_forbidding++;
+		if (!(rq = run_find(run, q->id)))
+			continue;
+		for (size_t r = 0; r < rq->nr && (long)r < k; r++) {
+			const char *id = rq->docs[r].id;
+			const char *entry = question_forbids(q, id, doc_of(corpus, id, &doc));
+			struct leak_hit *h;
+
+			if (!entry)
+				continue;
+			if (!lq) {
+				ALLOC_GROW(out->q, out->nr + 1, out->alloc);
+				lq = &out->q[out->nr++];
+				memset(lq, 0, sizeof(*lq));
+				lq->id = xstrdup(q->id);
+			}
+			ALLOC_GROW(lq->hits, lq->nr + 1, lq->alloc);
+			h = &lq->hits[lq->nr++];
+			h->rank = (long)r + 1;
+			h->chunk = xstrdup(id);
+			h->entry = xstrdup(entry);
+		}
+	}
+	strbuf_release(&doc);
+}
+
+double leak_value(const struct leak_report *r)
+{
+	return r->nr_forbidding ? (double)r->nr / (double)r->nr_forbidding : 0.0;
+}
+
+void leak_report_release(struct leak_report *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		for (size_t j = 0; j < r->q[i].nr; j++) {
+			free(r->q[i].hits[j].chunk);
+			free(r->q[i].hits[j].entry);
+		}
+		free(r->q[i].hits);
+		free(r->q[i].id);
+	}
+	free(r->q);
+	memset(r, 0, sizeof(*r));
+}
