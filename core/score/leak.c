@@ -11,21 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Return the document of chunk 'id' (into 'buf' when taken from the id), or NULL. */
-static const char *doc_of(const struct corpus *corpus, const char *id, struct strbuf *buf)
-{
-	const struct chunk *c = corpus ? corpus_get(corpus, id) : NULL;
-	size_t n;
-
-	if (c && c->doc)
-		return c->doc;
-	if (!(n = chunk_id_doc_len(id)))
-		return NULL;
-	strbuf_reset(buf);
-	strbuf_add(buf, id, n);
-	return buf->buf;
-}
-
 void leak_find(const struct set *s, const struct corpus *corpus, const struct run *run,
 	       long k, struct leak_report *out)
 {
@@ -44,7 +29,7 @@ void leak_find(const struct set *s, const struct corpus *corpus, const struct ru
 			continue;
 		for (size_t r = 0; r < rq->nr && (long)r < k; r++) {
 			const char *id = rq->docs[r].id;
-			const char *entry = question_forbids(q, id, doc_of(corpus, id, &doc));
+			const char *entry = question_forbids(q, id, chunk_doc(corpus, id, &doc));
 			struct leak_hit *h;
 
 			if (!entry)

@@ -155,9 +155,7 @@ static const char *tag_problem(const char *t)
 	return NULL;
 }
 
-/* Return the document of chunk 'chunk': the corpus's when it has one, else
- * the chunker's id form (into 'buf'), else NULL. */
-static const char *doc_of(const struct corpus *corpus, const char *chunk, struct strbuf *buf)
+const char *chunk_doc(const struct corpus *corpus, const char *chunk, struct strbuf *buf)
 {
 	const struct chunk *c = corpus ? corpus_get(corpus, chunk) : NULL;
 	size_t n;
@@ -175,7 +173,7 @@ static const char *doc_of(const struct corpus *corpus, const char *chunk, struct
 static bool corpus_has_doc(const struct corpus *corpus, const char *name, struct strbuf *buf)
 {
 	for (size_t i = 0; i < corpus->nr; i++) {
-		const char *d = doc_of(corpus, corpus->chunks[i].id, buf);
+		const char *d = chunk_doc(corpus, corpus->chunks[i].id, buf);
 		if (d && !strcmp(d, name))
 			return true;
 	}
@@ -217,7 +215,7 @@ static void check_forbidden(const struct question *q, const struct corpus *corpu
 		}
 		for (size_t k = 0; k < q->nr_relevant; k++) {
 			const char *c = q->relevant[k].chunk;
-			const char *d = is_doc ? doc_of(corpus, c, &doc) : NULL;
+			const char *d = is_doc ? chunk_doc(corpus, c, &doc) : NULL;
 
 			if (is_doc ? (d && !strcmp(d, f->id + plen)) : !strcmp(c, f->id))
 				findings_add(out, FINDING_ERROR, line, col,

@@ -265,6 +265,10 @@ const char *question_forbids(const struct question *q, const char *chunk, const 
  * corpus.md), else 0.
  */
 size_t chunk_id_doc_len(const char *id);
+/* Return the document of chunk 'chunk': the corpus's 'doc' field when the
+ * corpus (may be NULL) has the chunk and one, else the name in the
+ * chunker's id form (copied into 'buf'), else NULL. */
+const char *chunk_doc(const struct corpus *corpus, const char *chunk, struct strbuf *buf);
 /* Return the number of questions of 's' with a forbidden list. */
 size_t set_nr_forbidding(const struct set *s);
 bool question_has_tag(const struct question *q, const char *tag);
