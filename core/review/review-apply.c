@@ -335,27 +335,6 @@ static void pair_state_put(struct pool_pair *pp, const struct review_pair_state 
 	pp->reviewed_at = dup_or_null(st->reviewed_at);
 }
 
-static void pair_state_release(struct review_pair_state *st)
-{
-	free(st->judge);
-	free(st->llm_judge);
-	free(st->reviewed_by);
-	free(st->reviewed_at);
-	memset(st, 0, sizeof(*st));
-}
-
-void review_change_release(struct review_change *ch)
-{
-	free(ch->what);
-	free(ch->id);
-	free(ch->chunk);
-	question_release(&ch->before);
-	question_release(&ch->after);
-	pair_state_release(&ch->pair_before);
-	pair_state_release(&ch->pair_after);
-	memset(ch, 0, sizeof(*ch));
-}
-
 /*
  * Write the question of 'ch' back as it was before the change ('undo') or
  * after it: in place; for a rejection, out of the rejected list into its

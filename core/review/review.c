@@ -179,6 +179,29 @@ int review_open(struct review *r, const char *arg, const char *reviewer)
 	return open_set(r, arg);
 }
 
+static void pair_state_release(struct review_pair_state *st)
+{
+	free(st->judge);
+	free(st->llm_judge);
+	free(st->reviewed_by);
+	free(st->reviewed_at);
+	memset(st, 0, sizeof(*st));
+}
+
+/* (here, not beside the writes in review-apply.c: review_release frees
+ * the history, and calls go from review-apply.c to this file only) */
+void review_change_release(struct review_change *ch)
+{
+	free(ch->what);
+	free(ch->id);
+	free(ch->chunk);
+	question_release(&ch->before);
+	question_release(&ch->after);
+	pair_state_release(&ch->pair_before);
+	pair_state_release(&ch->pair_after);
+	memset(ch, 0, sizeof(*ch));
+}
+
 void review_release(struct review *r)
 {
 	if (r->have_bm25)
