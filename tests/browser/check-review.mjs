@@ -360,13 +360,13 @@ async function reviewSet(context) {
   await page.keyboard.press('Escape');
   await page.goto(config.set.url);
   await page.waitForSelector('#question');
-  await click(page, '#b-todo');
-  const todo = await currentId(page);
-  ok(todo !== 'q-0001' && ['unreviewed', undefined].includes((show(todo).provenance || {}).review),
-    'place: Next unreviewed goes to a question nobody reviewed', todo);
+  await click(page, '#b-next-open');
+  const next1 = await currentId(page);
+  ok(next1 !== 'q-0001' && ['unreviewed', undefined].includes((show(next1).provenance || {}).review),
+    'place: Next unreviewed goes to a question nobody reviewed', next1);
   await page.keyboard.press('g');
-  const todo2 = await currentId(page);
-  ok(todo2 !== todo && ['unreviewed', undefined].includes((show(todo2).provenance || {}).review), 'place: g goes to the next one', todo2);
+  const next2 = await currentId(page);
+  ok(next2 !== next1 && ['unreviewed', undefined].includes((show(next2).provenance || {}).review), 'place: g goes to the next one', next2);
 
   // the tag with markup shows as text
   const html = await page.content();
