@@ -11,7 +11,7 @@
  * Prints one line per measure: name, best seconds of 5 rounds; then the
  * answers' check (hinted and unhinted filters agree on every query).
  */
-#include "logs/sample.h"
+#include "text/neardup.h"
 #include "base/strmap.h"
 #include "text/text.h"
 #include "base/util.h"

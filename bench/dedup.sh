@@ -2,7 +2,7 @@
 # Benchmark of the per-distinct-query work of `evalset import`:
 # text_normalize_query of every distinct query, dedup_text_prepare of every
 # group and the near-duplicate filter over the groups, most frequent first
-# (core/text/text.c, core/logs/sample.c), without the log reading around them.
+# (core/text/text.c, core/text/neardup.c), without the log reading around them.
 # bench/dedup.c is compiled here against a build dir's core library; nothing
 # in the build or the test suite runs it.
 #

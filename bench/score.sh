@@ -7,6 +7,11 @@
 #   floor      wc -l over the run
 #   trec-eval  evalset trec-eval over the set's exported qrels and the run
 #   score      evalset score SET@v1 RUN --save (binding, scoring, results)
+#   score-r5   the same with -m R@5 only
+#   score-doc  the same with -m R@5 -m DocR@5 -m DocSuccess@5 -m DocnDCG@10:
+#              the ranking collapsed to documents for every question (the
+#              run's ids have no document: each chunk is its own, every id
+#              still looked up), against score-r5
 #   compare    evalset compare SET@v1 with two saved results files, 1
 #              resample and 1 permutation (loading, checking, pairing)
 # Prints each as seconds and as a ratio to the floor and to trec-eval, and
@@ -73,8 +78,10 @@ PY
   floor=$(cpu wc -l run1)
   te=$(cpu "$evalset" trec-eval qrels run1)
   sc=$(cpu "$evalset" score sets/bench@v1 run1 --save out.json)
+  r5=$(cpu "$evalset" score sets/bench@v1 run1 -m R@5 --save out.json)
+  doc=$(cpu "$evalset" score sets/bench@v1 run1 -m R@5 -m DocR@5 -m DocSuccess@5 -m DocnDCG@10 --save out.json)
   cmp=$(cpu "$evalset" compare sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 --format json)
-  for what in floor:$floor trec-eval:$te score:$sc compare:$cmp; do
+  for what in floor:$floor trec-eval:$te score:$sc score-r5:$r5 score-doc:$doc compare:$cmp; do
     w=${what%%:*} c=${what#*:}
     printf '%-8s %-10s %9.4f %9.1f %9.2f\n' "$n" "$w" "$c" \
       "$(python3 -c "print($c / max($floor, 0.001))")" "$(python3 -c "print($c / max($te, 0.001))")"
@@ -83,7 +90,7 @@ PY
 done
 first=${sizes[0]} last=${sizes[${#sizes[@]}-1]}
 if [ "$first" != "$last" ]; then
-  for w in floor trec-eval score compare; do
+  for w in floor trec-eval score score-r5 score-doc compare; do
     printf 'growth per question, %s -> %s, %-9s %.2f (1.0: linear)\n' "$first" "$last" "$w" \
       "$(python3 -c "print((${per[$last:$w]} / $last) / max(${per[$first:$w]} / $first, 1e-9))")"
   done

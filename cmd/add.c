@@ -52,7 +52,9 @@ static const char *const add_usage[] = {
 	"evalset add <set> --text <question> --unanswerable [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> --from <file.yaml | -> [--new-ids] [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> (--from-beir <dir> [--split <name>] | --from-trec <topics> <qrels> |\n"
-	"                  --from-jsonl <file>) [--tag <tag>]... [--origin <origin>]",
+	"                  --from-jsonl <file> | --from-mtrag <queries.jsonl> <qrels.tsv> |\n"
+	"                  --from-mtrag <conversations.json>)\n"
+	"                  [--new-ids] [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> (--from-ragas <file> | --from-deepeval <file> | --from-llamaindex <file>)\n"
 	"                  [--tag <tag>]... [--origin <origin>]",
 	"evalset add <set> --from-hf <file> --question-field <name> [--contexts-field <name>]\n"
@@ -80,7 +82,7 @@ struct add_opts {
 	size_t nr_grades, alloc_grades;
 	int unanswerable, new_ids;
 	enum origin origin_value;
-	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl (core/interop/interop.h) */
+	struct interop_import io;  /* --from-beir/--from-trec/--from-jsonl/--from-mtrag (core/interop/interop.h) */
 	const char *tool_file[4];  /* --from-ragas/-deepeval/-llamaindex/-hf, by enum interop_tool */
 	struct interop_fields fields;  /* --question-field etc., for --from-hf */
 };
@@ -202,7 +204,7 @@ static int read_cases(const struct add_opts *o, struct set *in)
 	struct question *q;
 	int tool = tool_of(o);
 
-	if (o->from || o->io.beir_dir || o->io.topics || o->io.jsonl || tool >= 0) {
+	if (o->from || o->io.beir_dir || o->io.topics || o->io.jsonl || o->io.mtrag || tool >= 0) {
 		if ((o->from ? set_load_cases(in, o->from)
 		     : tool == INTEROP_FIELDS ? interop_import_fields(in, o->tool_file[tool], &o->fields)
 		     : tool >= 0 ? interop_import_tool(in, (enum interop_tool)tool, o->tool_file[tool])
@@ -671,6 +673,8 @@ int cmd_add(int argc, const char **argv)
 		OPT_STRING(0, "split", &o.io.split, "name", "the BEIR qrels split (default test)"),
 		OPT_STRING(0, "from-trec", &o.io.topics, "topics",
 			   "add TREC topics; the qrels file follows the set"),
+		OPT_STRING(0, "from-mtrag", &o.io.mtrag, "queries.jsonl",
+			   "add MTRAG retrieval tasks as conversations (turns as |user|: lines; the qrels file follows the set), or MTRAG's conversations or generation tasks (JSON or JSONL, no qrels)"),
 		OPT_STRING(0, "from-jsonl", &o.io.jsonl, "file", "add the questions of an evalset JSONL export"),
 		OPT_STRING(0, "from-ragas", &o.tool_file[INTEROP_RAGAS], "file",
 			   "add a RAGAS testset (JSONL, JSON list or CSV), its contexts found in the corpus"),
@@ -702,7 +706,7 @@ int cmd_add(int argc, const char **argv)
 
 	argc = parse_options(argc, argv, opts, add_usage);
 	apply_lock_wait(lock_wait, add_usage, opts);
-	if (o.io.topics && argc == 2)
+	if ((o.io.topics || o.io.mtrag) && argc == 2)
 		o.io.qrels = argv[--argc];
 	if (argc != 1 || (o.io.topics && !o.io.qrels))
 		usage_with_options(add_usage, opts);
@@ -717,10 +721,10 @@ int cmd_add(int argc, const char **argv)
 		error("--from-hf needs --contexts-field or --chunks-field: what is relevant");
 		usage_with_options(add_usage, opts);
 	}
-	imports = !!o.io.beir_dir + !!o.io.topics + !!o.io.jsonl + tools;
+	imports = !!o.io.beir_dir + !!o.io.topics + !!o.io.jsonl + !!o.io.mtrag + tools;
 	if (!!o.from + !!o.text + imports > 1) {
-		error("give one of --text, --from, --from-beir, --from-trec, --from-jsonl, --from-ragas, "
-		      "--from-deepeval, --from-llamaindex, --from-hf");
+		error("give one of --text, --from, --from-beir, --from-trec, --from-jsonl, --from-mtrag, "
+		      "--from-ragas, --from-deepeval, --from-llamaindex, --from-hf");
 		usage_with_options(add_usage, opts);
 	}
 	if (tools && (o.relevant.nr || o.irrelevant.nr || o.unanswerable || o.id || o.note ||
@@ -729,13 +733,13 @@ int cmd_add(int argc, const char **argv)
 		      "--relevant, --irrelevant, --evidence, --unanswerable, --id, --note or --new-ids");
 		usage_with_options(add_usage, opts);
 	}
-	if ((o.io.beir_dir || o.io.topics || o.io.jsonl) &&
+	if ((o.io.beir_dir || o.io.topics || o.io.jsonl || o.io.mtrag) &&
 	    (o.relevant.nr || o.irrelevant.nr || o.unanswerable || o.id || o.note)) {
-		error("--from-beir, --from-trec and --from-jsonl cannot be combined with --relevant, "
+		error("--from-beir, --from-trec, --from-jsonl and --from-mtrag cannot be combined with --relevant, "
 		      "--irrelevant, --unanswerable, --id or --note");
 		usage_with_options(add_usage, opts);
 	}
-	if ((o.from || o.io.beir_dir || o.io.topics || o.io.jsonl) && o.evidence.nr) {
+	if ((o.from || o.io.beir_dir || o.io.topics || o.io.jsonl || o.io.mtrag) && o.evidence.nr) {
 		error("--evidence goes with --text");
 		usage_with_options(add_usage, opts);
 	}
@@ -748,8 +752,8 @@ int cmd_add(int argc, const char **argv)
 		error("--forbidden goes with --text");
 		usage_with_options(add_usage, opts);
 	}
-	if (o.new_ids && !o.from && !o.io.beir_dir && !o.io.topics && !o.io.jsonl) {
-		error("--new-ids needs --from, --from-beir, --from-trec or --from-jsonl");
+	if (o.new_ids && !o.from && !o.io.beir_dir && !o.io.topics && !o.io.jsonl && !o.io.mtrag) {
+		error("--new-ids needs --from, --from-beir, --from-trec, --from-jsonl or --from-mtrag");
 		usage_with_options(add_usage, opts);
 	}
 	if (!o.from && !o.text && !imports) {

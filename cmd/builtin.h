@@ -36,6 +36,8 @@ struct table;
 void print_table(struct table *t);
 
 /* --rank-by order|score of the commands that read runs */
+/* -q/--quiet of a command whose only chatter is its progress line. */
+#define OPT_PROGRESS_QUIET(v) OPT_BOOL('q', "quiet", (v), "no progress line (it is only drawn on a terminal)")
 #define OPT_RANK_BY(v) OPT_STRING(0, "rank-by", (v), "order|score", \
 	"rank a JSONL run by its list order (default) or by score, ties as trec_eval")
 /* Return the ranking --rank-by names (NULL: not given, list order); a bad

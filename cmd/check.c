@@ -186,7 +186,9 @@ static size_t rule_questions(const struct set *s, const struct gate_rule *r)
 			in = false;
 			for (size_t t = 0; t < q->nr_tags && !in; t++)
 				in = !strcmp(q->tags[t], r->subset_value);
-		}
+		} else if (in && r->subset == SUBSET_TURN)
+			in = set_has_conversations(s) &&
+			     !strcmp(question_turn_position(q), r->subset_value);
 		n += in;
 	}
 	return n;
@@ -224,7 +226,8 @@ static int load_gate_view(const char *file, const struct set *s, const struct st
 	for (size_t i = 0; i < gv->g.nr; i++) {
 		const struct gate_rule *r = &gv->g.rules[i];
 		char *label = r->subset == SUBSET_ALL ? xstrdup("all") : xstrfmt("%s=%s",
-			r->subset == SUBSET_TAG ? "tag" : r->subset == SUBSET_ORIGIN ? "origin" : "answerable",
+			r->subset == SUBSET_TAG ? "tag" : r->subset == SUBSET_ORIGIN ? "origin" :
+			r->subset == SUBSET_TURN ? "turn" : "answerable",
 			r->subset_value);
 		char *w;
 		int rc = gate_rule_check(&gv->g, i, gv->n[i], m, label);

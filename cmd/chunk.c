@@ -15,6 +15,7 @@
  */
 #include "builtin.h"
 #include "base/fsutil.h"
+#include "base/progress.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "chunk/chunker.h"
@@ -25,9 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Output kept in memory before it is written (the chunks of one document
+ * may take more). */
+#define CHUNK_FLUSH (1u << 20)
+
 static const char *const chunk_usage[] = {
 	"evalset chunk [--by headings|paragraphs|sentences|tokens] [--size <n>] [--overlap <n>]\n"
-	"              [--max-tokens <n>] [--[no-]drop-markup] -o <corpus.jsonl> [--force]\n"
+	"              [--max-tokens <n>] [--[no-]drop-markup] -o <corpus.jsonl> [--force] [--quiet]\n"
 	"              <file-or-folder>...",
 	NULL,
 };
@@ -36,7 +41,7 @@ int cmd_chunk(int argc, const char **argv)
 {
 	const char *by = "headings", *output = NULL;
 	long size = -1, overlap = -1, max_tokens = 512;
-	int force = 0, drop_markup = 1;
+	int force = 0, drop_markup = 1, quiet = 0;
 	struct option opts[] = {
 		OPT_STRING(0, "by", &by, "strategy",
 			   "headings (default), paragraphs, sentences or tokens"),
@@ -50,6 +55,7 @@ int cmd_chunk(int argc, const char **argv)
 			 "leave out markup no reader sees: front matter, HTML comments, anchors (the default; --no-drop-markup keeps it)"),
 		OPT_STRING('o', "output", &output, "file", "the corpus to write ('-': standard output)"),
 		OPT_BOOL(0, "force", &force, "replace the output file when it exists"),
+		OPT_PROGRESS_QUIET(&quiet),
 		OPT_END(),
 	};
 	struct chunk_options co = { CHUNK_HEADINGS, 0, 0, 0, false };
@@ -57,10 +63,14 @@ int cmd_chunk(int argc, const char **argv)
 	struct chunk_list chunks = CHUNK_LIST_INIT;
 	struct strbuf out = STRBUF_INIT;
 	int ret = EXIT_BAD_INPUT, rc = 0;
-	size_t markup = 0;
-	bool windows;
+	size_t markup = 0, nr_chunks = 0;
+	struct atomic_file af = { NULL, NULL, -1, 0 };
+	struct progress prog = { 0 };
+	bool windows, to_stdout = true;
 
 	argc = parse_options(argc, argv, opts, chunk_usage);
+	if (quiet)
+		progress_silence();
 	if (argc < 1 || !output)
 		usage_with_options(chunk_usage, opts);
 	if (chunk_strategy_parse(by, &co.strategy) < 0) {
@@ -92,28 +102,41 @@ int cmd_chunk(int argc, const char **argv)
 	if (doc_files_find(argv, (size_t)argc, &files) < 0 ||
 	    doc_files_check_output(argv, (size_t)argc, &files, output) < 0)
 		goto out;
+	/* each document's chunks are written as they are made: memory holds
+	 * one document, not the corpus (docs/chunking.md) */
+	to_stdout = !strcmp(output, "-");
+	if (!to_stdout && atomic_file_open(&af, output) < 0)
+		goto out;
+	progress_begin(&prog, "chunk", PROGRESS_COUNT, "documents", (double)files.nr);
 	for (size_t i = 0; i < files.nr; i++) {
 		struct document d = DOCUMENT_INIT;
-		size_t first = chunks.nr;
 
+		progress_update(&prog, (double)i);
 		if (document_load(&d, files.files[i], files.names[i]) < 0)
 			goto out;
 		chunk_document(&d, &co, &chunks);
 		for (size_t k = 0; k < d.nr_blocks; k++)
 			markup += d.blocks[k].markup;
-		for (size_t k = first; k < chunks.nr && !rc; k++)
+		for (size_t k = 0; k < chunks.nr && !rc; k++)
 			rc = chunk_to_jsonl(&chunks.items[k], &out);
+		nr_chunks += chunks.nr;
+		chunk_list_release(&chunks);
 		document_release(&d);
 		if (rc)
 			goto out;
+		/* standard output gets everything at the end: nothing of a refused tree */
+		if ((!to_stdout && out.len >= CHUNK_FLUSH) || i + 1 == files.nr) {
+			if (to_stdout ? write_stdout(out.buf, out.len) < 0
+				      : atomic_file_write(&af, out.buf, out.len) < 0)
+				goto out;
+			strbuf_reset(&out);
+		}
 	}
-	if (!strcmp(output, "-")) {
-		if (write_stdout(out.buf, out.len) < 0)
+	progress_end(&prog);
+	if (!to_stdout) {
+		if (atomic_file_commit(&af) < 0)
 			goto out;
-	} else {
-		if (write_file_atomic(output, out.buf, out.len) < 0)
-			goto out;
-		printf("wrote %zu chunks from %zu document%s to %s (by %s", chunks.nr, files.nr,
+		printf("wrote %zu chunks from %zu document%s to %s (by %s", nr_chunks, files.nr,
 		       files.nr == 1 ? "" : "s", output, by);
 		if (markup)
 			printf("; %zu markup block%s %s", markup, markup == 1 ? "" : "s",
@@ -122,6 +145,9 @@ int cmd_chunk(int argc, const char **argv)
 	}
 	ret = EXIT_OK;
 out:
+	progress_end(&prog);
+	if (ret != EXIT_OK && !to_stdout)
+		atomic_file_abort(&af);
 	strbuf_release(&out);
 	chunk_list_release(&chunks);
 	doc_files_release(&files);

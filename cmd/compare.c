@@ -11,6 +11,7 @@
  * every check runs before the first file is written).
  */
 #include "builtin.h"
+#include "base/progress.h"
 #include "resample.h"
 #include "base/config.h"
 #include "compare/compare-input.h"
@@ -36,7 +37,7 @@ static const char *const compare_usage[] = {
 	"                      [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change] [--allow-unrecorded]\n"
 	"                      [--format text|json] [--markdown <file>] [--junit <file>] [--show <n>] [--subsets]\n"
 	"                      [--baseline-corpus <file>] [--candidate-corpus <file>] [--allow-corpus-change]\n"
-	"                      [--rank-by order|score]",
+	"                      [--rank-by order|score] [--quiet]",
 	NULL,
 };
 
@@ -107,6 +108,26 @@ static bool use_color(void)
 	return isatty(STDOUT_FILENO) && !(nc && *nc);
 }
 
+/* Return a warning when the runs of the baseline 'b' (nb) and candidate 'c'
+ * (nc) record different query forms (docs/conversations.md), or NULL;
+ * a run that records none is not compared. Caller frees. */
+static char *query_form_note(const struct results *b, size_t nb, const struct results *c,
+			     size_t nc)
+{
+	for (size_t i = 0; i < nb; i++)
+		for (size_t j = 0; j < nc; j++) {
+			const char *fb = b[i].run_query_form, *fc = c[j].run_query_form;
+
+			if (fb && fc && strcmp(fb, fc))
+				return xstrfmt("the baseline '%s' was asked in query form '%s', the "
+					       "candidate '%s' in '%s': the difference is the form's as "
+					       "much as the retriever's (run both with one --query-form)",
+					       b[i].file ? b[i].file : b[i].run_path, fb,
+					       c[j].file ? c[j].file : c[j].run_path, fc);
+		}
+	return NULL;
+}
+
 int cmd_compare(int argc, const char **argv)
 {
 	const char *gate_file = NULL, *format = "text", *md_file = NULL, *junit_file = NULL;
@@ -116,14 +137,14 @@ int cmd_compare(int argc, const char **argv)
 	struct string_list bfiles = STRING_LIST_INIT, cfiles = STRING_LIST_INIT;
 	long k = LONG_MIN, show = 10;  /* LONG_MIN: no --k, the config says */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
-	int allow = 0, allow_corpus = 0, subsets = 0, all_measures = 0, unrecorded = 0;
+	int allow = 0, allow_corpus = 0, subsets = 0, all_measures = 0, unrecorded = 0, quiet = 0;
 	const char *rank_by = NULL;
 	struct option opts[] = {
 		OPT_STRING_LIST(0, "baseline", &bfiles, "file", "a baseline run or results (repeatable: runs of one system, averaged)"),
 		OPT_STRING_LIST(0, "candidate", &cfiles, "file", "a candidate run or results (repeatable, averaged)"),
 		OPT_STRING(0, "baseline-corpus", &bcorpus, "file", "the baseline runs were made on this chunking of the set's documents: judge them on it"),
 		OPT_STRING(0, "candidate-corpus", &ccorpus, "file", "the candidate runs were made on this chunking: judge them on it"),
-		OPT_STRING(0, "gate", &gate_file, "file", "gate file (default: R@k, Decline, FalseDecline, coverage)"),
+		OPT_STRING(0, "gate", &gate_file, "file", "gate file (default: R@k, Decline, FalseDecline, coverage, and no leak when the set forbids ids)"),
 		OPT_STRING_LIST('m', "measure", &measures, "measure", "show this measure (repeatable; default the short table); the gate is the same whatever is shown"),
 		OPT_INT(0, "k", &k, "k", "context size for lost/gained and the default gate (default 5)"),
 		OPT_RESAMPLE(&ro),
@@ -138,6 +159,7 @@ int cmd_compare(int argc, const char **argv)
 		OPT_INT(0, "show", &show, "n", "lost/gained questions listed (default 10)"),
 		OPT_BOOL(0, "subsets", &subsets, "show every subset's table, not only all questions"),
 		OPT_BOOL(0, "all-measures", &all_measures, "show every measure in the table, not the short one (R@k, Success@k, nDCG@10, RR, declines, the gate's)"),
+		OPT_PROGRESS_QUIET(&quiet),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -148,8 +170,10 @@ int cmd_compare(int argc, const char **argv)
 	struct gate gate;
 	struct gate_outcome *outcomes = NULL;
 	struct compare_opts co = COMPARE_OPTS_INIT;
+	struct progress prog = { 0 };
 	const char **wanted = NULL;
 	char **shown = NULL;
+	char *form_note = NULL;
 	size_t nr_wanted = 0;
 	struct compare_input_opts io, bio, cio;
 	struct strbuf out = STRBUF_INIT, note = STRBUF_INIT;
@@ -210,6 +234,7 @@ int cmd_compare(int argc, const char **argv)
 	}
 	if (set_open(&set, &ref, argv[0]) < 0)
 		goto out;
+	gate_default_leak(&gate, set_nr_forbidding(&set));
 	/* -m takes the names gate files take: Recall@5, ndcg@10, MRR, ... */
 	if (!(shown = gate_measures_canonical(measures.items, measures.nr)))
 		goto out;
@@ -249,14 +274,29 @@ int cmd_compare(int argc, const char **argv)
 	co.k = (int)k;
 	resample_opts_apply(&ro, &co);
 	co.allow_set_change = allow;
-	if (compare_run(&c, bp, bfiles.nr, cp, cfiles.nr, &co) < 0)
+	if (quiet)
+		progress_silence();
+	progress_begin(&prog, "compare", PROGRESS_COUNT, "", 0);
+	co.progress = &prog;
+	ret = compare_run(&c, bp, bfiles.nr, cp, cfiles.nr, &co);
+	progress_end(&prog);
+	if (ret < 0) {
+		ret = EXIT_BAD_INPUT;
 		goto out;
+	}
+	ret = EXIT_BAD_INPUT;
 	outcomes = xcalloc(GATE_OUTCOMES(&gate), sizeof(*outcomes));
 	failed = gate_evaluate(&gate, &c, outcomes);
 	if (failed < 0)
 		goto out;
 
+	/* runs asked in different query forms compare the forms, not only the retrievers */
+	form_note = query_form_note(base, bfiles.nr, cand, cfiles.nr);
+	if (form_note)
+		warning("%s", form_note);
+
 	memset(&view, 0, sizeof(view));
+	view.form_note = form_note;
 	view.c = &c;
 	view.set_label = argv[0];
 	view.set_note = note.len ? note.buf : NULL;
@@ -303,6 +343,7 @@ int cmd_compare(int argc, const char **argv)
 		goto out;
 	ret = failed ? EXIT_FAILED : EXIT_OK;
 out:
+	free(form_note);
 	if (outcomes)
 		gate_outcomes_release(outcomes, GATE_OUTCOMES(&gate));
 	free(wanted);

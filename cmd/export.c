@@ -14,22 +14,23 @@
 #include <string.h>
 
 static const char *const export_usage[] = {
-	"evalset export <set>[@<tag>] --format trec-qrels|beir|jsonl -o <path> [--split <name>] [--force]",
+	"evalset export <set>[@<tag>] --format trec-qrels|beir|jsonl -o <path> [--split <name>] [--meta] [--force]",
 	NULL,
 };
 
 int cmd_export(int argc, const char **argv)
 {
 	const char *format = NULL, *output = NULL, *split = "test";
-	int force = 0;
+	int force = 0, meta = 0;
 	struct option opts[] = {
 		OPT_STRING(0, "format", &format, "fmt", "trec-qrels, beir or jsonl"),
 		OPT_STRING('o', "output", &output, "path", "the file to write (beir: the folder)"),
 		OPT_STRING(0, "split", &split, "name", "BEIR qrels split (default test)"),
+		OPT_BOOL(0, "meta", &meta, "trec-qrels: also write <path>.meta.json, what the qrels cannot hold (BEIR and JSONL always carry it)"),
 		OPT_BOOL(0, "force", &force, "replace files that exist"),
 		OPT_END(),
 	};
-	struct interop_export ex = { INTEROP_JSONL, NULL, NULL, NULL, NULL, false };
+	struct interop_export ex = { INTEROP_JSONL, NULL, NULL, NULL, NULL, false, false };
 	struct set_ref ref = SET_REF_INIT;
 	struct set s = SET_INIT;
 	char **targets = NULL;
@@ -58,6 +59,7 @@ int cmd_export(int argc, const char **argv)
 	ex.name = ref.name;
 	ex.version = ref.tag;
 	ex.force = force;
+	ex.meta = meta;
 	if (interop_export(&s, &ex) < 0)
 		goto out;
 	targets = interop_export_targets(&ex, &nr);

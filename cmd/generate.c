@@ -166,6 +166,8 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 	       st->chunks, st->planned, st->done_before, st->answered, st->unusable, st->lost, st->cancelled);
 	if (st->no_neighbour)
 		printf(" (%zu multi-hop skipped: no chunk of another document shares a term)", st->no_neighbour);
+	if (st->no_earlier)
+		printf(" (%zu follow-up skipped: no question of the set on the chunk or its document)", st->no_earlier);
 	printf("\n");
 	if (st->failed_before)
 		printf("unusable before: %zu requests, %s\n", st->failed_before,
@@ -204,11 +206,22 @@ static void print_summary(const char *set_file, const char *model, struct gen_st
 			       n ? sum / (double)n : 0.0);
 		}
 	}
-	if (st->verify.planned)
-		printf("verification: %zu questions, %zu checked before, %zu checked now, %zu unusable, %zu failed, "
+	if (st->verify.planned) {
+		/* a follow-up is checked twice: alone, then with its history */
+		size_t questions = st->verify.planned - st->verify_follow_ups;
+
+		printf("verification: %zu questions", questions);
+		if (st->verify_follow_ups)
+			printf(" (%zu checks: a follow-up twice)", st->verify.planned);
+		printf(", %zu checked before, %zu checked now, %zu unusable, %zu failed, "
 		       "%zu not sent; dropped %zu unanswerable the corpus answers, %zu multi-hop one chunk answers\n",
-		       st->verify.planned, st->verify.done_before, st->verify.answered, st->verify.unusable,
+		       st->verify.done_before, st->verify.answered, st->verify.unusable,
 		       st->verify.lost, st->verify.cancelled, st->drop_answered, st->drop_one_chunk);
+		if (st->verify_follow_ups)
+			printf("verification of %zu follow-ups: dropped %zu its chunk answers without the history, "
+			       "%zu its chunk does not answer with it\n", st->verify_follow_ups, st->drop_standalone,
+			       st->drop_unsupported);
+	}
 	if (st->nr_overlaps) {
 		size_t n = st->nr_overlaps, hist[5] = { 0 };
 		double sum = 0;
@@ -293,7 +306,7 @@ int cmd_generate(int argc, const char **argv)
 		OPT_STRING(0, "chunks", &chunks, "id,...", "only these chunks"),
 		OPT_INT(0, "per-chunk", &per_chunk, "n", "questions asked per chunk and kind (default 1)"),
 		OPT_STRING(0, "kinds", &kinds, "kind,...",
-			   "factoid, paraphrase, multi-hop, unanswerable (default factoid,paraphrase)"),
+			   "factoid, paraphrase, multi-hop, unanswerable, follow-up (default factoid,paraphrase)"),
 		OPT_INT(0, "seed", &seed, "s", "seed of the sample, sent to the model too (default 1)"),
 		OPT_LLM_ENDPOINT(&lo),
 		OPT_STRING(0, "prompt-dir", &prompt_dir, "dir", "where generate-<kind>.md templates are"),
@@ -317,7 +330,7 @@ int cmd_generate(int argc, const char **argv)
 		OPT_BOOL(0, "critique", &critique, "rate new questions with the model, drop weak ones (default on)"),
 		OPT_STRING(0, "critique-model", &critique_model, "m", "model of the critique and verification (default --model)"),
 		OPT_INT(0, "critique-min", &critique_min, "n", "drop a question with a critique score under n, 1..5 (default 3)"),
-		OPT_BOOL(0, "verify", &verify, "check unanswerable and multi-hop questions against the corpus (default on)"),
+		OPT_BOOL(0, "verify", &verify, "check unanswerable, multi-hop and follow-up questions against the corpus (default on)"),
 		OPT_INT(0, "verify-k", &verify_k, "k", "chunks shown to the verifier per unanswerable question (default 5)"),
 		OPT_STRING(0, "retriever-cmd", &retriever_cmd, "cmd",
 			   "find the verifier's chunks with this command (run's protocol) instead of BM25"),

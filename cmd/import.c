@@ -11,13 +11,16 @@
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
 #include "base/fsutil.h"
+#include "base/progress.h"
 #include "logs/importset.h"
+#include "logs/logconv.h"
 #include "logs/logimport.h"
 #include "set/set.h"
 #include "base/util.h"
 
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +31,10 @@ static const char *const import_usage[] = {
 	"                     [--pii-pattern <name>=<regex>]... [--min-count <n>]\n"
 	"                     [--since <time>] [--until <time>]\n"
 	"                     [--sample <n> [--seed <s>]] [--unlabelled <file>]\n"
-	"                     [--replace-synthetic] [--dry-run]",
+	"                     [--replace-synthetic] [--dry-run] [--quiet]",
+	"evalset import <set> --conversations --log <file>... [--format jsonl|csv|tsv] [--field <name>=<path>]...\n"
+	"                     [--assume-click] [--min-dwell <seconds>] [--pii redact|drop]\n"
+	"                     [--pii-pattern <name>=<regex>]... [--since <time>] [--until <time>] [--dry-run]",
 	NULL,
 };
 
@@ -38,8 +44,35 @@ struct import_cli {
 	const char *preset, *format, *pii, *since, *until, *unlabelled;
 	long min_clicks, min_count, sample, seed;
 	double min_dwell;
-	int replace_synthetic, dry_run, assume_click;
+	int replace_synthetic, dry_run, assume_click, quiet, conversations;
 };
+
+/* Return the bytes of the logs, for the progress line: 0 (not known) when
+ * one is compressed (the reader counts the bytes it decodes) or not a
+ * regular file. */
+static double logs_size(const struct string_list *logs)
+{
+	double total = 0;
+
+	for (size_t i = 0; i < logs->nr; i++) {
+		unsigned char magic[2] = { 0, 0 };
+		struct stat st;
+		FILE *fp;
+
+		if (stat(logs->items[i], &st) < 0 || !S_ISREG(st.st_mode))
+			return 0;
+		fp = fopen(logs->items[i], "rb");
+		if (fp) {
+			size_t n = fread(magic, 1, 2, fp);
+
+			fclose(fp);
+			if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
+				return 0;
+		}
+		total += (double)st.st_size;
+	}
+	return total;
+}
 
 /* Return true when 'name' is the long name of one of 'opts'. */
 static bool is_option(const struct option *opts, const char *name, size_t len)
@@ -311,6 +344,91 @@ static void add_report(struct strbuf *sb, const struct import *im, const struct 
 		strbuf_addf(sb, "%-22s %zu\n", "retired synthetic", out->nr_retired);
 }
 
+/* Load the corpus 's' records into 'corpus' when its file exists (relative
+ * to the set directory, else as written, as add does). Return 1 when
+ * loaded, 0 when there is none, -1 (reported) when it cannot be read. */
+static int load_set_corpus(const struct set *s, const struct set_ref *ref, struct corpus *corpus)
+{
+	char *path = set_corpus_path(s, ref->dir);
+	int ret = 0;
+
+	if (!path)
+		return 0;
+	if (!path_exists(path) && path_exists(s->corpus.path)) {
+		free(path);
+		path = xstrdup(s->corpus.path);
+	}
+	if (path_exists(path))
+		ret = corpus_load(corpus, path) < 0 ? -1 : 1;
+	free(path);
+	return ret;
+}
+
+/*
+ * import --conversations (core/logs/logconv.h): the logs read without the
+ * lock, then under it the working copy read fresh, the labelled turns added
+ * and the set written once. Return an exit code.
+ */
+static int import_conversations(const struct import_cli *c, const struct import_options *o,
+				const struct set_ref *ref)
+{
+	struct logconv lc;
+	struct set s = SET_INIT;
+	struct corpus corpus = CORPUS_INIT;
+	struct lock_file lock = LOCK_FILE_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	int has_corpus, ret = EXIT_BAD_INPUT;
+	long floor;
+
+	logconv_init(&lc, o);
+	if (c->sample > 0 || c->unlabelled || c->replace_synthetic || c->min_count > 1 ||
+	    c->min_clicks != 2 || o->field[FIELD_COUNT] || o->field[FIELD_EVENT] || o->field[FIELD_END]) {
+		error("--conversations reads each turn on its own: --sample, --unlabelled, "
+		      "--replace-synthetic, --min-count, --min-clicks and the count, event and end "
+		      "fields do not apply");
+		goto out;
+	}
+	for (size_t i = 0; i < c->logs.nr; i++)
+		if (logconv_read(&lc, c->logs.items[i]) < 0)
+			goto out;
+	if (!lc.nr) {
+		error("no usable record in the logs (%lu read, %lu malformed, %lu without a query, "
+		      "%lu outside the time window)", lc.records, lc.malformed, lc.missing_query,
+		      lc.outside);
+		goto out;
+	}
+	if (!c->dry_run && set_lock_take(&lock, ref) < 0)
+		goto out;
+	if (set_open_ref(&s, ref, true) < 0 || (has_corpus = load_set_corpus(&s, ref, &corpus)) < 0)
+		goto out;
+	floor = set_id_floor(ref);
+	logconv_apply(&lc, &s, has_corpus ? &corpus : NULL, &floor);
+	if (!c->dry_run && lc.added &&
+	    (set_id_floor_write(ref, floor) < 0 || set_save(&s, ref->file) < 0))
+		goto out;
+	strbuf_addf(&sb, "%-24s %lu (%lu malformed, %lu without a query, %lu outside the time window)\n",
+		    "records", lc.records, lc.malformed, lc.missing_query, lc.outside);
+	strbuf_addf(&sb, "%-24s %lu, %lu turns\n", "conversations", lc.conversations, lc.turns);
+	strbuf_addf(&sb, "%-24s %lu%s\n", "questions added", lc.added, c->dry_run ? " (dry run)" : "");
+	strbuf_addf(&sb, "%-24s %lu\n", "turns without a label", lc.unlabelled_turns);
+	strbuf_addf(&sb, "%-24s %lu\n", "turns already in the set", lc.already);
+	if (has_corpus)
+		strbuf_addf(&sb, "%-24s %lu\n", "labels not in corpus", lc.dropped_labels);
+	strbuf_addf(&sb, "%-24s %lu quer%s redacted, %lu session%s dropped\n", "personal data",
+		    lc.pii_redacted, lc.pii_redacted == 1 ? "y" : "ies", lc.pii_sessions_dropped,
+		    lc.pii_sessions_dropped == 1 ? "" : "s");
+	if (write_stdout(sb.buf, sb.len) < 0)
+		goto out;
+	ret = EXIT_OK;
+out:
+	lock_release(&lock);
+	strbuf_release(&sb);
+	corpus_release(&corpus);
+	set_release(&s);
+	logconv_release(&lc);
+	return ret;
+}
+
 int cmd_import(int argc, const char **argv)
 {
 	struct import_cli c = { .min_clicks = 2, .min_count = 1, .sample = -1, .seed = 0,
@@ -342,10 +460,14 @@ int cmd_import(int argc, const char **argv)
 			   "write queries without a label here (JSON Lines) for hand labelling"),
 		OPT_BOOL(0, "replace-synthetic", &c.replace_synthetic,
 			 "retire synthetic questions whose chunks mined ones now cover"),
+		OPT_BOOL(0, "conversations", &c.conversations,
+			 "each session is a conversation: one question per labelled turn, with the turns before it"),
 		OPT_BOOL('n', "dry-run", &c.dry_run, "report what would change; write nothing"),
 		OPT_LOCK_WAIT(&lock_wait),
+		OPT_PROGRESS_QUIET(&c.quiet),
 		OPT_END(),
 	};
+	struct progress prog = { 0 };
 	struct import_options o;
 	struct import im;
 	struct import_outcome out;
@@ -407,11 +529,27 @@ int cmd_import(int argc, const char **argv)
 	if (set_open_ref(&s, &ref, true) < 0)
 		goto out;
 	set_release(&s);
+	if (c.conversations) {
+		ret = import_conversations(&c, &o, &ref);
+		goto out;
+	}
 
+	if (c.quiet)
+		progress_silence();
+	progress_begin(&prog, "import", PROGRESS_BYTES, NULL, logs_size(&c.logs));
+	o.progress = &prog;
 	import_init(&im, &o);
-	for (size_t i = 0; i < c.logs.nr; i++)
-		if (import_read(&im, c.logs.items[i]) < 0)
+	for (size_t i = 0; i < c.logs.nr; i++) {
+		struct stat st;
+
+		if (import_read(&im, c.logs.items[i]) < 0) {
+			progress_end(&prog);
 			goto out;
+		}
+		if (!stat(c.logs.items[i], &st))
+			im.opt.progress_base += (double)st.st_size;
+	}
+	progress_end(&prog);
 	if (!im.st.used) {
 		if (im.st.records && im.st.missing_query == im.st.records)
 			error("no record has the query field '%s' (map it with --field query=PATH)",

@@ -69,11 +69,17 @@ static char *find_prompt(const char *dir)
 	return file;
 }
 
-static const char *kappa_text(double k, char *buf, size_t size)
+/* The kappa of the k x k 'table' with its 95% interval (agreement.h). */
+static const char *kappa_text(const long *table, int k, char *buf, size_t size)
 {
-	if (isnan(k))
+	double kappa = cohen_kappa(table, k), lo, hi;
+
+	if (isnan(kappa))
 		return "undefined (every pair in one level)";
-	snprintf(buf, size, "%.3f", k);
+	if (kappa_interval(table, k, 1, &lo, &hi) < 0)
+		snprintf(buf, size, "%.3f", kappa);
+	else
+		snprintf(buf, size, "%.3f (95%% interval %.3f to %.3f)", kappa, lo, hi);
 	return buf;
 }
 
@@ -110,7 +116,8 @@ static void print_agreement(const struct agreement *a)
 	}
 	printf("\n");
 	print_table(&t);
-	printf("kappa (4 levels): %s, observed agreement %.3f\n", kappa_text(agreement_kappa(a), kb, sizeof(kb)),
+	printf("kappa (4 levels): %s, observed agreement %.3f\n",
+	       kappa_text(&a->table[0][0], AGREEMENT_LEVELS, kb, sizeof(kb)),
 	       observed_agreement(&a->table[0][0], AGREEMENT_LEVELS));
 	agreement_binary(a, 1, b);
 	confusion_init(&t, 2, "1-3");
@@ -122,7 +129,10 @@ static void print_agreement(const struct agreement *a)
 	printf("\n");
 	print_table(&t);
 	printf("kappa (binary, relevant = grade >= 1): %s, observed agreement %.3f\n",
-	       kappa_text(agreement_kappa_binary(a, 1), kb, sizeof(kb)), observed_agreement(&b[0][0], 2));
+	       kappa_text(&b[0][0], 2, kb, sizeof(kb)), observed_agreement(&b[0][0], 2));
+	if (a->n < KAPPA_FEW_PAIRS)
+		warning("only %ld pair%s compared: below %d pairs a kappa and its interval say little "
+			"about the judge; grade more pairs", a->n, a->n == 1 ? "" : "s", KAPPA_FEW_PAIRS);
 }
 
 /* One labelled pair for --against: where its label came from. */

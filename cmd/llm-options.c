@@ -141,18 +141,15 @@ void llm_progress_show(struct llm_progress *p, double elapsed, const char *fmt, 
 	struct strbuf line = STRBUF_INIT;
 	va_list ap;
 
-	if (is_quiet() || (!p->tty && elapsed - p->last_line < 10))
+	/* on a terminal only, as every progress line (docs/design.md) */
+	if (is_quiet() || !p->tty)
 		return;
+	p->last_line = elapsed;
 	va_start(ap, fmt);
 	strbuf_vaddf(&line, fmt, ap);
 	va_end(ap);
-	if (p->tty) {
-		fprintf(stderr, "\r%s   ", line.buf);
-		fflush(stderr);
-	} else {
-		p->last_line = elapsed;
-		fprintf(stderr, "%s\n", line.buf);
-	}
+	fprintf(stderr, "\r%s   ", line.buf);
+	fflush(stderr);
 	strbuf_release(&line);
 }
 

@@ -134,13 +134,13 @@ void llm_cli_apply(const struct llm_cli *o, struct llm_options *lo);
 /* The progress line of a job on stderr; init with { isatty(2), 0 }. */
 struct llm_progress {
 	int tty;
-	double last_line;   /* 'elapsed' of the last line written (not on a tty) */
+	double last_line;   /* 'elapsed' of the last line drawn */
 };
 
 /*
  * Show the progress line formatted from 'fmt' for a job 'elapsed' seconds
- * in: on a terminal rewritten in place, else as a new line at most every 10
- * seconds; nothing under --quiet.
+ * in, rewritten in place, when stderr is a terminal; nothing otherwise
+ * (a log gets the summary only) or under --quiet.
  */
 __attribute__((format(printf, 3, 4)))
 void llm_progress_show(struct llm_progress *p, double elapsed, const char *fmt, ...);

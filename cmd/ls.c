@@ -2,8 +2,11 @@
  * ls: list the questions of a set (working copy or NAME@TAG), optionally
  * filtered by origin, tag or answerability.
  *
- * The table shows id, origin, answerable, number of relevant chunks, tags
- * and the text cut to fit: the terminal's width when stdout is a terminal,
+ * The table shows id, origin, answerable, number of relevant chunks, tags,
+ * the conversation and turn (only when the set has conversations:
+ * "TURN ID", the turn first so that a long id cut to fit keeps it;
+ * "(history)" for a question with a history and no conversation,
+ * "-" for one with neither) and the text cut to fit: the terminal's width when stdout is a terminal,
  * else 60 characters (so piped output is stable). --format json prints the
  * full questions as a JSON array, one question per line.
  */
@@ -86,7 +89,8 @@ int cmd_ls(int argc, const char **argv)
 		}
 		printf("\n]\n");
 	} else {
-		size_t idw = 2, width = LS_TEXT_WIDTH;
+		size_t idw = 2, width = LS_TEXT_WIDTH, convw = 0;
+		bool conv = set_has_conversations(&s);
 		struct winsize ws;
 		struct table t;
 
@@ -94,9 +98,11 @@ int cmd_ls(int argc, const char **argv)
 		for (size_t i = 0; i < s.nr; i++)
 			if (s.q[i].id && strlen(s.q[i].id) > idw)
 				idw = strlen(s.q[i].id);
+		if (conv)
+			convw = 16;
 		if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
 		    ws.ws_col > 0) {
-			size_t used = idw + 2 + 11 + 5 + 5 + 22;
+			size_t used = idw + 2 + 11 + 5 + 5 + 22 + (conv ? convw + 2 : 0);
 			width = ws.ws_col > used + 20 ? ws.ws_col - used : 20;
 		}
 		table_init(&t, TABLE_TEXT);
@@ -105,6 +111,8 @@ int cmd_ls(int argc, const char **argv)
 		table_add_column(&t, "ANS", 0, 3, 0);
 		table_add_column(&t, "REL", TABLE_RIGHT, 3, 0);
 		table_add_column(&t, "TAGS", 0, 20, 20);
+		if (conv)
+			table_add_column(&t, "TURN", 0, 0, convw);
 		table_add_column(&t, "TEXT", 0, 0, width);
 		for (size_t i = 0; i < s.nr; i++) {
 			const struct question *q = &s.q[i];
@@ -119,6 +127,10 @@ int cmd_ls(int argc, const char **argv)
 			table_add(&t, q->answerable ? "yes" : "no");
 			table_addf(&t, "%zu", q->nr_relevant);
 			table_add(&t, tags.len ? tags.buf : "-");
+			if (conv && q->conversation)
+				table_addf(&t, "%ld %s", q->turn, q->conversation);
+			else if (conv)
+				table_add(&t, q->nr_history ? "(history)" : "-");
 			table_add(&t, q->text);
 			strbuf_release(&tags);
 		}

@@ -11,6 +11,7 @@
 #include "compare/gate.h"
 #include "compare/gatepower.h"
 #include "base/jsontree.h"
+#include "base/progress.h"
 #include "score/results.h"
 #include "set/set.h"
 #include "base/table.h"
@@ -26,7 +27,7 @@ static const char *const power_usage[] = {
 	"evalset power <set>@<tag> <results> [<results>] [-m <measure>]... [--effect <e>] [--allow-set-change]\n"
 	"                    [--allow-corpus-change] [--rank-by order|score] [--format text|json]",
 	"evalset power <set>@<tag> <baseline> --gate <file> [--simulations <n>] [--churn <c>]\n"
-	"                    [--permutations <n>] [--seed <s>] [--rank-by order|score] [--format text|json]",
+	"                    [--permutations <n>] [--seed <s>] [--rank-by order|score] [--format text|json] [--quiet]",
 	NULL,
 };
 
@@ -54,8 +55,9 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 	struct results base, scratch;
 	struct compare_input_opts io = { .k = 5, .rank = rank, .allow_unrecorded = unrecorded };
 	struct strbuf note = STRBUF_INIT;
-	struct gate_power_opts po = { gate_drops, D, sims, perms, churn, (uint64_t)seed };
+	struct gate_power_opts po = { gate_drops, D, sims, perms, churn, (uint64_t)seed, NULL };
 	struct gate_power_cell *cells = NULL;
+	struct progress prog;
 	struct gate_size *sizes = NULL;
 	const char **wanted = NULL;
 	struct table t;
@@ -80,8 +82,13 @@ static int power_gate(const struct set *set, const struct set_ref *ref, const ch
 		for (size_t k = 0; k < D; k++)
 			if (gate_rule_size(&g, r, &base, churn, gate_drops[k], 0.8, &sizes[r * D + k]) < 0)
 				goto out;
-	if (gate_power(&g, &base, &scratch, &po, cells) < 0)
+	progress_begin(&prog, "power", PROGRESS_COUNT, "draws", (double)(g.nr * D) * (double)sims);
+	po.progress = &prog;
+	if (gate_power(&g, &base, &scratch, &po, cells) < 0) {
+		progress_end(&prog);
 		goto out;
+	}
+	progress_end(&prog);
 	if (json) {
 		cJSON *root = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(root, "rules");
 
@@ -191,7 +198,7 @@ int cmd_power(int argc, const char **argv)
 	enum table_format fmt;
 	long sims = 200, perms = 1000, seed = 1;
 	double churn = 0.05;
-	int allow = 0, allow_corpus = 0, unrecorded = 0;
+	int allow = 0, allow_corpus = 0, unrecorded = 0, quiet = 0;
 	const char *rank_by = NULL;
 	enum run_rank rank;
 	struct option opts[] = {
@@ -208,6 +215,7 @@ int cmd_power(int argc, const char **argv)
 		OPT_BOOL(0, "allow-unrecorded", &unrecorded, "take a run that records no set (another tool's) even when the set's versions ask different questions"),
 		OPT_RANK_BY(&rank_by),
 		OPT_STRING(0, "format", &format, "text|json", "output format (default text)"),
+		OPT_PROGRESS_QUIET(&quiet),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -224,6 +232,8 @@ int cmd_power(int argc, const char **argv)
 
 	argc = parse_options(argc, argv, opts, power_usage);
 	rank = apply_rank_by(rank_by, power_usage, opts);
+	if (quiet)
+		progress_silence();
 	if (argc < 2 || argc > 3)
 		usage_with_options(power_usage, opts);
 	if (!(effect > 0 && effect <= 1))

@@ -16,6 +16,7 @@
  * input (nothing written).
  */
 #include "builtin.h"
+#include "base/progress.h"
 #include "base/config.h"
 #include "resample.h"
 #include "compare/compare-input.h"
@@ -41,7 +42,7 @@ static const char *const report_usage[] = {
 	"evalset report <set>[@<tag>] [<baseline>] <candidate> [--gate <file>] [-k <k>] [-o <file>]",
 	"evalset report <set>[@<tag>] [--baseline <file>] --candidate <file> [<options>]",
 	"                     [--resamples <n>] [--permutations <n>] [--seed <s>] [--allow-set-change]\n"
-	"                     [--allow-corpus-change] [--allow-unrecorded] [--rank-by order|score]",
+	"                     [--allow-corpus-change] [--allow-unrecorded] [--rank-by order|score] [--quiet]",
 	NULL,
 };
 
@@ -53,13 +54,16 @@ struct input {
 };
 
 /* Load 'path' as saved results of this very set, or as a run bound to it
- * and scored against it, keeping the run. Return 0 or -1 (reported). */
+ * and scored against it (with the 'nr' measures 'measures' beside score's
+ * defaults), keeping the run. Return 0 or -1 (reported). */
 static int load_input(struct input *in, const struct set *set, const struct set_ref *ref,
 		      const char *set_arg, const char *path, const char *what, int k, bool allow,
-		      bool allow_corpus, bool unrecorded, enum run_rank rank, struct strbuf *note)
+		      bool allow_corpus, bool unrecorded, enum run_rank rank,
+		      const char *const *measures, size_t nr, struct strbuf *note)
 {
 	struct compare_input_opts io = { .allow_set_change = allow, .allow_unrecorded = unrecorded,
-					 .k = k, .rank = rank, .allow_corpus_change = allow_corpus };
+					 .k = k, .rank = rank, .allow_corpus_change = allow_corpus,
+					 .measures = measures, .nr_measures = nr };
 	int got = compare_input_load(&in->r, set, ref, set_arg, path, what, &io, note, &in->run);
 
 	if (got < 0)
@@ -68,13 +72,33 @@ static int load_input(struct input *in, const struct set *set, const struct set_
 	return 0;
 }
 
+/* True when 'path' (NULL: none) is a run, not saved results, whose
+ * questions give an agent's calls (docs/agents.md). Problems are left to
+ * load_input to report. */
+static bool run_has_calls(const char *path)
+{
+	report_fn was = get_error_routine();
+	struct run r;
+	bool yes;
+
+	/* standard input cannot be read twice */
+	if (!path || !strcmp(path, "-") || results_is_file(path))
+		return false;
+	run_init(&r);
+	set_error_routine(report_nothing);
+	yes = run_load(&r, path) == 0 && r.has_calls;
+	set_error_routine(was);
+	run_release(&r);
+	return yes;
+}
+
 int cmd_report(int argc, const char **argv)
 {
 	const char *gate_file = NULL, *output = NULL;
 	const char *base_file = NULL, *cand_file = NULL;
 	long k = LONG_MIN;  /* not given: the config's k, capped at REPORT_SLIDER_MAX */
 	struct resample_opts ro = RESAMPLE_OPTS_INIT;
-	int allow = 0, allow_corpus = 0, unrecorded = 0;
+	int allow = 0, allow_corpus = 0, unrecorded = 0, quiet = 0;
 	const char *rank_by = NULL;
 	enum run_rank rank;
 	struct option opts[] = {
@@ -89,6 +113,7 @@ int cmd_report(int argc, const char **argv)
 			 "accept runs made over another corpus than the set's (docs/runs.md)"),
 		OPT_BOOL(0, "allow-unrecorded", &unrecorded, "take a run that records no set (another tool's) even when the set's versions ask different questions"),
 		OPT_RANK_BY(&rank_by),
+		OPT_PROGRESS_QUIET(&quiet),
 		OPT_END(),
 	};
 	struct set_ref ref = SET_REF_INIT;
@@ -98,12 +123,15 @@ int cmd_report(int argc, const char **argv)
 	struct gate gate;
 	struct gate_outcome *outcomes = NULL;
 	struct compare_opts co = COMPARE_OPTS_INIT;
+	struct progress prog = { 0 };
 	struct corpus corpus = CORPUS_INIT;
 	struct report_ranking *rankings = NULL;
 	const char **rank_ids = NULL;
 	struct report_input ri;
 	struct strbuf out = STRBUF_INIT, note = STRBUF_INIT;
 	struct gate_settings gs = { 0, NULL, NULL, NULL };
+	struct string_list measures = STRING_LIST_INIT;  /* borrowed names */
+	char doc_r[32], doc_success[32], first_r[32];
 	const struct results *bp[1], *cp[1];
 	char now[21], *corpus_path = NULL;
 	bool have_base, have_corpus = false;
@@ -162,11 +190,40 @@ int cmd_report(int argc, const char **argv)
 		gate_default(&gate, (int)k);
 	if (set_open(&set, &ref, argv[0]) < 0)
 		goto out;
+	if (have_base)
+		gate_default_leak(&gate, set_nr_forbidding(&set));
+	if ((corpus_path = set_corpus_path(&set, ref.dir))) {
+		if (path_exists(corpus_path)) {
+			if (corpus_load(&corpus, corpus_path) < 0)
+				goto out;
+			have_corpus = true;
+		}
+	}
+	/* a run is scored with the gate's measures too, and, when the corpus
+	 * has documents, the document-level ones (docs/report.md) */
+	for (size_t i = 0; i < gate.nr; i++)
+		string_list_append(&measures, gate.rules[i].measure);
+	if (have_corpus && corpus_has_documents(&corpus)) {
+		snprintf(doc_r, sizeof(doc_r), "DocR@%ld", k);
+		snprintf(doc_success, sizeof(doc_success), "DocSuccess@%ld", k);
+		string_list_append(&measures, doc_r);
+		string_list_append(&measures, doc_success);
+		string_list_append(&measures, "DocnDCG@10");
+	}
+	/* an agent's run: first-call recall and the calls made beside the final recall */
+	if (run_has_calls(cand_file) || (have_base && run_has_calls(base_file))) {
+		snprintf(first_r, sizeof(first_r), "FirstR@%ld", k);
+		string_list_append(&measures, first_r);
+		string_list_append(&measures, "CallSuccess@1");
+		string_list_append(&measures, "Calls");
+	}
 	if (have_base && load_input(&base, &set, &ref, argv[0], base_file, "baseline", (int)k,
-				    allow, allow_corpus, unrecorded, rank, &note) < 0)
+				    allow, allow_corpus, unrecorded, rank,
+				    (const char *const *)measures.items, measures.nr, &note) < 0)
 		goto out;
 	if (load_input(&cand, &set, &ref, argv[0], cand_file, "candidate", (int)k, allow,
-		       allow_corpus, unrecorded, rank, &note) < 0)
+		       allow_corpus, unrecorded, rank, (const char *const *)measures.items,
+		       measures.nr, &note) < 0)
 		goto out;
 	if (have_base && compare_inputs_distinct(&base.r, &base_file, 1, &cand.r, &cand_file, 1,
 						 &note) < 0)
@@ -179,20 +236,18 @@ int cmd_report(int argc, const char **argv)
 		co.k = (int)k;
 		co.allow_set_change = allow;
 		resample_opts_apply(&ro, &co);
-		if (compare_run(&cmp, bp, 1, cp, 1, &co) < 0)
+		if (quiet)
+			progress_silence();
+		progress_begin(&prog, "report", PROGRESS_COUNT, "", 0);
+		co.progress = &prog;
+		failed = compare_run(&cmp, bp, 1, cp, 1, &co);
+		progress_end(&prog);
+		if (failed < 0)
 			goto out;
 		outcomes = xcalloc(GATE_OUTCOMES(&gate), sizeof(*outcomes));
 		failed = gate_evaluate(&gate, &cmp, outcomes);
 		if (failed < 0)
 			goto out;
-	}
-
-	if ((corpus_path = set_corpus_path(&set, ref.dir))) {
-		if (path_exists(corpus_path)) {
-			if (corpus_load(&corpus, corpus_path) < 0)
-				goto out;
-			have_corpus = true;
-		}
 	}
 
 	if (cand.is_run) {
@@ -245,10 +300,15 @@ int cmd_report(int argc, const char **argv)
 		view.nr_failed = failed;
 		verdict = compare_verdict(&view);
 		fprintf(output && strcmp(output, "-") ? stdout : stderr, "%s\n", verdict);
-		for (size_t i = 0; i < GATE_OUTCOMES(&gate); i++)
-			if (!outcomes[i].pass)
-				fprintf(output && strcmp(output, "-") ? stdout : stderr, "  FAIL  %s\n",
-					outcomes[i].why);
+		for (size_t i = 0; i < GATE_OUTCOMES(&gate); i++) {
+			char *line;
+
+			if (outcomes[i].pass)
+				continue;
+			line = gate_outcome_line(&outcomes[i]);
+			fprintf(output && strcmp(output, "-") ? stdout : stderr, "  %s\n", line);
+			free(line);
+		}
 		if (note.len)
 			warning("%s", note.buf);
 		free(verdict);
@@ -256,6 +316,7 @@ int cmd_report(int argc, const char **argv)
 	ret = failed ? EXIT_FAILED : EXIT_OK;
 out:
 	gate_settings_release(&gs);
+	string_list_clear(&measures);
 	if (outcomes)
 		gate_outcomes_release(outcomes, GATE_OUTCOMES(&gate));
 	free(outcomes);

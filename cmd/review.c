@@ -12,13 +12,16 @@
  * stops the server (exit 0: every change is already saved).
  */
 #include "builtin.h"
+#include "base/fsutil.h"
 #include "base/util.h"
 #include "review/review-server.h"
 #include "review/review.h"
 
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,20 +34,72 @@ static const char *const review_usage[] = {
 
 struct ready_ctx {
 	bool open;
+	char *dir, *page;   /* --open's private folder and the page that redirects */
 };
+
+/*
+ * Write, in a folder of its own only this user can read, a page that sends
+ * the browser on to 'url'; return its path (NULL: reported). The browser is
+ * given this file, not the address: a command line is readable by every
+ * local user (/proc/PID/cmdline), and the address's token lets a page write.
+ */
+static char *redirect_page(struct ready_ctx *rc, const char *url)
+{
+	const char *base = getenv("XDG_RUNTIME_DIR");
+	char *dir = xstrfmt("%s/evalset-review-XXXXXX", base && *base ? base : "/tmp");
+	char *page, *html;
+
+	if (!mkdtemp(dir)) {
+		warning("--open: cannot make a private folder for the page that opens the review (%s); "
+			"open the address by hand", strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	page = xstrfmt("%s/open.html", dir);
+	html = xstrfmt("<!doctype html><meta charset=\"utf-8\"><title>evalset review</title>"
+		       "<meta http-equiv=\"refresh\" content=\"0; url=%s\"><a href=\"%s\">evalset review</a>\n",
+		       url, url);
+	/* the folder is the user's alone (mkdtemp: mode 0700) */
+	if (write_file_new(page, html, strlen(html)) < 0) {
+		warning("--open: cannot write the page that opens the review; open the address by hand");
+		unlink(page);
+		rmdir(dir);
+		free(dir);
+		free(page);
+		free(html);
+		return NULL;
+	}
+	free(html);
+	rc->dir = dir;
+	rc->page = page;
+	return page;
+}
+
+/* Remove --open's page and its folder. */
+static void redirect_page_remove(struct ready_ctx *rc)
+{
+	if (rc->page)
+		unlink(rc->page);
+	if (rc->dir)
+		rmdir(rc->dir);
+	free(rc->page);
+	free(rc->dir);
+	rc->page = rc->dir = NULL;
+}
 
 /* Print the address (a test or a person reads it from stdout), open it when asked. */
 static void ready(const char *url, void *ctx)
 {
-	const struct ready_ctx *rc = ctx;
+	struct ready_ctx *rc = ctx;
+	const char *page;
 
 	printf("review: %s\n", url);
 	printf("review: keep this address private (its token lets a page write); Ctrl-C stops\n");
 	fflush(stdout);
-	if (rc->open) {
+	if (rc->open && (page = redirect_page(rc, url))) {
 		pid_t pid = fork();
 		if (pid == 0) {
-			execlp("xdg-open", "xdg-open", url, (char *)NULL);
+			execlp("xdg-open", "xdg-open", page, (char *)NULL);
 			_exit(127);
 		}
 		if (pid < 0)
@@ -88,12 +143,15 @@ int cmd_review(int argc, const char **argv)
 	};
 	struct review r = REVIEW_INIT;
 	struct review_serve_options so = { 0, stop_now, ready, NULL };
-	struct ready_ctx rc;
+	struct ready_ctx rc = { false, NULL, NULL };
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, review_usage);
 	/* each write takes the lock for its own time only: --wait applies to each */
 	apply_lock_wait(lock_wait, review_usage, opts);
+	/* the reviewer on the page cannot give the server an option */
+	lock_set_busy_advice("nothing was written: do it again once that command has finished "
+			     "(a review server started with --wait=SECONDS makes each write wait for it)");
 	if (argc != 1)
 		usage_with_options(review_usage, opts);
 	if (port < 0 || port > 65535) {
@@ -110,6 +168,7 @@ int cmd_review(int argc, const char **argv)
 		goto out;
 	ret = EXIT_OK;
 out:
+	redirect_page_remove(&rc);
 	review_release(&r);
 	return ret;
 }

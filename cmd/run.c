@@ -33,12 +33,12 @@
 
 static const char *const run_usage[] = {
 	"evalset run <set>[@<tag>] [--bm25] [--corpus <chunks.jsonl>] [--k1 <n>] [--b <n>] [--[no-]stem]\n"
-	"                  [--language <tag>] [-k <n>] [-o <file>]",
+	"                  [--language <tag>] [--query-form <form>] [--history-weight <w>] [-k <n>] [-o <file>]",
 	"evalset run <set>[@<tag>] --cmd <command> [--pass-env <name>]... [--timeout <seconds>] [-k <n>]\n"
-	"                  [--corpus <chunks.jsonl>] [-o <file> [--resume]]",
+	"                  [--query-form <form>] [--corpus <chunks.jsonl>] [-o <file> [--resume]]",
 	"evalset run <set>[@<tag>] --url <url> [--header '<name>: <value>']... [--body <template>]\n"
 	"                  [--results <path>] [--concurrency <n>] [--retries <n>] [--timeout <seconds>] [-k <n>]\n"
-	"                  [--corpus <chunks.jsonl>] [-o <file> [--resume]]",
+	"                  [--query-form <form>] [--corpus <chunks.jsonl>] [-o <file> [--resume]]",
 	"evalset run <set>[@<tag>] --answers <file> [--retriever <description>] [-k <n>]\n"
 	"                  [--corpus <chunks.jsonl>] [-o <file>]",
 	NULL,
@@ -50,6 +50,8 @@ struct run_opts {
 	long k, concurrency, retries;
 	int bm25, stem, resume;
 	double k1, b, timeout;
+	const char *query_form;   /* NULL: not given (turn+history) */
+	double history_weight;    /* NAN: not given */
 };
 
 static double seconds_since(const struct timespec *t0)
@@ -85,6 +87,22 @@ static void check_options(struct run_opts *o, const struct option *opts)
 	}
 	if (!o->url && (o->headers.nr || o->body || o->results || o->concurrency >= 0 || o->retries >= 0)) {
 		error("--header, --body, --results, --concurrency and --retries only apply to --url");
+		usage_with_options(run_usage, opts);
+	}
+	if (o->query_form && strcmp(o->query_form, "turn") && strcmp(o->query_form, "turn+history")) {
+		error("unknown query form '%s' (turn or turn+history)", o->query_form);
+		usage_with_options(run_usage, opts);
+	}
+	if (o->query_form && o->answers) {
+		error("--query-form does not apply to --answers (the answers were computed elsewhere)");
+		usage_with_options(run_usage, opts);
+	}
+	if (!isnan(o->history_weight) && !o->bm25) {
+		error("--history-weight only applies to --bm25");
+		usage_with_options(run_usage, opts);
+	}
+	if (!isnan(o->history_weight) && !(o->history_weight > 0 && o->history_weight <= 10)) {
+		error("--history-weight must be above 0 and at most 10 (--query-form turn leaves the history out)");
 		usage_with_options(run_usage, opts);
 	}
 	if (o->retriever && !o->answers) {
@@ -273,13 +291,14 @@ static int run_url(const struct run_opts *o, struct job *job, cJSON *params)
 	}
 	u.url = o->url;
 	u.headers = headers;
-	u.body = o->body ? o->body : URL_BODY_DEFAULT;
+	u.body = o->body ? o->body : job->with_history ? URL_BODY_DEFAULT_HISTORY : URL_BODY_DEFAULT;
 	u.results_path = o->results ? o->results : "results";
 	u.concurrency = o->concurrency > 0 ? (int)o->concurrency : 4;
 	u.timeout_ms = isnan(o->timeout) ? 30000 : (long)(o->timeout * 1000);
 	u.max_attempts = o->retries >= 0 ? (int)o->retries + 1 : 4;
 	/* A template that cannot give JSON is bad input: refuse it before any request. */
-	if (url_render_body(u.body, "q-0001", "a \"quoted\" query", job->k, &probe) < 0)
+	if (url_render_body(u.body, "q-0001", "a \"quoted\" query", job->k,
+			    "[{\"role\": \"user\", \"text\": \"a\"}]", &probe) < 0)
 		goto out;
 	cJSON_AddStringToObject(params, "url", safe);
 	/* The template itself may carry a key: record only whether it was ours. */
@@ -310,7 +329,7 @@ static void print_summary(const struct job *job, const char *desc, double secs,
 int cmd_run(int argc, const char **argv)
 {
 	struct run_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, STRING_LIST_INIT, STRING_LIST_INIT,
-			      LONG_MIN, -1, -1, 0, -1, 0, NAN, NAN, NAN };  /* k LONG_MIN, stem -1: not given */
+			      LONG_MIN, -1, -1, 0, -1, 0, NAN, NAN, NAN, NULL, NAN };  /* k LONG_MIN, stem -1: not given */
 	struct option opts[] = {
 		OPT_STRING('o', "output", &o.output, "file", "write the run to <file> (default: standard output)"),
 		OPT_INT('k', NULL, &o.k, "n", "results per question (default 100)"),
@@ -321,12 +340,16 @@ int cmd_run(int argc, const char **argv)
 		OPT_DOUBLE(0, "b", &o.b, "n", "BM25: length normalisation, 0..1 (default 0.4)"),
 		OPT_BOOL(0, "stem", &o.stem, "BM25: Snowball stemming in the language (the default; --no-stem: off)"),
 		OPT_STRING(0, "language", &o.language, "tag", "BM25: language of the analysis (default: the set's, else detected)"),
+		OPT_STRING(0, "query-form", &o.query_form, "form",
+			   "turn+history (default: each question with the turns before it) or turn (its text alone)"),
+		OPT_DOUBLE(0, "history-weight", &o.history_weight, "w",
+			   "BM25: weight of each earlier user turn's terms (default 0.3)"),
 		OPT_STRING(0, "cmd", &o.cmd, "command", "a command answering JSON lines on stdin/stdout"),
 		OPT_STRING_LIST(0, "pass-env", &o.pass_env, "name",
 				"--cmd: pass this variable (or NAME* prefix) to the command; repeatable"),
 		OPT_STRING(0, "url", &o.url, "url", "an HTTP endpoint answering one POST per question"),
 		OPT_STRING_LIST(0, "header", &o.headers, "name: value", "URL: a request header (repeatable)"),
-		OPT_STRING(0, "body", &o.body, "template", "URL: JSON body with {{query}}, {{k}}, {{qid}}"),
+		OPT_STRING(0, "body", &o.body, "template", "URL: JSON body with {{query}}, {{k}}, {{qid}}, {{history}}"),
 		OPT_STRING(0, "results", &o.results, "path", "URL: dotted path of the results list (default results)"),
 		OPT_INT(0, "concurrency", &o.concurrency, "n", "URL: requests in flight (default 4)"),
 		OPT_INT(0, "retries", &o.retries, "n", "URL: retries of a failed request (default 3)"),
@@ -346,7 +369,7 @@ int cmd_run(int argc, const char **argv)
 	struct run_meta meta;
 	cJSON *params = cJSON_CreateObject(), *corpus_rec = NULL;
 	char digest[72], content_digest[72], questions_digest[72], *desc = NULL, *outdir = NULL;
-	bool latency;
+	bool latency, conversational;
 	int rc, ret = EXIT_BAD_INPUT;
 
 	memset(&job, 0, sizeof(job));
@@ -380,6 +403,19 @@ int cmd_run(int argc, const char **argv)
 	for (size_t i = 0; i < s.nr; i++) {
 		job.qid[i] = s.q[i].id;
 		job.query[i] = s.q[i].text;
+		job.question[i] = &s.q[i];
+	}
+	/* the query form is recorded for a set with conversations only, so runs
+	 * of other sets are written as before (docs/conversations.md) */
+	conversational = set_has_conversations(&s);
+	job.with_history = conversational && !o.answers &&
+			   (!o.query_form || !strcmp(o.query_form, "turn+history"));
+	if (!isnan(o.history_weight))
+		job.history_weight = o.history_weight;
+	if (job.with_history && o.url && o.body && !url_body_has_history(o.body)) {
+		warning("the --body template has no {{history}}: the endpoint is not given the "
+			"turns before each question, and the run records the query form 'turn'");
+		job.with_history = false;
 	}
 	job.stop = interrupted;
 	handle_interrupts();
@@ -393,6 +429,9 @@ int cmd_run(int argc, const char **argv)
 	meta.questions_digest = questions_digest;
 	meta.params = params;
 	meta.corpus = NULL;
+	meta.query_form = conversational && !o.answers ? job_query_form(&job) : NULL;
+	if (job.with_history && o.bm25)
+		cJSON_AddNumberToObject(params, "history_weight", job.history_weight);
 	if (!o.bm25 && o.corpus && !(meta.corpus = corpus_rec = declared_corpus(&o, &s, &ref)))
 		goto out;
 	if (o.cmd) {

@@ -47,7 +47,7 @@
 
 static const char *const score_usage[] = {
 	"evalset score <set>[@<tag>] <run> [-m <measure>]... [--k <k>] [--depth <n>] [--per-query]\n"
-	"                    [--by origin,tag] [--decline-below <t>] [--judged-only]\n"
+	"                    [--by origin,tag,turn] [--decline-below <t>] [--judged-only]\n"
 	"                    [--rank-by order|score] [--format table|json|csv|markdown] [--save <file>]\n"
 	"                    [--corpus <other.jsonl>]",
 	"evalset score --qrels <qrels> <run> [<options>]",
@@ -177,13 +177,29 @@ static void add_json_leaks(cJSON *tree, const struct leak_report *lr, size_t nr)
 	}
 }
 
-/* True when a forbidden entry of 's' names a document (doc:NAME). */
-static bool forbids_documents(const struct set *s)
+/* Add "calls_to_relevant": {"mean", "reached", "none", "questions"} (mean
+ * null when no question reaches a relevant chunk). */
+static void add_json_calls(cJSON *tree, const struct results *r)
 {
-	for (size_t i = 0; i < s->nr; i++)
-		for (size_t j = 0; j < s->q[i].nr_forbidden; j++)
-			if (!strncmp(s->q[i].forbidden[j].id, FORBID_DOC_PREFIX, strlen(FORBID_DOC_PREFIX)))
-				return true;
+	struct calls_to_rel ctr;
+	cJSON *o = cJSON_AddObjectToObject(tree, "calls_to_relevant");
+
+	score_calls_to_rel(r, &ctr);
+	if (ctr.reached)
+		cJSON_AddNumberToObject(o, "mean", ctr.mean);
+	else
+		cJSON_AddNullToObject(o, "mean");
+	cJSON_AddNumberToObject(o, "reached", (double)ctr.reached);
+	cJSON_AddNumberToObject(o, "none", (double)(ctr.questions - ctr.reached));
+	cJSON_AddNumberToObject(o, "questions", (double)ctr.questions);
+}
+
+/* True when one of the 'nr' measures 'ms' is document-level. */
+static bool wants_documents(const struct measure *ms, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (measure_is_doc(&ms[i]))
+			return true;
 	return false;
 }
 
@@ -215,6 +231,15 @@ static void print_header(struct out_ctx *o, const struct results *r, const struc
 	strbuf_addf(sb, "%srun       %s (%s%s%s%s, %zu questions)%s%s\n", lead, r->run_path,
 		    run_format_name(run->format), run->reranked ? " ranked by score" : "", r->run_name ? ", " : "", r->run_name ? r->run_name : "",
 		    run->nr, r->run_sha256 ? " " : "", r->run_sha256 ? r->run_sha256 : "");
+	if (run->meta) {
+		/* which form the retriever was asked in (docs/conversations.md) */
+		cJSON *meta = cJSON_Parse(run->meta);
+		const cJSON *form = cJSON_GetObjectItemCaseSensitive(meta, "query_form");
+
+		if (cJSON_IsString(form))
+			strbuf_addf(sb, "%sasked     %s (query form)\n", lead, form->valuestring);
+		cJSON_Delete(meta);
+	}
 	strbuf_addf(sb, "%squestions %ld answerable, %ld unanswerable; %ld missing from the run; "
 		    "%ld unknown in the run", lead, r->nr_answerable, r->nr_unanswerable,
 		    sum->missing, sum->unknown);
@@ -326,6 +351,16 @@ static void print_measures(struct out_ctx *o, const struct results *r, const str
 	snprintf(note, sizeof(note), "%ld of %ld answerable questions declined",
 		 s->declined_answerable, r->nr_answerable);
 	value_row(&t, "FalseDecline", r->false_decline, full, full ? full->false_decline : 0, note);
+	if (r->has_calls) {
+		struct calls_to_rel ctr, all;
+
+		/* a mean over the questions that reach one: those that never do apart */
+		score_calls_to_rel(r, &ctr);
+		score_calls_to_rel(full ? full : r, &all);
+		snprintf(note, sizeof(note), "mean over the %ld questions reaching a relevant chunk; "
+			 "%ld of %ld reach none", ctr.reached, ctr.questions - ctr.reached, ctr.questions);
+		value_row(&t, "CallsToRel", ctr.reached ? ctr.mean : NAN, full, all.mean, note);
+	}
 	/* Judged@k describes the run's real list: with --judged-only, the full run's value only */
 	for (size_t i = 0; i < r->nr_measures; i++)
 		if (!strncmp(r->measures[i], "Judged@", 7))
@@ -386,14 +421,29 @@ static void start_listing(struct table *t, const struct out_ctx *o, const struct
 		table_add_column(t, r->measures[m], TABLE_NUMBER, 0, 0);
 }
 
-static void print_per_query(struct out_ctx *o, const struct results *r)
+/* Print every question's values, then Leak@k (1, 0, or - for a question
+ * without a forbidden list) for each cutoff of 'leak_ks', with the
+ * forbidden ids retrieved within the largest in the note. */
+static void print_per_query(struct out_ctx *o, const struct results *r, const long *leak_ks,
+			    size_t nr_leak_ks)
 {
 	struct table t;
+	struct strbuf note = STRBUF_INIT;
+	long kmax = 0;
 
 	start_listing(&t, o, r, "qid", NULL);
+	for (size_t i = 0; i < nr_leak_ks; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "Leak@%ld", leak_ks[i]);
+		table_add_column(&t, name, TABLE_NUMBER, 0, 0);
+		if (leak_ks[i] > kmax)
+			kmax = leak_ks[i];
+	}
 	table_add_column(&t, "note", 0, 0, 0);
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct question_result *q = &r->q[i];
+		size_t shown = results_leaks_at(q, kmax);
 
 		table_add(&t, q->id);
 		for (size_t m = 0; m < r->nr_measures; m++) {
@@ -402,12 +452,20 @@ static void print_per_query(struct out_ctx *o, const struct results *r)
 			else
 				table_add(&t, "-");
 		}
-		table_addf(&t, "%s%s%s", q->answerable ? "" : "unanswerable ",
-			   q->missing ? "missing " : "", q->declined ? "declined" : "");
+		for (size_t l = 0; l < nr_leak_ks; l++)
+			table_add(&t, !q->forbids ? "-" : results_leaks_at(q, leak_ks[l]) ? "1" : "0");
+		strbuf_reset(&note);
+		strbuf_addf(&note, "%s%s%s", q->answerable ? "" : "unanswerable ",
+			    q->missing ? "missing " : "", q->declined ? "declined" : "");
+		for (size_t h = 0; h < shown; h++)
+			strbuf_addf(&note, "%s%s at %ld (%s)", h ? ", " : note.len && note.buf[note.len - 1] != ' ' ? " leaked " : "leaked ",
+				    q->leaks[h].chunk, q->leaks[h].rank, q->leaks[h].entry);
+		table_add(&t, note.buf);
 	}
 	strbuf_addch(o->sb, '\n');
 	table_render(&t, o->sb);
 	table_release(&t);
+	strbuf_release(&note);
 }
 
 static bool match_origin(const struct question_result *q, const void *arg)
@@ -415,6 +473,11 @@ static bool match_origin(const struct question_result *q, const void *arg)
 	const char *o = arg;
 
 	return !strcmp(q->origin ? q->origin : "none", o);
+}
+
+static bool match_turn(const struct question_result *q, const void *arg)
+{
+	return q->turn && !strcmp(q->turn, (const char *)arg);
 }
 
 static bool match_tag(const struct question_result *q, const void *arg)
@@ -432,12 +495,24 @@ typedef void group_fn(const struct results *r, const char *key, const char *labe
 		      const void *arg, void *ctx);
 
 /*
- * Call 'fn' for every group of the breakdown 'key' ("origin" or "tag") that
- * has answerable questions: origins in a fixed order, tags in order of first
- * appearance.
+ * Call 'fn' for every group of the breakdown 'key' ("origin", "tag" or
+ * "turn") that has answerable questions: origins and turn positions in a
+ * fixed order, tags in order of first appearance.
  */
 static void for_each_group(const struct results *r, const char *key, group_fn *fn, void *ctx)
 {
+	if (!strcmp(key, "turn")) {
+		static const char *const turns[] = { TURN_FIRST, TURN_FOLLOW_UP };
+
+		for (size_t i = 0; i < ARRAY_SIZE(turns); i++) {
+			long n;
+
+			score_mean(r, 0, match_turn, turns[i], &n);
+			if (n)
+				fn(r, key, turns[i], match_turn, turns[i], ctx);
+		}
+		return;
+	}
 	if (!strcmp(key, "origin")) {
 		static const char *const origins[] = { "synthetic", "mined", "hand", "none" };
 
@@ -499,8 +574,19 @@ static void breakdown_json(const struct results *r, const char *key, const char 
 	free(name);
 }
 
-/* Return 0 when every key of the comma-separated 'by' is origin or tag,
- * else -1 (reported). */
+/* Return true when the comma-separated 'by' (may be NULL) names 'key'. */
+static bool by_has(const char *by, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = by; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, key, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* Return 0 when every key of the comma-separated 'by' is origin, tag or
+ * turn, else -1 (reported). */
 static int check_by(const char *by)
 {
 	char *copy = xstrdup(by), *key = copy, *comma;
@@ -510,8 +596,8 @@ static int check_by(const char *by)
 		comma = strchr(key, ',');
 		if (comma)
 			*comma++ = '\0';
-		if (strcmp(key, "origin") && strcmp(key, "tag"))
-			ret = error("unknown breakdown '%s'; use origin, tag", key);
+		if (strcmp(key, "origin") && strcmp(key, "tag") && strcmp(key, "turn"))
+			ret = error("unknown breakdown '%s'; use origin, tag, turn", key);
 	}
 	free(copy);
 	return ret;
@@ -689,17 +775,19 @@ int cmd_score(int argc, const char **argv)
 {
 	struct string_list mlist = STRING_LIST_INIT;
 	const char *format = "table", *save = NULL, *qrels_path = NULL, *by = NULL;
+	char *by_auto = NULL;
 	const char *corpus_path = NULL, *rank_by = NULL;
 	long k = LONG_MIN, depth = 50;  /* LONG_MIN: no --k, the config says */
 	double decline_below = NAN;
 	int per_query = 0, judged_only = 0;
 	enum run_rank rank;
 	struct option opts[] = {
-		OPT_STRING_LIST('m', "measure", &mlist, "measure", "measure to report, as R@5, P(rel=2)@5 or Leak@5 (repeatable)"),
+		OPT_STRING_LIST('m', "measure", &mlist, "measure", "measure to report, as R@5, P(rel=2)@5, DocR@5, FirstR@5 or Leak@5 (repeatable)"),
 		OPT_INT(0, "k", &k, "k", "context size for find-vs-rank (default 5)"),
 		OPT_INT(0, "depth", &depth, "n", "depth for find-vs-rank (default 50; 0: the list depth)"),
 		OPT_BOOL(0, "per-query", &per_query, "print every question's values"),
-		OPT_STRING(0, "by", &by, "origin,tag", "break the measures down by origin and/or tag"),
+		OPT_STRING(0, "by", &by, "origin,tag,turn", "break the measures down by origin, tag and/or "
+			   "turn (first turns and follow-ups: always, for a set with conversations)"),
 		OPT_DOUBLE(0, "decline-below", &decline_below, "t", "count a question as declined when its top score is below t"),
 		OPT_BOOL(0, "judged-only", &judged_only, "drop unjudged documents before scoring (like trec_eval -J)"),
 		OPT_RANK_BY(&rank_by),
@@ -714,7 +802,8 @@ int cmd_score(int argc, const char **argv)
 	long leak_ks[MAX_LEAK_KS];
 	size_t nr_leak_ks = 0;
 	struct leak_report leaks[MAX_LEAK_KS];
-	struct corpus corpus = CORPUS_INIT;
+	struct corpus corpus = CORPUS_INIT, other = CORPUS_INIT;
+	bool corpus_read = false;
 	struct score_options so;
 	struct score_summary sum;
 	struct set s = SET_INIT;
@@ -824,6 +913,17 @@ int cmd_score(int argc, const char **argv)
 	}
 	if (run_load_ranked(&run, run_path, rank) < 0)
 		goto out;
+	/* an agent's run: first-call recall and calls beside the defaults */
+	if (!mlist_given && run.has_calls) {
+		char first[32];
+		const char *const names[] = { first, "CallSuccess@1", "Calls" };
+
+		snprintf(first, sizeof(first), "FirstR@%ld", k);
+		for (size_t i = 0; i < ARRAY_SIZE(names) && nr_measures < MAX_MEASURES; i++)
+			if (!measure_parse(names[i], &measures[nr_measures]))
+				nr_measures++;
+		so.nr_measures = nr_measures;
+	}
 	if (!qrels_path && check_binding(&run, &s, argv[0], save) < 0)
 		goto out;
 	/* bound to the set as it is; then judged on the other chunking */
@@ -832,6 +932,14 @@ int cmd_score(int argc, const char **argv)
 	if (!qrels_path && check_corpus(&run, &s, &ref, argv[0], corpus_path, judged_on, &res,
 					absent_digest, &dropped, &corpus_note) < 0)
 		goto out;
+	/* the chunks' documents: those of the corpus the run is judged on */
+	if (!qrels_path && wants_documents(measures, nr_measures)) {
+		if (corpus_path ? corpus_load(&other, corpus_path) < 0
+				: set_corpus_load(&s, ref.dir, &corpus) < 0)
+			goto out;
+		corpus_read = !corpus_path;
+		so.corpus = other.nr ? &other : corpus.nr ? &corpus : NULL;
+	}
 	if (qrels_path ? score_qrels(&qr, &run, run_path, &so, &res, &sum) < 0
 		       : score_set(&s, s.version, &run, run_path, &so, &res, &sum) < 0)
 		goto out;
@@ -877,11 +985,23 @@ int cmd_score(int argc, const char **argv)
 		error("Leak@k needs a set's forbidden ids; TREC qrels have none");
 		goto out;
 	}
-	if (nr_leak_ks && forbids_documents(&s) && set_corpus_load(&s, ref.dir, &corpus) < 0)
-		goto out;
+	if (!qrels_path && set_nr_forbidding(&s)) {
+		/* results carry every question's leaks, whatever is shown */
+		if (leak_needs_corpus(&s) && !corpus_read &&
+		    set_corpus_load(&s, ref.dir, &corpus) < 0)
+			goto out;
+		if (set_forbid_ready(&s, &corpus) < 0)
+			goto out;
+		leak_record(&s, corpus.nr ? &corpus : NULL, &run, &res);
+	}
 	for (size_t i = 0; i < nr_leak_ks; i++)
 		leak_find(&s, corpus.nr ? &corpus : NULL, &run, leak_ks[i], &leaks[i]);
 
+	/* first turns and follow-ups apart, whenever the set has conversations */
+	if (!qrels_path && set_has_conversations(&s) && !by_has(by, "turn")) {
+		by_auto = by ? xstrfmt("%s,turn", by) : xstrdup("turn");
+		by = by_auto;
+	}
 	if (oc.fmt == TABLE_JSON) {
 		cJSON *tree = judged_only ? json_with_full(&res, &full) : results_to_tree(&res);
 
@@ -889,6 +1009,8 @@ int cmd_score(int argc, const char **argv)
 			add_json_breakdowns(tree, &res, by);
 		if (nr_leak_ks)
 			add_json_leaks(tree, leaks, nr_leak_ks);
+		if (res.has_calls)
+			add_json_calls(tree, &res);
 		json_add_tree(&out, tree, true);
 	} else {
 		print_header(&oc, &res, &run, &sum, qrels_path != NULL,
@@ -900,7 +1022,7 @@ int cmd_score(int argc, const char **argv)
 		if (by)
 			print_breakdowns(&oc, &res, by);
 		if (per_query)
-			print_per_query(&oc, &res);
+			print_per_query(&oc, &res, leak_ks, nr_leak_ks);
 	}
 	if (save && results_save(&res, save) < 0)
 		goto out;
@@ -908,6 +1030,7 @@ int cmd_score(int argc, const char **argv)
 		goto out;
 	ret = EXIT_OK;
 out:
+	free(by_auto);
 	strbuf_release(&out);
 	strbuf_release(&corpus_note);
 	results_release(&res);
@@ -918,6 +1041,7 @@ out:
 	for (size_t i = 0; i < nr_leak_ks; i++)
 		leak_report_release(&leaks[i]);
 	corpus_release(&corpus);
+	corpus_release(&other);
 	set_release(&s);
 	set_ref_release(&ref);
 	free(judged_on);

@@ -8,7 +8,9 @@
  * question's fields. A text is cut to SHOW_TEXT_CHARS characters (never
  * inside a UTF-8 sequence) unless --full. A relevant chunk the corpus does
  * not hold is shown as such; a set without a corpus, or whose corpus file
- * is missing (a warning), is shown without texts.
+ * is missing (a warning), is shown without texts. The set-wide forbidden
+ * rules every question inherits (docs/access.md) follow, as a comment line
+ * in YAML and a "set_forbidden" array of their entries in JSON.
  */
 #include "builtin.h"
 #include "set/corpus.h"
@@ -148,11 +150,22 @@ int cmd_show(int argc, const char **argv)
 
 		if (has_corpus)
 			chunks_json(j, q, &corpus, full);
+		if (s.nr_forbid) {
+			cJSON *arr = cJSON_AddArrayToObject(j, "set_forbidden");
+
+			for (size_t i = 0; i < s.nr_forbid; i++)
+				cJSON_AddItemToArray(arr, cJSON_CreateString(s.forbid[i].entry));
+		}
 		if (json_print_tree(j, false) < 0)
 			goto out;
 	} else {
 		if (question_to_yaml(q, &out) < 0)
 			goto out;
+		for (size_t i = 0; i < s.nr_forbid; i++)
+			strbuf_addf(&out, "%s%s", i ? ", " : "# also forbidden, by the set-wide rules: ",
+				    s.forbid[i].entry);
+		if (s.nr_forbid)
+			strbuf_addch(&out, '\n');
 		if (has_corpus)
 			chunks_yaml(q, &corpus, full, &out);
 		if (write_stdout(out.buf, out.len) < 0)

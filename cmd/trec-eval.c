@@ -6,6 +6,7 @@
  */
 #include "builtin.h"
 
+#include "base/progress.h"
 #include "score/qrels.h"
 #include "score/run.h"
 #include "score/treceval.h"
@@ -14,15 +15,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const trec_eval_usage[] = {
-	"evalset trec-eval [-q] [-c] [-n] [-J] [-l <n>] [-M <n>] [-N <n>] [-m <measure>[.<params>]]... <qrels> <run>",
+	"evalset trec-eval [-q] [-c] [-n] [-J] [-l <n>] [-M <n>] [-N <n>] [-m <measure>[.<params>]]... [--quiet] <qrels> <run>",
 	NULL,
 };
 
+/* Return the size of the run 'path' ("-": standard input) when it is a regular file, else 0. */
+static double run_size(const char *path)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") ? stat(path, &st) : fstat(STDIN_FILENO, &st))
+		return 0;
+	return S_ISREG(st.st_mode) ? (double)st.st_size : 0;
+}
+
 int cmd_trec_eval(int argc, const char **argv)
 {
-	int per_query = 0, complete = 0, judged = 0, no_summary = 0, version = 0, old_format = 0;
+	int per_query = 0, complete = 0, judged = 0, no_summary = 0, version = 0, old_format = 0, quiet = 0;
 	long level = 1, max_docs = LONG_MAX, num_docs = 0;
 	const char *debug = NULL, *zscore = NULL, *rel_format = "qrels", *res_format = "trec_results";
 	struct string_list measures = STRING_LIST_INIT;
@@ -43,6 +56,7 @@ int cmd_trec_eval(int argc, const char **argv)
 		OPT_STRING('D', "Debug_level", &debug, "n", "refused: trec_eval's debug output is not reproduced"),
 		OPT_STRING('Z', "Zscore", &zscore, "file", "refused: Z scores are not supported"),
 		OPT_BOOL('v', "version", &version, "print the trec_eval version this command follows"),
+		OPT_BOOL(0, "quiet", &quiet, "no progress line (it is only drawn on a terminal; -q is trec_eval's)"),
 		OPT_END(),
 	};
 	const char *threads = getenv("EVALSET_TREC_EVAL_THREADS");
@@ -50,6 +64,7 @@ int cmd_trec_eval(int argc, const char **argv)
 	struct te_options o;
 	struct qrels qr;
 	struct te_output out = { 0 };
+	struct progress prog = { 0 };
 	int ret = EXIT_BAD_INPUT;
 
 	argc = parse_options(argc, argv, opts, trec_eval_usage);
@@ -116,8 +131,16 @@ int cmd_trec_eval(int argc, const char **argv)
 	qrels_init(&qr);
 	if (qrels_load(&qr, argv[0]) < 0)
 		return EXIT_BAD_INPUT;
-	if (te_evaluate(&qr, argv[1], &o, &out) < 0)
+	/* the bytes of the run read (compressed ones for a gzip file): its size is the total */
+	if (quiet)
+		progress_silence();
+	progress_begin(&prog, "trec-eval", PROGRESS_BYTES, NULL, run_size(argv[1]));
+	o.progress = &prog;
+	if (te_evaluate(&qr, argv[1], &o, &out) < 0) {
+		progress_end(&prog);
 		goto out;
+	}
+	progress_end(&prog);
 	te_print(&out, &o, stdout);
 	if (fflush(stdout) || ferror(stdout)) {
 		error("cannot write the output");

@@ -78,6 +78,9 @@ _evalset()
 	--rank-by)
 		COMPREPLY=($(compgen -W 'order score' -- "$cur"))
 		return ;;
+	--query-form)
+		COMPREPLY=($(compgen -W 'turn+history turn' -- "$cur"))
+		return ;;
 	esac
 
 	if [[ $cur == -* ]]; then

@@ -3,8 +3,9 @@
 
 usage: embed.py INPUT OUTPUT NAME
 
-The build embeds the review page (core/review/review.html) this way, so the
-page is edited as HTML and shipped inside the binary.
+The build embeds the review page (core/review/review.html) and the report's
+script (core/report/report.js) this way, so each is edited in its own
+language and shipped inside the binary.
 """
 import sys
 

@@ -64,12 +64,17 @@ static const char *file_kind(mode_t m)
 	return "not a regular file";
 }
 
-/* Write the content to a fresh temporary file beside 'path'; return its name (caller frees) or NULL. */
-static char *write_temp(const char *path, const void *data, size_t len)
+/*
+ * Create a fresh temporary file beside 'path' ("PATH.tmp-XXXXXX"): return
+ * its descriptor and its name in '*tmp' (caller frees), or -1 (reported:
+ * the message names 'path', and a missing folder as such).
+ */
+static int open_temp(const char *path, char **tmp)
 {
-	char *tmp = xstrfmt("%s.tmp-XXXXXX", path);
-	int fd = mkstemp(tmp);
+	int fd;
 
+	*tmp = xstrfmt("%s.tmp-XXXXXX", path);
+	fd = mkstemp(*tmp);
 	if (fd < 0) {
 		char *dir = dir_name(path);
 
@@ -78,9 +83,20 @@ static char *write_temp(const char *path, const void *data, size_t len)
 		else
 			error("cannot create a temporary file beside '%s': %s", path, strerror(errno));
 		free(dir);
-		free(tmp);
-		return NULL;
+		free(*tmp);
+		*tmp = NULL;
 	}
+	return fd;
+}
+
+/* Write the content to a fresh temporary file beside 'path'; return its name (caller frees) or NULL. */
+static char *write_temp(const char *path, const void *data, size_t len)
+{
+	char *tmp;
+	int fd = open_temp(path, &tmp);
+
+	if (fd < 0)
+		return NULL;
 	fchmod(fd, 0644);
 	/* the message names the file asked for: the temporary one is gone */
 	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
@@ -147,18 +163,95 @@ int write_stdout(const void *data, size_t len)
 	return 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len)
+/* Refuse to replace what rename(2) would wrongly replace: a device, FIFO
+ * or socket (a directory makes rename fail; a symbolic link is replaced). */
+static int check_replaceable(const char *path)
 {
 	struct stat st;
-	char *tmp;
 
-	/* rename(2) would put a file in place of a device, FIFO or socket:
-	 * refuse before writing (a directory makes rename fail; a symbolic
-	 * link is replaced) */
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) &&
 	    !S_ISDIR(st.st_mode))
 		return error("refusing to replace '%s': it is %s, not a regular file", path,
 			     file_kind(st.st_mode));
+	return 0;
+}
+
+int atomic_file_open(struct atomic_file *f, const char *path)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	if (check_replaceable(path) < 0)
+		return -1;
+	f->fd = open_temp(path, &f->tmp);
+	if (f->fd < 0)
+		return -1;
+	fchmod(f->fd, 0644);
+	f->path = xstrdup(path);
+	return 0;
+}
+
+int atomic_file_write(struct atomic_file *f, const void *data, size_t len)
+{
+	if (f->err)
+		return -1;
+	if (f->fd < 0 || write_all(f->fd, data, len) < 0) {
+		f->err = f->fd < 0 ? EBADF : errno;
+		/* the message names the file asked for: the temporary one goes */
+		return error("cannot write '%s': %s", f->path ? f->path : "(closed)", strerror(f->err));
+	}
+	return 0;
+}
+
+void atomic_file_abort(struct atomic_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	if (f->tmp)
+		unlink(f->tmp);
+	free(f->tmp);
+	f->tmp = NULL;
+	free(f->path);
+	f->path = NULL;
+}
+
+int atomic_file_commit(struct atomic_file *f)
+{
+	int fd = f->fd;
+
+	if (!f->tmp || f->err) {
+		atomic_file_abort(f);
+		return -1;
+	}
+	f->fd = -1;
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		error("cannot write '%s': %s", f->path, strerror(errno));
+		atomic_file_abort(f);
+		return -1;
+	}
+	if (check_replaceable(f->path) < 0) {
+		atomic_file_abort(f);
+		return -1;
+	}
+	if (rename(f->tmp, f->path) < 0) {
+		error("cannot replace '%s': %s", f->path, strerror(errno));
+		atomic_file_abort(f);
+		return -1;
+	}
+	fsync_dir(f->path);
+	free(f->tmp);
+	f->tmp = NULL;
+	free(f->path);
+	f->path = NULL;
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp;
+
+	if (check_replaceable(path) < 0)
+		return -1;
 	tmp = write_temp(path, data, len);
 	if (!tmp)
 		return -1;
@@ -377,6 +470,12 @@ int file_sha256(const char *path, char out[72])
 }
 
 static long lock_wait_ms;
+static const char *lock_busy_advice;
+
+void lock_set_busy_advice(const char *advice)
+{
+	lock_busy_advice = advice;
+}
 
 void lock_set_wait(long ms)
 {
@@ -435,11 +534,12 @@ int lock_take(struct lock_file *lk, const char *path, const char *what)
 		const char *after = lock_wait_ms > 0 ? " after waiting" : "";
 		lock_holder(fd, pid);
 		close(fd);
+		const char *advice = lock_busy_advice ? lock_busy_advice :
+				     "try again when it has finished, or give --wait";
 		if (*pid)
-			return error("%s is in use by another evalset process (pid %s)%s; "
-				     "try again when it has finished, or give --wait", what, pid, after);
-		return error("%s is in use by another evalset process%s; "
-			     "try again when it has finished, or give --wait", what, after);
+			return error("%s is in use by another evalset process (pid %s)%s; %s", what, pid,
+				     after, advice);
+		return error("%s is in use by another evalset process%s; %s", what, after, advice);
 	}
 	if (ftruncate(fd, 0) == 0) {
 		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());

@@ -39,6 +39,29 @@ size_t remove_stale_temps(const char *dir, const char *const *targets, const cha
 /* Replace 'path' atomically with 'len' bytes of 'data' (a device, FIFO
  * or socket there is refused). Return 0 or -1 (reported). */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/*
+ * A file written piece by piece and put in place whole, for output too
+ * large to hold in memory: the pieces go to a temporary file beside 'path'
+ * (mode 0644) and atomic_file_commit() renames it over 'path' as
+ * write_file_atomic does, so a reader sees the old file or the whole new
+ * one, never a part. After a failed write the file is still to be
+ * committed or aborted; commit then fails and removes the temporary file.
+ */
+struct atomic_file {
+	char *path;   /* the file to replace */
+	char *tmp;    /* the temporary file (NULL once committed or aborted) */
+	int fd;
+	int err;      /* errno of the first failed write (0: none) */
+};
+/* Open a temporary file for 'path'. Return 0 or -1 (reported; nothing to release). */
+int atomic_file_open(struct atomic_file *f, const char *path);
+/* Append 'len' bytes of 'data'. Return 0 or -1 (reported once). */
+int atomic_file_write(struct atomic_file *f, const void *data, size_t len);
+/* Flush, close and rename the file over its path. Return 0 or -1
+ * (reported; the temporary file is removed and 'path' left as it was). */
+int atomic_file_commit(struct atomic_file *f);
+/* Remove the temporary file, leaving 'path' as it was (after commit: nothing). */
+void atomic_file_abort(struct atomic_file *f);
 /* Write the 'len' bytes of 'data' to standard output and flush it. Return 0,
  * or -1 (reported: "cannot write to standard output: REASON"). */
 int write_stdout(const void *data, size_t len);
@@ -128,6 +151,13 @@ int lock_take(struct lock_file *lk, const char *path, const char *what);
  */
 void lock_set_wait(long ms);
 #define LOCK_WAIT_FOREVER (-1L)
+/*
+ * What the error of a lock held elsewhere tells the user to do, after
+ * "in use by another evalset process; " (borrowed; NULL: the default, "try
+ * again when it has finished, or give --wait"). A server whose user cannot
+ * give options (the review page) says what its user can do instead.
+ */
+void lock_set_busy_advice(const char *advice);
 void lock_release(struct lock_file *lk);
 
 #endif

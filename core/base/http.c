@@ -283,7 +283,12 @@ static int start_attempt(struct http_client *c, struct http_req *r)
 		curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, c->o.stall_s);
 	}
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	/* over TLS, wait for the first connection's handshake to tell whether
+	 * it multiplexes (HTTP/2) rather than opening one per request; plain
+	 * HTTP is HTTP/1.1 here, where waiting would hold every request until
+	 * the first one's whole reply came back */
+	if (!strncasecmp(r->url, "https://", 8))
+		curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "evalset");
@@ -551,6 +556,8 @@ int http_run(struct http_client *c)
 		if (c->in_flight < c->limit && c->fresh_head < c->nr_fresh &&
 		    !(c->o.max_requests > 0 && (long)c->st.attempts >= c->o.max_requests))
 			continue; /* more can start right away */
+		if (c->in_flight == 0 && c->fresh_head == c->nr_fresh && !c->nr_waiting)
+			continue; /* all delivered: end now, not after a poll with nothing to wait for */
 		if (wait > 200)
 			wait = 200; /* poll 'stop' a few times a second */
 		if (wait < 0)

@@ -10,7 +10,8 @@
 bool term_hidden_mark(uint32_t c)
 {
 	return c == 0x061C || c == 0x180E || (c >= 0x200B && c <= 0x200F) ||
-	       (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
+	       (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF ||
+	       (c <= 0x10FFFF && utf8proc_category((utf8proc_int32_t)c) == UTF8PROC_CATEGORY_CF);
 }
 
 void term_add_visible(struct strbuf *out, const char *s, bool keep_lines)

@@ -26,7 +26,9 @@
  */
 void term_add_visible(struct strbuf *out, const char *s, bool keep_lines);
 /* Return true for the characters that reorder text or take no width:
- * bidirectional controls and marks, zero-width spaces and joiners, BOM. */
+ * bidirectional controls and marks, zero-width spaces and joiners, BOM,
+ * and every other format character (Unicode category Cf: the soft hyphen,
+ * the invisible tag characters U+E0000-E007F...). */
 bool term_hidden_mark(uint32_t cp);
 /*
  * Append the 'len' bytes of 's' to 'out' with only the bidirectional and

@@ -335,6 +335,7 @@ int remap_set(const struct set *s, const struct corpus *old, const struct corpus
 	out->has_corpus = true;
 	out->corpus.fingerprint = xstrdup(fp);
 	out->corpus.chunks = (long)new->nr;
+	set_copy_forbid(out, s);
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct question *q = &s->q[i];
 		struct question *nq = set_append(out);

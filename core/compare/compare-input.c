@@ -11,7 +11,10 @@
 #include "base/fsutil.h"
 #include "score/measures.h"
 #include "score/results.h"
+#include "score/leak.h"
 #include "score/resultcheck.h"
+#include "set/corpus.h"
+#include "set/corpuscheck.h"
 #include "set/versioncache.h"
 #include "score/bind.h"
 #include "chunk/chunker.h"
@@ -27,10 +30,11 @@
 
 #define MAX_MEASURES 64
 
-/* Score 'run' (read from 'path') against 'set' into 'r'. Return 0 or -1
- * (reported). */
+/* Score 'run' (read from 'path') against 'set' into 'r', the chunks'
+ * documents from 'corpus' (may be NULL). Return 0 or -1 (reported). */
 static int score_run(struct results *r, const struct set *set, const struct run *run,
-		     const char *path, const struct compare_input_opts *o)
+		     const char *path, const struct compare_input_opts *o,
+		     const struct corpus *corpus)
 {
 	struct measure ms[MAX_MEASURES];
 	struct score_options so;
@@ -59,10 +63,36 @@ static int score_run(struct results *r, const struct set *set, const struct run 
 	so.nr_measures = nr;
 	so.k = o->k > 0 ? o->k : 5;
 	so.depth = 50;
+	so.corpus = corpus;
 	ret = score_set(set, set->version, run, path, &so, r, &sum);
 	score_summary_release(&sum);
 out:
 	return ret;
+}
+
+/*
+ * When a measure of 'o' is document-level, load into 'c' the corpus that
+ * gives the chunks of a run their documents: the one the run is judged on
+ * (o->corpus), else the set's (a missing one is a warning: the chunker's id
+ * form then names the documents). Return 0 or -1 (reported).
+ */
+static int load_doc_corpus(const struct set *set, const struct set_ref *ref,
+			   const struct compare_input_opts *o, struct corpus *c)
+{
+	bool docs = false;
+
+	for (size_t i = 0; i < o->nr_measures && !docs; i++) {
+		struct measure m;
+		struct strbuf why = STRBUF_INIT;
+
+		docs = measure_parse_why(o->measures[i], &m, NULL, &why) == 0 && measure_is_doc(&m);
+		strbuf_release(&why);
+	}
+	if (!docs)
+		return 0;
+	if (o->corpus)
+		return corpus_load(c, o->corpus);
+	return set_corpus_load(set, ref && ref->dir ? ref->dir : ".", c) < 0 ? -1 : 0;
 }
 
 const char *compare_input_measure(const struct results *r, const char *name, char buf[64])
@@ -78,15 +108,16 @@ const char *compare_input_measure(const struct results *r, const char *name, cha
 	return results_measure(r, buf) >= 0 ? buf : name;
 }
 
-/* Mark stale the questions of 'r' whose text or answerability differ in
- * the version 'rec' records (or that it lacks); return 0, or -1 when that
- * version cannot be loaded. */
-static int mark_stale(struct results *r, const struct set_ref *ref, const struct bind_record *rec,
-		      const char *path)
+/* Mark stale the questions of 'r' (scored on 'set') whose text,
+ * answerability, conversation or history differ in the version 'rec'
+ * records (or that it lacks); return 0, or -1 when that version cannot be
+ * loaded. */
+static int mark_stale(struct results *r, const struct set *set, const struct set_ref *ref,
+		      const struct bind_record *rec, const char *path)
 {
 	struct set old = SET_INIT;
 	struct set_ref oref = SET_REF_INIT;
-	struct set_lookup lk;
+	struct set_lookup lk, now;
 	char *arg;
 	int ret = 0;
 	size_t stale = 0;
@@ -102,15 +133,19 @@ static int mark_stale(struct results *r, const struct set_ref *ref, const struct
 		goto out;
 	}
 	set_lookup_init(&lk, &old);
+	set_lookup_init(&now, set);
 	for (size_t i = 0; i < r->nr; i++) {
 		struct question_result *q = &r->q[i];
 		const struct question *oq = set_lookup_find(&lk, q->id);
+		const struct question *cq = set_lookup_find(&now, q->id);
 
-		if (!oq || oq->answerable != q->answerable || !q->text || strcmp(oq->text, q->text)) {
+		if (!oq || oq->answerable != q->answerable || !q->text || strcmp(oq->text, q->text) ||
+		    (cq && !question_conversation_eq(oq, cq))) {
 			q->stale = true;
 			stale++;
 		}
 	}
+	set_lookup_release(&now);
 	set_lookup_release(&lk);
 out:
 	free(arg);
@@ -262,6 +297,8 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 	struct bind_record rec;
 	struct strbuf why = STRBUF_INIT, cwhy = STRBUF_INIT;
 	struct corpus_bind cb = CORPUS_BIND_INIT;
+	struct corpus docs = CORPUS_INIT;
+	const struct corpus *dc;
 	enum bind_verdict v;
 	int ret = -1;
 
@@ -346,6 +383,9 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 		}
 		strbuf_addf(note, "%scorpus changed: %s", note->len ? "; " : "", cwhy.buf);
 	}
+	if (load_doc_corpus(set, ref, o, &docs) < 0)
+		goto out;
+	dc = docs.nr ? &docs : NULL;
 	if (o->corpus) {
 		struct set judged = SET_INIT;
 		char *fp = NULL, *from = ref && ref->tag ? xstrfmt("%s@%s", ref->name, ref->tag)
@@ -360,7 +400,7 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 				   o->corpus_option ? o->corpus_option : "the corpus option");
 		}
 		if (rc == 0)
-			rc = score_run(r, &judged, run, path, o);
+			rc = score_run(r, &judged, run, path, o, dc);
 		set_release(&judged);
 		if (rc < 0) {
 			free(fp);
@@ -377,7 +417,7 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 		int rc;
 
 		bind_drop_absent(set, &cb.absent, &judged);
-		rc = score_run(r, &judged, run, path, o);
+		rc = score_run(r, &judged, run, path, o, dc);
 		set_release(&judged);
 		if (rc < 0)
 			goto out;
@@ -385,15 +425,27 @@ int compare_input_load(struct results *r, const struct set *set, const struct se
 		free(r->set_digest);
 		r->set_digest = xstrdup(digest);
 		r->labels_absent = (long)cb.absent.nr;
-	} else if (score_run(r, set, run, path, o) < 0) {
+	} else if (score_run(r, set, run, path, o, dc) < 0) {
 		goto out;
+	}
+	if (set_nr_forbidding(set)) {
+		/* the leaks, as score --save records them */
+		struct corpus corpus = CORPUS_INIT;
+
+		if ((leak_needs_corpus(set) && set_corpus_load(set, ref ? ref->dir : ".", &corpus) < 0) ||
+		    set_forbid_ready(set, &corpus) < 0) {
+			corpus_release(&corpus);
+			goto out;
+		}
+		leak_record(set, corpus.nr ? &corpus : NULL, run, r);
+		corpus_release(&corpus);
 	}
 	if (cb.run_fp) {
 		free(r->run_corpus);
 		r->run_corpus = xstrdup(cb.run_fp);
 	}
 	if (v == BIND_OTHER) {
-		if (mark_stale(r, ref, &rec, path) < 0)
+		if (mark_stale(r, set, ref, &rec, path) < 0)
 			goto out;
 		strbuf_addf(note, "%s%s %s", note->len ? "; " : "", what, why.buf);
 	}
@@ -403,6 +455,7 @@ out:
 		run_release(&local);
 	bind_record_release(&rec);
 	corpus_bind_release(&cb);
+	corpus_release(&docs);
 	strbuf_release(&why);
 	strbuf_release(&cwhy);
 	return ret;

@@ -22,7 +22,7 @@
  * when set changes are allowed: they bridge versions of one set.
  * With set changes allowed, one line per such input is appended to 'note'
  * (every output shows it); a run made for other questions is scored on the
- * set named, and the questions whose text or answerability differ from the
+ * set named, and the questions whose text, answerability or history differ from the
  * version the run records are marked stale (compare leaves them out); when
  * that version cannot be loaded the run is refused.
  *

@@ -1,6 +1,7 @@
 /*
  * compare-internal: what the files of the compare module (compare.c,
- * compare-pair.c, compare-rules.c) share; nothing outside them includes it.
+ * compare-leak.c, compare-pair.c, compare-rules.c) share; nothing outside
+ * them includes it.
  *
  * A side is the runs of one system; the pairs are the questions compared,
  * in the order of the first baseline run, each with its question in every
@@ -74,5 +75,12 @@ void cmp_describe_deltas(const double *d, size_t n, double *effect, size_t *win,
  * or -1 with an error (a rule that could never decide, at its FILE:LINE:COL). */
 int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct side *b,
 		   const struct side *cs, const struct pairs *pr);
+
+/* Find the candidate's leaks at 'k' into 'c' (compare-leak.c); refuse a
+ * candidate whose results record none though its set forbids ids. Return 0
+ * or -1 (reported). */
+int cmp_leaks(struct compare *c, const struct results *const *base, size_t nb,
+	      const struct results *const *cand, size_t nc, long k);
+void cmp_leaks_release(struct compare *c);
 
 #endif

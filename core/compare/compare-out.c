@@ -3,6 +3,7 @@
  * Numbers show four decimals in tables; JSON carries full precision.
  */
 #include "compare/compare-out.h"
+#include "score/results.h"
 #include "compare/compare.h"
 #include "compare/gate.h"
 #include "base/html.h"
@@ -310,7 +311,10 @@ void compare_render_text(const struct compare_view *v, struct strbuf *out)
 	for (size_t i = 0; i < nr_outcomes(v); i++) {
 		const struct gate_outcome *o = &v->outcomes[i];
 
-		strbuf_addf(out, "  %s%s%s  %s\n", col(v, o->pass ? C_GREEN : C_RED), status(o),
+		/* headline first: what, the change and the verdict; then the test */
+		strbuf_addf(out, "  %s ", o->what);
+		gate_outcome_change(o, "->", out);
+		strbuf_addf(out, " %s%s%s  %s\n", col(v, o->pass ? C_GREEN : C_RED), status(o),
 			    col(v, C_OFF), o->why);
 	}
 	if (note)
@@ -320,7 +324,9 @@ void compare_render_text(const struct compare_view *v, struct strbuf *out)
 	strbuf_addf(out, "baseline:  %s\ncandidate: %s\n", c->base_label, c->cand_label);
 	add_method(v, out);
 	for (size_t i = 0; i < c->nr_subsets; i++) {
-		if (i && !v->all_subsets) {
+		/* first turns and follow-ups are always shown: a retriever that
+		 * loses follow-ups must be seen (docs/conversations.md) */
+		if (i && !v->all_subsets && c->subsets[i].kind != SUBSET_TURN) {
 			hidden++;
 			continue;
 		}
@@ -359,6 +365,44 @@ static cJSON *json_changes(const struct question_change *q, size_t nr)
 	return a;
 }
 
+/* Add the leak rule's count and its leaking questions to 'ro'. */
+static void json_leak_rule(const struct compare_view *v, cJSON *ro)
+{
+	const struct compare *c = v->c;
+	cJSON *a;
+
+	json_add_str_or_null(ro, "measure", "leak");
+	json_add_str_or_null(ro, "method", "exact count");
+	cJSON_AddNumberToObject(ro, "max_leak", (double)v->gate->max_leak);
+	cJSON_AddNumberToObject(ro, "k", (double)c->leak_k);
+	cJSON_AddNumberToObject(ro, "questions", (double)c->leak_forbidding);
+	cJSON_AddNumberToObject(ro, "leaking", (double)c->nr_leaks);
+	if (c->base_leaks_absent)
+		cJSON_AddNullToObject(ro, "baseline_leaking");
+	else
+		cJSON_AddNumberToObject(ro, "baseline_leaking", (double)c->base_leaking);
+	a = cJSON_AddArrayToObject(ro, "leaks");
+	for (size_t i = 0; i < c->nr_leaks; i++) {
+		cJSON *q = cJSON_CreateObject(), *h;
+
+		cJSON_AddStringToObject(q, "id", c->leaks[i].id);
+		if (c->base_leaks_absent)
+			cJSON_AddNullToObject(q, "in_baseline");
+		else
+			cJSON_AddBoolToObject(q, "in_baseline", c->leaks[i].in_baseline);
+		h = cJSON_AddArrayToObject(q, "leaked");
+		for (size_t j = 0; j < c->leaks[i].nr; j++) {
+			cJSON *x = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(x, "rank", (double)c->leaks[i].hits[j].rank);
+			cJSON_AddStringToObject(x, "chunk", c->leaks[i].hits[j].chunk);
+			cJSON_AddStringToObject(x, "forbidden", c->leaks[i].hits[j].entry);
+			cJSON_AddItemToArray(h, x);
+		}
+		cJSON_AddItemToArray(a, q);
+	}
+}
+
 /* Add the verdict and every rule's test to 'root' as "gate". */
 static void json_gate(const struct compare_view *v, cJSON *root)
 {
@@ -380,6 +424,7 @@ static void json_gate(const struct compare_view *v, cJSON *root)
 	for (size_t i = 0; i < GATE_OUTCOMES(v->gate); i++) {
 		const struct gate_outcome *o = &v->outcomes[i];
 		cJSON *ro = cJSON_CreateObject();
+		char *line;
 
 		if (i < v->gate->nr) {
 			const struct gate_rule *r = &v->gate->rules[i];
@@ -404,13 +449,18 @@ static void json_gate(const struct compare_view *v, cJSON *root)
 			cJSON_AddNumberToObject(ro, "win", (double)rc->win);
 			cJSON_AddNumberToObject(ro, "tie", (double)rc->tie);
 			cJSON_AddNumberToObject(ro, "loss", (double)rc->loss_n);
-		} else {
+		} else if (i == GATE_COVERAGE(v->gate)) {
 			json_add_str_or_null(ro, "measure", "coverage");
 			cJSON_AddNumberToObject(ro, "allow_missing", (double)v->gate->allow_missing);
 			cJSON_AddNumberToObject(ro, "missing", (double)c->missing_new);
+		} else {
+			json_leak_rule(v, ro);
 		}
 		cJSON_AddBoolToObject(ro, "pass", o->pass);
 		json_add_str_or_null(ro, "why", o->why);
+		line = gate_outcome_line(o);
+		json_add_str_or_null(ro, "line", line);
+		free(line);
 		cJSON_AddItemToArray(rules, ro);
 	}
 	free(verdict);
@@ -562,6 +612,39 @@ static void md_changes(const struct compare_view *v, const char *what,
 	strbuf_addstr(out, "\n</details>\n");
 }
 
+/* List the candidate's leaking questions, one row per forbidden id. */
+static void md_leaks(const struct compare_view *v, struct strbuf *out)
+{
+	const struct compare *c = v->c;
+	struct strbuf sb = STRBUF_INIT;
+	struct table t;
+
+	if (!c->nr_leaks)
+		return;
+	strbuf_addf(out, "**Leaks**: %zu question%s retrieved a forbidden id in the top %ld "
+		    "(a leak fails the gate whatever else improved):\n\n", c->nr_leaks,
+		    c->nr_leaks == 1 ? "" : "s", c->leak_k);
+	table_init(&t, TABLE_MARKDOWN);
+	table_add_column(&t, "Question", 0, 0, 0);
+	table_add_column(&t, "Rank", TABLE_RIGHT, 0, 0);
+	table_add_column(&t, "Chunk", 0, 0, 0);
+	table_add_column(&t, "Forbidden by", 0, 0, 0);
+	table_add_column(&t, "Baseline", 0, 0, 0);
+	for (size_t i = 0; i < c->nr_leaks; i++)
+		for (size_t h = 0; h < c->leaks[i].nr; h++) {
+			add_md(&t, &sb, c->leaks[i].id);
+			table_addf(&t, "%ld", c->leaks[i].hits[h].rank);
+			add_md(&t, &sb, c->leaks[i].hits[h].chunk);
+			add_md(&t, &sb, c->leaks[i].hits[h].entry);
+			table_add(&t, c->base_leaks_absent ? "unknown" : c->leaks[i].in_baseline
+				  ? "also in baseline" : "new");
+		}
+	table_render(&t, out);
+	table_release(&t);
+	strbuf_release(&sb);
+	strbuf_addch(out, '\n');
+}
+
 void compare_render_markdown(const struct compare_view *v, struct strbuf *out)
 {
 	const struct compare *c = v->c;
@@ -582,6 +665,11 @@ void compare_render_markdown(const struct compare_view *v, struct strbuf *out)
 		md_cell(out, note);
 		strbuf_addstr(out, "\n\n");
 	}
+	if (v->form_note) {
+		strbuf_addstr(out, "> **Warning:** ");
+		md_cell(out, v->form_note);
+		strbuf_addstr(out, "\n\n");
+	}
 	strbuf_addstr(out, "Baseline ");
 	md_cell(out, c->base_label);
 	strbuf_addstr(out, ", candidate ");
@@ -597,17 +685,28 @@ void compare_render_markdown(const struct compare_view *v, struct strbuf *out)
 		struct strbuf sb = STRBUF_INIT;
 		struct table t;
 
+		/* headline first (what, the change, the verdict), the test after */
 		table_init(&t, TABLE_MARKDOWN);
-		table_add_column(&t, "Result", 0, 0, 0);
 		table_add_column(&t, "Gate rule", 0, 0, 0);
+		table_add_column(&t, "Baseline → candidate (Δ)", 0, 0, 0);
+		table_add_column(&t, "Result", 0, 0, 0);
+		table_add_column(&t, "Test", 0, 0, 0);
 		for (size_t i = 0; i < nr_outcomes(v); i++) {
-			table_add(&t, v->outcomes[i].pass ? "pass" : "**FAIL**");
-			add_md(&t, &sb, v->outcomes[i].why);
+			const struct gate_outcome *o = &v->outcomes[i];
+			struct strbuf change = STRBUF_INIT;
+
+			add_md(&t, &sb, o->what);
+			gate_outcome_change(o, "→", &change);
+			add_md(&t, &sb, change.buf);
+			strbuf_release(&change);
+			table_add(&t, o->pass ? "pass" : "**FAIL**");
+			add_md(&t, &sb, o->why);
 		}
 		table_render(&t, out);
 		table_release(&t);
 		strbuf_release(&sb);
 		strbuf_addch(out, '\n');
+		md_leaks(v, out);
 	}
 	md_subset(v, &c->subsets[0], out);
 	if (measures_hidden(v))
@@ -663,20 +762,25 @@ void compare_render_junit(const struct compare_view *v, struct strbuf *out)
 	for (size_t i = 0; i < nr; i++) {
 		const struct gate_outcome *o = &v->outcomes[i];
 		char *d = i < v->gate->nr ? gate_rule_describe(&v->gate->rules[i])
-					  : xstrfmt("coverage allow_missing %ld", v->gate->allow_missing);
+			: i == GATE_COVERAGE(v->gate) ? xstrfmt("coverage allow_missing %ld",
+								 v->gate->allow_missing)
+			: gate_leak_describe(v->gate, c->leak_k);
+
+		char *line = gate_outcome_line(o);
 
 		strbuf_addstr(out, "    <testcase classname=\"evalset.gate\"");
 		xml_attr(out, "name", d);
 		strbuf_addstr(out, ">\n");
 		if (!o->pass) {
 			strbuf_addstr(out, "      <failure type=\"regression\"");
-			xml_attr(out, "message", o->why);
+			xml_attr(out, "message", line);
 			strbuf_addch(out, '>');
-			xml_text(out, o->why);
+			xml_text(out, line);
 			strbuf_addstr(out, "</failure>\n");
 		}
 		strbuf_addstr(out, "      <system-out>");
-		xml_text(out, o->why);
+		xml_text(out, line);
+		free(line);
 		if (note) {
 			strbuf_addch(out, '\n');
 			xml_text(out, note);
@@ -719,11 +823,15 @@ void compare_render_annotations(const struct compare_view *v, struct strbuf *out
 		strbuf_addch(out, '\n');
 	}
 	for (size_t i = 0; i < nr_outcomes(v); i++) {
+		char *line;
+
 		if (v->outcomes[i].pass)
 			continue;
+		line = gate_outcome_line(&v->outcomes[i]);
 		strbuf_addstr(out, "::error title=evalset gate::");
-		gh_escape(out, v->outcomes[i].why);
+		gh_escape(out, line);
 		strbuf_addch(out, '\n');
+		free(line);
 	}
 	free(note);
 }

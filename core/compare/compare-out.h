@@ -44,6 +44,8 @@ struct compare_view {
 	bool all_measures;                  /* text, Markdown: every measure computed, not
 	                                     * the short table (JSON always has every one) */
 	bool color;                         /* ANSI colour on the verdict and rule lines */
+	const char *form_note;              /* the runs were asked in different query forms
+	                                     * (docs/conversations.md), or NULL */
 };
 
 /* Return the one-line description of the set change, or NULL when the

@@ -14,6 +14,7 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/util.h"
+#include "set/set.h"
 
 #include <limits.h>
 #include <math.h>
@@ -192,7 +193,7 @@ int cmp_pair_questions(struct compare *c, const struct side *b, const struct sid
 			else if (!same_text(row[k]->text, q0->text))
 				why = "text changed";
 			else if (row[k]->stale)
-				why = "text or answerability changed since the run was made";
+				why = "text, answerability or history changed since the run was made";
 			else if (row[k]->unjudged)
 				why = unjudged_why;
 		}
@@ -268,6 +269,8 @@ bool cmp_in_subset(enum subset_kind kind, const char *value, const struct questi
 		return q->answerable == !strcmp(value, "true");
 	case SUBSET_TAG:
 		return has_tag(q, value);
+	case SUBSET_TURN:
+		return q->turn && !strcmp(q->turn, value);
 	}
 	return false;
 }

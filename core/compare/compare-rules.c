@@ -16,6 +16,7 @@
 #include "score/results.h"
 #include "compare/stats.h"
 #include "base/strbuf.h"
+#include "base/progress.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -41,7 +42,7 @@ static size_t rule_questions(const struct gate_rule *r, const struct side *b,
 
 static char *rule_subset_label(const struct gate_rule *r)
 {
-	static const char *const kinds[] = { "all", "origin", "answerable", "tag" };
+	static const char *const kinds[] = { "all", "origin", "answerable", "tag", "turn" };
 
 	return r->subset == SUBSET_ALL ? xstrdup("all")
 				       : xstrfmt("%s=%s", kinds[r->subset], r->subset_value);
@@ -118,6 +119,8 @@ int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct
 		rc->rounded = k[i].rounded;
 		if (r->test != TEST_NONE)
 			p[i] = gatetest_p_cached(o->cache, &k[i], r->max_drop, r->test == TEST_NONINF);
+		if (o->progress)
+			progress_update(o->progress, (double)i / 2);
 		free(loss);
 		free(d);
 		free(ui);
@@ -142,6 +145,8 @@ int cmp_test_rules(struct compare *c, const struct compare_opts *o, const struct
 		} else {
 			rc->bound = gatetest_upper(&k[i], rc->level);
 		}
+		if (o->progress)
+			progress_update(o->progress, (double)(nr + i) / 2);
 	}
 	ret = 0;
 out:

@@ -18,7 +18,9 @@
 #include "compare/stats.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
+#include "base/progress.h"
 #include "base/util.h"
+#include "set/set.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -70,6 +72,7 @@ void compare_release(struct compare *c)
 	free(c->rules);
 	free_changes(c->lost, c->nr_lost);
 	free_changes(c->gained, c->nr_gained);
+	cmp_leaks_release(c);
 	compare_init(c);
 }
 
@@ -80,7 +83,8 @@ const char *compare_version_name(const char *version)
 
 bool compare_lower_is_better(const char *measure)
 {
-	return !strcmp(measure, COMPARE_FALSE_DECLINE);
+	/* an agent that needs more calls for the same chunks is worse */
+	return !strcmp(measure, COMPARE_FALSE_DECLINE) || !strcmp(measure, "Calls");
 }
 
 long compare_measure(const struct compare *c, const char *measure)
@@ -272,7 +276,7 @@ static int compute_subset(struct compare *c, struct subset_cmp *s, const struct 
 static struct subset_cmp *add_subset(struct compare *c, size_t *alloc, enum subset_kind kind,
 				     const char *value)
 {
-	static const char *const kinds[] = { "all", "origin", "answerable", "tag" };
+	static const char *const kinds[] = { "all", "origin", "answerable", "tag", "turn" };
 	struct subset_cmp *s;
 
 	ALLOC_GROW(c->subsets, c->nr_subsets + 1, *alloc);
@@ -293,6 +297,7 @@ static int cmp_str(const void *a, const void *b)
 static void make_subsets(struct compare *c, const struct side *b, const struct pairs *pr)
 {
 	static const char *const origins[] = { "synthetic", "mined", "hand" };
+	static const char *const turns[] = { TURN_FIRST, TURN_FOLLOW_UP };
 	struct strmap tags = STRMAP_INIT;
 	struct strmap_entry *e;
 	const char **names;
@@ -325,6 +330,14 @@ static void make_subsets(struct compare *c, const struct side *b, const struct p
 	for (size_t i = 0; i < nr_names; i++)
 		add_subset(c, &alloc, SUBSET_TAG, names[i]);
 	free(names);
+	for (size_t t = 0; t < ARRAY_SIZE(turns); t++)
+		for (size_t i = 0; i < pr->n; i++) {
+			const char *turn = pr->bq[i * b->nr]->turn;
+			if (turn && !strcmp(turn, turns[t])) {
+				add_subset(c, &alloc, SUBSET_TURN, turns[t]);
+				break;
+			}
+		}
 	strmap_clear(&tags, 0);
 }
 
@@ -404,6 +417,9 @@ int compare_run(struct compare *c, const struct results *const *base, size_t nb,
 			c->set_changed = true;
 		}
 	}
+	if (o->gate && o->gate->max_leak >= 0 &&
+	    cmp_leaks(c, base, nb, cand, nc, o->gate->leak_k ? o->gate->leak_k : c->k) < 0)
+		goto out;
 	if (cmp_pair_questions(c, &b, &cs, &pr, o->allow_set_change) < 0)
 		goto out;
 	if (c->nr_left_out)
@@ -421,6 +437,8 @@ int compare_run(struct compare *c, const struct results *const *base, size_t nb,
 			c->nr_unanswerable++;
 	}
 	cmp_count_missing(c, &b, &cs, &pr);
+	if (o->progress && o->gate)
+		progress_phase(o->progress, "gate rules", (double)o->gate->nr);
 	if (o->gate && cmp_test_rules(c, o, &b, &cs, &pr) < 0)
 		goto out;
 	if (o->gate_only) {
@@ -430,9 +448,14 @@ int compare_run(struct compare *c, const struct results *const *base, size_t nb,
 	if (pick_measures(c, &b, &cs, o) < 0)
 		goto out;
 	make_subsets(c, &b, &pr);
-	for (size_t i = 0; i < c->nr_subsets; i++)
+	if (o->progress)
+		progress_phase(o->progress, "subsets", (double)c->nr_subsets);
+	for (size_t i = 0; i < c->nr_subsets; i++) {
+		if (o->progress)
+			progress_update(o->progress, (double)i);
 		if (compute_subset(c, &c->subsets[i], &b, &cs, &pr) < 0)
 			goto out;
+	}
 	find_changes(c, &b, &cs, &pr);
 	ret = 0;
 out:

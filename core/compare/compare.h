@@ -23,8 +23,9 @@
  *    rules) on their own columns and seed, so the verdict never depends on
  *    which measures are shown or in what order.
  *  - subsets[0] is the whole comparison ("all"); then origin=synthetic,
- *    origin=mined, origin=hand, answerable=true, answerable=false and
- *    tag=T (tags sorted by strcmp), each present only when it has questions.
+ *    origin=mined, origin=hand, answerable=true, answerable=false,
+ *    tag=T (tags sorted by strcmp), then turn=first and turn=follow-up
+ *    (sets with conversations), each present only when it has questions.
  *    Questions without an origin count as hand.
  *
  * Ownership: struct compare owns every string and array it points to;
@@ -38,6 +39,7 @@
 #include <stdint.h>
 
 struct results;
+struct results_leak;
 struct gate;
 struct gatetest_cache;
 
@@ -60,14 +62,15 @@ enum subset_kind {
 	SUBSET_ORIGIN,
 	SUBSET_ANSWERABLE,
 	SUBSET_TAG,
+	SUBSET_TURN,        /* TURN_FIRST or TURN_FOLLOW_UP (set.h) */
 };
 
 enum rule_test { TEST_DROP, TEST_NONINF, TEST_NONE };
 
 struct subset_cmp {
 	enum subset_kind kind;
-	char *value;        /* "mined", "true"/"false", the tag; NULL for all */
-	char *label;        /* "all", "origin=mined", "answerable=false", "tag=hard" */
+	char *value;        /* "mined", "true"/"false", the tag, "follow-up"; NULL for all */
+	char *label;        /* "all", "origin=mined", "answerable=false", "tag=hard", "turn=first" */
 	size_t nr_questions;
 	struct measure_cmp *m;  /* parallel to compare.measures */
 };
@@ -97,6 +100,18 @@ struct question_change {
 	long rank_before, rank_after;  /* first relevant rank, 0 when none retrieved */
 };
 
+struct progress;
+
+/* A candidate question that retrieved a forbidden id in the top k
+ * (docs/access.md). */
+struct leak_cmp {
+	char *id;
+	struct results_leak *hits;   /* within the top k, ascending rank (over the
+				      * candidate's runs: each run's, in turn) */
+	size_t nr;
+	bool in_baseline;            /* the baseline leaked it too, at that k */
+};
+
 struct compare_opts {
 	const char *const *measures;  /* NULL/0: every measure both results hold, then Decline, FalseDecline */
 	size_t nr_measures;
@@ -109,8 +124,10 @@ struct compare_opts {
 	bool gate_only;               /* the rules' verdicts only: no table, no lost and
 				       * gained, no bounds (power's simulations) */
 	struct gatetest_cache *cache; /* p-values kept across calls (gatetest.h), or NULL */
+	struct progress *progress;    /* NULL, or told of the gate's rules, then the subsets,
+				       * done (a phase each, progress_phase) */
 };
-#define COMPARE_OPTS_INIT { NULL, 0, NULL, 5, 10000, 10000, 1, 0.95, false, false, NULL }
+#define COMPARE_OPTS_INIT { NULL, 0, NULL, 5, 10000, 10000, 1, 0.95, false, false, NULL, NULL }
 
 struct compare {
 	char *set_name;
@@ -137,6 +154,13 @@ struct compare {
 	size_t rules_family;                /* drop rules tested together (Holm) */
 	struct question_change *lost, *gained;
 	size_t nr_lost, nr_gained;
+	/* leaks, computed when the gate has a leak rule (leak_k 0: not computed) */
+	long leak_k;
+	size_t leak_forbidding;             /* candidate questions with a forbidden list */
+	struct leak_cmp *leaks;             /* the leaking ones, in the candidate's order */
+	size_t nr_leaks;
+	size_t base_leaking;                /* baseline questions leaking at leak_k */
+	bool base_leaks_absent;             /* the baseline's results record no leaks */
 	int k;
 	long resamples, permutations;
 	uint64_t boot_seed, perm_seed, gate_seed;
@@ -155,7 +179,9 @@ void compare_release(struct compare *c);
  * 'allow_set_change', a requested measure missing from a results, an
  * answerable question with no value for a compared measure, a gate rule
  * that could never fail or whose subset is smaller than its min_questions
- * (at the rule's FILE:LINE:COL, checked before any test is computed).
+ * (at the rule's FILE:LINE:COL, checked before any test is computed), a
+ * gate with a leak rule and a candidate whose results record no leaks
+ * though its set forbids ids (written before leaks were saved).
  */
 int compare_run(struct compare *c, const struct results *const *base, size_t nb,
 		const struct results *const *cand, size_t nc, const struct compare_opts *o);

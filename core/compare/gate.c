@@ -9,8 +9,10 @@
 #include "base/fsutil.h"
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "set/set.h"
 #include "base/yamlguard.h"
 #include "score/measures.h"
+#include "score/results.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -25,6 +27,15 @@ void gate_init(struct gate *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->alpha = 0.05;
+	g->max_leak = -1;
+}
+
+void gate_default_leak(struct gate *g, size_t nr_forbidding)
+{
+	if (nr_forbidding && g->max_leak < 0) {
+		g->max_leak = 0;
+		g->leak_k = 0;
+	}
 }
 
 const char *gate_test_name(enum rule_test test)
@@ -119,6 +130,7 @@ bool gate_measure_bounded(const char *name)
 	rc = measure_parse_why(name, &m, gate_own, &why);
 	strbuf_release(&why);
 	return rc == 0 && m.kind != MK_NUM_RET && m.kind != MK_NUM_REL && m.kind != MK_NUM_REL_RET &&
+	       m.kind != MK_CALLS &&
 	       m.kind != MK_NUM_Q && m.kind != MK_RUNID;
 }
 
@@ -132,16 +144,42 @@ bool gate_measure_name_ok(const char *name)
 	return canon != NULL;
 }
 
+/* Add what 'rule' watches: its measure, and its subset if any ("R@5 on tag=hard"). */
+static void add_rule_what(struct strbuf *sb, const struct gate_rule *rule)
+{
+	static const char *const kinds[] = { "all", "origin", "answerable", "tag", "turn" };
+
+	strbuf_addstr(sb, rule->measure);
+	if (rule->subset != SUBSET_ALL)
+		strbuf_addf(sb, " on %s=%s", kinds[rule->subset], rule->subset_value);
+}
+
+/* Add the settings of 'rule' ("max_drop 0.02 test drop"). */
+static void add_rule_settings(struct strbuf *sb, const struct gate_rule *rule)
+{
+	strbuf_addf(sb, "%s %g test %s", rule->rise ? "max_rise" : "max_drop", rule->max_drop,
+		    gate_test_name(rule->test));
+}
+
 char *gate_rule_describe(const struct gate_rule *rule)
 {
-	static const char *const kinds[] = { "all", "origin", "answerable", "tag" };
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, "%s %s %g test %s", rule->measure, rule->rise ? "max_rise" : "max_drop",
-		    rule->max_drop, gate_test_name(rule->test));
-	if (rule->subset != SUBSET_ALL)
-		strbuf_addf(&sb, " on %s=%s", kinds[rule->subset], rule->subset_value);
+	strbuf_addf(&sb, "%s ", rule->measure);
+	add_rule_settings(&sb, rule);
+	if (rule->subset != SUBSET_ALL) {
+		struct strbuf what = STRBUF_INIT;
+
+		add_rule_what(&what, rule);
+		strbuf_addstr(&sb, what.buf + strlen(rule->measure));
+		strbuf_release(&what);
+	}
 	return strbuf_detach(&sb, NULL);
+}
+
+char *gate_leak_describe(const struct gate *g, long k)
+{
+	return xstrfmt("leak max_leak %ld at k %ld", g->max_leak, k);
 }
 
 /* ---- loading ---- */
@@ -244,8 +282,9 @@ static void load_subset(struct loader *ld, const yaml_node_t *node, struct gate_
 	v = yaml_document_get_node(ld->doc, p->value);
 	key = scalar(k);
 	val = scalar(v);
-	if (!key || (strcmp(key, "origin") && strcmp(key, "tag") && strcmp(key, "answerable"))) {
-		node_error(ld, k, "unknown subset key '%s' (known: origin, tag, answerable)",
+	if (!key || (strcmp(key, "origin") && strcmp(key, "tag") && strcmp(key, "answerable") &&
+		     strcmp(key, "turn"))) {
+		node_error(ld, k, "unknown subset key '%s' (known: origin, tag, answerable, turn)",
 			   key ? key : "?");
 		return;
 	}
@@ -262,6 +301,13 @@ static void load_subset(struct loader *ld, const yaml_node_t *node, struct gate_
 		r->subset_value = xstrdup(val);
 	} else if (!strcmp(key, "tag")) {
 		r->subset = SUBSET_TAG;
+		r->subset_value = xstrdup(val);
+	} else if (!strcmp(key, "turn")) {
+		if (strcmp(val, TURN_FIRST) && strcmp(val, TURN_FOLLOW_UP)) {
+			node_error(ld, v, "unknown turn '%s' (known: first, follow-up)", val);
+			return;
+		}
+		r->subset = SUBSET_TURN;
 		r->subset_value = xstrdup(val);
 	} else {
 		bool b;
@@ -377,6 +423,36 @@ static void load_rule(struct loader *ld, struct gate *g, const yaml_node_t *node
 	}
 }
 
+/* Load 'max_leak': a count, or {questions: N, k: K}. */
+static void load_max_leak(struct loader *ld, struct gate *g, const yaml_node_t *v)
+{
+	g->leak_line = (long)v->start_mark.line + 1;
+	g->leak_col = (long)v->start_mark.column + 1;
+	g->max_leak = 0;
+	if (v->type != YAML_MAPPING_NODE) {
+		get_count(ld, v, "max_leak", 0, &g->max_leak);
+		return;
+	}
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(ld->doc, p->key);
+		const yaml_node_t *x = yaml_document_get_node(ld->doc, p->value);
+		const char *key = scalar(k);
+
+		if (!key)
+			node_error(ld, k, "a max_leak key must be a plain word");
+		else if (duplicate_key(ld, v, p))
+			node_error(ld, k, "duplicate key '%s'", key);
+		else if (!strcmp(key, "questions"))
+			get_count(ld, x, "questions", 0, &g->max_leak);
+		else if (!strcmp(key, "k"))
+			get_count(ld, x, "k", 1, &g->leak_k);
+		else
+			node_error(ld, k, "unknown max_leak key '%s' (known: questions, k)", key);
+	}
+	if (g->leak_k > 100000)
+		node_error(ld, v, "max_leak's 'k' must be between 1 and 100000, not %ld", g->leak_k);
+}
+
 static void load_root(struct loader *ld, struct gate *g, const yaml_node_t *root)
 {
 	const yaml_node_t *rules = NULL;
@@ -399,10 +475,12 @@ static void load_root(struct loader *ld, struct gate *g, const yaml_node_t *root
 				node_error(ld, v, "'alpha' must be between 0 and 1 (exclusive), not '%s'", scalar(v));
 		} else if (!strcmp(key, "allow_missing")) {
 			get_count(ld, v, "allow_missing", 0, &g->allow_missing);
+		} else if (!strcmp(key, "max_leak")) {
+			load_max_leak(ld, g, v);
 		} else if (!strcmp(key, "rules")) {
 			rules = v;
 		} else {
-			node_error(ld, k, "unknown key '%s' (known: alpha, allow_missing, rules)", key);
+			node_error(ld, k, "unknown key '%s' (known: alpha, allow_missing, max_leak, rules)", key);
 		}
 	}
 	if (!rules) {
@@ -570,12 +648,14 @@ static void judge(const struct gate *g, const struct gate_rule *r, const struct 
 		  const struct rule_cmp *rc, struct gate_outcome *o)
 {
 	const char *what = r->rise ? "rise" : "drop";
-	char *desc = gate_rule_describe(r);
 	struct strbuf sb = STRBUF_INIT;
 
 	o->rc = rc;
 	o->drop = rc->loss;
-	strbuf_addf(&sb, "%s: ", desc);
+	add_rule_what(&sb, r);
+	o->what = strbuf_detach(&sb, NULL);
+	add_rule_settings(&sb, r);
+	strbuf_addstr(&sb, ": ");
 	if (!rc->n) {
 		o->pass = true;
 		strbuf_addstr(&sb, "no question of this kind in the set (default rule left out)");
@@ -615,18 +695,14 @@ static void judge(const struct gate *g, const struct gate_rule *r, const struct 
 			    o->pass ? "within" : "exceeds", r->max_drop);
 		break;
 	}
-	strbuf_addf(&sb, "; %s %.4f -> %.4f, n %zu, effect ", rc->measure, rc->baseline,
-		    rc->candidate, rc->n);
+	strbuf_addf(&sb, "; n %zu, effect ", rc->n);
 	if (isnan(rc->effect))
 		strbuf_addstr(&sb, "- (no spread)");
 	else
 		strbuf_addf(&sb, "%.2f", fabs(rc->effect) < 5e-3 ? 0.0 : rc->effect);
 	strbuf_addf(&sb, ", win/tie/loss %zu/%zu/%zu", rc->win, rc->tie, rc->loss_n);
-	if (strcmp(rc->subset_label, "all"))
-		strbuf_addf(&sb, " on %s", rc->subset_label);
 out:
 	o->why = strbuf_detach(&sb, NULL);
-	free(desc);
 }
 
 static void judge_coverage(const struct gate *g, const struct compare *c, struct gate_outcome *o)
@@ -635,8 +711,10 @@ static void judge_coverage(const struct gate *g, const struct compare *c, struct
 
 	o->rc = NULL;
 	o->drop = NAN;
+	o->missing = c->missing_new;
 	o->pass = (long)c->missing_new <= g->allow_missing;
-	strbuf_addf(&sb, "coverage allow_missing %ld: the candidate misses %zu question%s the baseline "
+	o->what = xstrdup("coverage");
+	strbuf_addf(&sb, "allow_missing %ld: the candidate misses %zu question%s the baseline "
 		    "answered (missing: baseline %zu, candidate %zu)", g->allow_missing, c->missing_new,
 		    c->missing_new == 1 ? "" : "s", c->missing_base, c->missing_cand);
 	for (size_t i = 0; i < c->nr_missing_new_ids; i++)
@@ -644,6 +722,57 @@ static void judge_coverage(const struct gate *g, const struct compare *c, struct
 	if (c->missing_new > c->nr_missing_new_ids)
 		strbuf_addstr(&sb, ", ...");
 	o->why = strbuf_detach(&sb, NULL);
+}
+
+/* The leaking questions named in a verdict line; the rest are counted. */
+#define LEAKS_NAMED 20
+
+/* Judge the leak rule: an exact count, no test (docs/access.md, "The
+ * gate"); name each leaking question with what it retrieved. */
+static void judge_leak(const struct gate *g, const struct compare *c, struct gate_outcome *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *desc = gate_leak_describe(g, c->leak_k);
+	size_t named = c->nr_leaks < LEAKS_NAMED ? c->nr_leaks : LEAKS_NAMED;
+
+	o->rc = NULL;
+	o->drop = NAN;
+	o->pass = (long)c->nr_leaks <= g->max_leak;
+	o->leak = true;
+	o->leaking = c->nr_leaks;
+	o->base_leaking = c->base_leaking;
+	o->base_leaks_known = !c->base_leaks_absent;
+	o->what = xstrdup("leak");
+	/* the description without its leading "leak ", which 'what' holds */
+	strbuf_addf(&sb, "%s (an exact count, no statistics: more than %ld leaking question%s "
+		    "fail%s the gate): ", desc + strlen("leak "), g->max_leak, g->max_leak == 1 ? "" : "s",
+		    g->max_leak == 1 ? "s" : "");
+	if (!c->leak_forbidding) {
+		strbuf_addstr(&sb, "no question of the set forbids ids");
+		goto out;
+	}
+	strbuf_addf(&sb, "%zu of %zu question%s with forbidden ids retrieved one in the top %ld",
+		    c->nr_leaks, c->leak_forbidding, c->leak_forbidding == 1 ? "" : "s", c->leak_k);
+	for (size_t i = 0; i < named; i++) {
+		const struct leak_cmp *l = &c->leaks[i];
+
+		strbuf_addf(&sb, "%s%s (", i ? "; " : ": ", l->id);
+		for (size_t h = 0; h < l->nr; h++)
+			strbuf_addf(&sb, "%s'%s' at rank %ld, forbidden by '%s'", h ? ", " : "",
+				    l->hits[h].chunk, l->hits[h].rank, l->hits[h].entry);
+		if (l->in_baseline)
+			strbuf_addstr(&sb, "; also in baseline");
+		strbuf_addch(&sb, ')');
+	}
+	if (c->nr_leaks > named)
+		strbuf_addf(&sb, "; and %zu more", c->nr_leaks - named);
+	if (c->base_leaks_absent)
+		strbuf_addstr(&sb, "; the baseline records no leaks (saved before they were)");
+	else
+		strbuf_addf(&sb, "; baseline: %zu leaking", c->base_leaking);
+out:
+	o->why = strbuf_detach(&sb, NULL);
+	free(desc);
 }
 
 int gate_evaluate(const struct gate *g, const struct compare *c, struct gate_outcome *out)
@@ -657,15 +786,61 @@ int gate_evaluate(const struct gate *g, const struct compare *c, struct gate_out
 		judge(g, &g->rules[i], c, &c->rules[i], &out[i]);
 		failed += !out[i].pass;
 	}
-	judge_coverage(g, c, &out[g->nr]);
-	failed += !out[g->nr].pass;
+	judge_coverage(g, c, &out[GATE_COVERAGE(g)]);
+	failed += !out[GATE_COVERAGE(g)].pass;
+	if (g->max_leak >= 0) {
+		if (!c->leak_k)
+			return error("the comparison was not computed with this gate's leak rule");
+		judge_leak(g, c, &out[GATE_LEAK(g)]);
+		failed += !out[GATE_LEAK(g)].pass;
+	}
 	return failed;
+}
+
+void gate_outcome_change(const struct gate_outcome *o, const char *arrow, struct strbuf *sb)
+{
+	const struct rule_cmp *rc = o->rc;
+	double delta;
+
+	if (o->leak) {
+		if (o->base_leaks_known)
+			strbuf_addf(sb, "%zu %s ", o->base_leaking, arrow);
+		strbuf_addf(sb, "%zu leaking", o->leaking);
+		return;
+	}
+	if (!rc) {
+		strbuf_addf(sb, "%zu newly missing", o->missing);
+		return;
+	}
+	if (!rc->n) {
+		strbuf_addstr(sb, "(no question)");
+		return;
+	}
+	delta = rc->candidate - rc->baseline;
+	add_number(sb, rc->baseline);
+	strbuf_addf(sb, " %s ", arrow);
+	add_number(sb, rc->candidate);
+	/* the sign always shown, and never on a zero: "(+0.0000)", not "(-0.0000)" */
+	strbuf_addf(sb, " (%c", delta < -5e-5 ? '-' : '+');
+	add_number(sb, fabs(delta));
+	strbuf_addch(sb, ')');
+}
+
+char *gate_outcome_line(const struct gate_outcome *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%s ", o->what ? o->what : "");
+	gate_outcome_change(o, "->", &sb);
+	strbuf_addf(&sb, " %s  %s", o->pass ? "pass" : "FAIL", o->why ? o->why : "");
+	return strbuf_detach(&sb, NULL);
 }
 
 void gate_outcomes_release(struct gate_outcome *out, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {
+		free(out[i].what);
 		free(out[i].why);
-		out[i].why = NULL;
+		out[i].what = out[i].why = NULL;
 	}
 }

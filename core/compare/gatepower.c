@@ -12,7 +12,9 @@
 #include "compare/stats.h"
 #include "score/results.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/util.h"
+#include "set/set.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,6 +51,8 @@ static bool in_rule(const struct gate_rule *r, const struct question_result *q)
 			if (!strcmp(q->tags[t], r->subset_value))
 				return true;
 		return false;
+	case SUBSET_TURN:
+		return q->turn && !strcmp(q->turn, r->subset_value);
 	}
 	return false;
 }
@@ -559,6 +563,10 @@ int gate_power(const struct gate *g, const struct results *base, struct results 
 			for (long s = 0; s < o->simulations; s++) {
 				struct compare c;
 				int failed;
+
+				if (o->progress)
+					progress_update(o->progress, (double)((r * o->nr_drops + d) *
+									     (size_t)o->simulations + (size_t)s));
 
 				for (size_t i = 0; i < base->nr; i++) {
 					double u = rng_uniform(&rng);

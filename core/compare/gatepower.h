@@ -44,6 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct progress;
+
 struct gate;
 struct gate_rule;
 struct results;
@@ -55,6 +57,7 @@ struct gate_power_opts {
 	long permutations;       /* flips per simulated test when not exact */
 	double churn;            /* default 0.05 */
 	uint64_t seed;
+	struct progress *progress; /* NULL, or told of each draw (rules x drops x simulations) */
 };
 
 struct gate_power_cell {

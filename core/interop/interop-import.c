@@ -117,6 +117,89 @@ static int string_field(const cJSON *obj, const char *key, char **out)
 	return v && !cJSON_IsNull(v) ? -1 : 0;
 }
 
+/* Read the extras' "conversation" {id, turn} and "history" [{role, text}]
+ * into 'q'. Return 0 or -1 (reported at 'file':'line'). */
+static int extras_conversation(struct question *q, const cJSON *x, const char *file, long line)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(x, "conversation");
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(x, "history"), *t;
+	const cJSON *id, *turn;
+
+	if (c && !cJSON_IsNull(c)) {
+		id = cJSON_GetObjectItemCaseSensitive(c, "id");
+		turn = cJSON_GetObjectItemCaseSensitive(c, "turn");
+		if (!cJSON_IsObject(c) || !cJSON_IsString(id) || !cJSON_IsNumber(turn) ||
+		    double_to_long(turn->valuedouble, 1, LONG_MAX, &q->turn) < 0)
+			return error_at(file, line, 0, "'conversation' of query '%s' is not {id: TEXT, "
+					"turn: N} with a turn from 1", q->id);
+		free(q->conversation);
+		q->conversation = xstrdup(id->valuestring);
+	}
+	if (!h || cJSON_IsNull(h))
+		return 0;
+	if (!cJSON_IsArray(h))
+		return error_at(file, line, 0, "'history' of query '%s' is not a list", q->id);
+	cJSON_ArrayForEach(t, h) {
+		const char *role = json_get_str(t, "role"), *text = json_get_str(t, "text");
+
+		if (!role || !text)
+			return error_at(file, line, 0, "a turn in the history of query '%s' is not "
+					"{role: TEXT, text: TEXT}", q->id);
+		question_add_turn(q, role, text);
+	}
+	return 0;
+}
+
+/* Read the extras' "evidence" (the objects a set's evidence list holds) into
+ * 'q'. Return 0 or -1 (reported at 'file':'line'). */
+static int extras_evidence(struct question *q, const cJSON *x, const char *file, long line)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(x, "evidence"), *v;
+
+	if (!arr || cJSON_IsNull(arr))
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return error_at(file, line, 0, "'evidence' of query '%s' is not a list", q->id);
+	cJSON_ArrayForEach(v, arr) {
+		const cJSON *start = cJSON_GetObjectItemCaseSensitive(v, "start");
+		const cJSON *end = cJSON_GetObjectItemCaseSensitive(v, "end");
+		struct evidence e = { NULL, NULL, -1, -1, NULL, 0, 0 };
+
+		e.chunk = (char *)json_get_str(v, "chunk");
+		e.doc = (char *)json_get_str(v, "doc");
+		e.quote = (char *)json_get_str(v, "quote");
+		if (!e.chunk || (start && (!cJSON_IsNumber(start) ||
+					   double_to_long(start->valuedouble, 0, LONG_MAX, &e.start) < 0)) ||
+		    (end && (!cJSON_IsNumber(end) || double_to_long(end->valuedouble, 0, LONG_MAX, &e.end) < 0)))
+			return error_at(file, line, 0, "an evidence of query '%s' is not {chunk, doc, "
+					"start, end, quote} with offsets from 0", q->id);
+		question_add_evidence(q, &e);
+	}
+	return 0;
+}
+
+/* Read the extras' "forbidden" ids and "language" into 'q'. Return 0 or -1
+ * (reported at 'file':'line'). */
+static int extras_forbidden(struct question *q, const cJSON *x, const char *file, long line)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(x, "forbidden"), *v;
+
+	if (arr && !cJSON_IsNull(arr)) {
+		if (!cJSON_IsArray(arr))
+			return error_at(file, line, 0, "'forbidden' of query '%s' is not a list", q->id);
+		cJSON_ArrayForEach(v, arr) {
+			if (!cJSON_IsString(v))
+				return error_at(file, line, 0, "'forbidden' of query '%s' holds a non-string",
+						q->id);
+			question_add_forbidden(q, v->valuestring);
+		}
+	}
+	free(q->language);
+	if (string_field(x, "language", &q->language) < 0)
+		return error_at(file, line, 0, "'language' of query '%s' is not a string", q->id);
+	return 0;
+}
+
 /* Apply the extras 'x' to 'q'. Return 0 or -1 (reported at 'file':'line'). */
 static int apply_extras(struct question *q, const cJSON *x, const struct interop_import *o,
 			const char *file, long line)
@@ -164,6 +247,9 @@ static int apply_extras(struct question *q, const cJSON *x, const struct interop
 	}
 	if (string_field(x, "answer", &q->answer) < 0 || string_field(x, "note", &q->note) < 0)
 		return error_at(file, line, 0, "'answer' or 'note' of query '%s' is not a string", q->id);
+	if (extras_conversation(q, x, file, line) < 0 || extras_evidence(q, x, file, line) < 0 ||
+	    extras_forbidden(q, x, file, line) < 0)
+		return -1;
 	return 0;
 }
 
@@ -383,7 +469,12 @@ static int import_trec(struct set *out, const struct interop_import *o)
 				goto out;
 		}
 	}
-	if (path_exists(meta_path)) {
+	if (!path_exists(meta_path)) {
+		note("no sidecar '%s' beside the qrels: the questions are read as a collection made "
+		     "elsewhere (origin %s; no tags, provenance, answers, notes, conversations, evidence "
+		     "or forbidden ids; an unjudged question skipped); `export --meta` writes it",
+		     meta_path, origin_name(o->origin));
+	} else {
 		if (load_json_file(meta_path, &meta) < 0)
 			goto out;
 		qs = cJSON_GetObjectItemCaseSensitive(meta, "questions");
@@ -568,6 +659,88 @@ out:
 	return ret;
 }
 
+/* ---- MTRAG ---- */
+
+/* Give 'q' the conversation and turn its MTRAG id 'id' (CONVERSATION<::>TURN)
+ * names, checking the turn against the 'users' turns of its text; an id
+ * without "<::>" gives no conversation. Return 0 or -1 (reported). */
+static int mtrag_conversation(struct question *q, const char *id, size_t users,
+			      const char *path, long line)
+{
+	const char *sep = strstr(id, MTRAG_ID_SEP), *next;
+	long turn;
+
+	if (!sep)
+		return 0;
+	while ((next = strstr(sep + 1, MTRAG_ID_SEP)))
+		sep = next;
+	if (sep == id || parse_long(sep + strlen(MTRAG_ID_SEP), 1, 1000000000L, &turn) < 0)
+		return error_at(path, line, 0, "query id '%s' is not CONVERSATION%sTURN with a "
+				"turn from 1", id, MTRAG_ID_SEP);
+	if (users != (size_t)turn)
+		return error_at(path, line, 0, "query '%s' is turn %ld but its text holds %zu user "
+				"turn%s: give the file whose text holds every turn (MTRAG's "
+				"*_questions.jsonl, not the last-turn or rewrite file)", id, turn,
+				users, users == 1 ? "" : "s");
+	q->conversation = xstrndup(id, (size_t)(sep - id));
+	q->turn = turn;
+	return 0;
+}
+
+static int read_mtrag_queries(struct importing *im, const char *path)
+{
+	struct line_reader lr;
+	struct strbuf line = STRBUF_INIT, why = STRBUF_INIT;
+	cJSON *j;
+	int r, ret = -1;
+
+	if (line_reader_open(&lr, path, INTEROP_MAX_LINE) < 0)
+		return -1;
+	while ((r = next_object(&lr, &line, path, &j)) == 1) {
+		char *id = NULL;
+		const char *text;
+		struct question *q = NULL;
+		size_t users;
+		int bad = 0;
+
+		strbuf_reset(&why);
+		if (string_field(j, "_id", &id) < 0 || !id || !(text = json_get_str(j, "text"))) {
+			error_at(path, lr.lineno, 0, "a query needs a string '_id' and 'text'");
+			bad = 1;
+		} else if (!(q = importing_add(im, id, "", lr.lineno))) {
+			bad = 1;
+		} else if (mtrag_read_turns(text, q, &users, &why) < 0) {
+			error_at(path, lr.lineno, 0, "query '%s': %s", id, why.buf);
+			bad = 1;
+		} else if (mtrag_conversation(q, id, users, path, lr.lineno) < 0) {
+			bad = 1;
+		}
+		free(id);
+		cJSON_Delete(j);
+		if (bad)
+			goto out;
+	}
+	ret = r < 0 ? -1 : 0;
+out:
+	line_reader_close(&lr);
+	strbuf_release(&line);
+	strbuf_release(&why);
+	return ret;
+}
+
+static int import_mtrag(struct set *out, const struct interop_import *o)
+{
+	struct importing im = { SET_INIT, STRMAP_INIT, NULL, 0, o->mtrag };
+	int ret = -1;
+
+	if (read_mtrag_queries(&im, o->mtrag) < 0 || read_beir_qrels(&im, o->qrels) < 0)
+		goto out;
+	ret = importing_finish(&im, out, o, o->qrels, NULL);
+out:
+	importing_release(&im);
+	return ret;
+}
+
 /* ---- evalset JSONL ---- */
 
 /* Add the ids of the list 'ids' (the field 'key' of question 'q') to 'q' with grade 'grade'. */
@@ -691,6 +864,10 @@ int interop_import(struct set *out, const struct interop_import *o)
 {
 	if (o->beir_dir)
 		return import_beir(out, o);
+	if (o->mtrag && o->qrels)
+		return import_mtrag(out, o);
+	if (o->mtrag)
+		return mtrag_conversations_import(out, o);
 	if (o->topics && o->qrels)
 		return import_trec(out, o);
 	if (o->jsonl)

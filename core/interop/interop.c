@@ -16,8 +16,10 @@
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 int interop_format_parse(const char *s, enum interop_format *out)
@@ -47,7 +49,8 @@ char **interop_export_targets(const struct interop_export *o, size_t *nr)
 	case INTEROP_TREC_QRELS:
 		t[(*nr)++] = xstrdup(o->path);
 		t[(*nr)++] = xstrfmt("%s.topics.tsv", o->path);
-		t[(*nr)++] = xstrfmt("%s.meta.json", o->path);
+		if (o->meta)
+			t[(*nr)++] = xstrfmt("%s.meta.json", o->path);
 		break;
 	case INTEROP_BEIR:
 		t[(*nr)++] = path_join(o->path, "queries.jsonl");
@@ -103,6 +106,19 @@ static cJSON *question_extras(const struct question *q, bool text)
 		cJSON_AddStringToObject(x, "answer", q->answer);
 	if (q->note)
 		cJSON_AddStringToObject(x, "note", q->note);
+	question_add_conversation_json(x, q);
+	if (q->nr_evidence) {
+		cJSON *arr = cJSON_AddArrayToObject(x, "evidence");
+		for (size_t i = 0; i < q->nr_evidence; i++)
+			cJSON_AddItemToArray(arr, evidence_to_json(&q->evidence[i]));
+	}
+	if (q->nr_forbidden) {
+		cJSON *arr = cJSON_AddArrayToObject(x, "forbidden");
+		for (size_t i = 0; i < q->nr_forbidden; i++)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(q->forbidden[i].id));
+	}
+	if (q->language)
+		cJSON_AddStringToObject(x, "language", q->language);
 	return x;
 }
 
@@ -110,9 +126,13 @@ static cJSON *meta_object(const struct set *s, const struct interop_export *o, c
 {
 	cJSON *m = cJSON_CreateObject();
 	char digest[72], content[72];
+	struct set questions = *s;
 
 	set_digest(s, digest);
-	set_content_digest(s, content);
+	/* the questions' content alone, as an import gets them back: set-wide
+	 * forbidden rules stay with the set (a borrowed view, not released) */
+	questions.nr_forbid = 0;
+	set_content_digest(&questions, content);
 	cJSON_AddNumberToObject(m, "evalset", 1);
 	cJSON_AddStringToObject(m, "format", format);
 	cJSON_AddStringToObject(m, "set", o->name ? o->name : (s->name ? s->name : ""));
@@ -155,6 +175,56 @@ static void add_judgments(struct strbuf *out, const struct question *q, const ch
 		strbuf_addf(out, fmt_irr, q->id, q->irrelevant[k]);
 }
 
+/* Count 'what' into 'out' ("3 with tags") when 'n' is not 0. */
+static void add_loss(struct strbuf *out, size_t n, const char *what)
+{
+	if (n)
+		strbuf_addf(out, "%s%zu %s", out->len ? ", " : "", n, what);
+}
+
+/*
+ * Note what a TREC export without its sidecar leaves out: per kind, how many
+ * questions hold something the qrels and topics cannot, so that the user
+ * knows what `add --from-trec` would not bring back.
+ */
+static void note_trec_losses(const struct set *s, const struct interop_export *o)
+{
+	size_t origin = 0, tags = 0, other = 0, conv = 0, evidence = 0, forbidden = 0;
+	size_t texts = 0, unjudged = 0;
+	struct strbuf what = STRBUF_INIT;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		char *clean = tsv_clean(q->text);
+
+		origin += q->origin != ORIGIN_HAND;
+		tags += q->nr_tags > 0;
+		other += q->provenance || q->answer || q->note || q->language;
+		conv += q->conversation || q->nr_history;
+		evidence += q->nr_evidence > 0;
+		forbidden += q->nr_forbidden > 0;
+		texts += strcmp(clean, q->text ? q->text : "") != 0;
+		unjudged += !q->nr_relevant && !q->nr_irrelevant;
+		free(clean);
+	}
+	add_loss(&what, unjudged, "unjudged unanswerable (no qrels line; import skips them)");
+	add_loss(&what, origin, "not of origin hand");
+	add_loss(&what, tags, "with tags");
+	add_loss(&what, conv, "in conversations (turn and history)");
+	add_loss(&what, evidence, "with evidence spans");
+	add_loss(&what, forbidden, "with forbidden ids");
+	add_loss(&what, other, "with provenance, answer, note or language");
+	add_loss(&what, texts, "whose text had tabs or line breaks");
+	if (s->nr_forbid)
+		strbuf_addf(&what, "%s%zu set-wide forbidden rule%s (they stay with the set, "
+			    "not its questions)", what.len ? ", " : "", s->nr_forbid,
+			    s->nr_forbid == 1 ? "" : "s");
+	note("'%s' and its topics hold ids, texts and grades only: the set's name, tag and digest%s%s "
+	     "are left out (--meta writes them to '%s.meta.json', so that `add --from-trec` brings "
+	     "the set back exactly)", o->path, what.len ? ", and questions: " : "", what.buf, o->path);
+	strbuf_release(&what);
+}
+
 static int export_trec(const struct set *s, const struct interop_export *o, char **t)
 {
 	struct strbuf qrels = STRBUF_INIT, topics = STRBUF_INIT, meta = STRBUF_INIT;
@@ -177,9 +247,11 @@ static int export_trec(const struct set *s, const struct interop_export *o, char
 	}
 	json_add_tree(&meta, m, true);
 	if (write_file_atomic(t[1], topics.buf, topics.len) < 0 ||
-	    write_file_atomic(t[2], meta.buf, meta.len) < 0 ||
+	    (o->meta && write_file_atomic(t[2], meta.buf, meta.len) < 0) ||
 	    write_file_atomic(t[0], qrels.buf, qrels.len) < 0)
 		goto out;
+	if (!o->meta)
+		note_trec_losses(s, o);
 	ret = 0;
 out:
 	strbuf_release(&qrels);
@@ -250,6 +322,7 @@ int interop_export(const struct set *s, const struct interop_export *o)
 {
 	size_t nr;
 	char **t = interop_export_targets(o, &nr);
+	char *stale = NULL;
 	int ret = -1;
 
 	if (o->format == INTEROP_BEIR && path_exists(o->path) && !is_dir(o->path)) {
@@ -261,6 +334,21 @@ int interop_export(const struct set *s, const struct interop_export *o)
 			error("export target '%s' exists (use --force to replace it)", t[i]);
 			goto out;
 		}
+	if (o->format == INTEROP_TREC_QRELS && !o->meta && (stale = xstrfmt("%s.meta.json", o->path)) &&
+	    path_exists(stale)) {
+		/* import reads PATH.meta.json with the qrels: one from an
+		 * earlier export would pair old extras with new files */
+		if (!o->force) {
+			error("'%s' exists, from an earlier export, and import would read it with the "
+			      "new files: give --meta to write it again, or --force to remove it", stale);
+			goto out;
+		}
+		if (unlink(stale) < 0) {
+			error("cannot remove '%s': %s", stale, strerror(errno));
+			goto out;
+		}
+		note("removed '%s', an earlier export's sidecar", stale);
+	}
 	if (o->format != INTEROP_BEIR) {
 		char *dir = dir_name(o->path);
 		int rc = mkdir_p(dir);
@@ -283,5 +371,6 @@ out:
 	for (size_t i = 0; i < nr; i++)
 		free(t[i]);
 	free(t);
+	free(stale);
 	return ret;
 }

@@ -8,9 +8,15 @@
  *               PATH.topics.tsv  "qid<TAB>text" (tabs and line breaks in a
  *                                text become spaces; the sidecar keeps the
  *                                exact text when that changed it)
- *               PATH.meta.json   set name, tag, digest, and per question what
- *                                the qrels cannot hold (origin, answerable,
- *                                tags, provenance, answer, note)
+ *               PATH.meta.json   only when asked for ('meta'): set name, tag,
+ *                                digest, and per question what the qrels
+ *                                cannot hold (origin, answerable, tags,
+ *                                provenance, answer, note, conversation and
+ *                                history, evidence, forbidden ids, language).
+ *                                Without it export notes what was left out,
+ *                                and removes (with 'force') or refuses over
+ *                                a sidecar an earlier export left there,
+ *                                which import would otherwise read back.
  *   beir        DIR/queries.jsonl      {"_id", "text", "metadata": {...}}: the
  *                                      metadata holds what the qrels cannot
  *               DIR/qrels/SPLIT.tsv    "query-id<TAB>corpus-id<TAB>score" header
@@ -48,6 +54,8 @@
 
 #include "set/set.h"
 
+#define MTRAG_ID_SEP "<::>"  /* MTRAG query ids: CONVERSATION<::>TURN */
+
 enum interop_format {
 	INTEROP_TREC_QRELS,
 	INTEROP_BEIR,
@@ -64,6 +72,7 @@ struct interop_export {
 	const char *name;      /* recorded set name */
 	const char *version;   /* recorded tag, NULL for the working copy */
 	bool force;            /* replace existing files */
+	bool meta;             /* trec-qrels: write PATH.meta.json too */
 };
 
 /*
@@ -87,11 +96,16 @@ struct interop_import {
 	const char *jsonl;      /* --from-jsonl FILE */
 	enum origin origin;     /* for questions whose origin nothing records */
 	bool origin_given;      /* --origin given: it replaces recorded origins too */
+	const char *mtrag;      /* --from-mtrag QUERIES QRELS (the qrels in 'qrels'), or
+				 * --from-mtrag CONVERSATIONS (no qrels) */
 };
 
 /*
- * Read the questions of a BEIR folder, a TREC topics + qrels pair, or an
- * evalset JSONL file (whichever 'o' names) into 'out' (initialised), with
+ * Read the questions of a BEIR folder, a TREC topics + qrels pair, an
+ * evalset JSONL file, or MTRAG retrieval tasks (queries JSONL whose text
+ * holds the turns, ids CONVERSATION<::>TURN, BEIR qrels: each query a
+ * question with its conversation and history, docs/conversations.md)
+ * (whichever 'o' names) into 'out' (initialised), with
  * out->file set to the file the labels came from. Topics may be TSV
  * ("qid<TAB>text") or TREC SGML (<top> <num> <title>). When the sidecar
  * records a digest and nothing was overridden, a mismatch after import is
@@ -99,6 +113,23 @@ struct interop_import {
  * nothing the caller should use).
  */
 int interop_import(struct set *out, const struct interop_import *o);
+
+/*
+ * Read the turns of the MTRAG query text 'text' ("|user|: ..." lines,
+ * interop-mtrag.c) into 'q': the last turn, the user's, as its text, the
+ * turns before it as its history; the number of user turns in '*users'.
+ * Return 0, or -1 with why in 'why' (nothing printed).
+ */
+int mtrag_read_turns(const char *text, struct question *q, size_t *users, struct strbuf *why);
+
+/*
+ * Read MTRAG's conversations (a JSON list or JSONL of conversations with
+ * their messages, or of generation tasks with their input and contexts;
+ * interop-mtrag-conv.c) at 'o->mtrag' into questions appended to 'out', one
+ * per user turn with its history, conversation, turn and labels. Return 0,
+ * or -1 (reported at the file and line or list item).
+ */
+int mtrag_conversations_import(struct set *out, const struct interop_import *o);
 
 /*
  * Test sets of other tools (interop-tools.c): RAGAS testsets (JSONL or a

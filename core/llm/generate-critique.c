@@ -2,7 +2,8 @@
  * generate-critique: the critique pass of `evalset generate` (on by
  * default; docs/generate.md). After generation, every question generate
  * wrote for a chunk of the plan that carries no critique yet (unanswerable
- * ones excepted: the verification checks them) is shown to a model with its
+ * and follow-up ones excepted: the verification checks them, and a
+ * follow-up read without its history is unclear by design) is shown to a model with its
  * chunk(s) and rated 1..5 on clarity, realism, answerability and
  * specificity (prompts/critique.md). A question with a score under the
  * threshold leaves the set; the others keep their scores in
@@ -131,12 +132,14 @@ int gen_critique(struct gen *g)
 	size_t nr = 0, alloc = 0, alloc_ids = 0;
 	struct crit cr;
 	struct stage_options so;
-	unsigned kinds = o->kinds & ~(1u << GEN_UNANSWERABLE);
+	unsigned kinds = o->kinds & ~((1u << GEN_UNANSWERABLE) | (1u << GEN_FOLLOWUP));
 	int rc = ERR_INPUT;
 
 	memset(&cr, 0, sizeof(cr));
 	cr.g = g;
 	cr.model = gen_pass_model(g);
+	if (!kinds)
+		return 0;
 	if (gen_pass_prompt(g, "critique.md", "--no-critique", &p))
 		goto out;
 	cr.prompt_id = prompt_id(&p);
@@ -164,7 +167,7 @@ int gen_critique(struct gen *g)
 		t->index = nr;
 		cr.ids[nr] = xstrdup(q->id);
 		nr++;
-		bad = gen_pass_task(&p, q, kind, passages.buf, cr.model, "c-", t);
+		bad = gen_pass_task(&p, q, kind, passages.buf, NULL, cr.model, "c-", t);
 		strbuf_release(&passages);
 		if (bad)
 			goto out;

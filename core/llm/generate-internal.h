@@ -34,6 +34,9 @@ struct gen;
 struct chunk;
 struct lang;
 
+/* the kinds the verification pass checks */
+#define GEN_VERIFIED_KINDS ((1u << GEN_UNANSWERABLE) | (1u << GEN_MULTIHOP) | (1u << GEN_FOLLOWUP))
+
 /* the dup index tags: who holds a text a proposal may repeat */
 enum { DUP_SET, DUP_RUN, DUP_REJECTED };
 struct question;
@@ -41,6 +44,7 @@ struct question;
 struct item {
 	struct gen *g;
 	size_t chunk, neighbour;   /* corpus indexes; neighbour SIZE_MAX: none */
+	size_t earlier;            /* follow-up: the set index of the earlier question; else SIZE_MAX */
 	enum gen_kind kind;
 	char key[40];
 	bool done;
@@ -176,14 +180,24 @@ void gen_realism(struct gen *g);
 const char *gen_pass_model(const struct gen *g);
 /*
  * Fill pass task 't': its system and user messages from prompt 'p' with the
- * question 'q' of kind 'kind' and the 'passages' shown, and its journal key
- * 'prefix' + SHA-256 of (question text, kind, passages, prompt digest,
- * 'model'). Return 0, or -1 when the prompt does not render (reported; the
+ * question 'q' of kind 'kind', the 'passages' shown and the conversation
+ * 'history' before it (NULL: none; the prompt's {{history}}), and its
+ * journal key 'prefix' + SHA-256 of (question text, kind, passages, prompt
+ * digest, 'model'[, history]). Return 0, or -1 when the prompt does not render (reported; the
  * messages are left NULL).
  */
 struct stage_task;
 int gen_pass_task(const struct prompt *p, const struct question *q, enum gen_kind kind,
-		  const char *passages, const char *model, const char *prefix, struct stage_task *t);
+		  const char *passages, const char *history, const char *model, const char *prefix,
+		  struct stage_task *t);
+/* Append the history of 'q' to 'out' as <turn role="..."> elements, oldest
+ * first (generate-plan.c: the rendering of a follow-up's earlier turn uses
+ * it, and the passes call the plan, never the other way). */
+void gen_history_text(const struct question *q, struct strbuf *out);
+/* Return the index of the earlier question of a follow-up to chunk 'chunk'
+ * (generate-plan.c): the first question of the set, in set order, labelled
+ * with the chunk or with a chunk of its document; or SIZE_MAX. */
+size_t gen_earlier(struct gen *g, size_t chunk);
 /*
  * Run a pass: 'so' holds what is its own (journal, prompt id, schema,
  * validate, apply); this fills in the LLM options with 'model' and

@@ -72,7 +72,7 @@ long gen_budget_left(struct gen *g)
 	return used >= max ? -1 : max - used;
 }
 
-static const char *const pass_vars[] = { "question.text", "question.kind", "passages", NULL };
+static const char *const pass_vars[] = { "question.text", "question.kind", "passages", "history", NULL };
 
 int gen_pass_prompt(struct gen *g, const char *file, const char *off, struct prompt *p)
 {
@@ -97,11 +97,12 @@ const char *gen_pass_model(const struct gen *g)
 }
 
 int gen_pass_task(const struct prompt *p, const struct question *q, enum gen_kind kind,
-		  const char *passages, const char *model, const char *prefix, struct stage_task *t)
+		  const char *passages, const char *history, const char *model, const char *prefix,
+		  struct stage_task *t)
 {
 	struct prompt_var vars[] = {
 		{ "question.text", q->text }, { "question.kind", gen_kind_name(kind) },
-		{ "passages", passages },
+		{ "passages", passages }, { "history", history ? history : "" },
 	};
 	struct strbuf sys = STRBUF_INIT, user = STRBUF_INIT, keytext = STRBUF_INIT;
 	char d[72];
@@ -116,6 +117,11 @@ int gen_pass_task(const struct prompt *p, const struct question *q, enum gen_kin
 	t->user = strbuf_detach(&user, NULL);
 	sha256_hex(passages, strlen(passages), d);
 	strbuf_addf(&keytext, "%s\n%s\n%s\n%s\n%s", q->text, gen_kind_name(kind), d, p->digest, model);
+	if (history) {
+		/* the same follow-up asked alone and with its history: two questions */
+		sha256_hex(history, strlen(history), d);
+		strbuf_addf(&keytext, "\nhistory %s", d);
+	}
 	stage_key(t->key, prefix, keytext.buf, keytext.len);
 	strbuf_release(&keytext);
 	return 0;

@@ -7,8 +7,8 @@
  * Invariants: selection and sharding depend only on chunk ids, --seed and
  * the shard, never on corpus order or on earlier runs, so shards partition
  * any selection and a rerun plans the same keys; a key changes whenever the
- * chunk text, its neighbour, the kind, the prompt, the model, the seed or
- * --per-chunk does.
+ * chunk text, its neighbour, the kind, the prompt, the model, the seed,
+ * --per-chunk or a follow-up's earlier question does.
  *
  * The lowest of the generate files: it calls none of the others.
  */
@@ -25,7 +25,7 @@
 #include <string.h>
 
 static const char *const kind_names[GEN_NR_KINDS] = {
-	"factoid", "paraphrase", "multi-hop", "unanswerable",
+	"factoid", "paraphrase", "multi-hop", "unanswerable", "follow-up",
 };
 
 const char *gen_kind_name(enum gen_kind k)
@@ -40,6 +40,8 @@ int gen_kind_parse(const char *s, size_t len)
 			return k;
 	if (len == 8 && !memcmp(s, "multihop", 8))
 		return GEN_MULTIHOP;
+	if (len == 8 && !memcmp(s, "followup", 8))
+		return GEN_FOLLOWUP;
 	return -1;
 }
 
@@ -52,7 +54,7 @@ int gen_kinds_parse(const char *list, unsigned *mask)
 		size_t len = strcspn(s, ",");
 		int k = gen_kind_parse(s, len);
 		if (k < 0)
-			return error("unknown kind '%.*s' (known: factoid, paraphrase, multi-hop, unanswerable)",
+			return error("unknown kind '%.*s' (known: factoid, paraphrase, multi-hop, unanswerable, follow-up)",
 				     (int)len, s);
 		*mask |= 1u << k;
 		s += len;
@@ -82,6 +84,7 @@ int gen_render(struct gen *g, const struct item *it, struct strbuf *sys, struct 
 	const struct corpus *c = g->o->corpus;
 	const struct chunk *ch = &c->chunks[it->chunk];
 	const struct chunk *nb = it->neighbour != SIZE_MAX ? &c->chunks[it->neighbour] : NULL;
+	const struct question *eq = it->earlier != SIZE_MAX ? &g->set->q[it->earlier] : NULL;
 	char n[32];
 	struct prompt_var vars[] = {
 		{ "chunk.text", ch->text }, { "chunk.title", ch->title ? ch->title : "" },
@@ -89,6 +92,8 @@ int gen_render(struct gen *g, const struct item *it, struct strbuf *sys, struct 
 		{ "neighbour.text", nb ? nb->text : "" },
 		{ "neighbour.title", nb && nb->title ? nb->title : "" },
 		{ "neighbour.id", nb ? nb->id : "" },
+		{ "earlier.text", eq ? eq->text : "" },
+		{ "earlier.answer", eq && eq->answer ? eq->answer : "" },
 		{ "language", NULL },
 		{ "steering", NULL },
 	};
@@ -146,6 +151,18 @@ static void make_key(struct gen *g, struct item *it)
 			strbuf_addf(&sb, "\n%s", sd);
 		}
 		strbuf_release(&steer);
+	}
+	if (it->earlier != SIZE_MAX) {
+		/* a follow-up to another question, or to the same one reworded, is a new request */
+		const struct question *eq = &g->set->q[it->earlier];
+		struct strbuf past = STRBUF_INIT;
+		char ed[72];
+
+		strbuf_addf(&past, "%s\n%s\n%s\n", eq->id, eq->text, eq->answer ? eq->answer : "");
+		gen_history_text(eq, &past);
+		sha256_hex(past.buf, past.len, ed);
+		strbuf_addf(&sb, "\nearlier %s", ed);
+		strbuf_release(&past);
 	}
 	sha256_hex(sb.buf, sb.len, d);
 	snprintf(it->key, sizeof(it->key), "g-%.32s", d + 7);
@@ -244,6 +261,41 @@ static int select_chunks(struct gen *g, size_t **out, size_t *nr)
 	return 0;
 }
 
+/* Return true when 'q' can be the earlier turn of a follow-up: an
+ * answerable question with a text, and a relevant chunk. */
+static bool can_lead(const struct question *q)
+{
+	return q->answerable && q->text && *q->text && q->nr_relevant;
+}
+
+size_t gen_earlier(struct gen *g, size_t chunk)
+{
+	const struct corpus *c = g->o->corpus;
+	const struct chunk *ch = &c->chunks[chunk];
+	const struct set *s = g->set;
+
+	/* the first in set order: questions added later (this run's follow-ups
+	 * among them) come after it, so a rerun picks the same one */
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i];
+		if (!can_lead(q))
+			continue;
+		for (size_t j = 0; j < q->nr_relevant; j++) {
+			const struct chunk *other;
+
+			if (q->relevant[j].grade <= 0)
+				continue;
+			if (!strcmp(q->relevant[j].chunk, ch->id))
+				return i;
+			/* a chunk without a document is its own document */
+			other = ch->doc ? corpus_get(c, q->relevant[j].chunk) : NULL;
+			if (other && other->doc && !strcmp(other->doc, ch->doc))
+				return i;
+		}
+	}
+	return SIZE_MAX;
+}
+
 int gen_plan(struct gen *g)
 {
 	const struct gen_options *o = g->o;
@@ -257,9 +309,16 @@ int gen_plan(struct gen *g)
 	for (size_t i = 0; i < nr_sel; i++)
 		for (int k = 0; k < GEN_NR_KINDS; k++) {
 			struct item *it;
-			size_t nb = SIZE_MAX;
+			size_t nb = SIZE_MAX, earlier = SIZE_MAX;
 			if (!(o->kinds & (1u << k)))
 				continue;
+			if (k == GEN_FOLLOWUP) {
+				earlier = gen_earlier(g, sel[i]);
+				if (earlier == SIZE_MAX) {
+					st->no_earlier++;
+					continue;
+				}
+			}
 			if (k == GEN_MULTIHOP) {
 				nb = gen_hop_partner(g, sel[i]);
 				if (nb == SIZE_MAX) {
@@ -273,6 +332,7 @@ int gen_plan(struct gen *g)
 			it->g = g;
 			it->chunk = sel[i];
 			it->neighbour = nb;
+			it->earlier = earlier;
 			it->kind = (enum gen_kind)k;
 			make_key(g, it);
 		}
@@ -281,4 +341,10 @@ int gen_plan(struct gen *g)
 	for (size_t i = 0; i < g->nr_items; i++)
 		strmap_put(&g->plan, g->items[i].key, (void *)(uintptr_t)(i + 1));
 	return 0;
+}
+
+void gen_history_text(const struct question *q, struct strbuf *out)
+{
+	for (size_t i = 0; i < q->nr_history; i++)
+		strbuf_addf(out, "<turn role=\"%s\">\n%s\n</turn>\n", q->history[i].role, q->history[i].text);
 }

@@ -104,9 +104,60 @@ static bool record_evidence(struct question *q, const char *quote, const struct 
 	return !quote || !*quote;
 }
 
-/* Run one question through the filters and append it when kept. */
+/* Return true when no question of 's' but 'self' is in conversation 'id' at turn 'from' or later. */
+static bool conversation_free(const struct set *s, const char *id, long from, const struct question *self)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *p = &s->q[i];
+		if (p != self && p->conversation && !strcmp(p->conversation, id) && p->turn >= from)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Make 'q' (appended to the set) the follow-up of the question at set index
+ * 'at': its history is the earlier question's history, then its text said
+ * by the user, then its answer said by the assistant (when the set has one:
+ * the model is not asked to invent one), and its turn the next. It continues
+ * the earlier question's conversation when no question holds that turn or a
+ * later one; otherwise (and when the earlier question has no conversation)
+ * it starts one named after the earlier question ("q-0007", then "q-0007.2",
+ * ...), unused in the set. The earlier question is never edited: its digest,
+ * and the runs made on it, stay as they are.
+ */
+static void make_follow_up(struct gen *g, size_t at, struct question *q)
+{
+	const struct question *e = &g->set->q[at];
+	size_t users = 0;
+	long turn;
+	char *id = NULL;
+
+	for (size_t i = 0; i < e->nr_history; i++) {
+		question_add_turn(q, e->history[i].role, e->history[i].text);
+		users += e->history[i].role && !strcmp(e->history[i].role, TURN_USER);
+	}
+	question_add_turn(q, TURN_USER, e->text);
+	if (e->answer && *e->answer)
+		question_add_turn(q, TURN_ASSISTANT, e->answer);
+	turn = e->conversation && e->turn > 0 ? e->turn + 1 : (long)users + 2;
+	if (e->conversation && conversation_free(g->set, e->conversation, turn, q))
+		id = xstrdup(e->conversation);
+	for (int n = 1; !id; n++) {
+		char *try = n == 1 ? xstrdup(e->id) : xstrfmt("%s.%d", e->id, n);
+		if (conversation_free(g->set, try, 1, q))
+			id = try;
+		else
+			free(try);
+	}
+	q->conversation = id;
+	q->turn = turn;
+}
+
+/* Run one question through the filters and append it when kept; a
+ * follow-up continues the question at set index 'earlier'. */
 static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long sample,
-		     const struct chunk *ch, const struct chunk *nb, enum gen_kind kind)
+		     const struct chunk *ch, const struct chunk *nb, enum gen_kind kind, size_t earlier)
 {
 	struct strbuf text = STRBUF_INIT, both = STRBUF_INIT;
 	const char *answer = json_get_str(qj, "answer");
@@ -202,6 +253,8 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	}
 	if (answer && *answer && kind != GEN_UNANSWERABLE)
 		q->answer = xstrdup(answer);
+	if (kind == GEN_FOLLOWUP)
+		make_follow_up(g, earlier, q);
 	quote_found = kind == GEN_UNANSWERABLE ||
 		      record_evidence(q, json_get_str(qj, "quote"), ch, nb);
 	prov = cJSON_CreateObject();
@@ -209,6 +262,8 @@ static void consider(struct gen *g, const cJSON *rec, const cJSON *qj, long samp
 	if (nb)
 		cJSON_AddStringToObject(prov, "neighbour", nb->id);
 	cJSON_AddStringToObject(prov, "kind", gen_kind_name(kind));
+	if (kind == GEN_FOLLOWUP)
+		cJSON_AddStringToObject(prov, "earlier", g->set->q[earlier].id);
 	if (json_get_str(rec, "model"))
 		cJSON_AddStringToObject(prov, "model", json_get_str(rec, "model"));
 	if (json_get_str(rec, "prompt"))
@@ -264,10 +319,11 @@ void gen_apply_record(struct gen *g, const cJSON *rec)
 	const struct corpus *c = g->o->corpus;
 	const char *cid = json_get_str(rec, "chunk"), *nid = json_get_str(rec, "neighbour");
 	const char *status = json_get_str(rec, "status"), *kname = json_get_str(rec, "kind");
+	const char *eid = json_get_str(rec, "earlier");
 	const struct chunk *ch, *nb = NULL;
 	const cJSON *qs, *q;
 	int kind;
-	long sample = 0;
+	long sample = 0, earlier = -1;
 
 	if (!status || strcmp(status, "ok") || !cid || !kname)
 		return;
@@ -279,11 +335,16 @@ void gen_apply_record(struct gen *g, const cJSON *rec)
 		warning("journal record for chunk '%s' does not match the corpus; skipped", cid);
 		return;
 	}
+	if (kind == GEN_FOLLOWUP && (!eid || (earlier = set_index(g->set, eid)) < 0)) {
+		warning("journal record of a follow-up to question '%s' (chunk '%s'): no such question "
+			"in the set; skipped", eid ? eid : "", cid);
+		return;
+	}
 	qs = cJSON_GetObjectItemCaseSensitive(rec, "questions");
 	cJSON_ArrayForEach(q, qs) {
 		if (sample >= g->o->per_chunk && g->o->per_chunk > 0)
 			break;
-		consider(g, rec, q, sample++, ch, nb, (enum gen_kind)kind);
+		consider(g, rec, q, sample++, ch, nb, (enum gen_kind)kind, (size_t)earlier);
 	}
 }
 
@@ -312,6 +373,8 @@ static cJSON *new_record(struct gen *g, const struct item *it, const char *statu
 	if (it->neighbour != SIZE_MAX)
 		cJSON_AddStringToObject(rec, "neighbour", c->chunks[it->neighbour].id);
 	cJSON_AddStringToObject(rec, "kind", gen_kind_name(it->kind));
+	if (it->earlier != SIZE_MAX)
+		cJSON_AddStringToObject(rec, "earlier", g->set->q[it->earlier].id);
 	cJSON_AddStringToObject(rec, "model", g->o->llm.model ? g->o->llm.model : "");
 	cJSON_AddStringToObject(rec, "prompt", g->prompt_ids[it->kind]);
 	cJSON_AddNumberToObject(rec, "seed", (double)g->o->seed);

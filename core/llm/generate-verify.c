@@ -4,11 +4,16 @@
  * chunks a retriever finds for it (the built-in BM25, or --retriever-cmd),
  * and kept only when none of them answers it; the chunk the judge found
  * closest is recorded as its near miss. A multi-hop question is shown with
- * each of its two chunks, and kept only when neither answers it alone.
+ * each of its two chunks, and kept only when neither answers it alone. A
+ * follow-up is shown with its chunk twice (prompts/verify-follow-up.md):
+ * asked alone, the chunk must not answer it (it needs its history), and
+ * asked with its history, it must; failing either drops it. Its
+ * verification is recorded once both answers are in (a run cut between
+ * them asks again only the one missing).
  *
  * Journal: sets/NAME/.evalset/verify.jsonl (core/llm/genstage.h), keyed
  * "v-" + SHA-256 of (question text, kind, the chunks shown, prompt digest,
- * model).
+ * model[, the history shown]).
  */
 #include "llm/generate-internal.h"
 #include "llm/genstage.h"
@@ -35,11 +40,17 @@
 #define VERIFY_HINT \
 	"{\"answering\": [\"id of each passage that alone answers\"], \"closest\": \"id\", \"reason\": \"one short sentence\"}"
 
+/* how a follow-up is asked: once alone, once with the turns before it */
+enum fu_form { FU_NONE, FU_ALONE, FU_WITH_HISTORY };
+
 struct vtask {
 	char *id;                /* the question's */
 	enum gen_kind kind;
 	size_t *shown;           /* corpus indexes */
 	size_t nr_shown;
+	enum fu_form form;
+	size_t sibling;          /* a follow-up: the index of its other form */
+	bool passed;             /* a follow-up: this form was answered as it must be */
 };
 
 /* first member: the job (gen_pass_tick, gen_pass_stop) */
@@ -80,6 +91,44 @@ static bool shown(const struct gen *g, const struct vtask *v, const char *id)
 	return false;
 }
 
+/*
+ * Apply one form of a follow-up's check to the question at set index 'at':
+ * 'answered' alone drops it as standalone, not 'answered' with its history
+ * drops it as unsupported; when both forms passed, record the verification.
+ */
+static void apply_follow_up(struct ver *vr, struct vtask *v, long at, bool answered, const cJSON *rec)
+{
+	struct gen *g = vr->g;
+	struct question *q = &g->set->q[at];
+	bool drop = v->form == FU_ALONE ? answered : !answered;
+	cJSON *ver;
+
+	if (drop) {
+		g->st->verified++;
+		if (v->form == FU_ALONE)
+			g->st->drop_standalone++;
+		else
+			g->st->drop_unsupported++;
+		set_remove(g->set, (size_t)at);
+		g->dirty = true;
+		g->records_since_save++;
+		return;
+	}
+	v->passed = true;
+	if (!vr->vt[v->sibling].passed)
+		return;
+	g->st->verified++;
+	cJSON_DeleteItemFromObjectCaseSensitive(q->provenance, "verification");
+	ver = cJSON_AddObjectToObject(q->provenance, "verification");
+	cJSON_AddNumberToObject(ver, "checked", (double)v->nr_shown);
+	cJSON_AddStringToObject(ver, "alone", "unanswered");
+	cJSON_AddStringToObject(ver, "with_history", "answered");
+	if (json_get_str(rec, "model") && *json_get_str(rec, "model"))
+		cJSON_AddStringToObject(ver, "by", json_get_str(rec, "model"));
+	g->dirty = true;
+	g->records_since_save++;
+}
+
 static void apply(void *ctx, size_t index, const cJSON *rec, bool from_journal)
 {
 	struct ver *vr = ctx;
@@ -97,6 +146,10 @@ static void apply(void *ctx, size_t index, const cJSON *rec, bool from_journal)
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(reply, "answering"))
 		if (cJSON_IsString(e) && shown(g, v, e->valuestring))
 			answered = true;
+	if (v->form != FU_NONE) {
+		apply_follow_up(vr, v, at, answered, rec);
+		return;
+	}
 	g->st->verified++;
 	if (answered) {
 		if (v->kind == GEN_UNANSWERABLE)
@@ -168,14 +221,14 @@ int gen_verify(struct gen *g)
 {
 	const struct gen_options *o = g->o;
 	const struct corpus *c = o->corpus;
-	struct prompt p = PROMPT_INIT;
+	struct prompt p = PROMPT_INIT, pf = PROMPT_INIT;
 	struct stage_task *tasks = NULL;
 	struct vtask *vt = NULL;
 	size_t nr = 0, nr_tasks = 0, alloc = 0, alloc_vt = 0;
 	struct ver vr;
 	struct stage_options so;
 	char *prompt_ident = NULL;
-	unsigned kinds = o->kinds & ((1u << GEN_UNANSWERABLE) | (1u << GEN_MULTIHOP));
+	unsigned kinds = o->kinds & GEN_VERIFIED_KINDS;
 	const char *model = gen_pass_model(g);
 	int rc = ERR_INPUT;
 
@@ -198,7 +251,27 @@ int gen_verify(struct gen *g)
 		memset(v, 0, sizeof(*v));
 		v->id = xstrdup(q->id);
 		v->kind = kind;
-		if (kind == GEN_MULTIHOP) {
+		if (kind == GEN_FOLLOWUP) {
+			/* its chunk, asked alone and then with the history */
+			const struct chunk *ch = corpus_get(c, json_get_str(q->provenance, "chunk"));
+			struct vtask *w;
+
+			v->shown = xcalloc(2, sizeof(size_t));
+			v->shown[v->nr_shown++] = (size_t)(ch - c->chunks);
+			v->form = FU_ALONE;
+			v->sibling = nr;
+			ALLOC_GROW(vt, nr + 1, alloc_vt);
+			v = &vt[nr - 1];
+			w = &vt[nr++];
+			memset(w, 0, sizeof(*w));
+			w->id = xstrdup(q->id);
+			w->kind = kind;
+			w->shown = xcalloc(2, sizeof(size_t));
+			w->shown[w->nr_shown++] = v->shown[0];
+			w->form = FU_WITH_HISTORY;
+			w->sibling = nr - 2;
+			g->st->verify_follow_ups++;
+		} else if (kind == GEN_MULTIHOP) {
 			const struct chunk *ch = corpus_get(c, json_get_str(q->provenance, "chunk"));
 			const struct chunk *nb = corpus_get(c, json_get_str(q->provenance, "neighbour"));
 			v->shown = xcalloc(3, sizeof(size_t));
@@ -222,9 +295,15 @@ int gen_verify(struct gen *g)
 		rc = 0;
 		goto out;
 	}
-	if (gen_pass_prompt(g, "verify.md", "--no-verify", &p))
-		goto out;
-	prompt_ident = prompt_id(&p);
+	for (size_t i = 0; i < nr; i++) {
+		if (vt[i].form == FU_NONE && !p.system && gen_pass_prompt(g, "verify.md", "--no-verify", &p))
+			goto out;
+		if (vt[i].form != FU_NONE && !pf.system &&
+		    gen_pass_prompt(g, "verify-follow-up.md", "--no-verify", &pf))
+			goto out;
+	}
+	/* records name the prompt of the other questions when both are asked */
+	prompt_ident = prompt_id(p.system ? &p : &pf);
 	if (o->retriever_cmd && (rc = candidates_cmd(g, vt, nr)) != 0)
 		goto out;
 	rc = ERR_INPUT;
@@ -253,7 +332,15 @@ int gen_verify(struct gen *g)
 		t = &tasks[nr_tasks++];
 		memset(t, 0, sizeof(*t));
 		t->index = i;
-		bad = gen_pass_task(&p, q, v->kind, passages.buf, model, "v-", t);
+		if (v->form == FU_NONE) {
+			bad = gen_pass_task(&p, q, v->kind, passages.buf, NULL, model, "v-", t);
+		} else {
+			struct strbuf history = STRBUF_INIT;
+			if (v->form == FU_WITH_HISTORY)
+				gen_history_text(q, &history);
+			bad = gen_pass_task(&pf, q, v->kind, passages.buf, history.buf, model, "v-", t);
+			strbuf_release(&history);
+		}
 		strbuf_release(&passages);
 		if (bad)
 			goto out;
@@ -282,5 +369,6 @@ out:
 	free(vt);
 	free(prompt_ident);
 	prompt_release(&p);
+	prompt_release(&pf);
 	return rc;
 }

@@ -34,7 +34,7 @@
 
 static const char *const prompt_vars[] = {
 	"chunk.text", "chunk.title", "chunk.id", "n", "kind", "neighbour.text",
-	"neighbour.title", "neighbour.id", "language", "steering", NULL,
+	"neighbour.title", "neighbour.id", "language", "steering", "earlier.text", "earlier.answer", NULL,
 };
 
 #define REPLY_SCHEMA \
@@ -183,13 +183,14 @@ static int estimate_passes(struct gen *g)
 	struct prompt pc = PROMPT_INIT, pv = PROMPT_INIT;
 	struct strbuf passages = STRBUF_INIT;
 	size_t per = o->per_chunk > 0 ? (size_t)o->per_chunk : 1, mean = 0, shown, bytes = 0;
-	unsigned crit_kinds = o->kinds & ~(1u << GEN_UNANSWERABLE);
-	unsigned ver_kinds = o->kinds & ((1u << GEN_UNANSWERABLE) | (1u << GEN_MULTIHOP));
+	unsigned crit_kinds = o->kinds & ~((1u << GEN_UNANSWERABLE) | (1u << GEN_FOLLOWUP));
+	unsigned ver_kinds = o->kinds & GEN_VERIFIED_KINDS;
 	bool critique = o->critique && crit_kinds, verify = o->verify && ver_kinds;
 	int rc = ERR_INPUT;
 
 	if ((critique && gen_pass_prompt(g, "critique.md", "--no-critique", &pc)) ||
-	    (verify && gen_pass_prompt(g, "verify.md", "--no-verify", &pv)))
+	    (verify && gen_pass_prompt(g, (o->kinds & ~(1u << GEN_FOLLOWUP) & ver_kinds) ?
+					  "verify.md" : "verify-follow-up.md", "--no-verify", &pv)))
 		goto out;
 	/* an unanswerable question is shown with the BM25 top k: chunks of the
 	 * corpus's mean length */
@@ -208,7 +209,11 @@ static int estimate_passes(struct gen *g)
 			g->st->est_critique_requests += per;
 			g->st->est_critique_tokens += (long)per * pass_tokens(&pc, passages.len);
 		}
-		if (verify && (it->kind == GEN_UNANSWERABLE || it->kind == GEN_MULTIHOP)) {
+		if (verify && it->kind == GEN_FOLLOWUP) {
+			/* asked twice: alone, then with its history (taken as 200 bytes) */
+			g->st->est_verify_requests += 2 * per;
+			g->st->est_verify_tokens += (long)(2 * per) * pass_tokens(&pv, passages.len + 100);
+		} else if (verify && (it->kind == GEN_UNANSWERABLE || it->kind == GEN_MULTIHOP)) {
 			g->st->est_verify_requests += per;
 			g->st->est_verify_tokens += (long)per *
 				pass_tokens(&pv, it->kind == GEN_MULTIHOP ? passages.len : shown);
@@ -226,8 +231,9 @@ static int estimate_passes(struct gen *g)
 		}
 		if (verify && gen_in_scope(g, q, ver_kinds, &kind) &&
 		    !cJSON_GetObjectItemCaseSensitive(q->provenance, "verification")) {
-			g->st->est_verify_requests++;
-			g->st->est_verify_tokens += pass_tokens(&pv, shown);
+			size_t asks = kind == GEN_FOLLOWUP ? 2 : 1;
+			g->st->est_verify_requests += asks;
+			g->st->est_verify_tokens += (long)asks * pass_tokens(&pv, kind == GEN_FOLLOWUP ? mean + 200 : shown);
 		}
 	}
 	rc = 0;
@@ -256,12 +262,17 @@ int gen_run(const struct gen_options *o, struct gen_stats *st)
 	/* the passes' prompts are checked before anything is asked */
 	{
 		struct prompt pc = PROMPT_INIT, pv = PROMPT_INIT;
-		bool bad = (o->critique && (o->kinds & ~(1u << GEN_UNANSWERABLE)) &&
+		struct prompt pf = PROMPT_INIT;
+		unsigned ver_kinds = o->kinds & GEN_VERIFIED_KINDS;
+		bool bad = (o->critique && (o->kinds & ~((1u << GEN_UNANSWERABLE) | (1u << GEN_FOLLOWUP))) &&
 			    gen_pass_prompt(&g, "critique.md", "--no-critique", &pc)) ||
-			   (o->verify && (o->kinds & ((1u << GEN_UNANSWERABLE) | (1u << GEN_MULTIHOP))) &&
-			    gen_pass_prompt(&g, "verify.md", "--no-verify", &pv));
+			   (o->verify && (ver_kinds & ~(1u << GEN_FOLLOWUP)) &&
+			    gen_pass_prompt(&g, "verify.md", "--no-verify", &pv)) ||
+			   (o->verify && (ver_kinds & (1u << GEN_FOLLOWUP)) &&
+			    gen_pass_prompt(&g, "verify-follow-up.md", "--no-verify", &pf));
 		prompt_release(&pc);
 		prompt_release(&pv);
+		prompt_release(&pf);
 		if (bad)
 			goto out;
 	}

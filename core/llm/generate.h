@@ -7,11 +7,16 @@
  * times the kinds. One request per (chunk, kind) asks for 'per_chunk'
  * questions. Multi-hop pairs a chunk with the next chunk of the same
  * document (corpus "doc", else title); a chunk with no such neighbour gets
- * no multi-hop request.
+ * no multi-hop request. Follow-up pairs a chunk with its earlier question:
+ * the first question of the set (in set order, as the run starts) labelled
+ * with the chunk or with a chunk of its document; a chunk with none gets no
+ * follow-up request. The follow-up continues the earlier question's
+ * conversation (docs/generate.md, "Follow-up questions").
  *
  * Journal key of a request: "g-" + 32 hex digits of SHA-256 over (chunk
  * digest [+ neighbour digest], kind, prompt digest, model, seed, sample 0,
- * per_chunk): asking for more questions per chunk is a new request.
+ * per_chunk [, the earlier question's id, text, answer and history]):
+ * asking for more questions per chunk is a new request.
  * The journal (sets/NAME/.evalset/generate.jsonl) holds one record per
  * answered request (its questions, or why the reply was unusable) and a
  * checkpoint record after each atomic save of the set. On start, every
@@ -46,7 +51,11 @@ struct set;
 struct set_ref;
 struct corpus;
 
-enum gen_kind { GEN_FACTOID, GEN_PARAPHRASE, GEN_MULTIHOP, GEN_UNANSWERABLE, GEN_NR_KINDS };
+enum gen_kind {
+	GEN_FACTOID, GEN_PARAPHRASE, GEN_MULTIHOP, GEN_UNANSWERABLE,
+	GEN_FOLLOWUP,              /* a follow-up turn to a question of the set (docs/generate.md) */
+	GEN_NR_KINDS
+};
 
 /*
  * Difficulty bands of an answerable question, from the rank of its chunk
@@ -80,6 +89,7 @@ struct gen_stats {
 	size_t chunks;            /* selected chunks (after sample and shard) */
 	size_t planned;           /* requests in the plan */
 	size_t no_neighbour;      /* multi-hop skipped: no chunk of the same document */
+	size_t no_earlier;        /* follow-up skipped: no question of the set on the chunk or its document */
 	size_t done_before;       /* already journaled: not sent */
 	size_t failed_before;     /* journaled unusable replies: of done_before, or asked again */
 	size_t to_send;
@@ -104,8 +114,11 @@ struct gen_stats {
 	/* verification of unanswerable and multi-hop questions */
 	struct gen_pass_stats verify;
 	size_t verified;          /* questions checked (now or from the journal) */
+	size_t verify_follow_ups; /* of the verification's planned checks, follow-ups (two checks each) */
 	size_t drop_answered;     /* unanswerable, but a chunk of the corpus answers it */
 	size_t drop_one_chunk;    /* multi-hop, but one chunk alone answers it */
+	size_t drop_standalone;   /* follow-up, but its chunk answers it without the history */
+	size_t drop_unsupported;  /* follow-up, but its chunk does not answer it even with the history */
 	/* the realism gap (--style-from): real queries, synthetic questions of
 	 * the set before this run, and those this run added */
 	struct realism_side real, before, after;
@@ -154,7 +167,7 @@ struct gen_options {
 	const char *critique_model;   /* NULL: llm.model */
 	int critique_min;             /* 1..5: a score under it drops the question */
 	const char *critique_journal;
-	bool verify;                  /* check unanswerable and multi-hop questions against the corpus */
+	bool verify;                  /* check unanswerable, multi-hop and follow-up questions */
 	long verify_k;                /* chunks shown to the verifier per unanswerable question */
 	const char *retriever_cmd;    /* NULL: the built-in BM25 finds them */
 	const char *verify_journal;

@@ -40,6 +40,7 @@
 
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/progress.h"
 #include "base/util.h"
 
 #include <pthread.h>
@@ -178,6 +179,11 @@ int import_read(struct import *im, const char *path)
 
 	memset(p, 0, sizeof(p));
 	memset(&lg, 0, sizeof(lg));
+	if (im->opt.progress) {
+		/* a second reader's count of an earlier file is in the base now */
+		progress_update_lane(im->opt.progress, 1, 0);
+		progress_update_lane(im->opt.progress, 0, im->opt.progress_base);
+	}
 	memset(&ex, 0, sizeof(ex));
 	for (int k = 0; k < 2; k++) {
 		p[k].opt = &im->opt;

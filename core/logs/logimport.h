@@ -51,6 +51,7 @@
 #include "base/mempool.h"
 #include "text/pii.h"
 #include "logs/sample.h"
+#include "text/neardup.h"
 #include "text/sketch.h"
 #include "base/strmap.h"
 
@@ -74,6 +75,8 @@ int import_field_parse(const char *name);
 
 enum pii_mode { PII_REDACT, PII_DROP };
 
+struct progress;
+
 struct import_options {
 	/*
 	 * Paths; NULL: the field's own name, except count, sessions and last,
@@ -95,6 +98,8 @@ struct import_options {
 	long long split_min;    /* read logs this large with two threads (default 16 MiB) */
 	long long split_round;  /* bytes each reader reads between exchanges (0: 2 MiB) */
 	bool assume_click;      /* a record naming documents without a signal is a click */
+	struct progress *progress;  /* NULL, or told of the bytes read (import_read's 'base' on) */
+	double progress_base;   /* bytes of earlier files, added to this file's */
 };
 void import_options_init(struct import_options *o);
 

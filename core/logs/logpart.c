@@ -6,6 +6,7 @@
  */
 #include "logs/logimport-internal.h"
 
+#include "base/progress.h"
 #include "base/util.h"
 #include "base/utf8.h"
 
@@ -553,7 +554,10 @@ int import_read_records(struct part *p)
 				log_reader_digest(&p->r, p->sum);
 			return 1;
 		}
-		p->records++;
+		if (!(++p->records & 4095) && p->opt->progress)
+			progress_update_lane(p->opt->progress, p->self,
+					     (p->self ? 0 : p->opt->progress_base) +
+					     (double)(p->r.offset - p->start));
 		if (rc == -2)
 			skip_malformed(p, p->self, p->r.lineno, p->r.why);
 		else

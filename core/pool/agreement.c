@@ -2,8 +2,11 @@
  * agreement: Cohen's kappa and confusion tables (see agreement.h).
  */
 #include "pool/agreement.h"
+#include "base/util.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 void agreement_add(struct agreement *a, int label, int judge)
 {
@@ -73,4 +76,52 @@ double agreement_kappa_binary(const struct agreement *a, int min_grade)
 
 	agreement_binary(a, min_grade, b);
 	return cohen_kappa(&b[0][0], 2);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int kappa_interval(const long *table, int k, unsigned long long seed, double *lo, double *hi)
+{
+	long n = table_total(table, k);
+	long *cum, *draw;
+	double *kappas;
+	uint64_t state = seed;
+
+	*lo = *hi = NAN;
+	if (n < 2 || k < 1 || isnan(cohen_kappa(table, k)))
+		return -1;
+	cum = xcalloc((size_t)(k * k), sizeof(*cum));
+	draw = xcalloc((size_t)(k * k), sizeof(*draw));
+	kappas = xcalloc(KAPPA_INTERVAL_RESAMPLES, sizeof(*kappas));
+	for (int c = 0; c < k * k; c++)
+		cum[c] = table[c] + (c ? cum[c - 1] : 0);
+	for (int r = 0; r < KAPPA_INTERVAL_RESAMPLES; r++) {
+		double kr;
+
+		for (int c = 0; c < k * k; c++)
+			draw[c] = 0;
+		for (long i = 0; i < n; i++) {
+			long u = (long)(splitmix64_next(&state) % (uint64_t)n);
+			int c = 0;
+			while (cum[c] <= u)
+				c++;
+			draw[c]++;
+		}
+		kr = cohen_kappa(draw, k);
+		kappas[r] = isnan(kr) ? -INFINITY : kr;
+	}
+	qsort(kappas, KAPPA_INTERVAL_RESAMPLES, sizeof(*kappas), cmp_double);
+	*lo = kappas[(int)(0.025 * KAPPA_INTERVAL_RESAMPLES)];
+	*hi = kappas[(int)(0.975 * KAPPA_INTERVAL_RESAMPLES) - 1];
+	if (isinf(*lo))
+		*lo = -1;  /* the least a kappa can be is not defined below -1 here */
+	free(cum);
+	free(draw);
+	free(kappas);
+	return 0;
 }

@@ -83,7 +83,8 @@ static int emit_pair(yaml_emitter_t *em, const struct pool_pair *pp)
 	return yamlio_map_end(em);
 }
 
-static int emit_pool(yaml_emitter_t *em, const struct pool *p)
+/* Emit the head of 'p': every key but the questions, as a document of its own. */
+static int emit_head(yaml_emitter_t *em, const struct pool *p)
 {
 	if (yamlio_doc_start(em) ||
 	    yamlio_map_start(em, false) || kv_long(em, "evalset_pool", p->schema))
@@ -111,35 +112,119 @@ static int emit_pool(yaml_emitter_t *em, const struct pool *p)
 		    kv_str(em, "path", p->runs[i].path) ||
 		    (p->runs[i].sha256 && kv_str(em, "sha256", p->runs[i].sha256)) || yamlio_map_end(em))
 			return -1;
-	if (yamlio_seq_end(em) || yamlio_plain(em, "questions") || yamlio_seq_start(em, false))
-		return -1;
-	for (size_t i = 0; i < p->nr; i++) {
-		const struct pool_question *pq = &p->q[i];
-		if (yamlio_map_start(em, false) || kv_str(em, "id", pq->id) || kv_str(em, "text", pq->text) ||
-		    yamlio_plain(em, "pairs") || yamlio_seq_start(em, !pq->nr))
-			return -1;
-		for (size_t j = 0; j < pq->nr; j++)
-			if (emit_pair(em, &pq->pairs[j]))
-				return -1;
-		if (yamlio_seq_end(em) || yamlio_map_end(em))
-			return -1;
-	}
 	if (yamlio_seq_end(em) || yamlio_map_end(em) || yamlio_doc_end(em))
 		return -1;
 	return 0;
 }
 
-/* pool_to_yaml, naming the pool 'what' ("the pool", "'FILE'") when it cannot be written. */
-static int to_yaml(const struct pool *p, struct strbuf *out, const char *what)
+/*
+ * Emit the question 'pq' as a document of its own: a sequence of one item,
+ * which libyaml writes at the column and with the indentation the item has
+ * under "questions:" (a block sequence that is a mapping's value is written
+ * without indentation), so that the parts joined are the whole document.
+ */
+static int emit_question(yaml_emitter_t *em, const struct pool_question *pq)
+{
+	if (yamlio_doc_start(em) || yamlio_seq_start(em, false) ||
+	    yamlio_map_start(em, false) || kv_str(em, "id", pq->id) || kv_str(em, "text", pq->text) ||
+	    yamlio_plain(em, "pairs") || yamlio_seq_start(em, !pq->nr))
+		return -1;
+	for (size_t j = 0; j < pq->nr; j++)
+		if (emit_pair(em, &pq->pairs[j]))
+			return -1;
+	if (yamlio_seq_end(em) || yamlio_map_end(em) || yamlio_seq_end(em) || yamlio_doc_end(em))
+		return -1;
+	return 0;
+}
+
+/* Replace 'out' with the YAML of the head of 'p' (emit_head when 'pq' is
+ * NULL) or of its question 'pq'; 'what' names the file for an error. */
+static int emit_part(const struct pool *p, const struct pool_question *pq, struct strbuf *out, const char *what)
 {
 	yaml_emitter_t em;
 
+	strbuf_reset(out);
 	if (yamlio_emitter_init(&em, out) < 0)
 		return -1;
-	strbuf_addstr(out, "# evalset pool: grade each pair 0-3 (null: not graded yet); see docs/pool.md\n"
-			   "#   0 unrelated  1 related but does not answer  2 partly answers\n"
-			   "#   3 dedicated to the question and holds the exact answer\n");
-	return yamlio_emitter_end(&em, emit_pool(&em, p), what);
+	if (!pq)
+		strbuf_addstr(out, "# evalset pool: grade each pair 0-3 (null: not graded yet); see docs/pool.md\n"
+				   "#   0 unrelated  1 related but does not answer  2 partly answers\n"
+				   "#   3 dedicated to the question and holds the exact answer\n");
+	if (yamlio_emitter_end(&em, pq ? emit_question(&em, pq) : emit_head(&em, p), what) < 0)
+		return -1;
+	/* the questions' key, closing the head: the parts follow it */
+	if (!pq)
+		strbuf_addstr(out, p->nr ? "questions:\n" : "questions: []\n");
+	return 0;
+}
+
+void pool_yaml_release(struct pool_yaml *y)
+{
+	strbuf_release(&y->head);
+	for (size_t i = 0; i < y->nr; i++)
+		strbuf_release(&y->part[i]);
+	free(y->part);
+	y->part = NULL;
+	y->nr = 0;
+}
+
+/* pool_yaml_build, naming the pool 'what' when it cannot be written. */
+static int build(struct pool_yaml *y, const struct pool *p, const char *what)
+{
+	pool_yaml_release(y);
+	y->part = xcalloc(p->nr ? p->nr : 1, sizeof(*y->part));
+	y->nr = p->nr;
+	for (size_t i = 0; i < p->nr; i++)
+		strbuf_init(&y->part[i], 0);
+	if (emit_part(p, NULL, &y->head, what) < 0)
+		goto fail;
+	for (size_t i = 0; i < p->nr; i++)
+		if (emit_part(p, &p->q[i], &y->part[i], what) < 0)
+			goto fail;
+	return 0;
+fail:
+	pool_yaml_release(y);
+	return -1;
+}
+
+int pool_yaml_build(struct pool_yaml *y, const struct pool *p)
+{
+	return build(y, p, "the pool");
+}
+
+int pool_yaml_update(struct pool_yaml *y, const struct pool *p, size_t i)
+{
+	if (y->nr != p->nr || i >= p->nr)
+		return error("internal: the YAML held is of another pool (%zu questions, not %zu)", y->nr, p->nr);
+	if (emit_part(p, &p->q[i], &y->part[i], "the pool") < 0) {
+		pool_yaml_release(y);
+		return -1;
+	}
+	return 0;
+}
+
+void pool_yaml_join(const struct pool_yaml *y, struct strbuf *out)
+{
+	size_t len = y->head.len;
+
+	for (size_t i = 0; i < y->nr; i++)
+		len += y->part[i].len;
+	strbuf_grow(out, len);
+	strbuf_add(out, y->head.buf, y->head.len);
+	for (size_t i = 0; i < y->nr; i++)
+		strbuf_add(out, y->part[i].buf, y->part[i].len);
+}
+
+/* pool_to_yaml, naming the pool 'what' ("the pool", "'FILE'") when it cannot be written. */
+static int to_yaml(const struct pool *p, struct strbuf *out, const char *what)
+{
+	struct pool_yaml y = POOL_YAML_INIT;
+
+	if (build(&y, p, what) < 0)
+		return -1;
+	pool_yaml_join(&y, out);
+	pool_yaml_release(&y);
+	return 0;
 }
 
 int pool_to_yaml(const struct pool *p, struct strbuf *out)

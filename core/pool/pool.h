@@ -138,6 +138,31 @@ char *pool_resolve_path(const char *path, const char *pool_file);
 
 /* Append 'p' as YAML to 'out'. Return 0 or -1. */
 int pool_to_yaml(const struct pool *p, struct strbuf *out);
+/*
+ * The YAML of a pool in parts, as pool_to_yaml writes it: the head (the
+ * comment lines and every key up to "questions:") and one part per
+ * question, so that a program that keeps a pool in memory and changes one
+ * question (the review page's grade) emits that question again instead of
+ * the whole file. Joined, the parts are pool_to_yaml's output byte for
+ * byte. A struct pool_yaml owns its buffers (pool_yaml_release).
+ */
+struct pool_yaml {
+	struct strbuf head;
+	struct strbuf *part;      /* one per question of the pool, in order */
+	size_t nr;
+};
+#define POOL_YAML_INIT { STRBUF_INIT, NULL, 0 }
+
+/* Emit every part of 'p' into 'y' (replacing what it held). Return 0 or -1
+ * (reported; 'y' is then empty). */
+int pool_yaml_build(struct pool_yaml *y, const struct pool *p);
+/* Emit again the part of question 'i' of 'p', the pool 'y' was built from.
+ * Return 0 or -1 (reported; 'y' is then empty). */
+int pool_yaml_update(struct pool_yaml *y, const struct pool *p, size_t i);
+/* Append the parts of 'y', joined, to 'out'. */
+void pool_yaml_join(const struct pool_yaml *y, struct strbuf *out);
+void pool_yaml_release(struct pool_yaml *y);
+
 /* Write 'p' to 'path' atomically. Return 0 or -1 (reported). */
 int pool_save(const struct pool *p, const char *path);
 

@@ -16,23 +16,12 @@
 #include "set/corpus.h"
 #include "set/set.h"
 #include "base/html.h"
-#include "base/utf8.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#define SNIPPET_BYTES 200
-
-/* Append a cell with a 1-based rank, or a dash when nothing relevant was retrieved. */
-static void rank_cell(struct strbuf *out, long rank)
-{
-	if (rank > 0)
-		strbuf_addf(out, "<td class=\"n\">%ld</td>", rank);
-	else
-		strbuf_addstr(out, "<td class=\"n\" title=\"no relevant chunk retrieved\">&ndash;</td>");
-}
 
 /* Count 'r''s answerable questions found in the top k, found only in
  * (k, K], and not found in the top K. */
@@ -105,109 +94,148 @@ void report_find_rank_section(struct strbuf *out, const struct report_input *in,
 	strbuf_addstr(out, "</figcaption></figure></section>\n");
 }
 
-/* Append a table row for question 'id' with the ranks before and after. */
-static void question_row(struct strbuf *out, const struct report_input *in, const char *id,
-			 long before, long after)
+void report_leaks_section(struct strbuf *out, const struct report_input *in, int k)
 {
-	const struct question_result *qr = results_find(in->cand, id);
-	const char *top = qr && qr->nr_top ? qr->top[0] : NULL;
-	const struct chunk *ch = top && in->corpus ? corpus_get(in->corpus, top) : NULL;
+	const struct results *c = in->cand;
+	size_t leaking = 0, forbidding = 0;
 
-	strbuf_addstr(out, "<tr><td><code>");
-	html_text(out, id);
-	strbuf_addstr(out, "</code></td><td class=\"qtext\">");
-	html_text(out, qr ? qr->text : NULL);
-	strbuf_addstr(out, "</td><td>");
-	html_text(out, qr && qr->origin ? qr->origin : "hand");
-	strbuf_addstr(out, "</td>");
-	if (in->base)
-		rank_cell(out, before);
-	rank_cell(out, after);
-	strbuf_addstr(out, "<td class=\"chunk\">");
-	if (top) {
-		strbuf_addstr(out, "<code>");
-		html_text(out, top);
-		strbuf_addstr(out, "</code>");
-		if (ch && ch->text) {
-			size_t len = strlen(ch->text), cut = len;
-			if (len > SNIPPET_BYTES)
-				cut = utf8_floor(ch->text, SNIPPET_BYTES);
-			strbuf_addstr(out, "<br><span class=\"snippet\">");
-			html_text_len(out, ch->text, cut);
-			if (cut < len)
-				strbuf_addstr(out, "&hellip;");
-			strbuf_addstr(out, "</span>");
-		}
-	} else {
-		strbuf_addstr(out, "(nothing retrieved)");
-	}
-	strbuf_addstr(out, "</td></tr>\n");
-}
-
-/* Append a per-question table's heading, explanation and header row (no table when 'n' is 0). */
-static void table_head(struct strbuf *out, const struct report_input *in, const char *id,
-		       const char *title, size_t n, const char *explain)
-{
-	strbuf_addf(out, "<h3 id=\"%s\">", id);
-	html_text(out, title);
-	strbuf_addf(out, " (%zu)</h3><p class=\"explain\">", n);
-	html_text(out, explain);
-	strbuf_addstr(out, "</p>");
-	if (!n)
+	if (c->leaks_absent) {
+		strbuf_addstr(out, "<section id=\"leaks\"><h2>Leaks</h2>\n<p class=\"warn\">The "
+				   "set forbids ids, but these results record no leaks (saved by an "
+				   "evalset that did not record them): score the run again with "
+				   "<code>evalset score --save</code> to see them.</p></section>\n");
 		return;
-	strbuf_addstr(out, "<table class=\"questions\"><thead><tr><th>id</th><th>question</th>"
-			   "<th>origin</th>");
-	if (in->base)
-		strbuf_addstr(out, "<th>rank before</th>");
-	strbuf_addstr(out, in->base ? "<th>rank after</th>" : "<th>rank</th>");
-	strbuf_addstr(out, "<th>top retrieved chunk (candidate)</th></tr></thead><tbody>\n");
+	}
+	for (size_t i = 0; i < c->nr; i++) {
+		forbidding += c->q[i].forbids;
+		leaking += results_leaks_at(&c->q[i], k) > 0;
+	}
+	if (!leaking)
+		return;
+	strbuf_addf(out, "<section id=\"leaks\"><h2>Leaks</h2>\n<p class=\"warn\">%zu of %zu "
+		    "question%s with forbidden ids retrieved one in the top %d: each is a failure "
+		    "whatever else is right.</p>\n<div class=\"scroll\" tabindex=\"0\" role=\"region\" "
+		    "aria-label=\"leaks\"><table><thead><tr><th>question</th><th>text</th>"
+		    "<th class=\"num\">rank</th><th>chunk</th><th>forbidden by</th>%s</tr></thead>"
+		    "<tbody>\n", leaking, forbidding, forbidding == 1 ? "" : "s", k,
+		    in->base ? "<th>baseline</th>" : "");
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct question_result *q = &c->q[i];
+		const struct question_result *bq = in->base ? results_find(in->base, q->id) : NULL;
+		size_t n = results_leaks_at(q, k);
+
+		for (size_t h = 0; h < n; h++) {
+			strbuf_addstr(out, "<tr class=\"leak\"><td>");
+			html_text(out, q->id);
+			strbuf_addstr(out, "</td><td>");
+			html_text(out, q->text);
+			strbuf_addf(out, "</td><td class=\"num\">%ld</td><td><code>", q->leaks[h].rank);
+			html_text(out, q->leaks[h].chunk);
+			strbuf_addstr(out, "</code></td><td><code>");
+			html_text(out, q->leaks[h].entry);
+			strbuf_addstr(out, "</code></td>");
+			if (in->base)
+				strbuf_addf(out, "<td>%s</td>", in->base->leaks_absent ? "unknown"
+					    : bq && results_leaks_at(bq, k) ? "also in baseline" : "new");
+			strbuf_addstr(out, "</tr>\n");
+		}
+	}
+	strbuf_addstr(out, "</tbody></table></div></section>\n");
 }
 
-/* Append the lost, gained and never-found tables. */
+/* Append a <select> of the question table's with 'id' and 'label', its
+ * 'n' options given as value, text pairs. */
+static void table_select(struct strbuf *out, const char *id, const char *label,
+			 const char *const *opts, size_t n)
+{
+	strbuf_addf(out, "<label>%s <select id=\"%s\">", label, id);
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addstr(out, "<option");
+		html_attr(out, "value", opts[2 * i]);
+		strbuf_addch(out, '>');
+		html_text(out, opts[2 * i + 1]);
+		strbuf_addstr(out, "</option>");
+	}
+	strbuf_addstr(out, "</select></label>\n");
+}
+
 void report_questions_section(struct strbuf *out, const struct report_input *in, int k)
 {
-	char explain[200];
-	size_t never = 0;
+	static const char *const compared[] = {
+		"", "every question", "changed", "lost or gained", "lost", "lost",
+		"gained", "gained", "never", "never found", "both", "found by both",
+	};
+	static const char *const alone[] = {
+		"", "every question", "found", "found", "never", "never found",
+	};
+	static const char *const sorts_compared[] = {
+		"status", "what became of it (lost first)", "drop", "rank change, largest drop first",
+		"rise", "rank change, largest rise first", "after", "rank after", "before",
+		"rank before", "id", "id",
+	};
+	static const char *const sorts_alone[] = {
+		"status", "never found first", "after", "rank", "id", "id",
+	};
+	size_t n[4] = { 0 };   /* lost, gained, never, found (by both) */
 
-	strbuf_addstr(out, "<section id=\"questions\"><h2>Questions</h2>\n");
-	if (in->cmp) {
-		snprintf(explain, sizeof(explain), "A relevant chunk was in the baseline's top %d "
-			 "and is not in the candidate's.", in->cmp->k);
-		table_head(out, in, "lost", "Lost", in->cmp->nr_lost, explain);
-		for (size_t i = 0; i < in->cmp->nr_lost; i++)
-			question_row(out, in, in->cmp->lost[i].id, in->cmp->lost[i].rank_before,
-				     in->cmp->lost[i].rank_after);
-		if (in->cmp->nr_lost)
-			strbuf_addstr(out, "</tbody></table>\n");
-		snprintf(explain, sizeof(explain), "A relevant chunk is in the candidate's top %d "
-			 "and was not in the baseline's.", in->cmp->k);
-		table_head(out, in, "gained", "Gained", in->cmp->nr_gained, explain);
-		for (size_t i = 0; i < in->cmp->nr_gained; i++)
-			question_row(out, in, in->cmp->gained[i].id, in->cmp->gained[i].rank_before,
-				     in->cmp->gained[i].rank_after);
-		if (in->cmp->nr_gained)
-			strbuf_addstr(out, "</tbody></table>\n");
-	}
 	for (size_t i = 0; i < in->cand->nr; i++) {
 		const struct question_result *q = &in->cand->q[i];
 		const struct question_result *bq = in->base ? results_find(in->base, q->id) : NULL;
 		long a = report_first_rel(q), b = report_first_rel(bq);
-		if (q->answerable && !(a > 0 && a <= k) && !(b > 0 && b <= k))
-			never++;
+		bool fa = a > 0 && a <= k, fb = b > 0 && b <= k;
+		if (!q->answerable)
+			continue;
+		if (in->base)
+			n[fa && fb ? 3 : fa ? 1 : fb ? 0 : 2]++;
+		else
+			n[fa ? 3 : 2]++;
 	}
-	snprintf(explain, sizeof(explain), in->base ? "No relevant chunk in the top %d of either run."
-						    : "No relevant chunk in the top %d.", k);
-	table_head(out, in, "never", "Never found", never, explain);
-	for (size_t i = 0; i < in->cand->nr; i++) {
-		const struct question_result *q = &in->cand->q[i];
-		const struct question_result *bq = in->base ? results_find(in->base, q->id) : NULL;
-		long a = report_first_rel(q), b = report_first_rel(bq);
-		if (q->answerable && !(a > 0 && a <= k) && !(b > 0 && b <= k))
-			question_row(out, in, q->id, b, a);
-	}
-	if (never)
-		strbuf_addstr(out, "</tbody></table>\n");
-	strbuf_addstr(out, "</section>\n");
+	strbuf_addstr(out, "<section id=\"questions\"><h2>Questions</h2>\n<p class=\"explain\">"
+			   "Every answerable question of the candidate: ");
+	if (in->base)
+		strbuf_addf(out, "<b>lost</b> (a relevant chunk in the baseline's top %d, not in the "
+			    "candidate's): <span id=\"n-lost\">%zu</span>; <b>gained</b> (the reverse): "
+			    "<span id=\"n-gained\">%zu</span>; <b>never found</b> (in neither top %d): "
+			    "<span id=\"n-never\">%zu</span>; found by both: <span id=\"n-both\">%zu</span>. ",
+			    k, n[0], n[1], k, n[2], n[3]);
+	else
+		strbuf_addf(out, "<b>found</b> (a relevant chunk in the top %d): <span id=\"n-found\">"
+			    "%zu</span>; <b>never found</b>: <span id=\"n-never\">%zu</span>. ",
+			    k, n[3], n[2]);
+	strbuf_addstr(out, "Ranks are those of the first relevant chunk (&ndash;: none retrieved); "
+			   "the rank change is how far it rose (+) or dropped (&minus;). Each row "
+			   "shows the question's first relevant chunk and each run's top chunk, what it "
+			   "returned instead, with the start of its text for the questions lost, gained "
+			   "or never found. A question's id shows it at the cutoff above.</p>\n");
+	strbuf_addstr(out, "<div class=\"controls\" role=\"search\" aria-label=\"questions\">"
+			   "<label>Search <input type=\"search\" id=\"qt-search\" autocomplete=\"off\" "
+			   "placeholder=\"words, question or chunk id\"></label>\n");
+	if (in->base)
+		table_select(out, "qt-status", "Show", compared, ARRAY_SIZE(compared) / 2);
+	else
+		table_select(out, "qt-status", "Show", alone, ARRAY_SIZE(alone) / 2);
+	strbuf_addstr(out, "<label>Subset <select id=\"qt-subset\"><option value=\"\">all</option>"
+			   "</select></label>\n");
+	if (in->base)
+		table_select(out, "qt-sort", "Sort by", sorts_compared, ARRAY_SIZE(sorts_compared) / 2);
+	else
+		table_select(out, "qt-sort", "Sort by", sorts_alone, ARRAY_SIZE(sorts_alone) / 2);
+	strbuf_addstr(out, "</div>\n<p id=\"qt-count\" class=\"count\" role=\"status\"></p>\n"
+			   "<table id=\"qtable\" class=\"qt\"><caption class=\"vh\">Questions, as "
+			   "filtered and sorted above</caption><thead><tr><th scope=\"col\">id</th>"
+			   "<th scope=\"col\">question</th><th scope=\"col\">became</th>");
+	if (in->base)
+		strbuf_addstr(out, "<th scope=\"col\">rank before</th><th scope=\"col\">rank after</th>"
+				   "<th scope=\"col\">change</th>");
+	else
+		strbuf_addstr(out, "<th scope=\"col\">rank</th>");
+	strbuf_addstr(out, "<th scope=\"col\">relevant chunk</th>");
+	if (in->base)
+		strbuf_addstr(out, "<th scope=\"col\">baseline's top chunk</th>");
+	strbuf_addstr(out, "<th scope=\"col\">candidate's top chunk</th></tr></thead>"
+			   "<tbody></tbody></table>\n<p class=\"pager\"><button type=\"button\" "
+			   "id=\"qt-prev\">Previous page</button> <button type=\"button\" id=\"qt-next\">"
+			   "Next page</button></p>\n</section>\n");
 }
 
 /* Compute Judged@k and the unjudged count in the top k of 'r' from its kept
@@ -244,7 +272,8 @@ void report_decline_section(struct strbuf *out, const struct report_input *in, i
 	int jk = k <= RESULTS_TOP ? k : RESULTS_TOP;
 
 	strbuf_addstr(out, "<section id=\"decline\"><h2>Declining and judged documents</h2>\n"
-			   "<table class=\"num\"><thead><tr><th>run</th><th>Decline</th>"
+			   "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"declining "
+			   "and judged\"><table class=\"num\"><thead><tr><th>run</th><th>Decline</th>"
 			   "<th>FalseDecline</th>");
 	strbuf_addf(out, "<th>Judged@%d</th><th>unjudged in the top %d</th></tr></thead><tbody>\n",
 		    jk, jk);
@@ -262,7 +291,7 @@ void report_decline_section(struct strbuf *out, const struct report_input *in, i
 		report_td_num(out, share);
 		strbuf_addf(out, "<td class=\"n\">%zu</td></tr>\n", unj);
 	}
-	strbuf_addf(out, "</tbody></table><p class=\"explain\">Decline: share of the %ld unanswerable "
+	strbuf_addf(out, "</tbody></table></div><p class=\"explain\">Decline: share of the %ld unanswerable "
 		    "questions the run declined on (abstained or returned nothing). FalseDecline: "
 		    "share of the %ld answerable questions it declined on. Judged@%d: share of the top "
 		    "%d positions holding a labelled chunk; unjudged chunks count as not relevant, so a "

@@ -11,6 +11,10 @@
 
 struct report_input;
 
+/* Append the candidate's leaking questions at 'k' (forbidden ids in the
+ * top k, docs/access.md), first thing after the headline; nothing when
+ * none leaks, a warning when its results record no leaks. */
+void report_leaks_section(struct strbuf *out, const struct report_input *in, int k);
 /* Append the find-versus-rank bars of both runs and the candidate's
  * diagnosis at context size 'k'. */
 void report_find_rank_section(struct strbuf *out, const struct report_input *in, int k);

@@ -15,6 +15,8 @@
 #include "report/report.h"
 #include "report/report-cells.h"
 #include "base/html.h"
+#include "base/strmap.h"
+#include "set/corpus.h"
 #include "score/results.h"
 #include "set/set.h"
 #include "base/utf8.h"
@@ -23,6 +25,8 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,7 +129,8 @@ static void slider_fill(struct slider_q *sq, const struct question *q,
 	}
 }
 
-/* Append the chosen question's ranked list, relevant positions marked, below k greyed. */
+/* Append the chosen question's ranked list, relevant positions marked,
+ * below k in the muted colour and marked "below k". */
 static void ranked_list(struct strbuf *out, const struct slider_q *sq, int k)
 {
 	strbuf_addstr(out, "<ol id=\"ranked\" class=\"ranked\">");
@@ -137,6 +142,8 @@ static void ranked_list(struct strbuf *out, const struct slider_q *sq, int k)
 			strbuf_addf(out, " <b>relevant, grade %d</b>", sq->grades[i]);
 		else if (sq->grades[i] < 0)
 			strbuf_addstr(out, " <i>unjudged</i>");
+		if ((int)i >= k)
+			strbuf_addstr(out, " <small>(below k)</small>");
 		strbuf_addstr(out, "</li>");
 	}
 	if (!sq->nr)
@@ -152,129 +159,256 @@ static void cutoff_row(struct strbuf *out, const char *row, const double v[5])
 			    "</output></td>", row, cutoff_keys[m], v[m], v[m]);
 }
 
-/* Append the k slider, its two rows of numbers, the chosen question and the
- * data block, for the 'nr' questions 'qs' with 'chosen' shown first. */
+/* The page's tables of strings: chunk ids (each once, with the start of
+ * its text when a row shows it) and subset names, so a question's row
+ * holds small numbers instead of repeated strings. */
+struct page_strings {
+	struct strmap chunk_at;      /* id -> index + 1 */
+	cJSON *chunks, *snips;
+	int nr_chunks;
+	bool *snipped;               /* per chunk index: its text is in 'snips' */
+	size_t alloc_snipped;
+	const struct corpus *corpus;
+	const char *subsets[REPORT_MAX_SUBSETS];
+	size_t nr_subsets;
+};
+
+/* Return the index of chunk 'id' in the page's table, adding it (-1 for NULL). */
+static int chunk_index(struct page_strings *ps, const char *id, bool snippet)
+{
+	void *v;
+	int i;
+
+	if (!id)
+		return -1;
+	v = strmap_get(&ps->chunk_at, id);
+	if (v) {
+		i = (int)((uintptr_t)v - 1);
+	} else {
+		i = ps->nr_chunks++;
+		cJSON_AddItemToArray(ps->chunks, cJSON_CreateString(id));
+		strmap_put(&ps->chunk_at, id, (void *)(uintptr_t)(i + 1));
+		ALLOC_GROW(ps->snipped, (size_t)ps->nr_chunks, ps->alloc_snipped);
+		ps->snipped[i] = false;
+	}
+	if (snippet && ps->corpus && !ps->snipped[i]) {
+		const struct chunk *ch = corpus_get(ps->corpus, id);
+		char key[16];
+		ps->snipped[i] = true;
+		if (ch && ch->text) {
+			size_t len = strlen(ch->text), cut = len;
+			char *s;
+			if (len > REPORT_SNIPPET_BYTES)
+				cut = utf8_floor(ch->text, REPORT_SNIPPET_BYTES);
+			s = xstrfmt("%.*s%s", (int)cut, ch->text, cut < len ? "\xE2\x80\xA6" : "");
+			snprintf(key, sizeof(key), "%d", i);
+			cJSON_AddStringToObject(ps->snips, key, s);
+			free(s);
+		}
+	}
+	return i;
+}
+
+/* Return the index of subset 'name' (origin=..., tag=...), adding it; -1
+ * past REPORT_MAX_SUBSETS. */
+static int subset_index(struct page_strings *ps, const char *name)
+{
+	for (size_t i = 0; i < ps->nr_subsets; i++)
+		if (!strcmp(ps->subsets[i], name))
+			return (int)i;
+	if (ps->nr_subsets == REPORT_MAX_SUBSETS)
+		return -1;
+	ps->subsets[ps->nr_subsets] = name;
+	return (int)ps->nr_subsets++;
+}
+
+/* Return what became of question 'sq' at 'k': lost, gained, never (found
+ * in neither top k), both (found in both); without a baseline found or
+ * never. 'before' is the baseline's first relevant rank (0: none). */
+static const char *question_status(const struct slider_q *sq, long before, bool base, int k)
+{
+	bool a = sq->first_rel > 0 && sq->first_rel <= k, b = before > 0 && before <= k;
+
+	if (!base)
+		return a ? "found" : "never";
+	if (a && b)
+		return "both";
+	return a ? "gained" : b ? "lost" : "never";
+}
+
+/* Return a string of one character per grade: '-' unjudged, else the digit. */
+static char *grade_string(const int *g, size_t n)
+{
+	char *s = xmalloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		s[i] = g[i] < 0 ? '-' : (char)('0' + (g[i] > 9 ? 9 : g[i]));
+	s[n] = '\0';
+	return s;
+}
+
+/*
+ * Return one question's row of the page's data: [id, text, [subsets],
+ * status, the first relevant rank before (the baseline's; null without a
+ * baseline) and after (the candidate's; 0: none), num_rel, ideal grades, grades, [chunk of each rank], first relevant
+ * chunk, the baseline's top chunk, the candidate's top chunk, relevant
+ * labels beyond the first]. Chunks are indexes into the page's chunk table
+ * (-1: none); grades are strings of digits ('-': unjudged).
+ */
+static cJSON *question_json(struct page_strings *ps, const struct report_input *in,
+			    const struct slider_q *sq, int k)
+{
+	const struct question_result *qr = sq->qr;
+	const struct question *q = set_find(in->set, qr->id);
+	const struct question_result *bq = in->base ? results_find(in->base, qr->id) : NULL;
+	long before = report_first_rel(bq);
+	const char *status = question_status(sq, before, in->base != NULL, k);
+	bool show = strcmp(status, "both") && strcmp(status, "found");
+	cJSON *row = cJSON_CreateArray(), *subs = cJSON_CreateArray(), *ids = cJSON_CreateArray();
+	char *origin = xstrfmt("origin=%s", qr->origin && *qr->origin ? qr->origin : "hand");
+	char *g;
+	int at;
+
+	cJSON_AddItemToArray(row, cJSON_CreateString(qr->id));
+	cJSON_AddItemToArray(row, cJSON_CreateString(qr->text ? qr->text : ""));
+	at = subset_index(ps, origin);
+	if (at < 0 || ps->subsets[at] != origin)
+		free(origin);
+	if (at >= 0)
+		cJSON_AddItemToArray(subs, cJSON_CreateNumber(at));
+	for (size_t t = 0; t < qr->nr_tags; t++) {
+		char *name = xstrfmt("tag=%s", qr->tags[t]);
+		at = subset_index(ps, name);
+		if (at < 0 || ps->subsets[at] != name)
+			free(name);
+		if (at >= 0)
+			cJSON_AddItemToArray(subs, cJSON_CreateNumber(at));
+	}
+	cJSON_AddItemToArray(row, subs);
+	cJSON_AddItemToArray(row, cJSON_CreateString(status));
+	cJSON_AddItemToArray(row, in->base ? cJSON_CreateNumber((double)before) : cJSON_CreateNull());
+	cJSON_AddItemToArray(row, cJSON_CreateNumber((double)sq->first_rel));
+	cJSON_AddItemToArray(row, cJSON_CreateNumber((double)sq->num_rel));
+	g = grade_string(sq->ideal, sq->nr_ideal);
+	cJSON_AddItemToArray(row, cJSON_CreateString(g));
+	free(g);
+	g = grade_string(sq->grades, sq->nr);
+	cJSON_AddItemToArray(row, cJSON_CreateString(g));
+	free(g);
+	for (size_t j = 0; j < sq->nr; j++)
+		cJSON_AddItemToArray(ids, cJSON_CreateNumber(chunk_index(ps, sq->ids[j], false)));
+	cJSON_AddItemToArray(row, ids);
+	cJSON_AddItemToArray(row, cJSON_CreateNumber(
+		chunk_index(ps, q && q->nr_relevant ? q->relevant[0].chunk : NULL, show)));
+	cJSON_AddItemToArray(row, cJSON_CreateNumber(
+		chunk_index(ps, bq && bq->nr_top ? bq->top[0] : NULL, show)));
+	cJSON_AddItemToArray(row, cJSON_CreateNumber(
+		chunk_index(ps, qr->nr_top ? qr->top[0] : NULL, show)));
+	cJSON_AddItemToArray(row, cJSON_CreateNumber(q && q->nr_relevant ? (double)q->nr_relevant - 1 : 0));
+	return row;
+}
+
+/* Append the page's data block: every answerable question's row (as
+ * question_json), the chunk and subset tables, k and the depth. */
+static void page_data(struct strbuf *out, const struct report_input *in, int k,
+		      const struct slider_q *qs, size_t nr, size_t chosen)
+{
+	struct page_strings ps = { .chunk_at = STRMAP_INIT, .corpus = in->corpus };
+	cJSON *data = cJSON_CreateObject(), *arr = cJSON_CreateArray(), *subs;
+	char *json;
+
+	ps.chunks = cJSON_CreateArray();
+	ps.snips = cJSON_CreateObject();
+	for (size_t i = 0; i < nr; i++)
+		cJSON_AddItemToArray(arr, question_json(&ps, in, &qs[i], k));
+	cJSON_AddNumberToObject(data, "k", k);
+	cJSON_AddNumberToObject(data, "depth", in->cand->depth > 0 ? in->cand->depth : 1000);
+	cJSON_AddBoolToObject(data, "base", in->base != NULL);
+	cJSON_AddNumberToObject(data, "chosen", (double)chosen);
+	subs = cJSON_AddArrayToObject(data, "subsets");
+	for (size_t i = 0; i < ps.nr_subsets; i++)
+		cJSON_AddItemToArray(subs, cJSON_CreateString(ps.subsets[i]));
+	cJSON_AddItemToObject(data, "chunks", ps.chunks);
+	cJSON_AddItemToObject(data, "snips", ps.snips);
+	cJSON_AddItemToObject(data, "q", arr);
+	strbuf_addstr(out, "<script type=\"application/json\" id=\"report-data\">");
+	json = cJSON_PrintUnformatted(data);
+	html_script_json(out, json);
+	free(json);
+	cJSON_Delete(data);
+	for (size_t i = 0; i < ps.nr_subsets; i++)
+		free((char *)ps.subsets[i]);
+	strmap_clear(&ps.chunk_at, 0);
+	free(ps.snipped);
+	strbuf_addstr(out, "</script>\n");
+}
+
+/* Append the k slider, its two rows of numbers and the chosen question, for
+ * the 'nr' questions 'qs' with 'chosen' shown first. */
 static void render(struct strbuf *out, const char *label, int k,
 		   const struct slider_q *qs, size_t nr, size_t chosen)
 {
 	double sum[5] = { 0 }, v[5];
-	cJSON *data = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(data, "questions");
-	char *json;
 	bool assumed = false;
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct slider_q *sq = &qs[i];
-		cJSON *o = cJSON_CreateObject(), *list = cJSON_CreateArray();
 		report_cutoff_measures(sq->grades, sq->nr, sq->ideal, sq->nr_ideal, sq->num_rel,
 				       sq->first_rel, k, v);
 		for (size_t m = 0; m < 5; m++)
 			sum[m] += v[m];
-		cJSON_AddStringToObject(o, "id", sq->qr->id);
-		cJSON_AddNumberToObject(o, "num_rel", (double)sq->num_rel);
-		cJSON_AddNumberToObject(o, "first_rel", (double)sq->first_rel);
-		cJSON_AddItemToObject(o, "ideal", cJSON_CreateIntArray(sq->ideal, (int)sq->nr_ideal));
-		cJSON_AddItemToObject(o, "grades", cJSON_CreateIntArray(sq->grades, (int)sq->nr));
-		for (size_t j = 0; j < sq->nr; j++)
-			cJSON_AddItemToArray(list, sq->ids[j] ? cJSON_CreateString(sq->ids[j])
-							      : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "ids", list);
-		cJSON_AddItemToArray(arr, o);
 		assumed |= sq->assumed;
 	}
-	cJSON_AddNumberToObject(data, "k", k);
 
 	strbuf_addstr(out, "<section id=\"cutoff\"><h2>Move the cutoff</h2>\n");
-	strbuf_addf(out, "<p class=\"explain\">Drag k to see what each measure rewards: precision "
-		    "falls as k grows while recall rises; RR only looks at the first relevant chunk, "
-		    "wherever it is, so it ignores k and everything after that first hit. ");
-	strbuf_addstr(out, 		    "Numbers are for ");
+	strbuf_addstr(out, "<p class=\"explain\">Precision falls as k grows while recall rises; "
+			   "RR only looks at the first relevant chunk, wherever it is, so it ignores k "
+			   "and everything after that first hit. Numbers are for ");
 	html_text(out, label);
 	strbuf_addf(out, " over its %zu answerable questions.</p>\n", nr);
-	strbuf_addf(out, "<p class=\"slider\"><label for=\"k\">k = <output id=\"k-value\">%d</output>"
+	strbuf_addf(out, "<p class=\"slider\"><label for=\"k\">Move k: k = <output id=\"k-value\">%d</output>"
 		    "</label> <input type=\"range\" id=\"k\" min=\"1\" max=\"%d\" step=\"1\" value=\"%d\">"
 		    "</p>\n", k, REPORT_SLIDER_MAX, k);
-	strbuf_addstr(out, "<table class=\"num cutoff\"><thead><tr><th></th>");
+	strbuf_addf(out, "<p class=\"at-k\">At k = <span id=\"k-print\">%d</span>:</p>\n", k);
+	strbuf_addstr(out, "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"measures at k\">"
+			   "<table class=\"num cutoff\"><thead><tr><th scope=\"col\">questions</th>");
 	for (size_t m = 0; m < 5; m++) {
-		strbuf_addstr(out, "<th>");
+		strbuf_addstr(out, "<th scope=\"col\">");
 		html_text(out, cutoff_names[m]);
 		strbuf_addstr(out, "</th>");
 	}
-	strbuf_addf(out, "</tr></thead><tbody><tr><th>whole set (%zu answerable)</th>", nr);
+	strbuf_addf(out, "</tr></thead><tbody><tr><th scope=\"row\">whole set (%zu answerable)</th>", nr);
 	for (size_t m = 0; m < 5; m++)
 		v[m] = nr ? sum[m] / (double)nr : 0;
 	cutoff_row(out, "set", v);
-	strbuf_addstr(out, "</tr>\n<tr><th><label for=\"q\">question</label> <select id=\"q\">");
-	for (size_t i = 0; i < nr; i++) {
-		const char *text = qs[i].qr->text ? qs[i].qr->text : "";
-		size_t len = strlen(text), cut = len > 70 ? utf8_floor(text, 70) : len;
-		strbuf_addf(out, "<option value=\"%zu\"%s>", i, i == chosen ? " selected" : "");
-		html_text(out, qs[i].qr->id);
-		strbuf_addstr(out, ": ");
-		html_text_len(out, text, cut);
-		if (cut < len)
-			strbuf_addstr(out, "&hellip;");
-		strbuf_addstr(out, "</option>");
-	}
-	strbuf_addstr(out, "</select></th>");
+	strbuf_addstr(out, "</tr>\n<tr><th scope=\"row\">question <span id=\"q-id\">");
 	if (nr) {
 		const struct slider_q *sq = &qs[chosen];
+		html_text(out, sq->qr->id);
 		report_cutoff_measures(sq->grades, sq->nr, sq->ideal, sq->nr_ideal, sq->num_rel,
 				       sq->first_rel, k, v);
 	}
+	strbuf_addstr(out, "</span></th>");
 	cutoff_row(out, "q", v);
-	strbuf_addstr(out, "</tr></tbody></table>\n<div class=\"qdetail\"><p id=\"q-text\" class=\"qtext\">");
+	strbuf_addstr(out, "</tr></tbody></table></div>\n<div class=\"qdetail\">"
+			   "<p id=\"q-text\" class=\"qtext\" tabindex=\"-1\">");
 	if (nr)
 		html_text(out, qs[chosen].qr->text);
 	strbuf_addstr(out, "</p><p id=\"q-facts\" class=\"explain\">");
 	if (nr)
 		strbuf_addf(out, "%ld relevant; first relevant at rank %ld", qs[chosen].num_rel,
 			    qs[chosen].first_rel);
-	strbuf_addstr(out, "</p>");
+	strbuf_addstr(out, "</p><p class=\"nav\"><button type=\"button\" id=\"q-prev\">Previous question"
+			   "</button> <button type=\"button\" id=\"q-next\">Next question</button> "
+			   "<span class=\"explain\">in the order of the <a href=\"#questions\">question "
+			   "table</a>, where a question's id shows it here</span></p>");
 	if (nr)
 		ranked_list(out, &qs[chosen], k);
 	strbuf_addstr(out, "</div>\n");
 	if (assumed)
 		strbuf_addstr(out, "<p class=\"warn\">Some relevant chunks below the kept top ids were "
 				   "given grade 1; nDCG may differ from score for graded questions.</p>\n");
-	strbuf_addstr(out, "<script type=\"application/json\" id=\"slider-data\">");
-	json = cJSON_PrintUnformatted(data);
-	html_script_json(out, json);
-	free(json);
-	cJSON_Delete(data);
-	strbuf_addstr(out, "</script>\n</section>\n");
+	strbuf_addstr(out, "</section>\n");
 }
-
-/* The slider: recompute the five measures with the arithmetic of
- * report_cutoff_measures, write with textContent only. */
-const char report_slider_js[] =
-	"(function(){'use strict';\n"
-	"var D=JSON.parse(document.getElementById('slider-data').textContent);\n"
-	"var Q=D.questions,K=['P','R','S','RR','nDCG'];\n"
-	"function m(q,k){var rel=0,dcg=0,idcg=0,i;\n"
-	" for(i=0;i<q.grades.length&&i<k;i++){if(q.grades[i]>=1){rel++;dcg+=q.grades[i]/Math.log2(i+2);}}\n"
-	" for(i=0;i<q.ideal.length&&i<k;i++)idcg+=q.ideal[i]/Math.log2(i+2);\n"
-	" return [rel/k,q.num_rel>0?rel/q.num_rel:0,rel>0?1:0,q.first_rel>0?1/q.first_rel:0,idcg>0?dcg/idcg:0];}\n"
-	"function put(row,v){for(var j=0;j<5;j++){var e=document.getElementById(row+'-'+K[j]);\n"
-	" e.textContent=v[j].toFixed(4);e.setAttribute('data-value',String(v[j]));}}\n"
-	"function list(q,k){var ol=document.getElementById('ranked');if(!ol)return;\n"
-	" while(ol.firstChild)ol.removeChild(ol.firstChild);\n"
-	" for(var i=0;i<q.ids.length;i++){var li=document.createElement('li');var g=q.grades[i];\n"
-	"  li.className=(g>=1?'rel':'')+(i>=k?' cut':'');\n"
-	"  li.appendChild(document.createTextNode(q.ids[i]===null?'(id not kept)':q.ids[i]));\n"
-	"  if(g>=1){var b=document.createElement('b');b.textContent=' relevant, grade '+g;li.appendChild(b);}\n"
-	"  else if(g<0){var it=document.createElement('i');it.textContent=' unjudged';li.appendChild(it);}\n"
-	"  ol.appendChild(li);}\n"
-	" if(!q.ids.length){var e=document.createElement('li');e.className='cut';e.textContent='(nothing retrieved)';ol.appendChild(e);}}\n"
-	"var slider=document.getElementById('k'),sel=document.getElementById('q');\n"
-	"function update(){var k=parseInt(slider.value,10),s=[0,0,0,0,0],i,j,v;\n"
-	" document.getElementById('k-value').textContent=String(k);\n"
-	" for(i=0;i<Q.length;i++){v=m(Q[i],k);for(j=0;j<5;j++)s[j]+=v[j];}\n"
-	" for(j=0;j<5;j++)s[j]=Q.length?s[j]/Q.length:0;put('set',s);\n"
-	" if(Q.length){var q=Q[parseInt(sel.value,10)];put('q',m(q,k));list(q,k);\n"
-	"  document.getElementById('q-text').textContent=sel.options[sel.selectedIndex].text.replace(/^[^:]*: /,'');\n"
-	"  document.getElementById('q-facts').textContent=q.num_rel+' relevant; first relevant at rank '+q.first_rel;}}\n"
-	"slider.addEventListener('input',update);sel.addEventListener('change',update);\n"
-	"})();\n";
 
 void report_slider_section(struct strbuf *out, const struct report_input *in, int k,
 			   const char *label)
@@ -297,5 +431,6 @@ void report_slider_section(struct strbuf *out, const struct report_input *in, in
 		nr++;
 	}
 	render(out, label, k, qs, nr, chosen);
+	page_data(out, in, k, qs, nr, chosen);
 	free(qs);
 }

@@ -25,6 +25,8 @@
 #include "report/svg.h"
 #include "base/util.h"
 
+#include "report-script-data.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,10 +175,18 @@ static void section_headline(struct strbuf *out, const struct report_input *in, 
 		strbuf_addstr(out, ")<ul>");
 		for (size_t i = 0; i < GATE_OUTCOMES(in->gate); i++) {
 			const struct gate_outcome *o = &in->outcomes[i];
-			strbuf_addf(out, "<li class=\"%s\"><b>%s</b> ", o->pass ? "pass" : "fail",
-				    o->pass ? "pass" : "FAIL");
+			struct strbuf change = STRBUF_INIT;
+
+			/* headline first, as compare prints it: what, the change, the verdict */
+			strbuf_addf(out, "<li class=\"%s\">", o->pass ? "pass" : "fail");
+			html_text(out, o->what);
+			gate_outcome_change(o, "→", &change);
+			strbuf_addch(out, ' ');
+			html_text(out, change.buf);
+			strbuf_addf(out, " <b>%s</b> ", o->pass ? "pass" : "FAIL");
 			html_text(out, o->why);
 			strbuf_addstr(out, "</li>");
+			strbuf_release(&change);
 		}
 		strbuf_addstr(out, "</ul></div>\n");
 	}
@@ -189,6 +199,7 @@ static void section_measures(struct strbuf *out, const struct report_input *in)
 	const struct subset_cmp *all = in->cmp && in->cmp->nr_subsets ? &in->cmp->subsets[0] : NULL;
 
 	strbuf_addstr(out, "<section id=\"measures\"><h2>Measures</h2>\n"
+			   "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"measures\">"
 			   "<table class=\"num\"><thead><tr><th>measure</th>");
 	if (b)
 		strbuf_addstr(out, "<th>baseline</th>");
@@ -227,7 +238,7 @@ static void section_measures(struct strbuf *out, const struct report_input *in)
 		}
 		strbuf_addstr(out, "</tr>\n");
 	}
-	strbuf_addstr(out, "</tbody></table></section>\n");
+	strbuf_addstr(out, "</tbody></table></div></section>\n");
 }
 
 /* Return R@k of one answerable question from its relevant ranks. */
@@ -328,9 +339,10 @@ static void section_forest(struct strbuf *out, const struct report_input *in)
 }
 
 /* Return the mean R@k over the answerable questions of 'r' that 'match'
- * accepts (NAN when there are none). */
+ * accepts (NAN when there are none); their number into '*count' when not NULL. */
 static double subset_mean(const struct results *r, int k,
-			  bool (*match)(const struct question_result *, const char *), const char *arg)
+			  bool (*match)(const struct question_result *, const char *), const char *arg,
+			  size_t *count)
 {
 	double sum = 0;
 	size_t n = 0;
@@ -342,6 +354,8 @@ static double subset_mean(const struct results *r, int k,
 		sum += question_recall(q, k);
 		n++;
 	}
+	if (count)
+		*count = n;
 	return n ? sum / (double)n : NAN;
 }
 
@@ -368,8 +382,9 @@ static bool match_tag(const struct question_result *q, const char *arg)
 	return false;
 }
 
-/* Return the share of unanswerable questions declined (NAN when none). */
-static double decline_share(const struct results *r)
+/* Return the share of unanswerable questions declined (NAN when none);
+ * their number into '*count' when not NULL. */
+static double decline_share(const struct results *r, size_t *count)
 {
 	size_t n = 0, d = 0;
 	for (size_t i = 0; i < r->nr; i++) {
@@ -378,6 +393,8 @@ static double decline_share(const struct results *r)
 		n++;
 		d += r->q[i].declined;
 	}
+	if (count)
+		*count = n;
 	return n ? (double)d / (double)n : NAN;
 }
 
@@ -388,9 +405,11 @@ struct groups {
 	bool baseline;
 };
 
-/* Add a group 'label' (taken) at index 'n' unless the candidate has no value
- * there ('label' is then freed). Return the new number of groups. */
-static size_t add_group(struct groups *g, size_t n, char *label, double cand, double base)
+/* Add a group 'label' (taken) of 'count' questions at index 'n' unless the
+ * candidate has no value there ('label' is then freed). Return the new
+ * number of groups. */
+static size_t add_group(struct groups *g, size_t n, char *label, double cand, double base,
+			size_t count)
 {
 	if (isnan(cand)) {
 		free(label);
@@ -400,7 +419,7 @@ static size_t add_group(struct groups *g, size_t n, char *label, double cand, do
 	g->values[n * 2 + (g->baseline ? 1 : 0)] = cand;
 	if (g->baseline)
 		g->values[n * 2] = base;
-	g->groups[n] = (struct svg_bar_group){ label, g->values + n * 2 };
+	g->groups[n] = (struct svg_bar_group){ label, g->values + n * 2, (long)count };
 	return n + 1;
 }
 
@@ -419,6 +438,8 @@ static void section_subsets(struct strbuf *out, const struct report_input *in, i
 	char title[96];
 	struct svg_bars bars;
 	struct groups g;
+	size_t count = 0;
+	double value;
 
 	if (nr_tags > MAX_TAG_GROUPS)
 		nr_tags = MAX_TAG_GROUPS;
@@ -426,9 +447,10 @@ static void section_subsets(struct strbuf *out, const struct report_input *in, i
 	groups = xcalloc(max, sizeof(*groups));
 	values = xcalloc(max * 2, sizeof(*values));
 	labels = xcalloc(max, sizeof(*labels));
-#define ADD_GROUP(label, fn, arg) \
-	n = add_group(&g, n, (label), subset_mean(c, k, fn, arg), \
-		      b ? subset_mean(b, k, fn, arg) : NAN)
+#define ADD_GROUP(label, fn, arg) do { \
+		double cv = subset_mean(c, k, fn, arg, &count); \
+		n = add_group(&g, n, (label), cv, b ? subset_mean(b, k, fn, arg, NULL) : NAN, count); \
+	} while (0)
 	g = (struct groups){ groups, values, labels, b != NULL };
 	if (b) {
 		series[0] = "baseline"; colors[0] = 1;
@@ -442,10 +464,11 @@ static void section_subsets(struct strbuf *out, const struct report_input *in, i
 	for (size_t i = 0; i < nr_tags; i++)
 		ADD_GROUP(xstrfmt("tag=%s", tags[i].tag), match_tag, tags[i].tag);
 #undef ADD_GROUP
-	n = add_group(&g, n, xstrdup("unanswerable: Decline"), decline_share(c),
-		      b ? decline_share(b) : NAN);
+	value = decline_share(c, &count);
+	n = add_group(&g, n, xstrdup("unanswerable: Decline"), value, b ? decline_share(b, NULL) : NAN,
+		      count);
 	snprintf(title, sizeof(title), "R@%d by subset (Decline for the unanswerable)", k);
-	bars = (struct svg_bars){ "chart-subsets", title, "mean over the subset's questions",
+	bars = (struct svg_bars){ "chart-subsets", title, "mean over the subset's n questions (the candidate's)",
 				  series, ns, colors, groups, n, 1, 0 };
 	strbuf_addstr(out, "<section id=\"subsets\"><h2>Subsets</h2>\n<figure>");
 	svg_bars(out, &bars);
@@ -459,29 +482,59 @@ static void section_subsets(struct strbuf *out, const struct report_input *in, i
 }
 
 static const char page_css[] =
-	"body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;"
-	"max-width:1000px;margin:0 auto;padding:1em 1.5em;background:#fff}"
-	"h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;border-bottom:1px solid #ccc;"
+	":root{--fg:#222;--bg:#fff;--muted:#555;--line:#e3e3e3;--head:#f3f3f3;--link:#005a8c;"
+	"--warn:#fff4d6;--pass:#e6f4ea;--fail:#fdecea;--failtext:#b3400a;--btn:#f3f3f3;--focus:#1a5fb4}"
+	"@media (prefers-color-scheme:dark){:root{--fg:#e8e8e8;--bg:#161616;--muted:#b8b8b8;"
+	"--line:#3a3a3a;--head:#262626;--link:#8cc8ff;--warn:#3d3418;--pass:#143323;--fail:#3d1d16;"
+	"--failtext:#ffab8a;--btn:#2c2c2c;--focus:#8cc8ff}}"
+	"html{color-scheme:light dark}"
+	"body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:var(--fg);"
+	"max-width:1000px;margin:0 auto;padding:1em 1.5em;background:var(--bg);overflow-wrap:break-word}"
+	"a{color:var(--link)}"
+	"h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;border-bottom:1px solid var(--line);"
 	"padding-bottom:.2em;margin-top:1.6em}h3{font-size:1.05em;margin-bottom:.2em}"
-	"dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;margin:.5em 0}"
-	"dl.facts dt{font-weight:600;color:#555}dl.facts dd{margin:0}"
-	"code{font-size:.9em}code.small{font-size:.75em;color:#666;word-break:break-all}"
+	"dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15em 1em;margin:.5em 0}"
+	"dl.facts dt{font-weight:600;color:var(--muted)}dl.facts dd{margin:0;min-width:0}dl.facts code{word-break:break-all}"
+	"code{font-size:.9em}code.small{font-size:.75em;color:var(--muted);word-break:break-all}"
 	"table{border-collapse:collapse;margin:.5em 0;width:100%}"
-	"th,td{border-bottom:1px solid #e3e3e3;padding:.25em .5em;text-align:left;vertical-align:top}"
+	".scroll{overflow-x:auto;max-width:100%}"
+	"th,td{border-bottom:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top}"
 	"td.n,table.num td{text-align:right;font-variant-numeric:tabular-nums}"
-	"thead th{background:#f3f3f3}td:first-child code{white-space:nowrap}td.qtext{max-width:28em}td.chunk{font-size:.85em;max-width:24em}"
-	".snippet{color:#555}.explain{color:#555;font-size:.9em;margin:.2em 0 .6em}"
-	"figure{margin:.5em 0}figure svg{width:100%;height:auto;max-width:760px;display:block}"
-	"figcaption{font-size:.9em;color:#444}"
+	"thead th{background:var(--head)}td.qtext{max-width:28em}td.chunk{font-size:.85em;max-width:22em}"
+	".snippet,.subs{color:var(--muted)}.subs{font-size:.85em}"
+	".explain{color:var(--muted);font-size:.9em;margin:.2em 0 .6em}"
+	"figure{margin:.5em 0}figure svg{width:100%;height:auto;max-width:760px;display:block;"
+	"background:#fff;color:#222;border-radius:4px}"
+	"figcaption{font-size:.9em;color:var(--muted)}"
 	".verdict{padding:.6em 1em;border-radius:4px;margin:1em 0}.verdict ul{margin:.3em 0 0}"
-	".verdict.pass{background:#e6f4ea;border:1px solid #009E73}"
-	".verdict.fail{background:#fdecea;border:1px solid #D55E00}"
-	"li.fail b{color:#b3400a}.warn{background:#fff4d6;padding:.4em .8em}"
+	".verdict.pass{background:var(--pass);border:1px solid #009E73}"
+	".verdict.fail{background:var(--fail);border:1px solid #D55E00}"
+	"li.fail b{color:var(--failtext)}.warn{background:var(--warn);padding:.4em .8em}"
 	".slider input{width:min(420px,70%);vertical-align:middle}#k-value{font-weight:700}"
-	"ol.ranked{columns:2;font-size:.9em;padding-left:2.2em}ol.ranked li.rel{color:#005a8c}"
-	"ol.ranked li.cut{opacity:.4}select{max-width:30em}"
-	"footer{margin-top:2em;color:#777;font-size:.85em}"
-	"@media print{body{max-width:none;font-size:11pt}.slider input,select{display:none}"
+	".at-k{display:none}"
+	"ol.ranked{columns:2;font-size:.9em;padding-left:2.2em}ol.ranked li.rel{color:var(--link)}"
+	"ol.ranked li.cut{color:var(--muted);font-style:italic}"
+	"button{font:inherit;color:var(--fg);background:var(--btn);border:1px solid var(--muted);"
+	"border-radius:4px;padding:.15em .6em;cursor:pointer}button:disabled{cursor:default;opacity:.6}"
+	"button.pick{font-family:ui-monospace,monospace;font-size:.9em;white-space:nowrap}"
+	":focus-visible{outline:3px solid var(--focus);outline-offset:2px}"
+	"input,select{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--muted);"
+	"border-radius:4px;max-width:100%}"
+	".controls{display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:center;margin:.5em 0}"
+	".controls input[type=search]{width:16em}.count{font-weight:600;margin:.3em 0}"
+	"tr.lost td:nth-child(3){color:var(--failtext);font-weight:600}"
+	".vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}"
+	"footer{margin-top:2em;color:var(--muted);font-size:.85em}"
+	/* narrow screens and 200% zoom: the question table's rows as blocks, no sideways scroll */
+	"@media (max-width:760px){body{padding:.5em .8em}ol.ranked{columns:1}"
+	"table.qt,table.qt tbody,table.qt tr,table.qt td{display:block;width:auto;max-width:none}"
+	"table.qt thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}"
+	"table.qt tr{border-bottom:2px solid var(--line);padding:.4em 0}"
+	"table.qt td{border:0;padding:.1em 0;text-align:left}"
+	"table.qt td[data-label]::before{content:attr(data-label) \": \";font-weight:600;color:var(--muted)}}"
+	"@media print{body{max-width:none;font-size:11pt;color:#000;background:#fff}"
+	".slider,.controls,.pager,p.nav{display:none}.at-k{display:block}"
+	"button.pick{border:0;padding:0;background:none;color:#000}"
 	"section,figure,tr{break-inside:avoid}a{color:inherit}}\n";
 
 int report_render(const struct report_input *in, struct strbuf *out)
@@ -496,7 +549,7 @@ int report_render(const struct report_input *in, struct strbuf *out)
 		return error("no answerable question in the results of '%s'", report_run_label(in->cand));
 
 	/* the page's one script runs by its hash: an injected one cannot, whatever escaping missed */
-	sha256_base64(report_slider_js, strlen(report_slider_js), script_hash);
+	sha256_base64(report_script, strlen(report_script), script_hash);
 	strbuf_addf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 			   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 			   "style-src 'unsafe-inline'; script-src 'sha256-%s'; img-src data:\">\n", script_hash);
@@ -507,6 +560,8 @@ int report_render(const struct report_input *in, struct strbuf *out)
 	strbuf_addstr(out, page_css);
 	strbuf_addstr(out, "</style></head>\n<body>\n");
 	section_headline(out, in, k);
+	strbuf_addstr(out, "<main>\n");
+	report_leaks_section(out, in, k);
 	section_measures(out, in);
 	section_curves(out, in, k);
 	section_forest(out, in);
@@ -515,14 +570,14 @@ int report_render(const struct report_input *in, struct strbuf *out)
 	report_slider_section(out, in, k, report_run_label(in->cand));
 	report_questions_section(out, in, k);
 	report_decline_section(out, in, k);
-	strbuf_addstr(out, "<footer>Made by evalset");
+	strbuf_addstr(out, "</main>\n<footer>Made by evalset");
 	if (in->generated_at) {
 		strbuf_addstr(out, " at ");
 		html_text(out, in->generated_at);
 	}
 	strbuf_addstr(out, ". Self-contained: no network, no external scripts or fonts.</footer>\n"
 			   "<script>");
-	strbuf_addstr(out, report_slider_js);
+	strbuf_addstr(out, report_script);
 	strbuf_addstr(out, "</script>\n</body></html>\n");
 	return 0;
 }

@@ -43,6 +43,8 @@ struct corpus;
 
 #define REPORT_SLIDER_MAX 20
 #define REPORT_CURVE_MAX 100
+#define REPORT_MAX_SUBSETS 64     /* origins and tags a question table can filter by */
+#define REPORT_SNIPPET_BYTES 120  /* the start of a chunk's text shown in a question's row */
 
 /* One question's retrieved ids in rank order (borrowed). */
 struct report_ranking {

@@ -279,7 +279,7 @@ void svg_line_chart(struct strbuf *out, const struct svg_line_chart *c)
 void svg_forest(struct strbuf *out, const struct svg_forest *fo)
 {
 	int w = fo->width ? fo->width : 640;
-	double row_h = 24, top = 34, label_w = 130, num_w = 250;
+	double row_h = 24, top = 50, label_w = 130, num_w = 250;
 	int h = (int)(top + row_h * (double)fo->nr_rows + 40);
 	double lo = 0, hi = 0, step;
 	struct frame f;
@@ -371,17 +371,52 @@ void svg_forest(struct strbuf *out, const struct svg_forest *fo)
 
 /* ---- grouped bars ---- */
 
-static void legend_row(struct strbuf *out, double x, double y, const char *const *names,
+#define LEGEND_LINE 18
+
+/* Return the width of legend entry 'name' (swatch, text, gap). */
+static double legend_width(const char *name)
+{
+	size_t len = name ? utf8_chars(name, strlen(name)) : 0;
+	return 28 + 7.0 * (double)(len < 32 ? len : 32);
+}
+
+/* Return the number of lines the legend of 'names' takes from 'x' in a
+ * chart 'w' wide (an entry that would cross the right edge starts a line). */
+static int legend_lines(double x, int w, const char *const *names, size_t n)
+{
+	double at = x;
+	int lines = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		double ew = legend_width(names[i]);
+		if (at > x && at + ew > w) {
+			lines++;
+			at = x;
+		}
+		at += ew;
+	}
+	return lines;
+}
+
+/* Append the legend of 'names' from ('x', 'y'), wrapped as legend_lines says. */
+static void legend_row(struct strbuf *out, double x, double y, int w, const char *const *names,
 		       const size_t *colors, size_t n)
 {
+	double at = x;
+
 	for (size_t i = 0; i < n; i++) {
+		double ew = legend_width(names[i]);
+		if (at > x && at + ew > w) {
+			y += LEGEND_LINE;
+			at = x;
+		}
 		strbuf_addf(out, "<g class=\"legend\"><rect x=\"%.2f\" y=\"%.2f\" width=\"12\" height=\"12\"",
-			    x, y - 10);
+			    at, y - 10);
 		html_attr(out, "fill", svg_color(colors ? colors[i] : i));
 		strbuf_addstr(out, "/>");
-		text_fit(out, x + 16, y, "start", names[i], 32);
+		text_fit(out, at + 16, y, "start", names[i], 32);
 		strbuf_addstr(out, "</g>");
-		x += 28 + 7.0 * (double)(names[i] ? (strlen(names[i]) < 32 ? strlen(names[i]) : 32) : 0);
+		at += ew;
 	}
 }
 
@@ -391,8 +426,9 @@ void svg_bars(struct strbuf *out, const struct svg_bars *b)
 	double bar_h = 14, gap = 10, top = 34, label_w = 170;
 	double group_h = bar_h * (double)b->nr_series + gap;
 	double plot_h = group_h * (double)b->nr_groups;
-	int h = (int)(top + plot_h + 58);
-	struct frame f = { label_w, w - 60.0, top, top + plot_h, 0, b->x_max > 0 ? b->x_max : 1,
+	int lines = legend_lines(8, w, b->series, b->nr_series);
+	int h = (int)(top + plot_h + 40 + LEGEND_LINE * lines);
+	struct frame f = { label_w, w - 120.0, top, top + plot_h, 0, b->x_max > 0 ? b->x_max : 1,
 			   0, 1, false };
 	double step = nice_step(f.x1, 5);
 	char buf[64];
@@ -416,6 +452,11 @@ void svg_bars(struct strbuf *out, const struct svg_bars *b)
 		strbuf_addstr(out, ">");
 		text_fit(out, label_w - 8, gy + bar_h * (double)b->nr_series / 2 + 4, "end",
 			 gr->label, 24);
+		if (gr->n >= 0) {
+			snprintf(buf, sizeof(buf), "n = %ld", gr->n);
+			text_at(out, w - 6, gy + bar_h * (double)b->nr_series / 2 + 4, "end",
+				"class=\"n\" fill=\"#555\"", buf);
+		}
 		for (size_t s = 0; s < b->nr_series; s++) {
 			double v = gr->values[s], y = gy + bar_h * (double)s;
 			if (isnan(v))
@@ -438,7 +479,7 @@ void svg_bars(struct strbuf *out, const struct svg_bars *b)
 	strbuf_addf(out, "<path class=\"axis\" d=\"M%.2f %.2fV%.2fH%.2f\" fill=\"none\" stroke=\"#333\"/>",
 		    f.l, f.t, f.b, f.r);
 	text_at(out, (f.l + f.r) / 2, f.b + 32, "middle", "class=\"axis-label\"", b->x_label);
-	legend_row(out, label_w, h - 8, b->series, b->colors, b->nr_series);
+	legend_row(out, 8, f.b + 40 + 4, w, b->series, b->colors, b->nr_series);
 	strbuf_addstr(out, "</svg>\n");
 }
 
@@ -449,7 +490,8 @@ void svg_stacked(struct strbuf *out, const struct svg_stacked *s)
 	int w = s->width ? s->width : 640;
 	double bar_h = 26, gap = 12, top = 34, label_w = 130;
 	double plot_h = (bar_h + gap) * (double)s->nr_rows;
-	int h = (int)(top + plot_h + 30);
+	int lines = legend_lines(8, w, s->parts, s->nr_parts);
+	int h = (int)(top + plot_h + 12 + LEGEND_LINE * lines);
 	double total = s->total > 0 ? s->total : 1;
 	struct frame f = { label_w, w - 20.0, top, top + plot_h, 0, total, 0, 1, false };
 	char buf[64];
@@ -487,6 +529,6 @@ void svg_stacked(struct strbuf *out, const struct svg_stacked *s)
 		}
 		strbuf_addstr(out, "</g>\n");
 	}
-	legend_row(out, label_w, h - 8, s->parts, s->colors, s->nr_parts);
+	legend_row(out, 8, top + plot_h + 12, w, s->parts, s->colors, s->nr_parts);
 	strbuf_addstr(out, "</svg>\n");
 }

@@ -76,6 +76,7 @@ void svg_forest(struct strbuf *out, const struct svg_forest *f);
 struct svg_bar_group {
 	const char *label;
 	const double *values;    /* one per series; NAN: no bar */
+	long n;                  /* questions in the group, shown at the right as "n = 12"; < 0: none */
 };
 
 struct svg_bars {

@@ -252,6 +252,14 @@ static void sift_up(const struct corpus *c, struct bm25_hit *h, size_t i)
 
 size_t bm25_search(const struct bm25 *ix, const char *query, size_t k, struct bm25_hit *out)
 {
+	struct bm25_part one = { query, 1.0 };
+
+	return bm25_search_parts(ix, &one, 1, k, out);
+}
+
+size_t bm25_search_parts(const struct bm25 *ix, const struct bm25_part *parts, size_t nr_parts,
+			 size_t k, struct bm25_hit *out)
+{
 	struct tokens tok = TOKENS_INIT;
 	size_t n = ix->corpus ? ix->corpus->nr : 0, nr_touched = 0, kept = 0;
 	double *acc = NULL;
@@ -259,23 +267,28 @@ size_t bm25_search(const struct bm25 *ix, const char *query, size_t k, struct bm
 
 	if (!k || !n)
 		return 0;
-	bm25_analyze(ix, query, strlen(query), &tok);
 	acc = xcalloc(n, sizeof(*acc));
 	touched = xmalloc(n * sizeof(*touched));
-	for (size_t i = 0; i < tok.nr; i++) {
-		struct strmap_entry *e = strmap_find(&ix->dict, tok.items[i], strlen(tok.items[i]));
-		const struct bm25_term *t;
-
-		if (!e)
+	for (size_t q = 0; q < nr_parts; q++) {
+		if (!parts[q].text || !(parts[q].weight > 0))
 			continue;
-		t = &ix->terms[(uintptr_t)e->value - 1];
-		for (size_t p = 0; p < t->nr; p++) {
-			uint32_t d = t->post[p].doc;
-			double tf = t->post[p].tf;
+		tokens_release(&tok);
+		bm25_analyze(ix, parts[q].text, strlen(parts[q].text), &tok);
+		for (size_t i = 0; i < tok.nr; i++) {
+			struct strmap_entry *e = strmap_find(&ix->dict, tok.items[i], strlen(tok.items[i]));
+			const struct bm25_term *t;
 
-			if (acc[d] == 0)
-				touched[nr_touched++] = d;
-			acc[d] += t->idf * tf / (tf + ix->norm[d]);
+			if (!e)
+				continue;
+			t = &ix->terms[(uintptr_t)e->value - 1];
+			for (size_t p = 0; p < t->nr; p++) {
+				uint32_t d = t->post[p].doc;
+				double tf = t->post[p].tf;
+
+				if (acc[d] == 0)  /* idf, tf and weight are all > 0 */
+					touched[nr_touched++] = d;
+				acc[d] += parts[q].weight * t->idf * tf / (tf + ix->norm[d]);
+			}
 		}
 	}
 

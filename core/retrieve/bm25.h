@@ -98,6 +98,19 @@ void bm25_release(struct bm25 *ix);
  */
 size_t bm25_search(const struct bm25 *ix, const char *query, size_t k, struct bm25_hit *out);
 
+/*
+ * A query in weighted parts (docs/conversations.md, "BM25"): each part's
+ * terms are analysed alone and scored as in bm25_search, times 'weight'
+ * (> 0; a part of weight 0 or a NULL text is left out). A term in two parts
+ * counts in both. bm25_search is one part of weight 1.
+ */
+struct bm25_part {
+	const char *text;
+	double weight;
+};
+size_t bm25_search_parts(const struct bm25 *ix, const struct bm25_part *parts, size_t nr_parts,
+			 size_t k, struct bm25_hit *out);
+
 /* Append the terms of 'len' bytes of 's' as 'ix' analyses them to 'out'. */
 void bm25_analyze(const struct bm25 *ix, const char *s, size_t len, struct tokens *out);
 

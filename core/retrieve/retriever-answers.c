@@ -79,8 +79,7 @@ int retrieve_answers(const char *path, struct job *job)
 		}
 		job->ans[i].latency_ms = lat ? lat->valuedouble : 0;
 		strbuf_reset(&why);
-		if (job_accept(job, i, cJSON_GetObjectItemCaseSensitive(o, "results"),
-			       cJSON_GetObjectItemCaseSensitive(o, "abstained"), &why) < 0) {
+		if (job_accept_reply(job, i, o, &why) < 0) {
 			error_at(path, lr.lineno, 0, "bad answer to '%s': %s", qid->valuestring, why.buf);
 			failed++;
 		}

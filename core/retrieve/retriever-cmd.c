@@ -9,6 +9,7 @@
  * its own process group so that stopping it also stops what it started.
  */
 #include "retrieve/retriever.h"
+#include "set/set.h"
 #include "base/error.h"
 #include "base/util.h"
 
@@ -269,8 +270,7 @@ static int take_reply(struct job *job, size_t i, const struct strbuf *line)
 		strbuf_addch(&why, '\'');
 		goto out;
 	}
-	if (job_accept(job, i, cJSON_GetObjectItemCaseSensitive(reply, "results"),
-		       cJSON_GetObjectItemCaseSensitive(reply, "abstained"), &why)) {
+	if (job_accept_reply(job, i, reply, &why)) {
 		wrong = "is wrong: ";
 		goto out;
 	}
@@ -346,6 +346,15 @@ int retrieve_cmd(const char *command, char *const *env, long timeout_ms, struct 
 		cJSON_AddStringToObject(o, "qid", job->qid[i]);
 		cJSON_AddStringToObject(o, "query", job->query[i]);
 		cJSON_AddNumberToObject(o, "k", (double)job->k);
+		if (job->with_history && job->question) {
+			const struct question *q = job->question[i];
+			cJSON_AddItemToObject(o, "history", job_history_json(job, i));
+			if (q && q->conversation) {
+				cJSON *c = cJSON_AddObjectToObject(o, "conversation");
+				cJSON_AddStringToObject(c, "id", q->conversation);
+				cJSON_AddNumberToObject(c, "turn", (double)q->turn);
+			}
+		}
 		s = cJSON_PrintUnformatted(o);
 		cJSON_Delete(o);
 		strbuf_reset(&req);

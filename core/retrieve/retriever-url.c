@@ -18,8 +18,13 @@
 #include <string.h>
 #include <strings.h>
 
+bool url_body_has_history(const char *tmpl)
+{
+	return strstr(tmpl, "{{history}}") != NULL;
+}
+
 int url_render_body(const char *tmpl, const char *qid, const char *query, long k,
-		    struct strbuf *out)
+		    const char *history, struct strbuf *out)
 {
 	const char *p = tmpl;
 	cJSON *check;
@@ -41,9 +46,12 @@ int url_render_body(const char *tmpl, const char *qid, const char *query, long k
 			json_add_escaped(out, qid, strlen(qid), JSON_CJSON);
 		else if (close - open == 3 && !strncmp(open, "{{k}}", 5))
 			strbuf_addf(out, "%ld", k);
+		else if (close - open == 9 && !strncmp(open, "{{history}}", 11))
+			strbuf_addstr(out, history ? history : "[]");
 		else
 			return error("unknown placeholder '%.*s' in the body template "
-				     "(known: {{query}}, {{qid}}, {{k}})", (int)(close + 2 - open), open);
+				     "(known: {{query}}, {{qid}}, {{k}}, {{history}})",
+				     (int)(close + 2 - open), open);
 		p = close + 2;
 	}
 	check = cJSON_ParseWithLength(out->buf, out->len);
@@ -211,7 +219,13 @@ int retrieve_url(const struct url_retriever *u, struct job *job)
 	for (size_t i = 0; i < job->nr; i++) {
 		if (job->ans[i].answered)
 			continue; /* kept from an earlier run (--resume) */
-		if (url_render_body(u->body, job->qid[i], job->query[i], job->k, &body)) {
+		cJSON *hist = job_history_json(job, i);
+		char *hs = cJSON_PrintUnformatted(hist);
+		int bad = url_render_body(u->body, job->qid[i], job->query[i], job->k, hs, &body);
+
+		cJSON_free(hs);
+		cJSON_Delete(hist);
+		if (bad) {
 			rc = ERR_INPUT;
 			goto out;
 		}

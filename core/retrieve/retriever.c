@@ -11,6 +11,7 @@
  */
 #include "retrieve/retriever.h"
 #include "retrieve/bm25.h"
+#include "set/set.h"
 #include "set/corpus.h"
 #include "base/error.h"
 #include "base/fsutil.h"
@@ -51,8 +52,10 @@ void job_init(struct job *job, size_t nr, long k)
 	memset(job, 0, sizeof(*job));
 	job->nr = nr;
 	job->k = k;
+	job->history_weight = QUERY_HISTORY_WEIGHT;
 	job->qid = xcalloc(nr ? nr : 1, sizeof(*job->qid));
 	job->query = xcalloc(nr ? nr : 1, sizeof(*job->query));
+	job->question = xcalloc(nr ? nr : 1, sizeof(*job->question));
 	job->ans = xcalloc(nr ? nr : 1, sizeof(*job->ans));
 }
 
@@ -61,6 +64,7 @@ static void answer_clear(struct answer *a)
 	for (size_t i = 0; i < a->nr; i++)
 		free(a->hits[i].id);
 	free(a->hits);
+	cJSON_Delete(a->calls);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -71,7 +75,20 @@ void job_release(struct job *job)
 	free(job->ans);
 	free(job->qid);
 	free(job->query);
+	free(job->question);
 	memset(job, 0, sizeof(*job));
+}
+
+const char *job_query_form(const struct job *job)
+{
+	return job->with_history ? "turn+history" : "turn";
+}
+
+struct cJSON *job_history_json(const struct job *job, size_t i)
+{
+	if (!job->with_history || !job->question || !job->question[i])
+		return cJSON_CreateArray();
+	return history_to_json(job->question[i]);
 }
 
 size_t job_answered(const struct job *job)
@@ -108,28 +125,16 @@ double job_latency(const struct job *job, double p)
 	return r;
 }
 
-int job_accept(struct job *job, size_t i, const cJSON *results, const cJSON *abstained,
-	       struct strbuf *why)
+/* Check the results list 'results' and append its first k to 'a'. Return
+ * 0, or -1 with the reason appended to 'why'. */
+static int check_results(const struct job *job, const cJSON *results, struct answer *a,
+			 struct strbuf *why)
 {
-	struct answer a = { NULL, 0, 0, false, false, 0 };
 	struct strmap seen = STRMAP_INIT;
 	const cJSON *item;
 	long pos = 0;
 	int rc = -1;
 
-	if (abstained && !cJSON_IsBool(abstained)) {
-		strbuf_addstr(why, "\"abstained\" is not true or false");
-		goto out;
-	}
-	a.abstained = cJSON_IsTrue(abstained);
-	if (!results && !a.abstained) {
-		strbuf_addstr(why, "no \"results\" list");
-		goto out;
-	}
-	if (results && !cJSON_IsArray(results)) {
-		strbuf_addstr(why, "\"results\" is not a list");
-		goto out;
-	}
 	cJSON_ArrayForEach(item, results) {
 		const cJSON *id = item, *score = NULL;
 		int added;
@@ -153,18 +158,143 @@ int job_accept(struct job *job, size_t i, const cJSON *results, const cJSON *abs
 			strbuf_addf(why, "document '%s' is listed twice", id->valuestring);
 			goto out;
 		}
-		if ((long)a.nr >= job->k)
+		if ((long)a->nr >= job->k)
 			continue; /* beyond k: checked, not kept */
-		ALLOC_GROW(a.hits, a.nr + 1, a.alloc);
-		a.hits[a.nr].id = xstrdup(id->valuestring);
-		a.hits[a.nr].score = score ? score->valuedouble : NAN;
-		a.nr++;
+		ALLOC_GROW(a->hits, a->nr + 1, a->alloc);
+		a->hits[a->nr].id = xstrdup(id->valuestring);
+		a->hits[a->nr].score = score ? score->valuedouble : NAN;
+		a->nr++;
 	}
-	a.answered = true;
-	a.latency_ms = job->ans[i].latency_ms;
+	rc = 0;
+out:
+	strmap_clear(&seen, 0);
+	return rc;
+}
+
+/* Read a reply's "abstained" (absent, true or false) into 'a'. Return 0,
+ * or -1 with the reason in 'why'. */
+static int read_abstained(const cJSON *abstained, struct answer *a, struct strbuf *why)
+{
+	if (abstained && !cJSON_IsBool(abstained)) {
+		strbuf_addstr(why, "\"abstained\" is not true or false");
+		return -1;
+	}
+	a->abstained = cJSON_IsTrue(abstained);
+	return 0;
+}
+
+/* Make the checked answer 'a' question i's, keeping the latency measured
+ * for it; 'a' is left empty. */
+static void answer_install(struct job *job, size_t i, struct answer *a)
+{
+	a->answered = true;
+	a->latency_ms = job->ans[i].latency_ms;
 	answer_clear(&job->ans[i]);
-	job->ans[i] = a;
-	memset(&a, 0, sizeof(a));
+	job->ans[i] = *a;
+	memset(a, 0, sizeof(*a));
+}
+
+int job_accept(struct job *job, size_t i, const cJSON *results, const cJSON *abstained,
+	       struct strbuf *why)
+{
+	struct answer a = { NULL, 0, 0, false, false, 0, NULL };
+	int rc = -1;
+
+	if (read_abstained(abstained, &a, why) < 0)
+		goto out;
+	if (!results && !a.abstained) {
+		strbuf_addstr(why, "no \"results\" list");
+		goto out;
+	}
+	if (results && !cJSON_IsArray(results)) {
+		strbuf_addstr(why, "\"results\" is not a list");
+		goto out;
+	}
+	if (check_results(job, results, &a, why) < 0)
+		goto out;
+	answer_install(job, i, &a);
+	rc = 0;
+out:
+	answer_clear(&a);
+	return rc;
+}
+
+/* Return the result 'r' of a call as the run records it: {"id", "score"}
+ * or a bare id. */
+static cJSON *hit_json(const struct hit *h)
+{
+	cJSON *o;
+
+	if (isnan(h->score))
+		return cJSON_CreateString(h->id);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", h->id);
+	cJSON_AddNumberToObject(o, "score", h->score);
+	return o;
+}
+
+/*
+ * Accept the calls 'calls' of question 'i' (docs/agents.md): each call's
+ * results are checked and cut to k as job_accept does a plain list; the
+ * answer's hits are their union in call order, an id brought again
+ * counted once where it first came. Return 0, or -1 with the reason in 'why'.
+ */
+static int accept_calls(struct job *job, size_t i, const cJSON *calls, const cJSON *abstained,
+			struct strbuf *why)
+{
+	struct answer a = { NULL, 0, 0, false, false, 0, NULL };
+	struct strmap seen = STRMAP_INIT;
+	const cJSON *call;
+	int n = 0, rc = -1;
+
+	if (!cJSON_IsArray(calls) || !cJSON_GetArraySize(calls)) {
+		strbuf_addstr(why, "\"calls\" is not a list of one call or more");
+		goto out;
+	}
+	if (read_abstained(abstained, &a, why) < 0)
+		goto out;
+	a.calls = cJSON_CreateArray();
+	cJSON_ArrayForEach(call, calls) {
+		const cJSON *query = cJSON_GetObjectItemCaseSensitive(call, "query");
+		const cJSON *res = cJSON_GetObjectItemCaseSensitive(call, "results");
+		struct answer one = { NULL, 0, 0, false, false, 0, NULL };
+		struct strbuf sub = STRBUF_INIT;
+		cJSON *out, *list;
+
+		n++;
+		if (!cJSON_IsObject(call) || !cJSON_IsArray(res) ||
+		    (query && !cJSON_IsString(query) && !cJSON_IsNull(query))) {
+			strbuf_addf(why, "call %d is not {\"query\": \"...\", \"results\": [...]}", n);
+			goto out;
+		}
+		/* one call is checked as a plain reply is, in an answer of its own */
+		if (check_results(job, res, &one, &sub) < 0) {
+			strbuf_addf(why, "call %d: %s", n, sub.buf);
+			strbuf_release(&sub);
+			answer_clear(&one);
+			goto out;
+		}
+		strbuf_release(&sub);
+		out = cJSON_CreateObject();
+		if (cJSON_IsString(query))
+			cJSON_AddStringToObject(out, "query", query->valuestring);
+		list = cJSON_AddArrayToObject(out, "results");
+		for (size_t h = 0; h < one.nr; h++) {
+			int added;
+
+			cJSON_AddItemToArray(list, hit_json(&one.hits[h]));
+			strmap_intern(&seen, one.hits[h].id, strlen(one.hits[h].id), &added);
+			if (!added)
+				continue;
+			ALLOC_GROW(a.hits, a.nr + 1, a.alloc);
+			a.hits[a.nr].id = xstrdup(one.hits[h].id);
+			a.hits[a.nr].score = one.hits[h].score;
+			a.nr++;
+		}
+		cJSON_AddItemToArray(a.calls, out);
+		answer_clear(&one);
+	}
+	answer_install(job, i, &a);
 	rc = 0;
 out:
 	answer_clear(&a);
@@ -172,11 +302,52 @@ out:
 	return rc;
 }
 
+int job_accept_reply(struct job *job, size_t i, const cJSON *reply, struct strbuf *why)
+{
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(reply, "results");
+	const cJSON *calls = cJSON_GetObjectItemCaseSensitive(reply, "calls");
+	const cJSON *abstained = cJSON_GetObjectItemCaseSensitive(reply, "abstained");
+
+	if (calls && results) {
+		strbuf_addstr(why, "both \"results\" and \"calls\" (an agent gives its calls alone)");
+		return -1;
+	}
+	if (calls)
+		return accept_calls(job, i, calls, abstained, why);
+	return job_accept(job, i, results, abstained, why);
+}
+
 /* ---- BM25 ---- */
+
+/*
+ * Search for question 'i' of 'job': its text at weight 1 and, in the
+ * "turn+history" form, each earlier user turn at job->history_weight
+ * (assistant turns are left out: their words are the corpus's, not the
+ * user's need). 'parts' is scratch space kept between calls.
+ */
+static size_t search_one(const struct bm25 *ix, const struct job *job, size_t i,
+			 struct bm25_hit *hits, struct bm25_part **parts)
+{
+	const struct question *q = job->with_history && job->question ? job->question[i] : NULL;
+	size_t n = 0;
+
+	if (!q || !q->nr_history)
+		return bm25_search(ix, job->query[i], (size_t)job->k, hits);
+	*parts = xrealloc(*parts, (q->nr_history + 1) * sizeof(**parts));
+	(*parts)[n].text = job->query[i];
+	(*parts)[n++].weight = 1.0;
+	for (size_t t = 0; t < q->nr_history; t++)
+		if (q->history[t].role && !strcmp(q->history[t].role, TURN_USER)) {
+			(*parts)[n].text = q->history[t].text;
+			(*parts)[n++].weight = job->history_weight;
+		}
+	return bm25_search_parts(ix, *parts, n, (size_t)job->k, hits);
+}
 
 int retrieve_bm25(const struct bm25 *ix, struct job *job)
 {
 	struct bm25_hit *hits = xmalloc((size_t)job->k * sizeof(*hits));
+	struct bm25_part *parts = NULL;
 	int rc = 0;
 
 	for (size_t i = 0; i < job->nr; i++) {
@@ -190,7 +361,7 @@ int retrieve_bm25(const struct bm25 *ix, struct job *job)
 			rc = ERR_INTERRUPTED;
 			break;
 		}
-		n = bm25_search(ix, job->query[i], (size_t)job->k, hits);
+		n = search_one(ix, job, i, hits, &parts);
 		answer_clear(a);
 		a->hits = xcalloc(n ? n : 1, sizeof(*a->hits));
 		a->alloc = n ? n : 1;
@@ -202,16 +373,18 @@ int retrieve_bm25(const struct bm25 *ix, struct job *job)
 		a->answered = true;
 		a->latency_ms = retriever_now_ms() - t0;
 	}
+	free(parts);
 	free(hits);
 	return rc;
 }
 
 /* ---- the run file ---- */
 
-static cJSON *answer_line(const struct job *job, size_t i, bool with_latency)
+/* Return answer 'a's hits as a run's results list: {"id", "score"} each
+ * when every hit has a score, else bare ids. */
+static cJSON *hits_json(const struct answer *a)
 {
-	const struct answer *a = &job->ans[i];
-	cJSON *o = cJSON_CreateObject(), *list = cJSON_CreateArray();
+	cJSON *list = cJSON_CreateArray();
 	bool scored = true;
 
 	for (size_t h = 0; h < a->nr; h++)
@@ -227,8 +400,20 @@ static cJSON *answer_line(const struct job *job, size_t i, bool with_latency)
 			cJSON_AddItemToArray(list, cJSON_CreateString(a->hits[h].id));
 		}
 	}
+	return list;
+}
+
+static cJSON *answer_line(const struct job *job, size_t i, bool with_latency)
+{
+	const struct answer *a = &job->ans[i];
+	cJSON *o = cJSON_CreateObject();
+
 	cJSON_AddStringToObject(o, "qid", job->qid[i]);
-	cJSON_AddItemToObject(o, "results", list);
+	/* an agent's line keeps its calls: their union is what is scored */
+	if (a->calls)
+		cJSON_AddItemToObject(o, "calls", cJSON_Duplicate(a->calls, 1));
+	else
+		cJSON_AddItemToObject(o, "results", hits_json(a));
 	cJSON_AddBoolToObject(o, "abstained", a->abstained);
 	if (with_latency)
 		cJSON_AddNumberToObject(o, "latency_ms", round(a->latency_ms * 100) / 100);
@@ -256,6 +441,8 @@ void run_format(const struct run_meta *meta, const struct job *job, bool with_la
 		cJSON_AddItemToObject(m, "params", cJSON_Duplicate(meta->params, 1));
 	if (meta->corpus)
 		cJSON_AddItemToObject(m, "corpus", cJSON_Duplicate(meta->corpus, 1));
+	if (meta->query_form)
+		cJSON_AddStringToObject(m, "query_form", meta->query_form);
 	cJSON_AddNumberToObject(m, "k", (double)job->k);
 	cJSON_AddNumberToObject(m, "questions", (double)job->nr);
 	cJSON_AddNumberToObject(m, "answered", (double)answered);
@@ -312,17 +499,19 @@ long run_resume(struct job *job, const struct run_meta *meta, const char *path)
 		if (lineno == 1) {
 			const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "meta");
 			char *digest = meta_value(m, "digest"), *ret = meta_value(m, "retriever");
-			char *k = meta_value(m, "k");
+			char *k = meta_value(m, "k"), *form = meta_value(m, "query_form");
 			bool same = cJSON_IsObject(m) && !strcmp(digest, meta->digest) &&
-				    !strcmp(ret, meta->retriever) && !strcmp(k, k_want);
+				    !strcmp(ret, meta->retriever) && !strcmp(k, k_want) &&
+				    !strcmp(form, meta->query_form ? meta->query_form : "");
 
+			free(form);
 			free(digest);
 			free(ret);
 			free(k);
 			cJSON_Delete(o);  /* 'm' points into 'o': not used below */
 			if (!same) {
-				error_at(path, 1, 0, "not a run of this set with this retriever and k "
-					 "to resume: remove it or drop --resume");
+				error_at(path, 1, 0, "not a run of this set with this retriever, query "
+					 "form and k to resume: remove it or drop --resume");
 				goto out;
 			}
 			continue;
@@ -330,8 +519,7 @@ long run_resume(struct job *job, const struct run_meta *meta, const char *path)
 		qid = cJSON_GetObjectItemCaseSensitive(o, "qid");
 		i = cJSON_IsString(qid) ? (uintptr_t)strmap_get(&index, qid->valuestring) : 0;
 		strbuf_reset(&why);
-		if (!i || job_accept(job, i - 1, cJSON_GetObjectItemCaseSensitive(o, "results"),
-				     cJSON_GetObjectItemCaseSensitive(o, "abstained"), &why)) {
+		if (!i || job_accept_reply(job, i - 1, o, &why)) {
 			error_at(path, lineno, 0, "cannot resume from this line%s%s",
 				 why.len ? ": " : "", why.buf);
 			cJSON_Delete(o);

@@ -3,10 +3,13 @@
  * the order review.h gives: lock, digest check, load afresh, apply, check
  * the set's rules, save atomically.
  *
- * Invariants: the file is only ever replaced by set_save/pool_save (atomic)
- * after the digest of what is on disk matched the page's, under the lock
- * the CLI takes, so a write never overwrites a change the page did not
- * show; a set is saved only when set_check_errors finds nothing; messages
+ * Invariants: the file is only ever replaced atomically (set_save, or
+ * review_pool_save for a pool) after the digest of what is on disk matched
+ * the page's, under the lock the CLI takes, so a write never overwrites a
+ * change the page did not show; a pool is changed in memory only when it
+ * is the one those bytes hold (review_pool_hold: kept when its digest is
+ * theirs, else parsed from them), and the digest the page gets back is of
+ * the bytes written; a set is saved only when set_check_errors finds nothing; messages
  * reported through error() while an action runs are returned to the page
  * instead of printed.
  */
@@ -42,6 +45,10 @@ struct action {
 	char now[21];
 	int status;   /* HTTP status of a failure */
 	struct review_change *ch;  /* filled in by a write, for undo */
+	cJSON *change;             /* the question as written, for the reply (NULL: reload) */
+	const struct strbuf *bytes;  /* pools: the file as read for the digest check */
+	const char *disk;            /* pools: its digest */
+	char written[72];            /* pools: the digest of the bytes written, or "" */
 };
 
 static const char *req_str(const struct action *a, const char *key)
@@ -125,6 +132,70 @@ static void drop_stale_evidence(struct question *q)
 	free(keep.evidence);
 }
 
+/*
+ * What marking a question unanswerable takes, kept in its provenance (the
+ * key below: {"relevant": {CHUNK: GRADE}, "evidence": [...]}) so that
+ * marking it answerable again puts the same grades and evidence back, in
+ * this session or a later one.
+ */
+#define KEPT_LABELS "before_unanswerable"
+
+/* Keep the relevant chunks of 'q' and their evidence in its provenance. */
+static void keep_relevant(struct question *q)
+{
+	cJSON *o, *rel, *ev;
+
+	if (!q->nr_relevant)
+		return;
+	if (!q->provenance)
+		q->provenance = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(q->provenance, KEPT_LABELS);
+	o = cJSON_AddObjectToObject(q->provenance, KEPT_LABELS);
+	rel = cJSON_AddObjectToObject(o, "relevant");
+	for (size_t i = 0; i < q->nr_relevant; i++)
+		cJSON_AddNumberToObject(rel, q->relevant[i].chunk, q->relevant[i].grade);
+	if (q->nr_evidence) {
+		ev = cJSON_AddArrayToObject(o, "evidence");
+		for (size_t i = 0; i < q->nr_evidence; i++)
+			cJSON_AddItemToArray(ev, evidence_to_json(&q->evidence[i]));
+	}
+}
+
+static long json_long(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? (long)v->valuedouble : -1;
+}
+
+/* Put back what keep_relevant kept for 'q' (chunks the corpus no longer
+ * holds left out) and forget it. Return the number of grades put back. */
+static size_t restore_relevant(const struct review *r, struct question *q)
+{
+	const cJSON *o = q->provenance ? cJSON_GetObjectItemCaseSensitive(q->provenance, KEPT_LABELS) : NULL;
+	const cJSON *it;
+	size_t n = 0;
+
+	if (!cJSON_IsObject(o))
+		return 0;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "relevant")) {
+		if (!cJSON_IsNumber(it) || it->valuedouble < 1 || it->valuedouble > 9 ||
+		    (r->have_corpus && !corpus_get(&r->corpus, it->string)))
+			continue;
+		question_set_label(q, it->string, (int)it->valuedouble);
+		n++;
+	}
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "evidence")) {
+		struct evidence e = { (char *)json_get_str(it, "chunk"), (char *)json_get_str(it, "doc"),
+				      json_long(it, "start"), json_long(it, "end"), (char *)json_get_str(it, "quote"), 0, 0 };
+
+		if (e.chunk && question_grade(q, e.chunk) >= 1)
+			question_add_evidence(q, &e);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(q->provenance, KEPT_LABELS);
+	return n;
+}
+
 /* Return true when 's' is a usable tag: non-empty, no spaces or control characters. */
 static bool valid_tag(const char *s)
 {
@@ -173,7 +244,7 @@ static int apply_question(struct review *r, struct action *a, struct question *q
 		const char *chunk = req_str(a, "chunk");
 		if (!chunk || !*chunk)
 			return fail(a, 400, "a label needs 'chunk'");
-		if (req_int(a, "grade", -1, 9, &grade))
+		if (req_int(a, "grade", -1, REVIEW_MAX_GRADE, &grade))
 			return -1;
 		if (r->have_corpus && grade >= 0 && !corpus_get(&r->corpus, chunk)) {
 			struct strbuf mean = STRBUF_INIT;
@@ -194,14 +265,17 @@ static int apply_question(struct review *r, struct action *a, struct question *q
 			return fail(a, 400, "'answerable' must be true or false");
 		q->answerable = cJSON_IsTrue(v);
 		if (!q->answerable) {
-			/* an unanswerable question has no relevant chunk: they become judged irrelevant */
+			/* an unanswerable question has no relevant chunk: they become
+			 * judged irrelevant, their grades kept for the way back */
+			keep_relevant(q);
 			while (q->nr_relevant) {
 				char *c = xstrdup(q->relevant[0].chunk);
 				question_set_label(q, c, 0);
 				free(c);
 			}
 			drop_stale_evidence(q);
-		} else if (chunk && *chunk) {
+		} else if (!restore_relevant(r, q) && chunk && *chunk) {
+			/* nothing kept (never labelled): the chunk the reviewer points at */
 			question_set_label(q, chunk, 1);
 		}
 		stamp(q, a, "edited");
@@ -298,6 +372,8 @@ static int write_set(struct review *r, struct action *a)
 	}
 	if (applied == 1 ? save_rejection(r, &s, &rejected) < 0 : set_save(&s, r->file) < 0)
 		goto out;
+	if (applied != 1)
+		a->change = review_question_change(r, &s.q[idx]);
 	rc = 0;
 out:
 	question_release(&rejected);
@@ -384,6 +460,8 @@ static int replay_set(struct review *r, struct action *a, const struct review_ch
 		error("question '%s' is back in '%s' but still in the rejected list", ch->id, r->file);
 		goto out;
 	}
+	if (!back_from_list && !to_list)
+		a->change = review_question_change(r, &s.q[idx]);
 	rc = 0;
 out:
 	findings_release(&f);
@@ -394,29 +472,23 @@ out:
 /* Put the pair of 'ch' back as it was before the change ('undo') or after it. */
 static int replay_pool(struct review *r, struct action *a, const struct review_change *ch, bool undo)
 {
-	struct pool p = POOL_INIT;
 	struct pool_question *pq;
 	struct pool_pair *pp = NULL;
-	int rc = -1;
 
 	a->status = 422;
-	if (pool_load(&p, r->file) < 0)
-		goto out;
-	if ((pq = pool_find(&p, ch->id)))
+	if (review_pool_hold(r, a->bytes, a->disk) < 0)
+		return -1;
+	if ((pq = pool_find(&r->pool, ch->id)))
 		for (size_t j = 0; j < pq->nr && !pp; j++)
 			if (!strcmp(pq->pairs[j].chunk, ch->chunk))
 				pp = &pq->pairs[j];
-	if (!pp) {
-		fail(a, 409, "no pair ('%s', '%s') in '%s' any more; nothing written", ch->id, ch->chunk, r->file);
-		goto out;
-	}
+	if (!pp)
+		return fail(a, 409, "no pair ('%s', '%s') in '%s' any more; nothing written", ch->id, ch->chunk, r->file);
 	pair_state_put(pp, undo ? &ch->pair_before : &ch->pair_after);
-	if (pool_save(&p, r->file) < 0)
-		goto out;
-	rc = 0;
-out:
-	pool_release(&p);
-	return rc;
+	if (review_pool_save(r, (size_t)(pq - r->pool.q), a->written) < 0)
+		return -1;
+	a->change = review_pair_change(&r->pool, ch->id, pp);
+	return 0;
 }
 
 static void push_change(struct review_change **stack, size_t *nr, size_t *alloc, struct review_change *ch)
@@ -461,31 +533,29 @@ static int replay(struct review *r, struct action *a, bool undo, const char *dis
 	return 0;
 }
 
+/* Grade a pair of the pool held (the file as on disk now, review_pool_hold). */
 static int write_pool(struct review *r, struct action *a)
 {
-	struct pool p = POOL_INIT;
 	struct pool_question *pq;
 	struct pool_pair *pp = NULL;
 	const char *chunk = req_str(a, "chunk");
 	const char *reviewer = req_str(a, "reviewer");
-	int grade, rc = -1;
+	int grade;
 
 	if (strcmp(a->op, "grade"))
 		return fail(a, 400, "unknown action '%s' for a pool (only 'grade')", a->op);
 	if (!chunk || req_int(a, "grade", 0, POOL_MAX_GRADE, &grade))
 		return chunk ? -1 : fail(a, 400, "a grade needs 'chunk'");
-	if (pool_load(&p, r->file) < 0) {
+	if (review_pool_hold(r, a->bytes, a->disk) < 0) {
 		a->status = 422;
-		goto out;
+		return -1;
 	}
-	if ((pq = pool_find(&p, a->id)))
+	if ((pq = pool_find(&r->pool, a->id)))
 		for (size_t j = 0; j < pq->nr && !pp; j++)
 			if (!strcmp(pq->pairs[j].chunk, chunk))
 				pp = &pq->pairs[j];
-	if (!pp) {
-		fail(a, 404, "no pair ('%s', '%s') in '%s'", a->id, chunk, r->file);
-		goto out;
-	}
+	if (!pp)
+		return fail(a, 404, "no pair ('%s', '%s') in '%s'", a->id, chunk, r->file);
 	pair_state_get(&a->ch->pair_before, pp);
 	if (pp->grade >= 0 && starts_with(pool_pair_judge(pp), "llm:") && pp->llm_grade < 0) {
 		/* keep the judge's grade beside the person's, for agreement */
@@ -502,12 +572,11 @@ static int write_pool(struct review *r, struct action *a)
 	pp->reviewed_at = xstrdup(a->now);
 	pair_state_get(&a->ch->pair_after, pp);
 	a->status = 422;
-	if (pool_save(&p, r->file) < 0)
-		goto out;
-	rc = 0;
-out:
-	pool_release(&p);
-	return rc;
+	/* the pair is changed in the pool held: saved, or the pool is dropped */
+	if (review_pool_save(r, (size_t)(pq - r->pool.q), a->written) < 0)
+		return -1;
+	a->change = review_pair_change(&r->pool, a->id, pp);
+	return 0;
 }
 
 /* Return true when the JSON text 's' holds a NUL: a raw byte, or the
@@ -537,8 +606,9 @@ int review_apply(struct review *r, const char *body, size_t len, struct strbuf *
 	report_fn saved = get_error_routine();
 	struct lock_file lock = LOCK_FILE_INIT;
 	struct review_change ch;
-	struct action a = { NULL, NULL, NULL, "", 400, &ch };
+	struct strbuf bytes = STRBUF_INIT;
 	char disk[72];
+	struct action a = { NULL, NULL, NULL, "", 400, &ch, NULL, &bytes, disk, "" };
 	const char *digest;
 	cJSON *req = NULL, *reply = cJSON_CreateObject(), *rv;
 	char *json;
@@ -577,7 +647,8 @@ int review_apply(struct review *r, const char *body, size_t len, struct strbuf *
 		a.status = 409;
 		goto out;
 	}
-	if (file_sha256(r->file, disk) < 0) {
+	/* a pool's bytes are kept: the digest checked is of the very bytes parsed */
+	if (r->kind == REVIEW_POOL ? review_pool_read(r, &bytes, disk) < 0 : file_sha256(r->file, disk) < 0) {
 		a.status = 409;
 		goto out;
 	}
@@ -596,7 +667,9 @@ int review_apply(struct review *r, const char *body, size_t len, struct strbuf *
 		ch.chunk = req_str(&a, "chunk") ? xstrdup(req_str(&a, "chunk")) : NULL;
 		ch.what = xstrfmt("%s %s%s%s", a.op, a.id, ch.chunk ? " / " : "", ch.chunk ? ch.chunk : "");
 	}
-	if (file_sha256(r->file, disk) < 0)
+	if (a.written[0])
+		memcpy(disk, a.written, sizeof(disk));
+	else if (file_sha256(r->file, disk) < 0)
 		goto out;
 	/* the digest the next undo or redo must find on disk */
 	if (undo || redo) {
@@ -617,6 +690,12 @@ out:
 	} else {
 		cJSON_AddBoolToObject(reply, "ok", true);
 		cJSON_AddStringToObject(reply, "digest", disk);
+		/* what changed, so that the page need not load everything again */
+		if (a.change) {
+			cJSON_AddItemToObject(reply, "change", a.change);
+			a.change = NULL;
+			review_history_json(r, reply);
+		}
 		a.status = 200;
 	}
 	rv = reply;
@@ -624,8 +703,10 @@ out:
 	strbuf_addstr(out, json);
 	free(json);
 	cJSON_Delete(reply);
+	cJSON_Delete(a.change);
 	cJSON_Delete(req);
 	review_change_release(&ch);
+	strbuf_release(&bytes);
 	strbuf_reset(&captured);
 	return a.status;
 }

@@ -2,7 +2,7 @@
  * review-page: the one HTML page of `evalset review`, self-contained (its
  * CSS and JavaScript inline, nothing fetched from elsewhere, no framework).
  *
- * The page holds no data: its script fetches api/state and builds every
+ * The page holds no data: its script fetches api/state (and api/search) and builds every
  * element with createElement and textContent, never innerHTML, so nothing
  * read from a set, a pool or a corpus can become markup. Its inline script
  * and style carry the nonce of the response's Content-Security-Policy.

@@ -47,6 +47,8 @@ struct server {
 	char token[2 * REVIEW_TOKEN_BYTES + 1];
 	char host[32];      /* "127.0.0.1:PORT" */
 	char origin[48];    /* "http://127.0.0.1:PORT" */
+	char host_name[32]; /* "localhost:PORT": the same server by its name */
+	char origin_name[48];
 	unsigned port;
 	/* the open connections: added and removed by libmicrohttpd's
 	 * callbacks, swept for deadlines between its rounds (one thread) */
@@ -282,7 +284,9 @@ static const char *check_request(struct server *s, struct MHD_Connection *c, con
 	size_t tl = strlen(s->token);
 
 	*status = 403;
-	if (!host || strcmp(host, s->host))
+	/* the loopback address or the name "localhost" (which no other site can
+	 * take: no rebinding), with the port */
+	if (!host || (strcmp(host, s->host) && strcmp(host, s->host_name)))
 		return "refused: the Host header must be the address the server printed";
 	if (url[0] != '/' || strlen(url) < tl + 2 || !same_secret(url + 1, s->token, tl) || url[tl + 1] != '/')
 		return "refused: this address needs the token evalset review printed";
@@ -291,7 +295,7 @@ static const char *check_request(struct server *s, struct MHD_Connection *c, con
 	if (!strcmp(method, "POST")) {
 		const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
 		const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
-		if (!origin || strcmp(origin, s->origin))
+		if (!origin || (strcmp(origin, s->origin) && strcmp(origin, s->origin_name)))
 			return "refused: a write must come from the review page itself (Origin)";
 		if (!type || strncmp(type, "application/json", 16))
 			return "refused: a write must be JSON";
@@ -348,6 +352,10 @@ answer:
 		ret = serve_page(c);
 	} else if (!strcmp(route, "favicon.ico")) {
 		ret = reply(c, 204, "image/x-icon", "", 0, NULL);  /* no icon: the browser asks anyway */
+	} else if (!strcmp(route, "api/search")) {
+		const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q");
+		status = (unsigned)review_search(s->r, q, &out);
+		ret = serve_json(c, status, &out);
 	} else if (!strcmp(route, "api/state")) {
 		report_fn saved = get_error_routine();
 		int rc = review_state(s->r, &out);
@@ -428,6 +436,8 @@ int review_serve(struct review *r, const struct review_serve_options *o)
 	s.port = port;
 	snprintf(s.host, sizeof(s.host), "127.0.0.1:%u", port);
 	snprintf(s.origin, sizeof(s.origin), "http://127.0.0.1:%u", port);
+	snprintf(s.host_name, sizeof(s.host_name), "localhost:%u", port);
+	snprintf(s.origin_name, sizeof(s.origin_name), "http://localhost:%u", port);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/%s/", port, s.token);
 	if (o->ready)
 		o->ready(url, o->ctx);

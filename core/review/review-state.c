@@ -18,13 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Add the title and text of chunk 'id' to 'chunks' once. */
-static void add_chunk(const struct review *r, cJSON *chunks, const char *id)
+/* Add the title and text of chunk 'id' to 'chunks' once ('seen': the ids
+ * added, a hash: the object's own look-up is a scan). */
+static void add_chunk(const struct review *r, cJSON *chunks, struct strmap *seen, const char *id)
 {
 	const struct chunk *ch;
 	cJSON *o;
+	int added;
 
-	if (!r->have_corpus || cJSON_GetObjectItemCaseSensitive(chunks, id) || !(ch = corpus_get(&r->corpus, id)))
+	if (!r->have_corpus || !(ch = corpus_get(&r->corpus, id)))
+		return;
+	strmap_intern(seen, id, strlen(id), &added);
+	if (!added)
 		return;
 	o = cJSON_AddObjectToObject(chunks, id);
 	if (ch->title)
@@ -32,25 +37,40 @@ static void add_chunk(const struct review *r, cJSON *chunks, const char *id)
 	cJSON_AddStringToObject(o, "text", ch->text ? ch->text : "");
 }
 
+/* Return BM25's top hits for 'query', worked out once per text for the
+ * corpus held (review.h, 'top'). */
+static const struct review_top *top_hits(struct review *r, const char *query)
+{
+	struct review_top *t = strmap_get(&r->top, query);
+
+	if (t)
+		return t;
+	if (r->top.size >= REVIEW_BM25_KEPT)
+		strmap_clear(&r->top, 1);
+	t = xcalloc(1, sizeof(*t));
+	t->nr = bm25_search(&r->bm25, query, REVIEW_BM25_TOP, t->hit);
+	strmap_put(&r->top, query, t);
+	return t;
+}
+
 /* Append to 'out' the BM25 top 'k' for 'query' ({chunk, score}) and their
  * texts to 'chunks'; nothing without BM25. */
-static void add_bm25_hits(const struct review *r, const char *query, size_t k, cJSON *out,
-			  cJSON *chunks)
+static void add_bm25_hits(struct review *r, const char *query, size_t k, cJSON *out,
+			  cJSON *chunks, struct strmap *seen)
 {
-	struct bm25_hit hits[REVIEW_BM25_TOP];
-	size_t n;
+	const struct review_top *t;
 
 	if (!r->have_bm25)
 		return;
-	n = bm25_search(&r->bm25, query, k < REVIEW_BM25_TOP ? k : REVIEW_BM25_TOP, hits);
-	for (size_t i = 0; i < n; i++) {
-		const char *id = r->corpus.chunks[hits[i].doc].id;
+	t = top_hits(r, query);
+	for (size_t i = 0; i < t->nr && i < k; i++) {
+		const char *id = r->corpus.chunks[t->hit[i].doc].id;
 		cJSON *h = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(h, "chunk", id);
-		cJSON_AddNumberToObject(h, "score", hits[i].score);
+		cJSON_AddNumberToObject(h, "score", t->hit[i].score);
 		cJSON_AddItemToArray(out, h);
-		add_chunk(r, chunks, id);
+		add_chunk(r, chunks, seen, id);
 	}
 }
 
@@ -67,8 +87,8 @@ static bool is_stale(const struct question *q)
  * the corpus it was labelled on when one is kept ('old', may be NULL), and
  * the chunks of the corpus BM25 finds nearest to that evidence.
  */
-static void state_stale(const struct review *r, const struct question *q, const struct corpus *old,
-			cJSON *chunks, cJSON *j)
+static void state_stale(struct review *r, const struct question *q, const struct corpus *old,
+			cJSON *chunks, struct strmap *seen, cJSON *j)
 {
 	const cJSON *from = q->provenance ? cJSON_GetObjectItemCaseSensitive(q->provenance, "remapped_from") : NULL;
 	const cJSON *ev = cJSON_IsObject(from) ? cJSON_GetObjectItemCaseSensitive(from, "stale_evidence") : NULL;
@@ -90,12 +110,65 @@ static void state_stale(const struct review *r, const struct question *q, const 
 		strbuf_addf(&query, "%s ", quote ? quote : oc ? oc->text : "");
 	}
 	if (query.len)
-		add_bm25_hits(r, query.buf, 3, near, chunks);
+		add_bm25_hits(r, query.buf, 3, near, chunks, seen);
 	strbuf_release(&query);
 }
 
-static void state_set(const struct review *r, const struct set *s, size_t rejected, cJSON *root)
+/* Return 'q' (not stale) as the page reads it: its fields, its BM25 top
+ * ("bm25"), and the texts of its chunks added to 'chunks'. */
+static cJSON *question_json(struct review *r, const struct question *q, cJSON *chunks, struct strmap *seen)
 {
+	cJSON *j = question_to_json(q);
+
+	for (size_t k = 0; k < q->nr_relevant; k++)
+		add_chunk(r, chunks, seen, q->relevant[k].chunk);
+	for (size_t k = 0; k < q->nr_irrelevant; k++)
+		add_chunk(r, chunks, seen, q->irrelevant[k]);
+	if (r->have_bm25 && q->text)
+		add_bm25_hits(r, q->text, REVIEW_BM25_TOP, cJSON_AddArrayToObject(j, "bm25"), chunks, seen);
+	return j;
+}
+
+cJSON *review_question_change(struct review *r, const struct question *q)
+{
+	struct strmap seen = STRMAP_INIT;
+	cJSON *o, *chunks;
+
+	if (is_stale(q))
+		return NULL;   /* what remap lost is worked out with the whole set: the page reloads */
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", q->id);
+	chunks = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "question", question_json(r, q, chunks, &seen));
+	cJSON_AddItemToObject(o, "chunks", chunks);
+	strmap_clear(&seen, 0);
+	return o;
+}
+
+void review_history_json(const struct review *r, cJSON *root)
+{
+	/* what undo and redo would take back or write again (null: nothing) */
+	for (int redo = 0; redo < 2; redo++) {
+		size_t nr = redo ? r->nr_redo : r->nr_undo;
+		const struct review_change *ch = nr ? &(redo ? r->redo : r->undo)[nr - 1] : NULL;
+		cJSON *o;
+
+		if (!ch) {
+			cJSON_AddNullToObject(root, redo ? "redo" : "undo");
+			continue;
+		}
+		o = cJSON_AddObjectToObject(root, redo ? "redo" : "undo");
+		cJSON_AddStringToObject(o, "what", ch->what);
+		cJSON_AddStringToObject(o, "id", ch->id);
+		if (ch->chunk)
+			cJSON_AddStringToObject(o, "chunk", ch->chunk);
+		cJSON_AddNumberToObject(o, "count", (double)nr);
+	}
+}
+
+static void state_set(struct review *r, const struct set *s, size_t rejected, cJSON *root)
+{
+	struct strmap seen = STRMAP_INIT;
 	cJSON *qs = cJSON_AddArrayToObject(root, "questions");
 	cJSON *chunks = cJSON_AddObjectToObject(root, "chunks");
 	struct corpus old = CORPUS_INIT;
@@ -122,17 +195,19 @@ static void state_set(const struct review *r, const struct set *s, size_t reject
 
 		if (is_stale(q) != (pass == 0))
 			continue;
-		j = question_to_json(q);
-		if (pass == 0)
-			state_stale(r, q, have_old ? &old : NULL, chunks, j);
-		for (size_t k = 0; k < q->nr_relevant; k++)
-			add_chunk(r, chunks, q->relevant[k].chunk);
-		for (size_t k = 0; k < q->nr_irrelevant; k++)
-			add_chunk(r, chunks, q->irrelevant[k]);
-		if (r->have_bm25 && q->text)
-			add_bm25_hits(r, q->text, REVIEW_BM25_TOP, cJSON_AddArrayToObject(j, "bm25"), chunks);
+		if (pass == 0) {
+			/* the stale first: what remap lost, then as any other */
+			cJSON *tmp = cJSON_CreateObject();
+			state_stale(r, q, have_old ? &old : NULL, chunks, &seen, tmp);
+			j = question_json(r, q, chunks, &seen);
+			cJSON_AddItemToObject(j, "stale", cJSON_DetachItemFromObjectCaseSensitive(tmp, "stale"));
+			cJSON_Delete(tmp);
+		} else {
+			j = question_json(r, q, chunks, &seen);
+		}
 		cJSON_AddItemToArray(qs, j);
 	}
+	strmap_clear(&seen, 0);
 	corpus_release(&old);
 }
 
@@ -143,13 +218,21 @@ static void state_agreement(const struct agreement *a, cJSON *root)
 {
 	cJSON *o = cJSON_AddObjectToObject(root, "agreement"), *t;
 	long bin[2][2];
+	double lo, hi;
 
 	cJSON_AddNumberToObject(o, "pairs", (double)a->n);
 	json_add_num_or_null(o, "exact", observed_agreement(&a->table[0][0], AGREEMENT_LEVELS));
 	json_add_num_or_null(o, "kappa", agreement_kappa(a));
+	kappa_interval(&a->table[0][0], AGREEMENT_LEVELS, 1, &lo, &hi);
+	json_add_num_or_null(o, "kappa_lo", lo);
+	json_add_num_or_null(o, "kappa_hi", hi);
 	agreement_binary(a, 1, bin);
 	json_add_num_or_null(o, "binary_exact", observed_agreement(&bin[0][0], 2));
 	json_add_num_or_null(o, "binary_kappa", agreement_kappa_binary(a, 1));
+	kappa_interval(&bin[0][0], 2, 1, &lo, &hi);
+	json_add_num_or_null(o, "binary_kappa_lo", lo);
+	json_add_num_or_null(o, "binary_kappa_hi", hi);
+	cJSON_AddNumberToObject(o, "few_pairs", KAPPA_FEW_PAIRS);
 	t = cJSON_AddArrayToObject(o, "table");
 	for (int i = 0; i < AGREEMENT_LEVELS; i++) {
 		cJSON *row = cJSON_CreateArray();
@@ -157,6 +240,58 @@ static void state_agreement(const struct agreement *a, cJSON *root)
 			cJSON_AddItemToArray(row, cJSON_CreateNumber((double)a->table[i][j]));
 		cJSON_AddItemToArray(t, row);
 	}
+}
+
+/* Return true when the grade of 'pp' is the judge's (an LLM's), not a person's. */
+static bool judge_graded(const struct pool_pair *pp)
+{
+	return pp->grade >= 0 && starts_with(pool_pair_judge(pp), "llm:");
+}
+
+/* Count 'pp' in 'agr' when a person and the judge both graded it. */
+static void pair_agreement(const struct pool_pair *pp, struct agreement *agr)
+{
+	if (!judge_graded(pp) && pp->grade >= 0 && pp->llm_grade >= 0)
+		agreement_add(agr, pp->grade, pp->llm_grade);
+}
+
+/* Return the pair 'pp' as the page reads it. */
+static cJSON *pair_json(const struct pool_pair *pp)
+{
+	cJSON *o = cJSON_CreateObject();
+	bool llm = judge_graded(pp);
+
+	cJSON_AddStringToObject(o, "chunk", pp->chunk);
+	json_add_str_or_null(o, "title", pp->title);
+	json_add_str_or_null(o, "text", pp->text);
+	/* the person's grade, and the judge's apart, whichever order they came in */
+	cJSON_AddNumberToObject(o, "grade", llm ? -1 : pp->grade);
+	if (llm) {
+		cJSON_AddNumberToObject(o, "llm_grade", pp->grade);
+		cJSON_AddStringToObject(o, "llm_judge", pp->judge);
+	} else if (pp->llm_grade >= 0) {
+		cJSON_AddNumberToObject(o, "llm_grade", pp->llm_grade);
+		json_add_str_or_null(o, "llm_judge", pp->llm_judge);
+	}
+	if (llm || pp->llm_grade >= 0)
+		json_add_str_or_null(o, "llm_reason", pp->reason);
+	json_add_str_or_null(o, "reviewed_by", pp->reviewed_by);
+	json_add_str_or_null(o, "reviewed_at", pp->reviewed_at);
+	return o;
+}
+
+cJSON *review_pair_change(const struct pool *p, const char *id, const struct pool_pair *pp)
+{
+	struct agreement agr = AGREEMENT_INIT;
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; i < p->nr; i++)
+		for (size_t j = 0; j < p->q[i].nr; j++)
+			pair_agreement(&p->q[i].pairs[j], &agr);
+	cJSON_AddStringToObject(o, "id", id);
+	cJSON_AddItemToObject(o, "pair", pair_json(pp));
+	state_agreement(&agr, o);
+	return o;
 }
 
 static void state_pool(const struct pool *p, cJSON *root)
@@ -174,29 +309,8 @@ static void state_pool(const struct pool *p, cJSON *root)
 		json_add_str_or_null(q, "text", pq->text);
 		pairs = cJSON_AddArrayToObject(q, "pairs");
 		for (size_t j = 0; j < pq->nr; j++) {
-			const struct pool_pair *pp = &pq->pairs[j];
-			cJSON *o = cJSON_CreateObject();
-			bool llm = pp->grade >= 0 && starts_with(pool_pair_judge(pp), "llm:");
-
-			cJSON_AddStringToObject(o, "chunk", pp->chunk);
-			json_add_str_or_null(o, "title", pp->title);
-			json_add_str_or_null(o, "text", pp->text);
-			/* the person's grade, and the judge's apart, whichever order they came in */
-			cJSON_AddNumberToObject(o, "grade", llm ? -1 : pp->grade);
-			if (llm) {
-				cJSON_AddNumberToObject(o, "llm_grade", pp->grade);
-				cJSON_AddStringToObject(o, "llm_judge", pp->judge);
-			} else if (pp->llm_grade >= 0) {
-				cJSON_AddNumberToObject(o, "llm_grade", pp->llm_grade);
-				json_add_str_or_null(o, "llm_judge", pp->llm_judge);
-			}
-			if (llm || pp->llm_grade >= 0)
-				json_add_str_or_null(o, "llm_reason", pp->reason);
-			if (!llm && pp->grade >= 0 && pp->llm_grade >= 0)
-				agreement_add(&agr, pp->grade, pp->llm_grade);
-			json_add_str_or_null(o, "reviewed_by", pp->reviewed_by);
-			json_add_str_or_null(o, "reviewed_at", pp->reviewed_at);
-			cJSON_AddItemToArray(pairs, o);
+			pair_agreement(&pq->pairs[j], &agr);
+			cJSON_AddItemToArray(pairs, pair_json(&pq->pairs[j]));
 		}
 		cJSON_AddItemToArray(qs, q);
 	}
@@ -206,44 +320,29 @@ static void state_pool(const struct pool *p, cJSON *root)
 int review_state(struct review *r, struct strbuf *out)
 {
 	struct set s = SET_INIT, rejected = SET_INIT;
-	struct pool p = POOL_INIT;
+	struct strbuf bytes = STRBUF_INIT;
 	char digest[72];
 	cJSON *root = NULL;
 	char *json;
 	int rc = -1;
 
-	if (file_sha256(r->file, digest) < 0)
-		return -1;
+	/* a pool: the digest of the very bytes shown, parsed unless held */
+	if (r->kind == REVIEW_POOL ? review_pool_read(r, &bytes, digest) < 0 : file_sha256(r->file, digest) < 0)
+		goto out;
 	root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "kind", r->kind == REVIEW_SET ? "set" : "pool");
 	cJSON_AddStringToObject(root, "file", r->file);
 	cJSON_AddStringToObject(root, "digest", digest);
 	cJSON_AddStringToObject(root, "reviewer", r->reviewer);
-	/* what undo and redo would take back or write again (null: nothing) */
-	for (int redo = 0; redo < 2; redo++) {
-		size_t nr = redo ? r->nr_redo : r->nr_undo;
-		const struct review_change *ch = nr ? &(redo ? r->redo : r->undo)[nr - 1] : NULL;
-		cJSON *o;
-
-		if (!ch) {
-			cJSON_AddNullToObject(root, redo ? "redo" : "undo");
-			continue;
-		}
-		o = cJSON_AddObjectToObject(root, redo ? "redo" : "undo");
-		cJSON_AddStringToObject(o, "what", ch->what);
-		cJSON_AddStringToObject(o, "id", ch->id);
-		if (ch->chunk)
-			cJSON_AddStringToObject(o, "chunk", ch->chunk);
-		cJSON_AddNumberToObject(o, "count", (double)nr);
-	}
+	review_history_json(r, root);
 	if (r->kind == REVIEW_SET) {
 		if (set_load(&s, r->file) < 0 || rejected_load(&r->ref, &rejected) < 0 || review_refresh_corpus(r, &s) < 0)
 			goto out;
 		state_set(r, &s, rejected.nr, root);
 	} else {
-		if (pool_load(&p, r->file) < 0)
+		if (review_pool_hold(r, &bytes, digest) < 0)
 			goto out;
-		state_pool(&p, root);
+		state_pool(&r->pool, root);
 	}
 	json = cJSON_PrintUnformatted(root);
 	strbuf_addstr(out, json);
@@ -251,7 +350,7 @@ int review_state(struct review *r, struct strbuf *out)
 	rc = 0;
 out:
 	cJSON_Delete(root);
-	pool_release(&p);
+	strbuf_release(&bytes);
 	set_release(&s);
 	set_release(&rejected);
 	return rc;

@@ -6,6 +6,7 @@
  */
 #include "review/review.h"
 #include "review/review-internal.h"
+#include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/util.h"
@@ -113,6 +114,7 @@ static int load_corpus(struct review *r, const struct set *s)
 	if (r->have_bm25)
 		bm25_release(&r->bm25);
 	r->have_bm25 = false;
+	strmap_clear(&r->top, 1);
 	corpus_release(&r->corpus);
 	r->corpus = c;   /* the index below points into r->corpus, so it is built there */
 	r->have_corpus = got > 0;
@@ -144,6 +146,61 @@ int review_refresh_corpus(struct review *r, const struct set *s)
 	if (r->have_corpus)
 		note("the corpus '%s' changed on disk: read again (%zu chunks)", r->corpus.path, r->corpus.nr);
 	return 0;
+}
+
+int review_pool_read(const struct review *r, struct strbuf *bytes, char digest[72])
+{
+	strbuf_reset(bytes);
+	if (read_file(r->file, bytes, POOL_MAX_FILE_BYTES) < 0)
+		return -1;
+	sha256_hex(bytes->buf, bytes->len, digest);
+	return 0;
+}
+
+void review_pool_drop(struct review *r)
+{
+	pool_release(&r->pool);
+	pool_yaml_release(&r->pool_yaml);
+	r->have_pool = false;
+	r->pool_digest[0] = '\0';
+}
+
+int review_pool_hold(struct review *r, const struct strbuf *bytes, const char *digest)
+{
+	/* the digest names the bytes: the same digest, the same file, the same pool */
+	if (r->have_pool && !strcmp(r->pool_digest, digest))
+		return 0;
+	review_pool_drop(r);
+	if (pool_load_buf(&r->pool, bytes->buf, bytes->len, r->file) < 0)
+		return -1;
+	r->have_pool = true;
+	snprintf(r->pool_digest, sizeof(r->pool_digest), "%s", digest);
+	return 0;
+}
+
+int review_pool_save(struct review *r, size_t qi, char digest[72])
+{
+	struct strbuf yaml = STRBUF_INIT;
+	int rc = -1;
+
+	/* every part emitted for a pool just read (its head is never empty),
+	 * then one question a write */
+	if (r->pool_yaml.head.len ? pool_yaml_update(&r->pool_yaml, &r->pool, qi) < 0 :
+	    pool_yaml_build(&r->pool_yaml, &r->pool) < 0)
+		goto out;
+	pool_yaml_join(&r->pool_yaml, &yaml);
+	if (write_file_atomic(r->file, yaml.buf, yaml.len) < 0)
+		goto out;
+	/* the bytes written, not the file read back: a change made on disk
+	 * since the rename must not take the page's digest */
+	sha256_hex(yaml.buf, yaml.len, digest);
+	snprintf(r->pool_digest, sizeof(r->pool_digest), "%s", digest);
+	rc = 0;
+out:
+	if (rc)
+		review_pool_drop(r);
+	strbuf_release(&yaml);
+	return rc;
 }
 
 static int open_set(struct review *r, const char *arg)
@@ -206,6 +263,7 @@ void review_release(struct review *r)
 {
 	if (r->have_bm25)
 		bm25_release(&r->bm25);
+	strmap_clear(&r->top, 1);
 	corpus_release(&r->corpus);
 	free(r->corpus_named);
 	set_ref_release(&r->ref);
@@ -218,5 +276,6 @@ void review_release(struct review *r)
 		review_change_release(&r->redo[i]);
 	free(r->undo);
 	free(r->redo);
+	review_pool_drop(r);
 	memset(r, 0, sizeof(*r));
 }

@@ -11,7 +11,11 @@
  * exists), compare the SHA-256 of the file on disk with the digest the page
  * was served ('digest' in the request) and refuse a stale page, load the
  * file afresh, apply the action, check the set rules (set_check_errors with
- * the corpus), save atomically (set_save, pool_save), release the lock.
+ * the corpus), save atomically (set_save, pool_save), release the lock. A
+ * pool is not parsed again when the bytes on disk are the ones this server
+ * last read or wrote (same SHA-256): it is kept in memory, and only the
+ * graded question's YAML is emitted again (struct pool_yaml); any other
+ * bytes on disk are read afresh.
  * Each changed question or pair records provenance: reviewed_by,
  * reviewed_at (UTC), and for questions review (edited, accepted) and, for a
  * rejection, reason; a rejected question leaves set.yaml for the rejected
@@ -28,6 +32,8 @@
 #include <sys/stat.h>
 
 #include "base/strbuf.h"
+#include "base/strmap.h"
+#include "pool/pool.h"
 #include "retrieve/bm25.h"
 #include "set/corpus.h"
 #include "set/set.h"
@@ -57,8 +63,18 @@ struct review_change {
 	char digest[72];
 };
 
+#define REVIEW_MAX_GRADE 3             /* the page's scale: 0 irrelevant .. 3 */
 #define REVIEW_BM25_TOP 5              /* BM25 hits shown per question */
+#define REVIEW_BM25_KEPT 100000        /* query texts whose top hits are kept, at most */
+
+/* BM25's top hits for one query text, on the corpus held */
+struct review_top {
+	size_t nr;
+	struct bm25_hit hit[REVIEW_BM25_TOP];
+};
 #define REVIEW_MAX_BODY (1u << 20)     /* largest request body accepted */
+#define REVIEW_SEARCH_HITS 20          /* corpus search: hits shown at most */
+#define REVIEW_SEARCH_MAX_QUERY 1000   /* corpus search: longest query, in bytes */
 
 struct review {
 	enum review_kind kind;
@@ -74,13 +90,26 @@ struct review {
 	bool corpus_lost;         /* it was read, and is gone: writes are refused */
 	struct bm25 bm25;
 	bool have_bm25;
+	/* query text -> struct review_top *: each question's top hits worked
+	 * out once, again only for a text not seen (an edit); emptied when
+	 * the corpus is read again */
+	struct strmap top;
 	/* the session's writes, newest last; 'redo' holds what undo took back
 	 * and is emptied by any other write */
 	struct review_change *undo, *redo;
 	size_t nr_undo, alloc_undo, nr_redo, alloc_redo;
+	/* pools: the worksheet as this server last read or wrote it, parsed and
+	 * as YAML in parts, used only while the file on disk has the SHA-256
+	 * 'pool_digest' (byte for byte that file): a grade then neither parses
+	 * the file again nor emits more than its question */
+	struct pool pool;
+	struct pool_yaml pool_yaml;
+	bool have_pool;
+	char pool_digest[72];
 };
 #define REVIEW_INIT { REVIEW_SET, SET_REF_INIT, false, NULL, NULL, NULL, CORPUS_INIT, false, NULL, { 0 }, \
-		      false, BM25_INIT, false, NULL, NULL, 0, 0, 0, 0 }
+		      false, BM25_INIT, false, STRMAP_INIT, NULL, NULL, 0, 0, 0, 0, POOL_INIT, POOL_YAML_INIT, \
+		      false, "" }
 
 /*
  * Open 'arg' for review by 'reviewer': a pool worksheet when 'arg' is a
@@ -111,12 +140,18 @@ int review_state(struct review *r, struct strbuf *out);
  *
  *   {"digest": D, "op": "accept", "id": Q}
  *   {"digest": D, "op": "edit", "id": Q, "text": T}
- *   {"digest": D, "op": "label", "id": Q, "chunk": C, "grade": -1..9}  (-1 removes)
+ *   {"digest": D, "op": "label", "id": Q, "chunk": C, "grade": -1..3}  (-1 removes)
  *   {"digest": D, "op": "answerable", "id": Q, "answerable": B [, "chunk": C]}
  *   {"digest": D, "op": "tag" | "untag", "id": Q, "tag": T}
  *   {"digest": D, "op": "reject", "id": Q, "reason": R}
  *   {"digest": D, "op": "grade", "id": Q, "chunk": C, "grade": 0..3}      (pools)
  *   {"digest": D, "op": "undo" | "redo"}
+ *
+ * A label's grade is on the page's scale, 0..3 (a set may hold grades up
+ * to 9 written elsewhere: shown, never written here). Marking a question
+ * unanswerable makes its relevant chunks irrelevant and keeps their grades
+ * and evidence in its provenance ("before_unanswerable"); answerable again
+ * puts them back, or, when nothing was kept, makes 'chunk' relevant (1).
  *
  * Undo takes back the session's last write (a rejection too: the question
  * leaves the rejected list for its old place in the set), redo writes it
@@ -124,5 +159,15 @@ int review_state(struct review *r, struct strbuf *out);
  * that write left it, and with 409 when there is nothing to take back.
  */
 int review_apply(struct review *r, const char *body, size_t len, struct strbuf *out);
+
+/*
+ * Search the whole corpus of a set's review for 'query' (review-search.c):
+ * a chunk id, a document's name (with or without "doc:"), words (BM25).
+ * Append the JSON reply to 'out': {"query", "hits": [{chunk, doc, title,
+ * text, how: "id" | "document" | "words", score (words)}], "more"} or
+ * {"error"}. Return the HTTP status: 200, 400 an empty or too long query,
+ * 422 no corpus to search.
+ */
+int review_search(struct review *r, const char *query, struct strbuf *out);
 
 #endif

@@ -254,6 +254,7 @@ void bind_drop_absent(const struct set *s, const struct absent_labels *absent, s
 	out->version = xstrdup(s->version);
 	out->file = xstrdup(s->file);
 	out->language = xstrdup(s->language);
+	set_copy_forbid(out, s);
 	for (size_t i = 0; i < s->nr; i++) {
 		struct question *q = set_append(out);
 		size_t kept = 0, kept_ev = 0;

@@ -38,12 +38,19 @@ static const struct ir_name ir_names[] = {
 	{ "NumRet", MK_NUM_RET, MK_NUM_RET, 0, false, "NumRet" },
 	{ "NumRel", MK_NUM_REL, MK_NUM_REL, 0, true, "NumRel" },
 	{ "NumRelRet", MK_NUM_REL_RET, MK_NUM_REL_RET, 1, true, "NumRelRet" },
+	{ "DocR", MK_DOC_RECALL, MK_DOC_RECALL, 2, false, "DocR" },
+	{ "DocSuccess", MK_DOC_SUCCESS, MK_DOC_SUCCESS, 2, false, "DocSuccess" },
+	{ "DocnDCG", MK_DOC_NDCG, MK_DOC_NDCG, 2, false, "DocnDCG" },
+	{ "FirstR", MK_FIRST_RECALL, MK_FIRST_RECALL, 2, true, "FirstR" },
+	{ "CallSuccess", MK_CALL_SUCCESS, MK_CALL_SUCCESS, 2, true, "CallSuccess" },
+	{ "Calls", MK_CALLS, MK_CALLS, 0, false, "Calls" },
 };
 
 void measure_list(struct strbuf *out)
 {
 	strbuf_addstr(out, "P@k, R@k, Success@k (Hit@k), RR, RR@k, nDCG, nDCG@k, AP, AP@k, "
-			   "Rprec, Bpref, Judged@k, NumRet, NumRel, NumRelRet; "
+			   "Rprec, Bpref, Judged@k, NumRet, NumRel, NumRelRet, DocR@k, DocSuccess@k "
+			   "(DocHit@k), DocnDCG@k, FirstR@k, CallSuccess@n (CallHit@n), Calls; "
 			   "a relevance threshold as P(rel=2)@5; any case, and MRR, Recall, "
 			   "Precision, MAP, R-precision for RR, R, P, AP, Rprec; trec_eval's "
 			   "P_5, recall_10, success_10, ndcg_cut_10, map_cut_10, recip_rank, map, "
@@ -62,6 +69,12 @@ static const struct { const char *alias, *name; } ir_aliases[] = {
 	{ "HitRate", "Success" },
 	{ "R-precision", "Rprec" },
 	{ "R-prec", "Rprec" },
+	{ "DocRecall", "DocR" },
+	{ "DocHit", "DocSuccess" },
+	{ "DocHitRate", "DocSuccess" },
+	{ "FirstRecall", "FirstR" },
+	{ "FirstCallR", "FirstR" },
+	{ "CallHit", "CallSuccess" },
 };
 
 /*
@@ -259,5 +272,77 @@ double measure_value(const struct measure *m, const struct query_eval *e)
 	case MK_NUM_REL: return (double)m_num_rel(e, m->rel);
 	case MK_NUM_REL_RET: return (double)m_num_rel_ret(e, m->rel, m->k);
 	default: return 0.0;
+	}
+}
+
+bool measure_is_doc(const struct measure *m)
+{
+	return m->kind == MK_DOC_RECALL || m->kind == MK_DOC_SUCCESS || m->kind == MK_DOC_NDCG;
+}
+
+double measure_value_docs(const struct measure *m, const struct query_eval *e,
+			  const struct doc_eval *d)
+{
+	switch (m->kind) {
+	case MK_DOC_RECALL: return m_doc_recall(d, m->k);
+	case MK_DOC_SUCCESS: return m_doc_success(d, m->k);
+	case MK_DOC_NDCG: return m_doc_ndcg(d, m->k);
+	default: return measure_value(m, e);
+	}
+}
+
+bool measure_is_call(const struct measure *m)
+{
+	return m->kind == MK_FIRST_RECALL || m->kind == MK_CALL_SUCCESS || m->kind == MK_CALLS;
+}
+
+/* Return how many positions of the ranking the first 'n' calls of 'c' fill
+ * ('c' NULL: one call filling the 'num_ret' positions). */
+static long calls_end(const struct call_eval *c, size_t n, long num_ret)
+{
+	if (!c)
+		return n ? num_ret : 0;
+	if (!n || !c->nr)
+		return 0;
+	return c->end[(n < c->nr ? n : c->nr) - 1];
+}
+
+long calls_to_relevant(const struct query_eval *e, const struct call_eval *c, int rel_level)
+{
+	size_t nr = c ? c->nr : 1;
+
+	for (size_t i = 0; i < e->nr_hits; i++) {
+		if (e->hits[i].rel < rel_level || e->hits[i].rel < 0)
+			continue;
+		/* the first relevant chunk: the call that brought it */
+		for (size_t n = 1; n <= nr; n++)
+			if (e->hits[i].rank <= calls_end(c, n, e->num_ret))
+				return (long)n;
+		return 0;
+	}
+	return 0;
+}
+
+double measure_value_all(const struct measure *m, const struct query_eval *e,
+			 const struct doc_eval *d, const struct call_eval *c)
+{
+	long end, num_rel;
+
+	switch (m->kind) {
+	case MK_FIRST_RECALL:
+		/* R@k of the first call's list alone: the ranking's first positions */
+		end = calls_end(c, 1, e->num_ret);
+		if (end > m->k)
+			end = m->k;
+		num_rel = m_num_rel(e, m->rel);
+		return end && num_rel ? (double)m_num_rel_ret(e, m->rel, end) / (double)num_rel : 0.0;
+	case MK_CALL_SUCCESS:
+		/* whole lists of the first k calls: no rank cutoff within them */
+		end = calls_end(c, (size_t)m->k, e->num_ret);
+		return end ? m_success(e, m->rel, end) : 0.0;
+	case MK_CALLS:
+		return (double)(c ? c->nr : 1);
+	default:
+		return measure_value_docs(m, e, d);
 	}
 }

@@ -20,9 +20,24 @@
  *    its judged counts per grade are the labels', its relevant ranks and
  *    num_rel follow from them, a missing question retrieved nothing, an
  *    empty list is declined;
+ *  - with a document-level measure, each question's relevant documents
+ *    retrieved are in ascending rank and position, each position at most
+ *    its rank, within num_ret, with grades its counts per grade hold; those
+ *    counts agree with its chunks' (no more documents than relevant chunks,
+ *    the same best grade), and every relevant chunk retrieved has a
+ *    document of at least its grade retrieved by its rank (which document
+ *    a chunk belongs to is the corpus's to say, and is not checked);
+ *  - its leaks (forbidden ids retrieved) are recorded exactly for the
+ *    questions the set forbids ids, in ascending rank, each matching an
+ *    entry of the question's forbidden list (a chunk entry: that chunk),
+ *    and agree with its top ids: every top id a chunk entry forbids is
+ *    among them at its rank. A file that records no leaks at all for a set
+ *    that forbids ids was written before leaks were saved: it loads, with
+ *    results.leaks_absent set, and a gate with a leak rule refuses it;
  *  - every value recomputes from those ranks and labels (metrics.h: a
- *    measure depends on a ranking only through them), and the aggregates
- *    and decline shares recompute from the questions.
+ *    measure depends on a ranking only through them; docrank.h: a
+ *    document-level one through the documents), and the aggregates and
+ *    decline shares recompute from the questions.
  * Results judged on another corpus (set.judged_on: labels carried by their
  * evidence) are checked the same way except against the set's labels: their
  * grades and counts are the carried ones, which only that corpus can tell.
@@ -33,7 +48,9 @@
  * unjudged: no values, in no total.
  *
  * What this cannot catch: a file whose ranks were forged together with its
- * values. The run digest it records is checked against the run file when
+ * values; a leak removed from below the top ids (the file keeps only the
+ * first ids), or one of a forbidden document (doc:NAME) removed anywhere
+ * (a chunk's document needs the corpus). The run digest it records is checked against the run file when
  * that file is at hand (compare-input.c).
  */
 #ifndef EVALSET_RESULTCHECK_H

@@ -48,6 +48,7 @@ void results_release(struct results *r)
 		free(q->id);
 		free(q->text);
 		free(q->origin);
+		free(q->turn);
 		free_strings(q->tags, q->nr_tags);
 		free(q->rel_ranks);
 		free_strings(q->top, q->nr_top);
@@ -55,7 +56,17 @@ void results_release(struct results *r)
 			free(q->judged[j].id);
 		free(q->judged);
 		free(q->levels);
+		for (size_t j = 0; j < q->nr_docs; j++)
+			free(q->docs[j].doc);
+		free(q->docs);
+		free(q->doc_levels);
+		free(q->call_end);
 		free(q->values);
+		for (size_t j = 0; j < q->nr_leaks; j++) {
+			free(q->leaks[j].chunk);
+			free(q->leaks[j].entry);
+		}
+		free(q->leaks);
 	}
 	free(r->q);
 	free(r->set_name);
@@ -67,6 +78,7 @@ void results_release(struct results *r)
 	free(r->run_sha256);
 	free(r->run_name);
 	free(r->run_ranked_by);
+	free(r->run_query_form);
 	free_strings(r->measures, r->nr_measures);
 	free(r->aggregate);
 	free(r->file);
@@ -87,6 +99,15 @@ struct question_result *results_find(const struct results *r, const char *id)
 		if (!strcmp(r->q[i].id, id))
 			return &r->q[i];
 	return NULL;
+}
+
+size_t results_leaks_at(const struct question_result *q, long k)
+{
+	size_t n = 0;
+
+	while (n < q->nr_leaks && q->leaks[n].rank <= k)
+		n++;
+	return n;
 }
 
 /*
@@ -125,6 +146,8 @@ cJSON *results_to_tree(const struct results *r)
 	json_add_str_or_null(o, "name", r->run_name);
 	if (r->run_ranked_by)
 		cJSON_AddStringToObject(o, "ranked_by", r->run_ranked_by);
+	if (r->run_query_form)
+		cJSON_AddStringToObject(o, "query_form", r->run_query_form);
 	if (r->run_corpus)
 		cJSON_AddStringToObject(o, "corpus", r->run_corpus);
 	if (r->labels_absent)
@@ -154,6 +177,8 @@ cJSON *results_to_tree(const struct results *r)
 		x = cJSON_AddArrayToObject(qo, "tags");
 		for (size_t t = 0; t < q->nr_tags; t++)
 			cJSON_AddItemToArray(x, cJSON_CreateString(q->tags[t]));
+		if (q->turn)
+			cJSON_AddStringToObject(qo, "turn", q->turn);
 		cJSON_AddBoolToObject(qo, "missing", q->missing);
 		cJSON_AddBoolToObject(qo, "declined", q->declined);
 		if (q->unjudged)
@@ -178,10 +203,41 @@ cJSON *results_to_tree(const struct results *r)
 		x = cJSON_AddArrayToObject(qo, "levels");
 		for (int g = 0; g < q->nr_levels; g++)
 			cJSON_AddItemToArray(x, cJSON_CreateNumber((double)q->levels[g]));
+		if (r->has_docs) {
+			x = cJSON_AddArrayToObject(qo, "docs");
+			for (size_t t = 0; t < q->nr_docs; t++) {
+				cJSON *e = cJSON_CreateArray();
+
+				cJSON_AddItemToArray(e, cJSON_CreateNumber((double)q->docs[t].rank));
+				cJSON_AddItemToArray(e, cJSON_CreateNumber((double)q->docs[t].pos));
+				cJSON_AddItemToArray(e, cJSON_CreateString(q->docs[t].doc));
+				cJSON_AddItemToArray(e, cJSON_CreateNumber(q->docs[t].grade));
+				cJSON_AddItemToArray(x, e);
+			}
+			x = cJSON_AddArrayToObject(qo, "doc_levels");
+			for (int g = 0; g < q->nr_doc_levels; g++)
+				cJSON_AddItemToArray(x, cJSON_CreateNumber((double)q->doc_levels[g]));
+		}
+		if (r->has_calls) {
+			x = cJSON_AddArrayToObject(qo, "calls");
+			for (size_t t = 0; t < q->nr_calls; t++)
+				cJSON_AddItemToArray(x, cJSON_CreateNumber((double)q->call_end[t]));
+		}
 		x = cJSON_AddObjectToObject(qo, "values");
 		if (q->answerable && !q->unjudged && q->values)
 			for (size_t m = 0; m < r->nr_measures; m++)
 				cJSON_AddItemToObject(x, r->measures[m], num_or_null(q->values[m]));
+		if (q->forbids) {
+			x = cJSON_AddArrayToObject(qo, "leaks");
+			for (size_t t = 0; t < q->nr_leaks; t++) {
+				cJSON *e = cJSON_CreateArray();
+
+				cJSON_AddItemToArray(e, cJSON_CreateNumber((double)q->leaks[t].rank));
+				cJSON_AddItemToArray(e, cJSON_CreateString(q->leaks[t].chunk));
+				cJSON_AddItemToArray(e, cJSON_CreateString(q->leaks[t].entry));
+				cJSON_AddItemToArray(x, e);
+			}
+		}
 		cJSON_AddItemToArray(a, qo);
 	}
 	return root;
@@ -311,7 +367,110 @@ static void load_judged(struct loader *l, const cJSON *qo, struct question_resul
 	}
 }
 
-static void load_question(struct loader *l, const struct results *r, const cJSON *qo,
+/* Read "leaks" ([rank, id, entry] triples), present for a question with a
+ * forbidden list. */
+static void load_leaks(struct loader *l, const cJSON *qo, struct question_result *q)
+{
+	const cJSON *lk = cJSON_GetObjectItemCaseSensitive(qo, "leaks"), *it;
+
+	if (!lk)
+		return;
+	if (!cJSON_IsArray(lk)) {
+		bad(l, "questions[].leaks", "a list of [rank, id, forbidden entry]");
+		return;
+	}
+	q->forbids = true;
+	q->leaks = xcalloc((size_t)cJSON_GetArraySize(lk) + 1, sizeof(*q->leaks));
+	cJSON_ArrayForEach(it, lk) {
+		const cJSON *rank = cJSON_GetArrayItem(it, 0), *id = cJSON_GetArrayItem(it, 1);
+		const cJSON *entry = cJSON_GetArrayItem(it, 2);
+		struct results_leak *x = &q->leaks[q->nr_leaks];
+
+		if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 3 || !cJSON_IsNumber(rank) ||
+		    double_to_long(rank->valuedouble, 1, LONG_MAX, &x->rank) < 0 ||
+		    !cJSON_IsString(id) || !cJSON_IsString(entry)) {
+			bad(l, "questions[].leaks", "a list of [rank, id, forbidden entry] (whole ranks from 1)");
+			return;
+		}
+		x->chunk = xstrdup(id->valuestring);
+		x->entry = xstrdup(entry->valuestring);
+		q->nr_leaks++;
+	}
+}
+
+/* Read "docs" ([rank, position, name, grade]) and "doc_levels" (counts);
+ * return whether the question has them. */
+static bool load_docs(struct loader *l, const cJSON *qo, struct question_result *q)
+{
+	const cJSON *ds = cJSON_GetObjectItemCaseSensitive(qo, "docs");
+	const cJSON *lv = cJSON_GetObjectItemCaseSensitive(qo, "doc_levels"), *it;
+
+	if (!ds && !lv)
+		return false;
+	if (!cJSON_IsArray(ds)) {
+		bad(l, "questions[].docs", "a list of [rank, position, name, grade]");
+		return false;
+	}
+	q->docs = xcalloc((size_t)cJSON_GetArraySize(ds) + 1, sizeof(*q->docs));
+	cJSON_ArrayForEach(it, ds) {
+		const cJSON *rank = cJSON_GetArrayItem(it, 0), *pos = cJSON_GetArrayItem(it, 1);
+		const cJSON *name = cJSON_GetArrayItem(it, 2), *grade = cJSON_GetArrayItem(it, 3);
+		struct results_doc *d = &q->docs[q->nr_docs];
+		long g;
+
+		if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 4 || !cJSON_IsNumber(rank) ||
+		    double_to_long(rank->valuedouble, 1, LONG_MAX, &d->rank) < 0 ||
+		    !cJSON_IsNumber(pos) || double_to_long(pos->valuedouble, 1, LONG_MAX, &d->pos) < 0 ||
+		    !cJSON_IsString(name) || !cJSON_IsNumber(grade) ||
+		    double_to_long(grade->valuedouble, 1, 1000, &g) < 0) {
+			bad(l, "questions[].docs", "a list of [rank, position, name, grade] (whole ranks "
+			    "and positions from 1, whole grades from 1)");
+			return false;
+		}
+		d->grade = (int)g;
+		d->doc = xstrdup(name->valuestring);
+		q->nr_docs++;
+	}
+	if (!cJSON_IsArray(lv) || cJSON_GetArraySize(lv) > 1000) {
+		bad(l, "questions[].doc_levels", "a list of counts");
+		return false;
+	}
+	q->doc_levels = xcalloc((size_t)cJSON_GetArraySize(lv) + 1, sizeof(long));
+	cJSON_ArrayForEach(it, lv) {
+		if (!cJSON_IsNumber(it) ||
+		    double_to_long(it->valuedouble, 0, LONG_MAX, &q->doc_levels[q->nr_doc_levels]) < 0) {
+			bad(l, "questions[].doc_levels", "a list of counts (whole numbers from 0)");
+			return false;
+		}
+		q->nr_doc_levels++;
+	}
+	return true;
+}
+
+/* Read "calls" (where each call ends); return whether the question has it. */
+static bool load_calls(struct loader *l, const cJSON *qo, struct question_result *q)
+{
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(qo, "calls"), *it;
+
+	if (!cs)
+		return false;
+	if (!cJSON_IsArray(cs)) {
+		bad(l, "questions[].calls", "a list of ranks");
+		return false;
+	}
+	q->call_end = xcalloc((size_t)cJSON_GetArraySize(cs) + 1, sizeof(long));
+	cJSON_ArrayForEach(it, cs) {
+		if (!cJSON_IsNumber(it) ||
+		    double_to_long(it->valuedouble, 0, LONG_MAX, &q->call_end[q->nr_calls]) < 0) {
+			bad(l, "questions[].calls", "a list of ranks (whole numbers from 0)");
+			return false;
+		}
+		q->nr_calls++;
+	}
+	return true;
+}
+
+static void load_question(struct loader *l, struct results *r, const cJSON *qo,
 			  struct question_result *q)
 {
 	const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(qo, "rel_ranks");
@@ -327,6 +486,7 @@ static void load_question(struct loader *l, const struct results *r, const cJSON
 	q->answerable = cJSON_GetObjectItemCaseSensitive(qo, "answerable") ?
 		get_bool(l, qo, "answerable", "questions[].answerable") : true;
 	q->tags = get_str_list(l, qo, "tags", "questions[].tags", &q->nr_tags);
+	q->turn = get_str(l, qo, "turn", "questions[].turn", true);
 	q->missing = get_bool(l, qo, "missing", "questions[].missing");
 	q->declined = get_bool(l, qo, "declined", "questions[].declined");
 	q->unjudged = cJSON_GetObjectItemCaseSensitive(qo, "unjudged") &&
@@ -349,6 +509,11 @@ static void load_question(struct loader *l, const struct results *r, const cJSON
 	q->top = get_str_list(l, qo, "top", "questions[].top", &q->nr_top);
 	if (r->format >= 2)
 		load_judged(l, qo, q);
+	if (load_docs(l, qo, q))
+		r->has_docs = true;
+	if (load_calls(l, qo, q))
+		r->has_calls = true;
+	load_leaks(l, qo, q);
 	q->values = xcalloc(r->nr_measures + 1, sizeof(double));
 	for (size_t m = 0; m < r->nr_measures; m++)
 		q->values[m] = NAN;
@@ -408,6 +573,7 @@ int results_load(struct results *r, const char *path)
 		r->run_sha256 = get_str(&l, o, "sha256", "run.sha256", true);
 		r->run_name = get_str(&l, o, "name", "run.name", true);
 		r->run_ranked_by = get_str(&l, o, "ranked_by", "run.ranked_by", true);
+		r->run_query_form = get_str(&l, o, "query_form", "run.query_form", true);
 		r->run_corpus = get_str(&l, o, "corpus", "run.corpus", true);
 		if (cJSON_GetObjectItemCaseSensitive(o, "labels_absent"))
 			r->labels_absent = double_clamp_long(get_num(&l, o, "labels_absent",

@@ -8,6 +8,8 @@
  *     "set":  {"name": "squad-demo", "version": "v1" | null, "digest": "sha256:..."},
  *     "run":  {"path": "runs/bm25.jsonl", "sha256": "sha256:...", "name": "bm25" | null,
  *              "ranked_by": "score",    only for a JSONL run ranked by score (--rank-by score)
+ *              "query_form": "turn",    the form its questions were asked in, when the run's
+ *                                       meta says (docs/conversations.md)
  *              "corpus": "sha256:...",  the corpus the run records it was made over, if any
  *              "labels_absent": 2},     labels left out: their chunks are not in that corpus
  *     "k": 5,                               context size used for find-vs-rank
@@ -26,13 +28,33 @@
  *                                           rank, id, grade (ascending rank)
  *        "levels": [4, 2, 1],               judged documents of grade 0, 1, 2, ...,
  *                                           retrieved or not
- *        "values": {"R@5": 1.0, ...}}       every measure of "measures", answerable questions only
+ *        "docs": [[1, 1, "keys.md", 2], ...],  with a document-level measure only
+ *                                           (docrank.h): the relevant documents
+ *                                           retrieved: rank of the first chunk,
+ *                                           position in the ranking collapsed to
+ *                                           documents, name, grade (ascending rank)
+ *        "doc_levels": [0, 1, 1],           ... and the relevant documents of grade
+ *                                           0 (none), 1, 2, ..., retrieved or not
+ *        "calls": [3, 5],                   with an agent's calls only (docs/agents.md): the
+ *                                           rank where each call's results end in the
+ *                                           union (ascending, the last num_ret; [] when
+ *                                           missing, [num_ret] for a plain list)
+ *        "values": {"R@5": 1.0, ...},       every measure of "measures", answerable questions only
+ *        "leaks": [[2, "c-9", "doc:d.md"], ...]}
+ *                                           only for a question with a forbidden list: every
+ *                                           forbidden id of its whole ranking (rank in the run's
+ *                                           order, id, the entry it matched), ascending rank
  *     ]
  *   }
  * Questions appear in set order; unanswerable ones carry an empty "values".
+ * "leaks" is written for exactly the questions with a forbidden list
+ * (docs/access.md), so Leak@k at any k can be told from the file; a file
+ * of a set that forbids ids without any "leaks" was written before they
+ * were saved (results.leaks_absent).
  * Every measure depends on a ranking only through "num_ret", "judged" and
- * "levels" (metrics.h), so a reader can recompute every value from them and
- * the set's labels (resultcheck.h). Version 1 files lack "judged" and
+ * "levels" (metrics.h), the document-level ones through "docs" and
+ * "doc_levels", the calls' ones through "calls" as well, so a reader can recompute every value from them and the
+ * set's labels (resultcheck.h). Version 1 files lack "judged" and
  * "levels"; they load (format 1) but cannot be checked.
  *
  * Ownership: struct results owns everything it points to; results_release
@@ -53,6 +75,20 @@ struct results_judged {
 	char *id;
 };
 
+struct results_doc {
+	long rank;             /* the document's first chunk's rank, 1-based */
+	long pos;              /* its position in the ranking collapsed to documents */
+	int grade;             /* its grade: the best of its relevant chunks' (>= 1) */
+	char *doc;
+};
+
+/* A forbidden id a question retrieved (docs/access.md). */
+struct results_leak {
+	long rank;             /* 1-based, in the run's ranking */
+	char *chunk;           /* the id retrieved */
+	char *entry;           /* the forbidden entry it matched: the chunk id or doc:NAME */
+};
+
 struct question_result {
 	char *id;
 	char *text;
@@ -60,6 +96,8 @@ struct question_result {
 	bool answerable;
 	char **tags;
 	size_t nr_tags;
+	char *turn;            /* TURN_FIRST or TURN_FOLLOW_UP when the set has
+	                        * conversations, else NULL (set.h) */
 	bool missing;          /* absent from the run */
 	bool declined;
 	long num_ret, num_rel;
@@ -71,8 +109,18 @@ struct question_result {
 	size_t nr_judged;
 	long *levels;          /* levels[g]: judged documents of grade g, retrieved or not */
 	int nr_levels;
+	struct results_doc *docs;  /* the relevant documents retrieved, ascending rank
+	                            * (results.has_docs only) */
+	size_t nr_docs;
+	long *doc_levels;      /* doc_levels[g]: relevant documents of grade g (0 for g = 0) */
+	int nr_doc_levels;
+	long *call_end;        /* where each call ends in the ranking (results.has_calls) */
+	size_t nr_calls;
 	double *values;        /* parallel to results.measures; NAN when not scored */
 	bool stale;            /* the run answered another text for this id (not saved) */
+	bool forbids;          /* "leaks" recorded: the question has a forbidden list */
+	struct results_leak *leaks; /* every forbidden id retrieved, ascending rank */
+	size_t nr_leaks;
 	bool unjudged;         /* answerable, but every label points at a chunk absent
 	                        * from the corpus the run was made over: no values,
 	                        * in no average (saved as "unjudged": true) */
@@ -94,14 +142,21 @@ struct results {
 	char *run_sha256;
 	char *run_name;
 	char *run_ranked_by;   /* "score": a JSONL run ranked by score; NULL: as its format ranks */
+	char *run_query_form;  /* the run meta's "query_form" ("turn", "turn+history"), or NULL */
 	int k, depth;
 	char **measures;
 	size_t nr_measures;
+	bool has_docs;         /* questions record their documents ("docs",
+	                        * "doc_levels"): scored with a document-level measure */
+	bool has_calls;        /* questions record their calls ("calls"): the run gave
+	                        * calls, or a measure needs them */
 	double *aggregate;     /* parallel to measures */
 	double decline, false_decline;
 	long nr_answerable, nr_unanswerable;
 	struct question_result *q;
 	size_t nr;
+	bool leaks_absent;     /* the set forbids ids, the file records no leaks (written
+	                        * before leaks were saved; set by results_check) */
 	char *file;            /* where it was loaded from, or NULL */
 };
 
@@ -111,6 +166,8 @@ void results_release(struct results *r);
 long results_measure(const struct results *r, const char *measure);
 /* Return the question result with 'id', or NULL. */
 struct question_result *results_find(const struct results *r, const char *id);
+/* Return the number of leaks of 'q' at rank 'k' or better. */
+size_t results_leaks_at(const struct question_result *q, long k);
 
 /* Write 'r' as JSON to 'path' atomically. Return 0 or -1 (reported). */
 int results_save(const struct results *r, const char *path);

@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,32 +48,13 @@ static int parse_jsonl_meta(struct run *r, const cJSON *meta, long line)
 	return 0;
 }
 
-static int parse_jsonl_line(struct run *r, const cJSON *o, long line)
+/* Append the results list 'res' (ids or {"id", "score"} objects) of
+ * question 'id' to 'q'. Return 0 or -1 (reported as FILE:LINE). */
+static int add_results(struct run *r, struct run_query *q, const cJSON *res, const char *id,
+		       long line)
 {
-	const cJSON *qid = cJSON_GetObjectItemCaseSensitive(o, "qid");
-	const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "results");
-	const cJSON *abst = cJSON_GetObjectItemCaseSensitive(o, "abstained");
 	const cJSON *it;
-	struct run_query *q;
-	char num[32];
-	const char *id;
 
-	if (cJSON_IsString(qid)) {
-		id = qid->valuestring;
-	} else if (cJSON_IsNumber(qid) && qid->valuedouble == floor(qid->valuedouble)) {
-		snprintf(num, sizeof(num), "%.0f", qid->valuedouble);
-		id = num;
-	} else {
-		return error_at(r->path, line, 0, qid ? "'qid' is %s, not a string" : "no 'qid' in the object",
-				json_type(qid));
-	}
-	if (res && !cJSON_IsArray(res))
-		return error_at(r->path, line, 0, "'results' is %s, not a list", json_type(res));
-	if (abst && !cJSON_IsBool(abst))
-		return error_at(r->path, line, 0, "'abstained' is %s, not true or false", json_type(abst));
-	if (!(q = run_add_query(r, id, line)))
-		return -1;
-	q->abstained = cJSON_IsTrue(abst);
 	cJSON_ArrayForEach(it, res) {
 		if (cJSON_IsString(it)) {
 			run_add_doc(q, it->valuestring, NAN, line);
@@ -98,6 +80,136 @@ static int parse_jsonl_line(struct run *r, const cJSON *o, long line)
 					id, json_type(it));
 		}
 	}
+	return 0;
+}
+
+/* Check the shape of the "calls" list 'calls' of question 'id': a
+ * non-empty list of objects, each with a "results" list and perhaps a
+ * string "query". Return 0 or -1 (reported as FILE:LINE). */
+static int check_calls(const struct run *r, const cJSON *calls, const char *id, long line)
+{
+	const cJSON *call;
+	int n = 0;
+
+	if (!cJSON_IsArray(calls))
+		return error_at(r->path, line, 0, "'calls' of question '%s' is %s, not a list", id,
+				json_type(calls));
+	if (!cJSON_GetArraySize(calls))
+		return error_at(r->path, line, 0, "'calls' of question '%s' is empty: an agent makes at "
+				"least one call (for a plain list, give 'results')", id);
+	cJSON_ArrayForEach(call, calls) {
+		const cJSON *res = cJSON_GetObjectItemCaseSensitive(call, "results");
+		const cJSON *query = cJSON_GetObjectItemCaseSensitive(call, "query");
+
+		n++;
+		if (!cJSON_IsObject(call))
+			return error_at(r->path, line, 0, "call %d of question '%s' is %s, not an object "
+					"{\"query\", \"results\"}", n, id, json_type(call));
+		if (!res)
+			return error_at(r->path, line, 0, "call %d of question '%s' has no 'results' (a call "
+					"that found nothing gives \"results\": [])", n, id);
+		if (!cJSON_IsArray(res))
+			return error_at(r->path, line, 0, "'results' of call %d of question '%s' is %s, not "
+					"a list", n, id, json_type(res));
+		if (query && !cJSON_IsString(query) && !cJSON_IsNull(query))
+			return error_at(r->path, line, 0, "'query' of call %d of question '%s' is %s, not a "
+					"string", n, id, json_type(query));
+	}
+	return 0;
+}
+
+/*
+ * Read the calls 'calls' (checked by check_calls) into 'q': its ranking is
+ * the union of their results in call order, an id already brought by an
+ * earlier call left where it first came; an id listed twice in one call is
+ * refused like one listed twice in a plain list. Return 0 or -1 (reported).
+ */
+static int add_calls(struct run *r, struct run_query *q, const cJSON *calls, const char *id,
+		     long line)
+{
+	struct strmap seen = STRMAP_INIT;  /* id -> the call (1-based) that brought it */
+	const cJSON *call;
+	size_t c = 0;
+	int ret = 0;
+
+	q->call_end = xcalloc((size_t)cJSON_GetArraySize(calls) + 1, sizeof(*q->call_end));
+	cJSON_ArrayForEach(call, calls) {
+		size_t start = q->nr, w = start;
+
+		c++;
+		ret = add_results(r, q, cJSON_GetObjectItemCaseSensitive(call, "results"), id, line);
+		if (ret)
+			break;  /* what was added is the query's, freed by run_release */
+		for (size_t i = start; i < q->nr && !ret; i++) {
+			const char *doc = q->docs[i].id;
+			int added;
+			struct strmap_entry *e = strmap_intern(&seen, doc, strlen(doc), &added);
+
+			if (added) {
+				e->value = (void *)(uintptr_t)c;
+				q->docs[w++] = q->docs[i];
+			} else if ((uintptr_t)e->value == c) {
+				ret = error_at(r->path, line, 0, "document '%s' listed twice in call %zu of "
+					       "question '%s'", doc, c, id);
+				/* what is not kept yet is freed here, the kept part by run_release */
+				for (size_t j = i; j < q->nr; j++)
+					free(q->docs[j].id);
+			} else {
+				free(q->docs[i].id);  /* brought by an earlier call: counted there */
+			}
+		}
+		if (ret) {
+			q->nr = w;
+			break;
+		}
+		q->nr = w;
+		q->call_end[c - 1] = (long)w;
+		q->nr_calls = c;
+	}
+	strmap_clear(&seen, 0);
+	return ret;
+}
+
+static int parse_jsonl_line(struct run *r, const cJSON *o, long line)
+{
+	const cJSON *qid = cJSON_GetObjectItemCaseSensitive(o, "qid");
+	const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "results");
+	const cJSON *calls = cJSON_GetObjectItemCaseSensitive(o, "calls");
+	const cJSON *abst = cJSON_GetObjectItemCaseSensitive(o, "abstained");
+	struct run_query *q;
+	char num[32];
+	const char *id;
+
+	if (cJSON_IsString(qid)) {
+		id = qid->valuestring;
+	} else if (cJSON_IsNumber(qid) && qid->valuedouble == floor(qid->valuedouble)) {
+		snprintf(num, sizeof(num), "%.0f", qid->valuedouble);
+		id = num;
+	} else {
+		return error_at(r->path, line, 0, qid ? "'qid' is %s, not a string" : "no 'qid' in the object",
+				json_type(qid));
+	}
+	if (res && !cJSON_IsArray(res))
+		return error_at(r->path, line, 0, "'results' is %s, not a list", json_type(res));
+	if (res && calls)
+		return error_at(r->path, line, 0, "question '%s' gives both 'results' and 'calls': give "
+				"the calls alone (its ranking is their union in call order)", id);
+	if (calls && check_calls(r, calls, id, line) < 0)
+		return -1;
+	if (abst && !cJSON_IsBool(abst))
+		return error_at(r->path, line, 0, "'abstained' is %s, not true or false", json_type(abst));
+	if (!(q = run_add_query(r, id, line)))
+		return -1;
+	q->abstained = cJSON_IsTrue(abst);
+	if (calls) {
+		r->has_calls = true;
+		if (add_calls(r, q, calls, id, line) < 0)
+			return -1;
+		r->nr_docs += (long)q->nr;
+		return 0;
+	}
+	if (add_results(r, q, res, id, line) < 0)
+		return -1;
 	r->nr_docs += (long)q->nr;
 	return run_check_dups(r, q);
 }
@@ -141,6 +253,15 @@ static int check_keys(const struct run *r, const cJSON *o, long line)
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "results"))
 		if (!dup)
 			dup = duplicate_key(it);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "calls")) {
+		const cJSON *res;
+
+		if (!dup)
+			dup = duplicate_key(it);
+		cJSON_ArrayForEach(res, cJSON_GetObjectItemCaseSensitive(it, "results"))
+			if (!dup)
+				dup = duplicate_key(res);
+	}
 	if (dup)
 		return error_at(r->path, line, 0, "key '%s' given twice in one object", dup);
 	return 0;
@@ -275,7 +396,8 @@ bool run_looks_jsonl(const char *p, size_t len)
 	bool yes = o && cJSON_IsObject(o) &&
 		   (cJSON_GetObjectItemCaseSensitive(o, "qid") ||
 		    cJSON_GetObjectItemCaseSensitive(o, "meta") ||
-		    cJSON_GetObjectItemCaseSensitive(o, "results"));
+		    cJSON_GetObjectItemCaseSensitive(o, "results") ||
+		    cJSON_GetObjectItemCaseSensitive(o, "calls"));
 
 	cJSON_Delete(o);
 	return yes;

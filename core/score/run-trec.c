@@ -39,6 +39,7 @@
 
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/progress.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -165,6 +166,8 @@ struct scan {
 	gzFile gz;
 	int fd;                  /* range scans: pread from [off, end) instead of gz */
 	off_t off, end;
+	off_t start;             /* range scans: where the range began */
+	double bytes_read;       /* read from the source (for a pipe's progress) */
 	bool collect;
 	bool pieces;             /* streaming: a question may come back (no RUN_SCAN_UNSORTED) */
 	bool batches;            /* RUN_SCAN_LINES: lines of any questions, handed over in batches */
@@ -190,6 +193,43 @@ struct scan {
 	bool have_tag;
 	long lineno;
 };
+
+/* What this thread's scans tell of the bytes they read (run_trec_progress). */
+static _Thread_local struct progress *scan_progress;
+static _Thread_local int scan_lane;
+static _Thread_local double scan_base;
+
+void run_trec_progress(struct progress *p, int lane, double base)
+{
+	scan_progress = p;
+	scan_lane = lane;
+	scan_base = base;
+}
+
+/*
+ * Tell this thread's progress, if any, how many bytes of its source the
+ * scan 's' has read: of the mapped range, of the range read by pread, or
+ * of the file under zlib (compressed bytes, so that a gzip file's size is
+ * its total too; from a pipe, the bytes it gave).
+ */
+static void scan_report(const struct scan *s)
+{
+	double done;
+
+	if (!scan_progress)
+		return;
+	if (s->mapped) {
+		done = (double)s->pos;
+	} else if (s->fd >= 0) {
+		done = (double)(s->off - s->start);
+	} else {
+		z_off_t at = gzoffset(s->gz);
+
+		/* a pipe has no offset: the (uncompressed) bytes read then */
+		done = at < 0 ? s->bytes_read : (double)at;
+	}
+	progress_update_lane(scan_progress, scan_lane, scan_base + done);
+}
 
 /* Whether trec_fast_loop_avx2 may be used: set once, before any scan. */
 static bool allow_avx2 = true;
@@ -522,8 +562,10 @@ static int scan_run(struct scan *s)
 		for (;;) {
 			size_t start;
 
-			if (s->mapped && s->pos - s->map.dropped >= MAP_DROP_STEP)
+			if (s->mapped && s->pos - s->map.dropped >= MAP_DROP_STEP) {
 				trec_map_drop(&s->map, s->nr ? s->group_start : s->pos);
+				scan_report(s);
+			}
 #ifdef TREC_FAST_LINE
 			if (s->lineno && !s->collect && (r = scan_stream_fast(s)))
 				return r;
@@ -590,6 +632,8 @@ static int scan_run(struct scan *s)
 			if ((size_t)n < s->cap - s->len - SCAN_SLACK)
 				eof = true;
 			s->len += (size_t)n;
+			s->bytes_read += (double)n;
+			scan_report(s);
 		}
 	}
 	if (s->collect)
@@ -729,7 +773,7 @@ int run_trec_scan_range(const char *path, off_t start, off_t end, enum run_scan_
 	scan_init(&s, path, fn, data);
 	s.pieces = mode == RUN_SCAN_PIECES;
 	s.batches = mode == RUN_SCAN_LINES;
-	s.off = start;
+	s.off = s.start = start;
 	s.end = end;
 	if ((s.fd = open_regular(path)) < 0)
 		return -1;

@@ -59,6 +59,7 @@ void run_release(struct run *r)
 		for (size_t d = 0; d < q->nr; d++)
 			free(q->docs[d].id);
 		free(q->docs);
+		free(q->call_end);
 		free(q->qid);
 	}
 	free(r->q);
@@ -91,6 +92,12 @@ int run_rank_by_score(struct run *r)
 {
 	if (r->format != RUN_JSONL)
 		return 0;
+	for (size_t i = 0; i < r->nr; i++)
+		if (r->q[i].nr_calls)
+			return error_at(r->path, r->q[i].line, 0,
+					"question '%s' gives 'calls': its ranking is the calls' results in "
+					"call order, which ranking by score would undo (rank by list order)",
+					r->q[i].qid);
 	/* check everything first, so that a refused run is left as it was read */
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct run_query *q = &r->q[i];

@@ -10,7 +10,10 @@
  *   JSONL  one object per question: {"qid", "results": [ids] or
  *          [{"id", "score"}], "abstained"}; list order is the ranking
  *          (run_rank_by_score ranks it like TREC instead); an optional first
- *          line {"meta": {...}}.
+ *          line {"meta": {...}}. An agent's question may give "calls":
+ *          [{"query", "results"}, ...] instead of "results": its ranking
+ *          is the union of the calls' results in call order, an id seen
+ *          again counting once at its first place (docs/agents.md).
  *   JSON   {"qid": {"docid": score, ...}, ...}, ranked like TREC.
  *
  * Bad input is refused with FILE:LINE and the problem: fewer than 6 TREC
@@ -53,6 +56,10 @@ struct run_query {
 	size_t nr, alloc;
 	bool abstained;         /* JSONL "abstained": true */
 	long line;              /* first line of the question */
+	long *call_end;         /* JSONL "calls": docs[0..call_end[c]) is the union of
+	                         * calls 1..c+1 (ascending, the last is nr); NULL
+	                         * without "calls" */
+	size_t nr_calls;        /* calls made; 0 without "calls" (the list is one call) */
 };
 
 struct run {
@@ -65,6 +72,7 @@ struct run {
 	struct strmap index;    /* qid -> index + 1 */
 	long nr_docs;
 	bool reranked;          /* a JSONL run put in score order by run_rank_by_score */
+	bool has_calls;         /* a question of the JSONL run gives "calls" */
 };
 
 void run_init(struct run *r);
@@ -83,7 +91,8 @@ int run_rank_parse(const char *s, enum run_rank *out);
  * Rank every question of the loaded run 'r' by score, descending, ties by
  * docid descending in strcmp order (run_rank_cmp: trec_eval's rule). TREC
  * and JSON runs already are; a JSONL run is sorted, and each of its results
- * must carry a score: the first that does not is refused as FILE:LINE.
+ * must carry a score: the first that does not is refused as FILE:LINE. A
+ * run with "calls" is refused (its order is the calls' order).
  * Return 0, or -1 (reported; 'r' is left as it was read).
  */
 int run_rank_by_score(struct run *r);
@@ -174,6 +183,17 @@ int run_trec_scan_range(const char *path, off_t start, off_t end, enum run_scan_
  * out. Call it before any scan starts (it is not synchronised).
  */
 void run_trec_set_simd(bool allow);
+
+struct progress;
+/*
+ * Make the scans this thread runs from now on tell 'p' (NULL: nothing) of
+ * the bytes of their file they have read, every few megabytes, as its
+ * lane 'lane' (progress_update_lane), 'base' bytes added: for a range, the
+ * bytes from its start; for a compressed file, the compressed bytes (its
+ * size is the total). Per thread: a thread that reads part of a file sets
+ * its own lane.
+ */
+void run_trec_progress(struct progress *p, int lane, double base);
 
 /*
  * Return an offset near the middle of the plain (not compressed) TREC file

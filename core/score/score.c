@@ -19,6 +19,7 @@
 #include "set/set.h"
 #include "base/util.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -477,6 +478,30 @@ double score_mean(const struct results *r, size_t mi,
 	return count ? sum / (double)count : 0.0;
 }
 
+void score_calls_to_rel(const struct results *r, struct calls_to_rel *out)
+{
+	double sum = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct question_result *q = &r->q[i];
+
+		if (!q->answerable || q->unjudged)
+			continue;
+		out->questions++;
+		if (!q->nr_rel_ranks)
+			continue;
+		/* the call whose results end at or after the first relevant rank */
+		for (size_t c = 0; c < q->nr_calls; c++)
+			if (q->call_end[c] >= q->rel_ranks[0]) {
+				sum += (double)(c + 1);
+				out->reached++;
+				break;
+			}
+	}
+	out->mean = out->reached ? sum / (double)out->reached : 0.0;
+}
+
 static char **copy_strings(char *const *src, size_t n)
 {
 	char **dst = n ? xcalloc(n, sizeof(*dst)) : NULL;
@@ -484,6 +509,24 @@ static char **copy_strings(char *const *src, size_t n)
 	for (size_t i = 0; i < n; i++)
 		dst[i] = xstrdup(src[i]);
 	return dst;
+}
+
+/* True when a measure of 'o' is document-level. */
+static bool wants_docs(const struct score_options *o)
+{
+	for (size_t i = 0; i < o->nr_measures; i++)
+		if (measure_is_doc(&o->measures[i]))
+			return true;
+	return false;
+}
+
+/* True when a measure of 'o' needs an agent's calls. */
+static bool wants_calls(const struct score_options *o)
+{
+	for (size_t i = 0; i < o->nr_measures; i++)
+		if (measure_is_call(&o->measures[i]))
+			return true;
+	return false;
 }
 
 /* Fill the run and option fields of 'out' and allocate its 'nr' questions. */
@@ -496,6 +539,15 @@ static void start_results(struct results *out, const struct run *run, const char
 	out->run_name = xstrdup(run->name);
 	if (run->reranked)
 		out->run_ranked_by = xstrdup("score");
+	if (run->meta) {
+		/* the form the questions were asked in, for compare (docs/conversations.md) */
+		cJSON *meta = cJSON_Parse(run->meta);
+		const cJSON *form = cJSON_GetObjectItemCaseSensitive(meta, "query_form");
+
+		if (cJSON_IsString(form))
+			out->run_query_form = xstrdup(form->valuestring);
+		cJSON_Delete(meta);
+	}
 	if (run_path && strcmp(run_path, "-") && !file_sha256(run_path, sha))
 		out->run_sha256 = xstrdup(sha);
 	out->k = o->k;
@@ -505,6 +557,8 @@ static void start_results(struct results *out, const struct run *run, const char
 	for (size_t i = 0; i < o->nr_measures; i++)
 		out->measures[i] = xstrdup(o->measures[i].name);
 	out->aggregate = xcalloc(o->nr_measures ? o->nr_measures : 1, sizeof(double));
+	out->has_docs = wants_docs(o);
+	out->has_calls = wants_calls(o) || run->has_calls;
 	out->q = xcalloc(nr ? nr : 1, sizeof(*out->q));
 	out->nr = nr;
 }
@@ -540,15 +594,72 @@ static void record_judged(struct question_result *qr, const struct run_query *rq
 		qr->levels[g] = e->levels[g];
 }
 
-/* Score one question into 'qr' (id, text, origin, tags, answerable already set). */
-static void score_one(struct hit_ctx *c, struct question_result *qr, const struct qrels_query *qq,
-		      const struct run_query *rq, const struct score_options *o,
-		      struct score_summary *sum)
+/* Record in 'qr' the relevant documents 'd' retrieved and their counts per grade. */
+static void record_docs(struct question_result *qr, const struct doc_eval *d)
+{
+	qr->docs = xcalloc(d->nr_hits + 1, sizeof(*qr->docs));
+	for (size_t i = 0; i < d->nr_hits; i++) {
+		qr->docs[i].rank = d->hits[i].rank;
+		qr->docs[i].pos = d->hits[i].pos;
+		qr->docs[i].grade = d->hits[i].grade;
+		qr->docs[i].doc = xstrdup(d->hits[i].doc);
+	}
+	qr->nr_docs = d->nr_hits;
+	qr->nr_doc_levels = d->nr_levels;
+	qr->doc_levels = xcalloc((size_t)d->nr_levels + 1, sizeof(long));
+	for (int g = 1; g < d->nr_levels; g++)
+		qr->doc_levels[g] = d->levels[g];
+}
+
+/*
+ * Record in 'qr' where each call of 'rq' ends in the ranking evaluated
+ * (with 'judged_only', the unjudged documents dropped as hits_from_ranked
+ * drops them): a list without calls is one call, a missing question none.
+ */
+static void record_calls(struct question_result *qr, const struct run_query *rq,
+			 const struct qrels_query *qq, bool judged_only)
+{
+	size_t nr = !rq ? 0 : rq->nr_calls ? rq->nr_calls : 1, i = 0;
+	long pos = 0;
+
+	qr->call_end = xcalloc(nr + 1, sizeof(long));
+	qr->nr_calls = nr;
+	for (size_t call = 0; call < nr; call++) {
+		size_t end = rq->nr_calls ? (size_t)rq->call_end[call] : rq->nr;
+
+		for (; i < end; i++) {
+			const char *id = rq->docs[i].id;
+			size_t len = strlen(id);
+
+			if (!judged_only || judged_rel(qq, id, len, qrels_hash(id, len)) >= 0)
+				pos++;
+		}
+		qr->call_end[call] = pos;
+	}
+}
+
+/* Score one question into 'qr' (id, text, origin, tags, answerable already set);
+ * 'dc' is NULL unless a measure is document-level; 'calls' records the
+ * calls (results.has_calls). */
+static void score_one(struct hit_ctx *c, struct doc_ctx *dc, bool calls, struct question_result *qr,
+		      const struct qrels_query *qq, const struct run_query *rq,
+		      const struct score_options *o, struct score_summary *sum)
 {
 	struct query_eval e;
+	struct doc_eval d;
+	struct call_eval ce = { NULL, 0 };
 	size_t nrr = 0;
 
 	hits_from_ranked(c, rq, qq, o->judged_only, &e);
+	if (calls) {
+		record_calls(qr, rq, qq, o->judged_only);
+		ce.end = qr->call_end;
+		ce.nr = qr->nr_calls;
+	}
+	if (dc) {
+		doc_eval_build(dc, qq, rq, o->corpus, o->judged_only, &d);
+		record_docs(qr, &d);
+	}
 	qr->missing = !rq;
 	qr->declined = !rq || rq->abstained || !rq->nr ||
 		       (o->has_decline_below && !isnan(rq->docs[0].score) &&
@@ -567,7 +678,8 @@ static void score_one(struct hit_ctx *c, struct question_result *qr, const struc
 		qr->top[i] = xstrdup(rq->docs[i].id);
 	qr->values = xcalloc(o->nr_measures ? o->nr_measures : 1, sizeof(double));
 	for (size_t i = 0; i < o->nr_measures; i++)
-		qr->values[i] = qr->answerable && !qr->unjudged ? measure_value(&o->measures[i], &e) : NAN;
+		qr->values[i] = qr->answerable && !qr->unjudged ?
+			measure_value_all(&o->measures[i], &e, dc ? &d : NULL, calls ? &ce : NULL) : NAN;
 	if (qr->missing)
 		sum->missing++;
 	if (qr->unjudged) {
@@ -590,7 +702,7 @@ static void score_one(struct hit_ctx *c, struct question_result *qr, const struc
 
 /* Count question 'i' of 'out' (id and answerable set) and score it against
  * 'qq' and its ranking in 'run'. */
-static void score_question(struct hit_ctx *c, struct results *out, size_t i,
+static void score_question(struct hit_ctx *c, struct doc_ctx *dc, struct results *out, size_t i,
 			   const struct qrels_query *qq, const struct run *run,
 			   const struct score_options *o, struct score_summary *sum)
 {
@@ -602,7 +714,7 @@ static void score_question(struct hit_ctx *c, struct results *out, size_t i,
 		out->nr_answerable++;
 	else
 		out->nr_unanswerable++;
-	score_one(c, qr, qq, run_find(run, qr->id), o, sum);
+	score_one(c, dc, out->has_calls, qr, qq, run_find(run, qr->id), o, sum);
 }
 
 static void finish_results(struct results *out, const struct score_options *o,
@@ -672,8 +784,10 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 	      struct results *out, struct score_summary *sum)
 {
 	struct hit_ctx c;
+	struct doc_ctx dc;
 	struct set_lookup lk;
 	char digest[72];
+	bool conversational = set_has_conversations(s);
 	int rc;
 
 	set_lookup_init(&lk, s);
@@ -682,6 +796,7 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 	if (rc < 0)
 		return -1;
 	hit_ctx_init(&c);
+	doc_ctx_init(&dc);
 	set_digest(s, digest);
 	out->set_name = xstrdup(s->name);
 	out->set_version = xstrdup(version);
@@ -694,6 +809,7 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 
 		if (score_question_qrels(q, s->file, &qq) < 0) {
 			hit_ctx_release(&c);
+			doc_ctx_release(&dc);
 			return -1;
 		}
 		qr->id = xstrdup(q->id);
@@ -705,11 +821,13 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 		qr->unjudged = q->answerable && !q->nr_relevant;
 		qr->tags = copy_strings(q->tags, q->nr_tags);
 		qr->nr_tags = q->nr_tags;
-		score_question(&c, out, i, &qq, run, o, sum);
+		qr->turn = conversational ? xstrdup(question_turn_position(q)) : NULL;
+		score_question(&c, out->has_docs ? &dc : NULL, out, i, &qq, run, o, sum);
 		qrels_query_release(&qq);
 	}
 	finish_results(out, o, sum);
 	hit_ctx_release(&c);
+	doc_ctx_release(&dc);
 	return 0;
 }
 
@@ -717,10 +835,12 @@ int score_qrels(const struct qrels *qr, const struct run *run, const char *run_p
 		const struct score_options *o, struct results *out, struct score_summary *sum)
 {
 	struct hit_ctx c;
+	struct doc_ctx dc;
 
 	if (check_unknown(run, "qrels", qr->file ? qr->file : "?", qrels_knows, qr, sum) < 0)
 		return -1;
 	hit_ctx_init(&c);
+	doc_ctx_init(&dc);
 	out->set_name = xstrdup(qr->file);
 	out->set_digest = NULL;
 	if (qr->file) {
@@ -739,9 +859,10 @@ int score_qrels(const struct qrels *qr, const struct run *run, const char *run_p
 		fill_levels(qq, &probe);
 		res->id = xstrdup(qq->qid);
 		res->answerable = m_num_rel(&probe, 1) > 0;
-		score_question(&c, out, i, qq, run, o, sum);
+		score_question(&c, out->has_docs ? &dc : NULL, out, i, qq, run, o, sum);
 	}
 	finish_results(out, o, sum);
 	hit_ctx_release(&c);
+	doc_ctx_release(&dc);
 	return 0;
 }

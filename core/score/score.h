@@ -39,6 +39,7 @@
 #include "score/run.h"
 
 struct set;
+struct corpus;
 
 struct hit_ctx {
 	struct judged_hit *hits;
@@ -85,6 +86,9 @@ struct score_options {
 	bool judged_only;
 	bool has_decline_below;
 	double decline_below;
+	const struct corpus *corpus;     /* the chunks' documents for the document-level
+	                                  * measures (docrank.h); NULL: the chunker's id
+	                                  * form, else each chunk a document of its own */
 };
 
 struct score_summary {
@@ -139,5 +143,16 @@ size_t score_default_measures(struct measure *out, size_t max);
 double score_mean(const struct results *r, size_t mi,
 		  bool (*match)(const struct question_result *q, const void *arg),
 		  const void *arg, long *n);
+
+/* Calls to the first relevant chunk over the answerable, judged questions
+ * of 'r' (results.has_calls; docs/agents.md). */
+struct calls_to_rel {
+	long questions;   /* answerable, judged questions */
+	long reached;     /* ... whose calls brought a relevant chunk */
+	double mean;      /* mean 1-based number of the first call that brought one,
+	                   * over the 'reached' questions (0 when none) */
+};
+/* Fill 'out' from the calls and relevant ranks 'r' records. */
+void score_calls_to_rel(const struct results *r, struct calls_to_rel *out);
 
 #endif

@@ -65,6 +65,12 @@ void te_scratch_release(struct te_scratch *sc);
 void te_run_pair(void *(*fn)(void *), void *a, void *b, bool mute);
 
 /*
+ * Start another pass over the run for the progress of 'o' (none: nothing
+ * to do): the bytes read count from 0 again, on this thread's lane 0.
+ */
+void te_progress_pass(const struct te_options *o);
+
+/*
  * Evaluate the run 'st->path', whatever the order of its lines, in one
  * streaming pass (rarely two or three): every query of the qrels, or with
  * 'only' those marked 2 there; rows go to 'st->out' and 'st->seen' marks

@@ -452,14 +452,17 @@ int scatter_rescan(struct scatter *sc, struct te_state *st, bool ties, bool cuts
 
 	if (sc->nr_dup) {
 		qsort(sc->dup, sc->nr_dup, sizeof(*sc->dup), cmp_sc_dup);
+		te_progress_pass(st->o);
 		ret = run_trec_scan_mapped(st->path, RUN_SCAN_LINES, scatter_pass_dup, sc, NULL);
 	}
 	if (!ret && ties) {
 		sc->want = QF_TIE;
+		te_progress_pass(st->o);
 		ret = run_trec_scan_mapped(st->path, RUN_SCAN_LINES, scatter_pass_count, sc, NULL);
 	}
 	if (!ret && cuts) {
 		sc->want = QF_CUT;
+		te_progress_pass(st->o);
 		ret = run_trec_scan_mapped(st->path, RUN_SCAN_LINES, scatter_pass_cut, sc, NULL);
 		if (!ret)
 			ret = scatter_eval_cut(sc, st);

@@ -13,6 +13,7 @@
 #include "score/treceval.h"
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "score/run.h"
 #include "score/treceval-internal.h"
 #include "base/strbuf.h"
@@ -113,6 +114,7 @@ struct half {
 	struct te_output out;
 	struct strbuf runid;
 	off_t start, end;
+	int lane;               /* of the progress line: 0 or 1 */
 	int ret;
 };
 
@@ -120,6 +122,7 @@ static void *half_main(void *arg)
 {
 	struct half *h = arg;
 
+	run_trec_progress(h->st.o->progress, h->lane, 0);
 	h->ret = run_trec_scan_range(h->st.path, h->start, h->end,
 				     h->st.pieces ? RUN_SCAN_PIECES : RUN_SCAN_STREAM,
 				     on_group, &h->st, &h->runid);
@@ -158,6 +161,7 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 	h[0].end = split;
 	h[1].start = split;
 	h[1].end = size;
+	h[1].lane = 1;
 	te_run_pair(half_main, &h[0], &h[1], true);
 
 	ok = !h[0].ret && !h[1].ret;
@@ -210,6 +214,13 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 				       h[0].st.nr_back + h[1].st.nr_back + nr_both > MAX_PIECES_BACK))
 		return 2;
 	return ok ? 0 : 1;
+}
+
+void te_progress_pass(const struct te_options *o)
+{
+	if (o->progress)
+		progress_phase(o->progress, NULL, o->progress->total);
+	run_trec_progress(o->progress, 0, 0);
 }
 
 #define STAND_IN_DOCNO "ceci_nest_pas_un_docno"
@@ -289,6 +300,7 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 	{
 		off_t size = 0, split = o->threads == 1 ? 0 : run_trec_split(run_path, &size);
 
+		te_progress_pass(o);
 		ret = split > 0 ? evaluate_halves(&st, split, size, &runid) : 1;
 		out->threads = split > 0 && !ret ? 2 : 1;
 	}
@@ -296,6 +308,7 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 		drop_rows(out);
 		memset(st.seen, 0, qr->nr + 1);
 		st.nr_back = 0;
+		te_progress_pass(o);
 		ret = run_trec_scan_mapped(run_path, st.pieces ? RUN_SCAN_PIECES : RUN_SCAN_STREAM,
 					   on_group, &st, &runid);
 		if (ret < 0 && st.too_scattered)
@@ -340,6 +353,7 @@ int te_evaluate(const struct qrels *qr, const char *run_path, const struct te_op
 	qsort(out->q, out->nr, sizeof(*out->q), cmp_row);
 	ret = 0;
 out:
+	run_trec_progress(NULL, 0, 0);
 	strbuf_release(&runid);
 	hit_ctx_release(&st.hc);
 	te_scratch_release(&st.sc);

@@ -39,6 +39,8 @@
 #include "base/strbuf.h"
 #include "score/qrels.h"
 
+struct progress;
+
 #define TE_NONPOOL (-1)
 #define TE_UNJUDGED (-2)
 
@@ -134,6 +136,7 @@ struct te_options {
 	long max_docs;       /* -M, default LONG_MAX; 0 evaluates nothing */
 	long num_docs;       /* -N, default 0 */
 	int threads;         /* 0 or 2: two threads for a plain run of 16 MiB or more; 1: one */
+	struct progress *progress;  /* NULL, or told of the bytes of the run read (borrowed) */
 	struct te_selection sel;
 };
 
@@ -157,7 +160,9 @@ void te_output_release(struct te_output *out);
 
 /*
  * Evaluate the TREC run 'run_path' against 'qr' with 'o' into 'out'
- * (zeroed). Return 0, or -1 after reporting the problem (bad run line,
+ * (zeroed). With o->progress, each pass over the run tells it of the
+ * bytes read (from 0 again, progress_phase, when a pass reads the run
+ * anew); its total, when known, is the file's size. Return 0, or -1 after reporting the problem (bad run line,
  * duplicate docid in an evaluated query, a qrels query missing from the run
  * without -c, no query in common).
  */

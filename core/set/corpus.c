@@ -2,6 +2,7 @@
  * corpus: JSONL chunk files and their fingerprint (see corpus.h).
  */
 #include "set/corpus.h"
+#include "set/set.h"
 #include "base/digest.h"
 #include "base/error.h"
 #include "base/jsontree.h"
@@ -14,6 +15,21 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A chunk under its document's name (a NUL-less span: the chunker's id form
+ * holds the name as the id's start). */
+struct doc_chunk {
+	const char *name;
+	size_t len;
+	size_t chunk;   /* index in the corpus */
+};
+
+struct corpus_docs {
+	struct doc_chunk *items;   /* by name, then file order */
+	size_t nr;
+	size_t chunks;             /* the corpus's number of chunks when built */
+	bool built;
+};
 
 /* Read the optional "start" and "end" of chunk 'id' into '*start' and '*end'
  * (-1 when absent). Return 0, or -1 (reported) for a span that is not two
@@ -41,10 +57,41 @@ static int get_span(const cJSON *obj, const char *path, long lineno, const char 
 }
 
 /* Parse one corpus line into a new chunk of 'c'. Return 0, 1 for a blank line, or -1 (reported). */
+/* Keep the strings of 'v' (a string, or a list: other items skipped) as the tags of 'ch'. */
+static void get_tags(struct chunk *ch, const cJSON *v)
+{
+	const cJSON *it;
+
+	if (cJSON_IsString(v)) {
+		if (!*v->valuestring)
+			return;
+		ch->tags = xcalloc(1, sizeof(*ch->tags));
+		ch->tags[ch->nr_tags++] = xstrdup(v->valuestring);
+		return;
+	}
+	if (!cJSON_IsArray(v))
+		return;
+	cJSON_ArrayForEach(it, v) {
+		if (!cJSON_IsString(it) || !*it->valuestring)
+			continue;
+		if (!ch->tags)
+			ch->tags = xcalloc((size_t)cJSON_GetArraySize(v), sizeof(*ch->tags));
+		ch->tags[ch->nr_tags++] = xstrdup(it->valuestring);
+	}
+}
+
+bool chunk_has_tag(const struct chunk *ch, const char *tag)
+{
+	for (size_t i = 0; i < ch->nr_tags; i++)
+		if (!strcmp(ch->tags[i], tag))
+			return true;
+	return false;
+}
+
 static int parse_line(struct corpus *c, const char *path, long lineno, const struct strbuf *line)
 {
 	cJSON *obj;
-	const cJSON *idv;
+	const cJSON *idv, *tags, *meta;
 	const char *text, *title, *doc;
 	char *id = NULL;
 	struct strmap_entry *e;
@@ -96,6 +143,13 @@ static int parse_line(struct corpus *c, const char *path, long lineno, const str
 	c->chunks[c->nr].start = start;
 	c->chunks[c->nr].end = end;
 	c->chunks[c->nr].doc = doc && *doc ? xstrdup(doc) : title && *title ? xstrdup(title) : NULL;
+	c->chunks[c->nr].tags = NULL;
+	c->chunks[c->nr].nr_tags = 0;
+	tags = cJSON_GetObjectItemCaseSensitive(obj, "tags");
+	meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+	if (!tags && cJSON_IsObject(meta))
+		tags = cJSON_GetObjectItemCaseSensitive(meta, "tags");
+	get_tags(&c->chunks[c->nr], tags);
 	ALLOC_GROW(c->lines, c->nr + 1, c->alloc_lines);
 	c->lines[c->nr] = lineno;
 	e->value = (void *)(uintptr_t)(c->nr + 1);
@@ -134,7 +188,17 @@ int corpus_load(struct corpus *c, const char *path)
 	c->path = xstrdup(path);
 	if (!c->ids)
 		c->ids = xcalloc(1, sizeof(*c->ids));
+	if (!c->docs)
+		c->docs = xcalloc(1, sizeof(*c->docs));
 	return 0;
+}
+
+static void corpus_docs_release(struct corpus_docs *d)
+{
+	free(d->items);
+	d->items = NULL;
+	d->nr = 0;
+	d->built = false;
 }
 
 void corpus_release(struct corpus *c)
@@ -144,6 +208,9 @@ void corpus_release(struct corpus *c)
 		free(c->chunks[i].title);
 		free(c->chunks[i].text);
 		free(c->chunks[i].doc);
+		for (size_t t = 0; t < c->chunks[i].nr_tags; t++)
+			free(c->chunks[i].tags[t]);
+		free(c->chunks[i].tags);
 	}
 	free(c->chunks);
 	free(c->lines);
@@ -159,6 +226,91 @@ void corpus_release(struct corpus *c)
 		free(c->ids);
 		c->ids = NULL;
 	}
+	if (c->docs) {
+		corpus_docs_release(c->docs);
+		free(c->docs);
+		c->docs = NULL;
+	}
+}
+
+/* Return the document of 'ch' and its length in '*len': its "doc", else the
+ * name in the chunker's id form, else NULL (chunk_doc in set.h). */
+static const char *doc_of(const struct chunk *ch, size_t *len)
+{
+	if (ch->doc) {
+		*len = strlen(ch->doc);
+		return ch->doc;
+	}
+	*len = chunk_id_doc_len(ch->id);
+	return *len ? ch->id : NULL;
+}
+
+/* Compare 'len' bytes of 'a' with the NUL-less name 'b' of 'blen' bytes, as strcmp would. */
+static int name_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int r = memcmp(a, b, alen < blen ? alen : blen);
+
+	return r ? r : alen < blen ? -1 : alen > blen;
+}
+
+static int cmp_doc_chunk(const void *x, const void *y)
+{
+	const struct doc_chunk *a = x, *b = y;
+	int r = name_cmp(a->name, a->len, b->name, b->len);
+
+	return r ? r : a->chunk < b->chunk ? -1 : a->chunk > b->chunk;
+}
+
+/* Fill 'd' with every chunk of 'c' that has a document, by document name, then file order. */
+static void corpus_docs_build(struct corpus_docs *d, const struct corpus *c)
+{
+	corpus_docs_release(d);
+	d->items = xcalloc(c->nr ? c->nr : 1, sizeof(*d->items));
+	for (size_t i = 0; i < c->nr; i++) {
+		struct doc_chunk *e = &d->items[d->nr];
+
+		if ((e->name = doc_of(&c->chunks[i], &e->len))) {
+			e->chunk = i;
+			d->nr++;
+		}
+	}
+	qsort(d->items, d->nr, sizeof(*d->items), cmp_doc_chunk);
+	d->built = true;
+	d->chunks = c->nr;
+}
+
+/* Append the hint naming the chunks of document 'id' to 'out' and return how
+ * many were named, or 0 when 'c' has no document 'id'. */
+static size_t add_doc_chunks(const struct corpus *c, const char *id, struct strbuf *out)
+{
+	struct corpus_docs tmp = { NULL, 0, 0, false }, *d = c->docs ? c->docs : &tmp;
+	size_t len = strlen(id), lo = 0, hi, n, shown;
+
+	if (!d->built || d->chunks != c->nr)  /* not built yet, or chunks were added since */
+		corpus_docs_build(d, c);
+	/* the first chunk of the document, if any */
+	hi = d->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (name_cmp(d->items[mid].name, d->items[mid].len, id, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (n = 0; lo + n < d->nr && !name_cmp(d->items[lo + n].name, d->items[lo + n].len, id, len); n++)
+		;
+	shown = n < CORPUS_HINT_DOC_CHUNKS ? n : CORPUS_HINT_DOC_CHUNKS;
+	if (n == 1)
+		strbuf_addf(out, "; '%s' is a document, not a chunk: its one chunk is", id);
+	else if (n)
+		strbuf_addf(out, "; '%s' is a document, not a chunk: its %zu chunks are", id, n);
+	for (size_t i = 0; i < shown; i++)
+		strbuf_addf(out, "%s '%s'", i ? "," : "", c->chunks[d->items[lo + i].chunk].id);
+	if (n > shown)
+		strbuf_addf(out, " and %zu more", n - shown);
+	corpus_docs_release(&tmp);
+	return shown;
 }
 
 size_t corpus_did_you_mean(const struct corpus *c, const char *id, struct strbuf *out)
@@ -167,6 +319,8 @@ size_t corpus_did_you_mean(const struct corpus *c, const char *id, struct strbuf
 	size_t len = strlen(id), max = suggest_max_for(len), n;
 	struct suggest sg;
 
+	if ((n = add_doc_chunks(c, id, out)))
+		return n;
 	if (ix->nr != c->nr) {  /* not built yet, or chunks were added since */
 		const char **ids = xcalloc(c->nr ? c->nr : 1, sizeof(*ids));
 

@@ -7,10 +7,10 @@
  * question without relevant chunks, an unanswerable one with some, grades
  * outside 1..9, a chunk both relevant and irrelevant for one question, and
  * (with a corpus) chunk ids the corpus does not hold; forbidden entries
- * that are empty, repeated, relevant too, or (with a corpus) unknown. Warnings: near-duplicate
- * texts (text_near_duplicate, with each text's words hashed once so that
- * the pairwise pass stays fast; pairwise up to CHECK_MAX_PAIRWISE questions,
- * exact normalised duplicates beyond), no unanswerable
+ * that are empty, repeated, relevant too, or (with a corpus) unknown; the
+ * conversation rules of set-conv.c. Warnings: near-duplicate
+ * texts (text_near_duplicate: each question against every earlier one,
+ * through the inverted index of text/neardup.h, at every size), no unanswerable
  * question (the size warning of check and tag is the gate's, in
  * compare/gatepower.h). Findings come in question order, errors and
  * warnings mixed. Questions remap left without labels (tagged stale or
@@ -24,6 +24,7 @@
 #include "base/strmap.h"
 #include "base/termtext.h"
 #include "base/utf8.h"
+#include "text/neardup.h"
 #include "text/text.h"
 #include "base/util.h"
 
@@ -31,8 +32,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK_MAX_PAIRWISE 20000
 
 static void findings_vadd(struct findings *f, enum finding_level level, const char *file,
 			  long line, long col, const char *fmt, va_list ap)
@@ -167,6 +166,14 @@ const char *chunk_doc(const struct corpus *corpus, const char *chunk, struct str
 	strbuf_reset(buf);
 	strbuf_add(buf, chunk, n);
 	return buf->buf;
+}
+
+bool corpus_has_documents(const struct corpus *corpus)
+{
+	for (size_t i = 0; i < corpus->nr; i++)
+		if (corpus->chunks[i].doc || chunk_id_doc_len(corpus->chunks[i].id))
+			return true;
+	return false;
 }
 
 /* True when some chunk of 'corpus' belongs to document 'name'. */
@@ -322,6 +329,148 @@ static void check_question(const struct question *q, const struct corpus *corpus
 	strbuf_release(&mean);
 }
 
+/* ---- conversations (docs/conversations.md, "Rules") ----
+ *
+ * Turn N of a conversation follows N - 1 user turns, and two questions of
+ * one conversation share their earlier turns: the later one's history
+ * starts with the earlier one's history followed by the earlier one's
+ * text, said by the user. Assistant turns may appear anywhere, or not at
+ * all.
+ */
+
+static long conv_line(const struct question *q)
+{
+	return q->conv_line ? q->conv_line : q->line;
+}
+
+static long conv_col(const struct question *q)
+{
+	return q->conv_line ? q->conv_col : q->col;
+}
+
+/* The rules of one question on its own: roles, empty turns, the turn index
+ * and the number of user turns before it. */
+static void check_one(const struct question *q, struct findings *out)
+{
+	size_t users = 0;
+
+	for (size_t i = 0; i < q->nr_history; i++) {
+		const struct turn *t = &q->history[i];
+		long line = t->line ? t->line : q->line, col = t->line ? t->col : q->col;
+		bool user = t->role && !strcmp(t->role, TURN_USER);
+
+		users += user;
+		if (!user && (!t->role || strcmp(t->role, TURN_ASSISTANT)))
+			findings_add(out, FINDING_ERROR, line, col, "turn %zu of the history of question "
+				     "'%s' has role '%s' (user or assistant)", i + 1, qname(q),
+				     t->role ? t->role : "");
+		if (blank(t->text))
+			findings_add(out, FINDING_ERROR, line, col, "turn %zu of the history of question "
+				     "'%s' has no text", i + 1, qname(q));
+	}
+	if (!q->conversation)
+		return;
+	if (blank(q->conversation)) {
+		findings_add(out, FINDING_ERROR, conv_line(q), conv_col(q),
+			     "the conversation of question '%s' has an empty id", qname(q));
+		return;
+	}
+	if (q->turn < 1) {
+		findings_add(out, FINDING_ERROR, conv_line(q), conv_col(q), "question '%s' is turn %ld "
+			     "of conversation '%s': turns count from 1", qname(q), q->turn, q->conversation);
+		return;
+	}
+	if (users != (size_t)(q->turn - 1))
+		findings_add(out, FINDING_ERROR, conv_line(q), conv_col(q), "question '%s' is turn %ld "
+			     "of conversation '%s' but its history holds %zu user turn%s (%ld expected)",
+			     qname(q), q->turn, q->conversation, users, users == 1 ? "" : "s", q->turn - 1);
+}
+
+static bool turn_eq(const struct turn *t, const char *role, const char *text)
+{
+	return t->role && t->text && text && !strcmp(t->role, role) && !strcmp(t->text, text);
+}
+
+/*
+ * Check that 'b', a later turn of the conversation of 'a', continues it:
+ * its history starts with the history of 'a' and then the text of 'a' said
+ * by the user. Report the first turn where they part.
+ */
+static void check_continues(const struct question *a, const struct question *b,
+			    struct findings *out)
+{
+	size_t n = a->nr_history + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		bool same;
+
+		if (i >= b->nr_history)
+			break;  /* too short: check_one reports its turn count */
+		if (i < a->nr_history)
+			same = a->history[i].role && a->history[i].text &&
+			       turn_eq(&b->history[i], a->history[i].role, a->history[i].text);
+		else
+			same = turn_eq(&b->history[i], TURN_USER, a->text);
+		if (same)
+			continue;
+		findings_add(out, FINDING_ERROR, b->history[i].line ? b->history[i].line : b->line,
+			     b->history[i].line ? b->history[i].col : b->col,
+			     "turn %zu of the history of question '%s' (turn %ld of conversation '%s') "
+			     "differs from %s of question '%s' (turn %ld): the questions of a "
+			     "conversation share its earlier turns", i + 1, qname(b), b->turn,
+			     b->conversation, i < a->nr_history ? "the history" : "the text", qname(a),
+			     a->turn);
+		return;
+	}
+}
+
+struct conv_member {
+	const struct question *q;
+	size_t order;  /* its place in the set, for a stable report */
+};
+
+static int cmp_member(const void *x, const void *y)
+{
+	const struct conv_member *a = x, *b = y;
+	int c = strcmp(a->q->conversation, b->q->conversation);
+
+	if (c)
+		return c;
+	if (a->q->turn != b->q->turn)
+		return a->q->turn < b->q->turn ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+void set_check_conversations(const struct set *s, struct findings *out)
+{
+	struct conv_member *m;
+	size_t nr = 0;
+
+	for (size_t i = 0; i < s->nr; i++)
+		check_one(&s->q[i], out);
+	m = xcalloc(s->nr ? s->nr : 1, sizeof(*m));
+	for (size_t i = 0; i < s->nr; i++)
+		if (s->q[i].conversation && !blank(s->q[i].conversation) && s->q[i].turn >= 1) {
+			m[nr].q = &s->q[i];
+			m[nr].order = i;
+			nr++;
+		}
+	qsort(m, nr, sizeof(*m), cmp_member);
+	for (size_t i = 1; i < nr; i++) {
+		const struct question *a = m[i - 1].q, *b = m[i].q;
+
+		if (strcmp(a->conversation, b->conversation))
+			continue;
+		if (a->turn == b->turn)
+			findings_add(out, FINDING_ERROR, conv_line(b), conv_col(b), "questions '%s' and "
+				     "'%s' are both turn %ld of conversation '%s'", qname(a), qname(b),
+				     b->turn, b->conversation);
+		else
+			check_continues(a, b, out);
+	}
+	free(m);
+}
+
 static void check_ids(const struct set *s, struct findings *out)
 {
 	struct strmap seen = STRMAP_INIT;
@@ -345,104 +494,42 @@ static void check_ids(const struct set *s, struct findings *out)
 	strmap_clear(&seen, 0);
 }
 
-/* What text_near_duplicate compares, computed once per question: the
- * normalised text and the sorted, de-duplicated hashes of its content words
- * (of all its words when it has no content word), as core/text/text.c does. */
-struct dup_key {
-	char *norm;
-	uint64_t *h;
-	size_t nr;
-};
-
-static void dup_key_init(struct dup_key *k, const char *text)
-{
-	k->norm = text_normalize(text, strlen(text));
-	k->h = text_word_hashes(text, strlen(text), false, &k->nr);
-	if (!k->nr) {
-		free(k->h);
-		k->h = text_word_hashes(text, strlen(text), true, &k->nr);
-	}
-}
-
-/* Return true when 'a' and 'b' may be near-duplicates; exact for texts that
- * both have content words or both have none, a superset otherwise (the
- * caller confirms with text_near_duplicate). */
-static bool dup_candidates(const struct dup_key *a, const struct dup_key *b)
-{
-	size_t i = 0, j = 0, inter = 0, lo, hi;
-
-	if (!strcmp(a->norm, b->norm))
-		return true;
-	lo = a->nr < b->nr ? a->nr : b->nr;
-	hi = a->nr < b->nr ? b->nr : a->nr;
-	if ((double)lo < TEXT_NEAR_DUP_THRESHOLD * (double)hi - 1e-9)
-		return hi == 0;
-	while (i < a->nr && j < b->nr) {
-		if (a->h[i] == b->h[j]) {
-			inter++;
-			i++;
-			j++;
-		} else if (a->h[i] < b->h[j]) {
-			i++;
-		} else {
-			j++;
-		}
-	}
-	return (double)inter >= TEXT_NEAR_DUP_THRESHOLD * (double)(a->nr + b->nr - inter) - 1e-9;
-}
-
+/*
+ * Warn on each question that is a near-duplicate (text_near_duplicate) of
+ * an earlier one, naming the first such earlier question: the answer of
+ * comparing every pair, found through the inverted index of text/neardup.h
+ * (only pairs that share one of their rarest words are compared), so that
+ * the check runs at every size of set.
+ */
 static void check_near_duplicates(const struct set *s, struct findings *out)
 {
-	struct dup_key *keys = xcalloc(s->nr ? s->nr : 1, sizeof(*keys));
+	struct dedup *d = dedup_new(TEXT_NEAR_DUP_THRESHOLD);
+	struct dd_text *t = xcalloc(s->nr ? s->nr : 1, sizeof(*t));
 
+	/* every text prepared once; the hints put each text's rarest words first */
+	for (size_t i = 0; i < s->nr; i++) {
+		if (blank(s->q[i].text))
+			continue;
+		dedup_text_prepare(s->q[i].text, strlen(s->q[i].text), &t[i]);
+		dedup_hint(d, &t[i]);
+	}
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct question *q = &s->q[i], *p;
+		long first;
+
+		if (!t[i].norm)
+			continue;
+		if ((first = dedup_find_add_prepared(d, &t[i], (long)i)) < 0)
+			continue;
+		p = &s->q[first];
+		findings_add(out, FINDING_WARNING, q->line, q->col,
+			     "question '%s' is a near-duplicate of '%s' (line %ld)",
+			     qname(q), qname(p), p->line);
+	}
 	for (size_t i = 0; i < s->nr; i++)
-		if (!blank(s->q[i].text))
-			dup_key_init(&keys[i], s->q[i].text);
-	for (size_t i = 1; i < s->nr; i++) {
-		const struct question *q = &s->q[i];
-		if (!keys[i].norm)
-			continue;
-		for (size_t j = 0; j < i; j++) {
-			const struct question *p = &s->q[j];
-			if (!keys[j].norm || !dup_candidates(&keys[i], &keys[j]) ||
-			    !text_near_duplicate(q->text, p->text, TEXT_NEAR_DUP_THRESHOLD))
-				continue;
-			findings_add(out, FINDING_WARNING, q->line, q->col,
-				     "question '%s' is a near-duplicate of '%s' (line %ld)",
-				     qname(q), qname(p), p->line);
-			break;
-		}
-	}
-	for (size_t i = 0; i < s->nr; i++) {
-		free(keys[i].norm);
-		free(keys[i].h);
-	}
-	free(keys);
-}
-
-static void check_exact_duplicates(const struct set *s, struct findings *out)
-{
-	struct strmap seen = STRMAP_INIT;
-
-	for (size_t i = 0; i < s->nr; i++) {
-		const struct question *q = &s->q[i];
-		struct strmap_entry *e;
-		char *norm;
-		int added;
-
-		if (blank(q->text))
-			continue;
-		norm = text_normalize(q->text, strlen(q->text));
-		e = strmap_intern_hashed(&seen, norm, strlen(norm), strhash(norm, strlen(norm)), &added);
-		if (added)
-			e->value = (void *)(uintptr_t)(i + 1);
-		else
-			findings_add(out, FINDING_WARNING, q->line, q->col,
-				     "question '%s' is a duplicate of '%s' once normalised",
-				     qname(q), qname(&s->q[(uintptr_t)e->value - 1]));
-		free(norm);
-	}
-	strmap_clear(&seen, 0);
+		dedup_text_release(&t[i]);
+	free(t);
+	dedup_free(d);
 }
 
 const char *question_language(const struct set *s, const struct question *q)
@@ -565,12 +652,10 @@ static void run_checks(const struct set *s, const struct corpus *corpus,
 		if (!s->q[i].answerable)
 			nr_unanswerable++;
 	}
+	set_check_conversations(s, out);
 	if (!warnings)
 		return;
-	if (s->nr <= CHECK_MAX_PAIRWISE)
-		check_near_duplicates(s, out);
-	else
-		check_exact_duplicates(s, out);
+	check_near_duplicates(s, out);
 	if (corpus)
 		check_languages(s, corpus, out);
 	if (s->nr && !nr_unanswerable)
@@ -582,11 +667,13 @@ static void run_checks(const struct set *s, const struct corpus *corpus,
 void set_check(const struct set *s, const struct corpus *corpus, struct findings *out)
 {
 	run_checks(s, corpus, out, true);
+	set_check_forbid(s, corpus, out, true);
 }
 
 void set_check_errors(const struct set *s, const struct corpus *corpus, struct findings *out)
 {
 	run_checks(s, corpus, out, false);
+	set_check_forbid(s, corpus, out, false);
 }
 
 /* Append to 'sb' the old chunk ids of 'list' (a JSON array of strings), at most three. */

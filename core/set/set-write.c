@@ -3,9 +3,11 @@
  * of a question.
  *
  * Layout: header keys in a fixed order (evalset, name, description, version,
- * digest, parent, parent_digest, tagged_at, note, corpus, questions); question
- * keys in the order id, text, origin, answerable (only when false), relevant,
- * evidence, irrelevant,
+ * digest, parent, parent_digest, tagged_at, note, corpus, forbidden,
+ * questions: a set-wide rule as it was read, a plain string or a flow
+ * mapping {selector: value}); question
+ * keys in the order id, text, conversation, history, origin, answerable (only
+ * when false), relevant, evidence, irrelevant, forbidden,
  * tags, provenance, answer, note; block style, with flow lists for
  * irrelevant, tags and list-form relevant. No line folding (width unlimited),
  * UTF-8 written as is. Any string that would read back as another type when
@@ -59,6 +61,28 @@ static int emit_forbidden(yaml_emitter_t *em, const struct question *q)
 	return yamlio_seq_end(em);
 }
 
+/* Write the set-wide forbidden rules of 's' (none: nothing). */
+static int emit_forbid_rules(yaml_emitter_t *em, const struct set *s)
+{
+	if (!s->nr_forbid)
+		return 0;
+	if (yamlio_plain(em, "forbidden") || yamlio_seq_start(em, false))
+		return -1;
+	for (size_t i = 0; i < s->nr_forbid; i++) {
+		const struct forbid_rule *r = &s->forbid[i];
+
+		if (r->as_string && (r->kind == FORBID_BY_CHUNK || r->kind == FORBID_BY_DOC)) {
+			if (yamlio_str(em, r->entry))
+				return -1;
+			continue;
+		}
+		if (yamlio_map_start(em, true) || yamlio_plain(em, forbid_kind_name(r->kind)) ||
+		    yamlio_str(em, r->value) || yamlio_map_end(em))
+			return -1;
+	}
+	return yamlio_seq_end(em);
+}
+
 static int emit_json(yaml_emitter_t *em, const cJSON *j)
 {
 	const cJSON *c;
@@ -100,6 +124,26 @@ static int emit_json(yaml_emitter_t *em, const cJSON *j)
 	return yamlio_plain(em, "null");
 }
 
+/* Write the conversation of 'q' as a flow mapping {id, turn} and its
+ * history as a block list of flow mappings {role, text}, one turn a line. */
+static int emit_conversation(yaml_emitter_t *em, const struct question *q)
+{
+	if (q->conversation &&
+	    (yamlio_plain(em, "conversation") || yamlio_map_start(em, true) ||
+	     emit_kv_str(em, "id", q->conversation) || yamlio_plain(em, "turn") ||
+	     yamlio_long(em, q->turn) || yamlio_map_end(em)))
+		return -1;
+	if (!q->nr_history)
+		return 0;
+	if (yamlio_plain(em, "history") || yamlio_seq_start(em, false))
+		return -1;
+	for (size_t i = 0; i < q->nr_history; i++)
+		if (yamlio_map_start(em, true) || emit_kv_str(em, "role", q->history[i].role) ||
+		    emit_kv_str(em, "text", q->history[i].text) || yamlio_map_end(em))
+			return -1;
+	return yamlio_seq_end(em);
+}
+
 /* Write the evidence of 'q' as a block list of flow mappings, one a line. */
 static int emit_evidence(yaml_emitter_t *em, const struct question *q)
 {
@@ -124,7 +168,7 @@ static int emit_question(yaml_emitter_t *em, const struct question *q)
 {
 	if (yamlio_map_start(em, false) ||
 	    emit_kv_str(em, "id", q->id) ||
-	    emit_kv_str(em, "text", q->text) ||
+	    emit_kv_str(em, "text", q->text) || emit_conversation(em, q) ||
 	    (q->origin != ORIGIN_NONE && emit_kv_str(em, "origin", origin_name(q->origin))))
 		return -1;
 	if (!q->answerable && (yamlio_plain(em, "answerable") || yamlio_plain(em, "false")))
@@ -208,6 +252,8 @@ int set_to_yaml(const struct set *s, struct strbuf *out)
 		    yamlio_map_end(&em))
 			goto out;
 	}
+	if (emit_forbid_rules(&em, s))
+		goto out;
 	if (yamlio_plain(&em, "questions") || yamlio_seq_start(&em, s->nr == 0))
 		goto out;
 	for (size_t i = 0; i < s->nr; i++)
@@ -301,6 +347,21 @@ int question_writable(const struct question *q, struct strbuf *why)
 	for (size_t i = 0; i < q->nr_forbidden; i++)
 		if (str_writable(q->forbidden[i].id, "a forbidden chunk id", why))
 			return -1;
+	if (str_writable(q->conversation, "the conversation id", why))
+		return -1;
+	for (size_t i = 0; i < q->nr_history; i++)
+		if (str_writable(q->history[i].role, "the role of a turn", why) ||
+		    str_writable(q->history[i].text, "the text of a turn", why))
+			return -1;
+	if (q->conversation && (q->turn < -1000000000L || q->turn > 1000000000L)) {
+		strbuf_addf(why, "turn %ld is outside the range a set file holds", q->turn);
+		return -1;
+	}
+	for (size_t i = 0; i < q->nr_history; i++)
+		if (!q->history[i].role) {
+			strbuf_addstr(why, "a turn of the history has no role");
+			return -1;
+		}
 	for (size_t i = 0; i < q->nr_evidence; i++) {
 		const struct evidence *e = &q->evidence[i];
 		bool span = e->start >= 0;  /* as emit_evidence writes it */
@@ -347,6 +408,11 @@ static int set_writable(const struct set *s, const char *path)
 		ret = error("refusing to write '%s': its %s", path, why.buf);
 		goto out;
 	}
+	for (size_t i = 0; i < s->nr_forbid; i++)
+		if (str_writable(s->forbid[i].value, "set-wide forbidden rule", &why)) {
+			ret = error("refusing to write '%s': its %s", path, why.buf);
+			goto out;
+		}
 	for (size_t i = 0; i < s->nr; i++)
 		if (question_writable(&s->q[i], &why)) {
 			ret = error("refusing to write '%s': question '%.64s': %s", path,
@@ -412,12 +478,37 @@ struct cJSON *evidence_to_json(const struct evidence *e)
 	return o;
 }
 
+struct cJSON *history_to_json(const struct question *q)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < q->nr_history; i++) {
+		cJSON *t = cJSON_CreateObject();
+		json_add_str_or_null(t, "role", q->history[i].role);
+		json_add_str_or_null(t, "text", q->history[i].text);
+		cJSON_AddItemToArray(arr, t);
+	}
+	return arr;
+}
+
+void question_add_conversation_json(struct cJSON *j, const struct question *q)
+{
+	if (q->conversation) {
+		cJSON *c = cJSON_AddObjectToObject(j, "conversation");
+		cJSON_AddStringToObject(c, "id", q->conversation);
+		cJSON_AddNumberToObject(c, "turn", (double)q->turn);
+	}
+	if (q->nr_history)
+		cJSON_AddItemToObject(j, "history", history_to_json(q));
+}
+
 struct cJSON *question_to_json(const struct question *q)
 {
 	cJSON *j = cJSON_CreateObject(), *rel, *arr;
 
 	json_add_str_or_null(j, "id", q->id);
 	json_add_str_or_null(j, "text", q->text);
+	question_add_conversation_json(j, q);
 	if (q->origin != ORIGIN_NONE)
 		cJSON_AddStringToObject(j, "origin", origin_name(q->origin));
 	cJSON_AddBoolToObject(j, "answerable", q->answerable);

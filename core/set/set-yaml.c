@@ -194,6 +194,69 @@ static int get_forbidden(struct loader *ld, const struct ynode *n, struct questi
 	return 0;
 }
 
+/*
+ * Load the set-wide 'forbidden' rules: a list whose items are a chunk id or
+ * "doc:NAME" (as a question's entries), or a mapping of one selector to its
+ * value ({tag: internal}). An unknown selector, a value that is not a
+ * string, an empty one or one with a control character is refused here,
+ * at its line and column; a repeated rule is set_check's.
+ */
+static int get_forbid_rules(struct loader *ld, const struct ynode *n, struct set *s)
+{
+	const char *want = "a list of rules (a chunk id, doc:NAME, or one of chunk, doc, "
+			   "doc-prefix, id-prefix, tag with its value)";
+
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL)
+		return 0;
+	if (n->kind != YNODE_SEQ)
+		return type_error(ld, n, "the set-wide 'forbidden'", want);
+	for (size_t i = 0; i < n->nr; i++) {
+		const struct ynode *it = n->kids[i], *at = it, *v = it;
+		enum forbid_kind kind = FORBID_BY_CHUNK;
+		const char *value, *why;
+		struct forbid_rule *r;
+		size_t plen = strlen(FORBID_DOC_PREFIX);
+
+		if (it->kind == YNODE_MAP) {
+			const struct ynode *k;
+
+			if (it->nr != 2)
+				return error_at(ld->name, it->line, it->col, "a set-wide forbidden rule "
+						"has exactly one selector (chunk, doc, doc-prefix, id-prefix "
+						"or tag), not %zu", it->nr / 2);
+			k = it->kids[0];
+			v = it->kids[1];
+			at = k;
+			if (k->kind != YNODE_SCALAR || forbid_kind_parse(k->value, &kind) < 0)
+				return error_at(ld->name, k->line, k->col, "unknown selector '%s' in a "
+						"set-wide forbidden rule (known: chunk, doc, doc-prefix, "
+						"id-prefix, tag)", k->kind == YNODE_SCALAR ? k->value : "?");
+			if (v->kind != YNODE_SCALAR || ynode_type(v) == YSCALAR_NULL)
+				return type_error(ld, v, "the value of a set-wide forbidden rule", "a string");
+			value = v->value;
+		} else if (it->kind == YNODE_SCALAR && ynode_type(it) != YSCALAR_NULL) {
+			value = it->value;
+			if (!strncmp(value, FORBID_DOC_PREFIX, plen)) {
+				kind = FORBID_BY_DOC;
+				value += plen;
+			}
+		} else {
+			return type_error(ld, it, "a set-wide forbidden rule",
+					  "a chunk id, doc:NAME or a mapping such as {tag: internal}");
+		}
+		if ((why = forbid_value_problem(value)))
+			return error_at(ld->name, v->line, v->col, "set-wide forbidden rule '%s' %s: "
+					"it must name a %s", it->kind == YNODE_MAP ? at->value : "doc",
+					why, kind == FORBID_BY_TAG ? "tag" : kind == FORBID_BY_CHUNK ?
+					"chunk" : kind == FORBID_BY_DOC ? "document" : "prefix");
+		r = set_add_forbid(s, kind, value);
+		r->as_string = it->kind == YNODE_SCALAR;
+		r->line = at->line;
+		r->col = at->col;
+	}
+	return 0;
+}
+
 static void add_label(struct question *q, const struct ynode *at, const char *chunk, int grade)
 {
 	struct label *l;
@@ -346,9 +409,78 @@ static int get_language(struct loader *ld, const struct ynode *v, char **out)
 }
 
 static const char *const question_keys[] = {
-	"id", "text", "origin", "answerable", "relevant", "evidence", "irrelevant", "forbidden", "tags",
-	"provenance", "answer", "note", "language", NULL,
+	"id", "text", "conversation", "history", "origin", "answerable", "relevant", "evidence",
+	"irrelevant", "forbidden", "tags", "provenance", "answer", "note", "language", NULL,
 };
+static const char *const conversation_keys[] = { "id", "turn", NULL };
+static const char *const turn_keys[] = { "role", "text", NULL };
+
+/* Load 'conversation': a mapping with the conversation's 'id' and the
+ * question's 'turn' in it (both required; set_check judges the values). */
+static int get_conversation(struct loader *ld, const struct ynode *m, struct question *q)
+{
+	bool has_turn = false;
+
+	if (m->kind == YNODE_SCALAR && ynode_type(m) == YSCALAR_NULL)
+		return 0;
+	if (m->kind != YNODE_MAP)
+		return type_error(ld, m, "'conversation'", "a mapping {id: ..., turn: N}");
+	if (check_keys(ld, m, conversation_keys, "'conversation'") < 0)
+		return -1;
+	q->conv_line = m->line;
+	q->conv_col = m->col;
+	for (size_t i = 0; i + 1 < m->nr; i += 2) {
+		const struct ynode *v = m->kids[i + 1];
+
+		if (!strcmp(m->kids[i]->value, "id")) {
+			if (v->kind != YNODE_SCALAR || ynode_type(v) == YSCALAR_NULL)
+				return type_error(ld, v, "the conversation id", "a string");
+			if (get_string(ld, v, "the conversation id", &q->conversation) < 0)
+				return -1;
+		} else {
+			if (node_int(v, -1000000000L, 1000000000L, &q->turn) < 0)
+				return type_error(ld, v, "'turn'", "a whole number (the first turn is 1)");
+			has_turn = true;
+		}
+	}
+	if (!q->conversation || !has_turn)
+		return error_at(ld->name, m->line, m->col, "'conversation' without %s (write "
+				"{id: ..., turn: N})", q->conversation ? "'turn'" : "'id'");
+	return 0;
+}
+
+/* Load 'history': a list of {role, text} mappings, in order. */
+static int get_history(struct loader *ld, const struct ynode *n, struct question *q)
+{
+	if (n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL)
+		return 0;
+	if (n->kind != YNODE_SEQ)
+		return type_error(ld, n, "'history'", "a list of {role, text} turns");
+	for (size_t i = 0; i < n->nr; i++) {
+		const struct ynode *m = n->kids[i];
+		struct turn *t;
+
+		if (m->kind != YNODE_MAP)
+			return type_error(ld, m, "a turn of the history", "a mapping {role: user, text: ...}");
+		if (check_keys(ld, m, turn_keys, "a turn of the history") < 0)
+			return -1;
+		ALLOC_GROW(q->history, q->nr_history + 1, q->alloc_history);
+		t = &q->history[q->nr_history++];
+		memset(t, 0, sizeof(*t));
+		t->line = m->line;
+		t->col = m->col;
+		for (size_t k = 0; k + 1 < m->nr; k += 2) {
+			bool role = !strcmp(m->kids[k]->value, "role");
+			if (get_string(ld, m->kids[k + 1], role ? "'role'" : "the text of a turn",
+				       role ? &t->role : &t->text) < 0)
+				return -1;
+		}
+		if (!t->role)
+			return error_at(ld->name, m->line, m->col, "a turn of the history without "
+					"'role' (user or assistant)");
+	}
+	return 0;
+}
 static const char *const evidence_keys[] = { "chunk", "doc", "start", "end", "quote", NULL };
 
 /* Read one evidence entry: a mapping with a chunk and a span, a quote or both. */
@@ -482,6 +614,10 @@ static int load_question(struct loader *ld, const struct ynode *m, struct set *s
 					     &q->nr_irrelevant, &q->alloc_irrelevant);
 		} else if (!strcmp(k, "forbidden")) {
 			rc = get_forbidden(ld, v, q);
+		} else if (!strcmp(k, "conversation")) {
+			rc = get_conversation(ld, v, q);
+		} else if (!strcmp(k, "history")) {
+			rc = get_history(ld, v, q);
 		} else if (!strcmp(k, "tags")) {
 			rc = get_string_list(ld, v, "'tags'", &q->tags, &q->nr_tags, &q->alloc_tags);
 		} else if (!strcmp(k, "provenance")) {
@@ -515,7 +651,7 @@ static int load_questions(struct loader *ld, const struct ynode *n, struct set *
 
 static const char *const top_keys[] = {
 	"evalset", "name", "description", "version", "digest", "parent", "parent_digest",
-	"tagged_at", "note", "language", "corpus", "questions", NULL,
+	"tagged_at", "note", "language", "corpus", "forbidden", "questions", NULL,
 };
 static const char *const corpus_keys[] = { "path", "fingerprint", "chunks", "language", NULL };
 
@@ -603,6 +739,8 @@ static int load_top(struct loader *ld, const struct ynode *root, struct set *s, 
 			rc = get_language(ld, v, &s->language);
 		} else if (!strcmp(k, "corpus")) {
 			rc = load_corpus(ld, v, s);
+		} else if (!strcmp(k, "forbidden")) {
+			rc = get_forbid_rules(ld, v, s);
 		} else if (!strcmp(k, "questions")) {
 			rc = load_questions(ld, v, s);
 		}

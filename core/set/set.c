@@ -73,6 +73,7 @@ void question_release(struct question *q)
 	for (size_t i = 0; i < q->nr_tags; i++)
 		free(q->tags[i]);
 	free(q->tags);
+	question_clear_conversation(q);
 	free(q->answer);
 	free(q->note);
 	free(q->language);
@@ -99,6 +100,7 @@ void set_release(struct set *s)
 		question_release(&s->q[i]);
 	free(s->q);
 	free(s->file);
+	set_clear_forbid(s);
 	set_init(s);
 }
 
@@ -148,6 +150,7 @@ void question_copy(struct question *dst, const struct question *src)
 			dst->forbidden[i].id = xstrdup(src->forbidden[i].id);
 		}
 	}
+	question_copy_conversation(dst, src);
 }
 
 void question_add_forbidden(struct question *q, const char *id)
@@ -203,6 +206,8 @@ size_t set_nr_forbidding(const struct set *s)
 {
 	size_t n = 0;
 
+	if (s->nr_forbid)
+		return s->nr;
 	for (size_t i = 0; i < s->nr; i++)
 		n += s->q[i].nr_forbidden > 0;
 	return n;
@@ -604,6 +609,25 @@ static void canon_forbidden(struct strbuf *out, const struct question *q)
 	free(ids);
 }
 
+/* Append the conversation and history of 'q', the turns in their order;
+ * nothing when it has neither, so sets without conversations keep the
+ * digests they always had. */
+static void canon_conversation(struct strbuf *out, const struct question *q)
+{
+	if (q->conversation) {
+		strbuf_addstr(out, "conversation ");
+		json_add_string(out, q->conversation, JSON_CANON);
+		strbuf_addf(out, " %ld\n", q->turn);
+	}
+	for (size_t i = 0; i < q->nr_history; i++) {
+		strbuf_addstr(out, "history ");
+		json_add_string(out, q->history[i].role, JSON_CANON);
+		strbuf_addch(out, ' ');
+		json_add_string(out, q->history[i].text, JSON_CANON);
+		strbuf_addch(out, '\n');
+	}
+}
+
 static void canon_question(struct strbuf *out, const struct question *q)
 {
 	struct label *rel;
@@ -615,6 +639,7 @@ static void canon_question(struct strbuf *out, const struct question *q)
 	strbuf_addstr(out, "\norigin ");
 	json_add_string(out, q->origin == ORIGIN_NONE ? NULL : origin_name(q->origin), JSON_CANON);
 	strbuf_addf(out, "\nanswerable %s\n", q->answerable ? "true" : "false");
+	canon_conversation(out, q);
 	if (q->nr_relevant) {
 		rel = xcalloc(q->nr_relevant, sizeof(*rel));
 		memcpy(rel, q->relevant, q->nr_relevant * sizeof(*rel));
@@ -653,7 +678,8 @@ static void canon_question(struct strbuf *out, const struct question *q)
 	strbuf_addstr(out, "end\n");
 }
 
-/* Append what a retriever sees of 'q': id, text, answerability. */
+/* Append what a retriever sees of 'q': id, text, answerability, and its
+ * conversation and history when it has them. */
 static void canon_question_text(struct strbuf *out, const struct question *q)
 {
 	strbuf_addstr(out, "question ");
@@ -661,6 +687,7 @@ static void canon_question_text(struct strbuf *out, const struct question *q)
 	strbuf_addstr(out, "\ntext ");
 	json_add_string(out, q->text, JSON_CANON);
 	strbuf_addf(out, "\nanswerable %s\n", q->answerable ? "true" : "false");
+	canon_conversation(out, q);
 }
 
 /* Append the canonical lines ('one' per question) of the questions of 's',
@@ -690,6 +717,38 @@ static void canon_questions_with(const struct set *s, struct strbuf *out,
 static void canon_questions(const struct set *s, struct strbuf *out)
 {
 	canon_questions_with(s, out, canon_question);
+}
+
+/* Append the set-wide forbidden rules of 's', sorted and de-duplicated;
+ * nothing when it has none, so sets without them keep their digests. */
+static void canon_forbid_rules(const struct set *s, struct strbuf *out)
+{
+	char **lines;
+	size_t n = 0;
+
+	if (!s->nr_forbid)
+		return;
+	lines = xcalloc(s->nr_forbid, sizeof(*lines));
+	for (size_t i = 0; i < s->nr_forbid; i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addf(&sb, "forbidden-rule %s ", forbid_kind_name(s->forbid[i].kind));
+		json_add_string(&sb, s->forbid[i].value, JSON_CANON);
+		strbuf_addch(&sb, '\n');
+		lines[i] = strbuf_detach(&sb, NULL);
+	}
+	qsort(lines, s->nr_forbid, sizeof(*lines), cmp_str_ptr);
+	for (size_t i = 0; i < s->nr_forbid; i++) {
+		if (!n || strcmp(lines[i], lines[n - 1]))
+			lines[n++] = lines[i];
+		else
+			free(lines[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addstr(out, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
 }
 
 static void canon_field(struct strbuf *out, const char *key, const char *value)
@@ -725,12 +784,14 @@ void set_canonical(const struct set *s, struct strbuf *out)
 	}
 	if (s->language)
 		canon_field(out, "language", s->language);
+	canon_forbid_rules(s, out);
 	canon_questions(s, out);
 }
 
 void set_content_canonical(const struct set *s, struct strbuf *out)
 {
 	strbuf_addf(out, "evalset-canonical %d\n", SET_SCHEMA);
+	canon_forbid_rules(s, out);
 	canon_questions(s, out);
 }
 

@@ -17,8 +17,9 @@
  *    frozen file records and is checked against, and what results record.
  *  - set_content_digest covers the questions only. It answers "did the
  *    questions change" (tag, versions, check, diff), whatever the header.
- *  - set_questions_digest covers ids, texts and answerability only: what a
- *    run is bound to (a relabelled set keeps its runs).
+ *  - set_questions_digest covers ids, texts and answerability (and the
+ *    conversation and history of a question that has them): what a run is
+ *    bound to (a relabelled set keeps its runs).
  *
  * Loading refuses what cannot be read (exit 2 everywhere); rule violations
  * that can be represented are loaded and reported by set_check, and refused
@@ -88,6 +89,43 @@ struct forbid {
 };
 #define FORBID_DOC_PREFIX "doc:"
 
+/*
+ * A set-wide forbidden rule (docs/access.md, "Set-wide rules"): every
+ * question of the set must never retrieve the chunks it selects, beside
+ * its own forbidden list. Selectors: a chunk id, a document, a document
+ * name prefix, a chunk id prefix, a tag of the corpus line. A rule is well
+ * formed once loaded (set_load refuses an unknown selector or an empty or
+ * control-character value); the module is set-forbid.c.
+ */
+enum forbid_kind {
+	FORBID_BY_CHUNK,       /* chunk: ID */
+	FORBID_BY_DOC,         /* doc: NAME */
+	FORBID_BY_DOC_PREFIX,  /* doc-prefix: PREFIX */
+	FORBID_BY_ID_PREFIX,   /* id-prefix: PREFIX */
+	FORBID_BY_TAG,         /* tag: TAG (the corpus line's "tags") */
+};
+struct forbid_rule {
+	enum forbid_kind kind;
+	char *value;         /* the id, document, prefix or tag */
+	char *entry;         /* how leaks name it: the chunk id itself, else
+	                      * "<selector>:<value>" ("doc:x.md", "tag:internal") */
+	bool as_string;      /* written as a plain string (a chunk id or doc:NAME) */
+	long line, col;      /* where it was read (0: not loaded) */
+};
+
+/*
+ * A turn of a conversation before the one a question asks
+ * (docs/conversations.md): who said it, "user" or "assistant" (another
+ * string is kept as read, for set_check to report), and what was said.
+ */
+struct turn {
+	char *role;
+	char *text;
+	long line, col;  /* where it was read (0: not loaded) */
+};
+#define TURN_USER "user"
+#define TURN_ASSISTANT "assistant"
+
 struct question {
 	char *id;
 	char *text;
@@ -103,6 +141,11 @@ struct question {
 	size_t nr_forbidden, alloc_forbidden;
 	char **tags;
 	size_t nr_tags, alloc_tags;
+	char *conversation;          /* optional: the id of its conversation, or NULL */
+	long turn;                   /* its turn in the conversation, from 1 (as read) */
+	long conv_line, conv_col;    /* where 'conversation' was read (0: not loaded) */
+	struct turn *history;        /* optional: the turns before it, in order */
+	size_t nr_history, alloc_history;
 	char *answer;                /* optional short reference answer */
 	char *note;
 	char *language;              /* optional BCP 47 tag ("de", "pt-BR"), or NULL */
@@ -134,9 +177,11 @@ struct set {
 	size_t nr, alloc;
 	char *file;                  /* the file it was loaded from, or NULL */
 	char *language;              /* optional BCP 47 tag of the questions, or NULL */
+	struct forbid_rule *forbid;  /* optional set-wide forbidden rules */
+	size_t nr_forbid, alloc_forbid;
 };
 
-#define SET_INIT { SET_SCHEMA, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, { NULL, NULL, -1, NULL }, NULL, 0, 0, NULL, NULL }
+#define SET_INIT { SET_SCHEMA, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, { NULL, NULL, -1, NULL }, NULL, 0, 0, NULL, NULL, NULL, 0, 0 }
 
 void set_init(struct set *s);
 void set_release(struct set *s);
@@ -174,6 +219,12 @@ int question_to_yaml(const struct question *q, struct strbuf *out);
 /* Return evidence entry 'e' as a JSON object ({chunk, doc, start, end,
  * quote}, the fields it has); caller frees with cJSON_Delete. */
 struct cJSON *evidence_to_json(const struct evidence *e);
+/* Return the history of 'q' as a JSON array of {"role", "text"} objects, in
+ * order (empty when it has none); caller frees with cJSON_Delete. */
+struct cJSON *history_to_json(const struct question *q);
+/* Add to object 'j' the "conversation" {id, turn} and the "history" of 'q',
+ * each when 'q' has it (the keys of the JSON forms of a question). */
+void question_add_conversation_json(struct cJSON *j, const struct question *q);
 /* Return 'q' as a JSON object (the same fields as the YAML); caller frees
  * with cJSON_Delete. */
 struct cJSON *question_to_json(const struct question *q);
@@ -209,9 +260,10 @@ void set_content_canonical(const struct set *s, struct strbuf *out);
  * set_content_canonical) into 'out': equal for two sets exactly when
  * set_diff finds no question added, removed or changed. */
 void set_content_digest(const struct set *s, char out[72]);
-/* Write the digest of what a retriever sees of the questions: ids, texts and
- * answerability, sorted by id (labels, tags and header excluded), so that a
- * run stays bound to a set that was only relabelled. */
+/* Write the digest of what a retriever sees of the questions: ids, texts,
+ * answerability, and conversations and histories where questions have them,
+ * sorted by id (labels, tags and header excluded), so that a run stays bound
+ * to a set that was only relabelled. */
 void set_questions_digest(const struct set *s, char out[72]);
 
 /* Return the question with 'id', or NULL (a scan: for one look-up). */
@@ -269,9 +321,105 @@ size_t chunk_id_doc_len(const char *id);
  * corpus (may be NULL) has the chunk and one, else the name in the
  * chunker's id form (copied into 'buf'), else NULL. */
 const char *chunk_doc(const struct corpus *corpus, const char *chunk, struct strbuf *buf);
-/* Return the number of questions of 's' with a forbidden list. */
+/* True when some chunk of 'corpus' belongs to a document (chunk_doc). */
+bool corpus_has_documents(const struct corpus *corpus);
+/* Return the number of questions of 's' with a forbidden list: every
+ * question when the set has set-wide rules. */
 size_t set_nr_forbidding(const struct set *s);
+
+/* ---- set-wide forbidden rules (set-forbid.c; docs/access.md) ---- */
+
+struct findings;
+
+/* Return the selector name of 'kind' ("chunk", "doc", "doc-prefix",
+ * "id-prefix", "tag"). */
+const char *forbid_kind_name(enum forbid_kind kind);
+/* Return 0 and set '*out' for a selector name, else -1 (nothing printed). */
+int forbid_kind_parse(const char *name, enum forbid_kind *out);
+/* Return why 'value' cannot be a rule's value, or NULL. */
+const char *forbid_value_problem(const char *value);
+/* Append a rule of 'kind' with 'value' (copied) to 's'. */
+struct forbid_rule *set_add_forbid(struct set *s, enum forbid_kind kind, const char *value);
+/* Replace the rules of 'dst' by copies of those of 'src'. */
+void set_copy_forbid(struct set *dst, const struct set *src);
+void set_clear_forbid(struct set *s);
+/* Return true when rule 'r' needs a corpus to be decided (doc, doc-prefix, tag). */
+bool forbid_rule_needs_corpus(const struct forbid_rule *r);
+/* Return the first rule of 's' that needs a corpus, or NULL. */
+const struct forbid_rule *set_forbid_needs_corpus(const struct set *s);
+/*
+ * Return the entry (forbid_rule.entry) of the first set-wide rule of 's'
+ * that chunk 'chunk' of document 'doc' (NULL: unknown) matches, or NULL;
+ * 'corpus' (may be NULL) gives the chunk's tags.
+ */
+const char *set_rule_forbids(const struct set *s, const struct corpus *corpus, const char *chunk,
+			     const char *doc);
+/*
+ * Return what question 'q' of 's' forbids chunk 'chunk' by: its own entry
+ * (question_forbids) first, else a set-wide rule's entry; NULL when
+ * neither. 'corpus' (may be NULL) gives the chunk's document and tags;
+ * 'buf' is scratch space for the document name.
+ */
+const char *set_forbids(const struct set *s, const struct question *q, const struct corpus *corpus,
+			const char *chunk, struct strbuf *buf);
+/* Return true when question 'q' of 's' forbids anything (its own list, or a set-wide rule). */
+bool set_question_forbids(const struct set *s, const struct question *q);
+/* Return the rule of 's' whose entry is 'entry', or NULL. */
+const struct forbid_rule *set_find_forbid(const struct set *s, const char *entry);
+/* Return true when rule 'r' matches 'chunk' on its id alone (chunk and id-prefix rules). */
+bool forbid_rule_matches_id(const struct forbid_rule *r, const char *chunk);
+/*
+ * Add to 'out' the findings on the set-wide rules of 's': a rule listed
+ * twice (error); with or without 'corpus', a relevant chunk of a question
+ * that a rule forbids (error, at the label: a chunk cannot be both; rules
+ * that need a corpus are decided only with one); with 'corpus', a rule
+ * matching no chunk of it (warning); without, a rule that needs one
+ * (warning: not checked). 'warnings' false: the errors only.
+ */
+void set_check_forbid(const struct set *s, const struct corpus *corpus, struct findings *out,
+		      bool warnings);
+/*
+ * Refuse to find leaks of 's' when the set-wide rules cannot be decided:
+ * a rule needs the corpus and 'corpus' (may be NULL) holds no chunk, or a
+ * rule forbids a relevant chunk of a question. Return 0, or -1 (reported,
+ * naming the set's file, line and column).
+ */
+int set_forbid_ready(const struct set *s, const struct corpus *corpus);
 bool question_has_tag(const struct question *q, const char *tag);
+
+/* ---- conversations (set-conv.c; the rules in set-check.c;
+ *      docs/conversations.md) ---- */
+
+/* Append a turn ('role', 'text', both copied) to the history of 'q'. */
+void question_add_turn(struct question *q, const char *role, const char *text);
+/* Free the history and the conversation of 'q' (leaving none). */
+void question_clear_conversation(struct question *q);
+/* Deep-copy the conversation and history of 'src' into 'dst' (whose own
+ * pointers are overwritten, not freed). */
+void question_copy_conversation(struct question *dst, const struct question *src);
+/* Return true when 'q' is a follow-up: a turn with turns before it (a
+ * history, or a turn index above 1). */
+bool question_is_follow_up(const struct question *q);
+/* The turn positions score and compare report apart (docs/conversations.md,
+ * "Subsets"): a first turn, or a follow-up (question_is_follow_up). */
+#define TURN_FIRST "first"
+#define TURN_FOLLOW_UP "follow-up"
+/* Return TURN_FIRST or TURN_FOLLOW_UP for 'q'. */
+const char *question_turn_position(const struct question *q);
+/* Return true when 'a' and 'b' are the same turn of the same conversation
+ * (or both outside any) after the same history, turn for turn. */
+bool question_conversation_eq(const struct question *a, const struct question *b);
+/* Return true when some question of 's' has a conversation or a history. */
+bool set_has_conversations(const struct set *s);
+/*
+ * Add to 'out' the conversation rules' findings (docs/conversations.md,
+ * "Rules"): roles, empty turns, turn indexes below 1, a history whose user
+ * turns are not the turn index minus one, two questions at one turn of a
+ * conversation, and questions of one conversation whose histories do not
+ * continue each other.
+ */
+struct findings;
+void set_check_conversations(const struct set *s, struct findings *out);
 
 /*
  * Return a new question id for 's' of the form "q-NNNN", one more than the

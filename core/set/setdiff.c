@@ -198,6 +198,8 @@ static unsigned diff_question(const struct question *a, const struct question *b
 		add_other(c, "evidence");
 	if (!forbidden_eq(a, b))
 		add_other(c, "forbidden");
+	if (!question_conversation_eq(a, b))
+		add_other(c, "conversation");
 	if (!json_eq(a->provenance, b->provenance))
 		add_other(c, "provenance");
 	if (!str_eq(a->answer, b->answer))
@@ -315,11 +317,45 @@ unsigned set_header_changes(const struct set *from, const struct set *to)
 	return what;
 }
 
+/* Return true when 'r' is among the rules of 's' (same selector and value). */
+static bool has_rule(const struct set *s, const struct forbid_rule *r)
+{
+	for (size_t i = 0; i < s->nr_forbid; i++)
+		if (s->forbid[i].kind == r->kind && !strcmp(s->forbid[i].value, r->value))
+			return true;
+	return false;
+}
+
+/* Append to 'arr' the rules of 'a' that 'b' lacks, as "selector:value", once each. */
+static void push_rules(const struct set *a, const struct set *b, char ***arr, size_t *nr,
+		       size_t *alloc)
+{
+	for (size_t i = 0; i < a->nr_forbid; i++) {
+		const struct forbid_rule *r = &a->forbid[i];
+		char *name;
+		bool dup = false;
+
+		if (has_rule(b, r))
+			continue;
+		name = xstrfmt("%s:%s", forbid_kind_name(r->kind), r->value);
+		for (size_t j = 0; j < *nr && !dup; j++)
+			dup = !strcmp((*arr)[j], name);
+		if (dup) {
+			free(name);
+			continue;
+		}
+		ALLOC_GROW(*arr, *nr + 1, *alloc);
+		(*arr)[(*nr)++] = name;
+	}
+}
+
 void set_diff_compute(const struct set *from, const struct set *to, struct set_diff *out)
 {
 	side_from_set(&out->from, from);
 	side_from_set(&out->to, to);
 	out->header = set_header_changes(from, to);
+	push_rules(to, from, &out->rules_added, &out->nr_rules_added, &out->alloc_rules_added);
+	push_rules(from, to, &out->rules_removed, &out->nr_rules_removed, &out->alloc_rules_removed);
 	for (size_t i = 0; i < to->nr; i++) {
 		const struct question *b = &to->q[i];
 		const struct question *a = b->id ? set_find(from, b->id) : NULL;
@@ -374,12 +410,30 @@ void set_diff_release(struct set_diff *d)
 	for (size_t i = 0; i < d->nr_changed; i++)
 		question_change_release(&d->changed[i]);
 	free(d->changed);
+	for (size_t i = 0; i < d->nr_rules_added; i++)
+		free(d->rules_added[i]);
+	free(d->rules_added);
+	for (size_t i = 0; i < d->nr_rules_removed; i++)
+		free(d->rules_removed[i]);
+	free(d->rules_removed);
 	memset(d, 0, sizeof(*d));
 }
 
 bool set_diff_empty(const struct set_diff *d)
 {
-	return !d->nr_added && !d->nr_removed && !d->nr_changed;
+	return !d->nr_added && !d->nr_removed && !d->nr_changed && !d->nr_rules_added &&
+	       !d->nr_rules_removed;
+}
+
+/* Append "; set-wide forbidden rules: +tag:internal, -doc:x.md" when they changed. */
+static void rules_summary(const struct set_diff *d, struct strbuf *out)
+{
+	const char *sep = "; set-wide forbidden rules: ";
+
+	for (size_t i = 0; i < d->nr_rules_added; i++, sep = ", ")
+		strbuf_addf(out, "%s+%s", sep, d->rules_added[i]);
+	for (size_t i = 0; i < d->nr_rules_removed; i++, sep = ", ")
+		strbuf_addf(out, "%s-%s", sep, d->rules_removed[i]);
 }
 
 void diff_side_label(const struct diff_side *side, struct strbuf *out)
@@ -410,6 +464,12 @@ void set_diff_summary(const struct set_diff *d, struct strbuf *out)
 		header_summary(d->header, out);
 		return;
 	}
+	if (!d->nr_added && !d->nr_removed && !d->nr_changed) {
+		strbuf_addf(out, "no question changed (%zu questions)", d->to.nr_questions);
+		rules_summary(d, out);
+		header_summary(d->header, out);
+		return;
+	}
 	strbuf_addf(out, "%zu added, %zu removed, %zu changed", d->nr_added, d->nr_removed,
 		    d->nr_changed);
 	if (d->nr_provenance_only)
@@ -432,6 +492,7 @@ void set_diff_summary(const struct set_diff *d, struct strbuf *out)
 		strbuf_addf(out, ", %zu provenance only (the same question on the same evidence)",
 			    d->nr_provenance_only);
 	strbuf_addf(out, ", %zu unchanged", d->nr_unchanged);
+	rules_summary(d, out);
 	header_summary(d->header, out);
 }
 
@@ -471,6 +532,10 @@ void set_diff_format_text(const struct set_diff *d, struct strbuf *out)
 {
 	side_header(out, "from", &d->from);
 	side_header(out, "to  ", &d->to);
+	for (size_t i = 0; i < d->nr_rules_added; i++)
+		strbuf_addf(out, "forbidden +%s  (set-wide rule added)\n", d->rules_added[i]);
+	for (size_t i = 0; i < d->nr_rules_removed; i++)
+		strbuf_addf(out, "forbidden -%s  (set-wide rule removed)\n", d->rules_removed[i]);
 	for (size_t i = 0; i < d->nr_added; i++) {
 		strbuf_addf(out, "added    %s  ", d->added[i].id);
 		add_quoted(out, d->added[i].text);
@@ -649,6 +714,9 @@ struct cJSON *set_diff_to_json(const struct set_diff *d)
 	set_diff_summary(d, &line);
 	cJSON_AddStringToObject(sum, "line", line.buf);
 	strbuf_release(&line);
+	arr = cJSON_AddObjectToObject(o, "forbidden_rules");
+	cJSON_AddItemToObject(arr, "added", strings_json(d->rules_added, d->nr_rules_added));
+	cJSON_AddItemToObject(arr, "removed", strings_json(d->rules_removed, d->nr_rules_removed));
 	cJSON_AddItemToObject(o, "added", questions_json(d->added, d->nr_added));
 	cJSON_AddItemToObject(o, "removed", questions_json(d->removed, d->nr_removed));
 	arr = cJSON_AddArrayToObject(o, "changed");

@@ -9,7 +9,9 @@
  * its text, its labels (relevant grades and judged-irrelevant chunks), its
  * answerable flag, its tags, or another field (origin, provenance, answer,
  * note). Label lists and tags are compared as sets, so reordering them is no
- * change, exactly as for the digest; two sets have an empty diff exactly
+ * change, exactly as for the digest. The set-wide forbidden rules, which
+ * the content digest covers too, are compared as a set and listed apart
+ * (rules_added, rules_removed). Two sets have an empty diff exactly
  * when their content digests are equal. Header changes (name, description,
  * corpus) are reported apart, as HCHANGE_* bits.
  *
@@ -104,10 +106,14 @@ struct set_diff {
 	size_t nr_text, nr_labels, nr_answerable, nr_tags, nr_other;
 	unsigned header;          /* HCHANGE_* bits */
 	size_t nr_provenance_only;  /* changes that are provenance only (above) */
+	/* set-wide forbidden rules added and removed, as "selector:value"
+	 * ("tag:internal"), in the order of the newer and the older set */
+	char **rules_added, **rules_removed;
+	size_t nr_rules_added, alloc_rules_added, nr_rules_removed, alloc_rules_removed;
 };
 
 #define SET_DIFF_INIT { { NULL, NULL, "", "", 0 }, { NULL, NULL, "", "", 0 }, NULL, NULL, 0, 0, \
-			0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+			0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0 }
 
 /*
  * Compute what changed from 'from' to 'to' into 'out' (SET_DIFF_INIT).
@@ -116,7 +122,8 @@ struct set_diff {
 void set_diff_compute(const struct set *from, const struct set *to, struct set_diff *out);
 void set_diff_release(struct set_diff *d);
 /* Return true when the two sets have the same questions (no question
- * added, removed or changed): exactly when their content digests are equal.
+ * added, removed or changed) and set-wide forbidden rules: exactly when
+ * their content digests are equal.
  * The header is not looked at (see d->header). */
 bool set_diff_empty(const struct set_diff *d);
 /* Return the HCHANGE_* bits of what differs between the headers of 'from'

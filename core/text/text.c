@@ -138,36 +138,86 @@ static char *sanitize(const char *s, size_t len)
  * (free the result when it is not 'small'). Fills the ASCII class table on
  * first use.
  */
-static char *fold(const char *s, size_t len, char *small, size_t *out_len)
+/* Append the NFKC + case fold of the 'len' bytes of 's' through utf8proc. */
+static void fold_slow(struct strbuf *out, const char *s, size_t len)
 {
-	char *clean;
+	char *clean = sanitize(s, len);
 	utf8proc_uint8_t *mapped = NULL;
 	utf8proc_ssize_t n;
 
-	pthread_once(&ascii_once, ascii_init);
-	if (text_ascii_fast && is_ascii(s, len)) {
-		/* NFKC leaves ASCII alone; case folding lower-cases A-Z */
-		char *out = len < FOLD_SMALL ? small : xmalloc(len + 1);
-		for (size_t i = 0; i < len; i++) {
-			char c = s[i];
-			out[i] = !c ? ' ' : c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
-		}
-		out[len] = '\0';
-		*out_len = len;
-		return out;
-	}
-	clean = sanitize(s, len);
 	n = utf8proc_map((const utf8proc_uint8_t *)clean, (utf8proc_ssize_t)len, &mapped,
 			 UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
 			 UTF8PROC_CASEFOLD | UTF8PROC_IGNORE);
-	if (n < 0) {
-		/* cannot happen after sanitize, short of memory; keep the input */
-		*out_len = len;
-		return clean;
-	}
+	/* n < 0 cannot happen after sanitize, short of memory: keep the input */
+	if (n < 0)
+		strbuf_add(out, clean, len);
+	else
+		strbuf_add(out, mapped, (size_t)n);
+	free(mapped);
 	free(clean);
-	*out_len = (size_t)n;
-	return (char *)mapped;
+}
+
+/* Write the fold of 'len' ASCII bytes of 's' to 'out': lower case, NUL a space. */
+static void fold_ascii(char *out, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		out[i] = !c ? ' ' : c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
+	}
+}
+
+/*
+ * Return 's' mapped to NFKC + case fold, and its length in '*out_len': in
+ * 'small' (FOLD_SMALL bytes) when it fits, else in memory the caller frees
+ * (free the result when it is not 'small'). Fills the ASCII class table on
+ * first use.
+ *
+ * With the fast path, only the non-ASCII stretches go through utf8proc, each
+ * with the ASCII character before it (a combining mark composes with it:
+ * "e" U+0301 is "é") and up to an ASCII character that another ASCII
+ * character or the end follows (no mark after it). An ASCII character never
+ * composes with what precedes it, and folding maps no character by its
+ * neighbours, so the pieces fold as the whole would.
+ */
+static char *fold(const char *s, size_t len, char *small, size_t *out_len)
+{
+	struct strbuf out = STRBUF_INIT;
+	size_t i = 0;
+
+	pthread_once(&ascii_once, ascii_init);
+	if (text_ascii_fast && is_ascii(s, len)) {
+		char *o = len < FOLD_SMALL ? small : xmalloc(len + 1);
+
+		fold_ascii(o, s, len);
+		o[len] = '\0';
+		*out_len = len;
+		return o;
+	}
+	if (!text_ascii_fast) {
+		fold_slow(&out, s, len);
+		*out_len = out.len;
+		return strbuf_detach(&out, NULL);
+	}
+	strbuf_grow(&out, len + len / 4);
+	while (i < len) {
+		size_t j = i, a, e;
+
+		while (j < len && !((unsigned char)s[j] & 0x80))
+			j++;
+		a = j > i && j < len ? j - 1 : j;
+		strbuf_grow(&out, a - i);
+		fold_ascii(out.buf + out.len, s + i, a - i);
+		strbuf_setlen(&out, out.len + (a - i));
+		if (j == len)
+			break;
+		for (e = j; e < len; e++)
+			if (!((unsigned char)s[e] & 0x80) && (e + 1 == len || !((unsigned char)s[e + 1] & 0x80)))
+				break;
+		fold_slow(&out, s + a, e - a);
+		i = e;
+	}
+	*out_len = out.len;
+	return strbuf_detach(&out, NULL);
 }
 
 enum text_script text_script_of(int32_t cp)

@@ -137,7 +137,9 @@ class Rule:
 
     @property
     def line(self) -> str:
-        return ("pass  " if self.passed else "FAIL  ") + self.why
+        """The rule's line as ``compare`` prints it, headline first
+        (``R@5 0.8894 -> 0.4687 (-0.4207) FAIL  max_drop 0.02 ...``)."""
+        return self.raw.get("line") or self.why
 
 
 @dataclass

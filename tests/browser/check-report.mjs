@@ -10,17 +10,24 @@
 //          "expect": {"<k>": {"P@k": v, "R@k": v, "Success@k": v, "RR": v, "nDCG@k": v}},
 //                    values `evalset score --format json` gives at that k
 //          "escape": [strings that must show as text] (optional),
+//          "score": score --format json of the candidate at k (its questions),
+//          "compare": compare --format json (lost, gained), or absent,
+//          "word": a whole word to type into the question table's search,
+//          "subset": a subset to filter by (e.g. "tag=hard"), or absent,
+//          "shots": a folder for docs/ screenshots, or absent,
 //          "injected": true for a copy with a script injected, which must not run}
 //
 // The browser is Debian's chromium started through playwright-core's
 // executablePath, never a downloaded build; it runs with a fresh profile
 // and no network services. Screenshots go to each page's artifacts dir.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { launch } from './lib.mjs';
 
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 let n = 0, failed = 0;
 const lines = [];
 function ok(cond, what, diag) {
@@ -80,6 +87,211 @@ function checkSlider(name, got, expect, k) {
       bad.push(`${measure(k)}: page shows ${g.text} (${g.value}), score gives ${want}`);
   }
   ok(bad.length === 0, `${name}: whole-set P, R, Success, RR, nDCG at k=${k} equal score's`, bad.join('\n'));
+}
+
+
+// ---- the question table, layout and accessibility ----
+
+// No sideways scroll at 'w' CSS px (375: a phone; 640: 1280 at 200% zoom).
+async function noSideways(page, where, widths = [375, 640]) {
+  const size = page.viewportSize();
+  for (const w of widths) {
+    await page.setViewportSize({ width: w, height: 800 });
+    const r = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    ok(r[0] <= r[1], `${where}: no sideways scroll at ${w} px (WCAG 1.4.10)`, `scrollWidth ${r[0]}, clientWidth ${r[1]}`);
+  }
+  await page.setViewportSize(size);
+}
+// axe-core in the state the page is in, at 1280 and 375 px, light and dark:
+// no serious or critical violation.
+async function axe(page, where) {
+  const size = page.viewportSize();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    if (scheme === 'dark') ok(bg === 'rgb(22, 22, 22)', `${where}: the page follows prefers-color-scheme: dark`, bg);
+    for (const w of [1280, 375]) {
+      await page.setViewportSize({ width: w, height: 800 });
+      if (!await page.evaluate(() => typeof window.axe === 'object')) await page.evaluate(axeSource);
+      const bad = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((x) => x.target.join(' ')).join(', ')}`));
+      ok(bad.length === 0, `${where}: axe finds no serious or critical violation (${w} px, ${scheme})`, bad.join('\n'));
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(size);
+}
+// The ids of every row the table shows for its filter, page after page
+// (Next page clicked with the mouse), and the number of pages.
+async function allRows(page) {
+  const ids = [];
+  let pages = 1;
+  while (await page.locator('#qt-prev').isEnabled()) await page.click('#qt-prev');
+  for (;;) {
+    ids.push(...await page.$$eval('#qtable tbody tr', (trs) => trs.map((t) => t.getAttribute('data-id'))));
+    if (!await page.locator('#qt-next').isEnabled()) break;
+    await page.click('#qt-next');
+    pages++;
+  }
+  while (await page.locator('#qt-prev').isEnabled()) await page.click('#qt-prev');
+  return { ids, pages };
+}
+const same = (a, b) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+
+async function shotTo(page, p, name, at, fullPage = false) {
+  if (at) await page.evaluate((sel) => document.querySelector(sel).scrollIntoView({ block: 'start' }), at);
+  const f = path.join(p.artifacts, `${p.name}-${name}.png`);
+  await page.screenshot({ path: f, fullPage });
+  if (p.shots) { mkdirSync(p.shots, { recursive: true }); copyFileSync(f, path.join(p.shots, `report-${name}.png`)); }
+}
+
+async function checkTable(page, p) {
+  const score = JSON.parse(readFileSync(p.score, 'utf8'));
+  const cmp = p.compare ? JSON.parse(readFileSync(p.compare, 'utf8')) : null;
+  const k = p.k;
+  const qs = score.questions.filter((q) => q.answerable);
+  const lost = new Set(cmp ? cmp.lost.map((q) => q.id) : []), gained = new Set(cmp ? cmp.gained.map((q) => q.id) : []);
+  const found = (q) => q.rel_ranks && q.rel_ranks.length && q.rel_ranks[0] <= k;
+  const status = (q) => cmp ? (lost.has(q.id) ? 'lost' : gained.has(q.id) ? 'gained' : found(q) ? 'both' : 'never')
+                            : (found(q) ? 'found' : 'never');
+  const byStatus = {};
+  for (const q of qs) (byStatus[status(q)] ||= []).push(q.id);
+
+  // every question, then each status filter, against score and compare
+  const all = await allRows(page);
+  ok(same(all.ids, qs.map((q) => q.id)), `${p.name}: the question table holds every answerable question (${qs.length}, ${all.pages} pages)`,
+     `${all.ids.length} rows`);
+  const rows = await page.$$eval('#qtable tbody tr', (trs) => trs.length);
+  ok(rows <= 50, `${p.name}: the table draws one page of rows at a time`, `${rows} rows`);
+  for (const st of cmp ? ['lost', 'gained', 'never', 'both'] : ['found', 'never']) {
+    await page.selectOption('#qt-status', st);
+    const got = await allRows(page);
+    ok(same(got.ids, byStatus[st] || []), `${p.name}: "Show ${st}" lists exactly the ${st} questions (${(byStatus[st] || []).length})`,
+       `page ${JSON.stringify(got.ids)}\nwant ${JSON.stringify(byStatus[st] || [])}`);
+    const shown = await page.locator(`#n-${st}`).textContent().catch(() => null);
+    ok(shown === String((byStatus[st] || []).length), `${p.name}: the count of ${st} questions is ${(byStatus[st] || []).length}`, shown);
+  }
+  await page.selectOption('#qt-status', '');
+
+  // a whole word typed into the search, with a delay between keys: the
+  // focus stays in the field, it holds the word, every row matches
+  const word = p.word;
+  await page.click('#qt-search');
+  await page.keyboard.type(word, { delay: 40 });
+  const focus = await page.evaluate(() => [document.activeElement.id, document.activeElement.value]);
+  ok(focus[0] === 'qt-search' && focus[1] === word, `${p.name}: typing "${word}" leaves the focus and the whole word in the search field`,
+     JSON.stringify(focus));
+  const want = qs.filter((q) => (q.id + '\n' + q.text).toLowerCase().includes(word.toLowerCase())).map((q) => q.id);
+  const got = await allRows(page);
+  const texts = await page.$$eval('#qtable tbody tr', (trs) => trs.map((t) => t.textContent.toLowerCase()));
+  ok(want.length > 0 && want.every((id) => got.ids.includes(id)) && texts.every((t) => t.includes(word.toLowerCase())),
+     `${p.name}: the search for "${word}" shows every question holding it (${want.length}) and only rows that hold it`,
+     `shown ${JSON.stringify(got.ids)}, want ${JSON.stringify(want)}`);
+  await noSideways(page, `${p.name} (searched)`);
+  await axe(page, `${p.name} (searched)`);
+  await shotTo(page, p, 'search', '#questions');
+  await page.fill('#qt-search', '');
+  await page.keyboard.press('Tab');   // out of the field (the keyboard moves on)
+  // the subset filter
+  if (p.subset) {
+    const opt = await page.$$eval('#qt-subset option', (os, want) => (os.find((o) => o.textContent === want) || {}).value, p.subset);
+    await page.selectOption('#qt-subset', opt ?? '');
+    const [what, val] = p.subset.split('=');
+    const wantIds = qs.filter((q) => what === 'tag' ? (q.tags || []).includes(val) : (q.origin || 'hand') === val).map((q) => q.id);
+    const sub = await allRows(page);
+    ok(opt !== undefined && same(sub.ids, wantIds), `${p.name}: the subset ${p.subset} lists its ${wantIds.length} questions`,
+       `${sub.ids.length} shown`);
+    await page.selectOption('#qt-subset', '');
+  }
+  // sorting by rank change (largest drop first) and by rank after
+  if (cmp) {
+    await page.selectOption('#qt-sort', 'drop');
+    const ch = await page.$$eval('#qtable tbody tr td:nth-child(6)', (tds) => tds.map((t) => Number(t.getAttribute('data-value'))));
+    ok(ch.length > 1 && ch.every((v, i) => i === 0 || ch[i - 1] <= v), `${p.name}: sorted by rank change, the largest drop comes first`, JSON.stringify(ch.slice(0, 20)));
+  }
+  await page.selectOption('#qt-sort', 'after');
+  const col = cmp ? 5 : 4;
+  const after = await page.$$eval(`#qtable tbody tr td:nth-child(${col})`, (tds) => tds.map((t) => t.textContent));
+  const num = after.map((t) => (/^\d+$/.test(t) ? Number(t) : Infinity));
+  ok(num.every((v, i) => i === 0 || num[i - 1] <= v), `${p.name}: sorted by rank after, ascending (none last)`, JSON.stringify(after.slice(0, 20)));
+
+  // a question shown at the cutoff: from the keyboard (Enter on its id) and the mouse
+  const rr = (id) => { const q = qs.find((x) => x.id === id); return q.rel_ranks && q.rel_ranks.length ? 1 / q.rel_ranks[0] : 0; };
+  const pick = page.locator('#qtable tbody button.pick');
+  const first = await pick.nth(0).textContent();
+  await pick.nth(0).focus();
+  await page.keyboard.press('Enter');
+  let at = await page.evaluate(() => [document.getElementById('q-id').textContent, document.activeElement.id,
+    Number(document.getElementById('q-RR').getAttribute('data-value'))]);
+  ok(at[0] === first && at[1] === 'q-text' && close(at[2], rr(first)),
+     `${p.name}: Enter on a question's id shows it at the cutoff (its RR = 1 / first relevant rank) and moves the focus there`, JSON.stringify(at));
+  const n = await pick.count();
+  if (n > 1) {
+    const second = await pick.nth(n - 1).textContent();
+    await pick.nth(n - 1).click();
+    at = await page.evaluate(() => [document.getElementById('q-id').textContent, Number(document.getElementById('q-RR').getAttribute('data-value'))]);
+    ok(at[0] === second && close(at[1], rr(second)), `${p.name}: a click on a question's id shows it at the cutoff`, JSON.stringify(at));
+    await page.click('#q-prev');
+    const prevId = await pick.nth(n - 2).textContent();
+    at = await page.evaluate(() => document.getElementById('q-id').textContent);
+    ok(at === prevId, `${p.name}: "Previous question" shows the one before it in the table's order`, `${at}, want ${prevId}`);
+  }
+  await shotTo(page, p, 'cutoff', '#cutoff');
+  await page.selectOption('#qt-sort', 'status');
+  await shotTo(page, p, 'questions', '#questions');
+  await page.setViewportSize({ width: 375, height: 800 });
+  await shotTo(page, p, 'narrow', '#questions');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await shotTo(page, p, 'top', 'body');
+}
+
+// The charts' layout: the forest plot's title clear of its column header,
+// every legend label inside its chart, an n beside every subset bar.
+async function checkLayout(page, p) {
+  const lay = await page.evaluate(() => {
+    const inter = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const out = { overlap: null, clipped: [], groups: [] };
+    const f = document.getElementById('chart-forest');
+    if (f) {
+      const texts = Array.from(f.querySelectorAll('text'));
+      const title = texts.find((t) => t.classList.contains('chart-title'));
+      const head = texts.find((t) => t.textContent === 'delta [95% CI]');
+      out.overlap = inter(title.getBoundingClientRect(), head.getBoundingClientRect());
+    }
+    for (const svg of document.querySelectorAll('svg.chart')) {
+      const box = svg.getBoundingClientRect();
+      for (const t of svg.querySelectorAll('g.legend text')) {
+        const r = t.getBoundingClientRect();
+        if (r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5) out.clipped.push(`${svg.id}: ${t.textContent}`);
+      }
+    }
+    for (const g of document.querySelectorAll('#chart-subsets g.group'))
+      out.groups.push([g.getAttribute('data-group'), (g.querySelector('text.n') || {}).textContent]);
+    return out;
+  });
+  if (lay.overlap !== null) ok(!lay.overlap, `${p.name}: the forest plot's title does not overlap its column header`);
+  ok(lay.clipped.length === 0, `${p.name}: no legend label is cut by its chart's edge`, lay.clipped.join('\n'));
+  const score = JSON.parse(readFileSync(p.score, 'utf8'));
+  const nAns = score.questions.filter((q) => q.answerable).length;
+  const allGroup = lay.groups.find((g) => g[0] === 'all answerable');
+  ok(lay.groups.length > 1 && lay.groups.every((g) => /^n = \d+$/.test(g[1] || '')) && allGroup && allGroup[1] === `n = ${nAns}`,
+     `${p.name}: every subset bar carries its n ("all answerable": n = ${nAns})`, JSON.stringify(lay.groups));
+  const main = await page.evaluate(() => document.querySelectorAll('main').length);
+  ok(main === 1, `${p.name}: the page has one main landmark`, `${main}`);
+  // printed: no slider, no controls; the question at the cutoff and every table row keep their question
+  await page.emulateMedia({ media: 'print' });
+  const pr = await page.evaluate(() => {
+    const vis = (e) => e && getComputedStyle(e).display !== 'none' && e.getClientRects().length > 0;
+    return { slider: vis(document.querySelector('.slider')), controls: vis(document.querySelector('.controls')),
+             drag: /Drag k/.test(document.body.innerText), qid: (document.getElementById('q-id') || {}).textContent,
+             atk: vis(document.querySelector('.at-k')),
+             rows: Array.from(document.querySelectorAll('#qtable tbody tr')).map((tr) => (tr.querySelector('td.qtext') || {}).textContent || '') };
+  });
+  ok(!pr.slider && !pr.controls && !pr.drag && pr.atk && pr.qid && pr.rows.length > 0 && pr.rows.every((t) => t.length > 0),
+     `${p.name}: printed, the slider and the table's controls are gone, k and the question at the cutoff are named, every row keeps its question`,
+     JSON.stringify({ ...pr, rows: pr.rows.length }));
+  await page.emulateMedia({ media: 'screen' });
 }
 
 async function checkPage(context, p) {
@@ -149,13 +361,19 @@ async function checkPage(context, p) {
     const body = await page.evaluate(() => document.body.innerText);
     for (const s of p.escape)
       ok(body.includes(s), `${p.name}: ${JSON.stringify(s)} shows as text`);
-    const imgs = await page.evaluate(() => document.querySelectorAll('img, body script:not([id=slider-data])').length);
+    const imgs = await page.evaluate(() => document.querySelectorAll('img, body script:not([id=report-data])').length);
     ok(imgs === 1, `${p.name}: no element was injected (one script: the report's own)`, `img + script count ${imgs}`);
   }
   if (p.escape) {
     const raw = await page.evaluate(() => document.body.innerText);
     ok(!/[\u202a-\u202e\u2066-\u2069\u200b-\u200f]/.test(raw),
        `${p.name}: no bidirectional or zero-width character is left raw on the page`);
+  }
+  if (!p.injected) {
+    await noSideways(page, `${p.name} (as loaded)`);
+    await axe(page, `${p.name} (as loaded)`);
+    await checkLayout(page, p);
+    await checkTable(page, p);
   }
   ok(dialogs.length === 0, `${p.name}: no dialog opened`, dialogs.join('\n'));
   if (p.injected) {

@@ -59,28 +59,44 @@ async function click(page, sel, expect) {
   await page.waitForTimeout(150);
   return msg;
 }
-// Run axe-core on the page as it is ('where') at each width: no serious or critical violation.
+// Run axe-core on the page as it is ('where') at each width, in the light
+// and the dark colour scheme: no serious or critical violation (contrast
+// included, so each scheme's colours are checked).
 async function axe(page, where, widths = [1280, 375]) {
   const size = page.viewportSize();
-  for (const w of widths) {
-    await page.setViewportSize({ width: w, height: 760 });
-    await page.waitForTimeout(50);
-    if (!await page.evaluate(() => typeof window.axe === 'object')) await page.evaluate(axeSource);
-    const bad = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
-    ok(bad.length === 0, `axe: no serious or critical violation (${where}, ${w} px)`, bad.join('\n'));
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    if (scheme === 'dark') ok(bg === 'rgb(20, 24, 29)', `dark: the page follows prefers-color-scheme (${where})`, bg);
+    for (const w of widths) {
+      await page.setViewportSize({ width: w, height: 760 });
+      await page.waitForTimeout(50);
+      if (!await page.evaluate(() => typeof window.axe === 'object')) await page.evaluate(axeSource);
+      const bad = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ') + ' ' + (n.failureSummary || '').split('\n').slice(1, 2).join('')).join(', ')}`));
+      ok(bad.length === 0, `axe: no serious or critical violation (${where}, ${w} px, ${scheme})`, bad.join('\n'));
+    }
   }
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize(size);
 }
 const currentId = (page) => page.getAttribute('#question', 'data-id');
+// The question shown once it is no longer 'id' (a write's page update can
+// take a while on a slow build: the sanitizers, an emulator), or 'id' after
+// ten seconds.
+async function movedFrom(page, id) {
+  await page.waitForFunction((was) => document.getElementById('question')?.dataset.id !== was, id,
+    { timeout: 10000 }).catch(() => {});
+  return currentId(page);
+}
 
 async function reviewSet(context) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  // the one refusal expected: the stale write's 409
-  page.on('console', (m) => { if (m.type() === 'error' && !/status of 409/.test(m.text())) errors.push(m.text()); });
+  // the refusals expected: the stale write's 409, the hidden tag's 422
+  page.on('console', (m) => { if (m.type() === 'error' && !/status of 4(09|22)/.test(m.text())) errors.push(m.text()); });
   await page.goto(config.set.url);
   await page.waitForSelector('#question');
   ok(await currentId(page) === 'q-0001', 'set: the first question is shown');
@@ -149,7 +165,14 @@ async function reviewSet(context) {
   await press(page, '2', `${second} graded 2`);
   await page.keyboard.press('n');
   const third = await page.getAttribute('#question .chunk.focus', 'data-chunk');
+  // a write sends back the question as written: the page does not load every question again
+  const reloads = [];
+  const count = (req) => { if (req.url().endsWith('/api/state')) reloads.push(req.url()); };
+  page.on('request', count);
   await press(page, '0', `${third} graded 0`);
+  page.off('request', count);
+  ok(reloads.length === 0 && await page.getAttribute(`#question .chunk[data-chunk="${third}"]`, 'data-grade') === '0',
+    'set: a grade is shown from the write\'s reply, without loading the whole set again', String(reloads.length));
   q = show('q-0002');
   ok(q.relevant[second] === 2 && q.irrelevant.includes(third) && q.relevant['scottish-parliament-p29'] === 1,
     'set: n moves to a chunk, 2 labels it grade 2, 0 labels the next irrelevant', JSON.stringify([q.relevant, q.irrelevant]));
@@ -158,9 +181,12 @@ async function reviewSet(context) {
   ok(!show('q-0002').irrelevant.includes(third), 'set: x removes a label');
   // the scale on the page is 0-3: keys 4-9 write nothing
   const graded = readFileSync(setFile, 'utf8');
-  for (const key of ['4', '7', '9']) await page.keyboard.press(key);
+  const said = [];
+  for (const key of ['4', '7', '9']) said.push(await press(page, key));
   await page.waitForTimeout(300);
   ok(readFileSync(setFile, 'utf8') === graded, 'set: keys 4-9 grade nothing (the scale is 0-3)');
+  ok(said.every((m, i) => m.includes('grades are 0 to 3') && m.includes('key ' + '479'[i])) &&
+     await page.$eval('#status', (e) => e.className === 'error'), 'set: keys 4-9 are refused where the reviewer looks', said.join(' | '));
 
   // j, t: tag q-0003
   await page.keyboard.press('j');
@@ -186,17 +212,25 @@ async function reviewSet(context) {
   const rej = readFileSync(path.join(config.set.dir, 'rejected.yaml'), 'utf8');
   ok(!inSet(rejected) && rej.includes(`- id: ${rejected}\n`) && rej.includes('reason: \'ambiguous: <script>alert(1)</script>\'') &&
      rej.includes('reviewed_by: browser-test'), 'set: r rejects: out of set.yaml, into rejected.yaml with its reason', rej.slice(0, 800));
-  ok(await currentId(page) !== rejected, 'set: the page moves on from a rejected question');
+  ok(await movedFrom(page, rejected) !== rejected, 'set: the page moves on from a rejected question');
 
-  // u: mark the current question unanswerable, u again: answerable with the focused chunk
+  // u: mark the current question unanswerable, u again: answerable with
+  // the grades it had (a 2 stays a 2), not the focused chunk at 1
   const un = await currentId(page);
+  await page.keyboard.press('n');
+  const two = await page.getAttribute('#question .chunk.focus', 'data-chunk');
+  await press(page, '2', `${two} graded 2`);
+  await page.keyboard.press('n');
+  const had = show(un).relevant;
   await press(page, 'u', `${un} marked unanswerable`);
   q = show(un);
-  ok(q.answerable === false && Object.keys(q.relevant).length === 0, 'set: u marks a question unanswerable', JSON.stringify(q));
+  ok(q.answerable === false && Object.keys(q.relevant).length === 0 && q.irrelevant.includes(two),
+    'set: u marks a question unanswerable (its relevant chunks irrelevant)', JSON.stringify(q));
   const focus = await page.getAttribute('#question .chunk.focus', 'data-chunk');
   await press(page, 'u', `${un} marked answerable`);
   q = show(un);
-  ok(q.answerable === true && q.relevant[focus] === 1, 'set: u again makes it answerable with the focused chunk relevant', JSON.stringify(q.relevant));
+  ok(q.answerable === true && had[two] === 2 && JSON.stringify(q.relevant) === JSON.stringify(had) && (focus in had || !(focus in q.relevant)),
+    'set: u again makes it answerable with the grades it had, the grade 2 still 2', JSON.stringify([had, q.relevant, focus]));
 
   // the list, filtered by status from the keyboard (Tab into the filter)
   await page.keyboard.press('l');
@@ -368,6 +402,104 @@ async function reviewSet(context) {
   const next2 = await currentId(page);
   ok(next2 !== next1 && ['unreviewed', undefined].includes((show(next2).provenance || {}).review), 'place: g goes to the next one', next2);
 
+  // Hidden characters: shown as marked <U+XXXX> tokens, never obeyed; refused in a tag.
+  await page.focus('#f-search');
+  await page.keyboard.type('gamma', { delay: 60 });
+  await page.waitForTimeout(200);
+  ok(await currentId(page) === config.set.hidden, 'hidden: the question with a right-to-left override is found', await currentId(page));
+  const qtext = await page.$eval('#q-text', (e) => ({ text: e.textContent, marks: [...e.querySelectorAll('.hc')].map((m) => m.textContent) }));
+  ok(qtext.text === 'gamma <U+202E>gnp.exe<U+202C>: which file is it?' && qtext.marks.join(' ') === '<U+202E> <U+202C>',
+    'hidden: the override shows as a marked <U+202E>, so "gnp.exe" does not read as "exe.png"', JSON.stringify(qtext));
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('l');
+  await page.waitForSelector('#qlist');
+  ok(await page.$eval(`#qlist tr[data-id="${config.set.hidden}"] td:last-child`, (td) => td.querySelectorAll('.hc').length === 2 && !/\u202e/.test(td.textContent)),
+    'hidden: the list row marks them too');
+  await page.keyboard.press('l');
+  await page.waitForSelector('#question');
+  await page.keyboard.press('e');
+  await page.waitForSelector('#d-input');
+  ok((await page.textContent('#d-hidden').catch(() => '')).includes('<U+202E> <U+202C>'), 'hidden: the edit dialog says which hidden characters the text holds');
+  await page.keyboard.press('Escape');
+  const beforeTag = readFileSync(setFile, 'utf8');
+  await page.keyboard.press('t');
+  await page.waitForSelector('#d-input');
+  await page.keyboard.type('\u202eevil', { delay: 40 });
+  const refusal = await press(page, 'Enter');
+  ok(/reorders text or takes no width/.test(refusal) && refusal.includes('<U+202E>evil') && readFileSync(setFile, 'utf8') === beforeTag,
+    'hidden: a tag holding U+202E is refused, saying why, and nothing is written', refusal);
+  await page.keyboard.press('Escape');
+  await page.focus('#f-search');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.press('Escape');
+
+  // The whole corpus searched from the page: typed into, a key at a time,
+  // no letter runs as a command; then words, a chunk id and a document.
+  await page.keyboard.press('k');
+  const host = await currentId(page);
+  await page.keyboard.press('c');
+  ok(await page.evaluate(() => document.activeElement && document.activeElement.id === 'c-search'), 'corpus: c puts the focus in the corpus search');
+  const quiet = readFileSync(setFile, 'utf8');
+  for (const word of ['warsaw rejected quota', 'Battle of Hastings']) {
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type(word, { delay: 60 });
+    await page.waitForTimeout(200);
+    const f = await page.$eval('#c-search', (e) => ({ focused: document.activeElement === e, value: e.value }));
+    ok(f.focused && f.value === word && await page.$('#d-input') === null && await currentId(page) === host,
+      `corpus: typing '${word}' keeps the focus and every letter in the corpus search`, JSON.stringify(f));
+  }
+  ok(readFileSync(setFile, 'utf8') === quiet, 'corpus: no letter typed into the corpus search changed the set');
+  await press(page, 'Enter', 'in the corpus for');
+  const words = await page.$$eval('#c-hits .chunk', (cs) => cs.map((c) => ({ id: c.dataset.chunk,
+    doc: (c.querySelector('.doc') || {}).textContent, title: (c.querySelector('.title') || {}).textContent, text: c.querySelector('.body').textContent })));
+  ok(words.length > 1 && words[0].text.includes('Battle of Hastings') && words.every((h) => /battl|hasting/i.test(h.text)) &&
+     words.every((h) => h.doc && h.doc.startsWith('document ') && h.title),
+    'corpus: words find the chunks holding them, the best first, each with its document and title', JSON.stringify(words.map((h) => [h.id, h.doc, h.title])));
+  ok(readFileSync(setFile, 'utf8') === quiet, 'corpus: Enter searched and wrote nothing');
+  await page.fill('#c-search', 'harvard-university-p04');
+  await click(page, '#c-go', 'in the corpus for');
+  const byId = await page.$eval('#c-hits .chunk', (c) => ({ id: c.dataset.chunk, marks: [...c.querySelectorAll('.body .hc')].map((m) => m.textContent) }));
+  const zw = (readFileSync(path.join(config.set.dir, 'corpus.jsonl'), 'utf8').split('\n').find((l) => l.includes('"id": "harvard-university-p04"')) || '').split('\u200b').length - 1;
+  ok(byId.id === 'harvard-university-p04' && zw > 0 && byId.marks.length === zw && byId.marks.every((m) => m === '<U+200B>'),
+    'corpus: a chunk id finds that chunk; its zero-width spaces show as <U+200B>', JSON.stringify(byId));
+  await page.fill('#c-search', 'doc:normans.txt');
+  await page.focus('#c-search');
+  await press(page, 'Enter', 'in the corpus for');
+  const docHits = await page.$$eval('#c-hits .chunk', (cs) => cs.map((c) => c.dataset.chunk));
+  const normans = readFileSync(path.join(config.set.dir, 'corpus.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"doc": "normans.txt"')).map((l) => JSON.parse(l).id);
+  ok(docHits.length === Math.min(20, normans.length) && docHits.every((id, i) => id === normans[i]) &&
+     (normans.length <= 20 || (await page.textContent('#corpus')).includes('More chunks match')),
+    'corpus: a document\'s name lists its chunks in corpus order (20 at most, saying so)', JSON.stringify([docHits.length, normans.length]));
+  const shownBefore = await page.$$eval('#question > .chunk', (cs) => cs.map((c) => c.dataset.chunk));
+  const pick = docHits.findIndex((id) => !shownBefore.includes(id));
+  const picked = docHits[pick];
+  await click(page, `#c-grade-2-${pick}`, `${picked} graded 2 for ${host}`);
+  ok(show(host).relevant[picked] === 2, 'corpus: a hit outside the labelled chunks and the BM25 top 5 is labelled grade 2 (in the file)', JSON.stringify(show(host).relevant));
+  ok(await page.$eval(`#c-grade-2-${pick}`, (b) => b.getAttribute('aria-pressed') === 'true' && document.activeElement === b),
+    'corpus: its button shows the grade, and keeps the focus after the write');
+  ok(await page.$(`#question > .chunk[data-chunk="${picked}"]`) !== null, 'corpus: the labelled hit joins the question\'s chunks');
+  await page.keyboard.press('Escape');
+  await press(page, 'z', `undone: label ${host} / ${picked}`);
+  ok(!(picked in show(host).relevant), 'corpus: undo takes the label back');
+  await axe(page, 'set: corpus hits');
+
+  // A long chunk scrolls from the keys: Space and Shift+Space move the text
+  // of the chunk a grade acts on (at 375 px a paragraph is longer than its box).
+  await page.setViewportSize({ width: 375, height: 760 });
+  await page.evaluate(() => document.activeElement && document.activeElement.blur());
+  const long = () => page.$eval('#question .chunk.focus .body', (b) => ({ top: b.scrollTop, over: b.scrollHeight > b.clientHeight + 1 }));
+  let lc = await long();
+  for (let i = 0; i < 6 && !lc.over; i++) { await page.keyboard.press('n'); lc = await long(); }
+  ok(lc.over && lc.top === 0, 'keys: a chunk longer than its box is found', JSON.stringify(lc));
+  await page.keyboard.press(' ');
+  const down = (await long()).top;
+  await page.keyboard.press('Shift+ ');
+  const up = (await long()).top;
+  ok(down > 0 && up < down, 'keys: Space scrolls the chunk\'s text down, Shift+Space back up', JSON.stringify({ down, up }));
+  await page.setViewportSize({ width: 1100, height: 760 });
+
   // the tag with markup shows as text
   const html = await page.content();
   ok(!html.includes('<script>alert(1)'), 'set: nothing from the file becomes markup');
@@ -396,11 +528,16 @@ async function gradePool(context) {
   const total = await page.evaluate(() => Number(document.getElementById('progress').textContent.match(/of (\d+)/)[1]));
   // the person's grades: 3 - (position mod 4), so some agree with the judge and some do not
   const mine = [];
+  const poolReloads = [];
+  const countPool = (req) => { if (req.url().endsWith('/api/state')) poolReloads.push(req.url()); };
+  page.on('request', countPool);
   for (let i = 0; i < total; i++) {
     const g = 3 - (i % 4);
     mine.push(g);
     await press(page, String(g), `graded ${g}`);
   }
+  page.off('request', countPool);
+  ok(poolReloads.length === 0, 'pool: grades are shown from the writes\' replies, without loading the whole pool again', String(poolReloads.length));
   await page.waitForSelector('#summary');
   ok(true, `pool: ${total} pairs graded with the keys 0-3, then the summary`);
   await shot(page, 'summary');
@@ -422,6 +559,11 @@ async function gradePool(context) {
   const shown = await page.$eval('#agreement', (e) => ({ n: Number(e.dataset.n), exact: Number(e.dataset.exact) }));
   ok(shown.n === both && Math.abs(shown.exact - agree / both) < 1e-9,
     'pool: the summary\'s agreement matches the file', JSON.stringify({ shown, both, agree }));
+  const said = await page.textContent('#agreement');
+  const few = await page.$('#agreement-few');
+  ok(/kappa -?\d\.\d{3} \(95% interval -?\d\.\d{3} to -?\d\.\d{3}\)/.test(said) && (both < 30) === (few !== null) &&
+     (!few || (await few.textContent()).includes(`Only ${both} pairs compared`)),
+    'pool: each kappa with its 95% interval, and a note that so few pairs say little', said);
   // the mouse: back to the pairs, the first pair regraded with its button
   await page.click('#b-summary');
   await page.waitForSelector('#pair');

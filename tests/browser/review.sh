@@ -64,6 +64,12 @@ for q in keep:
 open(sys.argv[2], "w").write(head + "questions:\n" + "".join(out))
 PY
 
+# a question whose text holds a right-to-left override (U+202E ... U+202C):
+# the page must show the marks, not read "gnp.exe" as "exe.png"
+"$evalset" add sets/squad-demo --text $'gamma \u202egnp.exe\u202c: which file is it?' --unanswerable > hidden.out 2>> "$log" ||
+  fail_setup "a question with hidden characters is added" "$log"
+sed -n 's/^added \(q-[0-9]*\)$/\1/p' hidden.out > hidden.id
+
 # start_review NAME ARG: a server in the background; its address in NAME.url
 start_review() {
   local name=$1 arg=$2
@@ -84,7 +90,7 @@ const fs = require('fs'), path = require('path');
 const [work, artifacts, chromium, profile, evalset, shots] = process.argv.slice(2);
 const url = (n) => fs.readFileSync(path.join(work, n + '.url'), 'utf8').trim();
 console.log(JSON.stringify({ work, artifacts, chromium, profile, evalset, shots,
-  set: { url: url('set'), dir: path.join(work, 'sets/squad-demo') },
+  set: { url: url('set'), dir: path.join(work, 'sets/squad-demo'), hidden: fs.readFileSync(path.join(work, 'hidden.id'), 'utf8').trim() },
   pool: { url: url('pool'), file: path.join(work, 'pool.yaml') } }));
 JS
   fail_setup "the test's configuration is written" "$log"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Browser test of `evalset report`, printing TAP (suite "browser").
 #
-# usage: run.sh EVALSET ARTIFACTS_DIR
+# usage: run.sh EVALSET ARTIFACTS_DIR [SHOTS_DIR]
 #
 # Builds two reports in a scratch directory: the demo (sets/squad-demo, BM25
 # with stemming as the candidate against BM25 without, both from
@@ -10,13 +10,20 @@
 # Chromium (Debian's chromium package, through playwright-core installed
 # from tests/browser/package-lock.json), screenshots it into ARTIFACTS_DIR,
 # and compares the page's numbers with `evalset score --format json` at
-# k = 5 (as rendered), 1 and 10 (after moving the slider).
+# k = 5 (as rendered), 1 and 10 (after moving the slider). It drives the
+# question table with the mouse and the keyboard (a whole word typed into
+# its search, each status filter checked against `evalset compare --format
+# json`, a subset, two sorts, a question shown at the cutoff), checks the
+# charts' layout, the page printed, no sideways scroll at 375 and 640 px,
+# and runs axe-core at 1280 and 375 px in the light and dark schemes.
+# The demo's screenshots go to SHOTS_DIR too when given (docs/report.md's).
 #
 # Skips (TAP "1..0 # SKIP") only when chromium or node is missing; every
 # other problem is a failure.
 set -u
 evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 artifacts=$2
+shots=${3:+$(realpath -m "$3")}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 
@@ -61,6 +68,8 @@ build() {
   for k in 1 5 10; do
     score_json "$set@v1" "${runs[1]}" "$k" "$name-k$k.json" || return 1
   done
+  "$evalset" compare "$set@v1" "${runs[@]}" "${gate[@]}" --k 5 --show 100000 --resamples 200 --permutations 200 --format json > "$name-compare.json" 2>> "$log"
+  [ -s "$name-compare.json" ] || return 1
   cp "$name.html" "$artifacts/$name.html"
 }
 
@@ -83,9 +92,9 @@ sed 's|^<body>$|<body><script>window.__pwned = 1; document.title = "INJECTED";</
 grep -q '__pwned = 1' injected.html || fail_setup "the injected copy of the report is made" "$log"
 cp injected.html "$artifacts/injected.html"
 
-node - "$tmp/work" "$artifacts" "$chromium" "$tmp/profile" "$demo" > config.json 2>> "$log" <<'JS' ||
+node - "$tmp/work" "$artifacts" "$chromium" "$tmp/profile" "$demo" "$shots" > config.json 2>> "$log" <<'JS' ||
 const fs = require('fs'), path = require('path');
-const [work, artifacts, chromium, profile, demo] = process.argv.slice(2);
+const [work, artifacts, chromium, profile, demo, shots] = process.argv.slice(2);
 // score --format json: the means are under "aggregate" (core/score/results.h)
 const agg = (f) => {
   const j = JSON.parse(fs.readFileSync(path.join(work, f), 'utf8'));
@@ -98,10 +107,13 @@ const charts = ['chart-recall', 'chart-forest', 'chart-subsets', 'chart-findrank
 const pages = [];
 if (demo === '1')
   pages.push({ name: 'demo', file: path.join(work, 'demo.html'), artifacts,
-               title: 'evalset report: sets/squad-demo@v1', charts, k: 5, expect: expect('demo') });
+               title: 'evalset report: sets/squad-demo@v1', charts, k: 5, expect: expect('demo'),
+               score: path.join(work, 'demo-k5.json'), compare: path.join(work, 'demo-compare.json'),
+               word: 'warsaw', subset: 'tag=hard', shots: shots || undefined });
 pages.push(
   { name: 'evil', file: path.join(work, 'evil.html'), artifacts, title: 'evalset report: sets/evil@v1',
     charts, k: 5, expect: expect('evil'),
+    score: path.join(work, 'evil-k5.json'), compare: path.join(work, 'evil-compare.json'), word: 'alpha',
     escape: ['<script>alert(1)</script> what is alpha?', '"><img src=x onerror=alert(2)> where is beta?',
              'c-"><svg onload=alert(3)>', '</script><script>alert(4)</script>', '<script>alert(5)</script>',
              '<b>bold</b>', 'end <U+202E>evil<U+200B>'] },

@@ -36,6 +36,21 @@ if [ "$shard" -gt 1 ]; then
   echo "# one case in $shard (EVALSET_CLI_SHARD): ${#kept[@]} of ${#names[@]}"
   names=("${kept[@]}")
 fi
+# EVALSET_CLI_PART=I/N: part I (from 1) of N, the cases left after the
+# shard dealt out in turn, so that N tests run the whole list side by side
+part=${EVALSET_CLI_PART:-1/1}
+if ! [[ "$part" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || [ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
+  echo "Bail out! EVALSET_CLI_PART must be I/N with 1 <= I <= N, not '$part'"; exit 1
+fi
+part_i=${BASH_REMATCH[1]} part_n=${BASH_REMATCH[2]}
+if [ "$part_n" -gt 1 ]; then
+  kept=()
+  for i in "${!names[@]}"; do
+    [ $((i % part_n)) -eq $((part_i - 1)) ] && kept+=("${names[$i]}")
+  done
+  echo "# part $part (EVALSET_CLI_PART): ${#kept[@]} of ${#names[@]}"
+  names=("${kept[@]}")
+fi
 n=0; failed=0
 # What a case's folder holds: every name with its mode, and every file's size,
 # time and content. A folder's own time is left out: a command that refuses

@@ -8,7 +8,9 @@ dies never leaves it behind), on SIGTERM, or after --lifetime seconds.
 POST any path with a JSON body {"query": "...", "k": N} (other keys are
 ignored). The answer ranks the ids "c-<word>" of the query's words (lower
 case, letters only), best first, scores N, N-1, ...; a query holding the
-word "decline" gets an empty list with "abstained": true.
+word "decline" gets an empty list with "abstained": true. A body with
+"history" (evalset's {{history}}: [{"role", "text"}, ...]) ranks the
+words of the query followed by those of the user turns, in order.
 
 --mode chooses the behaviour:
   ok      200 {"results": [{"id", "score"}, ...]}
@@ -69,6 +71,8 @@ class Handler(BaseHTTPRequestHandler):
         try:
             req = json.loads(raw)
             query, k = str(req["query"]), int(req.get("k", 10))
+            query = " ".join([query] + [str(t["text"]) for t in req.get("history", [])
+                                        if t.get("role") == "user"])
         except (ValueError, KeyError, TypeError):
             return self.reply(400, '{"error": "bad request body"}')
         if mode == "flaky":

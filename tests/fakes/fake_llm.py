@@ -79,6 +79,15 @@ elements): {"answering": [...], "closest": ID, "reason"}; a passage answers
 when --answers FILE (JSON {"question fragment": "passage text fragment" or
 [...]}) maps a fragment of the query to a fragment of its text; "closest"
 is the first passage.
+
+Follow-up mode (prompts/generate-follow-up.md: an <earlier> element): the
+questions are "And what about its W1 with W2 W3 N?", which name nothing without the
+earlier turn; a chunk holding STANDALONE-FOLLOW-UP gets self-contained
+ones instead (a model that ignores the instruction). Follow-up verification
+(prompts/verify-follow-up.md: a <history> element besides <query>): asked
+alone (empty history), the passage answers unless the query holds a
+pronoun (it, its, that, this, they, them); with a history, it answers
+unless its text holds NOT-EVEN-WITH-HISTORY.
 """
 import argparse
 import hashlib
@@ -211,6 +220,8 @@ def make_questions(key, user, n, kind, script=None):
         q = forms[(h + i) % len(forms)].format(*pick)
         if kind == "unanswerable":
             q = "Is there a limit on " + pick[0] + " " + pick[2] + " " + str(i) + "?"
+        if kind == "follow-up" and "STANDALONE-FOLLOW-UP" not in user:
+            q = "And what about its " + pick[0] + " with " + pick[1] + " " + pick[2] + " " + str(i) + "?"
         out.append({"question": q, "answer": pick[1] + " " + pick[2],
                     "quote": "" if kind == "unanswerable" else quote})
     return out
@@ -316,6 +327,9 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
         except ValueError:
             return self.reply(400, self.error_body("request body is not JSON",
                                                    "invalid_request_error", None))
+        if st.args.record:
+            with st.lock, open(st.args.record, "ab") as f:
+                f.write(json.dumps(req).encode() + b"\n")
         if self.anthropic:
             if not self.headers.get("anthropic-version"):
                 return self.reply(400, self.error_body("anthropic-version: header is required",
@@ -447,6 +461,8 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
         count = int(mm.group(1)) if mm else 1
         km = re.search(r"kind: ([a-z-]+)", user)
         kind = km.group(1) if km else "factoid"
+        if "<earlier>" in user:
+            kind = "follow-up"
         content = json.dumps({"questions": make_questions(key, user, count, kind, st.script)})
         content, finish = shape_reply(content, fault, rf, "Here are the questions:")
         self.completion(st, req, key, content, finish, counted=fault is None)
@@ -484,7 +500,15 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
         qm = re.search(r"<query>(.*?)</query>", user, re.S)
         query = qm.group(1).strip() if qm else ""
         passages = re.findall(r'<passage id="([^"]*)">(.*?)</passage>', user, re.S)
-        if passages:
+        hm = re.search(r"<history>(.*?)</history>", user, re.S)
+        if passages and hm:
+            if not hm.group(1).strip():
+                pronoun = re.search(r"\b(it|its|that|this|they|them)\b", query, re.I)
+                answering = [] if pronoun else [passages[0][0]]
+            else:
+                answering = [] if "NOT-EVEN-WITH-HISTORY" in passages[0][1] else [passages[0][0]]
+            obj = {"answering": answering, "closest": passages[0][0], "reason": "fake follow-up verifier"}
+        elif passages:
             answering = []
             for frag, texts in (st.answers or {}).items():
                 if frag not in query:
@@ -573,6 +597,7 @@ def main():
     ap.add_argument("--questions")
     ap.add_argument("--critique")
     ap.add_argument("--answers")
+    ap.add_argument("--record", help="append each chat request's body to this file, a line each")
     ap.add_argument("--lifetime", type=float, default=900)
     ap.add_argument("--stall-seconds", type=float, default=600)
     ap.add_argument("--batch-delay", type=float, default=0.5, help="seconds from creating a batch to its end")

@@ -1,6 +1,6 @@
 /*
  * fuzz-retriever: what `evalset run` parses from a retriever or a file, on
- * arbitrary bytes: a reply (job_accept), a run file to resume from
+ * arbitrary bytes: a reply (job_accept_reply, job_accept), a run file to resume from
  * (run_resume), a body template (url_render_body), and the Snowball
  * stemmers on the tokens of the bytes.
  */
@@ -32,7 +32,20 @@ static void check_answers(const struct job *job)
 		struct strmap seen = STRMAP_INIT;
 		const struct answer *a = &job->ans[i];
 
-		if ((long)a->nr > job->k || (!a->answered && a->nr))
+		const cJSON *call;
+		long in_calls = 0;
+
+		/* a plain list is cut to k; an agent's calls each, their union not */
+		if ((!a->calls && (long)a->nr > job->k) || (!a->answered && a->nr))
+			__builtin_trap();
+		cJSON_ArrayForEach(call, a->calls) {
+			int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(call, "results"));
+
+			if (n > job->k)
+				__builtin_trap();
+			in_calls += n;
+		}
+		if (a->calls && (long)a->nr > in_calls)
 			__builtin_trap();
 		for (size_t h = 0; h < a->nr; h++) {
 			int added;
@@ -67,8 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	reply = cJSON_ParseWithLength((const char *)data, size);
 	if (cJSON_IsObject(reply))
-		job_accept(&job, 0, cJSON_GetObjectItemCaseSensitive(reply, "results"),
-			   cJSON_GetObjectItemCaseSensitive(reply, "abstained"), &why);
+		job_accept_reply(&job, 0, reply, &why);  /* "results", or an agent's "calls" */
 	else
 		job_accept(&job, 1, reply, NULL, &why);
 	cJSON_Delete(reply);
@@ -84,8 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_answers(&job);
 	job_release(&job);
 
-	url_render_body(text, "q-1", text, 10, &body);
-	url_render_body(URL_BODY_DEFAULT, text, text, 10, &body);
+	url_render_body(text, "q-1", text, 10, text, &body);
+	url_render_body(URL_BODY_DEFAULT_HISTORY, text, text, 10, NULL, &body);
 
 	/* every token of the input through a few stemmers */
 	text_tokenize(text, strlen(text), &tok);

@@ -30,6 +30,13 @@ for w in "${wings[@]}"; do
 	printf 'int %s_nothing(void);\nint %s_nothing(void) { return 0; }\n' "$w" "$w" > "$tmp/src/core/$w/$w.c"
 done
 
+# the other wings' objects, the same in every build: compiled once
+mkdir -p "$tmp/wings"
+for w in "${wings[@]}"; do
+	[ "$w" = score ] && continue
+	"$cc" -c -o "$tmp/wings/core_${w}_$w.c.o" "$tmp/src/core/$w/$w.c" || { echo "Bail out! $cc could not compile the wing $w"; exit 1; }
+done
+
 # build DIR A B C: the score wing's files a.c, b.c, c.c, each calling the
 # function of the files named (A: what a.c calls, and so on), into DIR
 build() {
@@ -48,10 +55,7 @@ build() {
 		} > "$tmp/src/core/score/$f.c"
 		"$cc" -c -o "$dir/libevalset-core.a.p/core_score_$f.c.o" "$tmp/src/core/score/$f.c" || return 1
 	done
-	for w in "${wings[@]}"; do
-		[ "$w" = score ] && continue
-		"$cc" -c -o "$dir/libevalset-core.a.p/core_${w}_$w.c.o" "$tmp/src/core/$w/$w.c" || return 1
-	done
+	cp "$tmp"/wings/*.o "$dir/libevalset-core.a.p/"
 	(cd "$dir" && ar rcT libevalset-core.a libevalset-core.a.p/*.o)
 }
 

@@ -229,9 +229,10 @@ is "$?" 0 "judge --against succeeds"
 # binary [[1,1],[3,2]]: po 3/7; rows 2/7 5/7, cols 4/7 3/7: pe 23/49; kappa (21-23)/(49-23) = -1/13
 # 4 levels: po 1/7; rows 2/7 5/7; cols 4/7 0 1/7 2/7: pe 8/49; kappa (7-8)/(49-8) = -1/41
 grep -q "pairs: 7 labelled; 7 judged (2 of them graded by people in the pool)" out; ok $? "seven labelled pairs judged" "$(cat out)"
-grep -q "kappa (binary, relevant = grade >= 1): -0.077, observed agreement 0.429" out; ok $? "binary kappa as worked by hand" "$(grep kappa out)"
+grep -qE "kappa \(binary, relevant = grade >= 1\): -0.077 \(95% interval -?[01]\.[0-9]{3} to -?[01]\.[0-9]{3}\), observed agreement 0.429" out; ok $? "binary kappa as worked by hand, with its interval" "$(grep kappa out)"
+grep -q "warning: only 7 pairs compared: below 30 pairs a kappa and its interval say little" err; ok $? "seven pairs: a warning that kappa says little" "$(cat err)"
 grep -q "label 1            3         0         0         2" out; ok $? "confusion row for label 1" "$(cat out)"
-grep -q "kappa (4 levels): -0.024, observed agreement 0.143" out; ok $? "4-level kappa as worked by hand" "$(grep kappa out)"
+grep -qE "kappa \(4 levels\): -0.024 \(95% interval -?[01]\.[0-9]{3} to -?[01]\.[0-9]{3}\), observed agreement 0.143" out; ok $? "4-level kappa as worked by hand, with its interval" "$(grep kappa out)"
 grep -q "list-form" out; ok $? "a note says list-form labels only mean relevant"
 is "$(nulls)" 33 "--against does not write grades into the pool"
 stop_fake

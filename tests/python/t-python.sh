@@ -129,16 +129,19 @@ gates() {
   grep -q "^PASSED tests/python/suite/gate/test_gate.py::test_toy_bm25" "$log" || { echo "the toy BM25 did not pass"; bad=1; }
   grep -q "^FAILED tests/python/suite/gate/test_gate.py::test_broken_bm25" "$log" || { echo "the broken one did not fail"; bad=1; }
   # the failure's message: the verdict, the rule lines as compare prints them, the lost questions
-  for want in "gate FAILED: 3 of 6 rules" "  FAIL  R@5 max_drop 0.02 test drop: drop " \
-      "  FAIL  nDCG@10 max_drop 0.02 test drop: " "  pass  Decline max_drop 0.05 test drop: " \
-      "  FAIL  coverage allow_missing 0: the candidate misses 1 question the baseline answered" \
+  for want in "gate FAILED: 3 of 6 rules" " FAIL  max_drop 0.02 test drop: drop " "  R@5 0." \
+      "  nDCG@10 0." " pass  max_drop 0.05 test drop: " "  Decline " \
+      "  coverage 1 newly missing FAIL  allow_missing 0: the candidate misses 1 question the baseline answered" \
       "lost from the top 5: " "  q-0001  rank 1 -> -  When did Warsaw become the center of the Congress Poland?" \
       "the retriever raised on 1 question: q-0002: RuntimeError: index shard 3 unavailable"; do
     grep -qF -- "$want" "$log" || { echo "the message lacks: $want"; bad=1; }
   done
+  # each rule line headline first: the measure, baseline -> candidate (delta), the verdict
+  grep -qE -- "  R@5 0\.[0-9]{4} -> 0\.[0-9]{4} \(-0\.[0-9]{4}\) FAIL  max_drop 0\.02 test drop: drop 0\." "$log" ||
+    { echo "the R@5 rule line does not lead with its change and verdict"; bad=1; }
   # CI output: compare's own Markdown summary and JUnit, one per gate
   [ "$(grep -c '^### evalset compare: squad-demo@v1' "$tmp/summary.md")" = 2 ] &&
-    grep -q '| \*\*FAIL\*\* | R@5 max' "$tmp/summary.md" || { echo "the Markdown summary is not compare's"; bad=1; }
+    grep -qE '^\| R@5 \| 0\.[0-9]{4} → 0\.[0-9]{4} \(-0\.[0-9]{4}\) \| \*\*FAIL\*\* \| max' "$tmp/summary.md" || { echo "the Markdown summary is not compare's"; bad=1; }
   grep -q '<failure' "$tmp/junit/tests_python_suite_gate_test_gate.py_test_broken_bm25.xml" &&
     ! grep -q '<failure' "$tmp/junit/tests_python_suite_gate_test_gate.py_test_toy_bm25.xml" ||
     { echo "the JUnit files are not compare's"; ls "$tmp/junit"; bad=1; }

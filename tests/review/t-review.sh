@@ -69,8 +69,8 @@ accept="{\"digest\":\"$d\",\"op\":\"accept\",\"id\":\"q-0001\"}"
 is "$(code -H 'Content-Type: application/json' --data "$accept" "${url}api/action")" 403 "a write without Origin: 403"
 is "$(code -H 'Origin: http://evil.example' -H 'Content-Type: application/json' --data "$accept" "${url}api/action")" 403 \
 	"a write from another origin: 403"
-is "$(code -H 'Origin: http://localhost:'"$port" -H 'Content-Type: application/json' --data "$accept" "${url}api/action")" 403 \
-	"a write from localhost (another origin than 127.0.0.1): 403"
+is "$(code -H 'Origin: http://localhost:'"$((port + 1))" -H 'Content-Type: application/json' --data "$accept" "${url}api/action")" 403 \
+	"a write from localhost at another port (another origin): 403"
 is "$(code -H "Origin: http://127.0.0.1:$port" -H 'Content-Type: text/plain' --data "$accept" "${url}api/action")" 403 \
 	"a write that is not JSON (a simple cross-origin form post): 403"
 is "$(post "$accept" -H 'Sec-Fetch-Site: same-site')" 403 "a write from a same-site page of another port: 403"
@@ -111,6 +111,8 @@ d=$(digest)
 exec 9>sets/squad-demo/.evalset/lock
 flock -n 9
 is "$(post "{\"digest\":\"$d\",\"op\":\"accept\",\"id\":\"q-0002\"}")" 409 "a write while another evalset holds the set's lock: 409"
+grep -q "nothing was written: do it again once that command has finished" body && ! grep -q "or give --wait" body
+ok $? "and it tells the reviewer what they can do on the page, not an option of the server" "$(cat body)"
 exec 9>&-
 
 kill "$pid"; wait "$pid"
@@ -196,6 +198,76 @@ is "$(post "{\"digest\":\"$(digest)\",\"op\":\"undo\"}")" 409 "an undo from a pa
 grep -q '"stale":true' body && grep -q "changed on disk since this page loaded it; nothing written" body
 ok $? "a stale undo is refused with the stale write's message" "$(cat body)"
 cmp -s hand.yaml sets/squad-demo/set.yaml; ok $? "the stale undo wrote nothing: the hand edit is kept"
+
+# unanswerable and back: the grades and evidence it had come back
+labels() { "$evalset" show squad-demo "$1" --format json | python3 -c 'import json,sys; q=json.load(sys.stdin); print(json.dumps([q["answerable"], q["relevant"], sorted(q["irrelevant"]), q.get("evidence")], sort_keys=True))'; }
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"label\",\"id\":\"q-0001\",\"chunk\":\"warsaw-p02\",\"grade\":3}")" 200 "a grade 3 beside q-0001's grade 1"
+had=$(labels q-0001)
+case $had in *'"warsaw-p02": 3'*'"quote": "1815"'*) ok 0 "q-0001 has grades 1 and 3 and evidence";; *) ok 1 "q-0001 has grades 1 and 3 and evidence" "$had";; esac
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"answerable\",\"id\":\"q-0001\",\"answerable\":false}")" 200 "marked unanswerable"
+is "$(labels q-0001)" '[false, {}, ["warsaw-p02", "warsaw-p07"], null]' "unanswerable: its relevant chunks are irrelevant, no evidence"
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"answerable\",\"id\":\"q-0001\",\"answerable\":true,\"chunk\":\"warsaw-p01\"}")" 200 "marked answerable again"
+is "$(labels q-0001)" "$had" "answerable again: the same grades (3 stays 3) and evidence, not the pointed chunk at 1"
+"$evalset" show squad-demo q-0001 --format json | grep -q before_unanswerable && ok 1 "what was kept is forgotten once put back" || ok 0 "what was kept is forgotten once put back"
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"answerable\",\"id\":\"q-0002\",\"answerable\":false}")" 200 "another question marked unanswerable"
+echo '# edited by hand between the toggles' >> sets/squad-demo/set.yaml
+kill "$pid"; wait "$pid"; pid=
+start
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"answerable\",\"id\":\"q-0002\",\"answerable\":true,\"chunk\":\"warsaw-p01\"}")" 200 "answerable again in a new session"
+"$evalset" show squad-demo q-0002 --format json | grep -q '"relevant":{"scottish-parliament-p29":1}'; ok $? "its grade came back across sessions" "$(labels q-0002)"
+cp sets/squad-demo/set.yaml g0.yaml
+for g in 4 9; do
+	is "$(post "{\"digest\":\"$(digest)\",\"op\":\"label\",\"id\":\"q-0001\",\"chunk\":\"warsaw-p01\",\"grade\":$g}")" 400 "grade $g (the page's scale is 0-3): 400"
+done
+grep -q "'grade' must be an integer in -1..3" body; ok $? "the refusal gives the scale" "$(cat body)"
+cmp -s g0.yaml sets/squad-demo/set.yaml; ok $? "grades 4 and 9 wrote nothing"
+
+# hidden characters: a tag holding one is refused, saying why
+cp sets/squad-demo/set.yaml h0.yaml
+for t in $'\u202eevil' $'zero\u200bwidth' $'soft\u00adhyphen' $'tag\U000e0041s'; do
+	is "$(post "$(python3 -c 'import json,sys; print(json.dumps({"digest": sys.argv[1], "op": "tag", "id": "q-0001", "tag": sys.argv[2]}))' "$(digest)" "$t")")" 422 \
+		"a tag holding $(printf %s "$t" | python3 -c 'import sys; print(" ".join("U+%04X" % ord(c) for c in sys.stdin.read() if ord(c) > 127))'): 422"
+	grep -q 'reorders text or takes no width' body; ok $? "the refusal says why" "$(cat body)"
+done
+cmp -s h0.yaml sets/squad-demo/set.yaml; ok $? "no hidden tag was written"
+
+# the whole corpus searched: a chunk id, a document, words; each hit with its document and title
+search() { curl -s "${url}api/search?q=$1"; }
+hits() { python3 -c 'import json,sys; j=json.load(sys.stdin); print(" ".join(h["chunk"] + ":" + h["how"] for h in j["hits"]))'; }
+first=$(search warsaw-p07 | hits | cut -d' ' -f1)
+is "$first" "warsaw-p07:id" "a chunk id finds that chunk first"
+search warsaw-p07 | python3 -c 'import json,sys; h=json.load(sys.stdin)["hits"][0]; sys.exit(0 if (h["doc"], h["title"]) == ("warsaw.txt", "Warsaw") and h["text"].startswith("Warsaw remained") else 1)'
+ok $? "a hit carries its document, title and text"
+want=$(python3 -c 'import json,sys; ids=[j["id"] for j in map(json.loads, open(sys.argv[1])) if j.get("doc") == "normans.txt"]; print(" ".join(i + ":document" for i in ids[:20]), len(ids) > 20)' sets/squad-demo/corpus.jsonl)
+got=$(search doc:normans.txt | python3 -c 'import json,sys; j=json.load(sys.stdin); print(" ".join(h["chunk"] + ":" + h["how"] for h in j["hits"]), j["more"])')
+is "$got" "$want" "doc:NAME lists the document's chunks in corpus order, 20 at most, saying when there are more"
+is "$(search normans.txt | hits)" "$(search doc:normans.txt | hits)" "a document's name alone finds it too"
+search 'Battle%20of%20Hastings' | python3 -c '
+import json, sys
+hits = json.load(sys.stdin)["hits"]
+ok = len(hits) > 1 and all(h["how"] == "words" for h in hits) and "Battle of Hastings" in hits[0]["text"]
+ok = ok and all(a["score"] >= b["score"] for a, b in zip(hits, hits[1:]))
+sys.exit(0 if ok else 1)'
+ok $? "words find the chunks holding them by BM25, the best first"
+is "$(code "${url}api/search?q=%20")" 400 "an empty search: 400"
+is "$(code "http://127.0.0.1:$port/api/search?q=warsaw")" 403 "a search without the token: 403"
+is "$(code -H 'Sec-Fetch-Site: cross-site' "${url}api/search?q=warsaw")" 403 "a cross-site search: 403"
+# a write's reply carries the question as written (the page patches it in)
+post "{\"digest\":\"$(digest)\",\"op\":\"label\",\"id\":\"q-0003\",\"chunk\":\"warsaw-p01\",\"grade\":3}" >/dev/null
+python3 - body <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j.get("change") or {}
+q = c.get("question") or {}
+ok = c.get("id") == "q-0003" and q.get("relevant", {}).get("warsaw-p01") == 3 and len(q.get("bm25", [])) == 5
+ok = ok and "warsaw-p01" in c.get("chunks", {}) and j["undo"]["what"] == "label q-0003 / warsaw-p01"
+sys.exit(0 if ok else 1)
+PY
+ok $? "a write's reply carries the question as written, its BM25 top 5, its chunks' texts and the undo" "$(head -c 300 body)"
+"$evalset" show squad-demo q-0003 --format json | grep -q '"warsaw-p01":3'; ok $? "and the file holds it"
+far=$(search doc:normans.txt | python3 -c 'import json,sys; print(json.load(sys.stdin)["hits"][-1]["chunk"])')
+is "$(post "{\"digest\":\"$(digest)\",\"op\":\"label\",\"id\":\"q-0003\",\"chunk\":\"$far\",\"grade\":2}")" 200 "a hit is labelled through the same write"
+"$evalset" show squad-demo q-0003 --format json | grep -q "\"$far\":2"; ok $? "the label is in the file"
 
 # slowloris: connections held open with a byte every 2 s lock nobody out.
 # slow PORT N SECONDS: N connections, each sending a request's first bytes,

@@ -1,11 +1,54 @@
 /*
  * t-agreement: Cohen's kappa against values worked out by hand, its
- * undefined cases, and the binary collapse of the 0..3 grades.
+ * undefined cases, the binary collapse of the 0..3 grades, and its
+ * bootstrap interval (worked cases and a seeded coverage simulation).
  */
 #include "test-lib.h"
 #include "pool/agreement.h"
+#include "base/util.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * The interval: worked cases, and its coverage in a seeded simulation of a
+ * judge with a known kappa (binary grades, both raters at 50% relevant, the
+ * judge agreeing 80% of the time: kappa = (0.8 - 0.5) / (1 - 0.5) = 0.6).
+ */
+static void test_interval(void)
+{
+	long two[2][2] = { { 1, 0 }, { 0, 1 } }, perfect[2][2] = { { 5, 0 }, { 0, 5 } };
+	long one[2][2] = { { 1, 0 }, { 0, 0 } }, t[2][2] = { { 30, 10 }, { 8, 32 } };
+	double lo, hi, lo2, hi2;
+	uint64_t state = 42;
+	int covered = 0, sims = 200;
+
+	is_int(kappa_interval(&one[0][0], 2, 1, &lo, &hi), -1, "one pair: no interval");
+	ok(isnan(lo) && isnan(hi), "and both ends undefined");
+	is_int(kappa_interval(&two[0][0], 2, 1, &lo, &hi), 0, "two pairs: an interval");
+	ok(lo <= hi && hi <= 1 && lo >= -1, "within [-1, 1]: [%.3f, %.3f]", lo, hi);
+	ok(lo == -1, "two pairs: half the draws put both in one level, so the interval reaches -1");
+	is_int(kappa_interval(&perfect[0][0], 2, 1, &lo, &hi), 0, "ten pairs in perfect agreement");
+	ok(lo == 1 && hi == 1, "perfect agreement: [1, 1] (a draw all in one level is rarer than 2.5%%)");
+	kappa_interval(&t[0][0], 2, 7, &lo, &hi);
+	kappa_interval(&t[0][0], 2, 7, &lo2, &hi2);
+	ok(lo == lo2 && hi == hi2, "the same table and seed: the same interval");
+	ok(lo < cohen_kappa(&t[0][0], 2) && cohen_kappa(&t[0][0], 2) < hi,
+	   "it holds the kappa it is about: %.3f in [%.3f, %.3f]", cohen_kappa(&t[0][0], 2), lo, hi);
+	for (int s = 0; s < sims; s++) {
+		long sim[2][2] = { { 0, 0 }, { 0, 0 } };
+		for (int i = 0; i < 100; i++) {
+			int label = (int)(splitmix64_next(&state) & 1);
+			bool agree = (double)(splitmix64_next(&state) >> 11) / 9007199254740992.0 < 0.8;
+			sim[label][agree ? label : !label]++;
+		}
+		if (kappa_interval(&sim[0][0], 2, (unsigned long long)s + 1, &lo, &hi) == 0 && lo <= 0.6 && 0.6 <= hi)
+			covered++;
+	}
+	ok(covered >= sims * 9 / 10, "the 95%% interval covers the true kappa 0.6 in %d of %d simulated "
+	   "judges of 100 pairs (at least 90%%)", covered, sims);
+}
 
 int main(void)
 {
@@ -66,5 +109,6 @@ int main(void)
 		is_int(a.table[3][3], 1, "grade 7 counted in level 3");
 		is_int(a.table[0][0], 1, "negative grade counted in level 0");
 	}
+	test_interval();
 	return test_done();
 }

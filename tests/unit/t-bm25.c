@@ -23,6 +23,10 @@
  *                  c-4 0.8754687 / 1.69 = 0.5180288
  *                  c-5 = c-2 0.2929329
  *   "apple apple": each occurrence counts: 2 * 1.3862944 * 2 / 2.99 = 1.8545744
+ * weighted parts (the turn and, at 0.3, an earlier user turn):
+ *   "date" x1 + "apple" x0.3: c-4 0.5180288, c-3 0.8754687 / 2.14 = 0.4090975,
+ *                            c-1 0.3 * 1.3862944 * 2 / 2.99 = 0.2781862
+ *   (at weight 1 c-1 would rank first with 0.9272872)
  */
 #include "test-lib.h"
 #include "retrieve/bm25.h"
@@ -30,6 +34,7 @@
 #include "text/text.h"
 #include "base/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,11 +42,11 @@
 #define EPS 1e-6
 
 static struct chunk fruit[] = {
-	{ (char *)"c-1", NULL, (char *)"apple banana apple", NULL, -1, -1 },
-	{ (char *)"c-2", NULL, (char *)"banana cherry", NULL, -1, -1 },
-	{ (char *)"c-3", NULL, (char *)"cherry cherry cherry date", NULL, -1, -1 },
-	{ (char *)"c-4", NULL, (char *)"The date!", NULL, -1, -1 },
-	{ (char *)"c-5", NULL, (char *)"Cherry, banana.", NULL, -1, -1 },
+	{ (char *)"c-1", NULL, (char *)"apple banana apple", NULL, -1, -1, NULL, 0 },
+	{ (char *)"c-2", NULL, (char *)"banana cherry", NULL, -1, -1, NULL, 0 },
+	{ (char *)"c-3", NULL, (char *)"cherry cherry cherry date", NULL, -1, -1, NULL, 0 },
+	{ (char *)"c-4", NULL, (char *)"The date!", NULL, -1, -1, NULL, 0 },
+	{ (char *)"c-5", NULL, (char *)"Cherry, banana.", NULL, -1, -1, NULL, 0 },
 };
 
 static struct corpus make_corpus(struct chunk *chunks, size_t nr)
@@ -109,10 +114,43 @@ static void test_hand_scores(void)
 	bm25_release(&ix);
 }
 
+/* A query in weighted parts: each part scored alone, times its weight. */
+static void test_parts(void)
+{
+	struct corpus c = make_corpus(fruit, ARRAY_SIZE(fruit));
+	struct bm25 ix = BM25_INIT;
+	struct bm25_params p = BM25_PARAMS_INIT;
+	struct bm25_hit hits[10];
+	struct bm25_part parts[] = { { "date", 1.0 }, { "apple", 0.3 }, { NULL, 1.0 }, { "cherry", 0 } };
+	size_t n;
+
+	if (bm25_build(&ix, &c, &p) < 0) {
+		ok(0, "parts: the index builds");
+		return;
+	}
+	n = bm25_search_parts(&ix, parts, ARRAY_SIZE(parts), 10, hits);
+	is_int(n, 3, "parts: date and apple match three chunks (weight 0 and NULL left out)");
+	if (n == 3) {
+		is_str(id_of(&ix, &hits[0]), "c-4", "parts: the turn's term ranks first");
+		is_double(hits[0].score, 0.5180288, EPS, "parts: date in c-4 at weight 1");
+		is_str(id_of(&ix, &hits[1]), "c-3", "parts: date in c-3");
+		is_double(hits[1].score, 0.4090975, EPS, "parts: date in c-3 at weight 1");
+		is_str(id_of(&ix, &hits[2]), "c-1", "parts: the earlier turn's term last");
+		is_double(hits[2].score, 0.2781862, EPS, "parts: apple in c-1 at weight 0.3");
+	}
+	parts[1].weight = 1.0;
+	n = bm25_search_parts(&ix, parts, 2, 10, hits);
+	ok(n == 3 && !strcmp(id_of(&ix, &hits[0]), "c-1") && fabs(hits[0].score - 0.9272872) < EPS,
+	   "parts: at weight 1 the earlier turn's term ranks first");
+	n = bm25_search_parts(&ix, parts, 1, 10, hits);
+	ok(n == 2 && fabs(hits[0].score - 0.5180288) < EPS, "parts: one part of weight 1 is bm25_search");
+	bm25_release(&ix);
+}
+
 static struct chunk runners[] = {
-	{ (char *)"r-1", NULL, (char *)"She runs every morning", NULL, -1, -1 },
-	{ (char *)"r-2", (char *)"Marathon", (char *)"a long race", NULL, -1, -1 },
-	{ (char *)"r-3", NULL, (char *)"Caf\xc3\xa9 opening hours", NULL, -1, -1 },
+	{ (char *)"r-1", NULL, (char *)"She runs every morning", NULL, -1, -1, NULL, 0 },
+	{ (char *)"r-2", (char *)"Marathon", (char *)"a long race", NULL, -1, -1, NULL, 0 },
+	{ (char *)"r-3", NULL, (char *)"Caf\xc3\xa9 opening hours", NULL, -1, -1, NULL, 0 },
 };
 
 static void test_stem_and_title(void)
@@ -231,10 +269,10 @@ static void test_params(void)
 /* Per language: the language's stop words and stemmer, CJK bigrams and
  * Thai dictionary words, each on a query that misses without them. */
 static struct chunk multi[] = {
-	{ (char *)"de-1", NULL, (char *)"Die Katzen schlafen im Garten", NULL, -1, -1 },
-	{ (char *)"de-2", NULL, (char *)"Der Hund bellt", NULL, -1, -1 },
-	{ (char *)"zh-1", NULL, (char *)"\xe6\x9d\xb1\xe4\xba\xac\xe9\x83\xbd\xe7\x9a\x84\xe4\xba\xba\xe5\x8f\xa3", NULL, -1, -1 },
-	{ (char *)"th-1", NULL, (char *)"\xe0\xb8\x89\xe0\xb8\xb1\xe0\xb8\x99\xe0\xb8\x81\xe0\xb8\xb4\xe0\xb8\x99\xe0\xb8\x82\xe0\xb9\x89\xe0\xb8\xb2\xe0\xb8\xa7", NULL, -1, -1 },
+	{ (char *)"de-1", NULL, (char *)"Die Katzen schlafen im Garten", NULL, -1, -1, NULL, 0 },
+	{ (char *)"de-2", NULL, (char *)"Der Hund bellt", NULL, -1, -1, NULL, 0 },
+	{ (char *)"zh-1", NULL, (char *)"\xe6\x9d\xb1\xe4\xba\xac\xe9\x83\xbd\xe7\x9a\x84\xe4\xba\xba\xe5\x8f\xa3", NULL, -1, -1, NULL, 0 },
+	{ (char *)"th-1", NULL, (char *)"\xe0\xb8\x89\xe0\xb8\xb1\xe0\xb8\x99\xe0\xb8\x81\xe0\xb8\xb4\xe0\xb8\x99\xe0\xb8\x82\xe0\xb9\x89\xe0\xb8\xb2\xe0\xb8\xa7", NULL, -1, -1, NULL, 0 },
 };
 
 static void test_languages(void)
@@ -267,6 +305,7 @@ static void test_languages(void)
 int main(void)
 {
 	test_hand_scores();
+	test_parts();
 	test_stem_and_title();
 	test_topk_matches_full_ranking();
 	test_params();

@@ -398,7 +398,7 @@ static void check_power(void)
 	gate_init(&g);
 	gate_load_buf(&g, text, strlen(text), "power.yaml");
 	for (size_t c = 0; c < 2; c++) {
-		struct gate_power_opts po = { drops, 3, 300, 1000, churns[c], 99 };
+		struct gate_power_opts po = { drops, 3, 300, 1000, churns[c], 99, NULL };
 		struct gate_power_cell cells[9];
 
 		is_int(gate_power(&g, &base, &scratch, &po, cells), 0, "power --gate's simulation runs");

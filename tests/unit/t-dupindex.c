@@ -2,7 +2,7 @@
  * t-dupindex: the near-duplicate indexes find exactly what
  * text_near_duplicate would find: core/dupindex (its pre-checks may only
  * skip pairs text_near_duplicate rejects) and the prefix-filtered filter of
- * core/sample (struct dedup), with and without frequency hints, answering
+ * core/text/neardup (struct dedup), with and without frequency hints, answering
  * the held duplicate with the smallest id.
  */
 #include "test-lib.h"
@@ -10,7 +10,7 @@
 #include "text/text.h"
 #include "base/util.h"
 
-#include "logs/sample.h"
+#include "text/neardup.h"
 #include "base/strbuf.h"
 
 #include <stdint.h>
@@ -65,7 +65,7 @@ static void test_dup_index(void)
 	dup_index_release(&d);
 }
 
-/* ---- struct dedup (core/sample) ---- */
+/* ---- struct dedup (core/text/neardup) ---- */
 
 static uint64_t rng_state = 7;
 

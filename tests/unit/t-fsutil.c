@@ -12,6 +12,8 @@
 #include "base/util.h"
 
 #include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +116,84 @@ static void test_failures(const char *dir)
 	free(missing);
 }
 
+/* A file written in pieces: nothing changes at 'path' until the commit;
+ * an abort or a failed write leaves the old file and no temporary one. */
+static void test_pieces(const char *dir)
+{
+	char *path = xstrfmt("%s/corpus.jsonl", dir), *fifo = xstrfmt("%s/pieces-pipe", dir), *got;
+	struct atomic_file f;
+
+	write_file_atomic(path, "old\n", 4);
+	is_int(atomic_file_open(&f, path), 0, "pieces: a temporary file is opened");
+	is_int(atomic_file_write(&f, "a\n", 2), 0, "a first piece is written");
+	is_int(atomic_file_write(&f, "b\n", 2), 0, "and a second");
+	got = content(path);
+	is_str(got, "old\n", "before the commit the file is the old one");
+	free(got);
+	is_int(temps_in(dir), 1, "the pieces are in one temporary file beside it");
+	is_int(atomic_file_commit(&f), 0, "the commit puts the pieces in place");
+	got = content(path);
+	is_str(got, "a\nb\n", "whole and in order");
+	free(got);
+	is_int(mode_of(path), 0644, "with mode 0644");
+	is_int(temps_in(dir), 0, "and no temporary file is left");
+
+	atomic_file_open(&f, path);
+	atomic_file_write(&f, "half", 4);
+	atomic_file_abort(&f);
+	got = content(path);
+	is_str(got, "a\nb\n", "an abort leaves the file as it was");
+	free(got);
+	is_int(temps_in(dir), 0, "and removes the temporary file");
+
+	/* a write that fails (the descriptor closed under it) */
+	atomic_file_open(&f, path);
+	close(f.fd);
+	test_capture_errors();
+	is_int(atomic_file_write(&f, "x", 1), -1, "a failed write is reported");
+	ok(strstr(test_captured(), path) != NULL, "naming the file asked for, not the temporary one");
+	is_int(atomic_file_write(&f, "y", 1), -1, "later writes fail too");
+	f.fd = -1;
+	is_int(atomic_file_commit(&f), -1, "a commit after a failed write fails: no part is put in place");
+	got = content(path);
+	is_str(got, "a\nb\n", "the old file is kept");
+	free(got);
+	is_int(temps_in(dir), 0, "and the temporary file is removed");
+
+	/* a write the file system refuses half way (a file size limit, as a
+	 * full disk would): the part written must not be put in place */
+	{
+		struct rlimit old, lim;
+		char big[100];
+
+		memset(big, 'z', sizeof(big));
+		getrlimit(RLIMIT_FSIZE, &old);
+		lim = old;
+		lim.rlim_cur = 10;
+		signal(SIGXFSZ, SIG_IGN);
+		atomic_file_open(&f, path);
+		setrlimit(RLIMIT_FSIZE, &lim);
+		test_capture_errors();
+		is_int(atomic_file_write(&f, big, sizeof(big)), -1, "a write cut short by the file system fails");
+		setrlimit(RLIMIT_FSIZE, &old);
+		is_int(atomic_file_commit(&f), -1, "and the commit after it refuses the part written");
+		test_captured();
+		signal(SIGXFSZ, SIG_DFL);
+		got = content(path);
+		is_str(got, "a\nb\n", "the old file is kept whole");
+		free(got);
+		is_int(temps_in(dir), 0, "and the part written is removed");
+	}
+
+	mkfifo(fifo, 0644);
+	test_capture_errors();
+	is_int(atomic_file_open(&f, fifo), -1, "a FIFO is not replaced by pieces either");
+	is_int(temps_in(dir), 0, "nothing is left behind");
+	unlink(fifo);
+	free(fifo);
+	free(path);
+}
+
 static void test_stale_temps(const char *dir)
 {
 	static const char *const targets[] = { "set.yaml", NULL };
@@ -152,6 +232,7 @@ int main(void)
 	test_atomic(dir);
 	test_new(dir);
 	test_failures(dir);
+	test_pieces(dir);
 	test_stale_temps(dir);
 	test_remove_tree(dir);
 	return test_done();

@@ -7,6 +7,7 @@
 #include "compare/gate.h"
 #include "compare/gatepower.h"
 #include "compare/gatetest.h"
+#include "score/results.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -66,6 +67,16 @@ static void test_load(void)
 	ok(g.rules[0].subset == SUBSET_ANSWERABLE && !strcmp(g.rules[0].subset_value, "false") &&
 	   g.alpha == 0.05, "answerable false, alpha defaults to 0.05");
 	gate_release(&g);
+	is_int(load(&g, "rules:\n  - {measure: R@5, max_drop: 0.1, subset: {turn: follow-up}}\n"), 0,
+	       "turn subset");
+	ok(g.rules[0].subset == SUBSET_TURN && !strcmp(g.rules[0].subset_value, "follow-up"),
+	   "the follow-up turns of a conversational set");
+	{
+		char *d = gate_rule_describe(&g.rules[0]);
+		ok(strstr(d, "on turn=follow-up") != NULL, "described as turn=follow-up");
+		free(d);
+	}
+	gate_release(&g);
 }
 
 static void expect_error(const char *text, const char *where, const char *what)
@@ -111,6 +122,9 @@ static void test_errors(void)
 		     "gate.yaml:4:14: unknown subset key 'team'", "subset with an unknown key");
 	expect_error("rules:\n  - measure: R@5\n    max_drop: 0\n    subset: {origin: web}\n",
 		     "gate.yaml:4:22: unknown origin 'web'", "subset with an unknown origin");
+	expect_error("rules:\n  - measure: R@5\n    max_drop: 0\n    subset: {turn: second}\n",
+		     "gate.yaml:4:20: unknown turn 'second' (known: first, follow-up)",
+		     "subset with an unknown turn position");
 	expect_error("rules:\n  - {measure: FalseDecline, max_drop: 0.02}\n",
 		     "gate.yaml:2:29: FalseDecline is worse when it rises", "FalseDecline with max_drop");
 	expect_error("rules:\n  - {measure: R@5, max_rise: 0.02}\n",
@@ -322,8 +336,140 @@ static void test_rule_check(void)
 	gate_release(&g);
 }
 
+/* max_leak: a count or {questions, k}, every error at its place; the
+ * default for a set that forbids ids. */
+static void test_leak_load(void)
+{
+	struct gate g;
+	const char *rule = "rules:\n  - {measure: R@5, max_drop: 0.1, test: none}\n";
+	char *text;
+
+	is_int(load(&g, rule), 0, "a gate without max_leak loads");
+	ok(g.max_leak < 0, "and has no leak rule (%ld)", g.max_leak);
+	is_int(GATE_OUTCOMES(&g), 2, "one rule and coverage");
+	gate_default_leak(&g, 3);
+	ok(g.max_leak == 0 && g.leak_k == 0 && GATE_OUTCOMES(&g) == 3,
+	   "a set forbidding ids adds max_leak 0 at the comparison's k, a third outcome");
+	gate_release(&g);
+	is_int(load(&g, rule), 0, "reloaded");
+	gate_default_leak(&g, 0);
+	ok(g.max_leak < 0, "a set forbidding nothing adds no leak rule");
+	gate_release(&g);
+
+	text = xstrfmt("max_leak: 2\n%s", rule);
+	is_int(load(&g, text), 0, "max_leak: 2 loads");
+	ok(g.max_leak == 2 && g.leak_k == 0 && g.leak_line == 1 && g.leak_col == 11,
+	   "a count, at the comparison's k, its place known (%ld:%ld)", g.leak_line, g.leak_col);
+	gate_default_leak(&g, 5);
+	is_int(g.max_leak, 2, "the file's max_leak stands over the default");
+	gate_release(&g);
+	free(text);
+	text = xstrfmt("max_leak: {questions: 1, k: 10}\n%s", rule);
+	is_int(load(&g, text), 0, "max_leak: {questions, k} loads");
+	ok(g.max_leak == 1 && g.leak_k == 10, "questions 1 at k 10");
+	gate_release(&g);
+	free(text);
+	text = xstrfmt("max_leak: {k: 20}\n%s", rule);
+	is_int(load(&g, text), 0, "max_leak: {k} loads");
+	ok(g.max_leak == 0 && g.leak_k == 20, "questions default to 0");
+	gate_release(&g);
+	free(text);
+
+	expect_error("max_leak: -1\nrules:\n  - {measure: R@5, max_drop: 0}\n",
+		     "gate.yaml:1:11: 'max_leak' must be a whole number of 0 or more", "negative max_leak");
+	expect_error("max_leak: 0.5\nrules:\n  - {measure: R@5, max_drop: 0}\n",
+		     "gate.yaml:1:11: 'max_leak' must be a whole number", "fractional max_leak");
+	expect_error("max_leak: {k: 0}\nrules:\n  - {measure: R@5, max_drop: 0}\n",
+		     "gate.yaml:1:15: 'k' must be a whole number of 1 or more", "max_leak k 0");
+	expect_error("max_leak: {k: 200000}\nrules:\n  - {measure: R@5, max_drop: 0}\n",
+		     "gate.yaml:1:11: max_leak's 'k' must be between 1 and 100000", "max_leak k too large");
+	expect_error("max_leak: {question: 0}\nrules:\n  - {measure: R@5, max_drop: 0}\n",
+		     "gate.yaml:1:12: unknown max_leak key 'question' (known: questions, k)",
+		     "max_leak with an unknown key");
+	expect_error("max_leak: 0\nmax_leak: 1\nrules:\n  - {measure: R@5, max_drop: 0}\n",
+		     "gate.yaml:2:1: duplicate key 'max_leak'", "max_leak twice");
+}
+
+/* Judge a gate 'text' whose one rule passes on a comparison where the
+ * candidate leaks 'nr' of 3 forbidding questions (q-1 also in the
+ * baseline) at k 5; return the leak outcome's pass, its text in 'why'. */
+static int leak_verdict(const char *text, size_t nr, char **why)
+{
+	struct gate g;
+	struct compare c;
+	struct rule_cmp rc;
+	struct gate_outcome out[3];
+	struct results_leak hits[3] = {
+		{ 2, (char *)"c-9", (char *)"c-9" },
+		{ 4, (char *)"d.md#0123456789ab", (char *)"doc:d.md" },
+		{ 1, (char *)"c-7", (char *)"c-7" },
+	};
+	struct leak_cmp lq[3] = {
+		{ (char *)"q-1", &hits[0], 2, true },
+		{ (char *)"q-2", &hits[2], 1, false },
+		{ (char *)"q-3", &hits[2], 1, false },
+	};
+	int pass = -1, failed;
+
+	memset(&c, 0, sizeof(c));
+	memset(&rc, 0, sizeof(rc));
+	rc.measure = (char *)"R@5";
+	rc.subset_label = (char *)"all";
+	rc.n = 10;
+	rc.effect = NAN;
+	c.rules = &rc;
+	c.nr_rules = 1;
+	c.leak_k = 5;
+	c.leak_forbidding = 3;
+	c.leaks = lq;
+	c.nr_leaks = nr;
+	c.base_leaking = 1;
+	*why = NULL;
+	if (load(&g, text) == 0) {
+		gate_default_leak(&g, 3);
+		failed = gate_evaluate(&g, &c, out);
+		if (failed >= 0 && GATE_OUTCOMES(&g) == 3) {
+			pass = out[GATE_LEAK(&g)].pass;
+			*why = xstrdup(out[GATE_LEAK(&g)].why);
+			if (failed != !pass)
+				pass = -2;  /* the count of failed rules disagrees */
+		}
+		if (failed >= 0)
+			gate_outcomes_release(out, GATE_OUTCOMES(&g));
+	}
+	gate_release(&g);
+	return pass;
+}
+
+static void test_leak_verdicts(void)
+{
+	const char *dflt = "rules:\n  - {measure: R@5, max_drop: 0.1, test: none}\n";
+	const char *two = "max_leak: 2\nrules:\n  - {measure: R@5, max_drop: 0.1, test: none}\n";
+	char *why;
+
+	is_int(leak_verdict(dflt, 0, &why), 1, "max_leak 0: no leaking question passes");
+	ok(why && strstr(why, "0 of 3 questions with forbidden ids retrieved one in the top 5"),
+	   "and says so: %s", why ? why : "(none)");
+	free(why);
+	is_int(leak_verdict(dflt, 1, &why), 0, "max_leak 0: a single leaking question fails");
+	ok(why && strstr(why, "max_leak 0 at k 5 (an exact count, no statistics"),
+	   "stated as an exact rule, not a test: %s", why ? why : "(none)");
+	ok(why && strstr(why, "q-1 ('c-9' at rank 2, forbidden by 'c-9', 'd.md#0123456789ab' at rank 4, "
+			      "forbidden by 'doc:d.md'; also in baseline)"),
+	   "names the question, what it retrieved and that the baseline leaked it too");
+	free(why);
+	is_int(leak_verdict(two, 2, &why), 1, "max_leak 2: two leaking questions pass");
+	ok(why && strstr(why, "q-2 ('c-7' at rank 1, forbidden by 'c-7')") && !strstr(why, "q-2 ('c-7' at rank 1, forbidden by 'c-7'; also"),
+	   "a leak new in the candidate is not said to be in the baseline");
+	free(why);
+	is_int(leak_verdict(two, 3, &why), 0, "max_leak 2: a third fails");
+	free(why);
+}
+
 int main(void)
 {
+	test_leak_load();
+	test_leak_verdicts();
 	test_rule_check();
 	test_verdicts();
 	test_size_advice();

@@ -70,6 +70,12 @@ static void test_xml(void)
 	       "XML: tab, newline and carriage return kept (XML allows them), bidi shown as text");
 	strbuf_reset(&sb);
 
+	/* every format character (Cf) is shown, not only the bidi and zero-width ones */
+	html_text(&sb, "soft\xC2\xAD" "hy tag\xF3\xA0\x81\x81 ar\xD8\x80 caf\xC3\xA9");
+	is_str(sb.buf, "soft&lt;U+00AD&gt;hy tag&lt;U+E0041&gt; ar&lt;U+0600&gt; caf\xC3\xA9",
+	       "HTML: the soft hyphen, a tag character and an Arabic number sign (format characters) shown as text");
+	strbuf_reset(&sb);
+
 	xml_attr(&sb, "value", "a\"b'c");
 	is_str(sb.buf, " value=\"a&quot;b&apos;c\"", "an XML attribute cannot close its quote");
 	strbuf_reset(&sb);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char tmpdir[] = "/tmp/t-interop-XXXXXX";
 
@@ -39,7 +40,18 @@ static const char set_yaml[] =
 	"    text: Is there a refund for plan X?\n"
 	"    origin: mined\n"
 	"    answerable: false\n"
-	"    irrelevant: [c-9]\n";
+	"    irrelevant: [c-9]\n"
+	"  - id: q-5\n"
+	"    text: And for a service account?\n"
+	"    conversation: {id: c-1, turn: 2}\n"
+	"    history:\n"
+	"      - {role: user, text: How do I rotate an API key?}\n"
+	"      - {role: assistant, text: \"In the console, under Keys.\"}\n"
+	"    relevant: [c-12]\n"
+	"    evidence:\n"
+	"      - {chunk: c-12, doc: guides/keys.md, start: 18, end: 44, quote: rotate it from the console}\n"
+	"    forbidden: [c-91, \"doc:internal/pricing.md\"]\n"
+	"    language: de\n";
 
 static char *tmp(const char *name)
 {
@@ -60,7 +72,7 @@ static char *write_tmp(const char *name, const char *content)
 /* Check that importing the JSONL 'content' is refused with an error holding 'want'. */
 static void jsonl_refused(const char *content, const char *want, const char *what)
 {
-	struct interop_import im = { NULL, NULL, NULL, NULL, NULL, ORIGIN_HAND, false };
+	struct interop_import im = { NULL, NULL, NULL, NULL, NULL, ORIGIN_HAND, false, NULL };
 	struct set back = SET_INIT;
 	char *file = write_tmp("ext.jsonl", content);
 
@@ -101,19 +113,60 @@ static void check_round_trip(const struct set *orig, struct set *back, const cha
 
 static struct interop_import import_opts(void)
 {
-	struct interop_import o = { NULL, NULL, NULL, NULL, NULL, ORIGIN_HAND, false };
+	struct interop_import o = { NULL, NULL, NULL, NULL, NULL, ORIGIN_HAND, false, NULL };
 	return o;
+}
+
+/* MTRAG's turns: "|user|: ..." lines, the last the question. */
+static void test_mtrag_turns(void)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{ "hello\n|user|: what?", "does not open with a speaker" },
+		{ "|user|: what?\n|assistant|: this.", "the last turn is not the user's" },
+		{ "|user|: what?\n|assistant|:  \n|user|: and?", "turn 2 has no text" },
+		{ "", "holds no turn" },
+		{ "|robot|: hi", "does not open with a speaker" },
+	};
+	struct question q;
+	struct strbuf why = STRBUF_INIT;
+	size_t users = 0;
+
+	memset(&q, 0, sizeof(q));
+	is_int(mtrag_read_turns("|user|: first question\n|agent|: an answer\non two lines\n"
+				"|assistant|:no space\n|user|:   the follow-up  \n", &q, &users, &why), 0,
+	       "mtrag: turns read");
+	is_str(q.text, "the follow-up", "mtrag: the last user turn is the text, trimmed");
+	is_int(q.nr_history, 3, "mtrag: three turns before it");
+	if (q.nr_history == 3) {
+		is_str(q.history[0].role, "user", "mtrag: first turn the user's");
+		is_str(q.history[1].role, "assistant", "mtrag: |agent| is the assistant");
+		is_str(q.history[1].text, "an answer\non two lines", "mtrag: a line without a speaker continues its turn");
+		is_str(q.history[2].text, "no space", "mtrag: the space after the colon is optional");
+	}
+	is_int(users, 2, "mtrag: two user turns counted");
+	question_release(&q);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&q, 0, sizeof(q));
+		strbuf_reset(&why);
+		ok(mtrag_read_turns(bad[i].text, &q, &users, &why) < 0 && strstr(why.buf, bad[i].why),
+		   "mtrag refused: %s", bad[i].why);
+		question_release(&q);
+	}
+	strbuf_release(&why);
 }
 
 int main(void)
 {
 	struct set s = SET_INIT, back = SET_INIT;
-	struct interop_export ex = { INTEROP_TREC_QRELS, NULL, NULL, "demo", "v1", false };
+	struct interop_export ex = { INTEROP_TREC_QRELS, NULL, NULL, "demo", "v1", false, true };
 	struct interop_import im;
 	char *path, *text, digest[72];
 
 	if (!mkdtemp(tmpdir))
 		return 1;
+	test_mtrag_turns();
 	test_capture_errors();
 	is_int(set_load_buf(&s, set_yaml, strlen(set_yaml), "demo.yaml"), 0, "test set loads");
 	set_digest(&s, digest);
@@ -122,7 +175,7 @@ int main(void)
 	ex.path = path = tmp("out/demo.qrels");
 	is_int(interop_export(&s, &ex), 0, "export trec-qrels into a new directory");
 	text = slurp(path);
-	is_str(text, "q-1 0 c-12 2\nq-1 0 c-40 1\nq-1 0 c-7 0\nq-2 0 c-3 1\nq-4 0 c-9 0\n",
+	is_str(text, "q-1 0 c-12 2\nq-1 0 c-40 1\nq-1 0 c-7 0\nq-2 0 c-3 1\nq-4 0 c-9 0\nq-5 0 c-12 1\n",
 	       "qrels: qid 0 docid grade, judged-irrelevant as 0, unjudged questions absent");
 	free(text);
 	{
@@ -149,10 +202,56 @@ int main(void)
 	im.topics = tmp("out/demo.qrels.topics.tsv");
 	im.qrels = path;
 	is_int(interop_import(&back, &im), 0, "import trec topics + qrels");
-	is_int(back.nr, 4, "every question comes back, unanswerable ones through the sidecar");
+	is_int(back.nr, 5, "every question comes back, unanswerable ones through the sidecar");
+	{
+		const struct question *q5 = set_find(&back, "q-5");
+		ok(q5 && q5->conversation && !strcmp(q5->conversation, "c-1") && q5->turn == 2 &&
+		   q5->nr_history == 2 && !strcmp(q5->history[1].text, "In the console, under Keys.") &&
+		   q5->nr_evidence == 1 && q5->evidence[0].start == 18 && q5->evidence[0].end == 44 &&
+		   q5->nr_forbidden == 2 && !strcmp(q5->forbidden[1].id, "doc:internal/pricing.md") &&
+		   q5->language && !strcmp(q5->language, "de"),
+		   "the sidecar brings back conversation, history, evidence, forbidden ids and language");
+	}
 	check_round_trip(&s, &back, "trec round trip keeps the content digest");
 	ok(!strstr(test_captured(), "digest"), "no digest warning on a faithful round trip");
 	set_release(&back);
+
+	/* without --meta: no sidecar, what is left out said, an old sidecar not left behind */
+	ex.meta = false;
+	{
+		char *t = tmp("out/demo.qrels.topics.tsv");
+		unlink(path);
+		unlink(t);
+		free(t);
+	}
+	is_int(interop_export(&s, &ex), -1, "without --meta, an earlier export's sidecar is refused");
+	{
+		const char *err = test_captured();
+		ok(strstr(err, "demo.qrels.meta.json' exists, from an earlier export") != NULL,
+		   "naming it and why: %s", err);
+	}
+	ex.force = true;
+	is_int(interop_export(&s, &ex), 0, "with --force it is removed");
+	ex.force = false;
+	{
+		char *t = tmp("out/demo.qrels.meta.json");
+		const char *err = test_captured();
+		ok(!path_exists(t), "and is gone");
+		ok(strstr(err, "removed '") && strstr(err, "1 unjudged unanswerable") &&
+		   strstr(err, "1 in conversations") && strstr(err, "1 with forbidden ids") &&
+		   strstr(err, "1 whose text had tabs") && strstr(err, "--meta writes them"),
+		   "export says what it left out: %s", err);
+		free(t);
+	}
+	is_int(interop_import(&back, &im), 0, "import without the sidecar");
+	is_int(back.nr, 4, "the unjudged unanswerable question is skipped");
+	{
+		const char *err = test_captured();
+		ok(strstr(err, "no sidecar") && strstr(err, "conversations"),
+		   "import says what it could not restore: %s", err);
+	}
+	set_release(&back);
+	ex.meta = true;
 	free((char *)im.topics);
 	free(path);
 
@@ -164,7 +263,7 @@ int main(void)
 		char *q = tmp("beir/qrels/test.tsv");
 		text = slurp(q);
 		is_str(text, "query-id\tcorpus-id\tscore\nq-1\tc-12\t2\nq-1\tc-40\t1\nq-1\tc-7\t0\n"
-			     "q-2\tc-3\t1\nq-4\tc-9\t0\n", "BEIR qrels/test.tsv with its header");
+			     "q-2\tc-3\t1\nq-4\tc-9\t0\nq-5\tc-12\t1\n", "BEIR qrels/test.tsv with its header");
 		free(text);
 		free(q);
 		q = tmp("beir/queries.jsonl");

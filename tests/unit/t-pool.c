@@ -306,6 +306,60 @@ static void test_check(void)
 	free(cpath);
 }
 
+/* The YAML in parts (what the review page saves a grade with) is the whole
+ * file byte for byte, and stays so when one question is emitted again. */
+static void test_parts(void)
+{
+	static const char text[] =
+		"# evalset pool: grade each pair 0-3 (null: not graded yet); see docs/pool.md\n"
+		"#   0 unrelated  1 related but does not answer  2 partly answers\n"
+		"#   3 dedicated to the question and holds the exact answer\n"
+		"evalset_pool: 1\n"
+		"set:\n"
+		"  name: demo\n"
+		"  version: v1\n"
+		"  digest: null\n"
+		"runs:\n"
+		"- name: bm25\n"
+		"  path: bm25.trec\n"
+		"questions:\n"
+		"- id: q-1\n"
+		"  text: 'true'\n"
+		"  pairs:\n"
+		"  - chunk: c-2\n"
+		"    found_by: [{run: bm25, rank: 2}]\n"
+		"    text: |-\n"
+		"      Keys expire.\n"
+		"      After 90 days.\n"
+		"    grade: null\n"
+		"- id: q-2\n"
+		"  text: Empty?\n"
+		"  pairs: []\n";
+	struct pool p = POOL_INIT;
+	struct pool_yaml y = POOL_YAML_INIT;
+	struct strbuf joined = STRBUF_INIT, whole = STRBUF_INIT;
+
+	ok(!pool_load_buf(&p, text, strlen(text), "pool.yaml"), "a pool with a literal block and an empty question loads");
+	ok(!pool_yaml_build(&y, &p), "its YAML builds in parts");
+	is_int(y.nr, 2, "one part a question");
+	pool_yaml_join(&y, &joined);
+	is_str(joined.buf, text, "the parts joined are the file as written by hand");
+	ok(!pool_to_yaml(&p, &whole) && !strcmp(whole.buf, text), "and pool_to_yaml writes the same");
+	p.q[0].pairs[0].grade = 2;
+	p.q[0].pairs[0].judge = xstrdup("human");
+	ok(!pool_yaml_update(&y, &p, 0), "one question emitted again");
+	strbuf_reset(&joined);
+	strbuf_reset(&whole);
+	pool_yaml_join(&y, &joined);
+	ok(!pool_to_yaml(&p, &whole) && !strcmp(joined.buf, whole.buf), "the parts are the whole file again");
+	ok(strstr(joined.buf, "    grade: 2\n    judge: human\n- id: q-2\n") != NULL, "with the grade in its place");
+	ok(pool_yaml_update(&y, &p, 2) < 0, "a question the pool does not have is refused");
+	strbuf_release(&joined);
+	strbuf_release(&whole);
+	pool_yaml_release(&y);
+	pool_release(&p);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -317,6 +371,7 @@ int main(void)
 	test_refusals();
 	test_check();
 	test_write_refused();
+	test_parts();
 	rmdir(tmpdir);
 	return test_done();
 }

@@ -1,7 +1,7 @@
 /*
  * t-report: the report's cutoff arithmetic agrees with the metrics of
- * `score` (trec_eval semantics), and a rendered page holds score's numbers
- * and nothing unescaped.
+ * `score` (trec_eval semantics), and a rendered page holds score's numbers,
+ * the data of its question table, and nothing unescaped.
  */
 #include "test-lib.h"
 #include "score/measures.h"
@@ -158,7 +158,7 @@ static void test_render(void)
 	close(fd);
 	for (int i = 0; i < 5; i++)
 		measure_parse(names[i], &m[i]);
-	so = (struct score_options){ m, 5, 5, 50, false, false, 0 };
+	so = (struct score_options){ m, 5, 5, 50, false, false, 0, NULL };
 	ok(set_load_buf(&set, set_yaml, strlen(set_yaml), "tiny.yaml") == 0 &&
 	   run_load(&run, path) == 0 &&
 	   score_set(&set, NULL, &run, path, &so, &res, &sum) == 0, "the fixture scores");
@@ -181,6 +181,16 @@ static void test_render(void)
 	   "the question text shows escaped");
 	ok(strstr(out.buf, "c-\\u003cimg src=x onerror=alert(2)\\u003e") != NULL,
 	   "ids in the slider's JSON have their '<' escaped");
+	/* the data block: one row per answerable question, for the slider and the table */
+	ok(count(out.buf, "[\"q-000") == 2 && !strstr(out.buf, "[\"q-0003\""),
+	   "the page's data holds a row per answerable question");
+	ok(strstr(out.buf, ",\"found\",null,2,2,\"21\",\"-1-2\",[") != NULL,
+	   "q-0001's row: found, no baseline, first relevant at 2, 2 relevant, ideal 2 1, "
+	   "grades unjudged 1 unjudged 2");
+	ok(strstr(out.buf, "<span id=\"n-found\">2</span>") && strstr(out.buf, "<span id=\"n-never\">0</span>"),
+	   "the question table's counts: 2 found, 0 never found");
+	ok(count(out.buf, "<main>") == 1 && !strstr(out.buf, "<select id=\"q\""),
+	   "one main landmark; no <select> of every question");
 	ok(count(out.buf, "http://") == count(out.buf, "http://www.w3.org/2000/svg") &&
 	   count(out.buf, "https://") == 0 &&
 	   count(out.buf, " src=\"") == 0 && count(out.buf, " href=\"http") == 0 &&

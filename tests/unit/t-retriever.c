@@ -101,21 +101,31 @@ static void test_body(void)
 	struct strbuf out = STRBUF_INIT;
 
 	test_capture_errors();
-	is_int(url_render_body(URL_BODY_DEFAULT, "q-7", "say \"hi\"\\\n\tcaf\xc3\xa9", 5, &out), 0,
+	is_int(url_render_body(URL_BODY_DEFAULT, "q-7", "say \"hi\"\\\n\tcaf\xc3\xa9", 5, NULL, &out), 0,
 	       "the default template renders");
 	is_str(out.buf, "{\"query\": \"say \\\"hi\\\"\\\\\\n\\tcaf\xc3\xa9\", \"k\": 5}",
 	       "quotes, backslashes and control characters escaped, UTF-8 kept");
 	is_int(url_render_body("{\"q\": \"{{query}}\", \"id\": \"{{qid}}\", \"n\": {{k}}, \"x\": {}}",
-			       "q-7", "a\x01", 3, &out), 0, "qid and k placeholders");
+			       "q-7", "a\x01", 3, NULL, &out), 0, "qid and k placeholders");
 	is_str(out.buf, "{\"q\": \"a\\u0001\", \"id\": \"q-7\", \"n\": 3, \"x\": {}}", "rendered");
-	is_int(url_render_body("{\"q\": {{query}}}", "q-7", "hello", 3, &out), -1,
+	is_int(url_render_body("{\"q\": {{query}}}", "q-7", "hello", 3, NULL, &out), -1,
 	       "a placeholder outside quotes gives invalid JSON and is refused");
 	ok(strstr(test_captured(), "put {{query}} inside quotes") != NULL, "with a hint");
-	is_int(url_render_body("{\"q\": \"{{text}}\"}", "q-7", "hello", 3, &out), -1,
+	is_int(url_render_body("{\"q\": \"{{text}}\"}", "q-7", "hello", 3, NULL, &out), -1,
 	       "an unknown placeholder is refused");
 	ok(strstr(test_captured(), "unknown placeholder '{{text}}'") != NULL, "naming it");
-	is_int(url_render_body("{\"q\": \"{{query\"}", "q-7", "hello", 3, &out), -1,
+	is_int(url_render_body("{\"q\": \"{{query\"}", "q-7", "hello", 3, NULL, &out), -1,
 	       "an unclosed placeholder is refused");
+	is_int(url_render_body(URL_BODY_DEFAULT_HISTORY, "q-7", "and then?", 3,
+			       "[{\"role\":\"user\",\"text\":\"first\"}]", &out), 0,
+	       "the history template renders");
+	is_str(out.buf, "{\"query\": \"and then?\", \"k\": 3, \"history\": "
+	       "[{\"role\":\"user\",\"text\":\"first\"}]}", "{{history}} is the JSON array");
+	is_int(url_render_body("{\"h\": {{history}}}", "q-7", "x", 3, NULL, &out), 0,
+	       "{{history}} without a history");
+	is_str(out.buf, "{\"h\": []}", "is an empty array");
+	ok(url_body_has_history(URL_BODY_DEFAULT_HISTORY) && !url_body_has_history(URL_BODY_DEFAULT),
+	   "a template says whether it passes the history");
 	strbuf_release(&out);
 }
 

@@ -18,9 +18,11 @@
 #include "set/set.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char tmpdir[] = "/tmp/t-review-XXXXXX";
@@ -195,6 +197,110 @@ static void test_set(void)
 	free(dir);
 }
 
+/* Return the grade of pair ('q-0001', 'chunk') in the pool file 'file', or -9. */
+static int grade_on_disk(const char *file, const char *chunk)
+{
+	struct pool p = POOL_INIT;
+	int g = -9;
+
+	if (pool_load(&p, file) == 0 && p.nr)
+		for (size_t i = 0; i < p.q[0].nr; i++)
+			if (!strcmp(p.q[0].pairs[i].chunk, chunk))
+				g = p.q[0].pairs[i].grade;
+	pool_release(&p);
+	return g;
+}
+
+/* Replace the first 'from' in 'file' with 'to' (as long), in place, and put
+ * its modification time back: an editor's change that keeps size and time. */
+static void edit_in_place(const char *file, const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
+	char *at;
+	FILE *fp;
+
+	if (stat(file, &st) < 0 || read_file(file, &sb, 0) < 0 || !(at = strstr(sb.buf, from)) ||
+	    strlen(from) != strlen(to) || !(fp = fopen(file, "r+"))) {
+		test_diag("cannot edit '%s'", file);
+		strbuf_release(&sb);
+		return;
+	}
+	fseek(fp, at - sb.buf, SEEK_SET);
+	fputs(to, fp);
+	fclose(fp);
+	{
+		struct timespec ts[2] = { st.st_atim, st.st_mtim };
+		utimensat(AT_FDCWD, file, ts, 0);
+	}
+	strbuf_release(&sb);
+}
+
+/*
+ * The pool the server keeps in memory after its own write is never used
+ * once the file changed on disk: a page that did not see the change is
+ * refused (nothing written), and the page that reloads writes over the
+ * file as changed, whose change is kept. Tried with a CLI's save (a new
+ * file) and with an edit in place that keeps the size and the time.
+ */
+static void test_pool_outside(struct review *r, const char *file)
+{
+	struct strbuf reply = STRBUF_INIT, before = STRBUF_INIT, after = STRBUF_INIT;
+	struct pool p = POOL_INIT;
+	char *d = state_digest(r), *old;
+
+	is_int(apply(r, d, "{\"digest\":\"%s\",\"op\":\"grade\",\"id\":\"q-0001\",\"chunk\":\"c-3\",\"grade\":1}",
+		     &reply), 200, "a grade: the server now holds the pool it wrote");
+	{
+		cJSON *j = cJSON_Parse(reply.buf);
+		old = xstrdup(json_get_str(j, "digest") ? json_get_str(j, "digest") : "");
+		cJSON_Delete(j);
+	}
+	free(d);
+	/* another program (judge, label, an editor through the pool module) grades c-2 */
+	if (pool_load(&p, file) == 0 && p.nr && p.q[0].nr > 1) {
+		p.q[0].pairs[1].grade = 3;
+		pool_save(&p, file);
+	}
+	pool_release(&p);
+	read_file(file, &before, 0);
+	is_int(apply(r, old, "{\"digest\":\"%s\",\"op\":\"grade\",\"id\":\"q-0001\",\"chunk\":\"c-3\",\"grade\":0}",
+		     &reply), 409, "after an outside save, the page's old digest is refused");
+	ok(strstr(reply.buf, "\"stale\":true") != NULL, "as stale");
+	read_file(file, &after, 0);
+	ok(before.len == after.len && !memcmp(before.buf, after.buf, before.len), "and nothing is written");
+	d = state_digest(r);
+	is_int(apply(r, d, "{\"digest\":\"%s\",\"op\":\"grade\",\"id\":\"q-0001\",\"chunk\":\"c-3\",\"grade\":0}",
+		     &reply), 200, "the reloaded page writes");
+	free(d);
+	is_int(grade_on_disk(file, "c-3"), 0, "its grade is on disk");
+	is_int(grade_on_disk(file, "c-2"), 3, "and the outside grade is kept (the pool was read again)");
+
+	/* an edit in place, same size and time: only the bytes tell */
+	d = state_digest(r);
+	edit_in_place(file, "grade: 3", "grade: 1");
+	is_int(grade_on_disk(file, "c-2"), 1, "an edit in place, keeping size and time");
+	is_int(apply(r, d, "{\"digest\":\"%s\",\"op\":\"grade\",\"id\":\"q-0001\",\"chunk\":\"c-3\",\"grade\":2}",
+		     &reply), 409, "is seen: the page's digest is refused");
+	free(d);
+	d = state_digest(r);
+	is_int(apply(r, d, "{\"digest\":\"%s\",\"op\":\"grade\",\"id\":\"q-0001\",\"chunk\":\"c-3\",\"grade\":2}",
+		     &reply), 200, "the reloaded page writes");
+	is_int(grade_on_disk(file, "c-2"), 1, "and the edit is kept");
+	is_int(grade_on_disk(file, "c-3"), 2, "beside the new grade");
+	/* undo through the held pool: takes back only the page's grade */
+	free(d);
+	d = state_digest(r);
+	is_int(apply(r, d, "{\"digest\":\"%s\",\"op\":\"undo\"}", &reply), 200, "undo");
+	is_int(grade_on_disk(file, "c-3"), 0, "puts the page's previous grade back");
+	is_int(grade_on_disk(file, "c-2"), 1, "and keeps the edit");
+	free(d);
+	free(old);
+	strbuf_release(&reply);
+	strbuf_release(&before);
+	strbuf_release(&after);
+}
+
 static void test_pool(void)
 {
 	char *file = write_tmp("pool.yaml", pool_yaml), *d;
@@ -233,6 +339,7 @@ static void test_pool(void)
 	}
 	cJSON_Delete(j);
 	pool_release(&p);
+	test_pool_outside(&r, file);
 	review_release(&r);
 	strbuf_release(&reply);
 	strbuf_release(&state);

@@ -102,7 +102,7 @@ static void test_bars(void)
 	struct strbuf sb = STRBUF_INIT;
 	const char *series[2] = { "baseline", "candidate" };
 	double v1[2] = { 0.5, 1.0 }, v2[2] = { NAN, 0.25 };
-	struct svg_bar_group g[2] = { { "all", v1 }, { "tag=<x>", v2 } };
+	struct svg_bar_group g[2] = { { "all", v1, 12 }, { "tag=<x>", v2, -1 } };
 	struct svg_bars b = { NULL, "Subsets", "R@5", series, 2, NULL, g, 2, 1, 0 };
 	double w0, w1, w3;
 

@@ -219,6 +219,14 @@ static const char *const pieces[] = {
 	"\xff",                 /* invalid byte */
 	"\xe2\x80",             /* truncated sequence */
 	"\xd9\xa3",             /* arabic-indic digit three (Nd) */
+	"\xcc\xb8",             /* combining long solidus: "=" and it compose to U+2260 */
+	"\xe1\x84\x80",         /* Hangul choseong kiyeok: composes with a following vowel */
+	"\xe1\x85\xa1",         /* Hangul jungseong a */
+	"\xe2\x84\xaa",         /* Kelvin sign: folds to ASCII "k" */
+	"\xcf\x82",             /* Greek final sigma: folds to sigma */
+	"\xe6\x97\xa5",         /* CJK ideograph (bigrams) */
+	"\xf0\x9f\x98\x80",     /* emoji (So) */
+	"\xe2\x80\x8d",         /* zero-width joiner (default ignorable) */
 };
 
 static void test_ascii_fast_path(void)

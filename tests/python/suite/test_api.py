@@ -99,7 +99,10 @@ def test_compare_gives_the_gate_verdict(toy, broken, tmp_path):
     failed = {r.measure for r in c.failed_rules}
     assert {"R@5", "nDCG@10", "coverage"} <= failed
     assert "q-0001" in {x.id for x in c.lost}
-    assert all(r.line.startswith("FAIL  ") for r in c.failed_rules)
+    # headline first: the measure, baseline -> candidate (delta), the verdict
+    r5 = next(r for r in c.failed_rules if r.measure == "R@5")
+    assert r5.line.startswith(f"R@5 {r5.baseline:.4f} -> {r5.candidate:.4f} (-{r5.drop:.4f}) FAIL  ")
+    assert all(" FAIL  " in r.line for r in c.failed_rules)
     assert "**FAIL**" in md.read_text() and "<testsuite" in junit.read_text()
 
 
