@@ -8,6 +8,7 @@
 #include "score/qrels.h"
 #include "score/run.h"
 #include "set/set.h"
+#include "set/corpus.h"
 #include "base/util.h"
 
 #include <math.h>

@@ -9,6 +9,7 @@
 #include "score/results.h"
 #include "score/score.h"
 #include "set/set.h"
+#include "set/corpus.h"
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"

@@ -7,6 +7,7 @@
 #include "score/treceval-scatter.h"
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "score/run.h"
@@ -468,4 +469,11 @@ int scatter_rescan(struct scatter *sc, struct te_state *st, bool ties, bool cuts
 			ret = scatter_eval_cut(sc, st);
 	}
 	return ret;
+}
+
+void te_progress_pass(const struct te_options *o)
+{
+	if (o->progress)
+		progress_phase(o->progress, NULL, o->progress->total);
+	run_trec_progress(o->progress, 0, 0);
 }

@@ -216,13 +216,6 @@ static int evaluate_halves(struct te_state *main_st, off_t split, off_t size, st
 	return ok ? 0 : 1;
 }
 
-void te_progress_pass(const struct te_options *o)
-{
-	if (o->progress)
-		progress_phase(o->progress, NULL, o->progress->total);
-	run_trec_progress(o->progress, 0, 0);
-}
-
 #define STAND_IN_DOCNO "ceci_nest_pas_un_docno"
 
 /*

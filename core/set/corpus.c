@@ -371,3 +371,45 @@ void corpus_fingerprint(const struct corpus *c, char out[72])
 	sha256_final(ctx, out);
 	free(order);
 }
+
+size_t chunk_id_doc_len(const char *id)
+{
+	const char *hash = strrchr(id, '#'), *p;
+
+	if (!hash || hash == id)
+		return 0;
+	p = hash + 1;
+	for (int i = 0; i < 12; i++, p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return 0;
+	if (*p == '-') {
+		if (!p[1])
+			return 0;
+		for (p++; *p; p++)
+			if (*p < '0' || *p > '9')
+				return 0;
+	}
+	return *p ? 0 : (size_t)(hash - id);
+}
+
+const char *chunk_doc(const struct corpus *corpus, const char *chunk, struct strbuf *buf)
+{
+	const struct chunk *c = corpus ? corpus_get(corpus, chunk) : NULL;
+	size_t n;
+
+	if (c && c->doc)
+		return c->doc;
+	if (!(n = chunk_id_doc_len(chunk)))
+		return NULL;
+	strbuf_reset(buf);
+	strbuf_add(buf, chunk, n);
+	return buf->buf;
+}
+
+bool corpus_has_documents(const struct corpus *corpus)
+{
+	for (size_t i = 0; i < corpus->nr; i++)
+		if (corpus->chunks[i].doc || chunk_id_doc_len(corpus->chunks[i].id))
+			return true;
+	return false;
+}

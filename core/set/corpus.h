@@ -79,4 +79,17 @@ size_t corpus_did_you_mean(const struct corpus *c, const char *id, struct strbuf
 /* Write the fingerprint of 'c' into 'out' ("sha256:<hex>"). */
 void corpus_fingerprint(const struct corpus *c, char out[72]);
 
+/*
+ * Return the length of the document name in chunk id 'id' when the id has
+ * the chunker's form (NAME#<12 hex digits>, optionally -N: docs/formats/
+ * corpus.md), else 0.
+ */
+size_t chunk_id_doc_len(const char *id);
+/* Return the document of chunk 'chunk': the corpus's 'doc' field when the
+ * corpus (may be NULL) has the chunk and one, else the name in the
+ * chunker's id form (copied into 'buf'), else NULL. */
+const char *chunk_doc(const struct corpus *corpus, const char *chunk, struct strbuf *buf);
+/* True when some chunk of 'corpus' belongs to a document (chunk_doc). */
+bool corpus_has_documents(const struct corpus *corpus);
+
 #endif

@@ -38,6 +38,23 @@ static const char *const kind_names[] = {
 	[FORBID_BY_TAG] = "tag",
 };
 
+const char *question_forbids(const struct question *q, const char *chunk, const char *doc)
+{
+	size_t plen = strlen(FORBID_DOC_PREFIX);
+
+	for (size_t i = 0; i < q->nr_forbidden; i++) {
+		const char *f = q->forbidden[i].id;
+
+		if (!strncmp(f, FORBID_DOC_PREFIX, plen)) {
+			if (doc && !strcmp(f + plen, doc))
+				return f;
+		} else if (!strcmp(f, chunk)) {
+			return f;
+		}
+	}
+	return NULL;
+}
+
 const char *forbid_kind_name(enum forbid_kind kind)
 {
 	return (size_t)kind < ARRAY_SIZE(kind_names) ? kind_names[kind] : "?";

@@ -165,43 +165,6 @@ void question_add_forbidden(struct question *q, const char *id)
 	q->nr_forbidden++;
 }
 
-const char *question_forbids(const struct question *q, const char *chunk, const char *doc)
-{
-	size_t plen = strlen(FORBID_DOC_PREFIX);
-
-	for (size_t i = 0; i < q->nr_forbidden; i++) {
-		const char *f = q->forbidden[i].id;
-
-		if (!strncmp(f, FORBID_DOC_PREFIX, plen)) {
-			if (doc && !strcmp(f + plen, doc))
-				return f;
-		} else if (!strcmp(f, chunk)) {
-			return f;
-		}
-	}
-	return NULL;
-}
-
-size_t chunk_id_doc_len(const char *id)
-{
-	const char *hash = strrchr(id, '#'), *p;
-
-	if (!hash || hash == id)
-		return 0;
-	p = hash + 1;
-	for (int i = 0; i < 12; i++, p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-			return 0;
-	if (*p == '-') {
-		if (!p[1])
-			return 0;
-		for (p++; *p; p++)
-			if (*p < '0' || *p > '9')
-				return 0;
-	}
-	return *p ? 0 : (size_t)(hash - id);
-}
-
 size_t set_nr_forbidding(const struct set *s)
 {
 	size_t n = 0;

@@ -308,26 +308,14 @@ int question_grade(const struct question *q, const char *chunk);
 /* Append 'id' (a chunk id or "doc:NAME") to the forbidden list of 'q',
  * unless it is there already. */
 void question_add_forbidden(struct question *q, const char *id);
-/* Return the forbidden entry of 'q' that chunk 'chunk' of document 'doc'
- * (NULL: unknown) matches, or NULL. */
-const char *question_forbids(const struct question *q, const char *chunk, const char *doc);
-/*
- * Return the length of the document name in chunk id 'id' when the id has
- * the chunker's form (NAME#<12 hex digits>, optionally -N: docs/formats/
- * corpus.md), else 0.
- */
-size_t chunk_id_doc_len(const char *id);
-/* Return the document of chunk 'chunk': the corpus's 'doc' field when the
- * corpus (may be NULL) has the chunk and one, else the name in the
- * chunker's id form (copied into 'buf'), else NULL. */
-const char *chunk_doc(const struct corpus *corpus, const char *chunk, struct strbuf *buf);
-/* True when some chunk of 'corpus' belongs to a document (chunk_doc). */
-bool corpus_has_documents(const struct corpus *corpus);
 /* Return the number of questions of 's' with a forbidden list: every
  * question when the set has set-wide rules. */
 size_t set_nr_forbidding(const struct set *s);
 
 /* ---- set-wide forbidden rules (set-forbid.c; docs/access.md) ---- */
+/* Return the forbidden entry of 'q' that chunk 'chunk' of document 'doc'
+ * (NULL: unknown) matches, or NULL. */
+const char *question_forbids(const struct question *q, const char *chunk, const char *doc);
 
 struct findings;
 
@@ -610,7 +598,7 @@ void set_check_errors(const struct set *s, const struct corpus *corpus, struct f
  * Return their number.
  */
 size_t set_check_stale(const struct set *s, enum finding_level level, struct findings *out);
-/* Append a finding; 'fmt' is printf-like. */
+/* Append a finding (findings.c); 'fmt' is printf-like. */
 void findings_add(struct findings *f, enum finding_level level, long line, long col,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Append a finding about another file than the set's (a corpus). */

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "set/set.h"
+#include "set/corpus.h"
 #include "base/strbuf.h"
 #include "text/text.h"
 #include "base/util.h"
