@@ -7,10 +7,11 @@
 # demo set (sets/squad-demo, with its corpus for the BM25 top 5) and one on
 # a pool worksheet pooled from two BM25 runs of it, where some pairs carry
 # an LLM judge's grade. check-review.mjs then reviews questions and grades
-# the pool in headless Chromium with the keyboard only, checks the files
-# afterwards with `evalset show` and the pool YAML, and checks that a stale
-# page's write is refused. Screenshots go to ARTIFACTS_DIR, and to
-# SHOTS_DIR too when given (tools/review-shots.sh uses it for docs/).
+# the pool in headless Chromium with the keys and with the mouse, checks the
+# files afterwards with `evalset show` and the pool YAML, and checks that a
+# stale page's write is refused. Screenshots go to ARTIFACTS_DIR, and to
+# SHOTS_DIR too when given: `tests/browser/review.sh build/evalset DIR docs`
+# rewrites the review screenshots of docs/.
 #
 # Skips (TAP "1..0 # SKIP") only when chromium or node is missing.
 set -u
