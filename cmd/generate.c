@@ -49,12 +49,11 @@ static const char *const generate_usage[] = {
 
 static void show_progress(const struct gen_stats *st, void *ctx)
 {
-	size_t done = st->answered + st->unusable + st->lost;
-	double rate = st->elapsed > 0 ? done / st->elapsed : 0;
-	double eta = rate > 0 ? (double)(st->to_send - done) / rate : 0;
-
-	llm_progress_show(ctx, st->elapsed, "generate: %zu/%zu requests, %.1f/s, ETA %.0fs, %lu retries, %zu failed",
-			  done, st->to_send, rate, eta, st->usage.retries, st->unusable + st->lost);
+	if (st->batch.polls)
+		llm_progress_batch(ctx, "generate", &st->batch);
+	else
+		llm_progress_count(ctx, "generate", "requests", st->answered + st->unusable + st->lost,
+				   st->to_send, st->elapsed, st->usage.retries, st->unusable + st->lost);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -53,10 +53,11 @@ static const char *const judge_usage[] = {
 
 static void show_progress(const struct judge_stats *st, void *ctx)
 {
-	size_t done = st->graded + st->failed + st->lost;
-
-	llm_progress_show(ctx, st->elapsed, "judge: %zu/%zu pairs, %lu retries, %zu failed", done,
-			  st->to_send, st->usage.retries, st->failed + st->lost);
+	if (st->batch.polls)
+		llm_progress_batch(ctx, "judge", &st->batch);
+	else
+		llm_progress_count(ctx, "judge", "pairs", st->graded + st->failed + st->lost, st->to_send,
+				   st->elapsed, st->usage.retries, st->failed + st->lost);
 }
 
 /* Return the prompt file to use: a new string; caller frees. */
@@ -503,7 +504,7 @@ int cmd_judge(int argc, const char **argv)
 	jo.ctx = &prog;
 	judge_items_release(items, nr);
 	rc = judge_run(&jo, items, nr, &st);
-	llm_progress_clear(&prog, 80);
+	llm_progress_clear(&prog, 100);
 	if (batch_out) {
 		if (rc)
 			goto out;

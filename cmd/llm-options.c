@@ -153,6 +153,37 @@ void llm_progress_show(struct llm_progress *p, double elapsed, const char *fmt, 
 	strbuf_release(&line);
 }
 
+void llm_progress_count(struct llm_progress *p, const char *what, const char *noun, size_t done,
+			size_t total, double elapsed, unsigned long retries, size_t failed)
+{
+	double rate = elapsed > 0 ? (double)done / elapsed : 0;
+	double eta = rate > 0 && total > done ? (double)(total - done) / rate : 0;
+
+	llm_progress_show(p, elapsed, "%s: %zu/%zu %s, %.1f/s, ETA %.0fs, %lu retries, %zu failed", what,
+			  done, total, noun, rate, eta, retries, failed);
+}
+
+void llm_progress_batch(struct llm_progress *p, const char *what, const struct llmbatch_stats *b)
+{
+	struct strbuf next = STRBUF_INIT;
+
+	if (b->next_poll > 0)
+		strbuf_addf(&next, "next poll in %.0fs", b->next_poll);
+	else
+		strbuf_addstr(&next, "polling");
+	if (b->finished && b->waited > 0) {
+		double rate = (double)b->finished / b->waited;
+		double eta = b->waiting_for > b->finished ? (double)(b->waiting_for - b->finished) / rate : 0;
+
+		llm_progress_show(p, b->waited, "%s: batch: %zu/%zu requests finished, %.1f/s, ETA %.0fs, %s",
+				  what, b->finished, b->waiting_for, rate, eta, next.buf);
+	} else {
+		llm_progress_show(p, b->waited, "%s: batch: %zu/%zu requests finished, waiting %.0fs, %s",
+				  what, b->finished, b->waiting_for, b->waited, next.buf);
+	}
+	strbuf_release(&next);
+}
+
 void llm_progress_clear(const struct llm_progress *p, int width)
 {
 	if (p->tty && !is_quiet())

@@ -145,6 +145,22 @@ struct llm_progress {
 __attribute__((format(printf, 3, 4)))
 void llm_progress_show(struct llm_progress *p, double elapsed, const char *fmt, ...);
 
+/*
+ * Show "WHAT: DONE/TOTAL NOUN, RATE/s, ETA Ns, R retries, F failed" for a
+ * job 'elapsed' seconds in (the rate over the whole job; ETA 0 until
+ * something is done), as llm_progress_show.
+ */
+void llm_progress_count(struct llm_progress *p, const char *what, const char *noun, size_t done,
+			size_t total, double elapsed, unsigned long retries, size_t failed);
+/*
+ * Show the wait on provider batches 'b': "WHAT: batch: F/N requests
+ * finished, RATE/s, ETA Ns, next poll in Ns" (the provider's counts at the
+ * last poll; before any is finished, how long it has waited instead of a
+ * rate), as llm_progress_show.
+ */
+struct llmbatch_stats;
+void llm_progress_batch(struct llm_progress *p, const char *what, const struct llmbatch_stats *b);
+
 /* Blank the last progress line, 'width' columns, when on a terminal. */
 void llm_progress_clear(const struct llm_progress *p, int width);
 

@@ -124,6 +124,13 @@ void *strmap_put(struct strmap *m, const char *key, void *value)
 	return old;
 }
 
+void strmap_reset(struct strmap *m)
+{
+	if (m->size)
+		memset(m->slots, 0, m->cap * sizeof(*m->slots));
+	m->size = 0;
+}
+
 void strmap_clear(struct strmap *m, int free_values)
 {
 	for (size_t i = 0; i < m->cap; i++) {

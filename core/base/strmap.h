@@ -48,6 +48,9 @@ struct strmap_entry *strmap_intern_hashed(struct strmap *m, const char *key, siz
 					  int *added);
 /* Make room for 'n' more keys at once (no rehash while they are added). */
 void strmap_reserve(struct strmap *m, size_t n);
+/* Empty the map and keep its table for the next keys (a borrowed map only:
+ * copied keys would be lost). */
+void strmap_reset(struct strmap *m);
 /* Free the map and its key copies; values are untouched unless 'free_values'. */
 void strmap_clear(struct strmap *m, int free_values);
 

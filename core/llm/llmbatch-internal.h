@@ -34,6 +34,7 @@ struct pending {
 	int round;
 	char **keys;
 	size_t nr_keys;
+	size_t finished;   /* requests the provider counts as finished, at the last poll */
 	bool ended;
 };
 
@@ -61,6 +62,7 @@ struct run {
 	const struct llmbatch_request *reqs;
 	size_t nr_reqs;
 	int64_t deadline_at;          /* monotonic ms when the job must stop (--deadline); 0: none */
+	int64_t wait_start;           /* monotonic ms of the first poll (0: none yet) */
 };
 
 struct reply {

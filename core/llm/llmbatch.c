@@ -370,6 +370,27 @@ static int download(struct run *b, const char *url, struct reply *r, const char 
 }
 
 /*
+ * The requests of a running batch the provider counts as finished, from
+ * the "request_counts" of its poll reply 'j' (OpenAI: completed and
+ * failed; Anthropic: succeeded, errored, canceled and expired), at most
+ * 'nr'; 0 when the reply has none.
+ */
+static size_t finished_so_far(const struct run *b, const cJSON *j, size_t nr)
+{
+	static const char *const openai[] = { "completed", "failed", NULL };
+	static const char *const anthropic[] = { "succeeded", "errored", "canceled", "expired", NULL };
+	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(j, "request_counts");
+	double n = 0;
+
+	for (const char *const *k = b->provider == LLM_ANTHROPIC ? anthropic : openai; *k; k++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(counts, *k);
+		if (cJSON_IsNumber(v) && v->valuedouble > 0)
+			n += v->valuedouble;
+	}
+	return n < (double)nr ? (size_t)n : nr;
+}
+
+/*
  * Poll batch 'p' once. When it ended, download and deliver its results,
  * journal its end and set p->ended. Return 0, ERR_REMOTE or ERR_INTERRUPTED.
  */
@@ -406,8 +427,10 @@ static int poll_one(struct run *b, struct pending *p, struct strmap *retry)
 	}
 	if (b->provider == LLM_ANTHROPIC ? strcmp(status, "ended")
 	    : !strcmp(status, "validating") || !strcmp(status, "in_progress") || !strcmp(status, "finalizing") ||
-	      !strcmp(status, "cancelling"))
+	      !strcmp(status, "cancelling")) {
+		p->finished = finished_so_far(b, j, p->nr_keys);
 		goto out;   /* still running */
+	}
 	if (b->provider == LLM_ANTHROPIC) {
 		const char *results = batch_jstr(j, "results_url");
 		if (results) {
@@ -475,6 +498,32 @@ out:
 	return rc;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Fill the progress fields of the stats from the batches waited on, 'next'
+ * seconds before the next poll, and call the progress callback. */
+static void show_wait(struct run *b, double next)
+{
+	struct llmbatch_stats *st = b->st;
+
+	if (!b->o->progress)
+		return;
+	st->waiting_for = st->finished = 0;
+	for (size_t i = 0; i < b->nr_p; i++) {
+		st->waiting_for += b->p[i].nr_keys;
+		st->finished += b->p[i].ended ? b->p[i].nr_keys : b->p[i].finished;
+	}
+	st->waited = b->wait_start ? (double)(now_ms() - b->wait_start) / 1000 : 0;
+	st->next_poll = next;
+	b->o->progress(st, b->o->ctx);
+}
+
 /* Sleep 'seconds', waking to check the stop callback, and no later than
  * the job's deadline. Return 0, ERR_INTERRUPTED or HTTP_DEADLINE_PASSED. */
 static int wait_for(struct run *b, double seconds)
@@ -501,6 +550,8 @@ static int wait_for(struct run *b, double seconds)
 			return ERR_INTERRUPTED;
 		nanosleep(&ts, NULL);
 		left -= 50;
+		if (left > 0 && left % 1000 < 50)
+			show_wait(b, (double)left / 1000);  /* about once a second */
 	}
 	return b->o->stop && b->o->stop(b->o->ctx) ? ERR_INTERRUPTED : 0;
 }
@@ -611,6 +662,8 @@ int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct l
 	wait = o->poll_s > 0 ? o->poll_s : 30;
 	for (;;) {
 		size_t left = 0;
+		if (!b.wait_start)
+			b.wait_start = now_ms();
 		for (size_t i = 0; i < b.nr_p; i++) {
 			if (b.p[i].ended)
 				continue;
@@ -618,8 +671,7 @@ int llmbatch_run(struct llm *l, const struct llmbatch_options *o, const struct l
 				goto out;
 			left += !b.p[i].ended;
 		}
-		if (o->progress)
-			o->progress(st, o->ctx);
+		show_wait(&b, 0);
 		if (!left && retry.size) {
 			/* the failures of this round, in a follow-up batch */
 			struct strmap_entry *e;

@@ -106,6 +106,12 @@ struct llmbatch_stats {
 	long est_completion_tokens;   /* at most: their max_tokens */
 	double est_cost;              /* with prices; 0 without */
 	size_t pending;               /* batches not ended yet (the wait was interrupted) */
+	/* for a progress line while the batches run (set at each poll and each
+	 * second of a wait, when 'progress' is called) */
+	size_t waiting_for;           /* requests in the batches being waited on */
+	size_t finished;              /* of those, finished at the provider (its counts at the last poll) */
+	double waited;                /* seconds since the first poll of this run */
+	double next_poll;             /* seconds until the next poll (0: polling) */
 };
 
 /*

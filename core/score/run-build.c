@@ -122,28 +122,33 @@ struct run_query *run_add_query(struct run *r, const char *qid, long line)
 	return q;
 }
 
-void run_add_doc(struct run_query *q, const char *id, double score, long line)
+void run_add_doc(struct run *r, struct run_query *q, const char *id, double score, long line)
 {
+	size_t len = strlen(id);
+	char *copy = mempool_alloc(&r->ids, len + 1);
+
+	memcpy(copy, id, len + 1);
 	ALLOC_GROW(q->docs, q->nr + 1, q->alloc);
-	q->docs[q->nr].id = xstrdup(id);
+	q->docs[q->nr].id = copy;
 	q->docs[q->nr].score = score;
 	q->docs[q->nr].line = line;
 	q->nr++;
 }
 
-int run_check_dups(const struct run *r, const struct run_query *q)
+int run_check_dups(struct run *r, const struct run_query *q)
 {
-	struct strmap ids = STRMAP_INIT;
+	struct strmap *ids = &r->seen;
 	int ret = 0;
 
-	/* the ids are the query's (they outlive the map), and one table of
-	 * the right size is made once: no copies, no regrowth */
-	ids.borrowed = 1;
-	strmap_reserve(&ids, q->nr);
+	/* the ids are the run's (they outlive the map), and one table serves
+	 * every question: emptied, grown only for a longer list, never copied */
+	ids->borrowed = 1;
+	strmap_reset(ids);
+	strmap_reserve(ids, q->nr);
 	for (size_t i = 0; i < q->nr && !ret; i++) {
 		size_t len = strlen(q->docs[i].id);
 		int added;
-		struct strmap_entry *e = strmap_intern_hashed(&ids, q->docs[i].id, len,
+		struct strmap_entry *e = strmap_intern_hashed(ids, q->docs[i].id, len,
 							      strhash(q->docs[i].id, len), &added);
 
 		if (added) {
@@ -162,7 +167,6 @@ int run_check_dups(const struct run *r, const struct run_query *q)
 					    r->path, q->docs[i].id, q->qid);
 		}
 	}
-	strmap_clear(&ids, 0);
 	return ret;
 }
 
@@ -175,6 +179,11 @@ static int cmp_doc_rank(const void *a, const void *b)
 
 void run_sort_docs(struct run_query *q)
 {
-	if (q->nr > 1)
+	size_t i = 1;
+
+	/* a retriever's run is usually in rank order already: one pass tells */
+	while (i < q->nr && cmp_doc_rank(&q->docs[i - 1], &q->docs[i]) <= 0)
+		i++;
+	if (i < q->nr)
 		qsort(q->docs, q->nr, sizeof(*q->docs), cmp_doc_rank);
 }

@@ -29,10 +29,10 @@ int run_check_binary(const char *path, const char *buf, size_t len);
 /* Add question 'qid' first seen at 'line' (0: unknown) to 'r'; refuse one
  * seen before. Return the new question, or NULL (reported). */
 struct run_query *run_add_query(struct run *r, const char *qid, long line);
-/* Append a copy of document 'id' to 'q'. */
-void run_add_doc(struct run_query *q, const char *id, double score, long line);
+/* Append a copy of document 'id' (kept in the ids of 'r') to 'q' of 'r'. */
+void run_add_doc(struct run *r, struct run_query *q, const char *id, double score, long line);
 /* Refuse a docid listed twice in 'q' of 'r'. Return 0 or -1. */
-int run_check_dups(const struct run *r, const struct run_query *q);
+int run_check_dups(struct run *r, const struct run_query *q);
 /* Sort the documents of 'q' in ranking order (run_rank_cmp). */
 void run_sort_docs(struct run_query *q);
 

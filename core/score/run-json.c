@@ -57,7 +57,7 @@ static int add_results(struct run *r, struct run_query *q, const cJSON *res, con
 
 	cJSON_ArrayForEach(it, res) {
 		if (cJSON_IsString(it)) {
-			run_add_doc(q, it->valuestring, NAN, line);
+			run_add_doc(r, q, it->valuestring, NAN, line);
 		} else if (cJSON_IsObject(it)) {
 			const cJSON *did = cJSON_GetObjectItemCaseSensitive(it, "id");
 			const cJSON *sc = cJSON_GetObjectItemCaseSensitive(it, "score");
@@ -74,7 +74,7 @@ static int add_results(struct run *r, struct run_query *q, const cJSON *res, con
 							did->valuestring, id);
 				score = sc->valuedouble;
 			}
-			run_add_doc(q, did->valuestring, score, line);
+			run_add_doc(r, q, did->valuestring, score, line);
 		} else {
 			return error_at(r->path, line, 0, "a result of question '%s' is %s, not an id or an object",
 					id, json_type(it));
@@ -151,12 +151,9 @@ static int add_calls(struct run *r, struct run_query *q, const cJSON *calls, con
 			} else if ((uintptr_t)e->value == c) {
 				ret = error_at(r->path, line, 0, "document '%s' listed twice in call %zu of "
 					       "question '%s'", doc, c, id);
-				/* what is not kept yet is freed here, the kept part by run_release */
-				for (size_t j = i; j < q->nr; j++)
-					free(q->docs[j].id);
-			} else {
-				free(q->docs[i].id);  /* brought by an earlier call: counted there */
 			}
+			/* else brought by an earlier call: counted there (its id
+			 * stays in the run's pool until run_release) */
 		}
 		if (ret) {
 			q->nr = w;
@@ -375,7 +372,7 @@ int run_parse_json_dict(struct run *r, const char *buf, size_t len)
 					    r->path, d->string, q->qid);
 				goto out;
 			}
-			run_add_doc(q, d->string, d->valuedouble, 0);
+			run_add_doc(r, q, d->string, d->valuedouble, 0);
 		}
 		r->nr_docs += (long)q->nr;
 		if (run_check_dups(r, q) < 0) {

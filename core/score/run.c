@@ -56,14 +56,14 @@ void run_release(struct run *r)
 	for (size_t i = 0; i < r->nr; i++) {
 		struct run_query *q = &r->q[i];
 
-		for (size_t d = 0; d < q->nr; d++)
-			free(q->docs[d].id);
 		free(q->docs);
 		free(q->call_end);
 		free(q->qid);
 	}
 	free(r->q);
 	strmap_clear(&r->index, 0);
+	strmap_clear(&r->seen, 0);
+	mempool_clear(&r->ids);
 	free(r->path);
 	free(r->name);
 	free(r->meta);
@@ -134,8 +134,9 @@ static int trec_group_to_run(struct trec_group *g, void *data)
 
 	if (!q)
 		return -1;
+	ALLOC_GROW(q->docs, q->nr + g->nr, q->alloc);
 	for (size_t i = 0; i < g->nr; i++)
-		run_add_doc(q, g->lines[i].doc, g->lines[i].score, g->lines[i].line);
+		run_add_doc(r, q, g->lines[i].doc, g->lines[i].score, g->lines[i].line);
 	r->nr_docs += (long)g->nr;
 	if (run_check_dups(r, q) < 0)
 		return -1;

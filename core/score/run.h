@@ -38,6 +38,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "base/mempool.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 
@@ -70,6 +71,8 @@ struct run {
 	struct run_query *q;    /* in order of first appearance */
 	size_t nr, alloc;
 	struct strmap index;    /* qid -> index + 1 */
+	struct mempool ids;     /* the documents' ids */
+	struct strmap seen;     /* run_check_dups's table, kept from question to question */
 	long nr_docs;
 	bool reranked;          /* a JSONL run put in score order by run_rank_by_score */
 	bool has_calls;         /* a question of the JSONL run gives "calls" */

@@ -8,7 +8,8 @@ Batch APIs, answered with the same replies as live requests (no --fault):
   form, which wants an api-version query and line urls /chat/completions);
   POST .../messages/batches, GET .../messages/batches/ID and .../results
   (Anthropic). A batch ends --batch-delay seconds after it was created (it is
-  answered on the first poll after that). --batch-fail P fails a share P of
+  answered on the first poll after that); while it runs, its request_counts
+  say the share of that delay gone by is finished, as a provider's grow. --batch-fail P fails a share P of
   lines (by custom_id hash) the first time they are in a batch (error file
   lines with status 500; Anthropic "errored"); --batch-expire makes the first
   batch expire with only its first half answered (batch_expired). OpenAI
@@ -247,6 +248,12 @@ class BatchMixin:
                 again["content"] = [{"type": "text", "text": PLANTED}]
         return out + [(c, again)]
 
+    @staticmethod
+    def finished_so_far(st, b):
+        """While a batch runs: its lines in proportion to the delay gone by."""
+        gone = (time.time() - b["created"]) / max(st.args.batch_delay, 1e-9)
+        return min(len(b["lines"]), int(len(b["lines"]) * gone))
+
     def batch_obj(self, st, bid):
         b = st.batches[bid]
         done = time.time() - b["created"] >= st.args.batch_delay
@@ -259,7 +266,7 @@ class BatchMixin:
                "error_file_id": b.get("error_file_id") if done else None,
                "created_at": int(b["created"]), "errors": None, "metadata": b.get("metadata"),
                "request_counts": {"total": len(b["lines"]),
-                                  "completed": len(b["result"][0]) if done else 0,
+                                  "completed": len(b["result"][0]) if done else self.finished_so_far(st, b),
                                   "failed": len(b["result"][1]) if done else 0}}
         return obj
 
@@ -268,8 +275,9 @@ class BatchMixin:
         done = time.time() - b["created"] >= st.args.batch_delay
         if done:
             self.finish_batch(st, bid)
-        counts = {"processing": 0 if done else len(b["lines"]), "succeeded": 0, "errored": 0, "canceled": 0,
-                  "expired": 0}
+        running = 0 if done else self.finished_so_far(st, b)
+        counts = {"processing": 0 if done else len(b["lines"]) - running, "succeeded": running, "errored": 0,
+                  "canceled": 0, "expired": 0}
         if done:
             counts["succeeded"] = len(b["result"][0])
             for _, kind, _ in b["result"][1]:

@@ -226,6 +226,33 @@ rm -f sets/demo/.evalset/judge.jsonl
 cmp -s pool.yaml live.yaml; ok $? "the worksheet equals the live judge's"
 stop_fake
 
+# ---- judge --batch on a terminal: the wait ticks between polls ----
+# (a pseudo-terminal from script(1); the batch runs 5 s, polled every 3 s
+# at first: the line is redrawn each second with the provider's counts)
+make_pool_case judgetty
+start_fake --batch-delay 5
+cat > "$root/jtty.sh" <<EOF
+exec "$evalset" judge pool.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" \\
+	--batch --batch-poll 3 "\$@"
+EOF
+script -qec "bash $root/jtty.sh" /dev/null > tty.raw 2>&1
+is "$?" 0 "judge --batch completes on a terminal"
+tr '\r' '\n' < tty.raw > tty.lines
+grep -aqE '^judge: batch: 0/[0-9]+ requests finished, waiting [0-9]+s, next poll in [0-9]s' tty.lines
+ok $? "before the provider counts any request finished, the line says how long it has waited" "$(grep -a batch: tty.lines | head -3)"
+grep -aqE '^judge: batch: [1-9][0-9]*/[0-9]+ requests finished, [0-9.]+/s, ETA [0-9]+s, (next poll in [0-9]+s|polling)' tty.lines
+ok $? "once some are finished, the provider's count, a rate and the time left" "$(grep -a batch: tty.lines | tail -3)"
+[ "$(grep -ac 'next poll in' tty.lines)" -ge 3 ]; ok $? "the line is redrawn while waiting between polls, not only at them" "$(grep -ac 'next poll in' tty.lines)"
+grep -aq "graded now" tty.lines; ok $? "the summary follows"
+make_pool_case judgepipe
+bash "$root/jtty.sh" >out 2>err
+is "$?" 0 "judge --batch completes off a terminal"
+! grep -aq "judge: batch:" err; ok $? "off a terminal, no progress line" "$(head -3 err)"
+make_pool_case judgequiet
+script -qec "bash $root/jtty.sh --quiet" /dev/null > quiet.raw 2>&1
+! grep -aq "judge: batch:" quiet.raw; ok $? "with --quiet, no progress line on a terminal either"
+stop_fake
+
 # ---- judge --batch-out / --batch-in: the requests file out, the results back in ----
 make_pool_case judgeio
 cp pool.yaml live.yaml; cp pool.yaml before.yaml

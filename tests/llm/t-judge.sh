@@ -322,5 +322,17 @@ is "$?" 3 "401 exits 3"
 is "$(nulls)" 35 "nothing graded"
 stop_fake
 
+# ---- on a terminal: a line with done/total, the rate and the time left ----
+make_case tty
+start_fake --latency 300
+cat > "$root/jt.sh" <<EOF
+exec "$evalset" judge pool.yaml --model fake-1 --base-url "$BASE" --prompt-dir "$src/prompts" --concurrency 2 "\$@"
+EOF
+script -qec "bash $root/jt.sh" /dev/null > tty.raw 2>&1
+is "$?" 0 "judge completes on a terminal"
+grep -aqE 'judge: [0-9]+/35 pairs, [0-9.]+/s, ETA [0-9]+s, 0 retries, 0 failed' tty.raw
+ok $? "the line gives done/total, the rate and the time left" "$(tr '\r' '\n' < tty.raw | grep -a 'judge: ' | head -2)"
+stop_fake
+
 echo "1..$n"
 [ "$failed" = 0 ]
