@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Return true when byte 'c' cannot be copied as is in 'style'. */
@@ -89,4 +91,91 @@ void json_add_string(struct strbuf *out, const char *s, enum json_style style)
 	strbuf_addch(out, '"');
 	json_add_escaped(out, s, strlen(s), style);
 	strbuf_addch(out, '"');
+}
+
+/* ---- json_pretty ---- */
+
+void json_pretty_init(struct json_pretty *w, struct strbuf *out)
+{
+	w->out = out;
+	w->depth = 0;
+}
+
+static void add_tabs(struct strbuf *out, int n)
+{
+	while (n-- > 0)
+		strbuf_addch(out, '\t');
+}
+
+/* Begin a value: the separator after the one before it and, in an object, its key. */
+static void begin_value(struct json_pretty *w, const char *key)
+{
+	int d = w->depth;
+
+	if (!d)
+		return;
+	if (w->array[d - 1]) {
+		if (!w->empty[d - 1])
+			strbuf_add(w->out, ", ", 2);
+	} else {
+		if (!w->empty[d - 1])
+			strbuf_add(w->out, ",\n", 2);
+		add_tabs(w->out, d);
+		json_add_string(w->out, key, JSON_CJSON);
+		strbuf_add(w->out, ":\t", 2);
+	}
+	w->empty[d - 1] = false;
+}
+
+void json_pretty_open(struct json_pretty *w, const char *key, char bracket)
+{
+	if (w->depth >= JSON_PRETTY_DEPTH) {  /* a bug of the caller: the layouts written are fixed */
+		fprintf(stderr, "fatal: json_pretty: more than %d levels\n", JSON_PRETTY_DEPTH);
+		abort();
+	}
+	begin_value(w, key);
+	strbuf_addch(w->out, bracket);
+	if (bracket == '{')
+		strbuf_addch(w->out, '\n');
+	w->array[w->depth] = bracket == '[';
+	w->empty[w->depth] = true;
+	w->depth++;
+}
+
+void json_pretty_close(struct json_pretty *w)
+{
+	int d = w->depth--;
+
+	if (w->array[d - 1]) {
+		strbuf_addch(w->out, ']');
+		return;
+	}
+	if (!w->empty[d - 1])
+		strbuf_addch(w->out, '\n');
+	add_tabs(w->out, d - 1);
+	strbuf_addch(w->out, '}');
+}
+
+void json_pretty_string(struct json_pretty *w, const char *key, const char *s)
+{
+	begin_value(w, key);
+	json_add_string(w->out, s, JSON_CJSON);
+}
+
+void json_pretty_long(struct json_pretty *w, const char *key, long v)
+{
+	begin_value(w, key);
+	strbuf_addf(w->out, "%ld", v);
+}
+
+void json_pretty_bool(struct json_pretty *w, const char *key, bool v)
+{
+	begin_value(w, key);
+	strbuf_addstr(w->out, v ? "true" : "false");
+}
+
+void json_pretty_raw(struct json_pretty *w, const char *key, const char *text)
+{
+	begin_value(w, key);
+	strbuf_addstr(w->out, text);
 }

@@ -25,6 +25,7 @@
 #ifndef EVALSET_JSONSTR_H
 #define EVALSET_JSONSTR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/strbuf.h"
@@ -35,5 +36,35 @@ enum json_style { JSON_CJSON, JSON_CANON, JSON_SCRIPT };
 void json_add_escaped(struct strbuf *out, const char *s, size_t len, enum json_style style);
 /* Append 's' as a quoted JSON string in 'style'; NULL appends null. */
 void json_add_string(struct strbuf *out, const char *s, enum json_style style);
+
+/*
+ * A JSON text streamed into a strbuf in the layout of cJSON_Print (members
+ * one a line, indented with tabs, "key":<TAB>value; arrays on one line,
+ * items after ", "; strings in JSON_CJSON), so that a large document (a
+ * results file) is written byte for byte as through a cJSON tree without
+ * building one. Integers are written as cJSON writes whole numbers up to
+ * 2^31; other numbers are given as text (json_pretty_raw). Keys are given
+ * in objects and NULL in arrays and for the outermost value.
+ */
+#define JSON_PRETTY_DEPTH 16
+
+struct json_pretty {
+	struct strbuf *out;
+	int depth;                        /* open objects and arrays */
+	bool array[JSON_PRETTY_DEPTH];    /* the one at each depth is an array */
+	bool empty[JSON_PRETTY_DEPTH];    /* and holds nothing yet */
+};
+
+void json_pretty_init(struct json_pretty *w, struct strbuf *out);
+/* Open an object ('{') or an array ('['). */
+void json_pretty_open(struct json_pretty *w, const char *key, char bracket);
+/* Close the innermost open object or array. */
+void json_pretty_close(struct json_pretty *w);
+/* A string (NULL: null). */
+void json_pretty_string(struct json_pretty *w, const char *key, const char *s);
+void json_pretty_long(struct json_pretty *w, const char *key, long v);
+void json_pretty_bool(struct json_pretty *w, const char *key, bool v);
+/* A value given as JSON text (a number, null). */
+void json_pretty_raw(struct json_pretty *w, const char *key, const char *text);
 
 #endif

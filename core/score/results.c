@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/jsonstr.h"
 #include "base/jsontree.h"
 #include "base/strbuf.h"
 #include "base/util.h"
@@ -115,18 +116,23 @@ size_t results_leaks_at(const struct question_result *q, long k)
  * as exactly 'v' (cJSON's own printer rounds to 15 digits when they are
  * "close enough", which would make compare see other values than score).
  */
+static const char *exact_text(double v, char buf[40])
+{
+	if (!isfinite(v))
+		return "null";
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, 40, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
 static cJSON *num_or_null(double v)
 {
 	char buf[40];
 
-	if (!isfinite(v))
-		return cJSON_CreateNull();
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	return cJSON_CreateRaw(buf);
+	return isfinite(v) ? cJSON_CreateRaw(exact_text(v, buf)) : cJSON_CreateNull();
 }
 
 cJSON *results_to_tree(const struct results *r)
@@ -243,9 +249,152 @@ cJSON *results_to_tree(const struct results *r)
 	return root;
 }
 
+/* The members of the question 'q' of 'r', as results_to_tree adds them. */
+static void write_question(struct json_pretty *w, const struct results *r, const struct question_result *q)
+{
+	char buf[40];
+
+	json_pretty_string(w, "id", q->id);
+	json_pretty_string(w, "text", q->text);
+	json_pretty_string(w, "origin", q->origin);
+	json_pretty_bool(w, "answerable", q->answerable);
+	json_pretty_open(w, "tags", '[');
+	for (size_t t = 0; t < q->nr_tags; t++)
+		json_pretty_string(w, NULL, q->tags[t]);
+	json_pretty_close(w);
+	if (q->turn)
+		json_pretty_string(w, "turn", q->turn);
+	json_pretty_bool(w, "missing", q->missing);
+	json_pretty_bool(w, "declined", q->declined);
+	if (q->unjudged)
+		json_pretty_bool(w, "unjudged", true);
+	json_pretty_long(w, "num_ret", q->num_ret);
+	json_pretty_long(w, "num_rel", q->num_rel);
+	json_pretty_open(w, "rel_ranks", '[');
+	for (size_t t = 0; t < q->nr_rel_ranks; t++)
+		json_pretty_long(w, NULL, q->rel_ranks[t]);
+	json_pretty_close(w);
+	json_pretty_open(w, "top", '[');
+	for (size_t t = 0; t < q->nr_top; t++)
+		json_pretty_string(w, NULL, q->top[t]);
+	json_pretty_close(w);
+	json_pretty_open(w, "judged", '[');
+	for (size_t t = 0; t < q->nr_judged; t++) {
+		json_pretty_open(w, NULL, '[');
+		json_pretty_long(w, NULL, q->judged[t].rank);
+		json_pretty_string(w, NULL, q->judged[t].id);
+		json_pretty_long(w, NULL, q->judged[t].grade);
+		json_pretty_close(w);
+	}
+	json_pretty_close(w);
+	json_pretty_open(w, "levels", '[');
+	for (int g = 0; g < q->nr_levels; g++)
+		json_pretty_long(w, NULL, q->levels[g]);
+	json_pretty_close(w);
+	if (r->has_docs) {
+		json_pretty_open(w, "docs", '[');
+		for (size_t t = 0; t < q->nr_docs; t++) {
+			json_pretty_open(w, NULL, '[');
+			json_pretty_long(w, NULL, q->docs[t].rank);
+			json_pretty_long(w, NULL, q->docs[t].pos);
+			json_pretty_string(w, NULL, q->docs[t].doc);
+			json_pretty_long(w, NULL, q->docs[t].grade);
+			json_pretty_close(w);
+		}
+		json_pretty_close(w);
+		json_pretty_open(w, "doc_levels", '[');
+		for (int g = 0; g < q->nr_doc_levels; g++)
+			json_pretty_long(w, NULL, q->doc_levels[g]);
+		json_pretty_close(w);
+	}
+	if (r->has_calls) {
+		json_pretty_open(w, "calls", '[');
+		for (size_t t = 0; t < q->nr_calls; t++)
+			json_pretty_long(w, NULL, q->call_end[t]);
+		json_pretty_close(w);
+	}
+	json_pretty_open(w, "values", '{');
+	if (q->answerable && !q->unjudged && q->values)
+		for (size_t m = 0; m < r->nr_measures; m++)
+			json_pretty_raw(w, r->measures[m], exact_text(q->values[m], buf));
+	json_pretty_close(w);
+	if (q->forbids) {
+		json_pretty_open(w, "leaks", '[');
+		for (size_t t = 0; t < q->nr_leaks; t++) {
+			json_pretty_open(w, NULL, '[');
+			json_pretty_long(w, NULL, q->leaks[t].rank);
+			json_pretty_string(w, NULL, q->leaks[t].chunk);
+			json_pretty_string(w, NULL, q->leaks[t].entry);
+			json_pretty_close(w);
+		}
+		json_pretty_close(w);
+	}
+}
+
+void results_write(const struct results *r, struct strbuf *out)
+{
+	struct json_pretty w;
+	char buf[40];
+
+	json_pretty_init(&w, out);
+	json_pretty_open(&w, NULL, '{');
+	json_pretty_long(&w, "evalset_results", RESULTS_FORMAT);
+	json_pretty_open(&w, "set", '{');
+	json_pretty_string(&w, "name", r->set_name);
+	json_pretty_string(&w, "version", r->set_version);
+	json_pretty_string(&w, "digest", r->set_digest);
+	if (r->judged_on)
+		json_pretty_string(&w, "judged_on", r->judged_on);
+	json_pretty_close(&w);
+	json_pretty_open(&w, "run", '{');
+	json_pretty_string(&w, "path", r->run_path);
+	json_pretty_string(&w, "sha256", r->run_sha256);
+	json_pretty_string(&w, "name", r->run_name);
+	if (r->run_ranked_by)
+		json_pretty_string(&w, "ranked_by", r->run_ranked_by);
+	if (r->run_query_form)
+		json_pretty_string(&w, "query_form", r->run_query_form);
+	if (r->run_corpus)
+		json_pretty_string(&w, "corpus", r->run_corpus);
+	if (r->labels_absent)
+		json_pretty_long(&w, "labels_absent", r->labels_absent);
+	json_pretty_close(&w);
+	json_pretty_long(&w, "k", r->k);
+	json_pretty_long(&w, "depth", r->depth);
+	json_pretty_open(&w, "measures", '[');
+	for (size_t i = 0; i < r->nr_measures; i++)
+		json_pretty_string(&w, NULL, r->measures[i]);
+	json_pretty_close(&w);
+	json_pretty_open(&w, "aggregate", '{');
+	for (size_t i = 0; i < r->nr_measures; i++)
+		json_pretty_raw(&w, r->measures[i], exact_text(r->aggregate[i], buf));
+	json_pretty_close(&w);
+	json_pretty_open(&w, "decline", '{');
+	json_pretty_raw(&w, "Decline", exact_text(r->decline, buf));
+	json_pretty_raw(&w, "FalseDecline", exact_text(r->false_decline, buf));
+	json_pretty_long(&w, "unanswerable", r->nr_unanswerable);
+	json_pretty_long(&w, "answerable", r->nr_answerable);
+	json_pretty_close(&w);
+	json_pretty_open(&w, "questions", '[');
+	for (size_t i = 0; i < r->nr; i++) {
+		json_pretty_open(&w, NULL, '{');
+		write_question(&w, r, &r->q[i]);
+		json_pretty_close(&w);
+	}
+	json_pretty_close(&w);
+	json_pretty_close(&w);
+	strbuf_addch(out, '\n');
+}
+
 int results_save(const struct results *r, const char *path)
 {
-	return json_write_tree(path, results_to_tree(r), true);
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	results_write(r, &sb);
+	rc = write_file_atomic(path, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return rc;
 }
 
 /* ---- loading ---- */

@@ -171,7 +171,12 @@ size_t results_leaks_at(const struct question_result *q, long k);
 
 /* Write 'r' as JSON to 'path' atomically. Return 0 or -1 (reported). */
 int results_save(const struct results *r, const char *path);
-/* Return 'r' as the JSON tree that results_save writes (for --format json). Caller frees (cJSON_Delete). */
+struct strbuf;
+/* Append to 'out' the JSON text results_save writes: streamed, the same
+ * bytes as results_to_tree's tree printed (json_add_tree, pretty). */
+void results_write(const struct results *r, struct strbuf *out);
+/* Return 'r' as the JSON tree that results_save writes (for --format json,
+ * which adds to it). Caller frees (cJSON_Delete). */
 struct cJSON;
 struct cJSON *results_to_tree(const struct results *r);
 /* Load a results file; return 0, or -1 with an error naming the file and problem. */

@@ -8,6 +8,7 @@
 #include "score/treceval.h"
 #include "score/run.h"
 #include "base/fsutil.h"
+#include "base/jsontree.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 
@@ -967,6 +968,100 @@ static void test_results_roundtrip(void)
 	free(path);
 }
 
+/*
+ * results_save streams its JSON; --format json prints results_to_tree's
+ * tree. Both must give the same bytes for every member a results file can
+ * hold: turns, unjudged questions (empty "values"), document ranks, calls,
+ * leaks, strings with quotes, controls and non-ASCII, empty lists.
+ */
+static void test_results_streamed(void)
+{
+	struct results r;
+	struct strbuf streamed = STRBUF_INIT, tree = STRBUF_INIT;
+	static char *measures[] = { "R@5", "nDCG@10", "a \"quoted\"\tname" };
+	double agg[] = { 0.1 + 0.2, NAN, 1e-300 };
+	double v1[] = { 1.0 / 7, NAN, 2.5e10 };
+	long ranks[] = { 3, 17 }, levels[] = { 4, 1, 2 }, doc_levels[] = { 0, 2 }, calls[] = { 2, 5 };
+	char *top[] = { "c-1", "ch\xc3\xa9 \x01\x1f\\/" }, *tags[] = { "hard", "" };
+	struct results_judged judged[] = { { 3, 2, "c-1" }, { 9, 0, "c-9" } };
+	struct results_doc docs[] = { { 3, 1, 4, "doc/a.md" } };
+	struct results_leak leaks[] = { { 2, "c-7", "doc:secret" } };
+	struct question_result q[3];
+
+	results_init(&r);
+	memset(q, 0, sizeof(q));
+	r.set_name = "demo";
+	r.set_version = "v2";
+	r.set_digest = "sha256:abc";
+	r.judged_on = "sha256:def";
+	r.run_path = "runs/x \"1\".jsonl";
+	r.run_ranked_by = "score";
+	r.run_query_form = "turn+history";
+	r.run_corpus = "sha256:0123";
+	r.labels_absent = 3;
+	r.k = 5;
+	r.depth = 50;
+	r.measures = measures;
+	r.nr_measures = 3;
+	r.aggregate = agg;
+	r.decline = 0.25;
+	r.false_decline = NAN;
+	r.nr_answerable = 2;
+	r.nr_unanswerable = 1;
+	r.has_docs = true;
+	r.has_calls = true;
+	q[0].id = "q-1";
+	q[0].text = "What is \"x\"?\nSecond line";
+	q[0].origin = "hand";
+	q[0].answerable = true;
+	q[0].tags = tags;
+	q[0].nr_tags = 2;
+	q[0].turn = "follow-up";
+	q[0].rel_ranks = ranks;
+	q[0].nr_rel_ranks = 2;
+	q[0].top = top;
+	q[0].nr_top = 2;
+	q[0].judged = judged;
+	q[0].nr_judged = 2;
+	q[0].levels = levels;
+	q[0].nr_levels = 3;
+	q[0].docs = docs;
+	q[0].nr_docs = 1;
+	q[0].doc_levels = doc_levels;
+	q[0].nr_doc_levels = 2;
+	q[0].call_end = calls;
+	q[0].nr_calls = 2;
+	q[0].values = v1;
+	q[0].num_ret = 100;
+	q[0].num_rel = 2;
+	q[0].forbids = true;
+	q[0].leaks = leaks;
+	q[0].nr_leaks = 1;
+	q[1].id = "q-2";
+	q[1].declined = true;
+	q[1].forbids = true;
+	q[2].id = "q-3";
+	q[2].answerable = true;
+	q[2].unjudged = true;
+	q[2].missing = true;
+	r.q = q;
+	r.nr = 3;
+	results_write(&r, &streamed);
+	json_add_tree(&tree, results_to_tree(&r), true);
+	is_str(streamed.buf, tree.buf, "the streamed results file is byte for byte the tree's text");
+	ok(strstr(streamed.buf, "\"values\":\t{\n\t\t\t}") != NULL, "an empty object as cJSON writes it");
+	ok(strstr(streamed.buf, "\"leaks\":\t[]") != NULL, "an empty list on one line");
+	ok(strstr(streamed.buf, "\\u0001\\u001f\\\\/") != NULL, "controls escaped, '/' as is");
+	r.nr = 0;
+	strbuf_reset(&streamed);
+	strbuf_reset(&tree);
+	results_write(&r, &streamed);
+	json_add_tree(&tree, results_to_tree(&r), true);
+	is_str(streamed.buf, tree.buf, "no questions: the same bytes too");
+	strbuf_release(&streamed);
+	strbuf_release(&tree);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -993,6 +1088,7 @@ int main(void)
 	test_cut();
 	test_parallel_halves();
 	test_results_roundtrip();
+	test_results_streamed();
 	test_remove_tree(tmpdir);
 	return test_done();
 }
