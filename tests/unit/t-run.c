@@ -805,7 +805,7 @@ static void test_parallel_halves(void)
 	FILE *fp = fopen(qpath, "w");
 	char *sorted, *interleaved, *bad;
 	struct qrels qr;
-	struct te_options o;
+	struct te_options o = { 0 };  /* every option, the progress too, unset */
 	struct te_output a = { 0 }, b = { 0 };
 	off_t size;
 
