@@ -13,7 +13,11 @@
 #              run's ids have no document: each chunk is its own, every id
 #              still looked up), against score-r5
 #   compare    evalset compare SET@v1 with two saved results files, 1
-#              resample and 1 permutation (loading, checking, pairing)
+#              resample and 1 permutation (loading, checking, pairing, and
+#              the default gate's exact tests)
+#   compare-full  the same compare with the defaults: the default gate and
+#              10,000 resamples and permutations (timed once, not best of 3:
+#              it takes tens of seconds at 50,000 questions)
 # Prints each as seconds and as a ratio to the floor and to trec-eval, and
 # the growth from the first size to the last per question (1.0: linear).
 #
@@ -30,10 +34,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-# best of 3: CPU seconds (user + sys, getrusage: microseconds) of "$@"
+# best of $reps (default 3): CPU seconds (user + sys, getrusage: microseconds) of "$@"
 cpu() {
   local best=999999 c
-  for _ in 1 2 3; do
+  for _ in $(seq "${reps:-3}"); do
     c=$(python3 - "$@" <<'PY'
 import resource, subprocess, sys
 def used():
@@ -49,7 +53,7 @@ PY
   echo "$best"
 }
 
-printf '%-8s %-10s %9s %9s %9s\n' N what cpu-s /floor /trec-eval
+printf '%-8s %-12s %9s %9s %9s\n' N what cpu-s /floor /trec-eval
 declare -A per
 for n in "${sizes[@]}"; do
   rm -rf sets && mkdir -p sets/bench
@@ -81,17 +85,19 @@ PY
   r5=$(cpu "$evalset" score sets/bench@v1 run1 -m R@5 --save out.json)
   doc=$(cpu "$evalset" score sets/bench@v1 run1 -m R@5 -m DocR@5 -m DocSuccess@5 -m DocnDCG@10 --save out.json)
   cmp=$(cpu "$evalset" compare sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 --format json)
-  for what in floor:$floor trec-eval:$te score:$sc score-r5:$r5 score-doc:$doc compare:$cmp; do
+  full=$(reps=1 cpu "$evalset" compare sets/bench@v1 base.json cand.json --format json)
+  for what in floor:$floor trec-eval:$te score:$sc score-r5:$r5 score-doc:$doc compare:$cmp \
+      compare-full:$full; do
     w=${what%%:*} c=${what#*:}
-    printf '%-8s %-10s %9.4f %9.1f %9.2f\n' "$n" "$w" "$c" \
+    printf '%-8s %-12s %9.4f %9.1f %9.2f\n' "$n" "$w" "$c" \
       "$(python3 -c "print($c / max($floor, 0.001))")" "$(python3 -c "print($c / max($te, 0.001))")"
     per[$n:$w]=$c
   done
 done
 first=${sizes[0]} last=${sizes[${#sizes[@]}-1]}
 if [ "$first" != "$last" ]; then
-  for w in floor trec-eval score score-r5 score-doc compare; do
-    printf 'growth per question, %s -> %s, %-9s %.2f (1.0: linear)\n' "$first" "$last" "$w" \
+  for w in floor trec-eval score score-r5 score-doc compare compare-full; do
+    printf 'growth per question, %s -> %s, %-12s %.2f (1.0: linear)\n' "$first" "$last" "$w" \
       "$(python3 -c "print((${per[$last:$w]} / $last) / max(${per[$first:$w]} / $first, 1e-9))")"
   done
 fi

@@ -75,7 +75,12 @@ static double log_pmf(size_t m, size_t x, double q)
 	       (double)x * log(q) + (double)(m - x) * log1p(-q);
 }
 
-/* Return P(Binomial(m, q) >= t). */
+/*
+ * Return P(Binomial(m, q) >= t). The terms are summed from 't' away from
+ * the mode; a term that underflowed to 0 makes every later one 0, so the
+ * sum stops there: without that, a 't' deep in a tail (the region far from
+ * a nuisance point) summed all m - t terms, and a p cost O(n^1.5).
+ */
 static double binom_tail(size_t m, double q, size_t t)
 {
 	double sum = 0, term, ratio, mode;
@@ -92,7 +97,7 @@ static double binom_tail(size_t m, double q, size_t t)
 		term = exp(log_pmf(m, t, q));
 		for (size_t j = t; j <= m; j++) {
 			sum += term;
-			if ((double)j > mode && term < sum * 1e-17)
+			if (term == 0 || ((double)j > mode && term < sum * 1e-17))
 				break;
 			term *= (double)(m - j) / (double)(j + 1) * ratio;
 		}
@@ -102,7 +107,7 @@ static double binom_tail(size_t m, double q, size_t t)
 	term = exp(log_pmf(m, t - 1, q));
 	for (size_t j = t - 1;; j--) {
 		sum += term;
-		if (!j || ((double)j < mode && term < sum * 1e-17))
+		if (!j || term == 0 || ((double)j < mode && term < sum * 1e-17))
 			break;
 		term *= (double)j / (double)(m - j + 1) * ratio;
 	}
