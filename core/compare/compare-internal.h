@@ -18,6 +18,7 @@
 
 struct question_result;
 struct results;
+struct strmap;
 
 /* Where a measure lives in each run of a side: a column, or a derived kind. */
 #define COL_DECLINE (-1)
@@ -32,6 +33,10 @@ struct side {
 struct pairs {
 	const struct question_result **bq, **cq;
 	size_t n;
+	/* measure name -> struct column over every pair, made by the first
+	 * cmp_fill_column of that measure: every later one gathers from it
+	 * instead of following each question's pointers again */
+	struct strmap *cols;
 };
 
 /* Per-question values of one measure on both sides over the pairs 'idx'. */
@@ -68,6 +73,8 @@ int cmp_fill_column(const struct compare *c, const struct side *b, const struct 
 		    const struct pairs *pr, const size_t *idx, size_t n, const char *name,
 		    struct column *col);
 void cmp_column_release(struct column *col);
+/* Free what cmp_pair_questions allocated in 'pr' (the pairs and their columns). */
+void cmp_pairs_release(struct pairs *pr);
 /* Fill effect size and win/tie/loss from 'd' (oriented so positive is better). */
 void cmp_describe_deltas(const double *d, size_t n, double *effect, size_t *win,
 			 size_t *tie, size_t *loss);

@@ -177,6 +177,7 @@ int cmp_pair_questions(struct compare *c, const struct side *b, const struct sid
 		for (size_t i = 0; i < all[k]->nr; i++)
 			strmap_put(&maps[k], all[k]->q[i].id, &all[k]->q[i]);
 	}
+	pr->cols = xcalloc(1, sizeof(*pr->cols));
 	pr->bq = xcalloc(b0->nr * b->nr + 1, sizeof(*pr->bq));
 	pr->cq = xcalloc(b0->nr * cs->nr + 1, sizeof(*pr->cq));
 	pr->n = 0;
@@ -275,25 +276,31 @@ bool cmp_in_subset(enum subset_kind kind, const char *value, const struct questi
 	return false;
 }
 
-int cmp_fill_column(const struct compare *c, const struct side *b, const struct side *cs,
-		       const struct pairs *pr, const size_t *idx, size_t n, const char *name,
-		       struct column *col)
+/* Return the column of 'name' over every pair (made on first use, kept in
+ * pr->cols), or NULL with an error naming a run that lacks the measure. A
+ * question with no value is NAN there: only the pairs asked for must have one. */
+static const struct column *full_column(const struct side *b, const struct side *cs,
+					const struct pairs *pr, const char *name)
 {
-	long *bc = xcalloc(b->nr + 1, sizeof(*bc)), *cc = xcalloc(cs->nr + 1, sizeof(*cc));
-	int ret = 0;
+	struct column *col = strmap_get(pr->cols, name);
+	long *bc, *cc;
+	size_t n = pr->n;
 
+	if (col)
+		return col;
+	bc = xcalloc(b->nr + 1, sizeof(*bc));
+	cc = xcalloc(cs->nr + 1, sizeof(*cc));
+	if (cmp_side_columns(b, name, bc) < 0 || cmp_side_columns(cs, name, cc) < 0)
+		goto out;
+	col = xcalloc(1, sizeof(*col));
 	col->n = n;
 	col->b = xmalloc((n + 1) * sizeof(double));
 	col->c = xmalloc((n + 1) * sizeof(double));
 	col->rb = xmalloc((n * b->nr + 1) * sizeof(double));
 	col->rc = xmalloc((n * cs->nr + 1) * sizeof(double));
-	if (cmp_side_columns(b, name, bc) < 0 || cmp_side_columns(cs, name, cc) < 0) {
-		ret = -1;
-		goto out;
-	}
 	for (size_t i = 0; i < n; i++) {
-		const struct question_result *const *qb = pr->bq + idx[i] * b->nr;
-		const struct question_result *const *qc = pr->cq + idx[i] * cs->nr;
+		const struct question_result *const *qb = pr->bq + i * b->nr;
+		const struct question_result *const *qc = pr->cq + i * cs->nr;
 
 		for (size_t k = 0; k < b->nr; k++)
 			col->rb[k * n + i] = cmp_value_of(qb[k], bc[k]);
@@ -301,17 +308,44 @@ int cmp_fill_column(const struct compare *c, const struct side *b, const struct 
 			col->rc[k * n + i] = cmp_value_of(qc[k], cc[k]);
 		col->b[i] = side_value(qb, b->nr, bc);
 		col->c[i] = side_value(qc, cs->nr, cc);
-		if (isnan(col->b[i]) || isnan(col->c[i])) {
-			ret = error("question '%s' has no value for '%s' in %s '%s'", qb[0]->id, name,
-				    isnan(col->b[i]) ? "baseline" : "candidate",
-				    isnan(col->b[i]) ? c->base_label : c->cand_label);
-			goto out;
-		}
 	}
+	strmap_put(pr->cols, name, col);
 out:
 	free(bc);
 	free(cc);
-	return ret;
+	return col;
+}
+
+int cmp_fill_column(const struct compare *c, const struct side *b, const struct side *cs,
+		       const struct pairs *pr, const size_t *idx, size_t n, const char *name,
+		       struct column *col)
+{
+	const struct column *all = full_column(b, cs, pr, name);
+	size_t nr = pr->n;
+
+	col->n = n;
+	col->b = xmalloc((n + 1) * sizeof(double));
+	col->c = xmalloc((n + 1) * sizeof(double));
+	col->rb = xmalloc((n * b->nr + 1) * sizeof(double));
+	col->rc = xmalloc((n * cs->nr + 1) * sizeof(double));
+	if (!all)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t p = idx[i];
+
+		for (size_t k = 0; k < b->nr; k++)
+			col->rb[k * n + i] = all->rb[k * nr + p];
+		for (size_t k = 0; k < cs->nr; k++)
+			col->rc[k * n + i] = all->rc[k * nr + p];
+		col->b[i] = all->b[p];
+		col->c[i] = all->c[p];
+		if (isnan(col->b[i]) || isnan(col->c[i]))
+			return error("question '%s' has no value for '%s' in %s '%s'",
+				     pr->bq[p * b->nr]->id, name,
+				     isnan(col->b[i]) ? "baseline" : "candidate",
+				     isnan(col->b[i]) ? c->base_label : c->cand_label);
+	}
+	return 0;
 }
 
 void cmp_column_release(struct column *col)
@@ -320,6 +354,23 @@ void cmp_column_release(struct column *col)
 	free(col->c);
 	free(col->rb);
 	free(col->rc);
+}
+
+void cmp_pairs_release(struct pairs *pr)
+{
+	struct strmap_entry *e;
+
+	if (pr->cols) {
+		strmap_for_each(pr->cols, e) {
+			cmp_column_release(e->value);
+			free(e->value);
+		}
+		strmap_clear(pr->cols, 0);
+		free(pr->cols);
+	}
+	free(pr->bq);
+	free(pr->cq);
+	memset(pr, 0, sizeof(*pr));
 }
 
 /* Fill effect size and win/tie/loss from 'd' (candidate - baseline, oriented

@@ -378,7 +378,7 @@ int compare_run(struct compare *c, const struct results *const *base, size_t nb,
 		const struct results *const *cand, size_t nc, const struct compare_opts *o)
 {
 	struct side b = { base, nb }, cs = { cand, nc };
-	struct pairs pr = { NULL, NULL, 0 };
+	struct pairs pr = { NULL, NULL, 0, NULL };
 	int ret = -1;
 
 	c->set_name = xstrdup(base[0]->set_name);
@@ -459,8 +459,7 @@ int compare_run(struct compare *c, const struct results *const *base, size_t nb,
 	find_changes(c, &b, &cs, &pr);
 	ret = 0;
 out:
-	free(pr.bq);
-	free(pr.cq);
+	cmp_pairs_release(&pr);
 	return ret;
 }
 

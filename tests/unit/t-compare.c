@@ -459,6 +459,72 @@ static void test_gate_family(void)
 	free(why);
 }
 
+/* Rename measure 'j' of 'r' to 'name'. */
+static void rename_measure(struct results *r, size_t j, const char *name)
+{
+	free(r->measures[j]);
+	r->measures[j] = xstrdup(name);
+}
+
+/*
+ * Each measure's per-question values are read once over every pair and
+ * kept by name; every subset must then take its own measure's values, also
+ * when one name is a prefix of another (R@5, R@50) and the measures are
+ * asked in another order than the results hold them.
+ */
+static void test_columns_by_name(void)
+{
+	long r[30], rc[30];
+	struct results a, b;
+	struct compare c;
+	struct compare_opts o = COMPARE_OPTS_INIT;
+	const char *want[] = { "R@50", "R@5" };
+	const struct subset_cmp *hard;
+	double b50 = 0, c50 = 0, b5 = 0, c5 = 0, hb50 = 0, hc5 = 0;
+	size_t nh = 0;
+
+	for (int i = 0; i < 30; i++) {
+		r[i] = i % 7 + 1;
+		rc[i] = i % 4 ? i % 9 + 1 : 0;
+	}
+	build(&a, "sha256:aa", "v1", 30, r, 0, NULL);
+	build(&b, "sha256:aa", "v1", 30, rc, 0, NULL);
+	rename_measure(&a, 1, "R@50");
+	rename_measure(&b, 1, "R@50");
+	for (size_t i = 0; i < 30; i++) {
+		b5 += a.q[i].values[0];
+		c5 += b.q[i].values[0];
+		b50 += a.q[i].values[1];
+		c50 += b.q[i].values[1];
+		if (i % 3 == 0) {
+			hb50 += a.q[i].values[1];
+			hc5 += b.q[i].values[0];
+			nh++;
+		}
+	}
+	compare_init(&c);
+	o.resamples = o.permutations = 100;
+	o.measures = want;
+	o.nr_measures = 2;
+	is_int(cmp2(&c, &a, &b, &o), 0, "compare R@50 and R@5");
+	ok(c.nr_measures == 2 && !strcmp(c.measures[0], "R@50") && !strcmp(c.measures[1], "R@5"),
+	   "the measures in the order asked");
+	ok(fabs(c.subsets[0].m[0].baseline - b50 / 30) < 1e-12 &&
+	   fabs(c.subsets[0].m[0].candidate - c50 / 30) < 1e-12,
+	   "R@50 over all questions is R@50's values, not R@5's");
+	ok(fabs(c.subsets[0].m[1].baseline - b5 / 30) < 1e-12 &&
+	   fabs(c.subsets[0].m[1].candidate - c5 / 30) < 1e-12,
+	   "R@5 over all questions is R@5's values, not R@50's");
+	hard = compare_subset(&c, SUBSET_TAG, "hard");
+	ok(hard && hard->nr_questions == nh && hard->m[0].n == nh &&
+	   fabs(hard->m[0].baseline - hb50 / (double)nh) < 1e-12 &&
+	   fabs(hard->m[1].candidate - hc5 / (double)nh) < 1e-12,
+	   "a subset takes its own questions' values of each measure");
+	compare_release(&c);
+	release(&a);
+	release(&b);
+}
+
 int main(void)
 {
 	test_gate_verdicts();
@@ -468,6 +534,7 @@ int main(void)
 	test_digest();
 	test_decline_and_small();
 	test_power();
+	test_columns_by_name();
 	test_render();
 	return test_done();
 }
