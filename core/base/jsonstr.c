@@ -164,8 +164,18 @@ void json_pretty_string(struct json_pretty *w, const char *key, const char *s)
 
 void json_pretty_long(struct json_pretty *w, const char *key, long v)
 {
+	char digits[24], *p = digits + sizeof(digits);
+	/* the magnitude as unsigned: LONG_MIN has no positive long */
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+
 	begin_value(w, key);
-	strbuf_addf(w->out, "%ld", v);
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	strbuf_add(w->out, p, (size_t)(digits + sizeof(digits) - p));
 }
 
 void json_pretty_bool(struct json_pretty *w, const char *key, bool v)

@@ -25,8 +25,11 @@ struct mempool {
 	char *next;                 /* unused room of the newest chunk */
 	size_t left;
 	void *free[MEMPOOL_CLASSES];   /* freed blocks by size class, linked through their first word */
+	char *bump;                 /* unused room of the newest mempool_bump chunk */
+	size_t bump_left;
+	size_t held;                /* bytes of all chunks */
 };
-#define MEMPOOL_INIT { NULL, NULL, 0, { NULL } }
+#define MEMPOOL_INIT { NULL, NULL, 0, { NULL }, NULL, 0, 0 }
 
 /* Return a block of at least 'size' bytes (uninitialised). Never fails (dies on no memory). */
 void *mempool_alloc(struct mempool *p, size_t size);
@@ -35,6 +38,17 @@ void *mempool_calloc(struct mempool *p, size_t n, size_t size);
 /* Return a block of 'size' bytes holding the first 'old_size' bytes of 'old'
  * (may be NULL), freeing 'old'. */
 void *mempool_realloc(struct mempool *p, void *old, size_t old_size, size_t size);
+/*
+ * Return a block of exactly 'size' bytes aligned to 'align' (a power of two
+ * up to sizeof(max_align_t); 1 for strings), carved in turn from chunks of
+ * its own: no size class, no rounding up. Such a block is never given back
+ * on its own (not to mempool_free or mempool_realloc), only by mempool_clear:
+ * for what is made once and read until the pool dies (a run's document
+ * ids and ranked lists, a parsed YAML tree). 'size' 0 gives a valid pointer.
+ */
+void *mempool_bump(struct mempool *p, size_t size, size_t align);
+/* Return a copy of the 'len' bytes at 's' and a NUL, from mempool_bump. */
+char *mempool_strndup(struct mempool *p, const char *s, size_t len);
 /* Give back 'block' of 'size' bytes (the size it was asked with); NULL is ignored. */
 void mempool_free(struct mempool *p, void *block, size_t size);
 /* Free every block of 'p' at once and leave it empty (reusable). */

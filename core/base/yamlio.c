@@ -11,6 +11,7 @@
 #include "base/util.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,17 +207,6 @@ int yamlio_seq_end(yaml_emitter_t *em)
 
 /* ---- reading ---- */
 
-void ynode_free(struct ynode *n)
-{
-	if (!n)
-		return;
-	for (size_t i = 0; i < n->nr; i++)
-		ynode_free(n->kids[i]);
-	free(n->kids);
-	free(n->value);
-	free(n);
-}
-
 enum yscalar_type ynode_type(const struct ynode *n)
 {
 	return n->plain ? yscalar_resolve(n->value) : YSCALAR_STR;
@@ -329,7 +319,7 @@ static int check_props(const yaml_event_t *ev, const char *name, long line, long
 
 /* Make the node of a scalar or collection start event; NULL after reporting. */
 static struct ynode *new_node(const yaml_event_t *ev, const char *name, long line, long col,
-			      const struct yamlio_rules *r)
+			      const struct yamlio_rules *r, struct mempool *pool)
 {
 	struct ynode *n;
 
@@ -339,7 +329,8 @@ static struct ynode *new_node(const yaml_event_t *ev, const char *name, long lin
 			 r->max_scalar, ev->data.scalar.length);
 		return NULL;
 	}
-	n = xcalloc(1, sizeof(*n));
+	n = mempool_bump(pool, sizeof(*n), _Alignof(struct ynode));
+	memset(n, 0, sizeof(*n));
 	n->line = line;
 	n->col = col;
 	if (ev->type != YAML_SCALAR_EVENT) {
@@ -347,19 +338,19 @@ static struct ynode *new_node(const yaml_event_t *ev, const char *name, long lin
 		return n;
 	}
 	n->kind = YNODE_SCALAR;
-	n->value = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
-	n->plain = !ev->data.scalar.tag && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 	/* strings are C strings everywhere: "\0" would silently cut the text */
-	if (strlen(n->value) != ev->data.scalar.length) {
+	if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length)) {
 		error_at(name, line, col, "NUL byte in a %s", r->file);
-		ynode_free(n);
 		return NULL;
 	}
+	n->value = mempool_strndup(pool, (const char *)ev->data.scalar.value, ev->data.scalar.length);
+	n->plain = !ev->data.scalar.tag && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 	return n;
 }
 
 int yamlio_parse_tree(const char *buf, size_t len, const char *name,
-		      const struct yamlio_rules *r, struct ynode **root)
+		      const struct yamlio_rules *r, struct mempool *pool,
+		      struct ynode **root)
 {
 	yaml_parser_t ps;
 	yaml_event_t ev;
@@ -405,16 +396,25 @@ int yamlio_parse_tree(const char *buf, size_t len, const char *name,
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
 			if (check_props(&ev, name, line, col, r) < 0 ||
-			    !(n = new_node(&ev, name, line, col, r))) {
+			    !(n = new_node(&ev, name, line, col, r, pool))) {
 				bad = -1;
 				break;
 			}
 			if (!depth) {
-				ynode_free(*root);
 				*root = n;
 			} else {
 				struct ynode *up = stack[depth - 1];
-				ALLOC_GROW(up->kids, up->nr + 1, up->alloc);
+
+				if (up->nr == up->alloc) {
+					size_t more = up->alloc ? 2 * up->alloc : 4;
+
+					if (more > SIZE_MAX / sizeof(*up->kids))
+						more = SIZE_MAX / sizeof(*up->kids);  /* mempool_alloc dies */
+					up->kids = mempool_realloc(pool, up->kids,
+								   up->alloc * sizeof(*up->kids),
+								   more * sizeof(*up->kids));
+					up->alloc = more;
+				}
 				up->kids[up->nr++] = n;
 			}
 			if (n->kind == YNODE_SCALAR)
@@ -442,9 +442,7 @@ int yamlio_parse_tree(const char *buf, size_t len, const char *name,
 out:
 	yaml_parser_delete(&ps);
 	free(stack);
-	if (ret) {
-		ynode_free(*root);
-		*root = NULL;
-	}
+	if (ret)
+		*root = NULL;  /* its blocks stay in 'pool' until the caller clears it */
 	return ret;
 }

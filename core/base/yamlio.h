@@ -19,6 +19,7 @@
 #ifndef EVALSET_YAMLIO_H
 #define EVALSET_YAMLIO_H
 
+#include "base/mempool.h"
 #include "base/strbuf.h"
 
 #include <stdbool.h>
@@ -86,7 +87,8 @@ int yamlio_seq_end(yaml_emitter_t *em);
 
 enum ynode_kind { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
 
-/* A node of the tree; a node owns its value and its kids. */
+/* A node of the tree; the tree, its texts and its lists live in the pool
+ * it was parsed into (yamlio_parse_tree). */
 struct ynode {
 	enum ynode_kind kind;
 	char *value;          /* scalars: the text (a scalar holding an escaped NUL is refused) */
@@ -107,21 +109,22 @@ struct yamlio_rules {
 };
 
 /*
- * Parse the 'len' bytes at 'buf' (named 'name' in messages) into '*root',
- * which the caller frees with ynode_free. An empty document gives NULL.
- * Return 0, or -1 after reporting (with '*root' NULL).
+ * Parse the 'len' bytes at 'buf' (named 'name' in messages) into '*root'.
+ * Every node, text and list of the tree is a block of 'pool' (a set of
+ * thousands of questions is a tree of hundreds of thousands of nodes: one
+ * malloc each was a third of loading it); the caller frees the whole tree
+ * with mempool_clear(pool), also after a failure. An empty document gives
+ * NULL. Return 0, or -1 after reporting (with '*root' NULL).
  */
 int yamlio_parse_tree(const char *buf, size_t len, const char *name,
-		      const struct yamlio_rules *rules, struct ynode **root);
+		      const struct yamlio_rules *rules, struct mempool *pool,
+		      struct ynode **root);
 
 /*
  * Set '*line' and '*col' (1-based; columns count UTF-8 characters) of byte
  * 'off' of 'buf', which holds at least 'off' bytes.
  */
 void yamlio_position(const char *buf, size_t off, long *line, long *col);
-
-/* Free 'n' and everything below it; NULL is fine. */
-void ynode_free(struct ynode *n);
 
 /* Return the core-schema type of scalar 'n' (quoted scalars are strings). */
 enum yscalar_type ynode_type(const struct ynode *n);

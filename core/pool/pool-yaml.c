@@ -552,19 +552,20 @@ int pool_load_buf(struct pool *p, const char *buf, size_t len, const char *name)
 {
 	struct reader rd = { name };
 	struct ynode *root = NULL;
+	struct mempool tree = MEMPOOL_INIT;
 	size_t bad;
 	int rc = -1;
 
 	if (!utf8_valid(buf, len, &bad))
 		return error_at(name, line_number_at(buf, bad), 0, "invalid UTF-8 or NUL byte in a pool file");
-	if (yamlio_parse_tree(buf, len, name, &pool_rules, &root))
+	if (yamlio_parse_tree(buf, len, name, &pool_rules, &tree, &root))
 		goto out;
 	if (read_pool(&rd, root, p))
 		goto out;
 	p->file = xstrdup(name);
 	rc = 0;
 out:
-	ynode_free(root);
+	mempool_clear(&tree);
 	if (rc)
 		pool_release(p);
 	return rc;

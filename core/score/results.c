@@ -120,6 +120,21 @@ static const char *exact_text(double v, char buf[40])
 {
 	if (!isfinite(v))
 		return "null";
+	/* most values are whole (0 and 1 of R@k, Success@k): "%.15g" writes a
+	 * whole number below 1e15 as its digits, which this does without printf */
+	if (v == trunc(v) && fabs(v) < 1e15) {
+		char *p = buf + 39;
+		unsigned long long u = (unsigned long long)fabs(v);
+
+		*p = '\0';
+		do {
+			*--p = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (signbit(v))
+			*--p = '-';  /* "%.15g" writes -0.0 as "-0" */
+		return p;
+	}
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, 40, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
@@ -331,7 +346,12 @@ static void write_question(struct json_pretty *w, const struct results *r, const
 	}
 }
 
-void results_write(const struct results *r, struct strbuf *out)
+#define RESULTS_PIECE ((size_t)1 << 20)  /* results_save writes the text in pieces of this size */
+
+/* Write 'r' into 'out'; with 'f', hand 'out' to 'f' whenever it holds a
+ * piece, so that a results file of many questions never sits in memory
+ * whole (growing one buffer to tens of MiB touched every page twice). */
+static void write_results(const struct results *r, struct strbuf *out, struct atomic_file *f)
 {
 	struct json_pretty w;
 	char buf[40];
@@ -380,19 +400,32 @@ void results_write(const struct results *r, struct strbuf *out)
 		json_pretty_open(&w, NULL, '{');
 		write_question(&w, r, &r->q[i]);
 		json_pretty_close(&w);
+		if (f && out->len >= RESULTS_PIECE) {
+			atomic_file_write(f, out->buf, out->len);  /* a failure is kept in 'f' */
+			strbuf_reset(out);
+		}
 	}
 	json_pretty_close(&w);
 	json_pretty_close(&w);
 	strbuf_addch(out, '\n');
 }
 
+void results_write(const struct results *r, struct strbuf *out)
+{
+	write_results(r, out, NULL);
+}
+
 int results_save(const struct results *r, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct atomic_file f;
 	int rc;
 
-	results_write(r, &sb);
-	rc = write_file_atomic(path, sb.buf, sb.len);
+	if (atomic_file_open(&f, path) < 0)
+		return -1;
+	write_results(r, &sb, &f);
+	atomic_file_write(&f, sb.buf, sb.len);
+	rc = atomic_file_commit(&f);  /* refuses, and removes the temporary file, after a failed write */
 	strbuf_release(&sb);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -128,6 +129,10 @@ void run_add_doc(struct run *r, struct run_query *q, const char *id, double scor
 	char *copy = mempool_alloc(&r->ids, len + 1);
 
 	memcpy(copy, id, len + 1);
+	if (q->docs_pooled) {  /* a bug of the caller: a pooled list is never grown */
+		fprintf(stderr, "fatal: run_add_doc: question '%s' has a pooled list\n", q->qid);
+		abort();
+	}
 	ALLOC_GROW(q->docs, q->nr + 1, q->alloc);
 	q->docs[q->nr].id = copy;
 	q->docs[q->nr].score = score;

@@ -56,7 +56,8 @@ void run_release(struct run *r)
 	for (size_t i = 0; i < r->nr; i++) {
 		struct run_query *q = &r->q[i];
 
-		free(q->docs);
+		if (!q->docs_pooled)
+			free(q->docs);
 		free(q->call_end);
 		free(q->qid);
 	}
@@ -134,9 +135,18 @@ static int trec_group_to_run(struct trec_group *g, void *data)
 
 	if (!q)
 		return -1;
-	ALLOC_GROW(q->docs, q->nr + g->nr, q->alloc);
-	for (size_t i = 0; i < g->nr; i++)
-		run_add_doc(r, q, g->lines[i].doc, g->lines[i].score, g->lines[i].line);
+	/* the question's whole list is known: one exact block of the run's
+	 * pool, and each id a copy of the length the scan measured */
+	q->docs = mempool_bump(&r->ids, g->nr * sizeof(*q->docs), _Alignof(struct run_doc));
+	q->docs_pooled = true;
+	for (size_t i = 0; i < g->nr; i++) {
+		struct run_doc *d = &q->docs[i];
+
+		d->id = mempool_strndup(&r->ids, g->lines[i].doc, g->lines[i].len);
+		d->score = g->lines[i].score;
+		d->line = g->lines[i].line;
+	}
+	q->nr = g->nr;
 	r->nr_docs += (long)g->nr;
 	if (run_check_dups(r, q) < 0)
 		return -1;

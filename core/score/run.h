@@ -61,6 +61,8 @@ struct run_query {
 	                         * calls 1..c+1 (ascending, the last is nr); NULL
 	                         * without "calls" */
 	size_t nr_calls;        /* calls made; 0 without "calls" (the list is one call) */
+	bool docs_pooled;       /* 'docs' is a block of the run's pool 'ids', sized
+	                         * once (a TREC question): never grown or freed */
 };
 
 struct run {
@@ -71,7 +73,7 @@ struct run {
 	struct run_query *q;    /* in order of first appearance */
 	size_t nr, alloc;
 	struct strmap index;    /* qid -> index + 1 */
-	struct mempool ids;     /* the documents' ids */
+	struct mempool ids;     /* the documents' ids, and the pooled lists of docs */
 	struct strmap seen;     /* run_check_dups's table, kept from question to question */
 	long nr_docs;
 	bool reranked;          /* a JSONL run put in score order by run_rank_by_score */

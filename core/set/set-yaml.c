@@ -754,13 +754,14 @@ static int load_buf(struct set *s, const char *buf, size_t len, const char *name
 {
 	struct loader ld = { name, cases };
 	struct ynode *root = NULL;
+	struct mempool tree = MEMPOOL_INIT;
 	int ret = -1;
 
 	if (len > SET_MAX_FILE_BYTES) {
 		error("'%s' is larger than the limit of %u bytes", name, SET_MAX_FILE_BYTES);
 		goto out;
 	}
-	if (check_raw(buf, len, name) < 0 || yamlio_parse_tree(buf, len, name, &set_rules, &root) < 0)
+	if (check_raw(buf, len, name) < 0 || yamlio_parse_tree(buf, len, name, &set_rules, &tree, &root) < 0)
 		goto out;
 	if (!root || (root->kind == YNODE_SCALAR && ynode_type(root) == YSCALAR_NULL)) {
 		error("%s: empty set file", name);
@@ -771,7 +772,7 @@ static int load_buf(struct set *s, const char *buf, size_t len, const char *name
 	s->file = xstrdup(name);
 	ret = 0;
 out:
-	ynode_free(root);
+	mempool_clear(&tree);
 	if (ret)
 		set_release(s);
 	return ret;

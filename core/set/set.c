@@ -653,33 +653,79 @@ static void canon_question_text(struct strbuf *out, const struct question *q)
 	canon_conversation(out, q);
 }
 
+/*
+ * Where canonical text goes: a buffer, and when 'hash' is set, a digest it
+ * feeds as the text grows, so that a set of thousands of questions is
+ * digested without its whole canonical text in memory.
+ */
+struct canon_out {
+	struct strbuf *buf;
+	struct sha256_ctx *hash;
+};
+
+#define CANON_PIECE ((size_t)64 << 10)
+
+/* Hand what 'o' holds to its digest (when it has one) past a piece, or
+ * always with 'all'. */
+static void canon_flush(struct canon_out *o, bool all)
+{
+	if (o->hash && (all || o->buf->len >= CANON_PIECE)) {
+		sha256_update(o->hash, o->buf->buf, o->buf->len);
+		strbuf_reset(o->buf);
+	}
+}
+
+static int cmp_question_id(const void *a, const void *b)
+{
+	const struct question *const *x = a, *const *y = b;
+
+	return strcmp((*x)->id ? (*x)->id : "", (*y)->id ? (*y)->id : "");
+}
+
 /* Append the canonical lines ('one' per question) of the questions of 's',
- * sorted by id. */
-static void canon_questions_with(const struct set *s, struct strbuf *out,
+ * sorted by id, and questions of one id (a set that check refuses) by
+ * their lines. */
+static void canon_questions_with(const struct set *s, struct canon_out *o,
 				 void (*one)(struct strbuf *, const struct question *))
 {
-	struct canon_item *items = NULL;
+	const struct question **by_id;
 
 	if (!s->nr)
 		return;
-	items = xcalloc(s->nr, sizeof(*items));
-	for (size_t i = 0; i < s->nr; i++) {
-		struct strbuf sb = STRBUF_INIT;
-		one(&sb, &s->q[i]);
-		items[i].id = s->q[i].id;
-		items[i].text = strbuf_detach(&sb, NULL);
+	by_id = xcalloc(s->nr, sizeof(*by_id));
+	for (size_t i = 0; i < s->nr; i++)
+		by_id[i] = &s->q[i];
+	qsort(by_id, s->nr, sizeof(*by_id), cmp_question_id);
+	for (size_t i = 0, j; i < s->nr; i = j) {
+		for (j = i + 1; j < s->nr && !cmp_question_id(&by_id[i], &by_id[j]); j++)
+			;
+		if (j == i + 1) {
+			one(o->buf, by_id[i]);
+		} else {
+			struct canon_item *items = xcalloc(j - i, sizeof(*items));
+
+			for (size_t k = i; k < j; k++) {
+				struct strbuf sb = STRBUF_INIT;
+
+				one(&sb, by_id[k]);
+				items[k - i].id = by_id[k]->id;
+				items[k - i].text = strbuf_detach(&sb, NULL);
+			}
+			qsort(items, j - i, sizeof(*items), cmp_canon_item);
+			for (size_t k = 0; k < j - i; k++) {
+				strbuf_addstr(o->buf, items[k].text);
+				free(items[k].text);
+			}
+			free(items);
+		}
+		canon_flush(o, false);
 	}
-	qsort(items, s->nr, sizeof(*items), cmp_canon_item);
-	for (size_t i = 0; i < s->nr; i++) {
-		strbuf_addstr(out, items[i].text);
-		free(items[i].text);
-	}
-	free(items);
+	free(by_id);
 }
 
-static void canon_questions(const struct set *s, struct strbuf *out)
+static void canon_questions(const struct set *s, struct canon_out *o)
 {
-	canon_questions_with(s, out, canon_question);
+	canon_questions_with(s, o, canon_question);
 }
 
 /* Append the set-wide forbidden rules of 's', sorted and de-duplicated;
@@ -721,8 +767,10 @@ static void canon_field(struct strbuf *out, const char *key, const char *value)
 	strbuf_addch(out, '\n');
 }
 
-void set_canonical(const struct set *s, struct strbuf *out)
+static void canonical_to(const struct set *s, struct canon_out *o)
 {
+	struct strbuf *out = o->buf;
+
 	strbuf_addf(out, "evalset-set %d\n", SET_SCHEMA);
 	strbuf_addf(out, "schema %d\n", s->schema);
 	canon_field(out, "name", s->name);
@@ -748,40 +796,58 @@ void set_canonical(const struct set *s, struct strbuf *out)
 	if (s->language)
 		canon_field(out, "language", s->language);
 	canon_forbid_rules(s, out);
-	canon_questions(s, out);
+	canon_questions(s, o);
+}
+
+void set_canonical(const struct set *s, struct strbuf *out)
+{
+	struct canon_out o = { out, NULL };
+
+	canonical_to(s, &o);
+}
+
+static void content_canonical_to(const struct set *s, struct canon_out *o)
+{
+	strbuf_addf(o->buf, "evalset-canonical %d\n", SET_SCHEMA);
+	canon_forbid_rules(s, o->buf);
+	canon_questions(s, o);
 }
 
 void set_content_canonical(const struct set *s, struct strbuf *out)
 {
-	strbuf_addf(out, "evalset-canonical %d\n", SET_SCHEMA);
-	canon_forbid_rules(s, out);
-	canon_questions(s, out);
+	struct canon_out o = { out, NULL };
+
+	content_canonical_to(s, &o);
 }
 
+/* Write the SHA-256 of the text 'canonical' gives of 's' into 'out', the
+ * text hashed piece by piece as it is made. */
 static void digest_of(const struct set *s, char out[72],
-		      void (*canonical)(const struct set *, struct strbuf *))
+		      void (*canonical)(const struct set *, struct canon_out *))
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct canon_out o = { &sb, sha256_new() };
 
-	canonical(s, &sb);
-	sha256_hex(sb.buf, sb.len, out);
+	canonical(s, &o);
+	canon_flush(&o, true);
+	sha256_final(o.hash, out);
 	strbuf_release(&sb);
 }
 
 void set_digest(const struct set *s, char out[72])
 {
-	digest_of(s, out, set_canonical);
+	digest_of(s, out, canonical_to);
 }
 
 void set_content_digest(const struct set *s, char out[72])
 {
-	digest_of(s, out, set_content_canonical);
+	digest_of(s, out, content_canonical_to);
 }
 
-static void questions_canonical(const struct set *s, struct strbuf *out)
+static void questions_canonical(const struct set *s, struct canon_out *o)
 {
-	strbuf_addf(out, "evalset-questions %d\n", SET_SCHEMA);
-	canon_questions_with(s, out, canon_question_text);
+	strbuf_addf(o->buf, "evalset-questions %d\n", SET_SCHEMA);
+	canon_questions_with(s, o, canon_question_text);
 }
 
 void set_questions_digest(const struct set *s, char out[72])

@@ -12,6 +12,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include <cjson/cJSON.h>
 
 static char tmpdir[] = "/tmp/t-run-XXXXXX";
 
@@ -1062,6 +1065,113 @@ static void test_results_streamed(void)
 	strbuf_release(&tree);
 }
 
+/*
+ * The numbers of a results file as written: whole values without printf,
+ * the rest in the fewest of 15-17 digits that read back exactly, "-0" kept,
+ * 1e15 and up in exponent form as "%.15g" writes them; longs of any sign.
+ */
+static void test_results_numbers(void)
+{
+	struct results r;
+	struct strbuf out = STRBUF_INIT;
+	static char *measures[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i", "j" };
+	double v[] = { 0.0, 1.0, -0.0, 7.0, 1e14 + 1, 999999999999999.0, 1e15, -3.0, 0.5, 1.0 / 3 };
+	static const char *want[] = { "\"a\":\t0,", "\"b\":\t1,", "\"c\":\t-0,", "\"d\":\t7,",
+		"\"e\":\t100000000000001,", "\"f\":\t999999999999999,", "\"g\":\t1e+15,",
+		"\"h\":\t-3,", "\"i\":\t0.5,", "\"j\":\t0.3333333333333333\n" };
+	long ranks[] = { LONG_MIN, 0, -12, LONG_MAX };
+	char longs[128];
+	struct question_result q;
+	cJSON *back, *vals;
+
+	results_init(&r);
+	memset(&q, 0, sizeof(q));
+	r.measures = measures;
+	r.nr_measures = 10;
+	r.aggregate = v;
+	q.id = "q-1";
+	q.answerable = true;
+	q.values = v;
+	q.rel_ranks = ranks;
+	q.nr_rel_ranks = 4;
+	r.q = &q;
+	r.nr = 1;
+	results_write(&r, &out);
+	for (size_t i = 0; i < 10; i++)
+		ok(strstr(out.buf, want[i]) != NULL, "results number %zu written as %s", i, want[i]);
+	snprintf(longs, sizeof(longs), "\"rel_ranks\":\t[%ld, 0, -12, %ld]", LONG_MIN, LONG_MAX);
+	ok(strstr(out.buf, longs) != NULL, "longs at both ends of their range");
+	back = cJSON_Parse(out.buf);
+	vals = back ? cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(back, "questions"), 0),
+					  "values") : NULL;
+	for (size_t i = 0; i < 10; i++) {
+		cJSON *n = vals ? cJSON_GetObjectItem(vals, measures[i]) : NULL;
+
+		ok(n && memcmp(&n->valuedouble, &v[i], sizeof(double)) == 0,
+		   "results number %zu reads back bit for bit", i);
+	}
+	cJSON_Delete(back);
+	strbuf_release(&out);
+}
+
+/*
+ * results_save writes a large results file in pieces as it goes: the file
+ * holds exactly the text results_write makes in one buffer, pieces joined
+ * where they were cut (within and between questions), and nothing is left
+ * beside it.
+ */
+static void test_results_saved_in_pieces(void)
+{
+	enum { N = 9000 };
+	struct results r;
+	struct strbuf whole = STRBUF_INIT, file = STRBUF_INIT, text = STRBUF_INIT;
+	static char *measures[] = { "R@5", "RR" };
+	double v[] = { 1.0, 1.0 / 3 };
+	struct question_result *q = xcalloc(N, sizeof(*q));
+	char **ids = xcalloc(N, sizeof(*ids));
+	char *path = xstrfmt("%s/pieces.json", tmpdir);
+
+	results_init(&r);
+	r.measures = measures;
+	r.nr_measures = 2;
+	r.aggregate = v;
+	for (int i = 0; i < 60; i++)
+		strbuf_addstr(&text, "words \"quoted\" ");
+	for (size_t i = 0; i < N; i++) {
+		ids[i] = xstrfmt("q-%05zu", i);
+		q[i].id = ids[i];
+		q[i].text = text.buf;
+		q[i].answerable = true;
+		q[i].values = v;
+	}
+	r.q = q;
+	r.nr = N;
+	results_write(&r, &whole);
+	ok(whole.len > 4 * ((size_t)1 << 20), "the results text spans several pieces (%zu bytes)", whole.len);
+	ok(!results_save(&r, path), "results_save writes it");
+	ok(!read_file(path, &file, 0) && file.len == whole.len && !memcmp(file.buf, whole.buf, whole.len),
+	   "the file is the text of results_write byte for byte");
+	{
+		DIR *d = opendir(tmpdir);
+		struct dirent *e;
+		int left = 0;
+
+		while (d && (e = readdir(d)))
+			left += starts_with(e->d_name, "pieces.json.");
+		if (d)
+			closedir(d);
+		is_int(left, 0, "no temporary file is left beside it");
+	}
+	for (size_t i = 0; i < N; i++)
+		free(ids[i]);
+	free(ids);
+	free(q);
+	free(path);
+	strbuf_release(&whole);
+	strbuf_release(&file);
+	strbuf_release(&text);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -1073,6 +1183,8 @@ int main(void)
 	test_json_formats();
 	test_rank_by_score();
 	test_gzip();
+	test_results_numbers();
+	test_results_saved_in_pieces();
 	test_scan();
 	/* both copies of the fast reader: for SSE2 only, and for AVX2 where the processor has it */
 	for (int simd = 0; simd < 2; simd++) {

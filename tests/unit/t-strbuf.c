@@ -1,7 +1,9 @@
 /*
- * t-strbuf: the string buffer, the hash map and the small parsers of util.
+ * t-strbuf: the string buffer, the hash map, the memory pool and the small
+ * parsers of util.
  */
 #include "test-lib.h"
+#include "base/mempool.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/util.h"
@@ -102,9 +104,81 @@ static void test_parsers(void)
 	ok(!utf8_valid("\xed\xa0\x80", 3, NULL), "a surrogate is refused");
 }
 
+/*
+ * The pool: exact blocks (mempool_bump) at the alignment asked, each its own
+ * bytes, kept while a pool grows past small chunks into its huge-page ones
+ * and beside the size-class blocks of the same pool; strings copied with
+ * their NUL; a large block apart; everything back at once.
+ */
+static void test_mempool(void)
+{
+	struct mempool p = MEMPOOL_INIT;
+	enum { N = 400000 };
+	char **strs = xcalloc(N, sizeof(*strs));
+	void *classed[64];
+	size_t misaligned = 0, wrong = 0, overlap = 0;
+	char *prev = NULL, *big;
+	size_t prev_len = 0;
+
+	for (size_t i = 0; i < N; i++) {
+		char text[32];
+		int len = snprintf(text, sizeof(text), "c-%zu", i * 7919);
+
+		strs[i] = mempool_strndup(&p, text, (size_t)len);
+		if (i % 64 == 0) {
+			/* a list of 8-byte-aligned records between the strings */
+			double *d = mempool_bump(&p, 3 * sizeof(double), _Alignof(double));
+
+			misaligned += ((uintptr_t)d % _Alignof(double)) != 0;
+			d[0] = d[1] = d[2] = (double)i;
+		}
+		if (i < 64)
+			classed[i] = mempool_alloc(&p, 40);
+		/* consecutive exact blocks of one chunk follow each other with no gap */
+		if (prev && strs[i] > prev && strs[i] - prev < 64 && strs[i] < prev + prev_len + 1)
+			overlap++;
+		prev = strs[i];
+		prev_len = (size_t)len;
+	}
+	ok(p.held > ((size_t)8 << 20), "the pool grew past its small chunks (%zu bytes)", p.held);
+	for (size_t i = 0; i < N; i++) {
+		char text[32];
+
+		snprintf(text, sizeof(text), "c-%zu", i * 7919);
+		wrong += strcmp(strs[i], text) != 0;
+	}
+	is_int(wrong, 0, "400,000 strings copied exactly, none overwritten by a later block");
+	is_int(misaligned, 0, "every record at the alignment asked");
+	is_int(overlap, 0, "no block starts inside the one before it");
+	for (int i = 0; i < 64; i++)
+		memset(classed[i], 0xab, 40);
+	wrong = 0;
+	for (size_t i = 0; i < 200; i++) {
+		char text[32];
+
+		snprintf(text, sizeof(text), "c-%zu", i * 7919);
+		wrong += strcmp(strs[i], text) != 0;
+	}
+	is_int(wrong, 0, "size-class blocks of the same pool leave the exact ones alone");
+	is_int(strlen(mempool_strndup(&p, "abc\0def", 7)), 3, "mempool_strndup copies the bytes asked and adds a NUL");
+	is_str(mempool_strndup(&p, "abcdef", 3), "abc", "a prefix of a longer string");
+	big = mempool_bump(&p, (size_t)3 << 20, 16);
+	memset(big, 'x', (size_t)3 << 20);
+	ok(((uintptr_t)big % 16) == 0 && strcmp(strs[N - 1], "c-3167592081") == 0,
+	   "a block larger than a chunk stands apart");
+	ok(mempool_bump(&p, 0, 1) != NULL, "an empty block is a valid pointer");
+	mempool_clear(&p);
+	ok(p.chunks == NULL && p.held == 0 && p.bump == NULL, "mempool_clear gives everything back");
+	strs[0] = mempool_strndup(&p, "again", 5);
+	is_str(strs[0], "again", "a cleared pool is used again");
+	mempool_clear(&p);
+	free(strs);
+}
+
 int main(void)
 {
 	test_strbuf();
+	test_mempool();
 	test_getline();
 	test_strmap();
 	test_parsers();
