@@ -14,11 +14,13 @@
 #include "base/jsonstr.h"
 #include "base/jsontree.h"
 #include "base/strbuf.h"
+#include "base/strmap.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,22 @@ static void free_strings(char **s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(s[i]);
 	free(s);
+}
+
+#define RESULTS_SCAN_MAX 16  /* up to this many questions, a lookup scans them */
+
+struct results_lookup {
+	const struct question_result *q;  /* what the index was built on */
+	size_t nr;
+	struct strmap ids;                /* id -> index + 1 (the first with that id) */
+};
+
+static void lookup_free(struct results_lookup *l)
+{
+	if (!l)
+		return;
+	strmap_clear(&l->ids, 0);
+	free(l);
 }
 
 void results_release(struct results *r)
@@ -83,6 +101,7 @@ void results_release(struct results *r)
 	free_strings(r->measures, r->nr_measures);
 	free(r->aggregate);
 	free(r->file);
+	lookup_free(r->lookup);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -96,10 +115,38 @@ long results_measure(const struct results *r, const char *measure)
 
 struct question_result *results_find(const struct results *r, const char *id)
 {
-	for (size_t i = 0; i < r->nr; i++)
-		if (!strcmp(r->q[i].id, id))
-			return &r->q[i];
-	return NULL;
+	struct results_lookup *l = r->lookup;
+	struct strmap_entry *e;
+
+	if (r->nr <= RESULTS_SCAN_MAX) {
+		for (size_t i = 0; i < r->nr; i++)
+			if (!strcmp(r->q[i].id, id))
+				return &r->q[i];
+		return NULL;
+	}
+	if (!l || l->q != r->q || l->nr != r->nr) {
+		lookup_free(l);
+		l = xcalloc(1, sizeof(*l));
+		l->q = r->q;
+		l->nr = r->nr;
+		l->ids.borrowed = 1;  /* the ids are the questions' own */
+		strmap_reserve(&l->ids, r->nr);
+		for (size_t i = 0; i < r->nr; i++) {
+			int added;
+
+			size_t len = strlen(r->q[i].id);
+
+			e = strmap_intern_hashed(&l->ids, r->q[i].id, len, strhash(r->q[i].id, len),
+						 &added);
+			if (added)
+				e->value = (void *)(uintptr_t)(i + 1);
+		}
+		/* the cache is not the results' content: 'r' is const to callers,
+		 * and every struct results is a modifiable object */
+		((struct results *)r)->lookup = l;
+	}
+	e = strmap_find(&l->ids, id, strlen(id));
+	return e ? &r->q[(uintptr_t)e->value - 1] : NULL;
 }
 
 size_t results_leaks_at(const struct question_result *q, long k)

@@ -158,13 +158,19 @@ struct results {
 	bool leaks_absent;     /* the set forbids ids, the file records no leaks (written
 	                        * before leaks were saved; set by results_check) */
 	char *file;            /* where it was loaded from, or NULL */
+	struct results_lookup *lookup;  /* results_find's index by id: a cache it builds
+	                                 * at its first call, for the 'q' and 'nr' it
+	                                 * was built on; results_release frees it */
 };
 
 void results_init(struct results *r);
 void results_release(struct results *r);
 /* Return the index of 'measure' in r->measures, or -1. */
 long results_measure(const struct results *r, const char *measure);
-/* Return the question result with 'id', or NULL. */
+/* Return the (first) question result with 'id', or NULL. Past a few
+ * questions, through an index by id that the first call builds and keeps
+ * in 'r' (a cache: 'r' is otherwise unchanged; the index is made again
+ * when 'q' or 'nr' moved), so that a lookup per question stays linear. */
 struct question_result *results_find(const struct results *r, const char *id);
 /* Return the number of leaks of 'q' at rank 'k' or better. */
 size_t results_leaks_at(const struct question_result *q, long k);

@@ -1172,6 +1172,55 @@ static void test_results_saved_in_pieces(void)
 	strbuf_release(&text);
 }
 
+/*
+ * results_find: every question found by its id (ids that are prefixes of
+ * one another, the first of a repeated id), an absent or near id missed,
+ * through the scan of a few questions and the index of many, and the index
+ * made again when the questions moved or their number changed.
+ */
+static void test_results_find(void)
+{
+	enum { N = 1000 };
+	struct results r;
+	struct question_result *q = xcalloc(N + 1, sizeof(*q));
+	char **ids = xcalloc(N + 1, sizeof(*ids));
+	size_t wrong = 0;
+
+	results_init(&r);
+	for (size_t i = 0; i < N; i++)
+		q[i].id = ids[i] = xstrfmt("q-%zu", i);  /* q-1, q-10, q-100 ... */
+	q[N].id = ids[N] = xstrdup("q-7");           /* a repeat of q[7] */
+	r.q = q;
+	r.nr = 10;
+	ok(results_find(&r, "q-9") == &q[9] && !results_find(&r, "q-10"),
+	   "a few questions: found, and one beyond them missed");
+	ok(r.lookup == NULL, "a few questions are scanned, with no index");
+	r.nr = N + 1;
+	for (size_t i = 0; i < N; i++)
+		wrong += results_find(&r, ids[i]) != &q[i];
+	is_int(wrong, 0, "each of 1,000 questions found by its id");
+	ok(results_find(&r, "q-7") == &q[7], "a repeated id finds the first");
+	ok(!results_find(&r, "q-1000") && !results_find(&r, "q-") && !results_find(&r, "q-01") &&
+	   !results_find(&r, ""), "absent and near ids are missed");
+	r.nr = 500;
+	ok(!results_find(&r, "q-600") && results_find(&r, "q-499") == &q[499],
+	   "fewer questions: the index is made again");
+	{
+		struct question_result *moved = xcalloc(N + 1, sizeof(*moved));
+
+		memcpy(moved, q, (N + 1) * sizeof(*q));
+		r.q = moved;
+		r.nr = N + 1;
+		ok(results_find(&r, "q-3") == &moved[3], "moved questions: found where they are now");
+		r.q = q;
+		ok(results_find(&r, "q-999") == &q[N - 1], "moved back: found in the first array again");
+		free(moved);
+	}
+	/* results_release frees the ids, the questions and the index */
+	free(ids);
+	results_release(&r);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -1184,6 +1233,7 @@ int main(void)
 	test_rank_by_score();
 	test_gzip();
 	test_results_numbers();
+	test_results_find();
 	test_results_saved_in_pieces();
 	test_scan();
 	/* both copies of the fast reader: for SSE2 only, and for AVX2 where the processor has it */
