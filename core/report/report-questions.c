@@ -249,7 +249,7 @@ static void judged(const struct report_input *in, const struct results *r, int k
 	*unjudged = 0;
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct question_result *q = &r->q[i];
-		const struct question *sq = set_find(in->set, q->id);
+		const struct question *sq = report_question(in, q->id);
 		size_t j, nj = 0;
 		if (!q->answerable)
 			continue;

@@ -258,7 +258,7 @@ static cJSON *question_json(struct page_strings *ps, const struct report_input *
 			    const struct slider_q *sq, int k)
 {
 	const struct question_result *qr = sq->qr;
-	const struct question *q = set_find(in->set, qr->id);
+	const struct question *q = report_question(in, qr->id);
 	const struct question_result *bq = in->base ? results_find(in->base, qr->id) : NULL;
 	long before = report_first_rel(bq);
 	const char *status = question_status(sq, before, in->base != NULL, k);
@@ -421,7 +421,7 @@ void report_slider_section(struct strbuf *out, const struct report_input *in, in
 		const struct question_result *qr = &in->cand->q[i];
 		if (!qr->answerable)
 			continue;
-		slider_fill(&qs[nr], set_find(in->set, qr->id), qr,
+		slider_fill(&qs[nr], report_question(in, qr->id), qr,
 			    in->cand_rankings ? &in->cand_rankings[i] : NULL);
 		/* show first a question where k matters: first hit below rank 1 */
 		if (!have_chosen && qs[nr].first_rel > 1 && qs[nr].first_rel <= REPORT_SLIDER_MAX) {

@@ -537,7 +537,7 @@ static const char page_css[] =
 	"button.pick{border:0;padding:0;background:none;color:#000}"
 	"section,figure,tr{break-inside:avoid}a{color:inherit}}\n";
 
-int report_render(const struct report_input *in, struct strbuf *out)
+static int render(const struct report_input *in, struct strbuf *out)
 {
 	int k = in->k > 0 ? in->k : in->cand->k;
 	char script_hash[45];
@@ -580,4 +580,19 @@ int report_render(const struct report_input *in, struct strbuf *out)
 	strbuf_addstr(out, report_script);
 	strbuf_addstr(out, "</script>\n</body></html>\n");
 	return 0;
+}
+
+int report_render(const struct report_input *in, struct strbuf *out)
+{
+	struct report_input page = *in;
+	struct set_lookup lk;
+	int rc;
+
+	if (in->by_id)
+		return render(in, out);
+	set_lookup_init(&lk, in->set);
+	page.by_id = &lk;
+	rc = render(&page, out);
+	set_lookup_release(&lk);
+	return rc;
 }

@@ -33,6 +33,7 @@
 #include <stddef.h>
 
 #include "base/strbuf.h"
+#include "set/set.h"
 
 struct set;
 struct results;
@@ -65,7 +66,17 @@ struct report_input {
 	const struct corpus *corpus;     /* for the text of top chunks, or NULL */
 	int k;                           /* context size; 0: cand->k */
 	const char *generated_at;        /* shown in the footer, or NULL */
+	const struct set_lookup *by_id;  /* the set's questions by id; NULL:
+	                                  * report_render makes it for the page */
 };
+
+/* The question 'id' of the set of 'in', or NULL: through in->by_id when
+ * there is one (a page asks once per question of the results). */
+static inline const struct question *report_question(const struct report_input *in,
+						      const char *id)
+{
+	return in->by_id ? set_lookup_find(in->by_id, id) : set_find(in->set, id);
+}
 
 /*
  * Render the report of 'in' as one HTML document into 'out'. Return 0, or
