@@ -18,6 +18,8 @@
 #              questions no run finds, each paired by id with its results)
 #   report     evalset report SET@v1 with both saved results files, 1
 #              resample and 1 permutation (-o a file)
+#   power      evalset power SET@v1 with both saved results files (the
+#              paired changes of every measure, each question paired by id)
 #   compare    evalset compare SET@v1 with two saved results files, 1
 #              resample and 1 permutation (loading, checking, pairing, and
 #              the default gate's exact tests)
@@ -93,10 +95,12 @@ PY
   judged=$(cpu "$evalset" score sets/bench@v1 run1 --judged-only --save out.json)
   chk=$(cpu "$evalset" check sets/bench@v1 --results base.json --results cand.json)
   rep=$(cpu "$evalset" report sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 -o report.html)
+  pow=$(cpu "$evalset" power sets/bench@v1 base.json cand.json)
   cmp=$(cpu "$evalset" compare sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 --format json)
   full=$(reps=1 cpu "$evalset" compare sets/bench@v1 base.json cand.json --format json)
   for what in floor:$floor trec-eval:$te score:$sc score-r5:$r5 score-doc:$doc \
-      score-judged:$judged check-res:$chk report:$rep compare:$cmp compare-full:$full; do
+      score-judged:$judged check-res:$chk report:$rep power:$pow compare:$cmp \
+      compare-full:$full; do
     w=${what%%:*} c=${what#*:}
     printf '%-8s %-12s %9.4f %9.1f %9.2f\n' "$n" "$w" "$c" \
       "$(python3 -c "print($c / max($floor, 0.001))")" "$(python3 -c "print($c / max($te, 0.001))")"
@@ -105,8 +109,8 @@ PY
 done
 first=${sizes[0]} last=${sizes[${#sizes[@]}-1]}
 if [ "$first" != "$last" ]; then
-  for w in floor trec-eval score score-r5 score-doc score-judged check-res report compare \
-      compare-full; do
+  for w in floor trec-eval score score-r5 score-doc score-judged check-res report power \
+      compare compare-full; do
     printf 'growth per question, %s -> %s, %-12s %.2f (1.0: linear)\n' "$first" "$last" "$w" \
       "$(python3 -c "print((${per[$last:$w]} / $last) / max(${per[$first:$w]} / $first, 1e-9))")"
   done
