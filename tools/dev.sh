@@ -61,6 +61,12 @@ builds=(
 # tests run under qemu-i386 (emulated_opts)
 # suites that only the first build runs (they build the tree afresh themselves)
 once_suites=(install release python)
+# suites whose tests spend a good part of their time waiting (the fake LLM server's
+# latencies and retry-after, polling for a batch or a journal, the browser):
+# each build runs them in a second `meson test` with more processes than the
+# machine's 2 cores, so that one test's waits are another's CPU
+waiting_suites=(llm browser)
+waiting_processes=4
 
 deps() { # deps [test]: install what is missing
   local missing=() want=("${packages[@]}")
@@ -112,27 +118,44 @@ emulated_opts() { # emulated_opts DIR: the meson options DIR's tests need to run
   rm -rf "$probe"
 }
 
-run_suites() { # run_suites DIR SUITES FIRST: the suites; prints meson's summary
-  local dir=$1 suites=$2 first=$3 args=() s
+run_suites() { # run_suites DIR SUITES FIRST: the suites; prints meson's summaries
+  # the other suites with 2 processes (logged in DIR/meson-logs/testlog.json),
+  # then those of waiting_suites with waiting_processes (testlog-waiting.json)
+  local dir=$1 suites=$2 first=$3 main=() waiting=() common=() s rc=0
   if [ "$suites" != all ]; then
-    for s in ${suites//,/ }; do args+=(--suite "$s"); done
-  elif [ "$first" != 1 ]; then
-    for s in "${once_suites[@]}"; do args+=(--no-suite "$s"); done
+    for s in ${suites//,/ }; do
+      if [[ " ${waiting_suites[*]} " == *" $s "* ]]; then waiting+=(--suite "$s"); else main+=(--suite "$s"); fi
+    done
+  else
+    main=()
+    for s in "${waiting_suites[@]}"; do main+=(--no-suite "$s"); waiting+=(--suite "$s"); done
+    if [ "$first" != 1 ]; then
+      for s in "${once_suites[@]}"; do main+=(--no-suite "$s"); done
+    fi
   fi
   # the 32-bit build (emulated, about 20 times slower) and the sanitizers
   # (3-5 times) on a shared machine: the timeouts only catch hangs
-  [ "$dir" = build-i386 ] && args+=(--timeout-multiplier 3)
-  [ "$dir" = build-asan ] && args+=(--timeout-multiplier 2)
-  rm -f "$dir/meson-logs/testlog.json"
-  meson test -C "$dir" --print-errorlogs --num-processes 2 "${args[@]}"
+  [ "$dir" = build-i386 ] && common+=(--timeout-multiplier 3)
+  [ "$dir" = build-asan ] && common+=(--timeout-multiplier 2)
+  rm -f "$dir/meson-logs/testlog.json" "$dir/meson-logs/testlog-waiting.json"
+  if [ ${#main[@]} -gt 0 ]; then
+    meson test -C "$dir" --print-errorlogs --num-processes 2 "${common[@]}" "${main[@]}" || rc=$?
+  fi
+  if [ ${#waiting[@]} -gt 0 ]; then
+    echo "== tests in $dir that wait in part (${waiting_suites[*]}): $waiting_processes processes"
+    meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$waiting_processes" \
+      --logbase testlog-waiting "${common[@]}" "${waiting[@]}" || rc=$?
+  fi
+  return "$rc"
 }
 
-count() { # count DIR RC: "passed failed skipped" from meson's JSON log and exit code
-  python3 - "$1/meson-logs/testlog.json" "$2" <<'PY'
+count() { # count DIR RC: "passed failed skipped" from meson's JSON logs and exit code
+  python3 - "$1/meson-logs/testlog.json" "$1/meson-logs/testlog-waiting.json" "$2" <<'PY'
 import json, os, sys
 p = f = s = 0
-if os.path.exists(sys.argv[1]):
-    for line in open(sys.argv[1]):
+logs = [l for l in sys.argv[1:3] if os.path.exists(l)]
+for log in logs:
+    for line in open(log):
         r = json.loads(line)
         res = r.get("result")
         if res in ("OK", "EXPECTEDFAIL"):
@@ -142,16 +165,16 @@ if os.path.exists(sys.argv[1]):
             print("skipped:", r.get("name"), file=sys.stderr)
         else:
             f += 1
-else:
+if not logs:
     f = 1
     print("no test log (meson test did not run)", file=sys.stderr)
 if p + f + s == 0:
     # meson itself failed before any test ended (a binary that cannot start)
     f = 1
     print("no test ran", file=sys.stderr)
-elif sys.argv[2] != "0" and f == 0:
+elif sys.argv[3] != "0" and f == 0:
     f = 1
-    print(f"meson test exited {sys.argv[2]} though no test failed", file=sys.stderr)
+    print(f"meson test exited {sys.argv[3]} though no test failed", file=sys.stderr)
 print(p, f, s)
 PY
 }
