@@ -121,7 +121,7 @@ emulated_opts() { # emulated_opts DIR: the meson options DIR's tests need to run
 run_suites() { # run_suites DIR SUITES FIRST: the suites; prints meson's summaries
   # the other suites with 2 processes (logged in DIR/meson-logs/testlog.json),
   # then those of waiting_suites with waiting_processes (testlog-waiting.json)
-  local dir=$1 suites=$2 first=$3 main=() waiting=() common=() s rc=0
+  local dir=$1 suites=$2 first=$3 main=() waiting=() mult=1 s rc=0
   if [ "$suites" != all ]; then
     for s in ${suites//,/ }; do
       if [[ " ${waiting_suites[*]} " == *" $s "* ]]; then waiting+=(--suite "$s"); else main+=(--suite "$s"); fi
@@ -134,17 +134,21 @@ run_suites() { # run_suites DIR SUITES FIRST: the suites; prints meson's summari
     fi
   fi
   # the 32-bit build (emulated, about 20 times slower) and the sanitizers
-  # (3-5 times) on a shared machine: the timeouts only catch hangs
-  [ "$dir" = build-i386 ] && common+=(--timeout-multiplier 3)
-  [ "$dir" = build-asan ] && common+=(--timeout-multiplier 2)
+  # (3-5 times) on a shared machine: the timeouts only catch hangs; so do
+  # those of the waiting suites, each test slower beside waiting_processes - 1
+  # others on 2 cores
+  [ "$dir" = build-i386 ] && mult=3
+  [ "$dir" = build-asan ] && mult=2
   rm -f "$dir/meson-logs/testlog.json" "$dir/meson-logs/testlog-waiting.json"
   if [ ${#main[@]} -gt 0 ]; then
-    meson test -C "$dir" --print-errorlogs --num-processes 2 "${common[@]}" "${main[@]}" || rc=$?
+    meson test -C "$dir" --print-errorlogs --num-processes 2 --timeout-multiplier "$mult" \
+      "${main[@]}" || rc=$?
   fi
   if [ ${#waiting[@]} -gt 0 ]; then
     echo "== tests in $dir that wait in part (${waiting_suites[*]}): $waiting_processes processes"
     meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$waiting_processes" \
-      --logbase testlog-waiting "${common[@]}" "${waiting[@]}" || rc=$?
+      --logbase testlog-waiting --timeout-multiplier $((mult * waiting_processes / 2)) \
+      "${waiting[@]}" || rc=$?
   fi
   return "$rc"
 }
