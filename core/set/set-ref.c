@@ -242,29 +242,44 @@ out:
 	return ret;
 }
 
-/* Verify the chain of the frozen version 'ref' names; -1 (reported) when it fails. */
-static int verify_history(const struct set_ref *ref)
+/*
+ * Verify the chain of the frozen version 'ref' names, loaded and checked as
+ * 's': its parent and theirs, each by its header (set_versions_chain);
+ * -1 (reported) when it fails.
+ */
+static int verify_history(const struct set_ref *ref, const struct set *s)
 {
 	struct set_versions v = SET_VERSIONS_INIT;
-	long at;
+	struct version_summary head = VERSION_SUMMARY_INIT;
+	char *listed = xstrfmt("%s/versions/%s.yaml", ref->dir, ref->tag);
+	struct stat st;
 	int ret = -1;
 
-	if (set_versions_list(ref, &v) < 0)
-		goto out;
-	at = set_versions_find(&v, ref->tag);
-	if (at < 0) {
-		/* a file named directly, outside its set's versions/ folder */
+	/* a file named directly, outside its set's versions/ folder: no history */
+	if (*ref->tag == '.' || stat(listed, &st) < 0 || !S_ISREG(st.st_mode)) {
 		ret = 0;
 		goto out;
 	}
-	if (set_chain_verify(ref, &v, (size_t)at, NULL)) {
+	/* what the set's digest, version and tag checks have just shown */
+	head.version = xstrdup(s->version);
+	head.digest = xstrdup(s->digest);
+	head.digest_ok = true;
+	head.parent = xstrdup(s->parent);
+	head.parent_digest = xstrdup(s->parent_digest);
+	head.tagged_at = xstrdup(s->tagged_at);
+	head.nr_questions = s->nr;
+	if (set_versions_chain(ref, ref->tag, &head, &v) < 0)
+		goto out;
+	if (set_chain_verify(ref, &v, 0, NULL)) {
 		error("refusing version '%s' of set '%s': its history does not verify "
 		      "('evalset verify %s' checks every version)", ref->tag, ref->dir, ref->dir);
 		goto out;
 	}
 	ret = 0;
 out:
+	version_summary_release(&head);
 	set_versions_release(&v);
+	free(listed);
 	return ret;
 }
 
@@ -295,7 +310,7 @@ int set_open_ref(struct set *s, const struct set_ref *ref, bool check_rules)
 			      s->version);
 			goto fail;
 		}
-		if (verify_history(ref) < 0)
+		if (verify_history(ref, s) < 0)
 			goto fail;
 	}
 	if (check_rules) {

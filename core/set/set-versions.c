@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int cmp_version(const void *a, const void *b)
 {
@@ -241,6 +242,49 @@ out:
 	closedir(d);
 	free(vdir);
 	return ret;
+}
+
+int set_versions_chain(const struct set_ref *ref, const char *tag,
+		       struct version_summary *head, struct set_versions *out)
+{
+	struct set_version *v;
+	const char *next;
+
+	ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+	v = &out->items[out->nr++];
+	v->tag = xstrdup(tag);
+	v->file = xstrfmt("%s/versions/%s.yaml", ref->dir, tag);
+	v->summary = *head;  /* moved in */
+	memset(head, 0, sizeof(*head));
+	v->problem = version_problem(&v->summary, v->tag);
+	next = v->summary.parent;
+	/* a parent named twice closes a loop: set_chain_verify reports it */
+	while (next && set_versions_find(out, next) < 0) {
+		struct version_summary s = VERSION_SUMMARY_INIT;
+		struct stat st;
+		char *file;
+
+		/* only a name the versions/ listing could hold: no path, no hidden file */
+		if (*next == '.' || strchr(next, '/'))
+			break;
+		file = xstrfmt("%s/versions/%s.yaml", ref->dir, next);
+		if (stat(file, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(file);  /* a missing parent: set_chain_verify reports it */
+			break;
+		}
+		if (version_summary_load_head(file, &s) < 0) {
+			free(file);
+			return -1;
+		}
+		ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+		v = &out->items[out->nr++];
+		v->tag = xstrdup(next);
+		v->file = file;
+		v->summary = s;
+		v->problem = version_problem(&v->summary, v->tag);
+		next = v->summary.parent;
+	}
+	return 0;
 }
 
 int set_latest_digest(const struct set_ref *ref, char out[72], char **tag)

@@ -515,6 +515,19 @@ struct set_versions {
  */
 int set_versions_list(const struct set_ref *ref, struct set_versions *out);
 /*
+ * Fill 'out' (SET_VERSIONS_INIT) with the frozen version 'tag' of the set in
+ * 'ref->dir' and its ancestors, parent by parent, for set_chain_verify:
+ * item 0 is 'tag', its summary 'head' (moved in: the caller has the
+ * version loaded and checked); each parent is read from
+ * versions/<parent>.yaml for its header alone (version_summary_load_head),
+ * so that the set's other versions and every question id are left unread.
+ * A parent that is missing or names a version already in the chain ends
+ * the walk (set_chain_verify reports both). Return 0, or -1 when a parent's
+ * file cannot be read or parsed (reported).
+ */
+int set_versions_chain(const struct set_ref *ref, const char *tag,
+		       struct version_summary *head, struct set_versions *out);
+/*
  * Verify the history of version 'at' (an index into 'v'): that version and
  * each parent back to the first tag must be intact (see 'problem'), every
  * parent must exist, the parent digest a version recorded must be its

@@ -24,7 +24,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define VERSIONCACHE_FORMAT 1
+/*
+ * Format 2: two lines, the header object (format, header fields, question
+ * count, digest_ok) and then {"ids": [...], "texts": [...]}, so that a
+ * reader of the header alone (a history walk) parses one short line.
+ * Entries of another format are parsed again and replaced.
+ */
+#define VERSIONCACHE_FORMAT 2
 #define VERSIONCACHE_DEFAULT_MAX (100L << 20)
 
 /*
@@ -89,35 +95,49 @@ static char *cache_dir(void)
 	return out;
 }
 
-/* Fill 'out' from the cache entry text 'buf'. Return 0, or -1 when it is not a whole entry. */
-static int from_entry(const struct strbuf *buf, struct version_summary *out)
+/*
+ * Fill 'out' from the cache entry text 'buf': its header line, and unless
+ * 'head_only' its ids and text digests. Return 0, or -1 when it is not a
+ * whole entry of this format.
+ */
+static int from_entry(const struct strbuf *buf, struct version_summary *out, bool head_only)
 {
-	cJSON *j = cJSON_ParseWithLength(buf->buf, buf->len);
-	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(j, "ids");
-	const cJSON *texts = cJSON_GetObjectItemCaseSensitive(j, "texts");
-	const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "questions");
-	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(j, "format");
-	const cJSON *id, *t;
+	const char *nl = memchr(buf->buf, '\n', buf->len);
+	cJSON *j = NULL, *body = NULL;
+	const cJSON *ids, *texts, *n, *fmt, *id, *t;
 	long nr;
 	int ret = -1;
 
-	if (!cJSON_IsNumber(fmt) || fmt->valuedouble != VERSIONCACHE_FORMAT || !cJSON_IsArray(ids) ||
-	    !cJSON_IsArray(texts) || cJSON_GetArraySize(ids) != cJSON_GetArraySize(texts) ||
+	if (!nl)
+		return -1;
+	j = cJSON_ParseWithLength(buf->buf, (size_t)(nl - buf->buf));
+	n = cJSON_GetObjectItemCaseSensitive(j, "questions");
+	fmt = cJSON_GetObjectItemCaseSensitive(j, "format");
+	if (!cJSON_IsNumber(fmt) || fmt->valuedouble != VERSIONCACHE_FORMAT ||
 	    !cJSON_IsNumber(n) || double_to_long(n->valuedouble, 0, SET_MAX_QUESTIONS, &nr) < 0)
 		goto out;
-	out->nr_ids = (size_t)cJSON_GetArraySize(ids);
-	out->ids = xcalloc(out->nr_ids + 1, sizeof(*out->ids));
-	out->text_digests = xcalloc(out->nr_ids + 1, sizeof(*out->text_digests));
-	/* walk both lists side by side: cJSON_GetArrayItem is linear */
-	id = ids->child;
-	t = texts->child;
-	for (size_t i = 0; i < out->nr_ids; i++, id = id->next, t = t->next) {
-		if (!cJSON_IsString(id) || !cJSON_IsString(t)) {
-			version_summary_release(out);
+	if (!head_only) {
+		nl++;
+		body = cJSON_ParseWithLength(nl, buf->len - (size_t)(nl - buf->buf));
+		ids = cJSON_GetObjectItemCaseSensitive(body, "ids");
+		texts = cJSON_GetObjectItemCaseSensitive(body, "texts");
+		if (!cJSON_IsArray(ids) || !cJSON_IsArray(texts) ||
+		    cJSON_GetArraySize(ids) != cJSON_GetArraySize(texts))
 			goto out;
+		out->nr_ids = (size_t)cJSON_GetArraySize(ids);
+		out->ids = xcalloc(out->nr_ids + 1, sizeof(*out->ids));
+		out->text_digests = xcalloc(out->nr_ids + 1, sizeof(*out->text_digests));
+		/* walk both lists side by side: cJSON_GetArrayItem is linear */
+		id = ids->child;
+		t = texts->child;
+		for (size_t i = 0; i < out->nr_ids; i++, id = id->next, t = t->next) {
+			if (!cJSON_IsString(id) || !cJSON_IsString(t)) {
+				version_summary_release(out);
+				goto out;
+			}
+			out->ids[i] = xstrdup(id->valuestring);
+			out->text_digests[i] = xstrdup(t->valuestring);
 		}
-		out->ids[i] = xstrdup(id->valuestring);
-		out->text_digests[i] = xstrdup(t->valuestring);
 	}
 	out->version = xstrdup(json_get_str(j, "version"));
 	out->tagged_at = xstrdup(json_get_str(j, "tagged_at"));
@@ -131,6 +151,7 @@ static int from_entry(const struct strbuf *buf, struct version_summary *out)
 	ret = 0;
 out:
 	cJSON_Delete(j);
+	cJSON_Delete(body);
 	return ret;
 }
 
@@ -161,9 +182,9 @@ static int read_quietly(const char *path, struct strbuf *out)
 /* Store 's' as the entry 'path' in 'dir', quietly: a cache that cannot be written is no error. */
 static void store(const char *dir, const char *path, const struct version_summary *s)
 {
-	cJSON *j = cJSON_CreateObject(), *ids, *texts;
+	cJSON *j = cJSON_CreateObject(), *body = cJSON_CreateObject(), *ids, *texts;
 	report_fn old = get_error_routine();
-	char *text;
+	char *head, *rest;
 
 	cJSON_AddNumberToObject(j, "format", VERSIONCACHE_FORMAT);
 	add_opt(j, "version", s->version);
@@ -174,19 +195,26 @@ static void store(const char *dir, const char *path, const struct version_summar
 	add_opt(j, "note", s->note);
 	cJSON_AddNumberToObject(j, "questions", (double)s->nr_questions);
 	cJSON_AddBoolToObject(j, "digest_ok", s->digest_ok);
-	ids = cJSON_AddArrayToObject(j, "ids");
-	texts = cJSON_AddArrayToObject(j, "texts");
+	ids = cJSON_AddArrayToObject(body, "ids");
+	texts = cJSON_AddArrayToObject(body, "texts");
 	for (size_t i = 0; i < s->nr_ids; i++) {
 		cJSON_AddItemToArray(ids, cJSON_CreateString(s->ids[i]));
 		cJSON_AddItemToArray(texts, cJSON_CreateString(s->text_digests[i]));
 	}
-	text = cJSON_PrintUnformatted(j);
+	/* unformatted JSON holds no newline: one line each */
+	head = cJSON_PrintUnformatted(j);
+	rest = cJSON_PrintUnformatted(body);
 	set_error_routine(ignore_report);
-	if (text && mkdir_private(dir) == 0)
+	if (head && rest && mkdir_private(dir) == 0) {
+		char *text = xstrfmt("%s\n%s\n", head, rest);
 		write_file_atomic(path, text, strlen(text));
+		free(text);
+	}
 	set_error_routine(old);
-	free(text);
+	free(head);
+	free(rest);
 	cJSON_Delete(j);
+	cJSON_Delete(body);
 }
 
 struct entry {
@@ -282,7 +310,7 @@ static int parse(const char *file, const struct strbuf *buf, struct version_summ
 	return 0;
 }
 
-int version_summary_load(const char *file, struct version_summary *out)
+static int load(const char *file, struct version_summary *out, bool head_only)
 {
 	struct strbuf buf = STRBUF_INIT, entry = STRBUF_INIT;
 	char key[72], *dir = cache_dir(), *name = NULL, *path = NULL;
@@ -295,7 +323,8 @@ int version_summary_load(const char *file, struct version_summary *out)
 		sha256_hex(buf.buf, buf.len, key);
 		name = xstrfmt("%s.json", key + 7);
 		path = path_join(dir, name);
-		if (path_exists(path) && !read_quietly(path, &entry) && !from_entry(&entry, out)) {
+		if (path_exists(path) && !read_quietly(path, &entry) &&
+		    !from_entry(&entry, out, head_only)) {
 			/* used now: the least recently used entries are the ones pruned */
 			utimensat(AT_FDCWD, path, NULL, 0);
 			ret = 0;
@@ -316,4 +345,14 @@ out:
 	free(name);
 	free(path);
 	return ret;
+}
+
+int version_summary_load(const char *file, struct version_summary *out)
+{
+	return load(file, out, false);
+}
+
+int version_summary_load_head(const char *file, struct version_summary *out)
+{
+	return load(file, out, true);
 }

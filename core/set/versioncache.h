@@ -9,7 +9,8 @@
  * that does not is never parsed twice, whatever its name or mtime. Entries
  * live in the user's cache directory ($EVALSET_CACHE_DIR, else
  * $XDG_CACHE_HOME/evalset, else ~/.cache/evalset; "off" turns it off), one
- * JSON file per digest under versions/, written atomically; never inside a
+ * file per digest under versions/ (two JSON lines: the header, then the ids
+ * and text digests), written atomically; never inside a
  * set or a repository, so a repository cannot plant an entry that vouches
  * for a tampered file. A missing, unreadable or unwritable cache only costs
  * the parse: nothing is reported. The cache is bounded: after an entry is
@@ -45,6 +46,12 @@ struct version_summary {
  * parsed (reported as set_load reports it).
  */
 int version_summary_load(const char *file, struct version_summary *out);
+/*
+ * Like version_summary_load for the header fields, question count and
+ * digest_ok alone: from the cache the ids and text digests are not read
+ * (nr_ids 0); a file parsed afresh may still fill them.
+ */
+int version_summary_load_head(const char *file, struct version_summary *out);
 void version_summary_release(struct version_summary *s);
 
 /* Append the text digest "sha256:..." of a question text 'text' (NULL: "") to 'out' (72 bytes). */

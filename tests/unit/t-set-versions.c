@@ -5,6 +5,7 @@
  */
 #include "test-lib.h"
 #include "t-set-fixture.h"
+#include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "set/set.h"
@@ -266,10 +267,108 @@ static void test_version_order_and_reuse(void)
 		test_remove_tree(dir);
 }
 
+/*
+ * Opening a frozen version reads its ancestors alone, each by its header
+ * from the version cache (format 2: a header line, then the ids); an entry
+ * of another format is parsed again, never trusted.
+ */
+static void test_history_chain_and_cache(void)
+{
+	struct set_ref ref = SET_REF_INIT;
+	struct set s = SET_INIT;
+	struct set_versions v = SET_VERSIONS_INIT;
+	struct version_summary vs = VERSION_SUMMARY_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char tmpl[] = "/tmp/t-set-chain-XXXXXX", key[72], *entry;
+	const char *dir = mkdtemp(tmpl);
+	const char *yaml = "questions:\n- {id: q-0001, text: a, relevant: [c]}\n"
+			   "- {id: q-0002, text: b, relevant: [d]}\n";
+	char *old_cache = getenv("EVALSET_CACHE_DIR") ? xstrdup(getenv("EVALSET_CACHE_DIR")) : NULL;
+
+	if (!dir || chdir(dir) < 0) {
+		ok(0, "cannot make a scratch directory");
+		free(old_cache);
+		return;
+	}
+	setenv("EVALSET_CACHE_DIR", "cache", 1);
+	test_capture_errors();
+	mkdir_p("sets/demo/versions");
+	freeze(yaml, "v1", NULL, "2026-11-01T00:00:00Z");
+	freeze(yaml, "v2", "v1", "2026-11-02T00:00:00Z");
+	freeze(yaml, "v3", "v2", "2026-11-03T00:00:00Z");
+	write_text("sets/demo/versions/v4.yaml", "questions: [unclosed\n");
+
+	ok(set_open(&s, &ref, "demo@v3") == 0, "a version opens while a later file is broken");
+	set_release(&s);
+	set_ref_release(&ref);
+	ok(set_ref_resolve(&ref, "demo", false) == 0 && set_versions_list(&ref, &v) < 0,
+	   "listing every version still reads (and refuses) the broken one");
+	set_versions_release(&v);
+	test_captured();
+
+	vs.version = xstrdup("v3");
+	vs.digest = xstrdup("sha256:x");
+	vs.digest_ok = true;
+	vs.parent = xstrdup("v2");
+	ok(set_versions_chain(&ref, "v3", &vs, &v) == 0 && v.nr == 3 &&
+	   !strcmp(v.items[0].tag, "v3") && !strcmp(v.items[1].tag, "v2") &&
+	   !strcmp(v.items[2].tag, "v1") && !v.items[1].problem && !v.items[2].problem,
+	   "the chain holds the version and its ancestors, parent by parent");
+	ok(v.nr == 3 && v.items[1].summary.nr_ids == 0 && v.items[1].summary.from_cache &&
+	   v.items[1].summary.nr_questions == 2, "an ancestor comes from the cache as its header alone");
+	ok(!vs.version, "the caller's header is moved into the chain");
+	set_versions_release(&v);
+	ok(version_summary_load("sets/demo/versions/v1.yaml", &vs) == 0 && vs.from_cache &&
+	   vs.nr_ids == 2 && !strcmp(vs.ids[1], "q-0002"), "the same entry gives the ids in full");
+	version_summary_release(&vs);
+
+	/* a parent named outside versions/, and a loop */
+	vs.version = xstrdup("x");
+	vs.parent = xstrdup("../set");
+	ok(set_versions_chain(&ref, "x", &vs, &v) == 0 && v.nr == 1,
+	   "a parent name that is a path is not followed");
+	set_versions_release(&v);
+	vs.version = xstrdup("v1");
+	vs.parent = xstrdup("v1");
+	ok(set_versions_chain(&ref, "v1", &vs, &v) == 0 && v.nr == 1 &&
+	   set_chain_verify(&ref, &v, 0, NULL) > 0 && strstr(test_captured(), "loops at 'v1'"),
+	   "a version that is its own parent is a loop");
+	set_versions_release(&v);
+
+	/* an entry of the old one-line format, vouching for a wrong digest */
+	read_file("sets/demo/versions/v1.yaml", &sb, 0);
+	sha256_hex(sb.buf, sb.len, key);
+	entry = xstrfmt("cache/versions/%s.json", key + 7);
+	write_text(entry, "{\"format\":1,\"version\":\"v1\",\"digest\":\"sha256:forged\","
+			  "\"questions\":2,\"digest_ok\":true,\"ids\":[],\"texts\":[]}");
+	ok(version_summary_load_head("sets/demo/versions/v1.yaml", &vs) == 0 && !vs.from_cache &&
+	   vs.digest && strcmp(vs.digest, "sha256:forged"), "an entry of another format is not trusted");
+	version_summary_release(&vs);
+	strbuf_reset(&sb);
+	read_file(entry, &sb, 0);
+	ok(starts_with(sb.buf, "{\"format\":2,") && strchr(sb.buf, '\n') &&
+	   strstr(strchr(sb.buf, '\n'), "\"ids\":[\"q-0001\",\"q-0002\"]"),
+	   "and it is replaced by a header line and an ids line");
+
+	free(entry);
+	strbuf_release(&sb);
+	set_ref_release(&ref);
+	if (old_cache)
+		setenv("EVALSET_CACHE_DIR", old_cache, 1);
+	else
+		unsetenv("EVALSET_CACHE_DIR");
+	free(old_cache);
+	set_error_routine(NULL);
+	set_warning_routine(NULL);
+	if (chdir("/") == 0)
+		test_remove_tree(dir);
+}
+
 int main(void)
 {
 	test_ids();
 	test_refs_and_versions();
 	test_version_order_and_reuse();
+	test_history_chain_and_cache();
 	return test_done();
 }
