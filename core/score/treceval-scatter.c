@@ -632,7 +632,7 @@ int te_evaluate_scattered(struct te_state *st, const unsigned char *only, struct
 	for (size_t i = 0; !ret && i < st->qr->nr; i++) {
 		const struct qrels_query *qq = &st->qr->q[i];
 		const struct qcold *c = &sc.cold[i];
-		const struct sc_judged *j = sc.j + c->j0;
+		const struct sc_judged *j = sc_judged_of(&sc, c);
 		struct query_eval e;
 		long before = 0, kept = 0, max_docs = st->o->max_docs;
 		size_t n = c->nr_rec + c->nr_j;

@@ -125,6 +125,12 @@ struct scatter {
 	struct strbuf cut_docs; /* their docids, each followed by 8 NULs */
 };
 
+/* The judged lines of question 'c' in 'sc': NULL when 'sc' holds none at all. */
+static inline struct sc_judged *sc_judged_of(const struct scatter *sc, const struct qcold *c)
+{
+	return sc->j ? sc->j + c->j0 : NULL;
+}
+
 /*
  * The key of the id of 'len' bytes at 's' (7 more readable bytes follow
  * when 'padded'): see treceval-scatter.c. Sets '*hashed' when it is a hash.

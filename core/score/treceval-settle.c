@@ -61,7 +61,7 @@ static int scatter_line_count(struct scatter *sc, struct qhot *h, const struct t
 			      bool padded)
 {
 	const struct qcold *c = &sc->cold[h->idx - 1];
-	struct sc_judged *j = sc->j + c->j0;
+	struct sc_judged *j = sc_judged_of(sc, c);
 	size_t lo = 0, hi = c->nr_j;
 	int cmp = 1;
 
@@ -308,7 +308,7 @@ static void scatter_settle(struct sc_settle *w, size_t q)
 	struct scatter *sc = w->sc;
 	struct qhot *h = &sc->hot[sc->slot_of[q]];
 	const struct qcold *c = &sc->cold[q];
-	struct sc_judged *j = sc->j + c->j0;
+	struct sc_judged *j = sc_judged_of(sc, c);
 	size_t n = c->nr_rec + c->nr_j, cap = 16, m = c->nr_j;
 	bool exact = !(h->flags & QF_LONG);
 
