@@ -49,18 +49,21 @@ i386_packages=(crossbuild-essential-i386 qemu-user libcurl4-openssl-dev:i386 lib
 # errors in every build. To add a build, add a line.
 builds=(
   "build        gcc    all"
-  "build-asan   gcc    all    -Db_sanitize=address,undefined -Db_lundef=false"
-  "build-clang  clang  unit,cli,fuzz-replay  -Db_sanitize=undefined -Db_lundef=false -Dc_args=-fsanitize=float-cast-overflow"
+  "build-asan   clang  all    -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fsanitize=float-cast-overflow"
   "build-i386   gcc    unit,cli,conformance  --cross-file tools/cross/i686-linux-gnu.ini"
 )
-# build-clang: clang's UBSan, with float-cast-overflow (a double from input
-# converted to an integer it does not fit), which gcc's UBSan lacks
+# build-asan: clang's AddressSanitizer (with LeakSanitizer: ASAN_OPTIONS below)
+# and UndefinedBehaviorSanitizer, with float-cast-overflow (a double from
+# input converted to an integer it does not fit), which gcc's UBSan lacks; a
+# second compiler's warnings, as errors
 # build-i386: 32-bit x86 (size_t, long and pointers of 4 bytes), cross-built
 # with tools/cross/i686-linux-gnu.ini; on a kernel without 32-bit support
 # (x86-64 kernels built without IA32 emulation, as on some CI machines) its
 # tests run under qemu-i386 (emulated_opts)
-# suites that only the first build runs (they build the tree afresh themselves)
-once_suites=(install release python)
+# suites that only the first build runs: they build the tree afresh
+# themselves (install, release, python) or read the sources alone, the same
+# in every build (layering)
+once_suites=(install release python layering)
 # suites whose tests spend a good part of their time waiting (the fake LLM server's
 # latencies and retry-after, polling for a batch or a journal, the browser):
 # each build runs them in a second `meson test` with more processes than the
@@ -204,31 +207,62 @@ case "${1:-}" in
     ;;
   test)
     deps test
-    total_p=0; total_f=0; total_s=0; first=1; started=$SECONDS
-    for line in "${builds[@]}"; do
-      read -r dir compiler suites opts <<< "$line"
-      t0=$SECONDS
-      if ! extra=$(emulated_opts "$dir"); then
-        echo "$dir: cannot build a program for it"
-        total_f=$((total_f + 1)); first=0
-        continue
+    total_p=0; total_f=0; total_s=0; started=$SECONDS
+    dirs=() compilers=() suites_of=() opts_of=() pids=() built_in=()
+    for i in "${!builds[@]}"; do
+      read -r dirs[i] compilers[i] suites_of[i] opts <<< "${builds[$i]}"
+      if extra=$(emulated_opts "${dirs[i]}"); then
+        opts_of[i]="$opts${extra:+ $extra}"
+      else
+        opts_of[i]=unbuildable
       fi
-      opts+=${extra:+ $extra}
-      echo "== $dir: $compiler${opts:+ $opts} (warnings are errors)"
+    done
+    # start_build I: build I in the background, its output in DIR.build.log;
+    # each build after the first is compiled while the one before it is
+    # tested, at a lower priority, so that it takes the CPU the tests leave
+    # (a core idle at the end of a meson test, the waits of the llm and
+    # browser tests) rather than theirs
+    start_build() {
+      local i=$1
+      [ "${opts_of[i]}" != unbuildable ] || return 0
+      if [ "$i" -eq 0 ]; then
+        echo "== ${dirs[i]}: ${compilers[i]} ${opts_of[i]} (warnings are errors)"
+      else
+        echo "== ${dirs[i]}: ${compilers[i]} ${opts_of[i]} (warnings are errors), built while ${dirs[i-1]} is tested"
+      fi
       # shellcheck disable=SC2086  # the options are words
-      if ! build "$dir" "$compiler" $opts; then
-        echo "$dir: the build failed"
-        total_f=$((total_f + 1)); first=0
+      ( [ "$i" -eq 0 ] || renice -n 10 -p "$BASHPID" >/dev/null
+        t=$SECONDS
+        if build "${dirs[i]}" "${compilers[i]}" ${opts_of[i]}; then rc=0; else rc=$?; fi
+        echo "$((SECONDS - t))" > "${dirs[i]}.build.time"
+        exit "$rc" ) > "${dirs[i]}.build.log" 2>&1 &
+      pids[i]=$!
+    }
+    start_build 0
+    for i in "${!builds[@]}"; do
+      dir=${dirs[i]} suites=${suites_of[i]} first=$((i == 0 ? 1 : 0))
+      if [ "${opts_of[i]}" = unbuildable ]; then
+        echo "$dir: cannot build a program for it"
+        total_f=$((total_f + 1))
+        [ $((i + 1)) -lt ${#builds[@]} ] && start_build $((i + 1))
         continue
       fi
+      if ! wait "${pids[i]}"; then
+        cat "$dir.build.log"
+        echo "$dir: the build failed"
+        total_f=$((total_f + 1))
+        [ $((i + 1)) -lt ${#builds[@]} ] && start_build $((i + 1))
+        continue
+      fi
+      built_in[i]=$(cat "$dir.build.time" 2>/dev/null || echo "?")
+      [ $((i + 1)) -lt ${#builds[@]} ] && start_build $((i + 1))
       echo "== tests in $dir ($suites)"
-      rc=0
+      t0=$SECONDS rc=0
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         run_suites "$dir" "$suites" "$first" || rc=$?
       read -r p f s < <(count "$dir" "$rc")
-      echo "$dir: $p passed, $f failed, $s skipped ($((SECONDS - t0)) s with its build)"
+      echo "$dir: $p passed, $f failed, $s skipped (tests $((SECONDS - t0)) s; built in ${built_in[i]} s)"
       total_p=$((total_p + p)); total_f=$((total_f + f)); total_s=$((total_s + s))
-      first=0
     done
     if [ "${CI:-}" = true ] && [ "$total_s" -gt 0 ]; then
       echo "a suite was skipped in CI, where everything it needs is installed: that is a failure"
