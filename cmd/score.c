@@ -940,6 +940,9 @@ int cmd_score(int argc, const char **argv)
 		corpus_read = !corpus_path;
 		so.corpus = other.nr ? &other : corpus.nr ? &corpus : NULL;
 	}
+	/* a frozen version's digest, verified by set_open, unless 's' was replaced since */
+	if (!qrels_path && ref.tag && !judged_on && !dropped)
+		so.set_digest = s.digest;
 	if (qrels_path ? score_qrels(&qr, &run, run_path, &so, &res, &sum) < 0
 		       : score_set(&s, s.version, &run, run_path, &so, &res, &sum) < 0)
 		goto out;

@@ -797,7 +797,10 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 		return -1;
 	hit_ctx_init(&c);
 	doc_ctx_init(&dc);
-	set_digest(s, digest);
+	if (o->set_digest)
+		snprintf(digest, sizeof(digest), "%s", o->set_digest);
+	else
+		set_digest(s, digest);
 	out->set_name = xstrdup(s->name);
 	out->set_version = xstrdup(version);
 	out->set_digest = xstrdup(digest);

@@ -89,6 +89,9 @@ struct score_options {
 	const struct corpus *corpus;     /* the chunks' documents for the document-level
 	                                  * measures (docrank.h); NULL: the chunker's id
 	                                  * form, else each chunk a document of its own */
+	const char *set_digest;          /* score_set: the set's digest when the caller
+	                                  * has it (a frozen version set_open verified,
+	                                  * unchanged since); NULL: computed */
 };
 
 struct score_summary {

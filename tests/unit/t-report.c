@@ -158,7 +158,7 @@ static void test_render(void)
 	close(fd);
 	for (int i = 0; i < 5; i++)
 		measure_parse(names[i], &m[i]);
-	so = (struct score_options){ m, 5, 5, 50, false, false, 0, NULL };
+	so = (struct score_options){ m, 5, 5, 50, false, false, 0, NULL, NULL };
 	ok(set_load_buf(&set, set_yaml, strlen(set_yaml), "tiny.yaml") == 0 &&
 	   run_load(&run, path) == 0 &&
 	   score_set(&set, NULL, &run, path, &so, &res, &sum) == 0, "the fixture scores");
