@@ -226,9 +226,9 @@ case "${1:-}" in
       local i=$1
       [ "${opts_of[i]}" != unbuildable ] || return 0
       if [ "$i" -eq 0 ]; then
-        echo "== ${dirs[i]}: ${compilers[i]} ${opts_of[i]} (warnings are errors)"
+        echo "== ${dirs[i]}: ${compilers[i]}${opts_of[i]:+ ${opts_of[i]}} (warnings are errors)"
       else
-        echo "== ${dirs[i]}: ${compilers[i]} ${opts_of[i]} (warnings are errors), built while ${dirs[i-1]} is tested"
+        echo "== ${dirs[i]}: ${compilers[i]}${opts_of[i]:+ ${opts_of[i]}} (warnings are errors), built while ${dirs[i-1]} is tested"
       fi
       # shellcheck disable=SC2086  # the options are words
       ( [ "$i" -eq 0 ] || renice -n 10 -p "$BASHPID" >/dev/null
