@@ -23,6 +23,9 @@
 #   compare    evalset compare SET@v1 with two saved results files, 1
 #              resample and 1 permutation (loading, checking, pairing, and
 #              the default gate's exact tests)
+#   diff       evalset diff between v1 and v2 of the set (v2: one question's
+#              text changed; every question of each version looked up in the
+#              other by id)
 #   compare-full  the same compare with the defaults: the default gate and
 #              10,000 resamples and permutations (timed once, not best of 3:
 #              it takes tens of seconds at 50,000 questions)
@@ -67,6 +70,8 @@ for n in "${sizes[@]}"; do
   rm -rf sets && mkdir -p sets/bench
   python3 "$src/bench/gen-compare.py" set sets/bench "$n"
   "$evalset" tag sets/bench v1 -m bench >/dev/null 2>&1
+  sed -i '0,/text: /s/text: \(.*\)/text: \1 (edited)/' sets/bench/set.yaml
+  "$evalset" tag sets/bench v2 -m edited >/dev/null 2>&1
   "$evalset" export sets/bench@v1 --format trec-qrels -o qrels --force >/dev/null
   for seed in 1 2; do
     python3 - "$n" "$seed" > "run$seed" <<'PY'
@@ -97,10 +102,11 @@ PY
   rep=$(cpu "$evalset" report sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 -o report.html)
   pow=$(cpu "$evalset" power sets/bench@v1 base.json cand.json)
   cmp=$(cpu "$evalset" compare sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 --format json)
+  dif=$(cpu "$evalset" diff sets/bench@v1 sets/bench@v2)
   full=$(reps=1 cpu "$evalset" compare sets/bench@v1 base.json cand.json --format json)
   for what in floor:$floor trec-eval:$te score:$sc score-r5:$r5 score-doc:$doc \
       score-judged:$judged check-res:$chk report:$rep power:$pow compare:$cmp \
-      compare-full:$full; do
+      diff:$dif compare-full:$full; do
     w=${what%%:*} c=${what#*:}
     printf '%-8s %-12s %9.4f %9.1f %9.2f\n' "$n" "$w" "$c" \
       "$(python3 -c "print($c / max($floor, 0.001))")" "$(python3 -c "print($c / max($te, 0.001))")"
@@ -110,7 +116,7 @@ done
 first=${sizes[0]} last=${sizes[${#sizes[@]}-1]}
 if [ "$first" != "$last" ]; then
   for w in floor trec-eval score score-r5 score-doc score-judged check-res report power \
-      compare compare-full; do
+      compare diff compare-full; do
     printf 'growth per question, %s -> %s, %-12s %.2f (1.0: linear)\n' "$first" "$last" "$w" \
       "$(python3 -c "print((${per[$last:$w]} / $last) / max(${per[$first:$w]} / $first, 1e-9))")"
   done

@@ -254,6 +254,7 @@ int cmd_judge(int argc, const char **argv)
 	struct pool p = POOL_INIT;
 	struct set_ref ref = SET_REF_INIT, aref = SET_REF_INIT;
 	struct set s = SET_INIT, as = SET_INIT;
+	struct set_lookup in_s, in_as;
 	struct corpus corpus = CORPUS_INIT;
 	struct prompt prompt = PROMPT_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
@@ -382,10 +383,13 @@ int cmd_judge(int argc, const char **argv)
 			goto out;
 		}
 	}
+	/* the pooled questions in the set (and --against's), by id: neither set changes here */
+	set_lookup_init(&in_s, &s);
+	set_lookup_init(&in_as, &as);
 	for (size_t i = 0; i < p.nr; i++) {
 		struct pool_question *pq = &p.q[i];
-		const struct question *q = set_find(&s, pq->id);
-		const struct question *aq = against ? set_find(&as, pq->id) : NULL;
+		const struct question *q = set_lookup_find(&in_s, pq->id);
+		const struct question *aq = against ? set_lookup_find(&in_as, pq->id) : NULL;
 		const char *qtext = q && q->text ? q->text : pq->text;
 
 		if (against && aq) {
@@ -443,7 +447,7 @@ int cmd_judge(int argc, const char **argv)
 	{
 		size_t own = 0;
 		for (size_t i = 0; i < p.nr; i++) {
-			const struct question *q = set_find(&s, p.q[i].id);
+			const struct question *q = set_lookup_find(&in_s, p.q[i].id);
 			const cJSON *m = q && q->provenance ? cJSON_GetObjectItemCaseSensitive(q->provenance, "model") : NULL;
 			if (cJSON_IsString(m) && !strcmp(m->valuestring, model))
 				own++;
@@ -452,6 +456,8 @@ int cmd_judge(int argc, const char **argv)
 			warning("the judge '%s' generated %zu of the %zu pooled questions: a model tends to favour "
 				"passages close to its own wording; prefer another model as judge", model, own, p.nr);
 	}
+	set_lookup_release(&in_s);
+	set_lookup_release(&in_as);
 
 	journal = llm_cli_shard_file(ref.dir, "judge", "jsonl", shard_i, shard_n);
 	journals = other_journals(ref.dir, journal, &nr_journals);

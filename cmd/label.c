@@ -101,6 +101,7 @@ int cmd_label(int argc, const char **argv)
 	};
 	struct set_ref ref = SET_REF_INIT;
 	struct set s = SET_INIT;
+	struct set_lookup by_id;
 	struct corpus corpus = CORPUS_INIT;
 	struct pool p = POOL_INIT;
 	struct lock_file lock = LOCK_FILE_INIT;
@@ -167,9 +168,11 @@ int cmd_label(int argc, const char **argv)
 			goto out;
 	}
 
+	/* grades change labels, never which questions the set holds: one index serves */
+	set_lookup_init(&by_id, &s);
 	for (size_t i = 0; i < p.nr; i++) {
 		const struct pool_question *pq = &p.q[i];
-		struct question *q = set_find(&s, pq->id);
+		struct question *q = set_lookup_find(&by_id, pq->id);
 
 		if (pq->text && q->text && strcmp(pq->text, q->text))
 			warning("question '%s' was reworded since the pool was made; its grades are applied as they are",
@@ -242,6 +245,7 @@ int cmd_label(int argc, const char **argv)
 			record_origin(q, pp->chunk, who);
 		}
 	}
+	set_lookup_release(&by_id);
 	printf("label: %s from %s: %zu graded pairs (%zu ungraded left out); %zu new relevant, %zu new irrelevant, "
 	       "%zu changed, %zu already so\n", ref.file, from, t.graded, t.ungraded, t.added_rel, t.added_irr,
 	       t.changed, t.same);

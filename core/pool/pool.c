@@ -244,11 +244,14 @@ int pool_build(struct pool *p, const struct set *s, const char *set_path, const 
 int pool_check(const struct pool *p, const struct set *s, const struct corpus *c)
 {
 	const char *name = p->file ? p->file : "pool";
+	struct set_lookup by_id;
 	int problems = 0;
 
+	if (s)
+		set_lookup_init(&by_id, s);
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct pool_question *pq = &p->q[i];
-		if (s && !set_find(s, pq->id)) {
+		if (s && !set_lookup_find(&by_id, pq->id)) {
 			error_at(name, pq->line, pq->col, "unknown question '%s' (not in set '%s')", pq->id,
 				 s->name ? s->name : "?");
 			problems++;
@@ -265,6 +268,8 @@ int pool_check(const struct pool *p, const struct set *s, const struct corpus *c
 				problems++;
 			}
 	}
+	if (s)
+		set_lookup_release(&by_id);
 	return problems;
 }
 

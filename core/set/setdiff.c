@@ -351,6 +351,10 @@ static void push_rules(const struct set *a, const struct set *b, char ***arr, si
 
 void set_diff_compute(const struct set *from, const struct set *to, struct set_diff *out)
 {
+	struct set_lookup in_from, in_to;
+
+	set_lookup_init(&in_from, from);
+	set_lookup_init(&in_to, to);
 	side_from_set(&out->from, from);
 	side_from_set(&out->to, to);
 	out->header = set_header_changes(from, to);
@@ -358,7 +362,7 @@ void set_diff_compute(const struct set *from, const struct set *to, struct set_d
 	push_rules(from, to, &out->rules_removed, &out->nr_rules_removed, &out->alloc_rules_removed);
 	for (size_t i = 0; i < to->nr; i++) {
 		const struct question *b = &to->q[i];
-		const struct question *a = b->id ? set_find(from, b->id) : NULL;
+		const struct question *a = b->id ? set_lookup_find(&in_from, b->id) : NULL;
 		struct question_change c;
 
 		if (!a) {
@@ -386,9 +390,11 @@ void set_diff_compute(const struct set *from, const struct set *to, struct set_d
 	for (size_t i = 0; i < from->nr; i++) {
 		const struct question *a = &from->q[i];
 
-		if (!a->id || !set_find(to, a->id))
+		if (!a->id || !set_lookup_find(&in_to, a->id))
 			push_question(&out->removed, &out->nr_removed, &out->alloc_removed, a);
 	}
+	set_lookup_release(&in_from);
+	set_lookup_release(&in_to);
 }
 
 void set_diff_release(struct set_diff *d)
