@@ -26,6 +26,9 @@
 #   diff       evalset diff between v1 and v2 of the set (v2: one question's
 #              text changed; every question of each version looked up in the
 #              other by id)
+#   add-jsonl  evalset add of the set's N questions, exported as JSONL, into
+#              an empty set (each id checked against those before it, each
+#              text against every text before it for near duplicates)
 #   compare-full  the same compare with the defaults: the default gate and
 #              10,000 resamples and permutations (timed once, not best of 3:
 #              it takes tens of seconds at 50,000 questions)
@@ -103,10 +106,13 @@ PY
   pow=$(cpu "$evalset" power sets/bench@v1 base.json cand.json)
   cmp=$(cpu "$evalset" compare sets/bench@v1 base.json cand.json --resamples 1 --permutations 1 --format json)
   dif=$(cpu "$evalset" diff sets/bench@v1 sets/bench@v2)
+  "$evalset" export sets/bench@v1 --format jsonl -o bench.jsonl --force >/dev/null 2>&1
+  addj=$(cpu bash -c 'rm -rf empty && "$1" init empty/ >/dev/null &&
+    "$1" add empty/ --from-jsonl bench.jsonl' add "$evalset")
   full=$(reps=1 cpu "$evalset" compare sets/bench@v1 base.json cand.json --format json)
   for what in floor:$floor trec-eval:$te score:$sc score-r5:$r5 score-doc:$doc \
       score-judged:$judged check-res:$chk report:$rep power:$pow compare:$cmp \
-      diff:$dif compare-full:$full; do
+      diff:$dif add-jsonl:$addj compare-full:$full; do
     w=${what%%:*} c=${what#*:}
     printf '%-8s %-12s %9.4f %9.1f %9.2f\n' "$n" "$w" "$c" \
       "$(python3 -c "print($c / max($floor, 0.001))")" "$(python3 -c "print($c / max($te, 0.001))")"
@@ -116,7 +122,7 @@ done
 first=${sizes[0]} last=${sizes[${#sizes[@]}-1]}
 if [ "$first" != "$last" ]; then
   for w in floor trec-eval score score-r5 score-doc score-judged check-res report power \
-      compare diff compare-full; do
+      compare diff add-jsonl compare-full; do
     printf 'growth per question, %s -> %s, %-12s %.2f (1.0: linear)\n' "$first" "$last" "$w" \
       "$(python3 -c "print((${per[$last:$w]} / $last) / max(${per[$first:$w]} / $first, 1e-9))")"
   done

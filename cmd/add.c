@@ -37,11 +37,14 @@
 #include "set/corpus.h"
 #include "set/corpuscheck.h"
 #include "base/fsutil.h"
+#include "base/strmap.h"
 #include "interop/interop.h"
 #include "set/set.h"
+#include "text/neardup.h"
 #include "text/text.h"
 #include "base/util.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -544,6 +547,19 @@ static size_t drop_duplicates(const struct set *s, struct set *in)
 	return dropped;
 }
 
+/* Note 'id' (may be NULL) at index 'i' of a set in 'ids', unless an earlier index has it. */
+static void note_id(struct strmap *ids, const char *id, size_t i)
+{
+	struct strmap_entry *e;
+	int added;
+
+	if (!id)
+		return;
+	e = strmap_intern(ids, id, strlen(id), &added);
+	if (added)
+		e->value = (void *)(uintptr_t)(i + 1);
+}
+
 /*
  * Open the working copy of 'ref' into 's', merge the cases of 'in' (ids
  * assigned in 'in'), and check them. With 'final', warn about near
@@ -555,9 +571,10 @@ static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool 
 {
 	struct findings f = FINDINGS_INIT;
 	struct corpus corpus = CORPUS_INIT;
+	struct strmap ids = STRMAP_INIT;  /* each id of 's' to its first index + 1 */
 	bool have_corpus = false;
 	char *corpus_path = NULL;
-	long floor_id = set_id_floor(ref);
+	long floor_id = set_id_floor(ref), top, n;
 	size_t old_nr;
 	int ret = -1;
 
@@ -570,11 +587,20 @@ static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool 
 		error("nothing added");
 		goto out;
 	}
+	/* the highest id number in 's' or the floor, as set_next_id finds it */
+	top = floor_id > 0 ? floor_id : 0;
+	for (size_t i = 0; i < s->nr; i++) {
+		note_id(&ids, s->q[i].id, i);
+		n = question_id_number(s->q[i].id);
+		if (n > top)
+			top = n;
+	}
 	for (size_t i = 0; i < in->nr; i++) {
 		struct question *q = &in->q[i];
-		long n;
+		const struct strmap_entry *e = q->id ? strmap_find(&ids, q->id, strlen(q->id)) : NULL;
 
-		if (q->id && (n = set_index(s, q->id)) >= 0) {
+		if (e) {
+			n = (long)((uintptr_t)e->value - 1);
 			if ((size_t)n >= old_nr)
 				error_at(in->file, q->line, q->col,
 					 "duplicate question id '%s' (first at line %ld)", q->id,
@@ -584,14 +610,15 @@ static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool 
 					 "question id '%s' already exists in '%s'", q->id, ref->file);
 			goto out;
 		}
-		if (!q->id) {
-			char *id = set_next_id(s, floor_id);
-			q->id = id;
-		}
+		if (!q->id)
+			q->id = set_id_after(top);
 		n = question_id_number(q->id);
 		if (n > floor_id)
 			floor_id = n;
+		if (n > top)
+			top = n;
 		question_copy(set_append(s), q);
+		note_id(&ids, s->q[s->nr - 1].id, s->nr - 1);
 	}
 	if ((corpus_path = set_corpus_path(s, ref->dir))) {
 		/* relative to the set directory; failing that, as written */
@@ -624,17 +651,29 @@ static int merge(struct set *s, struct set *in, const struct set_ref *ref, bool 
 		goto out;
 	}
 	if (final) {
-		for (size_t i = old_nr; i < s->nr; i++) {
+		/* each new question against every one before it, the first near
+		 * duplicate named: through the filter's index, not every pair */
+		struct dedup *dd = dedup_new(TEXT_NEAR_DUP_THRESHOLD);
+
+		for (size_t i = 0; i < s->nr; i++) {
 			const struct question *q = &s->q[i];
-			for (size_t j = 0; j < i; j++) {
-				if (!s->q[j].text || !q->text ||
-				    !text_near_duplicate(q->text, s->q[j].text, TEXT_NEAR_DUP_THRESHOLD))
-					continue;
+			struct dd_text t;
+			long j;
+
+			if (!q->text)
+				continue;
+			if (i < old_nr) {
+				dedup_add(dd, q->text, (long)i);
+				continue;
+			}
+			dedup_text_prepare(q->text, strlen(q->text), &t);
+			j = dedup_find_add_prepared(dd, &t, (long)i);
+			dedup_text_release(&t);
+			if (j >= 0)
 				warning("question '%s' is a near-duplicate of '%s': %s", q->id,
 					s->q[j].id, s->q[j].text);
-				break;
-			}
 		}
+		dedup_free(dd);
 	}
 	*floor_out = floor_id;
 	ret = 0;
@@ -642,6 +681,7 @@ out:
 	free(corpus_path);
 	findings_release(&f);
 	corpus_release(&corpus);
+	strmap_clear(&ids, 0);
 	return ret;
 }
 

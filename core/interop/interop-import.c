@@ -792,13 +792,17 @@ static int import_jsonl(struct set *out, const struct interop_import *o)
 {
 	struct line_reader lr;
 	struct strbuf line = STRBUF_INIT;
+	struct strmap ids = STRMAP_INIT;  /* the ids read so far (and those 'out' had) */
 	char *digest = NULL;
 	size_t nr_lines = 0;
 	cJSON *j;
-	int r, ret = -1;
+	int r, added, ret = -1;
 
 	if (line_reader_open(&lr, o->jsonl, INTEROP_MAX_LINE) < 0)
 		return -1;
+	for (size_t i = 0; i < out->nr; i++)
+		if (out->q[i].id)
+			strmap_intern(&ids, out->q[i].id, strlen(out->q[i].id), &added);
 	while ((r = next_object(&lr, &line, o->jsonl, &j)) == 1) {
 		const cJSON *meta;
 		char *id = NULL;
@@ -815,7 +819,8 @@ static int import_jsonl(struct set *out, const struct interop_import *o)
 			error_at(o->jsonl, lr.lineno, 0, "a question needs a string 'id' and 'text'");
 			goto out;
 		}
-		if (set_find(out, id)) {
+		strmap_intern(&ids, id, strlen(id), &added);
+		if (!added) {
 			error_at(o->jsonl, lr.lineno, 0, "duplicate question id '%s'", id);
 			free(id);
 			cJSON_Delete(j);
@@ -857,6 +862,7 @@ out:
 	free(digest);
 	line_reader_close(&lr);
 	strbuf_release(&line);
+	strmap_clear(&ids, 0);
 	return ret;
 }
 

@@ -388,6 +388,11 @@ char *set_next_id(const struct set *s, long floor)
 		if (n > hi)
 			hi = n;
 	}
+	return set_id_after(hi);
+}
+
+char *set_id_after(long hi)
+{
 	return xstrfmt("q-%04ld", hi + 1);
 }
 

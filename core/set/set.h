@@ -416,6 +416,8 @@ void set_check_conversations(const struct set *s, struct findings *out);
  * removed ids are never reused. Caller frees.
  */
 char *set_next_id(const struct set *s, long floor);
+/* The id that follows the number 'hi' (the highest in use): "q-%04ld" of hi + 1. Caller frees. */
+char *set_id_after(long hi);
 /* Return the number of 'id' when it has the form "q-<digits>", else -1. */
 long question_id_number(const char *id);
 
