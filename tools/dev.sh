@@ -245,7 +245,7 @@ case "${1:-}" in
         echo "== ${dirs[i]}: ${compilers[i]}${opts_of[i]:+ ${opts_of[i]}} (warnings are errors), built while ${dirs[i-1]} is tested"
       fi
       # shellcheck disable=SC2086  # the options are words
-      ( [ "$i" -eq 0 ] || renice -n 10 -p "$BASHPID" >/dev/null
+      ( [ "$i" -eq 0 ] || renice -n 10 -p "$BASHPID" >/dev/null || true
         t=$SECONDS
         if build "${dirs[i]}" "${compilers[i]}" ${opts_of[i]}; then rc=0; else rc=$?; fi
         echo "$((SECONDS - t))" > "${dirs[i]}.build.time"
