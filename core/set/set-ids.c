@@ -10,9 +10,11 @@
 #include "set/rejected.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/strmap.h"
 #include "base/util.h"
 
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,18 +183,44 @@ int set_id_floor_write(const struct set_ref *ref, long floor_id)
 }
 
 /* Return the text digest version 'v' records for 'id', or NULL when it has no such id. */
-static const char *version_text_of(const struct set_version *v, const char *id)
+/*
+ * Fill 'out' with each id of the versions 'v' to its text digest in the
+ * latest version (in tag order) that holds it: a pointer to that entry of
+ * the version's text_digests (borrowed, as the keys are).
+ */
+static void version_texts(const struct set_versions *v, struct strmap *out)
 {
-	for (size_t i = 0; i < v->summary.nr_ids; i++)
-		if (!strcmp(v->summary.ids[i], id))
-			return v->summary.text_digests[i];
-	return NULL;
+	out->borrowed = 1;
+	for (size_t at = v->nr; at-- > 0;) {
+		const struct version_summary *vs = &v->items[at].summary;
+
+		strmap_reserve(out, vs->nr_ids);
+		for (size_t i = 0; i < vs->nr_ids; i++) {
+			const char *id = vs->ids[i];
+			size_t len = strlen(id);
+			int added;
+			struct strmap_entry *e = strmap_intern_hashed(out, id, len, strhash(id, len), &added);
+
+			if (added)
+				e->value = &vs->text_digests[i];
+		}
+	}
+}
+
+/* Whether the address 'p' is an entry of the text digests of 'vs'. */
+static bool in_list(uintptr_t p, const struct version_summary *vs)
+{
+	uintptr_t first = (uintptr_t)vs->text_digests;
+
+	return vs->nr_ids && p >= first && p < first + vs->nr_ids * sizeof(*vs->text_digests);
 }
 
 size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 			     const struct set *in)
 {
 	struct set_versions v = SET_VERSIONS_INIT;
+	struct set_lookup in_wc;
+	struct strmap texts = STRMAP_INIT;  /* id -> its text digest in the latest version holding it */
 	size_t refused = 0;
 	long floor_id = read_floor(ref);
 
@@ -202,21 +230,26 @@ size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 		error("cannot check ids against the versions of '%s' (see above)", ref->dir);
 		return 1;
 	}
+	set_lookup_init(&in_wc, wc);
+	version_texts(&v, &texts);
 	for (size_t i = 0; i < in->nr; i++) {
 		const struct question *q = &in->q[i];
-		const char *old = NULL;
-		size_t at = v.nr;
+		char **old;
+		size_t at = 0;
 		long n;
 
-		if (!q->id || set_find(wc, q->id))
+		if (!q->id || set_lookup_find(&in_wc, q->id))
 			continue;
-		while (at-- > 0 && !(old = version_text_of(&v.items[at], q->id)))
-			;
+		old = strmap_get(&texts, q->id);
 		if (old) {
 			char mine[72];
 			version_text_digest(q->text, mine);
-			if (q->text && !strcmp(old, mine))
+			if (q->text && !strcmp(*old, mine))
 				continue;  /* the same question coming back */
+			/* the version whose list holds that entry (addresses compared
+			 * as numbers: the lists are distinct objects) */
+			while (at < v.nr && !in_list((uintptr_t)old, &v.items[at].summary))
+				at++;
 			error_at(in->file, q->line, q->col, "id '%s' was used before (in versions/%s.yaml); "
 				 "ids are never reused for other text", q->id, v.items[at].tag);
 			refused++;
@@ -230,6 +263,8 @@ size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 			refused++;
 		}
 	}
+	set_lookup_release(&in_wc);
+	strmap_clear(&texts, 0);
 	set_versions_release(&v);
 	return refused;
 }
