@@ -14,7 +14,6 @@
 #include "base/util.h"
 
 #include <dirent.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,37 +181,40 @@ int set_id_floor_write(const struct set_ref *ref, long floor_id)
 	return ret;
 }
 
-/* Return the text digest version 'v' records for 'id', or NULL when it has no such id. */
+/* An id of a frozen version: its text digest there, and that version's tag. */
+struct id_use {
+	const char *digest, *tag;
+};
+
 /*
- * Fill 'out' with each id of the versions 'v' to its text digest in the
- * latest version (in tag order) that holds it: a pointer to that entry of
- * the version's text_digests (borrowed, as the keys are).
+ * Fill 'out' with each id of the versions 'v' to its use in the latest
+ * version (in tag order) that holds it, an entry of 'uses' (caller frees;
+ * the keys, digests and tags are the versions', borrowed).
  */
-static void version_texts(const struct set_versions *v, struct strmap *out)
+static void version_texts(const struct set_versions *v, struct strmap *out, struct id_use **uses)
 {
+	size_t total = 0, nr = 0;
+
+	for (size_t at = 0; at < v->nr; at++)
+		total += v->items[at].summary.nr_ids;
+	*uses = xcalloc(total + 1, sizeof(**uses));
 	out->borrowed = 1;
+	strmap_reserve(out, total);
 	for (size_t at = v->nr; at-- > 0;) {
 		const struct version_summary *vs = &v->items[at].summary;
 
-		strmap_reserve(out, vs->nr_ids);
 		for (size_t i = 0; i < vs->nr_ids; i++) {
 			const char *id = vs->ids[i];
 			size_t len = strlen(id);
 			int added;
 			struct strmap_entry *e = strmap_intern_hashed(out, id, len, strhash(id, len), &added);
 
-			if (added)
-				e->value = &vs->text_digests[i];
+			if (!added)
+				continue;
+			(*uses)[nr] = (struct id_use){ vs->text_digests[i], v->items[at].tag };
+			e->value = &(*uses)[nr++];
 		}
 	}
-}
-
-/* Whether the address 'p' is an entry of the text digests of 'vs'. */
-static bool in_list(uintptr_t p, const struct version_summary *vs)
-{
-	uintptr_t first = (uintptr_t)vs->text_digests;
-
-	return vs->nr_ids && p >= first && p < first + vs->nr_ids * sizeof(*vs->text_digests);
 }
 
 size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
@@ -220,7 +222,8 @@ size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 {
 	struct set_versions v = SET_VERSIONS_INIT;
 	struct set_lookup in_wc;
-	struct strmap texts = STRMAP_INIT;  /* id -> its text digest in the latest version holding it */
+	struct strmap texts = STRMAP_INIT;  /* id -> its use in the latest version holding it */
+	struct id_use *uses = NULL;
 	size_t refused = 0;
 	long floor_id = read_floor(ref);
 
@@ -231,11 +234,10 @@ size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 		return 1;
 	}
 	set_lookup_init(&in_wc, wc);
-	version_texts(&v, &texts);
+	version_texts(&v, &texts, &uses);
 	for (size_t i = 0; i < in->nr; i++) {
 		const struct question *q = &in->q[i];
-		char **old;
-		size_t at = 0;
+		const struct id_use *old;
 		long n;
 
 		if (!q->id || set_lookup_find(&in_wc, q->id))
@@ -244,14 +246,10 @@ size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 		if (old) {
 			char mine[72];
 			version_text_digest(q->text, mine);
-			if (q->text && !strcmp(*old, mine))
+			if (q->text && !strcmp(old->digest, mine))
 				continue;  /* the same question coming back */
-			/* the version whose list holds that entry (addresses compared
-			 * as numbers: the lists are distinct objects) */
-			while (at < v.nr && !in_list((uintptr_t)old, &v.items[at].summary))
-				at++;
 			error_at(in->file, q->line, q->col, "id '%s' was used before (in versions/%s.yaml); "
-				 "ids are never reused for other text", q->id, v.items[at].tag);
+				 "ids are never reused for other text", q->id, old->tag);
 			refused++;
 			continue;
 		}
@@ -265,6 +263,7 @@ size_t set_refuse_reused_ids(const struct set_ref *ref, const struct set *wc,
 	}
 	set_lookup_release(&in_wc);
 	strmap_clear(&texts, 0);
+	free(uses);
 	set_versions_release(&v);
 	return refused;
 }
