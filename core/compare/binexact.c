@@ -5,9 +5,11 @@
  * Cost of one p: 72 nuisance points, each summing O(sd) binomial weights of
  * the count of -1 losses, each times a binomial tail of O(sd) terms: about
  * 72 * 400 n b (1 - b) operations at worst, with a threshold search of
- * O(log n) per count, cached.
+ * O(log n) per count, cached. A binomial term is one exp: the log factorials
+ * are made once per p (n + 1 lgamma) and the logs of each q once (binom.h).
  */
 #include "compare/binexact.h"
+#include "compare/binom.h"
 #include "compare/stats.h"
 #include "base/util.h"
 
@@ -22,6 +24,7 @@ struct region {
 	size_t n;
 	double d, z, tol;
 	long *t;      /* per count of -1 losses: the smallest count of +1 losses in the region */
+	struct binom bn;  /* log factorials up to n */
 };
 
 static double restricted_b(size_t n, double u, double v, double d)
@@ -69,19 +72,13 @@ static size_t threshold(struct region *r, size_t v)
 	return lo;
 }
 
-static double log_pmf(size_t m, size_t x, double q)
-{
-	return lgamma((double)m + 1) - lgamma((double)x + 1) - lgamma((double)(m - x) + 1) +
-	       (double)x * log(q) + (double)(m - x) * log1p(-q);
-}
-
 /*
- * Return P(Binomial(m, q) >= t). The terms are summed from 't' away from
+ * Return P(Binomial(m, q) >= t), 'lq' the logs of q when 0 < q < 1. The terms are summed from 't' away from
  * the mode; a term that underflowed to 0 makes every later one 0, so the
  * sum stops there: without that, a 't' deep in a tail (the region far from
  * a nuisance point) summed all m - t terms, and a p cost O(n^1.5).
  */
-static double binom_tail(size_t m, double q, size_t t)
+static double binom_tail(const struct binom *bn, size_t m, double q, struct binom_q lq, size_t t)
 {
 	double sum = 0, term, ratio, mode;
 
@@ -94,7 +91,7 @@ static double binom_tail(size_t m, double q, size_t t)
 	mode = floor(((double)m + 1) * q);
 	if ((double)t > (double)m * q) {
 		ratio = q / (1 - q);
-		term = exp(log_pmf(m, t, q));
+		term = exp(binom_log_pmf(bn, m, t, lq));
 		for (size_t j = t; j <= m; j++) {
 			sum += term;
 			if (term == 0 || ((double)j > mode && term < sum * 1e-17))
@@ -104,7 +101,7 @@ static double binom_tail(size_t m, double q, size_t t)
 		return sum > 1 ? 1 : sum;
 	}
 	ratio = (1 - q) / q;
-	term = exp(log_pmf(m, t - 1, q));
+	term = exp(binom_log_pmf(bn, m, t - 1, lq));
 	for (size_t j = t - 1;; j--) {
 		sum += term;
 		if (!j || term == 0 || ((double)j < mode && term < sum * 1e-17))
@@ -120,12 +117,20 @@ static double region_chance(struct region *r, double b)
 {
 	size_t n = r->n, lo, hi;
 	double a = b + r->d, q, mean, sd, p = 0;
+	struct binom_q lb = { 0, 0 }, lq = { 0, 0 };
 
-	if (b <= 0)
-		return binom_tail(n, a, threshold(r, 0));
+	if (b <= 0) {
+		if (a > 0 && a < 1)
+			lq = binom_q(a);
+		return binom_tail(&r->bn, n, a, lq, threshold(r, 0));
+	}
 	q = a / (1 - b);
 	if (q > 1)
 		q = 1;
+	if (q > 0 && q < 1)
+		lq = binom_q(q);
+	if (b < 1)
+		lb = binom_q(b);
 	mean = (double)n * b;
 	sd = sqrt((double)n * b * (1 - b));
 	lo = mean - SPREAD * sd - 2 > 0 ? (size_t)(mean - SPREAD * sd - 2) : 0;
@@ -136,9 +141,9 @@ static double region_chance(struct region *r, double b)
 
 		if (t > n - v)
 			continue;
-		w = b >= 1 ? (v == n) : exp(log_pmf(n, v, b));
+		w = b >= 1 ? (v == n) : exp(binom_log_pmf(&r->bn, n, v, lb));
 		if (w > 0)
-			p += w * binom_tail(n - v, q, t);
+			p += w * binom_tail(&r->bn, n - v, q, lq, t);
 	}
 	return p;
 }
@@ -220,7 +225,8 @@ static double p_of_z(size_t n, double z, double d)
 	r.d = d;
 	r.z = z;
 	r.tol = 1e-9 * (1 + (isinf(r.z) ? 0 : fabs(r.z)));
-	r.t = xmalloc((n + 1) * sizeof(*r.t));
+	r.t = xreallocarray(NULL, n + 1, sizeof(*r.t));
+	binom_init(&r.bn, n);
 	for (size_t v = 0; v <= n; v++)
 		r.t[v] = -1;
 	for (size_t i = 0; i <= NUISANCE_GRID; i++) {
@@ -268,6 +274,7 @@ static double p_of_z(size_t n, double z, double d)
 	}
 	(void)bb;
 	free(r.t);
+	binom_free(&r.bn);
 	return best > 1 ? 1 : best;
 }
 

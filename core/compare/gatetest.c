@@ -7,6 +7,7 @@
  */
 #include "compare/gatetest.h"
 #include "compare/binexact.h"
+#include "compare/binom.h"
 #include "base/util.h"
 #include "compare/stats.h"
 
@@ -249,19 +250,19 @@ double gatetest_p_cached(struct gatetest_cache *c, const struct gatetest_counts 
 
 /* ---- power of one rule ---- */
 
-static double log_binom_pmf(size_t m, size_t x, double q)
+/* Return P(Binomial(m, q) = x), 'lq' the logs of q when 0 < q < 1. */
+static double binom_pmf(const struct binom *bn, size_t m, size_t x, double q, struct binom_q lq)
 {
 	if (q <= 0)
-		return x ? -INFINITY : 0;
+		return x ? 0 : 1;
 	if (q >= 1)
-		return x == m ? 0 : -INFINITY;
-	return lgamma((double)m + 1) - lgamma((double)x + 1) - lgamma((double)(m - x) + 1) +
-	       (double)x * log(q) + (double)(m - x) * log1p(-q);
+		return x == m;
+	return exp(binom_log_pmf(bn, m, x, lq));
 }
 
 /* Return P(Binomial(m, q) >= t) by summing the terms (m is at most a few
  * thousand where this is called per count). */
-static double binom_upper(size_t m, double q, size_t t)
+static double binom_upper(const struct binom *bn, size_t m, double q, struct binom_q lq, size_t t)
 {
 	double sum = 0;
 
@@ -271,7 +272,7 @@ static double binom_upper(size_t m, double q, size_t t)
 		return 0;
 	if ((double)t > (double)m * q) {
 		for (size_t x = t; x <= m; x++) {
-			double term = exp(log_binom_pmf(m, x, q));
+			double term = binom_pmf(bn, m, x, q, lq);
 
 			sum += term;
 			if (term < 1e-18)
@@ -281,7 +282,7 @@ static double binom_upper(size_t m, double q, size_t t)
 	}
 	/* below the mean: one minus the lower tail, summed down from t - 1 */
 	for (size_t x = t - 1;; x--) {
-		double term = exp(log_binom_pmf(m, x, q));
+		double term = binom_pmf(bn, m, x, q, lq);
 
 		sum += term;
 		if (!x || term < 1e-18)
@@ -295,6 +296,8 @@ static double binom_upper(size_t m, double q, size_t t)
 static double region_power(size_t n, double a, double b, double d, double z)
 {
 	double total = 0, q, mean, sd;
+	struct binom bn;
+	struct binom_q lb = { 0, 0 }, lq = { 0, 0 };
 	size_t lo, hi;
 
 	if (isinf(z))
@@ -302,12 +305,17 @@ static double region_power(size_t n, double a, double b, double d, double z)
 	q = b < 1 ? a / (1 - b) : 0;
 	if (q > 1)
 		q = 1;
+	if (q > 0 && q < 1)
+		lq = binom_q(q);
+	if (b > 0 && b < 1)
+		lb = binom_q(b);
 	mean = (double)n * b;
 	sd = sqrt((double)n * b * (1 - b));
 	lo = mean - 9 * sd - 2 > 0 ? (size_t)(mean - 9 * sd - 2) : 0;
 	hi = mean + 9 * sd + 2 < (double)n ? (size_t)(mean + 9 * sd + 2) : n;
+	binom_init(&bn, n);
 	for (size_t v = lo; v <= hi; v++) {
-		double w = exp(log_binom_pmf(n, v, b));
+		double w = binom_pmf(&bn, n, v, b, lb);
 		size_t ulo = 0, uhi = n - v + 1;
 
 		if (!(w > 0))
@@ -321,8 +329,9 @@ static double region_power(size_t n, double a, double b, double d, double z)
 			else
 				ulo = mid + 1;
 		}
-		total += w * binom_upper(n - v, q, ulo);
+		total += w * binom_upper(&bn, n - v, q, lq, ulo);
 	}
+	binom_free(&bn);
 	return total > 1 ? 1 : total;
 }
 

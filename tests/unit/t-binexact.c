@@ -2,13 +2,16 @@
  * t-binexact: the exact test of a 0/1 measure's mean loss against a margin:
  * hand values, the monotonicity the test relies on, its level computed
  * exactly over every outcome (no simulation), the bound against the test,
- * and the smallest detectable count of losses.
+ * and the smallest detectable count of losses; the binomial terms from the
+ * table of log factorials against the formula they replace.
  */
 #include "test-lib.h"
 #include "compare/binexact.h"
+#include "compare/binom.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double lchoose(size_t n, size_t k)
 {
@@ -206,8 +209,44 @@ static void test_min_losses(void)
 	is_int((long)binexact_min_losses(3, 0.9, 0.05), 0, "3 questions at margin 0.9: nothing rejects");
 }
 
+/* binom_log_pmf gives the very double of the formula evaluated afresh (so
+ * that the p values did not move), and its terms sum to 1. */
+static void test_binom_table(void)
+{
+	static const double qs[] = { 1e-9, 0.001, 0.02, 0.25, 0.5, 0.77, 0.999 };
+	static const size_t ms[] = { 0, 1, 2, 7, 143, 1000, 5000 };
+	struct binom bn;
+	size_t differ = 0, checked = 0, bad_sums = 0;
+
+	binom_init(&bn, 5000);
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		struct binom_q lq = binom_q(qs[i]);
+
+		for (size_t j = 0; j < sizeof(ms) / sizeof(ms[0]); j++) {
+			size_t m = ms[j];
+			double sum = 0;
+
+			for (size_t x = 0; x <= m; x++) {
+				double want = lgamma((double)m + 1) - lgamma((double)x + 1) -
+					      lgamma((double)(m - x) + 1) + (double)x * log(qs[i]) +
+					      (double)(m - x) * log1p(-qs[i]);
+				double got = binom_log_pmf(&bn, m, x, lq);
+
+				differ += memcmp(&want, &got, sizeof(got)) != 0;
+				checked++;
+				sum += exp(got);
+			}
+			bad_sums += !(fabs(sum - 1) < 1e-9);
+		}
+	}
+	binom_free(&bn);
+	ok(differ == 0, "%zu binomial log terms from the table: %zu differ from the formula by a bit", checked, differ);
+	is_int((long)bad_sums, 0, "the terms of each binomial sum to 1");
+}
+
 int main(void)
 {
+	test_binom_table();
 	test_definition();
 	test_hand();
 	test_monotone();
