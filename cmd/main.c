@@ -3,6 +3,7 @@
  */
 #include "builtin.h"
 #include "base/config.h"
+#include "base/curl-lib.h"
 #include "base/fsutil.h"
 #include "base/redact.h"
 #include "base/suggest.h"
@@ -11,7 +12,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <curl/curl.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,12 +67,15 @@ static void print_help(FILE *fp)
 
 static void print_version(void)
 {
-	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+	curl_version_info_data *cv;
 
 	if (*EVALSET_GIT_DESCRIBE)
 		printf("evalset %s (git %s)\n", EVALSET_VERSION, EVALSET_GIT_DESCRIBE);
 	else
 		printf("evalset %s\n", EVALSET_VERSION);
+	/* libcurl is opened here (it is not loaded at start): a library that
+	 * cannot be loaded ends --version with its reason, after evalset's own */
+	cv = curl_lib()->version_info(CURLVERSION_NOW);
 	printf("libcurl %s\n", cv->version);
 	printf("cJSON %s\n", cJSON_Version());
 	printf("libyaml %s\n", yaml_get_version_string());

@@ -12,10 +12,10 @@
  * in-flight count never exceeds 'limit', which stays in [1, concurrency].
  */
 #include "base/http.h"
+#include "base/curl-lib.h"
 #include "base/error.h"
 #include "base/util.h"
 
-#include <curl/curl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,13 +111,8 @@ bool http_unreachable(const struct http_response *res)
 
 struct http_client *http_client_new(const struct http_options *opts)
 {
-	static int curl_ready;
 	struct http_client *c = xcalloc(1, sizeof(*c));
 
-	if (!curl_ready) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		curl_ready = 1;
-	}
 	c->o = *opts;
 	if (c->o.concurrency < 1)
 		c->o.concurrency = 1;
@@ -126,13 +121,13 @@ struct http_client *http_client_new(const struct http_options *opts)
 	if (!c->o.classify)
 		c->o.classify = http_classify_default;
 	c->limit = c->min_limit = c->o.concurrency;
-	c->multi = curl_multi_init();
+	c->multi = curl_lib()->multi_init();
 	if (!c->multi) {
 		fprintf(stderr, "fatal: cannot initialise libcurl\n");
 		abort();
 	}
-	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->o.concurrency + 4);
+	curl_lib()->multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	curl_lib()->multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->o.concurrency + 4);
 	c->rng = (uint64_t)now_ms() * 0x9E3779B97F4A7C15ULL | 1;
 	c->last_cut = -1000000;
 	return c;
@@ -144,7 +139,7 @@ static void req_free(struct http_req *r)
 		return;
 	free(r->method);
 	free(r->url);
-	curl_slist_free_all(r->headers);
+	curl_lib()->slist_free_all(r->headers);
 	free(r->body);
 	strbuf_release(&r->reply);
 	free(r);
@@ -159,7 +154,7 @@ int http_submit(struct http_client *c, const char *method, const char *url,
 	r->method = xstrdup(method);
 	r->url = xstrdup(url);
 	for (size_t i = 0; headers && headers[i]; i++) {
-		struct curl_slist *n = curl_slist_append(r->headers, headers[i]);
+		struct curl_slist *n = curl_lib()->slist_append(r->headers, headers[i]);
 		if (!n) {
 			fprintf(stderr, "fatal: out of memory\n");
 			abort();
@@ -228,7 +223,7 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *userdata)
 		if (!parse_double(v, &s) && s >= 0) {
 			r->retry_after_ms = double_clamp_long(s * 1000, 0, HTTP_MAX_RETRY_AFTER_MS);
 		} else {
-			time_t t = curl_getdate(v, NULL);
+			time_t t = curl_lib()->getdate(v, NULL);
 			if (t != -1) {
 				double d = difftime(t, time(NULL));
 				r->retry_after_ms = double_clamp_long(d * 1000, 0, HTTP_MAX_RETRY_AFTER_MS);
@@ -256,7 +251,8 @@ static long attempt_timeout_ms(const struct http_client *c, const struct http_re
 
 static int start_attempt(struct http_client *c, struct http_req *r)
 {
-	CURL *e = curl_easy_init();
+	const struct curl_lib *cl = curl_lib();
+	CURL *e = cl->easy_init();
 
 	if (!e)
 		return error("cannot create a libcurl handle");
@@ -268,42 +264,42 @@ static int start_attempt(struct http_client *c, struct http_req *r)
 	r->retry_after_ms = -1;
 	r->too_big = false;
 	r->errbuf[0] = '\0';
-	curl_easy_setopt(e, CURLOPT_URL, r->url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, r);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->o.connect_timeout_ms);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, attempt_timeout_ms(c, r));
+	cl->easy_setopt(e, CURLOPT_URL, r->url);
+	cl->easy_setopt(e, CURLOPT_PRIVATE, r);
+	cl->easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
+	cl->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+	cl->easy_setopt(e, CURLOPT_WRITEDATA, r);
+	cl->easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	cl->easy_setopt(e, CURLOPT_HEADERDATA, r);
+	cl->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	cl->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->o.connect_timeout_ms);
+	cl->easy_setopt(e, CURLOPT_TIMEOUT_MS, attempt_timeout_ms(c, r));
 	if (c->o.stall_s > 0) {
-		curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-		curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, c->o.stall_s);
+		cl->easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		cl->easy_setopt(e, CURLOPT_LOW_SPEED_TIME, c->o.stall_s);
 	}
-	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	cl->easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	/* over TLS, wait for the first connection's handshake to tell whether
 	 * it multiplexes (HTTP/2) rather than opening one per request; plain
 	 * HTTP is HTTP/1.1 here, where waiting would hold every request until
 	 * the first one's whole reply came back */
 	if (!strncasecmp(r->url, "https://", 8))
-		curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "evalset");
+		cl->easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	cl->easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+	cl->easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+	cl->easy_setopt(e, CURLOPT_USERAGENT, "evalset");
 	if (r->headers)
-		curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+		cl->easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
 	if (r->body) {
-		curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
-		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
+		cl->easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+		cl->easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
 	}
 	if (strcmp(r->method, "POST") || !r->body)
-		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+		cl->easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
 	if (!strcmp(r->method, "GET") && !r->body)
-		curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-	if (curl_multi_add_handle(c->multi, e) != CURLM_OK) {
-		curl_easy_cleanup(e);
+		cl->easy_setopt(e, CURLOPT_HTTPGET, 1L);
+	if (cl->multi_add_handle(c->multi, e) != CURLM_OK) {
+		cl->easy_cleanup(e);
 		r->easy = NULL;
 		return error("cannot start a request to '%s'", r->url);
 	}
@@ -322,7 +318,7 @@ static void fill_response(struct http_req *r, struct http_response *res, long st
 	memset(res, 0, sizeof(*res));
 	res->status = status;
 	res->transport_error = code;
-	res->error = code ? (r->errbuf[0] ? r->errbuf : curl_easy_strerror(code)) : "";
+	res->error = code ? (r->errbuf[0] ? r->errbuf : curl_lib()->easy_strerror(code)) : "";
 	if (code && r->too_big) {
 		snprintf(r->errbuf, sizeof(r->errbuf), "the reply is larger than the limit of %u bytes",
 			 HTTP_MAX_BODY);
@@ -365,8 +361,8 @@ static void unfly(struct http_client *c, struct http_req *r)
 
 	c->flying[r->slot] = last;
 	last->slot = r->slot;
-	curl_multi_remove_handle(c->multi, r->easy);
-	curl_easy_cleanup(r->easy);
+	curl_lib()->multi_remove_handle(c->multi, r->easy);
+	curl_lib()->easy_cleanup(r->easy);
 	r->easy = NULL;
 }
 
@@ -435,9 +431,9 @@ static int finish_attempt(struct http_client *c, CURL *e, CURLcode code)
 	long status = 0;
 	int64_t now = now_ms();
 
-	curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&r);
+	curl_lib()->easy_getinfo(e, CURLINFO_PRIVATE, (char **)&r);
 	if (code == CURLE_OK)
-		curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+		curl_lib()->easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
 	fill_response(r, &res, code == CURLE_OK ? status : 0, (int)code);
 	unfly(c, r); /* the reply buffer and error text stay with 'r' */
 	if (status == 429)
@@ -535,11 +531,11 @@ int http_run(struct http_client *c)
 				break;
 			}
 		}
-		if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+		if (curl_lib()->multi_perform(c->multi, &running) != CURLM_OK) {
 			rc = error("libcurl failed to run the requests");
 			goto out;
 		}
-		while ((m = curl_multi_info_read(c->multi, &left))) {
+		while ((m = curl_lib()->multi_info_read(c->multi, &left))) {
 			int stop;
 			if (m->msg != CURLMSG_DONE)
 				continue;
@@ -562,7 +558,7 @@ int http_run(struct http_client *c)
 			wait = 200; /* poll 'stop' a few times a second */
 		if (wait < 0)
 			wait = 0;
-		curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL);
+		curl_lib()->multi_poll(c->multi, NULL, 0, (int)wait, NULL);
 	}
 out:
 	cancel_all(c); /* stopped early: abort what is in flight, cancel the rest */
@@ -583,7 +579,7 @@ void http_client_free(struct http_client *c)
 	if (!c)
 		return;
 	cancel_all(c);
-	curl_multi_cleanup(c->multi);
+	curl_lib()->multi_cleanup(c->multi);
 	free(c->fresh);
 	free(c->waiting);
 	free(c->flying);

@@ -5,11 +5,11 @@
  * anything else), so scrubbing twice gives what scrubbing once gave.
  */
 #include "base/redact.h"
+#include "base/curl-lib.h"
 #include "base/util.h"
 
 #include <ctype.h>
 #include <limits.h>
-#include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -169,13 +169,13 @@ void redact_value(struct strbuf *sb, const char *secret)
 static bool secret_param(const char *name, size_t len)
 {
 	int n = 0;
-	char *d = len < INT_MAX ? curl_easy_unescape(NULL, name, (int)len, &n) : NULL;
+	char *d = len < INT_MAX ? curl_lib()->easy_unescape(NULL, name, (int)len, &n) : NULL;
 	bool secret;
 
 	if (!d)
 		return redact_secret_name(name, len);
 	secret = redact_secret_name(d, (size_t)n) || (n == 4 && !strncasecmp(d, "code", 4));
-	curl_free(d);
+	curl_lib()->free(d);
 	return secret;
 }
 
@@ -208,10 +208,10 @@ static void redact_params(const char *q, size_t len, struct strbuf *out)
 static bool url_parses(const char *url, size_t len)
 {
 	char *copy = xstrndup(url, len);
-	CURLU *u = curl_url();
-	bool ok = u && !curl_url_set(u, CURLUPART_URL, copy, CURLU_NON_SUPPORT_SCHEME | CURLU_PATH_AS_IS);
+	CURLU *u = curl_lib()->url();
+	bool ok = u && !curl_lib()->url_set(u, CURLUPART_URL, copy, CURLU_NON_SUPPORT_SCHEME | CURLU_PATH_AS_IS);
 
-	curl_url_cleanup(u);
+	curl_lib()->url_cleanup(u);
 	free(copy);
 	return ok;
 }

@@ -2,8 +2,8 @@
  * url: URLs through libcurl's URL API (see url.h).
  */
 #include "base/url.h"
+#include "base/curl-lib.h"
 
-#include <curl/curl.h>
 #include <string.h>
 #include <strings.h>
 
@@ -12,13 +12,13 @@
 /* Return 'url' parsed (free with curl_url_cleanup), or NULL. */
 static CURLU *parse(const char *url, CURLUcode *rc)
 {
-	CURLU *u = curl_url();
-	CURLUcode r = u ? curl_url_set(u, CURLUPART_URL, url, URL_FLAGS) : CURLUE_OUT_OF_MEMORY;
+	CURLU *u = curl_lib()->url();
+	CURLUcode r = u ? curl_lib()->url_set(u, CURLUPART_URL, url, URL_FLAGS) : CURLUE_OUT_OF_MEMORY;
 
 	if (rc)
 		*rc = r;
 	if (r) {
-		curl_url_cleanup(u);
+		curl_lib()->url_cleanup(u);
 		return NULL;
 	}
 	return u;
@@ -29,10 +29,10 @@ static bool add_part(CURLU *u, CURLUPart what, struct strbuf *out)
 {
 	char *s = NULL;
 
-	if (curl_url_get(u, what, &s, 0) || !s)
+	if (curl_lib()->url_get(u, what, &s, 0) || !s)
 		return false;
 	strbuf_addstr(out, s);
-	curl_free(s);
+	curl_lib()->free(s);
 	return true;
 }
 
@@ -44,7 +44,7 @@ int url_check(const char *url, struct strbuf *why)
 	int ret = -1;
 
 	if (!u) {
-		strbuf_addstr(why, curl_url_strerror(rc));
+		strbuf_addstr(why, curl_lib()->url_strerror(rc));
 		return -1;
 	}
 	if (!add_part(u, CURLUPART_SCHEME, &sb) || (strcmp(sb.buf, "http") && strcmp(sb.buf, "https"))) {
@@ -59,7 +59,7 @@ int url_check(const char *url, struct strbuf *why)
 	ret = 0;
 out:
 	strbuf_release(&sb);
-	curl_url_cleanup(u);
+	curl_lib()->url_cleanup(u);
 	return ret;
 }
 
@@ -84,11 +84,11 @@ void url_join(const char *base, const char *path, struct strbuf *out)
 	while (sb.len && sb.buf[sb.len - 1] == '/')
 		strbuf_setlen(&sb, sb.len - 1);
 	strbuf_addstr(&sb, path);
-	curl_url_set(u, CURLUPART_PATH, sb.len ? sb.buf : "/", URL_FLAGS);
-	curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0);
+	curl_lib()->url_set(u, CURLUPART_PATH, sb.len ? sb.buf : "/", URL_FLAGS);
+	curl_lib()->url_set(u, CURLUPART_FRAGMENT, NULL, 0);
 	strbuf_reset(&sb);
 	add_part(u, CURLUPART_QUERY, &sb);
-	curl_url_set(u, CURLUPART_QUERY, NULL, 0);
+	curl_lib()->url_set(u, CURLUPART_QUERY, NULL, 0);
 	add_part(u, CURLUPART_URL, out);
 	/* the base itself ("" joined): no '/' of its own after the host */
 	if (!*path && out->len > start && out->buf[out->len - 1] == '/')
@@ -98,7 +98,7 @@ void url_join(const char *base, const char *path, struct strbuf *out)
 		strbuf_add(out, sb.buf, sb.len);
 	}
 	strbuf_release(&sb);
-	curl_url_cleanup(u);
+	curl_lib()->url_cleanup(u);
 }
 
 /* Append part 'what' of 'url' to 'out'; return false when the URL cannot
@@ -108,7 +108,7 @@ static bool url_part(const char *url, CURLUPart what, struct strbuf *out)
 	CURLU *u = parse(url, NULL);
 	bool got = u && add_part(u, what, out);
 
-	curl_url_cleanup(u);
+	curl_lib()->url_cleanup(u);
 	return got;
 }
 
@@ -146,14 +146,14 @@ static bool origin_of(const char *url, struct strbuf *out)
 
 	strbuf_addstr(out, "://");
 	got = got && add_part(u, CURLUPART_HOST, out) &&
-	      !curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) && port;
+	      !curl_lib()->url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) && port;
 	if (got)
 		strbuf_addf(out, ":%s", port);
 	for (size_t i = 0; i < out->len; i++)
 		if (out->buf[i] >= 'A' && out->buf[i] <= 'Z')
 			out->buf[i] = (char)(out->buf[i] - 'A' + 'a');
-	curl_free(port);
-	curl_url_cleanup(u);
+	curl_lib()->free(port);
+	curl_lib()->url_cleanup(u);
 	return got;
 }
 

@@ -10,6 +10,7 @@
  * the connections (on_connection).
  */
 #include "review/review-server.h"
+#include "review/mhd-lib.h"
 #include "review/review-page.h"
 #include "review/review.h"
 #include "base/error.h"
@@ -18,7 +19,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -151,8 +151,8 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	struct client *cl = *socket_context;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		const union MHD_ConnectionInfo *addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		const union MHD_ConnectionInfo *fd = mhd_lib()->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *addr = mhd_lib()->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 		size_t same = 0;
 
 		cl = xcalloc(1, sizeof(*cl));
@@ -184,7 +184,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 /* Record that the request of connection 'c' arrived whole and is answered. */
 static void answered(struct MHD_Connection *c)
 {
-	const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	const union MHD_ConnectionInfo *info = mhd_lib()->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct client *cl = info ? info->socket_context : NULL;
 
 	if (!cl)
@@ -215,29 +215,29 @@ static void sweep(struct server *s)
 static void common_headers(struct MHD_Response *resp)
 {
 	/* one request a connection: the deadlines count from the connection */
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
-	MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
-	MHD_add_response_header(resp, "Cross-Origin-Opener-Policy", "same-origin");
+	mhd_lib()->add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	mhd_lib()->add_response_header(resp, "Cache-Control", "no-store");
+	mhd_lib()->add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	mhd_lib()->add_response_header(resp, "Referrer-Policy", "no-referrer");
+	mhd_lib()->add_response_header(resp, "X-Frame-Options", "DENY");
+	mhd_lib()->add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
+	mhd_lib()->add_response_header(resp, "Cross-Origin-Opener-Policy", "same-origin");
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
 			     const char *body, size_t len, const char *csp)
 {
-	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *resp = mhd_lib()->create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
 
 	if (!resp)
 		return MHD_NO;
 	common_headers(resp);
-	MHD_add_response_header(resp, "Content-Type", type);
-	MHD_add_response_header(resp, "Content-Security-Policy",
+	mhd_lib()->add_response_header(resp, "Content-Type", type);
+	mhd_lib()->add_response_header(resp, "Content-Security-Policy",
 				csp ? csp : "default-src 'none'; frame-ancestors 'none'");
-	ret = MHD_queue_response(c, status, resp);
-	MHD_destroy_response(resp);
+	ret = mhd_lib()->queue_response(c, status, resp);
+	mhd_lib()->destroy_response(resp);
 	return ret;
 }
 
@@ -279,8 +279,8 @@ static enum MHD_Result serve_json(struct MHD_Connection *c, unsigned status, con
 static const char *check_request(struct server *s, struct MHD_Connection *c, const char *url,
 				 const char *method, unsigned *status)
 {
-	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-	const char *site = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	const char *host = mhd_lib()->lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	const char *site = mhd_lib()->lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
 	size_t tl = strlen(s->token);
 
 	*status = 403;
@@ -293,8 +293,8 @@ static const char *check_request(struct server *s, struct MHD_Connection *c, con
 	if (site && strcmp(site, "same-origin") && strcmp(site, "none"))
 		return "refused: a request from another site";
 	if (!strcmp(method, "POST")) {
-		const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-		const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+		const char *origin = mhd_lib()->lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+		const char *type = mhd_lib()->lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
 		if (!origin || (strcmp(origin, s->origin) && strcmp(origin, s->origin_name)))
 			return "refused: a write must come from the review page itself (Origin)";
 		if (!type || strncmp(type, "application/json", 16))
@@ -353,7 +353,7 @@ answer:
 	} else if (!strcmp(route, "favicon.ico")) {
 		ret = reply(c, 204, "image/x-icon", "", 0, NULL);  /* no icon: the browser asks anyway */
 	} else if (!strcmp(route, "api/search")) {
-		const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q");
+		const char *q = mhd_lib()->lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q");
 		status = (unsigned)review_search(s->r, q, &out);
 		ret = serve_json(c, status, &out);
 	} else if (!strcmp(route, "api/state")) {
@@ -420,7 +420,7 @@ int review_serve(struct review *r, const struct review_serve_options *o)
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	/* no thread of libmicrohttpd's own: its rounds run here, between the
 	 * sweeps and the checks of o->stop */
-	d = MHD_start_daemon(MHD_USE_ERROR_LOG, (uint16_t)o->port,
+	d = mhd_lib()->start_daemon(MHD_USE_ERROR_LOG, (uint16_t)o->port,
 			     NULL, NULL, handle, &s,
 			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
@@ -431,7 +431,7 @@ int review_serve(struct review *r, const struct review_serve_options *o)
 			     MHD_OPTION_END);
 	if (!d)
 		return error("cannot listen on 127.0.0.1:%u (in use? try another --port)", o->port);
-	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	info = mhd_lib()->get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	port = info ? info->port : o->port;
 	s.port = port;
 	snprintf(s.host, sizeof(s.host), "127.0.0.1:%u", port);
@@ -443,12 +443,12 @@ int review_serve(struct review *r, const struct review_serve_options *o)
 		o->ready(url, o->ctx);
 	while (!o->stop()) {
 		/* returns on a request, a signal or after 100 ms */
-		if (MHD_run_wait(d, 100) != MHD_YES) {
+		if (mhd_lib()->run_wait(d, 100) != MHD_YES) {
 			ret = error("the review server stopped: libmicrohttpd could not wait for requests");
 			break;
 		}
 		sweep(&s);
 	}
-	MHD_stop_daemon(d);
+	mhd_lib()->stop_daemon(d);
 	return ret;
 }
