@@ -22,6 +22,7 @@
  * the tag soup real pages hold); no markup is ever removed by pattern.
  */
 #include "chunk/document.h"
+#include "chunk/doc-libs.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/lineio.h"
@@ -31,10 +32,7 @@
 
 #include "text/text.h"
 
-#include <cmark.h>
 #include <errno.h>
-#include <libxml/HTMLparser.h>
-#include <libxml/tree.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,20 +183,20 @@ static size_t html_text_tokens(const char *s, size_t len)
 /* Return the tokens a reader sees in node 'n' and below. */
 static size_t visible_tokens(cmark_node *n)
 {
-	cmark_iter *it = cmark_iter_new(n);
+	cmark_iter *it = cmark_lib()->iter_new(n);
 	cmark_event_type ev;
 	size_t tokens = 0;
 
-	while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
-		cmark_node *c = cmark_iter_get_node(it);
+	while ((ev = cmark_lib()->iter_next(it)) != CMARK_EVENT_DONE) {
+		cmark_node *c = cmark_lib()->iter_get_node(it);
 		const char *lit;
 
 		if (ev != CMARK_EVENT_ENTER)
 			continue;
-		lit = cmark_node_get_literal(c);
+		lit = cmark_lib()->node_get_literal(c);
 		if (!lit)
 			continue;
-		switch (cmark_node_get_type(c)) {
+		switch (cmark_lib()->node_get_type(c)) {
 		case CMARK_NODE_TEXT:
 		case CMARK_NODE_CODE:
 		case CMARK_NODE_CODE_BLOCK:
@@ -212,7 +210,7 @@ static size_t visible_tokens(cmark_node *n)
 			break;
 		}
 	}
-	cmark_iter_free(it);
+	cmark_lib()->iter_free(it);
 	return tokens;
 }
 
@@ -289,12 +287,12 @@ static size_t line_end(const struct lines *l, int line)
 /* Return the byte span of block node 'n' in [*a, *b). */
 static void node_span(const struct lines *l, cmark_node *n, size_t *a, size_t *b)
 {
-	int sl = cmark_node_get_start_line(n), el = cmark_node_get_end_line(n);
+	int sl = cmark_lib()->node_get_start_line(n), el = cmark_lib()->node_get_end_line(n);
 
-	*a = line_col(l, sl, cmark_node_get_start_column(n));
-	if (cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK) {
+	*a = line_col(l, sl, cmark_lib()->node_get_start_column(n));
+	if (cmark_lib()->node_get_type(n) == CMARK_NODE_HTML_BLOCK) {
 		/* its literal is its lines as they stand: count them */
-		const char *lit = cmark_node_get_literal(n), *p;
+		const char *lit = cmark_lib()->node_get_literal(n), *p;
 		int lines = 0;
 
 		for (p = lit ? lit : ""; *p; p++)
@@ -303,8 +301,8 @@ static void node_span(const struct lines *l, cmark_node *n, size_t *a, size_t *b
 			lines++;
 		*b = line_end(l, sl + (lines ? lines : 1) - 1);
 	} else {
-		*b = line_col(l, el, cmark_node_get_end_column(n) + 1);
-		if (cmark_node_get_end_column(n) == 0)
+		*b = line_col(l, el, cmark_lib()->node_get_end_column(n) + 1);
+		if (cmark_lib()->node_get_end_column(n) == 0)
 			*b = el > 1 ? line_end(l, el - 1) : 0;
 	}
 	if (*b < *a)
@@ -316,7 +314,7 @@ static void node_span(const struct lines *l, cmark_node *n, size_t *a, size_t *b
 static void add_node_block(struct document *d, cmark_node *n, size_t a, size_t b, size_t *floor)
 {
 	const char *t = d->text;
-	cmark_node_type type = cmark_node_get_type(n);
+	cmark_node_type type = cmark_lib()->node_get_type(n);
 	int level = 0;
 	char *title = NULL;
 
@@ -330,7 +328,7 @@ static void add_node_block(struct document *d, cmark_node *n, size_t a, size_t b
 		return;
 	if (type == CMARK_NODE_HEADING) {
 		const char *nl = memchr(t + a, '\n', b - a);
-		level = cmark_node_get_heading_level(n);
+		level = cmark_lib()->node_get_heading_level(n);
 		if (t[a] == '#') {
 			title = heading_title(t + a, nl ? nl : t + b);
 		} else {
@@ -364,7 +362,7 @@ static int parse_markdown(struct document *d)
 	for (size_t i = 0; i < d->len; i++)
 		copy[i] = (i < fm && d->text[i] != '\n') || !d->text[i] ? ' ' : d->text[i];
 	copy[d->len] = '\0';
-	root = cmark_parse_document(copy, d->len, CMARK_OPT_DEFAULT);
+	root = cmark_lib()->parse_document(copy, d->len, CMARK_OPT_DEFAULT);
 	/* the lines cmark counted: those of the copy (a "\r" blanked in the front
 	 * matter ends no line), at the same offsets as the file's */
 	lines_index(&l, copy, d->len);
@@ -382,10 +380,10 @@ static int parse_markdown(struct document *d)
 		floor = fm;
 	}
 	/* the block nodes: top-level ones, the items of a loose list */
-	for (cmark_node *n = cmark_node_first_child(root); n; n = cmark_node_next(n)) {
-		if (cmark_node_get_type(n) == CMARK_NODE_LIST && !cmark_node_get_list_tight(n)) {
-			for (cmark_node *item = cmark_node_first_child(n); item;
-			     item = cmark_node_next(item)) {
+	for (cmark_node *n = cmark_lib()->node_first_child(root); n; n = cmark_lib()->node_next(n)) {
+		if (cmark_lib()->node_get_type(n) == CMARK_NODE_LIST && !cmark_lib()->node_get_list_tight(n)) {
+			for (cmark_node *item = cmark_lib()->node_first_child(n); item;
+			     item = cmark_lib()->node_next(item)) {
 				ALLOC_GROW(nodes, nr_nodes + 1, alloc_nodes);
 				nodes[nr_nodes++] = item;
 			}
@@ -410,7 +408,7 @@ static int parse_markdown(struct document *d)
 	}
 	free(nodes);
 	free(l.start);
-	cmark_node_free(root);
+	cmark_lib()->node_free(root);
 	return 0;
 }
 
@@ -423,12 +421,12 @@ size_t markdown_visible_tokens(const char *text, size_t len)
 	for (size_t i = 0; i < len; i++)
 		copy[i] = (i < fm && text[i] != '\n') || !text[i] ? ' ' : text[i];
 	copy[len] = '\0';
-	root = cmark_parse_document(copy, len, CMARK_OPT_DEFAULT);
+	root = cmark_lib()->parse_document(copy, len, CMARK_OPT_DEFAULT);
 	free(copy);
 	if (!root)
 		return 1;
 	n = visible_tokens(root);
-	cmark_node_free(root);
+	cmark_lib()->node_free(root);
 	return n;
 }
 
@@ -587,7 +585,7 @@ static void guarded_start(void *ctx, const xmlChar *name, const xmlChar **atts)
 
 	if (ctxt->nameNr > DOC_HTML_MAX_DEPTH) {
 		g->too_deep = true;
-		xmlStopParser(ctxt);
+		xml_lib()->stop_parser(ctxt);
 		return;
 	}
 	g->start(ctx, name, atts);
@@ -613,12 +611,12 @@ static int parse_html(struct document *d, const char *buf, size_t len)
 
 	if (len > (size_t)INT32_MAX)
 		return error("'%s': HTML document too large", d->name);
-	if (!(ctxt = htmlNewParserCtxt()))
+	if (!(ctxt = xml_lib()->new_parser_ctxt()))
 		return error("'%s': cannot parse as HTML (out of memory)", d->name);
 	guard.start = ctxt->sax->startElement;
 	ctxt->sax->startElement = guarded_start;
 	ctxt->_private = &guard;
-	doc = htmlCtxtReadMemory(ctxt, buf, (int)len, NULL, "UTF-8",
+	doc = xml_lib()->ctxt_read_memory(ctxt, buf, (int)len, NULL, "UTF-8",
 				 HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
 				 HTML_PARSE_NONET | HTML_PARSE_NOIMPLIED |
 				 XML_PARSE_HUGE /* HTML_PARSE_HUGE in libxml2 2.12; 2.9 reads this one */);
@@ -629,7 +627,7 @@ static int parse_html(struct document *d, const char *buf, size_t len)
 		rc = error("'%s': cannot parse as HTML", d->name);
 	} else if (ctxt->disableSAX) {
 		/* the parser gave up part way: what it built is not the whole page */
-		const xmlError *e = xmlCtxtGetLastError(ctxt);
+		const xmlError *e = xml_lib()->ctxt_get_last_error(ctxt);
 		struct strbuf why = STRBUF_INIT;
 
 		strbuf_addstr(&why, e && e->message ? e->message : "no reason given");
@@ -638,13 +636,13 @@ static int parse_html(struct document *d, const char *buf, size_t len)
 			   "refused rather than cut", d->name, why.buf);
 		strbuf_release(&why);
 	} else {
-		walk(&w, xmlDocGetRootElement(doc) ? doc->children : NULL);
+		walk(&w, xml_lib()->doc_get_root_element(doc) ? doc->children : NULL);
 		flush_block(&w);
 		d->text = strbuf_detach(&w.out, &d->len);
 	}
 	if (doc)
-		xmlFreeDoc(doc);
-	htmlFreeParserCtxt(ctxt);
+		xml_lib()->free_doc(doc);
+	xml_lib()->free_parser_ctxt(ctxt);
 	strbuf_release(&w.out);
 	return rc;
 }

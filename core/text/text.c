@@ -18,6 +18,7 @@
  * from several threads at once.
  */
 #include "text/text.h"
+#include "text/icu-lib.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/utf8.h"
@@ -27,7 +28,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unicode/ubrk.h>
 #include <utf8proc.h>
 
 bool text_ascii_fast = true;
@@ -327,7 +327,7 @@ static void dict_init(void)
 	UErrorCode st = U_ZERO_ERROR;
 
 	/* the dictionary follows the characters' script, whatever the locale */
-	dict_proto = ubrk_open(UBRK_WORD, "th", NULL, 0, &st);
+	dict_proto = icu_lib()->open(UBRK_WORD, "th", NULL, 0, &st);
 	if (U_FAILURE(st))
 		dict_proto = NULL;
 }
@@ -349,14 +349,16 @@ static void emit_dict(struct walk *wk, const char *w, size_t len)
 	UErrorCode st = U_ZERO_ERROR;
 	size_t i = 0, n16 = 0;
 	int32_t prev, b;
+	const struct icu_lib *icu;
 
 	if (len > INT32_MAX / 2)
 		goto whole;
 	pthread_once(&dict_once, dict_init);
+	icu = icu_lib();
 	if (!dict_proto)
 		goto whole;
 	if (!wk->bi) {
-		wk->bi = ubrk_clone(dict_proto, &st);
+		wk->bi = icu->clone(dict_proto, &st);
 		if (U_FAILURE(st)) {
 			wk->bi = NULL;
 			goto whole;
@@ -384,12 +386,12 @@ static void emit_dict(struct walk *wk, const char *w, size_t len)
 		i += (size_t)n;
 	}
 	wk->u8off[n16] = (int32_t)len;
-	ubrk_setText(wk->bi, wk->u16, (int32_t)n16, &st);
+	icu->set_text(wk->bi, wk->u16, (int32_t)n16, &st);
 	if (U_FAILURE(st))
 		goto whole;
-	prev = ubrk_first(wk->bi);
-	while ((b = ubrk_next(wk->bi)) != UBRK_DONE) {
-		if (ubrk_getRuleStatus(wk->bi) >= UBRK_WORD_NONE_LIMIT)
+	prev = icu->first(wk->bi);
+	while ((b = icu->next(wk->bi)) != UBRK_DONE) {
+		if (icu->get_rule_status(wk->bi) >= UBRK_WORD_NONE_LIMIT)
 			wk->fn(w + wk->u8off[prev], (size_t)(wk->u8off[b] - wk->u8off[prev]), wk->data);
 		prev = b;
 	}
@@ -481,7 +483,7 @@ static void each_word(const char *f, size_t len,
 	if (in_word)
 		emit_run(&wk, seg, f + start, len - start);
 	if (wk.bi)
-		ubrk_close(wk.bi);
+		icu_lib()->close(wk.bi);
 	free(wk.u16);
 	free(wk.u8off);
 }
