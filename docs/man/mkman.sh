@@ -16,6 +16,16 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 # roff-escape a line: backslashes, leading dots and quotes, hyphens in options
 esc() { sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\\&'/" -e 's/-/\\-/g'; }
+# esc_str TEXT: TEXT escaped as esc escapes a line, in REPLY (no process:
+# the options of every command are a few hundred lines)
+esc_str() {
+  local s=$1
+  s=${s//\\/\\e}
+  case $s in
+    .*|\'*) s="\\&$s" ;;
+  esac
+  REPLY=${s//-/\\-}
+}
 
 exit_status() {
   cat <<'ROFF'
@@ -111,17 +121,27 @@ page() { # page CMD|evalset: the page, on stdout
       printf '%s\n' "$summary" | esc
     fi
     echo ".SH OPTIONS"
-    printf '%s\n' "$help" | sed -n '/^$/,$p' | sed '/^$/d' | while IFS= read -r line; do
-      opt=$(printf '%s' "$line" | sed -E 's/^ +(-[^ ]+(, -[^ ]+)?( [^ ]+)?) {2,}.*$/\1/')
-      text=$(printf '%s' "$line" | sed -E 's/^ +-[^ ]+(, -[^ ]+)?( [^ ]+)? {2,}//')
-      if [ "$opt" = "$line" ]; then
-        printf '%s\n' "$line" | sed 's/^ *//' | esc
-      else
-        echo ".TP"
-        printf '.B %s\n' "$(printf '%s' "$opt" | esc)"
-        printf '%s\n' "$text" | esc
+    # the lines after the first blank one: an option (its name and
+    # argument, two spaces or more, its text) or a line of its text
+    local line opts=0 out="" re='^ +(-[^ ]+(, -[^ ]+)?( [^ ]+)?) {2,}(.*)$'
+    while IFS= read -r line; do
+      if [ "$opts" = 0 ]; then
+        [ -n "$line" ] || opts=1
+        continue
       fi
-    done
+      [ -n "$line" ] || continue
+      if [[ $line =~ $re ]]; then
+        local text=${BASH_REMATCH[4]}
+        esc_str "${BASH_REMATCH[1]}"
+        out+=".TP"$'\n'".B $REPLY"$'\n'
+        esc_str "$text"
+        out+="$REPLY"$'\n'
+      else
+        esc_str "${line#"${line%%[! ]*}"}"
+        out+="$REPLY"$'\n'
+      fi
+    done <<< "$help"
+    printf '%s' "$out"
     echo ".TP"
     echo ".B \\-h, \\-\\-help"
     echo "print the usage and options, and exit 0"
