@@ -4,7 +4,6 @@
 #include "base/curl-lib.h"
 #include "base/dynlib.h"
 
-#include <pthread.h>
 #include <stddef.h>
 
 #define SYM(f) { "curl_" #f, offsetof(struct curl_lib, f) }
@@ -37,20 +36,18 @@ static const struct dynlib_sym syms[] = {
 	SYM(global_init),
 };
 
-static struct curl_lib lib;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static void load(void)
+/* libcurl's global set-up, before any thread can use libcurl: it is not
+ * thread-safe in older versions */
+static void loaded(void *table)
 {
-	dynlib_load("libcurl.so.4", "HTTP and URLs need libcurl 7.66 or later", syms,
-		    sizeof(syms) / sizeof(syms[0]), &lib);
-	/* before any other thread can use libcurl: its global set-up is not
-	 * thread-safe in older versions */
-	lib.global_init(CURL_GLOBAL_DEFAULT);
+	((struct curl_lib *)table)->global_init(CURL_GLOBAL_DEFAULT);
 }
+
+static struct curl_lib table;
+static struct dynlib lib = DYNLIB_INIT("libcurl.so.4", "HTTP and URLs need libcurl 7.66 or later",
+				       syms, &table, loaded);
 
 const struct curl_lib *curl_lib(void)
 {
-	pthread_once(&once, load);
-	return &lib;
+	return dynlib_get(&lib);
 }

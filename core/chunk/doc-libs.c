@@ -5,7 +5,6 @@
 #include "base/dynlib.h"
 
 #include <cmark_version.h>
-#include <pthread.h>
 #include <stddef.h>
 
 #define XSYM(name, member) { #name, offsetof(struct xml_lib, member) }
@@ -42,29 +41,18 @@ static const struct dynlib_sym cmark_syms[] = {
 
 static struct xml_lib xml;
 static struct cmark_lib cm;
-static pthread_once_t xml_once = PTHREAD_ONCE_INIT, cmark_once = PTHREAD_ONCE_INIT;
-
-static void load_xml(void)
-{
-	dynlib_load("libxml2.so.2", "reading HTML needs libxml2 2.9.10 or later", xml_syms,
-		    sizeof(xml_syms) / sizeof(xml_syms[0]), &xml);
-}
-
-static void load_cmark(void)
-{
-	dynlib_load("libcmark.so." CMARK_VERSION_STRING,
-		    "reading Markdown needs the cmark library evalset was built with", cmark_syms,
-		    sizeof(cmark_syms) / sizeof(cmark_syms[0]), &cm);
-}
+static struct dynlib xml_dl = DYNLIB_INIT("libxml2.so.2", "reading HTML needs libxml2 2.9.10 or later",
+					  xml_syms, &xml, NULL);
+static struct dynlib cmark_dl = DYNLIB_INIT("libcmark.so." CMARK_VERSION_STRING,
+					    "reading Markdown needs the cmark library evalset was built with",
+					    cmark_syms, &cm, NULL);
 
 const struct xml_lib *xml_lib(void)
 {
-	pthread_once(&xml_once, load_xml);
-	return &xml;
+	return dynlib_get(&xml_dl);
 }
 
 const struct cmark_lib *cmark_lib(void)
 {
-	pthread_once(&cmark_once, load_cmark);
-	return &cm;
+	return dynlib_get(&cmark_dl);
 }

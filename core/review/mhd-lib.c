@@ -4,7 +4,6 @@
 #include "review/mhd-lib.h"
 #include "base/dynlib.h"
 
-#include <pthread.h>
 #include <stddef.h>
 
 #define SYM(f) { "MHD_" #f, offsetof(struct mhd_lib, f) }
@@ -22,17 +21,12 @@ static const struct dynlib_sym syms[] = {
 	SYM(destroy_response),
 };
 
-static struct mhd_lib lib;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static void load(void)
-{
-	dynlib_load("libmicrohttpd.so.12", "the review page needs libmicrohttpd 0.9.71 or later", syms,
-		    sizeof(syms) / sizeof(syms[0]), &lib);
-}
+static struct mhd_lib table;
+static struct dynlib lib = DYNLIB_INIT("libmicrohttpd.so.12",
+				       "the review page needs libmicrohttpd 0.9.71 or later", syms,
+				       &table, NULL);
 
 const struct mhd_lib *mhd_lib(void)
 {
-	pthread_once(&once, load);
-	return &lib;
+	return dynlib_get(&lib);
 }

@@ -4,7 +4,6 @@
 #include "text/icu-lib.h"
 #include "base/dynlib.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <unicode/uvernum.h>
 
@@ -24,18 +23,12 @@ static const struct dynlib_sym syms[] = {
 	SYM(ubrk_getRuleStatus, get_rule_status),
 };
 
-static struct icu_lib lib;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static void load(void)
-{
-	dynlib_load("libicuuc.so." NAME_OF(U_ICU_VERSION_MAJOR_NUM),
-		    "cutting Thai, Lao, Khmer and Myanmar text into words needs ICU's libicuuc", syms,
-		    sizeof(syms) / sizeof(syms[0]), &lib);
-}
+static struct icu_lib table;
+static struct dynlib lib = DYNLIB_INIT("libicuuc.so." NAME_OF(U_ICU_VERSION_MAJOR_NUM),
+				       "cutting Thai, Lao, Khmer and Myanmar text into words needs "
+				       "ICU's libicuuc", syms, &table, NULL);
 
 const struct icu_lib *icu_lib(void)
 {
-	pthread_once(&once, load);
-	return &lib;
+	return dynlib_get(&lib);
 }
