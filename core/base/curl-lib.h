@@ -4,10 +4,11 @@
  *
  * Every call of libcurl in core/ and cmd/ goes through curl_lib(): the
  * first call opens the library and runs curl_global_init once; later ones
- * return the same table. Thread-safe. The pointers have the types of
- * <curl/curl.h>; the options of the variadic setopt and getinfo take
- * exactly the types libcurl documents (long, curl_off_t, pointers), as
- * there is no type-checking macro on a call through a pointer.
+ * return the same table. Thread-safe. Each pointer has the type
+ * <curl/curl.h> declares for its function (__typeof__). The options of the
+ * variadic setopt and getinfo take exactly the types libcurl documents
+ * (long, curl_off_t, pointers), as there is no type-checking macro on a
+ * call through a pointer.
  */
 #ifndef EVALSET_CURL_LIB_H
 #define EVALSET_CURL_LIB_H
@@ -15,31 +16,31 @@
 #include <curl/curl.h>
 
 struct curl_lib {
-	CURL *(*easy_init)(void);
-	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
-	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
-	void (*easy_cleanup)(CURL *);
-	const char *(*easy_strerror)(CURLcode);
-	char *(*easy_unescape)(CURL *, const char *, int, int *);
-	void (*free)(void *);
-	CURLM *(*multi_init)(void);
-	CURLMcode (*multi_setopt)(CURLM *, CURLMoption, ...);
-	CURLMcode (*multi_add_handle)(CURLM *, CURL *);
-	CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
-	CURLMcode (*multi_perform)(CURLM *, int *);
-	CURLMsg *(*multi_info_read)(CURLM *, int *);
-	CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
-	CURLMcode (*multi_cleanup)(CURLM *);
-	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
-	void (*slist_free_all)(struct curl_slist *);
-	time_t (*getdate)(const char *, const time_t *);
-	CURLU *(*url)(void);
-	void (*url_cleanup)(CURLU *);
-	CURLUcode (*url_set)(CURLU *, CURLUPart, const char *, unsigned int);
-	CURLUcode (*url_get)(const CURLU *, CURLUPart, char **, unsigned int);
-	const char *(*url_strerror)(CURLUcode);
-	curl_version_info_data *(*version_info)(CURLversion);
-	CURLcode (*global_init)(long);
+	__typeof__(curl_easy_init) *easy_init;
+	__typeof__(curl_easy_setopt) *easy_setopt;
+	__typeof__(curl_easy_getinfo) *easy_getinfo;
+	__typeof__(curl_easy_cleanup) *easy_cleanup;
+	__typeof__(curl_easy_strerror) *easy_strerror;
+	__typeof__(curl_easy_unescape) *easy_unescape;
+	__typeof__(curl_free) *free;
+	__typeof__(curl_multi_init) *multi_init;
+	__typeof__(curl_multi_setopt) *multi_setopt;
+	__typeof__(curl_multi_add_handle) *multi_add_handle;
+	__typeof__(curl_multi_remove_handle) *multi_remove_handle;
+	__typeof__(curl_multi_perform) *multi_perform;
+	__typeof__(curl_multi_info_read) *multi_info_read;
+	__typeof__(curl_multi_poll) *multi_poll;
+	__typeof__(curl_multi_cleanup) *multi_cleanup;
+	__typeof__(curl_slist_append) *slist_append;
+	__typeof__(curl_slist_free_all) *slist_free_all;
+	__typeof__(curl_getdate) *getdate;
+	__typeof__(curl_url) *url;
+	__typeof__(curl_url_cleanup) *url_cleanup;
+	__typeof__(curl_url_set) *url_set;
+	__typeof__(curl_url_get) *url_get;
+	__typeof__(curl_url_strerror) *url_strerror;
+	__typeof__(curl_version_info) *version_info;
+	__typeof__(curl_global_init) *global_init;
 };
 
 /* Return libcurl's functions, opening the library on the first call (a

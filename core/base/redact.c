@@ -209,7 +209,8 @@ static bool url_parses(const char *url, size_t len)
 {
 	char *copy = xstrndup(url, len);
 	CURLU *u = curl_lib()->url();
-	bool ok = u && !curl_lib()->url_set(u, CURLUPART_URL, copy, CURLU_NON_SUPPORT_SCHEME | CURLU_PATH_AS_IS);
+	bool ok = u && !curl_lib()->url_set(u, CURLUPART_URL, copy,
+					     CURLU_NON_SUPPORT_SCHEME | CURLU_PATH_AS_IS);
 
 	curl_lib()->url_cleanup(u);
 	free(copy);

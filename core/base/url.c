@@ -13,7 +13,8 @@
 static CURLU *parse(const char *url, CURLUcode *rc)
 {
 	CURLU *u = curl_lib()->url();
-	CURLUcode r = u ? curl_lib()->url_set(u, CURLUPART_URL, url, URL_FLAGS) : CURLUE_OUT_OF_MEMORY;
+	CURLUcode r = u ? curl_lib()->url_set(u, CURLUPART_URL, url, URL_FLAGS)
+			: CURLUE_OUT_OF_MEMORY;
 
 	if (rc)
 		*rc = r;

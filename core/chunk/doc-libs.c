@@ -41,11 +41,12 @@ static const struct dynlib_sym cmark_syms[] = {
 
 static struct xml_lib xml;
 static struct cmark_lib cm;
-static struct dynlib xml_dl = DYNLIB_INIT("libxml2.so.2", "reading HTML needs libxml2 2.9.10 or later",
-					  xml_syms, &xml, NULL);
+static struct dynlib xml_dl = DYNLIB_INIT("libxml2.so.2",
+					  "reading HTML needs libxml2 2.9.10 or later", xml_syms,
+					  &xml, NULL);
 static struct dynlib cmark_dl = DYNLIB_INIT("libcmark.so." CMARK_VERSION_STRING,
-					    "reading Markdown needs the cmark library evalset was built with",
-					    cmark_syms, &cm, NULL);
+					    "reading Markdown needs the cmark library evalset "
+					    "was built with", cmark_syms, &cm, NULL);
 
 const struct xml_lib *xml_lib(void)
 {

@@ -183,20 +183,21 @@ static size_t html_text_tokens(const char *s, size_t len)
 /* Return the tokens a reader sees in node 'n' and below. */
 static size_t visible_tokens(cmark_node *n)
 {
-	cmark_iter *it = cmark_lib()->iter_new(n);
+	const struct cmark_lib *cm = cmark_lib();
+	cmark_iter *it = cm->iter_new(n);
 	cmark_event_type ev;
 	size_t tokens = 0;
 
-	while ((ev = cmark_lib()->iter_next(it)) != CMARK_EVENT_DONE) {
-		cmark_node *c = cmark_lib()->iter_get_node(it);
+	while ((ev = cm->iter_next(it)) != CMARK_EVENT_DONE) {
+		cmark_node *c = cm->iter_get_node(it);
 		const char *lit;
 
 		if (ev != CMARK_EVENT_ENTER)
 			continue;
-		lit = cmark_lib()->node_get_literal(c);
+		lit = cm->node_get_literal(c);
 		if (!lit)
 			continue;
-		switch (cmark_lib()->node_get_type(c)) {
+		switch (cm->node_get_type(c)) {
 		case CMARK_NODE_TEXT:
 		case CMARK_NODE_CODE:
 		case CMARK_NODE_CODE_BLOCK:
@@ -210,7 +211,7 @@ static size_t visible_tokens(cmark_node *n)
 			break;
 		}
 	}
-	cmark_lib()->iter_free(it);
+	cm->iter_free(it);
 	return tokens;
 }
 
@@ -287,12 +288,13 @@ static size_t line_end(const struct lines *l, int line)
 /* Return the byte span of block node 'n' in [*a, *b). */
 static void node_span(const struct lines *l, cmark_node *n, size_t *a, size_t *b)
 {
-	int sl = cmark_lib()->node_get_start_line(n), el = cmark_lib()->node_get_end_line(n);
+	const struct cmark_lib *cm = cmark_lib();
+	int sl = cm->node_get_start_line(n), el = cm->node_get_end_line(n);
 
-	*a = line_col(l, sl, cmark_lib()->node_get_start_column(n));
-	if (cmark_lib()->node_get_type(n) == CMARK_NODE_HTML_BLOCK) {
+	*a = line_col(l, sl, cm->node_get_start_column(n));
+	if (cm->node_get_type(n) == CMARK_NODE_HTML_BLOCK) {
 		/* its literal is its lines as they stand: count them */
-		const char *lit = cmark_lib()->node_get_literal(n), *p;
+		const char *lit = cm->node_get_literal(n), *p;
 		int lines = 0;
 
 		for (p = lit ? lit : ""; *p; p++)
@@ -301,8 +303,8 @@ static void node_span(const struct lines *l, cmark_node *n, size_t *a, size_t *b
 			lines++;
 		*b = line_end(l, sl + (lines ? lines : 1) - 1);
 	} else {
-		*b = line_col(l, el, cmark_lib()->node_get_end_column(n) + 1);
-		if (cmark_lib()->node_get_end_column(n) == 0)
+		*b = line_col(l, el, cm->node_get_end_column(n) + 1);
+		if (cm->node_get_end_column(n) == 0)
 			*b = el > 1 ? line_end(l, el - 1) : 0;
 	}
 	if (*b < *a)
@@ -350,6 +352,7 @@ static void add_node_block(struct document *d, cmark_node *n, size_t a, size_t b
 
 static int parse_markdown(struct document *d)
 {
+	const struct cmark_lib *cm = cmark_lib();
 	size_t fm = front_matter_len(d->text, d->len), floor = 0, nr_nodes = 0, alloc_nodes = 0;
 	cmark_node **nodes = NULL;
 	char *copy = xmalloc(d->len + 1);
@@ -362,7 +365,7 @@ static int parse_markdown(struct document *d)
 	for (size_t i = 0; i < d->len; i++)
 		copy[i] = (i < fm && d->text[i] != '\n') || !d->text[i] ? ' ' : d->text[i];
 	copy[d->len] = '\0';
-	root = cmark_lib()->parse_document(copy, d->len, CMARK_OPT_DEFAULT);
+	root = cm->parse_document(copy, d->len, CMARK_OPT_DEFAULT);
 	/* the lines cmark counted: those of the copy (a "\r" blanked in the front
 	 * matter ends no line), at the same offsets as the file's */
 	lines_index(&l, copy, d->len);
@@ -380,10 +383,10 @@ static int parse_markdown(struct document *d)
 		floor = fm;
 	}
 	/* the block nodes: top-level ones, the items of a loose list */
-	for (cmark_node *n = cmark_lib()->node_first_child(root); n; n = cmark_lib()->node_next(n)) {
-		if (cmark_lib()->node_get_type(n) == CMARK_NODE_LIST && !cmark_lib()->node_get_list_tight(n)) {
-			for (cmark_node *item = cmark_lib()->node_first_child(n); item;
-			     item = cmark_lib()->node_next(item)) {
+	for (cmark_node *n = cm->node_first_child(root); n; n = cm->node_next(n)) {
+		if (cm->node_get_type(n) == CMARK_NODE_LIST && !cm->node_get_list_tight(n)) {
+			for (cmark_node *item = cm->node_first_child(n); item;
+			     item = cm->node_next(item)) {
 				ALLOC_GROW(nodes, nr_nodes + 1, alloc_nodes);
 				nodes[nr_nodes++] = item;
 			}
@@ -408,7 +411,7 @@ static int parse_markdown(struct document *d)
 	}
 	free(nodes);
 	free(l.start);
-	cmark_lib()->node_free(root);
+	cm->node_free(root);
 	return 0;
 }
 
@@ -603,6 +606,7 @@ static void guarded_start(void *ctx, const xmlChar *name, const xmlChar **atts)
  */
 static int parse_html(struct document *d, const char *buf, size_t len)
 {
+	const struct xml_lib *xml = xml_lib();
 	struct html_walk w = { d, STRBUF_INIT, 0, false, false, 0, 0 };
 	struct html_guard guard = { NULL, false };
 	htmlParserCtxtPtr ctxt;
@@ -611,15 +615,15 @@ static int parse_html(struct document *d, const char *buf, size_t len)
 
 	if (len > (size_t)INT32_MAX)
 		return error("'%s': HTML document too large", d->name);
-	if (!(ctxt = xml_lib()->new_parser_ctxt()))
+	if (!(ctxt = xml->new_parser_ctxt()))
 		return error("'%s': cannot parse as HTML (out of memory)", d->name);
 	guard.start = ctxt->sax->startElement;
 	ctxt->sax->startElement = guarded_start;
 	ctxt->_private = &guard;
-	doc = xml_lib()->ctxt_read_memory(ctxt, buf, (int)len, NULL, "UTF-8",
-				 HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-				 HTML_PARSE_NONET | HTML_PARSE_NOIMPLIED |
-				 XML_PARSE_HUGE /* HTML_PARSE_HUGE in libxml2 2.12; 2.9 reads this one */);
+	doc = xml->ctxt_read_memory(ctxt, buf, (int)len, NULL, "UTF-8",
+				    HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+				    HTML_PARSE_NONET | HTML_PARSE_NOIMPLIED |
+				    XML_PARSE_HUGE /* HTML_PARSE_HUGE in libxml2 2.12; 2.9 reads this one */);
 	if (guard.too_deep) {
 		rc = error("'%s': elements nested deeper than %d levels; refused rather than cut",
 			   d->name, DOC_HTML_MAX_DEPTH);
@@ -627,7 +631,7 @@ static int parse_html(struct document *d, const char *buf, size_t len)
 		rc = error("'%s': cannot parse as HTML", d->name);
 	} else if (ctxt->disableSAX) {
 		/* the parser gave up part way: what it built is not the whole page */
-		const xmlError *e = xml_lib()->ctxt_get_last_error(ctxt);
+		const xmlError *e = xml->ctxt_get_last_error(ctxt);
 		struct strbuf why = STRBUF_INIT;
 
 		strbuf_addstr(&why, e && e->message ? e->message : "no reason given");
@@ -636,13 +640,13 @@ static int parse_html(struct document *d, const char *buf, size_t len)
 			   "refused rather than cut", d->name, why.buf);
 		strbuf_release(&why);
 	} else {
-		walk(&w, xml_lib()->doc_get_root_element(doc) ? doc->children : NULL);
+		walk(&w, xml->doc_get_root_element(doc) ? doc->children : NULL);
 		flush_block(&w);
 		d->text = strbuf_detach(&w.out, &d->len);
 	}
 	if (doc)
-		xml_lib()->free_doc(doc);
-	xml_lib()->free_parser_ctxt(ctxt);
+		xml->free_doc(doc);
+	xml->free_parser_ctxt(ctxt);
 	strbuf_release(&w.out);
 	return rc;
 }

@@ -73,8 +73,8 @@ static size_t threshold(struct region *r, size_t v)
 }
 
 /*
- * Return P(Binomial(m, q) >= t), 'lq' the logs of q when 0 < q < 1. The terms are summed from 't' away from
- * the mode; a term that underflowed to 0 makes every later one 0, so the
+ * Return P(Binomial(m, q) >= t), 'lq' the logs of q when 0 < q < 1. The
+ * terms are summed from 't' away from the mode; a term that underflowed to 0 makes every later one 0, so the
  * sum stops there: without that, a 't' deep in a tail (the region far from
  * a nuisance point) summed all m - t terms, and a p cost O(n^1.5).
  */

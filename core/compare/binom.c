@@ -10,7 +10,7 @@
 void binom_init(struct binom *b, size_t n)
 {
 	b->n = n;
-	b->lf = xmalloc((n + 1) * sizeof(*b->lf));
+	b->lf = xreallocarray(NULL, n + 1, sizeof(*b->lf));
 	for (size_t k = 0; k <= n; k++)
 		b->lf[k] = lgamma((double)k + 1);
 }

@@ -3,9 +3,10 @@
  * the review page is first served (core/base/dynlib.h says why).
  *
  * Every call of libmicrohttpd goes through mhd_lib(): the first call opens
- * the library, later ones return the same table. Thread-safe. The pointers
- * have the types of <microhttpd.h>; the variadic ones take exactly the
- * argument types libmicrohttpd documents for each option.
+ * the library, later ones return the same table. Thread-safe. Each pointer
+ * has the type <microhttpd.h> declares for its function (__typeof__); the
+ * variadic ones take exactly the argument types libmicrohttpd documents for
+ * each option.
  */
 #ifndef EVALSET_MHD_LIB_H
 #define EVALSET_MHD_LIB_H
@@ -16,18 +17,16 @@
 #include <microhttpd.h>
 
 struct mhd_lib {
-	struct MHD_Daemon *(*start_daemon)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,
-					   MHD_AccessHandlerCallback, void *, ...);
-	void (*stop_daemon)(struct MHD_Daemon *);
-	enum MHD_Result (*run_wait)(struct MHD_Daemon *, int32_t);
-	const union MHD_DaemonInfo *(*get_daemon_info)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
-	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *,
-							       enum MHD_ConnectionInfoType, ...);
-	const char *(*lookup_connection_value)(struct MHD_Connection *, enum MHD_ValueKind, const char *);
-	struct MHD_Response *(*create_response_from_buffer)(size_t, void *, enum MHD_ResponseMemoryMode);
-	enum MHD_Result (*add_response_header)(struct MHD_Response *, const char *, const char *);
-	enum MHD_Result (*queue_response)(struct MHD_Connection *, unsigned int, struct MHD_Response *);
-	void (*destroy_response)(struct MHD_Response *);
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_run_wait) *run_wait;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
 };
 
 /* Return libmicrohttpd's functions, opening the library on the first call

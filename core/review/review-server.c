@@ -151,8 +151,11 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	struct client *cl = *socket_context;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *fd = mhd_lib()->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		const union MHD_ConnectionInfo *addr = mhd_lib()->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		const struct mhd_lib *mhd = mhd_lib();
+		const union MHD_ConnectionInfo *fd =
+			mhd->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *addr =
+			mhd->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 		size_t same = 0;
 
 		cl = xcalloc(1, sizeof(*cl));
@@ -184,7 +187,8 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 /* Record that the request of connection 'c' arrived whole and is answered. */
 static void answered(struct MHD_Connection *c)
 {
-	const union MHD_ConnectionInfo *info = mhd_lib()->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	const union MHD_ConnectionInfo *info =
+		mhd_lib()->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct client *cl = info ? info->socket_context : NULL;
 
 	if (!cl)
@@ -227,7 +231,8 @@ static void common_headers(struct MHD_Response *resp)
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
 			     const char *body, size_t len, const char *csp)
 {
-	struct MHD_Response *resp = mhd_lib()->create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *resp =
+		mhd_lib()->create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
 
 	if (!resp)

@@ -240,7 +240,8 @@ static void test_binom_table(void)
 		}
 	}
 	binom_free(&bn);
-	ok(differ == 0, "%zu binomial log terms from the table: %zu differ from the formula by a bit", checked, differ);
+	ok(differ == 0, "%zu binomial log terms from the table: %zu differ from the formula by a bit",
+	   checked, differ);
 	is_int((long)bad_sums, 0, "the terms of each binomial sum to 1");
 }
 
