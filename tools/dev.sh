@@ -20,6 +20,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
+. tools/apt.sh
 
 packages=(gcc meson ninja-build pkg-config libcurl4-openssl-dev libcjson-dev
   libyaml-dev libssl-dev libutf8proc-dev zlib1g-dev libicu-dev libstemmer-dev
@@ -92,8 +93,7 @@ deps() { # deps [test]: install what is missing
     case " ${missing[*]}" in
       *:i386*) dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386 ;;
     esac
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt_install "${missing[@]}"
   fi
 }
 
