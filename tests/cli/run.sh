@@ -22,22 +22,40 @@ cases=$(cd "$2" && pwd)
 shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 if [ $# -gt 0 ]; then names=("$@"); else names=($(ls "$cases")); fi
-# EVALSET_CLI_SHARD=K: one case in K, in name order (the build tested
-# under an emulator, about 20 times slower: tests/meson.build)
-shard=${EVALSET_CLI_SHARD:-1}
-case "$shard" in
-  ''|*[!0-9]*|0) echo "Bail out! EVALSET_CLI_SHARD must be a whole number above 0, not '$shard'"; exit 1 ;;
-esac
-if [ "$shard" -gt 1 ]; then
+# EVALSET_CLI_COVER=P (the sanitizer and emulated builds), when every case
+# runs: the cases of tests/cli/cover-order.txt up to the first that brings
+# the edges of evalset reached to P% (tools/cover/cases.sh), and every case
+# the file does not name; the plain build runs all. A name the file gives
+# that is no case is a stale file.
+cover=${EVALSET_CLI_COVER:-}
+if [ -n "$cover" ] && [ $# -eq 0 ]; then
+  if [[ "$cover" =~ ^([0-9]{1,3})(\.([0-9]))?$ ]]; then
+    want=$(( 10#${BASH_REMATCH[1]} * 10 + 10#${BASH_REMATCH[3]:-0} ))
+  else
+    want=1001
+  fi
+  if [ "$want" -gt 1000 ]; then
+    echo "Bail out! EVALSET_CLI_COVER must be a percentage from 0 to 100, not '$cover'"; exit 1
+  fi
+  order=${EVALSET_CLI_COVER_ORDER:-$src/tests/cli/cover-order.txt}
+  declare -A skip=()
+  reached=0
+  while read -r name pct; do
+    case "$name" in '#'*|'') continue ;; esac
+    [ -f "$cases/$name/cmd" ] || { echo "Bail out! $order names '$name', which is no case of $cases: run tools/cover/cases.sh again"; exit 1; }
+    [[ "$pct" =~ ^([0-9]+)\.([0-9])$ ]] || { echo "Bail out! $order: '$pct' after '$name' is not a percentage such as 97.5"; exit 1; }
+    if [ "$reached" = 1 ]; then skip[$name]=1; continue; fi
+    [ $(( 10#${BASH_REMATCH[1]} * 10 + 10#${BASH_REMATCH[2]} )) -ge "$want" ] && reached=1
+  done < "$order"
   kept=()
-  for i in "${!names[@]}"; do
-    [ $((i % shard)) -eq 0 ] && kept+=("${names[$i]}")
+  for name in "${names[@]}"; do
+    [ -n "${skip[$name]:-}" ] || kept+=("$name")
   done
-  echo "# one case in $shard (EVALSET_CLI_SHARD): ${#kept[@]} of ${#names[@]}"
+  echo "# ${#kept[@]} of ${#names[@]} cases: those that reach $cover% of the edges the cases reach, and those not in tests/cli/cover-order.txt (EVALSET_CLI_COVER)"
   names=("${kept[@]}")
 fi
 # EVALSET_CLI_PART=I/N: part I (from 1) of N, the cases left after the
-# shard dealt out in turn, so that N tests run the whole list side by side
+# above dealt out in turn, so that N tests run the whole list side by side
 part=${EVALSET_CLI_PART:-1/1}
 if ! [[ "$part" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || [ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
   echo "Bail out! EVALSET_CLI_PART must be I/N with 1 <= I <= N, not '$part'"; exit 1
