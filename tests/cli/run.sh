@@ -72,11 +72,17 @@ fi
 n=0; failed=0
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-# What a case's folder holds: every name with its mode, and every file's size,
-# time and content. A folder's own time is left out: a command that refuses
-# bad input may have made and removed a temporary file in it, which changes
-# nothing the user has but moves that time on (flaky, one-second steps).
-snapshot() { (cd "$1" && find . -path ./.snap -prune -o \( -type d -printf '%p folder %m\n' \) -o -printf '%p %s %Ts %m\n' | LC_ALL=C sort; find . -type f ! -name .snap -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum); }
+# What a case's folder holds: every name with its type and mode, and every
+# file's size, inode, and modification and change times to the nanosecond.
+# Any write to a file, or a file put in its place, moves its change time,
+# which no program can set back: so a rewrite with the same bytes counts
+# too. A folder's own times are left out: a command that refuses bad input
+# may have made and removed a temporary file in it, which changes nothing
+# the user has but moves those times on. Two processes (find, sort).
+snapshot() {
+  find "$1" -path "$1/.snap" -prune -o \( -type d -printf '%P %y %m\n' \) \
+    -o -printf '%P %y %m %s %i %T@ %C@ %l\n' | LC_ALL=C sort
+}
 # has FILE LINE: whether LINE occurs in FILE (as grep -F would find it in one
 # of its lines), without a process per line: the file is read into bash
 # once per check, unless it holds a NUL byte, which bash cannot hold

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The choice of CLI cases for the partial builds: tools/cover/guards.c (the
-# edges a program took), tools/cover/select.py (the greedy order) and
-# tests/cli/run.sh with EVALSET_CLI_COVER (the cases up to P%), on small
-# made-up programs and cases; and the committed tests/cli/cover-order.txt
-# names only cases that exist, in a well-formed order. Prints TAP.
+# The runner of the CLI cases, tests/cli/run.sh, on made-up cases: that a
+# case expecting exit 2 (bad input) fails when its command wrote anything,
+# even the same bytes again; and the choice of cases for the partial
+# builds: tools/cover/guards.c (the edges a program took),
+# tools/cover/select.py (the greedy order), run.sh's EVALSET_CLI_COVER (the
+# cases up to P%), and that the committed tests/cli/cover-order.txt names
+# only cases that exist, in a well-formed order. Prints TAP.
 #
 # usage: t-cover.sh EVALSET
 set -u
@@ -24,6 +26,26 @@ for p in sys.argv[1:]:
     e |= int.from_bytes(open(p, "rb").read(), "little")
 print(bin(e).count("1"))' "$@"
 }
+
+# bad input writes nothing: run.sh compares the case's folder before and after
+bad() { # bad NAME COMMAND: a case expecting exit 2, with a file f holding "hi"
+  mkdir -p "$tmp/bad/$1/files"; echo 2 > "$tmp/bad/$1/rc"; echo hi > "$tmp/bad/$1/files/f"
+  printf '%s\nexit 2\n' "$2" > "$tmp/bad/$1/cmd"
+}
+bad read-only 'cat f; mkdir t; rmdir t; : > tmp.part; rm tmp.part'
+bad same-bytes-renamed-in 'cp f g; mv g f'
+bad same-bytes-times-restored 'touch -r f x; echo hi > f; touch -r x f; rm x'
+bad mode 'chmod 600 f'
+bad new-file 'echo x > g'
+bad gone 'rm f'
+bad new-folder 'mkdir d'
+bash "$src/tests/cli/run.sh" "$evalset" "$tmp/bad" > "$tmp/bad.tap" 2>/dev/null
+ok "$(grep -qx 'ok [0-9]* - read-only' "$tmp/bad.tap" && echo 0)" \
+  "bad input that reads, and makes and removes a temporary file or folder, passes"
+for c in same-bytes-renamed-in same-bytes-times-restored mode new-file gone new-folder; do
+  grep -q "^not ok [0-9]* - $c\$" "$tmp/bad.tap"
+  ok $? "bad input that writes fails the case: $c"
+done
 
 # guards.c: a program built with the edge guards writes what it took
 if command -v clang >/dev/null 2>&1; then
