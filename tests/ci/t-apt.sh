@@ -8,13 +8,7 @@
 # usage: t-apt.sh [EVALSET] (unused: the script tests the repository's tools)
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() {  # ok RC DESCRIPTION
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
+. "$src/tests/tap.sh"
 
 . "$src/tools/apt.sh"
 
@@ -82,5 +76,4 @@ ok $? "tools/dev.sh and .ci/run source tools/apt.sh"
 ! grep -n "apt-get \(update\|install\)" "$src/tools/dev.sh" "$src/.ci/run" | grep -v "sudo apt-get install"
 ok $? "neither runs apt-get update or install outside apt_install"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end

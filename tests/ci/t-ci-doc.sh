@@ -12,13 +12,7 @@
 set -u
 evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() {  # ok RC DESCRIPTION
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
+. "$src/tests/tap.sh"
 
 python3 - "$src/docs/ci.md" "$src/tools/dev.sh" "$tmp" > "$tmp/extract.log" 2>&1 <<'PY'
 import json, re, sys
@@ -74,5 +68,4 @@ done
 grep -q "gate passed" "$repo/compare.md" && grep -q '<testsuite' "$repo/compare.xml" &&
   grep -q "### evalset compare" "$tmp/summary.md"
 ok $? "the compare step writes the Markdown summary, the JUnit and the job summary"
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end

@@ -11,13 +11,7 @@
 set -u
 evalset=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() {  # ok RC DESCRIPTION
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
+. "$src/tests/tap.sh"
 bits() { # bits FILE...: the edges set in the union of the bitmaps, as a count
   python3 -c '
 import sys
@@ -153,5 +147,4 @@ assert last == 100.0, f"the order ends at {last}, not 100.0"
 PY
 ok $? "tests/cli/cover-order.txt names existing cases once each, its percentages rising to 100.0 $(tr '\n' ' ' < "$tmp/check")"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end
