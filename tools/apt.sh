@@ -4,29 +4,30 @@
 # A mirror that is being updated serves an index of another size than its
 # Release file promises; `apt-get update` then fails (exit 100, "Mirror sync
 # in progress?") although the packages are there a minute later. So
-# apt_install updates and installs up to five times, waiting 15, 30, 60 and
-# 120 s between tries, and fails only when the last install fails, with
-# apt's own messages of that try.
+# apt_install updates and installs up to seven times, waiting 15, 30, 60,
+# 120, 240 and 300 s between tries (a sync of the Debian mirrors can take
+# ten minutes), and fails only when the last install fails, with apt's own
+# messages of that try.
 
 apt_install() { # apt_install PACKAGE...: as root
-  local try wait=15 log
+  local try tries=7 wait=15 log
   log=$(mktemp)
-  for try in 1 2 3 4 5; do
+  for try in $(seq "$tries"); do
     # an index that fails here leaves apt the others (and any older copy):
     # the install below tells whether what it needs is there
-    apt-get update -qq >"$log" 2>&1 || { echo "apt-get update failed (try $try of 5):"; tail -n 5 "$log"; } >&2
+    apt-get update -qq >"$log" 2>&1 || { echo "apt-get update failed (try $try of $tries):"; tail -n 5 "$log"; } >&2
     if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >>"$log" 2>&1; then
       rm -f "$log"
       return 0
     fi
-    if [ "$try" = 5 ]; then
+    if [ "$try" = "$tries" ]; then
       tail -n 30 "$log" >&2
       rm -f "$log"
-      echo "apt-get install failed 5 times: $*" >&2
+      echo "apt-get install failed $tries times: $*" >&2
       return 1
     fi
-    echo "apt-get install failed (try $try of 5); again in $wait s" >&2
+    echo "apt-get install failed (try $try of $tries); again in $wait s" >&2
     sleep "$wait"
-    wait=$((wait * 2))
+    wait=$((wait * 2 > 300 ? 300 : wait * 2))
   done
 }

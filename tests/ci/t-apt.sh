@@ -47,7 +47,7 @@ ok $? "the packages asked for are the ones installed"
 # an index that fails while the install still finds its packages: done at once
 case_ 1 0
 ok "$([ "$rc" = 0 ] && [ ! -s "$tmp/sleeps" ] && echo 0)" "a failed index whose install succeeds: no retry"
-case "$err" in *"apt-get update failed (try 1 of 5)"*"Mirror sync in progress?"*) r=0 ;; *) r=1 ;; esac
+case "$err" in *"apt-get update failed (try 1 of 7)"*"Mirror sync in progress?"*) r=0 ;; *) r=1 ;; esac
 ok $r "the failed update is reported with apt's message"
 
 # mid-sync for two tries: the third succeeds, after waits of 15 and 30 s
@@ -56,18 +56,18 @@ ok "$([ "$rc" = 0 ] && [ "$(tr '\n' ' ' < "$tmp/sleeps")" = "15 30 " ] && echo 0
   "a mirror mid-sync for two tries: installed on the third, after 15 and 30 s"
 ok "$([ "$(grep -c '^update' "$tmp/calls")" = 3 ] && echo 0)" "each try updates the indexes again"
 
-# never recovers: five tries, four waits, exit 1 with apt's last messages
-case_ 9 9
-ok "$([ "$rc" = 1 ] && [ "$(tr '\n' ' ' < "$tmp/sleeps")" = "15 30 60 120 " ] && echo 0)" \
-  "a mirror that never recovers: fails after five tries and waits of 15, 30, 60, 120 s"
-case "$err" in *"Unable to locate package install-left-5"*"apt-get install failed 5 times: git zsh"*) r=0 ;; *) r=1 ;; esac
+# never recovers: seven tries, six waits, exit 1 with apt's last messages
+case_ 99 99
+ok "$([ "$rc" = 1 ] && [ "$(tr '\n' ' ' < "$tmp/sleeps")" = "15 30 60 120 240 300 " ] && echo 0)" \
+  "a mirror that never recovers: fails after seven tries and waits of 15, 30, 60, 120, 240, 300 s"
+case "$err" in *"Unable to locate package install-left-93"*"apt-get install failed 7 times: git zsh"*) r=0 ;; *) r=1 ;; esac
 ok $r "the failure shows apt's messages of the last try and names the packages"
 
 # under set -e, as tools/dev.sh and .ci/run run it: a failed try must not end
 # the script, a final failure must
 ( set -e; echo 1 > "$tmp/update-fails"; echo 1 > "$tmp/install-fails"; apt_install git 2>/dev/null; echo reached ) > "$tmp/out"
 ok "$([ "$(cat "$tmp/out")" = reached ] && echo 0)" "under set -e a failed try goes on to the next"
-( set -e; echo 9 > "$tmp/update-fails"; echo 9 > "$tmp/install-fails"; apt_install git 2>/dev/null; echo reached ) > "$tmp/out"
+( set -e; echo 99 > "$tmp/update-fails"; echo 99 > "$tmp/install-fails"; apt_install git 2>/dev/null; echo reached ) > "$tmp/out"
 ok "$([ ! -s "$tmp/out" ] && echo 0)" "under set -e the final failure stops the script"
 
 # both callers use it, and neither calls apt-get update on its own
