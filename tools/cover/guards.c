@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static uint8_t *taken;
@@ -24,12 +25,23 @@ void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
 
 void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
 {
+	size_t had = nr_guards / 8 + 1, need;
+	uint8_t *grown;
+
 	if (start == stop || *start)
 		return;
 	for (uint32_t *g = start; g < stop; g++)
 		*g = ++nr_guards;
-	free(taken);
-	taken = calloc(nr_guards / 8 + 1, 1);
+	/* another module's guards after the first's: the bits taken so far stay */
+	need = nr_guards / 8 + 1;
+	grown = realloc(taken, need);
+	if (!grown) {
+		free(taken);
+		taken = NULL;  /* nothing is recorded, nothing written */
+		return;
+	}
+	memset(grown + (taken ? had : 0), 0, need - (taken ? had : 0));
+	taken = grown;
 }
 
 void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
