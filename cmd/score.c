@@ -802,6 +802,7 @@ int cmd_score(int argc, const char **argv)
 	long leak_ks[MAX_LEAK_KS];
 	size_t nr_leak_ks = 0;
 	struct leak_report leaks[MAX_LEAK_KS];
+	struct score_early early = { .s = NULL };
 	struct corpus corpus = CORPUS_INIT, other = CORPUS_INIT;
 	bool corpus_read = false;
 	struct score_options so;
@@ -911,7 +912,12 @@ int cmd_score(int argc, const char **argv)
 		error("--corpus carries a set's labels by their evidence; TREC qrels have none");
 		goto out;
 	}
-	if (run_load_ranked(&run, run_path, rank) < 0)
+	/* each question scored as the run is read, unless something reads the
+	 * run's lists after the load (the leak checks, --corpus's set) */
+	if (!qrels_path && !corpus_path && !nr_leak_ks && !set_nr_forbidding(&s))
+		score_early_start(&early, &s, &so);
+	if (early.s ? run_load_each(&run, run_path, rank, score_early_question, &early) < 0
+		    : run_load_ranked(&run, run_path, rank) < 0)
 		goto out;
 	/* an agent's run: first-call recall and calls beside the defaults */
 	if (!mlist_given && run.has_calls) {
@@ -943,8 +949,15 @@ int cmd_score(int argc, const char **argv)
 	/* a frozen version's digest, verified by set_open, unless 's' was replaced since */
 	if (!qrels_path && ref.tag && !judged_on && !dropped)
 		so.set_digest = s.digest;
+	if (early.nr_done && dropped) {
+		/* a bug: only a TREC run's questions are scored early, and a TREC
+		 * run records no corpus, so no label can have been left out */
+		fprintf(stderr, "fatal: score: labels left out after questions were scored\n");
+		abort();
+	}
 	if (qrels_path ? score_qrels(&qr, &run, run_path, &so, &res, &sum) < 0
-		       : score_set(&s, s.version, &run, run_path, &so, &res, &sum) < 0)
+		       : score_set_early(&s, s.version, &run, run_path, &so, early.s ? &early : NULL,
+					 &res, &sum) < 0)
 		goto out;
 	if (judged_only) {
 		struct score_options all = so;
@@ -1045,6 +1058,7 @@ out:
 		leak_report_release(&leaks[i]);
 	corpus_release(&corpus);
 	corpus_release(&other);
+	score_early_release(&early);
 	set_release(&s);
 	set_ref_release(&ref);
 	free(judged_on);

@@ -406,14 +406,18 @@ int yamlio_parse_tree(const char *buf, size_t len, const char *name,
 				struct ynode *up = stack[depth - 1];
 
 				if (up->nr == up->alloc) {
-					size_t more = up->alloc ? 2 * up->alloc : 4;
+					size_t more = up->alloc ? 2 * (size_t)up->alloc : 4;
 
-					if (more > SIZE_MAX / sizeof(*up->kids))
-						more = SIZE_MAX / sizeof(*up->kids);  /* mempool_alloc dies */
+					if (more > UINT32_MAX) {  /* a node counts its items in 32 bits */
+						bad = error_at(name, line, col, "more than %u items in one %s",
+							       (unsigned)up->alloc, up->kind == YNODE_SEQ ?
+							       "list" : "mapping");
+						break;
+					}
 					up->kids = mempool_realloc(pool, up->kids,
 								   up->alloc * sizeof(*up->kids),
 								   more * sizeof(*up->kids));
-					up->alloc = more;
+					up->alloc = (uint32_t)more;
 				}
 				up->kids[up->nr++] = n;
 			}

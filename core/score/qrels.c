@@ -144,7 +144,8 @@ static int cmp_qrel(const void *a, const void *b)
 	return strcmp(((const struct qrel *)a)->doc, ((const struct qrel *)b)->doc);
 }
 
-int qrels_query_finish(struct qrels_query *q, const char *file)
+/* qrels_query_finish, reporting a docno judged twice when 'report'. */
+static int finish(struct qrels_query *q, const char *file, bool report)
 {
 	int max = -1;
 
@@ -152,8 +153,8 @@ int qrels_query_finish(struct qrels_query *q, const char *file)
 		qsort(q->j, q->nr, sizeof(*q->j), cmp_qrel);
 	for (size_t i = 0; i < q->nr; i++) {
 		if (i && !strcmp(q->j[i].doc, q->j[i - 1].doc))
-			return error_at(file, q->line, 0, "document '%s' judged twice for query '%s'",
-					q->j[i].doc, q->qid);
+			return !report ? -1 : error_at(file, q->line, 0, "document '%s' judged twice for query '%s'",
+						       q->j[i].doc, q->qid);
 		if (q->j[i].rel > max)
 			max = q->j[i].rel;
 	}
@@ -177,6 +178,16 @@ int qrels_query_finish(struct qrels_query *q, const char *file)
 		q->slots[s] = (uint32_t)(i + 1);
 	}
 	return 0;
+}
+
+int qrels_query_finish(struct qrels_query *q, const char *file)
+{
+	return finish(q, file, true);
+}
+
+int qrels_query_finish_quiet(struct qrels_query *q)
+{
+	return finish(q, NULL, false);
 }
 
 long qrels_query_lookup(const struct qrels_query *q, const char *doc, size_t len, uint64_t h)

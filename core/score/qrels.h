@@ -67,6 +67,8 @@ void qrels_query_add(struct qrels_query *q, const char *doc, int rel);
  * error naming 'file' when a docno is judged twice.
  */
 int qrels_query_finish(struct qrels_query *q, const char *file);
+/* Like qrels_query_finish, reporting nothing: -1 when a docno is judged twice. */
+int qrels_query_finish_quiet(struct qrels_query *q);
 void qrels_query_release(struct qrels_query *q);
 
 /* Return the index in q->j of the docno 'doc' of 'len' bytes with hash 'h', or -1. */

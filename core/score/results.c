@@ -59,34 +59,36 @@ static void lookup_free(struct results_lookup *l)
 	free(l);
 }
 
+void question_result_release(struct question_result *q)
+{
+	free(q->id);
+	free(q->text);
+	free(q->origin);
+	free(q->turn);
+	free_strings(q->tags, q->nr_tags);
+	free(q->rel_ranks);
+	free_strings(q->top, q->nr_top);
+	for (size_t j = 0; j < q->nr_judged; j++)
+		free(q->judged[j].id);
+	free(q->judged);
+	free(q->levels);
+	for (size_t j = 0; j < q->nr_docs; j++)
+		free(q->docs[j].doc);
+	free(q->docs);
+	free(q->doc_levels);
+	free(q->call_end);
+	free(q->values);
+	for (size_t j = 0; j < q->nr_leaks; j++) {
+		free(q->leaks[j].chunk);
+		free(q->leaks[j].entry);
+	}
+	free(q->leaks);
+}
+
 void results_release(struct results *r)
 {
-	for (size_t i = 0; i < r->nr; i++) {
-		struct question_result *q = &r->q[i];
-
-		free(q->id);
-		free(q->text);
-		free(q->origin);
-		free(q->turn);
-		free_strings(q->tags, q->nr_tags);
-		free(q->rel_ranks);
-		free_strings(q->top, q->nr_top);
-		for (size_t j = 0; j < q->nr_judged; j++)
-			free(q->judged[j].id);
-		free(q->judged);
-		free(q->levels);
-		for (size_t j = 0; j < q->nr_docs; j++)
-			free(q->docs[j].doc);
-		free(q->docs);
-		free(q->doc_levels);
-		free(q->call_end);
-		free(q->values);
-		for (size_t j = 0; j < q->nr_leaks; j++) {
-			free(q->leaks[j].chunk);
-			free(q->leaks[j].entry);
-		}
-		free(q->leaks);
-	}
+	for (size_t i = 0; i < r->nr; i++)
+		question_result_release(&r->q[i]);
 	free(r->q);
 	free(r->set_name);
 	free(r->set_version);

@@ -171,6 +171,8 @@ long results_measure(const struct results *r, const char *measure);
  * questions, through an index by id that the first call builds and keeps
  * in 'r' (a cache: 'r' is otherwise unchanged; the index is made again
  * when 'q' or 'nr' moved), so that a lookup per question stays linear. */
+/* Free what the question 'q' holds (not 'q' itself). */
+void question_result_release(struct question_result *q);
 struct question_result *results_find(const struct results *r, const char *id);
 /* Return the number of leaks of 'q' at rank 'k' or better. */
 size_t results_leaks_at(const struct question_result *q, long k);

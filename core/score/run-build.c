@@ -7,6 +7,7 @@
  * Errors are reported through error()/error_at() with the run's path (and
  * line where known) before -1 (or NULL) is returned.
  */
+#include "score/qrels.h"
 #include "score/run-build.h"
 
 #include "base/error.h"
@@ -142,37 +143,48 @@ void run_add_doc(struct run *r, struct run_query *q, const char *id, double scor
 
 int run_check_dups(struct run *r, const struct run_query *q)
 {
-	struct strmap *ids = &r->seen;
-	int ret = 0;
+	size_t cap = 16, mask;
+	uint32_t *slot;
 
-	/* the ids are the run's (they outlive the map), and one table serves
-	 * every question: emptied, grown only for a longer list, never copied */
-	ids->borrowed = 1;
-	strmap_reset(ids);
-	strmap_reserve(ids, q->nr);
-	for (size_t i = 0; i < q->nr && !ret; i++) {
-		size_t len = strlen(q->docs[i].id);
-		int added;
-		struct strmap_entry *e = strmap_intern_hashed(ids, q->docs[i].id, len,
-							      strhash(q->docs[i].id, len), &added);
+	/* an open-addressing table of list positions + 1, at most half full,
+	 * emptied for each question and grown only for a longer list */
+	while (cap < 2 * q->nr)
+		cap *= 2;
+	if (cap > r->dup_cap) {
+		free(r->dup_slots);
+		r->dup_slots = xmalloc(cap * sizeof(*r->dup_slots));
+		r->dup_cap = cap;
+	}
+	slot = r->dup_slots;
+	mask = cap - 1;
+	memset(slot, 0, cap * sizeof(*slot));
+	for (size_t i = 0; i < q->nr; i++) {
+		const char *id = q->docs[i].id;
+		size_t len = strlen(id), s = (size_t)qrels_hash(id, len) & mask;
+		const struct run_doc *prev = NULL;
 
-		if (added) {
-			e->value = (void *)&q->docs[i];
-		} else {
-			const struct run_doc *prev = e->value;
+		for (; slot[s]; s = (s + 1) & mask)
+			if (!strcmp(q->docs[slot[s] - 1].id, id)) {
+				prev = &q->docs[slot[s] - 1];
+				break;
+			}
+		if (!prev) {
+			slot[s] = (uint32_t)(i + 1);
+			continue;
+		}
+		{
 			long line = q->docs[i].line > prev->line ? q->docs[i].line : prev->line;
 			long first = q->docs[i].line > prev->line ? prev->line : q->docs[i].line;
 
 			if (line)
-				ret = error_at(r->path, line, 0,
-					       "document '%s' listed twice for question '%s' (first at line %ld)",
-					       q->docs[i].id, q->qid, first);
-			else
-				ret = error("%s: document '%s' listed twice for question '%s'",
-					    r->path, q->docs[i].id, q->qid);
+				return error_at(r->path, line, 0,
+						"document '%s' listed twice for question '%s' (first at line %ld)",
+						id, q->qid, first);
+			return error("%s: document '%s' listed twice for question '%s'",
+				     r->path, id, q->qid);
 		}
 	}
-	return ret;
+	return 0;
 }
 
 static int cmp_doc_rank(const void *a, const void *b)

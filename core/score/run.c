@@ -63,11 +63,12 @@ void run_release(struct run *r)
 	}
 	free(r->q);
 	strmap_clear(&r->index, 0);
-	strmap_clear(&r->seen, 0);
+	free(r->dup_slots);
 	mempool_clear(&r->ids);
 	free(r->path);
 	free(r->name);
 	free(r->meta);
+	free(r->each_docs);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -127,6 +128,53 @@ int run_load_ranked(struct run *r, const char *path, enum run_rank rank)
 	return 0;
 }
 
+int run_load_each(struct run *r, const char *path, enum run_rank rank, run_each_fn *each,
+		  void *data)
+{
+	r->each = each;
+	r->each_data = data;
+	return run_load_ranked(r, path, rank);
+}
+
+/*
+ * Hand the question 'q' of the group 'g' to the run's hook, its list
+ * borrowing the scan's ids; keep a copy in the pool unless the hook took it.
+ */
+static int hand_over(struct run *r, struct run_query *q, const struct trec_group *g)
+{
+	struct run_doc *kept;
+	int rc;
+
+	ALLOC_GROW(r->each_docs, g->nr, r->each_alloc);
+	q->docs = r->each_docs;
+	q->docs_pooled = true;  /* not q's to free */
+	for (size_t i = 0; i < g->nr; i++) {
+		q->docs[i].id = (char *)g->lines[i].doc;
+		q->docs[i].score = g->lines[i].score;
+		q->docs[i].line = g->lines[i].line;
+	}
+	q->nr = g->nr;
+	r->nr_docs += (long)g->nr;
+	if (run_check_dups(r, q) < 0)
+		return -1;
+	run_sort_docs(q);
+	rc = r->each(r, q, r->each_data);
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
+		q->docs = NULL;
+		q->dropped = true;
+		return 0;
+	}
+	kept = mempool_bump(&r->ids, g->nr * sizeof(*kept), _Alignof(struct run_doc));
+	for (size_t i = 0; i < g->nr; i++) {
+		kept[i] = q->docs[i];
+		kept[i].id = mempool_strndup(&r->ids, q->docs[i].id, strlen(q->docs[i].id));
+	}
+	q->docs = kept;
+	return 0;
+}
+
 /* Add the question 'g' of a TREC scan to the run 'data', ranked. */
 static int trec_group_to_run(struct trec_group *g, void *data)
 {
@@ -135,6 +183,8 @@ static int trec_group_to_run(struct trec_group *g, void *data)
 
 	if (!q)
 		return -1;
+	if (r->each)
+		return hand_over(r, q, g);
 	/* the question's whole list is known: one exact block of the run's
 	 * pool, and each id a copy of the length the scan measured */
 	q->docs = mempool_bump(&r->ids, g->nr * sizeof(*q->docs), _Alignof(struct run_doc));
@@ -228,11 +278,18 @@ static int stream_trec(struct run *r, const char *path, struct strbuf *tag)
 
 	if (ret == RUN_SCAN_UNSORTED) {
 		char *keep = r->path;
+		run_each_fn *each = r->each;
+		void *each_data = r->each_data;
+
 		r->path = NULL;
 		run_release(r);
 		r->path = keep;
 		r->format = RUN_TREC;
+		r->each = each;
+		r->each_data = each_data;
 		strbuf_reset(tag);
+		if (each && each(r, NULL, each_data) < 0)
+			return -1;
 		ret = run_trec_scan_mode(path, RUN_SCAN_COLLECT, trec_group_to_run, r, tag);
 	}
 	return ret;

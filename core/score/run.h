@@ -63,7 +63,22 @@ struct run_query {
 	size_t nr_calls;        /* calls made; 0 without "calls" (the list is one call) */
 	bool docs_pooled;       /* 'docs' is a block of the run's pool 'ids', sized
 	                         * once (a TREC question): never grown or freed */
+	bool dropped;           /* the list went to the run's 'each' hook, which took
+	                         * what it needed: 'docs' is NULL, 'nr' its length */
 };
+
+struct run;
+/*
+ * A hook run_load_each calls with each question of a TREC run as soon as
+ * its list is complete: checked for duplicates and ranked, its ids living
+ * until the hook returns. The hook returns 1 when it took what it needs
+ * (the list is then let go: q->dropped), 0 to keep it in the run, or -1
+ * (reported) to stop the load. A NULL 'q' means "forget every question
+ * handed over so far": the file is being read again from the start (a
+ * question came back after another one, so the lists handed over may have
+ * been incomplete).
+ */
+typedef int run_each_fn(struct run *r, struct run_query *q, void *data);
 
 struct run {
 	enum run_format format;
@@ -74,10 +89,15 @@ struct run {
 	size_t nr, alloc;
 	struct strmap index;    /* qid -> index + 1 */
 	struct mempool ids;     /* the documents' ids, and the pooled lists of docs */
-	struct strmap seen;     /* run_check_dups's table, kept from question to question */
+	uint32_t *dup_slots;    /* run_check_dups's table, kept from question to question */
+	size_t dup_cap;
 	long nr_docs;
 	bool reranked;          /* a JSONL run put in score order by run_rank_by_score */
 	bool has_calls;         /* a question of the JSONL run gives "calls" */
+	run_each_fn *each;      /* run_load_each's hook, or NULL */
+	void *each_data;
+	struct run_doc *each_docs;  /* the list handed to 'each', reused from question to question */
+	size_t each_alloc;
 };
 
 void run_init(struct run *r);
@@ -103,6 +123,16 @@ int run_rank_parse(const char *s, enum run_rank *out);
 int run_rank_by_score(struct run *r);
 /* Load 'path' like run_load and rank it as 'rank' says. Return 0 or -1. */
 int run_load_ranked(struct run *r, const char *path, enum run_rank rank);
+/*
+ * Like run_load_ranked, handing each question of a TREC run to 'each'
+ * (run_each_fn) as soon as its list is complete, so that the lists the
+ * hook takes are never all held at once: a run of millions of lines is
+ * read in the memory of one question plus what the hook keeps. The
+ * questions of JSONL and JSON runs are not handed over (the hook is not
+ * called): they are loaded as run_load_ranked does.
+ */
+int run_load_each(struct run *r, const char *path, enum run_rank rank, run_each_fn *each,
+		  void *data);
 
 /* ---- streaming a TREC run ---- */
 

@@ -40,6 +40,7 @@ void hit_ctx_init(struct hit_ctx *c)
 void hit_ctx_release(struct hit_ctx *c)
 {
 	free(c->hits);
+	free(c->hit_at);
 	free(c->j);
 	free(c->before);
 	free(c->keys);
@@ -413,6 +414,7 @@ void hits_from_ranked(struct hit_ctx *c, const struct run_query *rq,
 	long pos = 0;
 
 	reserve_hits(c, n);
+	ALLOC_GROW(c->hit_at, n + 1, c->alloc_hit_at);
 	for (size_t i = 0; i < n; i++) {
 		const char *id = rq->docs[i].id;
 		size_t len = strlen(id);
@@ -424,6 +426,7 @@ void hits_from_ranked(struct hit_ctx *c, const struct run_query *rq,
 		if (rel != REL_NONPOOL) {
 			c->hits[nh].rank = pos;
 			c->hits[nh].rel = rel;
+			c->hit_at[nh] = i;
 			nh++;
 		}
 	}
@@ -529,9 +532,24 @@ static bool wants_calls(const struct score_options *o)
 	return false;
 }
 
-/* Fill the run and option fields of 'out' and allocate its 'nr' questions. */
-static void start_results(struct results *out, const struct run *run, const char *run_path,
-			  const struct score_options *o, size_t nr)
+/* Fill the option fields of 'out' and allocate its 'nr' questions. */
+static void alloc_results(struct results *out, const struct score_options *o, size_t nr)
+{
+	out->k = o->k;
+	out->depth = (int)o->depth;
+	out->nr_measures = o->nr_measures;
+	out->measures = xcalloc(o->nr_measures ? o->nr_measures : 1, sizeof(char *));
+	for (size_t i = 0; i < o->nr_measures; i++)
+		out->measures[i] = xstrdup(o->measures[i].name);
+	out->aggregate = xcalloc(o->nr_measures ? o->nr_measures : 1, sizeof(double));
+	out->has_docs = wants_docs(o);
+	out->has_calls = wants_calls(o);
+	out->q = xcalloc(nr ? nr : 1, sizeof(*out->q));
+	out->nr = nr;
+}
+
+/* Fill the run fields of 'out'. */
+static void run_results(struct results *out, const struct run *run, const char *run_path)
 {
 	char sha[72];
 
@@ -550,42 +568,25 @@ static void start_results(struct results *out, const struct run *run, const char
 	}
 	if (run_path && strcmp(run_path, "-") && !file_sha256(run_path, sha))
 		out->run_sha256 = xstrdup(sha);
-	out->k = o->k;
-	out->depth = (int)o->depth;
-	out->nr_measures = o->nr_measures;
-	out->measures = xcalloc(o->nr_measures ? o->nr_measures : 1, sizeof(char *));
-	for (size_t i = 0; i < o->nr_measures; i++)
-		out->measures[i] = xstrdup(o->measures[i].name);
-	out->aggregate = xcalloc(o->nr_measures ? o->nr_measures : 1, sizeof(double));
-	out->has_docs = wants_docs(o);
-	out->has_calls = wants_calls(o) || run->has_calls;
-	out->q = xcalloc(nr ? nr : 1, sizeof(*out->q));
-	out->nr = nr;
+	out->has_calls = out->has_calls || run->has_calls;
 }
 
 /*
- * Record in 'qr' the judged documents of 'rq' that 'e' holds (the same walk
- * as hits_from_ranked: e->hits[i] is the i-th judged document met), with
- * their ids, and the question's judged documents per grade: what a reader
- * needs to recompute every measure (results.h).
+ * Record in 'qr' the judged documents of 'rq' that 'e' holds (filled by
+ * hits_from_ranked through 'c', which knows where each is in the list),
+ * with their ids, and the question's judged documents per grade: what a
+ * reader needs to recompute every measure (results.h).
  */
 static void record_judged(struct question_result *qr, const struct run_query *rq,
-			  const struct qrels_query *qq, bool judged_only, const struct query_eval *e)
+			  const struct hit_ctx *c, const struct query_eval *e)
 {
-	size_t nh = 0;
+	size_t nh = rq ? e->nr_hits : 0;
 
 	qr->judged = xcalloc(e->nr_hits + 1, sizeof(*qr->judged));
-	for (size_t i = 0; rq && i < rq->nr && nh < e->nr_hits; i++) {
-		const char *id = rq->docs[i].id;
-		size_t len = strlen(id);
-		int rel = judged_rel(qq, id, len, qrels_hash(id, len));
-
-		if (rel == REL_NONPOOL || (judged_only && rel < 0))
-			continue;
-		qr->judged[nh].rank = e->hits[nh].rank;
-		qr->judged[nh].grade = e->hits[nh].rel;
-		qr->judged[nh].id = xstrdup(id);
-		nh++;
+	for (size_t h = 0; h < nh; h++) {
+		qr->judged[h].rank = e->hits[h].rank;
+		qr->judged[h].grade = e->hits[h].rel;
+		qr->judged[h].id = xstrdup(rq->docs[c->hit_at[h]].id);
 	}
 	qr->nr_judged = nh;
 	qr->nr_levels = e->nr_levels > 0 ? e->nr_levels : 0;
@@ -643,7 +644,7 @@ static void record_calls(struct question_result *qr, const struct run_query *rq,
  * calls (results.has_calls). */
 static void score_one(struct hit_ctx *c, struct doc_ctx *dc, bool calls, struct question_result *qr,
 		      const struct qrels_query *qq, const struct run_query *rq,
-		      const struct score_options *o, struct score_summary *sum)
+		      const struct score_options *o)
 {
 	struct query_eval e;
 	struct doc_eval d;
@@ -671,7 +672,7 @@ static void score_one(struct hit_ctx *c, struct doc_ctx *dc, bool calls, struct 
 		if (e.hits[i].rel >= 1)
 			qr->rel_ranks[nrr++] = e.hits[i].rank;
 	qr->nr_rel_ranks = nrr;
-	record_judged(qr, rq, qq, o->judged_only, &e);
+	record_judged(qr, rq, c, &e);
 	qr->nr_top = rq ? (rq->nr < RESULTS_TOP ? rq->nr : RESULTS_TOP) : 0;
 	qr->top = xcalloc(RESULTS_TOP, sizeof(char *));
 	for (size_t i = 0; i < qr->nr_top; i++)
@@ -680,12 +681,24 @@ static void score_one(struct hit_ctx *c, struct doc_ctx *dc, bool calls, struct 
 	for (size_t i = 0; i < o->nr_measures; i++)
 		qr->values[i] = qr->answerable && !qr->unjudged ?
 			measure_value_all(&o->measures[i], &e, dc ? &d : NULL, calls ? &ce : NULL) : NAN;
+}
+
+/* Count the scored question 'qr' in 'out' and 'sum'. */
+static void count_question(struct results *out, const struct question_result *qr,
+			   const struct score_options *o, struct score_summary *sum)
+{
+	if (qr->unjudged)
+		;  /* counted apart (score_summary.unjudged) */
+	else if (qr->answerable)
+		out->nr_answerable++;
+	else
+		out->nr_unanswerable++;
 	if (qr->missing)
 		sum->missing++;
 	if (qr->unjudged) {
 		sum->unjudged++;
 	} else if (qr->answerable) {
-		long first = nrr ? qr->rel_ranks[0] : 0;
+		long first = qr->nr_rel_ranks ? qr->rel_ranks[0] : 0;
 
 		if (first && first <= o->k)
 			sum->found_top_k++;
@@ -700,21 +713,28 @@ static void score_one(struct hit_ctx *c, struct doc_ctx *dc, bool calls, struct 
 	}
 }
 
-/* Count question 'i' of 'out' (id and answerable set) and score it against
- * 'qq' and its ranking in 'run'. */
+/* Return the question 'id' of 'run' for scoring, or NULL. */
+static const struct run_query *ranking_of(const struct run *run, const char *id)
+{
+	const struct run_query *rq = id ? run_find(run, id) : NULL;
+
+	if (rq && rq->dropped) {  /* a bug: the hook took it and did not score it */
+		fprintf(stderr, "fatal: score: question '%s' of the run was let go unscored\n", id);
+		abort();
+	}
+	return rq;
+}
+
+/* Score question 'i' of 'out' (id and answerable set) against 'qq' and
+ * its ranking in 'run', and count it. */
 static void score_question(struct hit_ctx *c, struct doc_ctx *dc, struct results *out, size_t i,
 			   const struct qrels_query *qq, const struct run *run,
 			   const struct score_options *o, struct score_summary *sum)
 {
 	struct question_result *qr = &out->q[i];
 
-	if (qr->unjudged)
-		;  /* counted apart (score_summary.unjudged) */
-	else if (qr->answerable)
-		out->nr_answerable++;
-	else
-		out->nr_unanswerable++;
-	score_one(c, dc, out->has_calls, qr, qq, run_find(run, qr->id), o, sum);
+	score_one(c, dc, out->has_calls, qr, qq, ranking_of(run, qr->id), o);
+	count_question(out, qr, o, sum);
 }
 
 static void finish_results(struct results *out, const struct score_options *o,
@@ -764,7 +784,9 @@ static bool qrels_knows(const void *ctx, const char *qid)
 	return qrels_find((const struct qrels *)ctx, qid, strlen(qid)) != NULL;
 }
 
-int score_question_qrels(const struct question *q, const char *file, struct qrels_query *qq)
+/* score_question_qrels, reporting a chunk labelled twice when 'report'. */
+static int question_qrels(const struct question *q, const char *file, bool report,
+			  struct qrels_query *qq)
 {
 	memset(qq, 0, sizeof(*qq));
 	qq->qid = xstrdup(q->id);
@@ -772,16 +794,142 @@ int score_question_qrels(const struct question *q, const char *file, struct qrel
 		qrels_query_add(qq, q->relevant[l].chunk, q->relevant[l].grade);
 	for (size_t l = 0; l < q->nr_irrelevant; l++)
 		qrels_query_add(qq, q->irrelevant[l], 0);
-	if (qrels_query_finish(qq, file) < 0) {
+	if ((report ? qrels_query_finish(qq, file) : qrels_query_finish_quiet(qq)) < 0) {
 		qrels_query_release(qq);
 		return -1;
 	}
 	return 0;
 }
 
+int score_question_qrels(const struct question *q, const char *file, struct qrels_query *qq)
+{
+	return question_qrels(q, file, true, qq);
+}
+
+/* score_question_qrels reporting nothing. */
+static int score_question_qrels_quiet(const struct question *q, struct qrels_query *qq)
+{
+	return question_qrels(q, NULL, false, qq);
+}
+
+/* Fill the set fields of question 'i' of 's' into 'qr'. */
+static void fill_question(struct question_result *qr, const struct set *s, size_t i,
+			  bool conversational)
+{
+	const struct question *q = &s->q[i];
+
+	qr->id = xstrdup(q->id);
+	qr->text = xstrdup(q->text);
+	qr->origin = q->origin == ORIGIN_NONE ? NULL : xstrdup(origin_name(q->origin));
+	qr->answerable = q->answerable;
+	/* answerable without a label: only a set whose labels were left
+	 * out for the run's corpus has one (score.h) */
+	qr->unjudged = q->answerable && !q->nr_relevant;
+	qr->tags = copy_strings(q->tags, q->nr_tags);
+	qr->nr_tags = q->nr_tags;
+	qr->turn = conversational ? xstrdup(question_turn_position(q)) : NULL;
+}
+
+/* ---- scoring while the run is read ---- */
+
+void score_early_start(struct score_early *e, const struct set *s, const struct score_options *o)
+{
+	memset(e, 0, sizeof(*e));
+	e->s = s;
+	e->o = o;
+	e->conversational = set_has_conversations(s);
+	e->on = !o->judged_only && !wants_docs(o);
+	hit_ctx_init(&e->c);
+	e->index = (struct strmap)STRMAP_INIT;
+	e->index.borrowed = 1;
+	strmap_reserve(&e->index, s->nr);
+	for (size_t i = 0; i < s->nr && e->on; i++) {
+		const char *id = s->q[i].id;
+		struct strmap_entry *en;
+		int added;
+
+		if (!id) {
+			e->on = false;
+			break;
+		}
+		en = strmap_intern(&e->index, id, strlen(id), &added);
+		/* an id twice: both questions take the same ranking, so none is let go */
+		if (!added)
+			e->on = false;
+		en->value = (void *)(uintptr_t)(i + 1);
+	}
+	e->q = xcalloc(s->nr ? s->nr : 1, sizeof(*e->q));
+	e->done = xcalloc(s->nr ? s->nr : 1, sizeof(*e->done));
+}
+
+/* Forget every question scored early. */
+static void early_forget(struct score_early *e)
+{
+	for (size_t i = 0; e->nr_done && i < e->s->nr; i++)
+		if (e->done[i]) {
+			question_result_release(&e->q[i]);
+			memset(&e->q[i], 0, sizeof(e->q[i]));
+			e->done[i] = false;
+			e->nr_done--;
+		}
+}
+
+int score_early_question(struct run *r, struct run_query *rq, void *data)
+{
+	struct score_early *e = data;
+	const struct strmap_entry *en;
+	struct qrels_query qq;
+	size_t i;
+
+	if (!rq) {
+		early_forget(e);
+		return 0;
+	}
+	/* only a TREC run: it records no corpus, so nothing changes the set's
+	 * labels after it is read, and it has no calls to change the measures */
+	if (!e->on || r->format != RUN_TREC)
+		return 0;
+	en = strmap_find(&e->index, rq->qid, strlen(rq->qid));
+	if (!en)
+		return 0;  /* unknown to the set: counted after the load */
+	i = (uintptr_t)en->value - 1;
+	if (e->done[i]) {  /* a bug: the run refuses a question twice, and a new read forgets */
+		fprintf(stderr, "fatal: score: question '%s' scored twice while read\n", rq->qid);
+		abort();
+	}
+	/* a chunk labelled twice is reported in order by score_set */
+	if (score_question_qrels_quiet(&e->s->q[i], &qq) < 0)
+		return 0;
+	fill_question(&e->q[i], e->s, i, e->conversational);
+	score_one(&e->c, NULL, wants_calls(e->o), &e->q[i], &qq, rq, e->o);
+	qrels_query_release(&qq);
+	e->done[i] = true;
+	e->nr_done++;
+	return 1;
+}
+
+void score_early_release(struct score_early *e)
+{
+	if (!e->s)
+		return;
+	early_forget(e);
+	free(e->q);
+	free(e->done);
+	strmap_clear(&e->index, 0);
+	hit_ctx_release(&e->c);
+	memset(e, 0, sizeof(*e));
+}
+
 int score_set(const struct set *s, const char *version, const struct run *run,
 	      const char *run_path, const struct score_options *o,
 	      struct results *out, struct score_summary *sum)
+{
+	return score_set_early(s, version, run, run_path, o, NULL, out, sum);
+}
+
+int score_set_early(const struct set *s, const char *version, const struct run *run,
+		    const char *run_path, const struct score_options *o, struct score_early *early,
+		    struct results *out, struct score_summary *sum)
 {
 	struct hit_ctx c;
 	struct doc_ctx dc;
@@ -790,6 +938,10 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 	bool conversational = set_has_conversations(s);
 	int rc;
 
+	if (early && (early->s != s || early->o != o)) {  /* a bug of the caller */
+		fprintf(stderr, "fatal: score_set_early: scored early on another set or options\n");
+		abort();
+	}
 	set_lookup_init(&lk, s);
 	rc = check_unknown(run, "set", s->name ? s->name : "?", set_knows, &lk, sum);
 	set_lookup_release(&lk);
@@ -804,27 +956,26 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 	out->set_name = xstrdup(s->name);
 	out->set_version = xstrdup(version);
 	out->set_digest = xstrdup(digest);
-	start_results(out, run, run_path, o, s->nr);
+	alloc_results(out, o, s->nr);
+	run_results(out, run, run_path);
 	for (size_t i = 0; i < s->nr; i++) {
-		const struct question *q = &s->q[i];
 		struct question_result *qr = &out->q[i];
 		struct qrels_query qq;
 
-		if (score_question_qrels(q, s->file, &qq) < 0) {
+		if (early && early->done[i]) {
+			*qr = early->q[i];
+			memset(&early->q[i], 0, sizeof(early->q[i]));
+			early->done[i] = false;
+			early->nr_done--;
+			count_question(out, qr, o, sum);
+			continue;
+		}
+		if (score_question_qrels(&s->q[i], s->file, &qq) < 0) {
 			hit_ctx_release(&c);
 			doc_ctx_release(&dc);
 			return -1;
 		}
-		qr->id = xstrdup(q->id);
-		qr->text = xstrdup(q->text);
-		qr->origin = q->origin == ORIGIN_NONE ? NULL : xstrdup(origin_name(q->origin));
-		qr->answerable = q->answerable;
-		/* answerable without a label: only a set whose labels were left
-		 * out for the run's corpus has one (score.h) */
-		qr->unjudged = q->answerable && !q->nr_relevant;
-		qr->tags = copy_strings(q->tags, q->nr_tags);
-		qr->nr_tags = q->nr_tags;
-		qr->turn = conversational ? xstrdup(question_turn_position(q)) : NULL;
+		fill_question(qr, s, i, conversational);
 		score_question(&c, out->has_docs ? &dc : NULL, out, i, &qq, run, o, sum);
 		qrels_query_release(&qq);
 	}
@@ -852,7 +1003,8 @@ int score_qrels(const struct qrels *qr, const struct run *run, const char *run_p
 		if (!file_sha256(qr->file, d))
 			out->set_digest = xstrdup(d);
 	}
-	start_results(out, run, run_path, o, qr->nr);
+	alloc_results(out, o, qr->nr);
+	run_results(out, run, run_path);
 	for (size_t i = 0; i < qr->nr; i++) {
 		const struct qrels_query *qq = &qr->q[i];
 		struct question_result *res = &out->q[i];

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/strmap.h"
 #include "score/measures.h"
 #include "score/metrics.h"
 #include "score/qrels.h"
@@ -44,6 +45,8 @@ struct corpus;
 struct hit_ctx {
 	struct judged_hit *hits;
 	size_t alloc_hits;
+	size_t *hit_at;            /* hits_from_ranked: the place of each hit in the list */
+	size_t alloc_hit_at;
 	struct jdoc *j;            /* judged documents of the current group */
 	size_t alloc_j;
 	long *before;
@@ -130,6 +133,44 @@ int score_question_qrels(const struct question *q, const char *file, struct qrel
 int score_set(const struct set *s, const char *version, const struct run *run,
 	      const char *run_path, const struct score_options *o,
 	      struct results *out, struct score_summary *sum);
+
+/*
+ * Scoring while the run is read, so that a run of millions of lines is
+ * never held whole: score_early_start, then run_load_each(..., 
+ * score_early_question, &early) scores each question of a TREC run as soon
+ * as its list is complete and lets the list go; score_set_early then scores
+ * the questions left (missing from the run, or not taken) and moves the
+ * early ones into 'out' in set order, so that the results are those
+ * score_set gives on the whole run. The early scoring is off (every list
+ * kept) for --judged-only and document-level measures (they read the run
+ * again), for a set with a question id twice or none, and for JSONL and
+ * JSON runs (a JSONL run may record the corpus it was made over, which can
+ * take labels out of the set before scoring, and calls, which add
+ * measures). The caller keeps 's' and 'o' unchanged from start to
+ * score_set_early, and leaves the early scoring off (does not load with
+ * the hook) when anything else reads the run's lists after the load.
+ */
+struct score_early {
+	const struct set *s;
+	const struct score_options *o;
+	bool on;
+	bool conversational;
+	struct strmap index;          /* question id -> index + 1 in 's' */
+	struct hit_ctx c;
+	struct question_result *q;    /* s->nr: the questions scored early */
+	bool *done;
+	size_t nr_done;
+};
+
+void score_early_start(struct score_early *e, const struct set *s, const struct score_options *o);
+/* The run_each_fn of run_load_each ('data': the struct score_early). */
+int score_early_question(struct run *r, struct run_query *q, void *data);
+/* Free what 'e' holds (questions scored early and not moved). */
+void score_early_release(struct score_early *e);
+/* score_set with the questions 'early' (may be NULL) scored while the run was read. */
+int score_set_early(const struct set *s, const char *version, const struct run *run,
+		    const char *run_path, const struct score_options *o, struct score_early *early,
+		    struct results *out, struct score_summary *sum);
 
 /* Like score_set for TREC qrels: every qrels query with a relevant document
  * is answerable, the others unanswerable. The set name is the qrels path. */

@@ -161,6 +161,10 @@ static int get_string_list(struct loader *ld, const struct ynode *n, const char 
 		return 0;
 	if (n->kind != YNODE_SEQ)
 		return type_error(ld, n, what, "a list");
+	if (*nr + n->nr > *alloc) {  /* exactly: a question has a tag or two */
+		*alloc = *nr + n->nr;
+		*arr = xreallocarray(*arr, *alloc, sizeof(**arr));
+	}
 	for (size_t i = 0; i < n->nr; i++) {
 		const struct ynode *it = n->kids[i];
 		if (it->kind != YNODE_SCALAR || ynode_type(it) == YSCALAR_NULL)
@@ -223,7 +227,7 @@ static int get_forbid_rules(struct loader *ld, const struct ynode *n, struct set
 			if (it->nr != 2)
 				return error_at(ld->name, it->line, it->col, "a set-wide forbidden rule "
 						"has exactly one selector (chunk, doc, doc-prefix, id-prefix "
-						"or tag), not %zu", it->nr / 2);
+						"or tag), not %zu", (size_t)it->nr / 2);
 			k = it->kids[0];
 			v = it->kids[1];
 			at = k;
@@ -257,6 +261,20 @@ static int get_forbid_rules(struct loader *ld, const struct ynode *n, struct set
 	return 0;
 }
 
+/* A list of at most this many items is checked for duplicates by comparing
+ * each item with those before it: no table for the one or two labels most
+ * questions have. */
+#define SHORT_LIST 8
+
+/* Make room in 'q' for 'n' more labels, exactly: most questions have one. */
+static void reserve_labels(struct question *q, size_t n)
+{
+	if (q->nr_relevant + n > q->alloc_relevant) {
+		q->alloc_relevant = q->nr_relevant + n;
+		q->relevant = xreallocarray(q->relevant, q->alloc_relevant, sizeof(*q->relevant));
+	}
+}
+
 static void add_label(struct question *q, const struct ynode *at, const char *chunk, int grade)
 {
 	struct label *l;
@@ -279,16 +297,25 @@ static int get_relevant(struct loader *ld, const struct ynode *n, struct questio
 	if (n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL)
 		return 0;
 	seen.borrowed = 1;  /* the keys are the tree's, which outlives the map */
+	if (n->kind == YNODE_SEQ || n->kind == YNODE_MAP)
+		reserve_labels(q, n->kind == YNODE_SEQ ? n->nr : n->nr / 2);
 	if (n->kind == YNODE_SEQ) {
 		q->relevant_as_list = true;
 		for (size_t i = 0; i < n->nr; i++) {
 			const struct ynode *it = n->kids[i];
-			int added;
+			int added = 1;
 			if (it->kind != YNODE_SCALAR || ynode_type(it) == YSCALAR_NULL) {
 				type_error(ld, it, "a relevant chunk id", "a string");
 				goto out;
 			}
-			strmap_intern_hashed(&seen, it->value, strlen(it->value), strhash(it->value, strlen(it->value)), &added);
+			/* a short list is searched, a long one hashed */
+			if (n->nr <= SHORT_LIST) {
+				for (size_t j = 0; j < i && added; j++)
+					added = strcmp(n->kids[j]->value, it->value) != 0;
+			} else {
+				strmap_intern_hashed(&seen, it->value, strlen(it->value),
+						     strhash(it->value, strlen(it->value)), &added);
+			}
 			if (!added) {
 				error_at(ld->name, it->line, it->col, "chunk '%s' listed twice in 'relevant'",
 					 it->value);
@@ -643,6 +670,7 @@ static int load_questions(struct loader *ld, const struct ynode *n, struct set *
 	if (n->nr > SET_MAX_QUESTIONS)
 		return error_at(ld->name, n->line, n->col, "more than %d questions",
 				SET_MAX_QUESTIONS);
+	set_reserve(s, n->nr);
 	for (size_t i = 0; i < n->nr; i++)
 		if (load_question(ld, n->kids[i], s) < 0)
 			return -1;

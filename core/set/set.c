@@ -220,6 +220,14 @@ void set_lookup_release(struct set_lookup *lk)
 	strmap_clear(&lk->map, 0);
 }
 
+void set_reserve(struct set *s, size_t n)
+{
+	if (s->nr + n > s->alloc) {
+		s->alloc = s->nr + n;
+		s->q = xreallocarray(s->q, s->alloc, sizeof(*s->q));
+	}
+}
+
 struct question *set_append(struct set *s)
 {
 	struct question *q;

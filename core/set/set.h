@@ -285,6 +285,8 @@ struct set_lookup {
 void set_lookup_init(struct set_lookup *lk, const struct set *s);
 struct question *set_lookup_find(const struct set_lookup *lk, const char *id);
 void set_lookup_release(struct set_lookup *lk);
+/* Make room for 'n' more questions, exactly (a loader that knows how many). */
+void set_reserve(struct set *s, size_t n);
 /* Append a copy of nothing: return a new zeroed question at the end (answerable true). */
 struct question *set_append(struct set *s);
 /* Remove the question at 'index', keeping the order of the others. */
