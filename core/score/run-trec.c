@@ -37,6 +37,7 @@
 #include "score/run-trec-fast.h"  /* the reader again, for AVX2 and BMI2 */
 #undef TREC_FAST_AVX2
 
+#include "base/digest.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "base/progress.h"
@@ -189,6 +190,7 @@ struct scan {
 	struct cline *cl;        /* collect: every line */
 	size_t nr_cl, alloc_cl;
 	struct strmap seen;
+	struct sha256_ctx *sha;  /* run_trec_scan_digest: the bytes read, hashed */
 	size_t tag_off, tag_len; /* absolute */
 	bool have_tag;
 	long lineno;
@@ -631,6 +633,8 @@ static int scan_run(struct scan *s)
 			first = false;
 			if ((size_t)n < s->cap - s->len - SCAN_SLACK)
 				eof = true;
+			if (s->sha)
+				sha256_update(s->sha, s->buf + s->len, (size_t)n);
 			s->len += (size_t)n;
 			s->bytes_read += (double)n;
 			scan_report(s);
@@ -681,8 +685,9 @@ int run_trec_scan(const char *path, bool collect, trec_group_fn fn, void *data,
 	return run_trec_scan_mode(path, collect ? RUN_SCAN_COLLECT : RUN_SCAN_STREAM, fn, data, runid);
 }
 
-int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
-		       struct strbuf *runid)
+/* run_trec_scan_mode, and with 'sha' run_trec_scan_digest. */
+static int scan_file(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
+		     struct strbuf *runid, char *sha)
 {
 	struct scan s;
 	int ret;
@@ -693,14 +698,36 @@ int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn 
 	s.batches = mode == RUN_SCAN_LINES;
 	if (!(s.gz = run_open_gz(path)))
 		return -1;
+	if (sha)
+		s.sha = sha256_new();
 	s.cap = SCAN_BLOCK + SCAN_SLACK;
 	s.buf = xmalloc(s.cap);
 	ret = scan_run(&s);
 	if (ret == RUN_SCAN_UNSORTED && s.collect)
 		ret = -1; /* cannot happen: collect mode never reports unsorted */
+	if (sha) {
+		/* every byte of a plain file was read: its digest; else none */
+		bool whole = !ret && gzdirect(s.gz) && strcmp(path, "-");
+
+		sha256_final(s.sha, sha);
+		if (!whole)
+			sha[0] = '\0';
+	}
 	gzclose(s.gz);
 	scan_finish(&s, ret, runid);
 	return ret;
+}
+
+int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
+		       struct strbuf *runid)
+{
+	return scan_file(path, mode, fn, data, runid, NULL);
+}
+
+int run_trec_scan_digest(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
+			 struct strbuf *runid, char sha[72])
+{
+	return scan_file(path, mode, fn, data, runid, sha);
 }
 
 /*

@@ -274,7 +274,7 @@ static int stream_jsonl(struct run *r, const char *path)
  * grouped, else (a question coming back) again with every line kept. */
 static int stream_trec(struct run *r, const char *path, struct strbuf *tag)
 {
-	int ret = run_trec_scan_mode(path, RUN_SCAN_STREAM, trec_group_to_run, r, tag);
+	int ret = run_trec_scan_digest(path, RUN_SCAN_STREAM, trec_group_to_run, r, tag, r->sha256);
 
 	if (ret == RUN_SCAN_UNSORTED) {
 		char *keep = r->path;
@@ -290,7 +290,8 @@ static int stream_trec(struct run *r, const char *path, struct strbuf *tag)
 		strbuf_reset(tag);
 		if (each && each(r, NULL, each_data) < 0)
 			return -1;
-		ret = run_trec_scan_mode(path, RUN_SCAN_COLLECT, trec_group_to_run, r, tag);
+		ret = run_trec_scan_digest(path, RUN_SCAN_COLLECT, trec_group_to_run, r, tag,
+					   r->sha256);
 	}
 	return ret;
 }

@@ -94,6 +94,8 @@ struct run {
 	long nr_docs;
 	bool reranked;          /* a JSONL run put in score order by run_rank_by_score */
 	bool has_calls;         /* a question of the JSONL run gives "calls" */
+	char sha256[72];        /* the file's SHA-256 when its TREC scan read it whole
+	                         * (run_trec_scan_digest), else "" */
 	run_each_fn *each;      /* run_load_each's hook, or NULL */
 	void *each_data;
 	struct run_doc *each_docs;  /* the list handed to 'each', reused from question to question */
@@ -189,6 +191,16 @@ enum run_scan_mode {
  */
 int run_trec_scan_mode(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
 		       struct strbuf *runid);
+
+/*
+ * Like run_trec_scan_mode, writing into 'sha' the SHA-256 ("sha256:<hex>",
+ * the form of file_sha256) of the bytes read when 'path' is a plain (not
+ * compressed) file and the scan read all of it (returned 0); else an empty
+ * string. For a reader that also records the file's digest: the file is
+ * then read once.
+ */
+int run_trec_scan_digest(const char *path, enum run_scan_mode mode, trec_group_fn fn, void *data,
+			 struct strbuf *runid, char sha[72]);
 
 /*
  * Like run_trec_scan_mode, for a callback that reads qids and docids by

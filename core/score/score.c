@@ -566,7 +566,11 @@ static void run_results(struct results *out, const struct run *run, const char *
 			out->run_query_form = xstrdup(form->valuestring);
 		cJSON_Delete(meta);
 	}
-	if (run_path && strcmp(run_path, "-") && !file_sha256(run_path, sha))
+	/* the digest of the bytes scored when the scan read the file whole
+	 * (not read twice), else of the file now */
+	if (run_path && run->path && run->sha256[0] && !strcmp(run_path, run->path))
+		out->run_sha256 = xstrdup(run->sha256);
+	else if (run_path && strcmp(run_path, "-") && !file_sha256(run_path, sha))
 		out->run_sha256 = xstrdup(sha);
 	out->has_calls = out->has_calls || run->has_calls;
 }
