@@ -942,6 +942,8 @@ int score_set_early(const struct set *s, const char *version, const struct run *
 	bool conversational = set_has_conversations(s);
 	int rc;
 
+	if (early && !early->nr_done)
+		early = NULL;  /* nothing taken: 's' may have been replaced since (score.h) */
 	if (early && (early->s != s || early->o != o)) {  /* a bug of the caller */
 		fprintf(stderr, "fatal: score_set_early: scored early on another set or options\n");
 		abort();

@@ -147,8 +147,10 @@ int score_set(const struct set *s, const char *version, const struct run *run,
  * JSON runs (a JSONL run may record the corpus it was made over, which can
  * take labels out of the set before scoring, and calls, which add
  * measures). The caller keeps 's' and 'o' unchanged from start to
- * score_set_early, and leaves the early scoring off (does not load with
- * the hook) when anything else reads the run's lists after the load.
+ * score_set_early once a question was taken (nr_done > 0; with none taken
+ * the early scoring is ignored, so the set may have been replaced), and
+ * leaves the early scoring off (does not load with the hook) when anything
+ * else reads the run's lists after the load.
  */
 struct score_early {
 	const struct set *s;
