@@ -916,8 +916,8 @@ int cmd_score(int argc, const char **argv)
 	 * run's lists after the load (the leak checks, --corpus's set) */
 	if (!qrels_path && !corpus_path && !nr_leak_ks && !set_nr_forbidding(&s))
 		score_early_start(&early, &s, &so);
-	if (early.s ? run_load_each(&run, run_path, rank, score_early_question, &early) < 0
-		    : run_load_ranked(&run, run_path, rank) < 0)
+	if (early.on ? run_load_each(&run, run_path, rank, score_early_question, &early) < 0
+		     : run_load_ranked(&run, run_path, rank) < 0)
 		goto out;
 	/* an agent's run: first-call recall and calls beside the defaults */
 	if (!mlist_given && run.has_calls) {

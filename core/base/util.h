@@ -30,6 +30,17 @@
 		}                                                            \
 	} while (0)
 
+/* Grow the array 'x' (with 'alloc' slots) to exactly 'nr' elements when it
+ * holds fewer: for a caller that knows how many are coming (a loader that
+ * has the list's length), where ALLOC_GROW's slack would be waste. */
+#define ALLOC_EXACT(x, nr, alloc)                                            \
+	do {                                                                 \
+		if ((nr) > (alloc)) {                                        \
+			(x) = xreallocarray((x), (nr), sizeof(*(x)));        \
+			(alloc) = (nr);                                      \
+		}                                                            \
+	} while (0)
+
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 /*

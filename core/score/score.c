@@ -842,26 +842,11 @@ void score_early_start(struct score_early *e, const struct set *s, const struct 
 	e->s = s;
 	e->o = o;
 	e->conversational = set_has_conversations(s);
-	e->on = !o->judged_only && !wants_docs(o);
 	hit_ctx_init(&e->c);
-	e->index = (struct strmap)STRMAP_INIT;
-	e->index.borrowed = 1;
-	strmap_reserve(&e->index, s->nr);
-	for (size_t i = 0; i < s->nr && e->on; i++) {
-		const char *id = s->q[i].id;
-		struct strmap_entry *en;
-		int added;
-
-		if (!id) {
-			e->on = false;
-			break;
-		}
-		en = strmap_intern(&e->index, id, strlen(id), &added);
-		/* an id twice: both questions take the same ranking, so none is let go */
-		if (!added)
-			e->on = false;
-		en->value = (void *)(uintptr_t)(i + 1);
-	}
+	set_lookup_init(&e->lk, s);
+	/* every question has an id of its own: with an id twice, both questions
+	 * take the same ranking, so none may be let go */
+	e->on = !o->judged_only && !wants_docs(o) && e->lk.map.size == s->nr;
 	e->q = xcalloc(s->nr ? s->nr : 1, sizeof(*e->q));
 	e->done = xcalloc(s->nr ? s->nr : 1, sizeof(*e->done));
 }
@@ -881,7 +866,7 @@ static void early_forget(struct score_early *e)
 int score_early_question(struct run *r, struct run_query *rq, void *data)
 {
 	struct score_early *e = data;
-	const struct strmap_entry *en;
+	const struct question *q;
 	struct qrels_query qq;
 	size_t i;
 
@@ -892,17 +877,16 @@ int score_early_question(struct run *r, struct run_query *rq, void *data)
 	/* only a TREC run: it records no corpus, so nothing changes the set's
 	 * labels after it is read, and it has no calls to change the measures */
 	if (!e->on || r->format != RUN_TREC)
-		return 0;
-	en = strmap_find(&e->index, rq->qid, strlen(rq->qid));
-	if (!en)
+		return 0;  /* not asked for when off; JSONL and JSON lists are never handed over */
+	if (!(q = set_lookup_find(&e->lk, rq->qid)))
 		return 0;  /* unknown to the set: counted after the load */
-	i = (uintptr_t)en->value - 1;
+	i = (size_t)(q - e->s->q);
 	if (e->done[i]) {  /* a bug: the run refuses a question twice, and a new read forgets */
 		fprintf(stderr, "fatal: score: question '%s' scored twice while read\n", rq->qid);
 		abort();
 	}
 	/* a chunk labelled twice is reported in order by score_set */
-	if (score_question_qrels_quiet(&e->s->q[i], &qq) < 0)
+	if (score_question_qrels_quiet(q, &qq) < 0)
 		return 0;
 	fill_question(&e->q[i], e->s, i, e->conversational);
 	score_one(&e->c, NULL, wants_calls(e->o), &e->q[i], &qq, rq, e->o);
@@ -919,7 +903,7 @@ void score_early_release(struct score_early *e)
 	early_forget(e);
 	free(e->q);
 	free(e->done);
-	strmap_clear(&e->index, 0);
+	set_lookup_release(&e->lk);
 	hit_ctx_release(&e->c);
 	memset(e, 0, sizeof(*e));
 }
@@ -948,9 +932,13 @@ int score_set_early(const struct set *s, const char *version, const struct run *
 		fprintf(stderr, "fatal: score_set_early: scored early on another set or options\n");
 		abort();
 	}
-	set_lookup_init(&lk, s);
-	rc = check_unknown(run, "set", s->name ? s->name : "?", set_knows, &lk, sum);
-	set_lookup_release(&lk);
+	/* the questions by id: those of the early scoring when it took any */
+	if (!early)
+		set_lookup_init(&lk, s);
+	rc = check_unknown(run, "set", s->name ? s->name : "?", set_knows, early ? &early->lk : &lk,
+			   sum);
+	if (!early)
+		set_lookup_release(&lk);
 	if (rc < 0)
 		return -1;
 	hit_ctx_init(&c);

@@ -32,14 +32,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/strmap.h"
 #include "score/measures.h"
 #include "score/metrics.h"
 #include "score/qrels.h"
 #include "score/results.h"
 #include "score/run.h"
+#include "set/set.h"
 
-struct set;
 struct corpus;
 
 struct hit_ctx {
@@ -155,9 +154,9 @@ int score_set(const struct set *s, const char *version, const struct run *run,
 struct score_early {
 	const struct set *s;
 	const struct score_options *o;
-	bool on;
+	bool on;                      /* questions may be taken (the cases above) */
 	bool conversational;
-	struct strmap index;          /* question id -> index + 1 in 's' */
+	struct set_lookup lk;         /* the questions of 's' by id */
 	struct hit_ctx c;
 	struct question_result *q;    /* s->nr: the questions scored early */
 	bool *done;

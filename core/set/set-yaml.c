@@ -161,10 +161,7 @@ static int get_string_list(struct loader *ld, const struct ynode *n, const char 
 		return 0;
 	if (n->kind != YNODE_SEQ)
 		return type_error(ld, n, what, "a list");
-	if (*nr + n->nr > *alloc) {  /* exactly: a question has a tag or two */
-		*alloc = *nr + n->nr;
-		*arr = xreallocarray(*arr, *alloc, sizeof(**arr));
-	}
+	ALLOC_EXACT(*arr, *nr + n->nr, *alloc);  /* exactly: a question has a tag or two */
 	for (size_t i = 0; i < n->nr; i++) {
 		const struct ynode *it = n->kids[i];
 		if (it->kind != YNODE_SCALAR || ynode_type(it) == YSCALAR_NULL)
@@ -266,15 +263,6 @@ static int get_forbid_rules(struct loader *ld, const struct ynode *n, struct set
  * questions have. */
 #define SHORT_LIST 8
 
-/* Make room in 'q' for 'n' more labels, exactly: most questions have one. */
-static void reserve_labels(struct question *q, size_t n)
-{
-	if (q->nr_relevant + n > q->alloc_relevant) {
-		q->alloc_relevant = q->nr_relevant + n;
-		q->relevant = xreallocarray(q->relevant, q->alloc_relevant, sizeof(*q->relevant));
-	}
-}
-
 static void add_label(struct question *q, const struct ynode *at, const char *chunk, int grade)
 {
 	struct label *l;
@@ -297,8 +285,10 @@ static int get_relevant(struct loader *ld, const struct ynode *n, struct questio
 	if (n->kind == YNODE_SCALAR && ynode_type(n) == YSCALAR_NULL)
 		return 0;
 	seen.borrowed = 1;  /* the keys are the tree's, which outlives the map */
+	/* exactly: most questions have one label */
 	if (n->kind == YNODE_SEQ || n->kind == YNODE_MAP)
-		reserve_labels(q, n->kind == YNODE_SEQ ? n->nr : n->nr / 2);
+		ALLOC_EXACT(q->relevant, q->nr_relevant + (n->kind == YNODE_SEQ ? n->nr : n->nr / 2),
+			    q->alloc_relevant);
 	if (n->kind == YNODE_SEQ) {
 		q->relevant_as_list = true;
 		for (size_t i = 0; i < n->nr; i++) {

@@ -222,10 +222,7 @@ void set_lookup_release(struct set_lookup *lk)
 
 void set_reserve(struct set *s, size_t n)
 {
-	if (s->nr + n > s->alloc) {
-		s->alloc = s->nr + n;
-		s->q = xreallocarray(s->q, s->alloc, sizeof(*s->q));
-	}
+	ALLOC_EXACT(s->q, s->nr + n, s->alloc);
 }
 
 struct question *set_append(struct set *s)
