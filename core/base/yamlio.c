@@ -7,6 +7,7 @@
  * freed, so a caller only ever sees a whole tree or none.
  */
 #include "base/yamlio.h"
+#include "base/yamlfast.h"
 #include "base/error.h"
 #include "base/util.h"
 
@@ -351,6 +352,15 @@ static struct ynode *new_node(const yaml_event_t *ev, const char *name, long lin
 int yamlio_parse_tree(const char *buf, size_t len, const char *name,
 		      const struct yamlio_rules *r, struct mempool *pool,
 		      struct ynode **root)
+{
+	if (yamlfast_parse(buf, len, r, pool, root))
+		return 0;
+	return yamlio_parse_events(buf, len, name, r, pool, root);
+}
+
+int yamlio_parse_events(const char *buf, size_t len, const char *name,
+			const struct yamlio_rules *r, struct mempool *pool,
+			struct ynode **root)
 {
 	yaml_parser_t ps;
 	yaml_event_t ev;

@@ -123,6 +123,16 @@ int yamlio_parse_tree(const char *buf, size_t len, const char *name,
 		      struct ynode **root);
 
 /*
+ * yamlio_parse_tree's second reader alone: libyaml's events into the tree.
+ * yamlio_parse_tree first tries the reader of the block YAML evalset writes
+ * (yamlfast.h), which gives the same tree faster or declines; this is what
+ * it falls back to, and what the tests compare it with.
+ */
+int yamlio_parse_events(const char *buf, size_t len, const char *name,
+			const struct yamlio_rules *r, struct mempool *pool,
+			struct ynode **root);
+
+/*
  * Set '*line' and '*col' (1-based; columns count UTF-8 characters) of byte
  * 'off' of 'buf', which holds at least 'off' bytes.
  */

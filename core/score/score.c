@@ -923,7 +923,7 @@ int score_set_early(const struct set *s, const char *version, const struct run *
 	struct doc_ctx dc;
 	struct set_lookup lk;
 	char digest[72];
-	bool conversational = set_has_conversations(s);
+	bool conversational = set_has_conversations(s), *taken = NULL;
 	int rc;
 
 	if (early && !early->nr_done)
@@ -951,22 +951,29 @@ int score_set_early(const struct set *s, const char *version, const struct run *
 	out->set_version = xstrdup(version);
 	out->set_digest = xstrdup(digest);
 	alloc_results(out, o, s->nr);
+	if (early) {
+		/* the questions scored early are in their places already (set
+		 * order, the others zero): their array becomes the results' */
+		free(out->q);
+		out->q = early->q;
+		taken = early->done;
+		early->q = NULL;
+		early->done = NULL;
+		early->nr_done = 0;
+	}
 	run_results(out, run, run_path);
 	for (size_t i = 0; i < s->nr; i++) {
 		struct question_result *qr = &out->q[i];
 		struct qrels_query qq;
 
-		if (early && early->done[i]) {
-			*qr = early->q[i];
-			memset(&early->q[i], 0, sizeof(early->q[i]));
-			early->done[i] = false;
-			early->nr_done--;
+		if (taken && taken[i]) {
 			count_question(out, qr, o, sum);
 			continue;
 		}
 		if (score_question_qrels(&s->q[i], s->file, &qq) < 0) {
 			hit_ctx_release(&c);
 			doc_ctx_release(&dc);
+			free(taken);
 			return -1;
 		}
 		fill_question(qr, s, i, conversational);
@@ -976,6 +983,7 @@ int score_set_early(const struct set *s, const char *version, const struct run *
 	finish_results(out, o, sum);
 	hit_ctx_release(&c);
 	doc_ctx_release(&dc);
+	free(taken);
 	return 0;
 }
 

@@ -137,9 +137,10 @@ int score_set(const struct set *s, const char *version, const struct run *run,
  * Scoring while the run is read, so that a run of millions of lines is
  * never held whole: score_early_start, then run_load_each(..., 
  * score_early_question, &early) scores each question of a TREC run as soon
- * as its list is complete and lets the list go; score_set_early then scores
- * the questions left (missing from the run, or not taken) and moves the
- * early ones into 'out' in set order, so that the results are those
+ * as its list is complete and lets the list go; score_set_early then takes
+ * the early results (an array in set order) as those of 'out' and scores
+ * the questions left (missing from the run, or not taken), so that the
+ * results are those
  * score_set gives on the whole run. The early scoring is off (every list
  * kept) for --judged-only and document-level measures (they read the run
  * again), for a set with a question id twice or none, and for JSONL and
@@ -158,7 +159,8 @@ struct score_early {
 	bool conversational;
 	struct set_lookup lk;         /* the questions of 's' by id */
 	struct hit_ctx c;
-	struct question_result *q;    /* s->nr: the questions scored early */
+	struct question_result *q;    /* s->nr: the questions scored early, in set order
+				       * (score_set_early takes the array) */
 	bool *done;
 	size_t nr_done;
 };
@@ -166,7 +168,7 @@ struct score_early {
 void score_early_start(struct score_early *e, const struct set *s, const struct score_options *o);
 /* The run_each_fn of run_load_each ('data': the struct score_early). */
 int score_early_question(struct run *r, struct run_query *q, void *data);
-/* Free what 'e' holds (questions scored early and not moved). */
+/* Free what 'e' holds (questions scored early and not taken by score_set_early). */
 void score_early_release(struct score_early *e);
 /* score_set with the questions 'early' (may be NULL) scored while the run was read. */
 int score_set_early(const struct set *s, const char *version, const struct run *run,
