@@ -351,81 +351,67 @@ static const char *skip_spaces(const struct fast *f, const char *p)
 	return p;
 }
 
-/* Read the flow sequence of scalars at '*pp' (its '['), on one line. */
-static struct ynode *flow_seq(struct fast *f, const char **pp)
+/*
+ * Step '*pp' on in a flow collection closed by 'close': from its opening
+ * bracket ('first') or after an item, past the spaces and the ',' to the
+ * next item (return 0), or past 'close' (return 1). Return -1 to decline:
+ * the line ends, or a ',' follows another or comes last.
+ */
+static int flow_step(const struct fast *f, const char **pp, char close, bool first)
 {
-	struct ynode *seq = open_node(f, YNODE_SEQ, *pp);
-	const char *p;
+	const char *p = skip_spaces(f, *pp + first);
 
-	if (!seq)
-		return NULL;
-	p = skip_spaces(f, *pp + 1);
-	if (p < f->eol && *p == ']') {
+	if (p >= f->eol)
+		return -1;
+	if (*p == close) {
 		*pp = p + 1;
-		f->depth--;
-		return seq;
+		return 1;
 	}
-	for (;;) {
-		struct ynode *n;
-
-		if (p >= f->eol || !(n = flow_scalar(f, &p, true)) || add_kid(f, seq, n) < 0)
-			return NULL;
-		p = skip_spaces(f, p);
-		if (p >= f->eol)
-			return NULL;
-		if (*p == ']')
-			break;
+	if (!first) {
 		if (*p != ',')
-			return NULL;
+			return -1;
 		p = skip_spaces(f, p + 1);
-		if (p >= f->eol || *p == ']' || *p == ',')
-			return NULL;
+		if (p >= f->eol || *p == close || *p == ',')
+			return -1;
 	}
-	*pp = p + 1;
-	f->depth--;
-	return seq;
+	*pp = p;
+	return 0;
 }
 
 static const char *key_end(const struct fast *f, const char *p);
 
-/* Read the flow mapping at '*pp' (its '{') of simple keys and scalars, on one line. */
-static struct ynode *flow_map(struct fast *f, const char **pp)
+/*
+ * Read the flow collection at '*pp' (its '[' or '{'), on one line: a
+ * sequence of scalars, or a mapping of simple keys and scalars.
+ */
+static struct ynode *flow(struct fast *f, const char **pp)
 {
-	struct ynode *m = open_node(f, YNODE_MAP, *pp);
-	const char *p;
+	bool is_map = **pp == '{';
+	struct ynode *c = open_node(f, is_map ? YNODE_MAP : YNODE_SEQ, *pp);
+	char close = is_map ? '}' : ']';
+	int r;
 
-	if (!m)
+	if (!c)
 		return NULL;
-	p = skip_spaces(f, *pp + 1);
-	if (p < f->eol && *p == '}') {
-		*pp = p + 1;
-		f->depth--;
-		return m;
-	}
-	for (;;) {
-		const char *ke = p < f->eol ? key_end(f, p) : NULL;
-		struct ynode *key, *value;
+	for (r = flow_step(f, pp, close, true); !r; r = flow_step(f, pp, close, false)) {
+		struct ynode *n;
 
-		if (!ke || !(key = scalar(f, p, p, (size_t)(ke - p), true)) || add_kid(f, m, key) < 0)
-			return NULL;
-		p = skip_spaces(f, ke + 1);
-		if (p >= f->eol || *p == ',' || *p == '}' || !(value = flow_scalar(f, &p, true)) ||
-		    add_kid(f, m, value) < 0)
-			return NULL;
-		p = skip_spaces(f, p);
-		if (p >= f->eol)
-			return NULL;
-		if (*p == '}')
-			break;
-		if (*p != ',')
-			return NULL;
-		p = skip_spaces(f, p + 1);
-		if (p >= f->eol || *p == '}' || *p == ',')
+		if (is_map) {
+			const char *k = *pp, *ke = key_end(f, k);
+
+			if (!ke || !(n = scalar(f, k, k, (size_t)(ke - k), true)) || add_kid(f, c, n) < 0)
+				return NULL;
+			*pp = skip_spaces(f, ke + 1);
+			if (*pp >= f->eol || **pp == ',' || **pp == '}')
+				return NULL;
+		}
+		if (!(n = flow_scalar(f, pp, true)) || add_kid(f, c, n) < 0)
 			return NULL;
 	}
-	*pp = p + 1;
+	if (r < 0)
+		return NULL;
 	f->depth--;
-	return m;
+	return c;
 }
 
 /* Read the value at 'p' that takes the rest of the line, and go on to the next line. */
@@ -433,10 +419,8 @@ static struct ynode *inline_value(struct fast *f, const char *p)
 {
 	struct ynode *n;
 
-	if (*p == '[') {
-		n = flow_seq(f, &p);
-	} else if (*p == '{') {
-		n = flow_map(f, &p);
+	if (*p == '[' || *p == '{') {
+		n = flow(f, &p);
 	} else {
 		n = flow_scalar(f, &p, false);
 	}
