@@ -2,8 +2,8 @@
  * yamlfast: the block YAML evalset writes, read without libyaml (contract
  * in yamlfast.h).
  *
- * A recursive descent over lines. Every function returns 0, or -1 to
- * decline; nothing is reported. Columns are 1-based and count UTF-8
+ * A recursive descent over lines. A function declines by returning NULL
+ * or -1, and so do its callers; nothing is reported. Columns are 1-based and count UTF-8
  * characters, as libyaml's marks do. Where libyaml puts a node:
  *  - a scalar: its first character (the quote of a quoted one);
  *  - a block mapping: its first key;
@@ -14,9 +14,8 @@
 #include "base/util.h"
 
 #include <stdint.h>
-#include <string.h>
-#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct fast {
 	const char *buf, *end;
@@ -187,8 +186,8 @@ static struct ynode *scalar(struct fast *f, const char *at, const char *s, size_
 }
 
 /*
- * Read the plain scalar at '*pp'; 'flow' inside a flow sequence, where it
- * ends at ',' or ']'. Decline what might be anything but a plain scalar of
+ * Read the plain scalar at '*pp'; 'flow' inside a flow collection, where
+ * it ends at ',', ']' or '}'. Decline what might be anything but a plain scalar of
  * one line: an indicator first, ": " or " #" inside, a ':' at its end.
  */
 static struct ynode *plain(struct fast *f, const char **pp, bool flow)
