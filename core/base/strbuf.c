@@ -72,11 +72,19 @@ void strbuf_setlen(struct strbuf *sb, size_t len)
 	sb->buf[len] = '\0';
 }
 
+/* Whether 'sb' holds 'extra' more bytes and the NUL without growing (an
+ * empty strbuf, 'alloc' 0, never does). */
+static inline bool has_room(const struct strbuf *sb, size_t extra)
+{
+	return extra < sb->alloc - sb->len;
+}
+
 void strbuf_add(struct strbuf *sb, const void *data, size_t len)
 {
 	if (!len)
 		return;
-	strbuf_grow(sb, len);
+	if (!has_room(sb, len))
+		strbuf_grow(sb, len);
 	memcpy(sb->buf + sb->len, data, len);
 	sb->len += len;
 	sb->buf[sb->len] = '\0';
@@ -89,7 +97,8 @@ void strbuf_addstr(struct strbuf *sb, const char *s)
 
 void strbuf_addch(struct strbuf *sb, int c)
 {
-	strbuf_grow(sb, 1);
+	if (!has_room(sb, 1))
+		strbuf_grow(sb, 1);
 	sb->buf[sb->len++] = (char)c;
 	sb->buf[sb->len] = '\0';
 }

@@ -214,6 +214,8 @@ static const struct kase kases[] = {
 	{ "%YAML 1.1\n---\na: 1\n", false, "a directive" },
 	{ "a: [x, ]\n", false, "a trailing comma in a flow sequence" },
 	{ "a: [x, [y]]\n", false, "a nested flow sequence" },
+	{ "a: [x:y]\n", false, "a ':' in a flow sequence's scalar (libyaml's versions differ)" },
+	{ "a: {b: c:d}\n", false, "a ':' in a flow mapping's value" },
 	{ "e:\n- {chunk: c-1, doc: d.txt, start: 7, end: 9, quote: '18:15'}\n", true,
 	  "flow mappings in a sequence" },
 	{ "a: { b: 1 ,c: x y }\n", true, "a flow mapping with spaces" },
