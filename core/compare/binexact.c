@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NUISANCE_GRID 48
 #define NUISANCE_REFINE 24
@@ -22,7 +23,7 @@
 
 struct region {
 	size_t n;
-	double d, z, tol;
+	double d, floor;  /* the smallest Z in the region (region_floor) */
 	long *t;      /* per count of -1 losses: the smallest count of +1 losses in the region */
 	struct binom bn;  /* log factorials up to n */
 };
@@ -52,24 +53,46 @@ double binexact_z(size_t n, size_t up, size_t down, double d)
 	return score(n, (double)up, (double)down, d);
 }
 
-/* The smallest u in [0, n - v] with Z(u, v) in the region (Z grows with u),
- * or n - v + 1 when none. */
-static size_t threshold(struct region *r, size_t v)
+/* Return the smallest Z in the region of an observed Z of 'z': z less a
+ * relative 1e-9, so that an outcome whose Z is z but for rounding is in. */
+static double region_floor(double z)
 {
-	size_t lo = 0, hi = r->n - v + 1;
+	return z - 1e-9 * (1 + (isinf(z) ? 0 : fabs(z)));
+}
 
-	if (r->t[v] >= 0)
-		return (size_t)r->t[v];
+/* Return the smallest u in [0, n - v] with Z(u, v) >= 'floor' (Z grows
+ * with u), or n - v + 1 when none. */
+static size_t edge(size_t n, double d, double floor, size_t v)
+{
+	size_t lo = 0, hi = n - v + 1;
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (score(r->n, (double)mid, (double)v, r->d) >= r->z - r->tol)
+		if (score(n, (double)mid, (double)v, d) >= floor)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	r->t[v] = (long)lo;
 	return lo;
+}
+
+/* edge() of region 'r' for 'v', kept in r->t. */
+static size_t threshold(struct region *r, size_t v)
+{
+	if (r->t[v] < 0)
+		r->t[v] = (long)edge(r->n, r->d, r->floor, v);
+	return (size_t)r->t[v];
+}
+
+/* Set t[v] to the edge of the region of 'z' for every v in [0, n]: the
+ * region whole. A p depends on z only through it. */
+static void region_edges(size_t n, double d, double z, long *t)
+{
+	double floor = region_floor(z);
+
+	for (size_t v = 0; v <= n; v++)
+		t[v] = (long)edge(n, d, floor, v);
 }
 
 /*
@@ -161,9 +184,13 @@ double binexact_p(size_t n, size_t up, size_t down, double d)
 	return p_of_z(n, score(n, (double)up, (double)down, d), d);
 }
 
+static double bisect_critical(size_t n, double d, double level, double lo, double hi,
+			      bool lo_known);
+
 double binexact_critical_z(size_t n, double d, double level)
 {
 	double lo, hi, zmax, step = 0.25;
+	bool lo_known = true;  /* p(lo) >= level was computed */
 
 	if (!n)
 		return INFINITY;
@@ -190,8 +217,10 @@ double binexact_critical_z(size_t n, double d, double level)
 			hi = lo;
 			step *= 2;
 		}
-		if (lo < -40)
+		if (lo <= -40) {  /* its p was not computed */
 			lo = -40;
+			lo_known = false;
+		}
 	} else {
 		for (hi = lo + step; hi < zmax && !(p_of_z(n, hi, d) < level); hi = lo + step) {
 			lo = hi;
@@ -200,14 +229,53 @@ double binexact_critical_z(size_t n, double d, double level)
 		if (hi > zmax)
 			hi = zmax;
 	}
+	return bisect_critical(n, d, level, lo, hi, lo_known);
+}
+
+/*
+ * Bisect [lo, hi] (p(hi) < level, and p(lo) >= level when 'lo_known') to
+ * the smallest z whose p is below 'level', within 1e-6. The p of an
+ * outcome's Z depends on z only through the region of outcomes at least as
+ * extreme, which changes only where z passes a Z some outcome has: once
+ * the middle's region is hi's (or lo's, when its p is known), its p is
+ * hi's (lo's) without computing it. So the same halvings are made as by
+ * computing every p, to the same value, and a p is computed only while the
+ * bracket still holds more than one Z of an outcome: about half of them
+ * (a p is thousands of binomial terms, a region n binary searches).
+ */
+static double bisect_critical(size_t n, double d, double level, double lo, double hi,
+			      bool lo_known)
+{
+	long *e_lo = xreallocarray(NULL, n + 1, sizeof(long));
+	long *e_hi = xreallocarray(NULL, n + 1, sizeof(long));
+	long *e_mid = xreallocarray(NULL, n + 1, sizeof(long)), *swap;
+	size_t bytes = (n + 1) * sizeof(long);
+
+	region_edges(n, d, lo, e_lo);
+	region_edges(n, d, hi, e_hi);
 	for (int i = 0; i < 60 && hi - lo > 1e-6; i++) {
 		double mid = lo + (hi - lo) / 2;
+		bool below;
 
-		if (p_of_z(n, mid, d) < level)
-			hi = mid;
+		region_edges(n, d, mid, e_mid);
+		if (!memcmp(e_mid, e_hi, bytes))
+			below = true;
+		else if (lo_known && !memcmp(e_mid, e_lo, bytes))
+			below = false;
 		else
+			below = p_of_z(n, mid, d) < level;
+		if (below) {
+			hi = mid;
+			swap = e_hi, e_hi = e_mid, e_mid = swap;
+		} else {
 			lo = mid;
+			lo_known = true;
+			swap = e_lo, e_lo = e_mid, e_mid = swap;
+		}
 	}
+	free(e_lo);
+	free(e_hi);
+	free(e_mid);
 	return hi;
 }
 
@@ -223,8 +291,7 @@ static double p_of_z(size_t n, double z, double d)
 	hi = (1 - d) / 2;
 	r.n = n;
 	r.d = d;
-	r.z = z;
-	r.tol = 1e-9 * (1 + (isinf(r.z) ? 0 : fabs(r.z)));
+	r.floor = region_floor(z);
 	r.t = xreallocarray(NULL, n + 1, sizeof(*r.t));
 	binom_init(&r.bn, n);
 	for (size_t v = 0; v <= n; v++)
