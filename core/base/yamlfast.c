@@ -18,7 +18,7 @@
 #include <string.h>
 
 struct fast {
-	const char *buf, *end;
+	const char *end;    /* the end of the text */
 	const struct yamlio_rules *r;
 	struct mempool *pool;
 	const char *line;   /* the current line's first byte */
@@ -551,7 +551,6 @@ int yamlfast_parse(const char *buf, size_t len, const struct yamlio_rules *r,
 	struct ynode *n = NULL;
 
 	*root = NULL;
-	f.buf = buf;
 	f.end = buf + len;
 	f.r = r;
 	f.pool = pool;
