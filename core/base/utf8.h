@@ -1,6 +1,6 @@
 /*
- * utf8: the one UTF-8 decoder of evalset, and the character-boundary
- * helpers built on it (validation, counting, cutting).
+ * utf8: the one UTF-8 decoder and encoder of evalset, and the
+ * character-boundary helpers built on them (validation, counting, cutting).
  *
  * A valid sequence is the shortest form of a code point in U+0000..U+10FFFF
  * that is not a surrogate (RFC 3629). Everything else (a stray continuation
@@ -26,6 +26,10 @@
  * valid sequence. A NUL byte decodes as U+0000.
  */
 size_t utf8_decode(const char *s, size_t len, uint32_t *cp);
+
+/* Write code point 'cp' (at most U+10FFFF) as UTF-8 at 'out' (4 bytes of
+ * room); return the number of bytes written, 1 to 4. */
+size_t utf8_encode(uint32_t cp, char *out);
 
 /* Return true when 'buf' of 'len' bytes is valid UTF-8 without NUL bytes;
  * on false, '*bad_offset' (if not NULL) is the offset of the first bad byte. */

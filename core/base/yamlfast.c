@@ -11,6 +11,7 @@
  *  - a flow sequence or mapping: its '[' or '{'.
  */
 #include "base/yamlfast.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <stdint.h>
@@ -31,37 +32,19 @@ struct fast {
 };
 
 /* Return the length of the UTF-8 character at 'p' (before 'end') when
- * libyaml reads it as a printable character and no line break, else 0. */
-static size_t printable_char(const unsigned char *p, const unsigned char *end)
+ * libyaml reads it as a printable character and no line break, else 0:
+ * not a control character (U+0085 is a line break too), U+2028, U+2029,
+ * U+FEFF, U+FFFE or U+FFFF. */
+static size_t printable_char(const char *p, const char *end)
 {
-	unsigned c = p[0];
+	uint32_t c;
+	size_t n = utf8_decode(p, (size_t)(end - p), &c);
 
-	if (c < 0x80)
-		return c >= 0x20 && c != 0x7F;
-	if (c >= 0xC2 && c <= 0xDF) {
-		/* U+0080..U+009F are controls, U+0085 a line break */
-		return end - p >= 2 && (p[1] & 0xC0) == 0x80 && (c != 0xC2 || p[1] >= 0xA0) ? 2 : 0;
-	}
-	if (c >= 0xE0 && c <= 0xEF) {
-		if (end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
-			return 0;
-		if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0))
-			return 0;  /* overlong, surrogate */
-		if (c == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9))
-			return 0;  /* U+2028, U+2029: line breaks */
-		if (c == 0xEF && ((p[1] == 0xBB && p[2] == 0xBF) || (p[1] == 0xBF && p[2] >= 0xBE)))
-			return 0;  /* U+FEFF, U+FFFE, U+FFFF */
-		return 3;
-	}
-	if (c >= 0xF0 && c <= 0xF4) {
-		if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 ||
-		    (p[3] & 0xC0) != 0x80)
-			return 0;
-		if ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
+	if (!n || c < 0x20 || (c >= 0x7F && c < 0xA0))
+		return 0;
+	if (c == 0x2028 || c == 0x2029 || c == 0xFEFF || c == 0xFFFE || c == 0xFFFF)
+		return 0;
+	return n;
 }
 
 /* Move to the next line with content after 'from' (the start of a line),
@@ -92,7 +75,7 @@ static int load_line(struct fast *f, const char *from)
 			size_t n;
 
 			for (q++; q < nl; q += n)
-				if (!(n = printable_char((const unsigned char *)q, (const unsigned char *)nl)))
+				if (!(n = printable_char(q, nl)))
 					return -1;
 		}
 		if (q == nl) {  /* blank, or a comment alone on its line */
@@ -127,12 +110,7 @@ static int next_line(struct fast *f)
 
 static long column(const struct fast *f, const char *at)
 {
-	long col = 1;
-
-	for (const char *p = f->line; p < at; p++)
-		if (((unsigned char)*p & 0xC0) != 0x80)
-			col++;
-	return col;
+	return 1 + (long)utf8_chars(f->line, (size_t)(at - f->line));
 }
 
 static struct ynode *new_node(struct fast *f, unsigned char kind, const char *at)
@@ -209,7 +187,7 @@ static struct ynode *plain(struct fast *f, const char **pp, bool flow)
 			return NULL;
 		if (flow && (*p == '[' || *p == '{'))
 			return NULL;
-		if (!(n = printable_char((const unsigned char *)p, (const unsigned char *)f->eol)))
+		if (!(n = printable_char(p, f->eol)))
 			return NULL;
 		p += n;
 	}
@@ -231,34 +209,14 @@ static void tmp_add(struct fast *f, size_t *len, const char *s, size_t n)
 	*len += n;
 }
 
-/* Append code point 'u' (above 0, no surrogate) as UTF-8. */
+/* Append code point 'u' as UTF-8; -1 for U+0000, a surrogate or past U+10FFFF. */
 static int tmp_utf8(struct fast *f, size_t *len, unsigned long u)
 {
 	char b[4];
-	size_t n;
 
 	if (!u || (u >= 0xD800 && u <= 0xDFFF) || u > 0x10FFFF)
 		return -1;
-	if (u < 0x80) {
-		b[0] = (char)u;
-		n = 1;
-	} else if (u < 0x800) {
-		b[0] = (char)(0xC0 | (u >> 6));
-		b[1] = (char)(0x80 | (u & 0x3F));
-		n = 2;
-	} else if (u < 0x10000) {
-		b[0] = (char)(0xE0 | (u >> 12));
-		b[1] = (char)(0x80 | ((u >> 6) & 0x3F));
-		b[2] = (char)(0x80 | (u & 0x3F));
-		n = 3;
-	} else {
-		b[0] = (char)(0xF0 | (u >> 18));
-		b[1] = (char)(0x80 | ((u >> 12) & 0x3F));
-		b[2] = (char)(0x80 | ((u >> 6) & 0x3F));
-		b[3] = (char)(0x80 | (u & 0x3F));
-		n = 4;
-	}
-	tmp_add(f, len, b, n);
+	tmp_add(f, len, b, utf8_encode((uint32_t)u, b));
 	return 0;
 }
 
@@ -329,7 +287,7 @@ static struct ynode *quoted(struct fast *f, const char **pp)
 			p += 2 + digits;
 			continue;
 		}
-		if (!(n = printable_char((const unsigned char *)p, (const unsigned char *)f->eol)))
+		if (!(n = printable_char(p, f->eol)))
 			return NULL;
 		tmp_add(f, &len, p, n);
 		p += n;

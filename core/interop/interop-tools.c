@@ -27,6 +27,7 @@
 #include "interop/interop.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <cjson/cJSON.h>
@@ -261,25 +262,6 @@ static int csv_record(struct csv *c)
 	}
 }
 
-static void add_utf8(struct strbuf *sb, unsigned long cp)
-{
-	if (cp < 0x80) {
-		strbuf_addch(sb, (int)cp);
-	} else if (cp < 0x800) {
-		strbuf_addch(sb, (int)(0xc0 | (cp >> 6)));
-		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		strbuf_addch(sb, (int)(0xe0 | (cp >> 12)));
-		strbuf_addch(sb, (int)(0x80 | ((cp >> 6) & 0x3f)));
-		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	} else {
-		strbuf_addch(sb, (int)(0xf0 | (cp >> 18)));
-		strbuf_addch(sb, (int)(0x80 | ((cp >> 12) & 0x3f)));
-		strbuf_addch(sb, (int)(0x80 | ((cp >> 6) & 0x3f)));
-		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	}
-}
-
 /* Read the hex digits of an escape; return the value or -1. */
 static long hex_escape(const char **p, const char *end, int digits)
 {
@@ -324,6 +306,7 @@ static const char *read_list_literal(const char *s, cJSON *list)
 		}
 		strbuf_reset(&t);
 		while (p < end && *p != q) {
+			char u8[4];
 			long cp;
 
 			if (*p != '\\') {
@@ -349,7 +332,7 @@ static const char *read_list_literal(const char *s, cJSON *list)
 					why = "holds an escape that is not a character";
 					goto out;
 				}
-				add_utf8(&t, (unsigned long)cp);
+				strbuf_add(&t, u8, utf8_encode((uint32_t)cp, u8));
 				break;
 			default:
 				why = "holds an escape Python does not write";

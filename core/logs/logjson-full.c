@@ -7,6 +7,7 @@
  */
 #include "logs/logjson-internal.h"
 
+#include "base/utf8.h"
 #include "base/util.h"
 
 #include <stdint.h>
@@ -52,26 +53,6 @@ static int read_hex4(struct jparse *jp, unsigned *out)
 	jp->p += 4;
 	*out = v;
 	return 0;
-}
-
-static char *put_utf8(char *w, unsigned cp)
-{
-	if (cp < 0x80) {
-		*w++ = (char)cp;
-	} else if (cp < 0x800) {
-		*w++ = (char)(0xC0 | (cp >> 6));
-		*w++ = (char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		*w++ = (char)(0xE0 | (cp >> 12));
-		*w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-		*w++ = (char)(0x80 | (cp & 0x3F));
-	} else {
-		*w++ = (char)(0xF0 | (cp >> 18));
-		*w++ = (char)(0x80 | ((cp >> 12) & 0x3F));
-		*w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-		*w++ = (char)(0x80 | (cp & 0x3F));
-	}
-	return w;
 }
 
 static void skip_ws(struct jparse *jp)
@@ -135,7 +116,7 @@ static int jstring(struct jparse *jp, const char **s, size_t *len)
 			}
 			if (cp >= 0xD800 && cp <= 0xDFFF)
 				cp = 0xFFFD;  /* a lone surrogate */
-			w = put_utf8(w, cp);
+			w += utf8_encode(cp, w);
 			break;
 		}
 		default:

@@ -91,9 +91,42 @@ static void test_json_styles(void)
 	strbuf_release(&sb);
 }
 
+/* utf8_encode writes each length's smallest and largest code points as
+ * their known bytes, and every code point decodes back to itself. */
+static void test_encode(void)
+{
+	static const struct { uint32_t cp; const char *bytes; } known[] = {
+		{ 0x41, "A" }, { 0x7F, "\x7f" }, { 0x80, "\xc2\x80" }, { 0x7FF, "\xdf\xbf" },
+		{ 0x800, "\xe0\xa0\x80" }, { 0xE9, "\xc3\xa9" }, { 0xFFFF, "\xef\xbf\xbf" },
+		{ 0x10000, "\xf0\x90\x80\x80" }, { 0x1F600, "\xf0\x9f\x98\x80" },
+		{ 0x10FFFF, "\xf4\x8f\xbf\xbf" },
+	};
+	size_t wrong = 0;
+	char b[4];
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		size_t n = utf8_encode(known[i].cp, b);
+
+		ok(n == strlen(known[i].bytes) && !memcmp(b, known[i].bytes, n),
+		   "utf8_encode U+%04X: %zu bytes, the right ones", (unsigned)known[i].cp, n);
+	}
+	for (uint32_t cp = 1; cp <= 0x10FFFF; cp++) {
+		uint32_t back = 0;
+		size_t n;
+
+		if (cp >= 0xD800 && cp <= 0xDFFF)
+			continue;
+		n = utf8_encode(cp, b);
+		if (utf8_decode(b, n, &back) != n || back != cp)
+			wrong++;
+	}
+	ok(!wrong, "every code point but the surrogates encodes and decodes back (%zu not)", wrong);
+}
+
 int main(void)
 {
 	test_decode();
+	test_encode();
 	test_boundaries();
 	test_json_styles();
 	return test_done();
