@@ -178,7 +178,7 @@ static size_t run_filter(char **texts, size_t n, size_t nr_set, const long *ids,
 
 static void test_dedup_random(void)
 {
-	const size_t n = 1500, nr_set = 40;
+	const size_t n = test_repeats(1500, 500, "random texts against brute force"), nr_set = 40;
 	char **texts = random_texts(n);
 	long *inc = xcalloc(n, sizeof(long)), *perm = xcalloc(n, sizeof(long));
 	static const double thresholds[] = { TEXT_NEAR_DUP_THRESHOLD, 0.5, 1.0 };

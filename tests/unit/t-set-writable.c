@@ -335,7 +335,8 @@ int main(void)
 {
 	const char *seed_env = getenv("EVALSET_TEST_SEED");
 	const char *rounds_env = getenv("EVALSET_TEST_ROUNDS");
-	unsigned rounds = rounds_env ? (unsigned)strtoul(rounds_env, NULL, 10) : 400;
+	unsigned rounds = rounds_env ? (unsigned)strtoul(rounds_env, NULL, 10)
+				      : (unsigned)test_repeats(400, 100, "random sets");
 	unsigned long saved = 0, refused = 0, failed = 0;
 	char tmpl[] = "/tmp/t-set-writable-XXXXXX";
 

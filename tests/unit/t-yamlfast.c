@@ -296,7 +296,7 @@ static void check_edits(const char *path, uint64_t seed)
 		"\r", "-", "---", "é", "\xe2\x80\xa8", "\xc2\x85", "x", "7", "\n- ", "\n  - ",
 	};
 	char *orig, *buf;
-	size_t len, fast = 0, wrong = 0, tries = 2000;
+	size_t len, fast = 0, wrong = 0, tries = test_repeats(2000, 400, "seeded edits");
 	struct rng g;
 
 	if (slurp(path, &orig, &len) < 0) {

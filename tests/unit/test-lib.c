@@ -94,6 +94,17 @@ void test_diag(const char *fmt, ...)
 	printf("\n");
 }
 
+size_t test_repeats(size_t full, size_t reduced, const char *what)
+{
+	const char *e = getenv("EVALSET_TEST_REDUCED");
+
+	if (!e || !*e || !strcmp(e, "0"))
+		return full;
+	test_diag("%s: %zu of %zu (EVALSET_TEST_REDUCED: the plain build runs them all)", what,
+		  reduced, full);
+	return reduced;
+}
+
 static void capture(const char *prefix, const char *msg)
 {
 	strbuf_addf(&captured, "%s: %s\n", prefix, msg);

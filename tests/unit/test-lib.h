@@ -20,6 +20,16 @@ bool test_double(double got, double want, double eps, const char *file, int line
 void test_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int test_done(void);
 
+/*
+ * Return how many times to repeat a seeded randomized check: 'full' in a
+ * plain native build, 'reduced' where EVALSET_TEST_REDUCED is set (meson
+ * sets it under the sanitizers, in a cross build and under an emulator,
+ * where the check is there for memory errors and 32-bit arithmetic, which
+ * the same code paths on fewer draws find as well). Says which, as a
+ * diagnostic naming 'what'.
+ */
+size_t test_repeats(size_t full, size_t reduced, const char *what);
+
 /* Write 'content' to 'dir'/'name' (atomically, creating missing parent
  * directories) and return the path; caller frees. A failure is a diagnostic. */
 char *test_write_file(const char *dir, const char *name, const char *content);
