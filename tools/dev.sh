@@ -60,7 +60,8 @@ builds=(
 # and UndefinedBehaviorSanitizer, with float-cast-overflow (a double from
 # input converted to an integer it does not fit), which gcc's UBSan lacks; a
 # second compiler's warnings, as errors; tools/machines/asan.ini has its
-# flags and why
+# flags and why; a finding aborts the process, and its report, a file of
+# DIR/sanitizer-reports, fails the build and is printed at the end
 # build-i386: 32-bit x86 (size_t, long and pointers of 4 bytes), cross-built
 # with tools/cross/i686-linux-gnu.ini; on a kernel without 32-bit support
 # (x86-64 kernels built without IA32 emulation, as on some CI machines) its
@@ -179,6 +180,20 @@ show_waiting() { # show_waiting DIR PID: wait for DIR's waiting suites; their ou
   return "$rc"
 }
 
+show_reports() { # show_reports FOLDER: the sanitizer reports in FOLDER, the first 60 lines of
+  # the first 10, the summary line of the others (often the same finding)
+  local f n=0
+  while IFS= read -r f; do
+    n=$((n + 1))
+    if [ "$n" -le 10 ]; then
+      echo "== sanitizer report $f ($(wc -l < "$f") lines; the first 60)"
+      head -n 60 "$f"
+    else
+      echo "== sanitizer report $f: $(grep -m1 '^SUMMARY:' "$f" || echo "no SUMMARY line")"
+    fi
+  done < <(find "$1" -type f | sort -V)
+}
+
 count() { # count DIR RC: "passed failed skipped" from meson's JSON logs and exit code
   python3 - "$1/meson-logs/testlog.json" "$1/meson-logs/testlog-waiting.json" "$2" <<'PY'
 import json, os, sys
@@ -245,7 +260,7 @@ case "${1:-}" in
     fi
     total_p=0; total_f=0; total_s=0; started=$SECONDS
     dirs=() compilers=() suites_of=() opts_of=() pids=() built_in=()
-    main_rc=() main_secs=() waiting_pids=() tested=()
+    main_rc=() main_secs=() waiting_pids=() tested=() reports_of=()
     for i in "${!builds[@]}"; do
       read -r dirs[i] compilers[i] suites_of[i] opts <<< "${builds[$i]}"
       if extra=$(emulated_opts "${dirs[i]}"); then
@@ -295,8 +310,24 @@ case "${1:-}" in
       [ $((i + 1)) -lt ${#builds[@]} ] && start_build $((i + 1))
       echo "== tests in $dir ($suites)"
       t0=$SECONDS rc=0
-      ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      # a sanitizer's finding aborts the process (abort_on_error: status
+      # 134, which no test expects; without it the sanitizers exit 1, the
+      # status of a failed gate or check, which many CLI cases and scripts
+      # expect) and its report goes to a file of its own,
+      # DIR/sanitizer-reports/report.PID (log_path), which a test cannot
+      # swallow as it can stderr: any such file fails the build below. The
+      # combined runtime has one report file and one set of common flags,
+      # UBSAN_OPTIONS read last: both name the same prefix.
+      asan=detect_leaks=1 ubsan=print_stacktrace=1:halt_on_error=1 reports=
+      if [[ " ${opts_of[i]} " == *" -Db_sanitize="* ]]; then
+        reports=$here/$dir/sanitizer-reports
+        rm -rf "$reports" && mkdir -p "$reports"
+        asan+=":abort_on_error=1:log_path=$reports/report"
+        ubsan+=":abort_on_error=1:log_path=$reports/report"
+      fi
+      ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan EVALSET_SANITIZER_REPORTS=$reports \
         run_suites "$dir" "$suites" "$first" || rc=$?
+      reports_of[i]=$reports
       main_rc[i]=$rc main_secs[i]=$((SECONDS - t0)) waiting_pids[i]=$waiting_pid tested[i]=1
     done
     # each build's waiting suites ran beside the next build's tests: wait for
@@ -307,6 +338,13 @@ case "${1:-}" in
       show_waiting "$dir" "${waiting_pids[i]}" || wrc=$?
       [ "$rc" != 0 ] || rc=$wrc
       read -r p f s < <(count "$dir" "$rc")
+      nr=0
+      [ ! -d "${reports_of[i]:-}" ] || nr=$(find "${reports_of[i]}" -type f | wc -l)
+      if [ "$nr" -gt 0 ]; then
+        show_reports "${reports_of[i]}"
+        echo "$dir: $nr sanitizer reports (above): a failure"
+        f=$((f + 1))
+      fi
       echo "$dir: $p passed, $f failed, $s skipped (tests ${main_secs[i]} s and those that wait" \
         "beside the next; built in ${built_in[i]} s)"
       total_p=$((total_p + p)); total_f=$((total_f + f)); total_s=$((total_s + s))

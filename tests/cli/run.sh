@@ -110,6 +110,7 @@ for name in "${names[@]}"; do
       || problems+="setup failed: $(tail -3 "$tmp/setup.log")\n"
   fi
   [ "$want_rc" = 2 ] && snapshot "$tmp/work" > "$tmp/before"
+  : > "$tmp/started"
   (cd "$tmp/work" && EVALSET="$evalset" SRC="$src" NO_COLOR=1 EVALSET_NOW=2026-11-29T12:00:00Z bash "$c/cmd") >"$tmp/out" 2>"$tmp/err" </dev/null
   rc=$?
   [ "$rc" = "$want_rc" ] || problems+="exit $rc, want $want_rc\n"
@@ -147,6 +148,9 @@ for name in "${names[@]}"; do
     { echo "not ok $n - $name"
       printf '%b' "$problems" | sed 's/^/#   /'
       echo "#   stderr: $(head -c 400 "$tmp/err" | tr '\n' '|')"
+      # the sanitizer build writes its reports to files (tools/dev.sh)
+      [ -d "${EVALSET_SANITIZER_REPORTS:-}" ] &&
+        find "$EVALSET_SANITIZER_REPORTS" -type f -newer "$tmp/started" -exec head -v -n 30 {} + | sed 's/^/#   /'
     } | tee /dev/stderr
   fi
   rm -rf "$tmp"

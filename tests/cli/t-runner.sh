@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The runner of the CLI cases, tests/cli/run.sh, on made-up cases: that a
 # case expecting exit 2 (bad input) fails when its command wrote anything,
-# even the same bytes again; and the choice of cases for the partial
+# even the same bytes again; that a failing case shows the sanitizer
+# reports written while it ran; and the choice of cases for the partial
 # builds: tools/cover/guards.c (the edges a program took),
 # tools/cover/select.py (the greedy order), run.sh's EVALSET_CLI_COVER (the
 # cases up to P%), and that the committed tests/cli/cover-order.txt names
@@ -40,6 +41,16 @@ for c in same-bytes-renamed-in same-bytes-times-restored mode new-file gone new-
   grep -q "^not ok [0-9]* - $c\$" "$tmp/bad.tap"
   ok $? "bad input that writes fails the case: $c"
 done
+
+# the sanitizer build's reports are files (tools/dev.sh): a failing case
+# shows those written while it ran
+mkdir -p "$tmp/san/aborts" "$tmp/reports"; echo 1 > "$tmp/san/aborts/rc"
+# shellcheck disable=SC2016  # the case's own shell expands them
+echo 'echo "ERROR: AddressSanitizer: made up" > "$REPORTS/report.$$"; exit 134' > "$tmp/san/aborts/cmd"
+echo "ERROR: an older report" > "$tmp/reports/report.1"; touch -d '1 hour ago' "$tmp/reports/report.1"
+out=$(REPORTS=$tmp/reports EVALSET_SANITIZER_REPORTS=$tmp/reports bash "$src/tests/cli/run.sh" "$evalset" "$tmp/san" 2>/dev/null)
+ok "$([[ "$out" == *"#   ERROR: AddressSanitizer: made up"* ]] && [[ "$out" != *"older report"* ]] && echo 0)" \
+  "a failing case shows the sanitizer reports written while it ran, and no older one"
 
 # guards.c: a program built with the edge guards writes what it took
 if command -v clang >/dev/null 2>&1; then
