@@ -82,23 +82,6 @@ static void put_str(struct buf *b, const char *s)
 	put(b, s, strlen(s) + 1);
 }
 
-static int read_all(int fd, void *p, size_t n)
-{
-	char *c = p;
-
-	while (n > 0) {
-		ssize_t r = read(fd, c, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		c += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 static int by_string(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -117,11 +100,11 @@ static int same_start_env(int sock)
 	uint32_t n;
 	size_t m = 0, k = 0;
 
-	if (read_all(sock, &h, sizeof(h)) < 0 || h.magic != FS_MAGIC || h.length < 4
+	if (fs_read_all(sock, &h, sizeof(h)) < 0 || h.magic != FS_MAGIC || h.length < 4
 	    || h.length > FS_MAX_BODY)
 		fail("the fork server sent no greeting");
 	data = malloc(h.length + 1);
-	if (!data || read_all(sock, data, h.length) < 0)
+	if (!data || fs_read_all(sock, data, h.length) < 0)
 		fail("the fork server's greeting is cut short");
 	data[h.length] = '\0';
 	memcpy(&n, data, 4);
@@ -290,22 +273,15 @@ int main(int argc, char **argv)
 	while (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(h))
 		if (errno != EINTR)
 			fail("cannot send the command to the fork server");
-	for (size_t off = 0; off < body.len;) {
-		ssize_t w = send(sock, body.p + off, body.len - off, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			fail("cannot send the command to the fork server");
-		off += (size_t)w;
-	}
-	if (read_all(sock, &r, sizeof(r)) < 0 || r.kind != FS_STARTED || r.value <= 0)
+	if (fs_write_all(sock, body.p, body.len) < 0)
+		fail("cannot send the command to the fork server");
+	if (fs_read_all(sock, &r, sizeof(r)) < 0 || r.kind != FS_STARTED || r.value <= 0)
 		fail("the fork server did not start the command");
 	command_pid = r.value;
 	for (int s = 1; s <= FS_MAX_SIGNAL; s++)
 		if (pending[s])
 			kill((pid_t)r.value, s);
-	if (read_all(sock, &r, sizeof(r)) < 0)
+	if (fs_read_all(sock, &r, sizeof(r)) < 0)
 		fail("the fork server went away before the command ended");
 	if (r.kind == FS_EXITED)
 		return r.value;

@@ -29,8 +29,11 @@
 #ifndef FORKSERVER_PROTOCOL_H
 #define FORKSERVER_PROTOCOL_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #define FS_MAGIC 0x65766673u /* "evfs" */
 #define FS_MAX_BODY (16u << 20)
@@ -57,6 +60,44 @@ static inline int fs_start_env(const char *entry)
 			n++;
 		if (!strncmp(entry, prefixes[i], n))
 			return 1;
+	}
+	return 0;
+}
+
+/* Read all 'n' bytes into 'p' from the socket 'fd'; return 0, or -1 at
+ * its end or on an error. */
+static inline int fs_read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+
+	while (n > 0) {
+		ssize_t r = read(fd, c, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Send all 'n' bytes of 'p' on the socket 'fd' (no SIGPIPE when the other
+ * side has gone: -1, EPIPE); return 0, or -1 with errno set. */
+static inline int fs_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
 	}
 	return 0;
 }

@@ -129,47 +129,11 @@ static void on_sigchld(int sig)
 	errno = saved;
 }
 
-/* Write all 'n' bytes of 'p' to 'fd'; return 0, or -1 with errno set. */
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Read all 'n' bytes into 'p' from 'fd'; return 0, or -1 (end or error). */
-static int read_all(int fd, void *p, size_t n)
-{
-	char *c = p;
-
-	while (n > 0) {
-		ssize_t r = read(fd, c, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		c += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 static void reply(int conn, enum fs_reply_kind kind, int32_t value)
 {
 	struct fs_reply r = { (uint32_t)kind, value };
 
-	if (conn >= 0 && write_all(conn, &r, sizeof(r)) < 0) {
+	if (conn >= 0 && fs_write_all(conn, &r, sizeof(r)) < 0) {
 		/* the client is gone; the process table says so when it reaps */
 	}
 }
@@ -356,7 +320,7 @@ static int receive_header(int conn, struct fs_header *h, int fds[3])
 		for (int i = 0; i < 3; i++)
 			(void)fcntl(fds[i], F_SETFD, FD_CLOEXEC);
 	if (!got || (size_t)r > sizeof(*h)
-	    || read_all(conn, (char *)h + r, sizeof(*h) - (size_t)r) < 0
+	    || fs_read_all(conn, (char *)h + r, sizeof(*h) - (size_t)r) < 0
 	    || h->magic != FS_MAGIC || h->length > FS_MAX_BODY) {
 		if (got)
 			for (int i = 0; i < 3; i++)
@@ -375,10 +339,10 @@ static pid_t start(int conn, int listener, size_t nkids)
 	char *data;
 	pid_t pid;
 
-	if (write_all(conn, greeting, greeting_len) < 0 || receive_header(conn, &h, fds) < 0)
+	if (fs_write_all(conn, greeting, greeting_len) < 0 || receive_header(conn, &h, fds) < 0)
 		goto refused;
 	data = request = malloc(h.length ? h.length : 1);
-	if (!data || read_all(conn, data, h.length) < 0) {
+	if (!data || fs_read_all(conn, data, h.length) < 0) {
 		free(data);
 		request = NULL;
 		for (int i = 0; i < 3; i++)
