@@ -51,15 +51,16 @@ for arg in "$@"; do
   else
     suites=${arg#*:}; suites=${suites//,/ }
   fi
+  # the build's sanitizer options, as tools/dev.sh gives them
+  asan=detect_leaks=1 ubsan=print_stacktrace=1:halt_on_error=1
+  san=$(meson introspect "$dir" --buildoptions |
+    python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "b_sanitize"))')
+  if [ "$san" != none ]; then
+    asan+=:abort_on_error=1 ubsan+=:abort_on_error=1
+  fi
   for s in $suites; do
     n=2
     case $s in llm|browser) n=4 ;; esac
-    asan=detect_leaks=1 ubsan=print_stacktrace=1:halt_on_error=1
-    san=$(meson introspect "$dir" --buildoptions |
-      python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "b_sanitize"))')
-    if [ "$san" != none ]; then
-      asan+=:abort_on_error=1 ubsan+=:abort_on_error=1
-    fi
     read -r cpu wall rc < <(ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan \
       cpu_of meson test -C "$dir" --no-rebuild --num-processes "$n" --suite "$s")
     results+=("$dir $s $cpu $wall $rc")
