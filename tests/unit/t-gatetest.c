@@ -194,7 +194,7 @@ static void test_skewed_level(void)
 	const double margin = 0.02, g = 0.03, s = (margin + 0.9 * g) / 0.1;
 	double loss[30], u[30];
 	struct rng rng;
-	long fails = 0, sims = 3000;
+	long fails = 0, sims = (long)test_repeats(3000, 500, "seeded rounds of skewed losses");
 	struct gatetest_counts k;
 
 	rng_seed(&rng, 2026);
