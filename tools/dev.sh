@@ -50,8 +50,8 @@ i386_packages=(crossbuild-essential-i386 qemu-user libcurl4-openssl-dev:i386 lib
 # errors in every build. To add a build, add a line.
 builds=(
   "build        gcc    all    -Dc_link_args=-fuse-ld=gold"
-  "build-asan   clang  unit,cli,fuzz-replay,conformance,crash,lang,llm  -Db_sanitize=address,undefined -Db_lundef=false --native-file tools/machines/asan.ini"
-  "build-i386   gcc    unit,cli,conformance  --cross-file tools/cross/i686-linux-gnu.ini"
+  "build-asan   clang  unit,cli,review,fuzz-replay,conformance,crash,lang,llm  -Db_sanitize=address,undefined -Db_lundef=false --native-file tools/machines/asan.ini"
+  "build-i386   gcc    unit,cli,review,conformance  --cross-file tools/cross/i686-linux-gnu.ini"
 )
 # build: linked with gold (binutils' faster linker; 36 s of the build's
 # steps were the GNU linker's); the suites that build the tree afresh
@@ -63,8 +63,8 @@ builds=(
 # flags and why; a finding aborts the process, and its report, a file of
 # DIR/sanitizer-reports, fails the build and is printed at the end; the
 # suites whose C code the sanitizers check: not browser (the pages' script
-# in Chromium; the review server's C is review-http's, suite cli) nor docs
-# (the documents' commands, which the cli cases reach)
+# in Chromium; the review server's C is review-http's, suite review) nor
+# docs (the documents' commands, which the cli cases reach)
 # build-i386: 32-bit x86 (size_t, long and pointers of 4 bytes), cross-built
 # with tools/cross/i686-linux-gnu.ini; on a kernel without 32-bit support
 # (x86-64 kernels built without IA32 emulation, as on some CI machines) its
@@ -74,10 +74,11 @@ builds=(
 # in every build (layering), or test the project's own tools (tools)
 once_suites=(install release python layering tools)
 # suites whose tests spend a good part of their time waiting (the fake LLM server's
-# latencies and retry-after, polling for a batch or a journal, the browser):
+# latencies and retry-after, polling for a batch or a journal, the browser,
+# the review server's deadlines and locks held for seconds):
 # each build runs them in a second `meson test` with more processes than the
 # machine's 2 cores, so that one test's waits are another's CPU
-waiting_suites=(llm browser)
+waiting_suites=(llm browser review)
 waiting_processes=4
 
 deps() { # deps [test]: install what is missing
@@ -129,13 +130,16 @@ emulated_opts() { # emulated_opts DIR: the meson options DIR's tests need to run
   rm -rf "$probe"
 }
 
-run_suites() { # run_suites DIR SUITES FIRST: the suites; prints meson's summaries
+run_suites() { # run_suites DIR SUITES FIRST LAST: the suites; prints meson's summaries
   # the other suites with 2 processes (logged in DIR/meson-logs/testlog.json),
-  # then those of waiting_suites with waiting_processes (testlog-waiting.json)
+  # and those of waiting_suites with waiting_processes (testlog-waiting.json)
   # in the background: their output goes to DIR/waiting.out, their exit code
   # to DIR/waiting.rc, and waiting_pid is the process to wait for (empty when
-  # DIR has none); the next build's suites run meanwhile (show_waiting)
-  local dir=$1 suites=$2 first=$3 main=() waiting=() mult=1 s rc=0
+  # DIR has none). They start after the others, so that the next build's
+  # suites run beside them (show_waiting), except in the last build (LAST
+  # 1), which has no next: there they start first, beside its others,
+  # rather than waiting alone at the end.
+  local dir=$1 suites=$2 first=$3 last=$4 main=() waiting=() mult=1 s rc=0
   waiting_pid=
   if [ "$suites" != all ]; then
     for s in ${suites//,/ }; do
@@ -155,12 +159,9 @@ run_suites() { # run_suites DIR SUITES FIRST: the suites; prints meson's summari
   [ "$dir" = build-i386 ] && mult=3
   [ "$dir" = build-asan ] && mult=2
   rm -f "$dir/meson-logs/testlog.json" "$dir/meson-logs/testlog-waiting.json"
-  if [ ${#main[@]} -gt 0 ]; then
-    PATH=${test_path:-$PATH} meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 \
-      --timeout-multiplier "$mult" "${main[@]}" || rc=$?
-  fi
   rm -f "$dir/waiting.out" "$dir/waiting.rc"
-  if [ ${#waiting[@]} -gt 0 ]; then
+  start_waiting() {
+    [ ${#waiting[@]} -gt 0 ] || return 0
     echo "== tests in $dir that wait in part (${waiting_suites[*]}): $waiting_processes processes, in the background"
     ( wrc=0
       PATH=${test_path:-$PATH} meson test -C "$dir" --no-rebuild --print-errorlogs \
@@ -169,7 +170,13 @@ run_suites() { # run_suites DIR SUITES FIRST: the suites; prints meson's summari
         "${waiting[@]}" || wrc=$?
       echo "$wrc" > "$dir/waiting.rc" ) > "$dir/waiting.out" 2>&1 &
     waiting_pid=$!
+  }
+  [ "$last" = 1 ] && start_waiting
+  if [ ${#main[@]} -gt 0 ]; then
+    PATH=${test_path:-$PATH} meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 \
+      --timeout-multiplier "$mult" "${main[@]}" || rc=$?
   fi
+  [ "$last" = 1 ] || start_waiting
   return "$rc"
 }
 
@@ -329,7 +336,7 @@ case "${1:-}" in
         ubsan+=":abort_on_error=1:log_path=$reports/report"
       fi
       ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan EVALSET_SANITIZER_REPORTS=$reports \
-        run_suites "$dir" "$suites" "$first" || rc=$?
+        run_suites "$dir" "$suites" "$first" "$((i + 1 == ${#builds[@]} ? 1 : 0))" || rc=$?
       reports_of[i]=$reports
       main_rc[i]=$rc main_secs[i]=$((SECONDS - t0)) waiting_pids[i]=$waiting_pid tested[i]=1
     done

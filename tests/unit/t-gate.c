@@ -202,9 +202,13 @@ static void test_size_advice(void)
 	gate_init(&g);
 	gate_default(&g, 5);
 	at10 = gate_rule_size_any(&g, 0, GATE_SIZE_CHURN, 0.10, 0.8);
-	at5 = gate_rule_size_any(&g, 0, GATE_SIZE_CHURN, 0.05, 0.8);
 	ok(at10 > 50 && at10 < 1000, "a 10-point drop needs %ld questions whatever the retriever", at10);
-	ok(at5 > 3 * at10, "a 5-point drop needs more: %ld", at5);
+	/* the exact search at a 5-point drop runs over sets four times larger:
+	 * most of this test's time, the same code */
+	if (test_repeats(1, 0, "sizes at a 5-point drop")) {
+		at5 = gate_rule_size_any(&g, 0, GATE_SIZE_CHURN, 0.05, 0.8);
+		ok(at5 > 3 * at10, "a 5-point drop needs more: %ld", at5);
+	}
 	is_int(gate_rule_size_any(&g, 0, GATE_SIZE_CHURN, 0.02, 0.8), -1,
 	       "a drop at the margin needs no size: no set catches it");
 	w = gate_size_warning((size_t)at10 - 1, 5);
