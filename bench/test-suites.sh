@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where the time of `tools/dev.sh test` goes: the CPU time of each meson
 # suite of each build, each suite run alone, as tools/dev.sh runs it (2
-# processes, 4 for the suites that wait: llm, browser; the sanitizer
+# processes, 4 for the suites that wait: llm, browser, review; the sanitizer
 # options; python3 resolved once, ahead of PATH). The test command's wall
 # time is about its total CPU time over the machine's cores, so this is the
 # budget to cut from.
@@ -10,8 +10,8 @@
 #   DIR: a build folder that tools/dev.sh test has built; without suites,
 #   every suite it defines. tools/dev.sh's own list:
 #     bench/test-suites.sh build \
-#       build-asan:unit,cli,fuzz-replay,docs,lang,conformance,crash,llm,browser \
-#       build-i386:unit,cli,conformance
+#       build-asan:unit,cli,review,fuzz-replay,conformance,lang,llm \
+#       build-i386:unit,cli,review,conformance
 #   (default: build)
 #
 # Prints, per build and suite, the CPU seconds (user + system of the suite
@@ -60,7 +60,7 @@ for arg in "$@"; do
   fi
   for s in $suites; do
     n=2
-    case $s in llm|browser) n=4 ;; esac
+    case $s in llm|browser|review) n=4 ;; esac
     read -r cpu wall rc < <(ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan \
       cpu_of meson test -C "$dir" --no-rebuild --num-processes "$n" --suite "$s")
     results+=("$dir $s $cpu $wall $rc")
