@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Where the time of `tools/dev.sh test` goes: the CPU time of each meson
 # suite of each build, each suite run alone, as tools/dev.sh runs it (2
-# processes, 4 for the suites that wait: llm, browser, review; the sanitizer
-# options; python3 resolved once, ahead of PATH). The test command's wall
+# processes, or its waiting_processes for its waiting_suites, both read
+# from tools/dev.sh; the sanitizer options; python3 resolved once, ahead
+# of PATH). The test command's wall
 # time is about its total CPU time over the machine's cores, so this is the
 # budget to cut from.
 #
@@ -23,6 +24,11 @@
 # leaves running escape getrusage and are not counted.
 set -u
 [ $# -gt 0 ] || set -- build
+# the suites that wait, and their processes, as tools/dev.sh has them
+here=$(cd "$(dirname "$0")/.." && pwd)
+eval "$(grep -E -m2 '^waiting_(suites|processes)=' "$here/tools/dev.sh")"
+[ -n "${waiting_suites[*]:-}" ] && [ -n "${waiting_processes:-}" ] ||
+  { echo "bench/test-suites.sh: no waiting_suites or waiting_processes in tools/dev.sh" >&2; exit 2; }
 pybin=$(mktemp -d)
 trap 'rm -rf "$pybin"' EXIT
 py=$(python3 -c 'import sys; print(sys.executable)') || exit 2
@@ -60,7 +66,7 @@ for arg in "$@"; do
   fi
   for s in $suites; do
     n=2
-    case $s in llm|browser|review) n=4 ;; esac
+    [[ " ${waiting_suites[*]} " == *" $s "* ]] && n=$waiting_processes
     read -r cpu wall rc < <(ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan \
       cpu_of meson test -C "$dir" --no-rebuild --num-processes "$n" --suite "$s")
     results+=("$dir $s $cpu $wall $rc")
