@@ -339,10 +339,11 @@ case "${1:-}" in
       fi
       # meson test has glibc's malloc fill new and freed memory with a
       # random byte (MALLOC_PERTURB_), so that a read of memory never
-      # written shows: in the first build. The others set 0 (off): the
-      # sanitizers' allocator ignores it (only the harness's tools paid
-      # for it), and the emulated build is there for 32-bit arithmetic
-      perturb=
+      # written shows: in the first build (a value the caller set stays).
+      # The others set 0 (off): the sanitizers' allocator ignores it (only
+      # the harness's tools paid for it), and the emulated build is there
+      # for 32-bit arithmetic
+      perturb=${MALLOC_PERTURB_:-}
       [ "$i" -eq 0 ] || perturb=0
       MALLOC_PERTURB_=$perturb ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan EVALSET_SANITIZER_REPORTS=$reports \
         run_suites "$dir" "$suites" "$first" "$((i + 1 == ${#builds[@]} ? 1 : 0))" || rc=$?
