@@ -64,10 +64,14 @@ for arg in "$@"; do
   if [ "$san" != none ]; then
     asan+=:abort_on_error=1 ubsan+=:abort_on_error=1
   fi
+  # malloc's fill (MALLOC_PERTURB_): meson's random byte in the first
+  # build, `build`, and off in the others, as tools/dev.sh sets it
+  perturb=
+  [ "$(basename "$dir")" = build ] || perturb=0
   for s in $suites; do
     n=2
     [[ " ${waiting_suites[*]} " == *" $s "* ]] && n=$waiting_processes
-    read -r cpu wall rc < <(ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan \
+    read -r cpu wall rc < <(MALLOC_PERTURB_=$perturb ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan \
       cpu_of meson test -C "$dir" --no-rebuild --num-processes "$n" --suite "$s")
     results+=("$dir $s $cpu $wall $rc")
   done
