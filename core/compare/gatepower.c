@@ -218,9 +218,12 @@ static size_t first_reaching(const struct gate *g, const struct gate_rule *rule,
 	return lo;
 }
 
-/* Fill 'out' from the model 'm' of rule 'rule' (see gatepower.h). */
+/* Fill 'out' from the model 'm' of rule 'rule' (see gatepower.h); its
+ * power_now only when 'now' (with the exact test, a critical value at the
+ * model's n, which a caller wanting the size alone need not pay for). */
 static void model_size(const struct gate *g, const struct gate_rule *rule, struct rule_model *m,
-		       double churn, double effect, double power, bool exact, struct gate_size *out)
+		       double churn, double effect, double power, bool exact, bool now,
+		       struct gate_size *out)
 {
 	double d = rule->test == TEST_NONINF ? 0 : effect;
 	bool noninf = rule->test == TEST_NONINF;
@@ -234,7 +237,8 @@ static void model_size(const struct gate *g, const struct gate_rule *rule, struc
 	if (isnan(m->a) || !m->n)
 		return;
 	/* non-inferiority: the chance a candidate with no true drop passes */
-	out->power_now = model_goal(g, rule, m, m->n, exact);
+	if (now)
+		out->power_now = model_goal(g, rule, m, m->n, exact);
 	if (noninf ? !(d < rule->max_drop) : !(d > rule->max_drop))
 		return;
 	/* the smallest n reaching 'power', first with the normal critical
@@ -320,7 +324,7 @@ int gate_rule_size(const struct gate *g, size_t rule, const struct results *base
 		return error("gate rule '%s' has no question in the baseline '%s'", r->measure,
 			     base->file ? base->file : "?");
 	}
-	model_size(g, r, &m, churn, effect, power, true, out);
+	model_size(g, r, &m, churn, effect, power, true, true, out);
 	out->mde = model_mde(g, r, &m, churn, power);
 	free(m.v);
 	return 0;
@@ -373,7 +377,7 @@ long gate_rule_size_any(const struct gate *g, size_t rule, double churn, double 
 		struct gate_size s;
 
 		model_from_share(&m, v, pm);
-		model_size(g, &g->rules[rule], &m, churn, effect, power, false, &s);
+		model_size(g, &g->rules[rule], &m, churn, effect, power, false, true, &s);
 		if (isnan(s.power_now))
 			continue;
 		if (s.needed < 0 || s.needed > worst) {
@@ -386,7 +390,7 @@ long gate_rule_size_any(const struct gate *g, size_t rule, double churn, double 
 		struct gate_size s;
 
 		model_from_share(&m, v, worst_pm);
-		model_size(g, &g->rules[rule], &m, churn, effect, power, true, &s);
+		model_size(g, &g->rules[rule], &m, churn, effect, power, true, false, &s);
 		worst = s.needed;
 	}
 	free(v);
