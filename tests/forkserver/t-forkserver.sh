@@ -90,8 +90,9 @@ wait "$dpid"; want=$?
 gone "$kid"; ok $? "and the command has ended"
 
 # SIGUSR2 is the signal here that evalset neither handles nor ignores
-[ $(( 0x$sigign & (1 << 11) )) = 0 ]; ok $? "a signal the client does not ignore is not ignored by the command"
-[ $(( 0x$sigign & (1 << 11) )) = 0 ] || echo "#   $seen"
+[ $(( 0x$sigign & (1 << 11) )) = 0 ]; r=$?
+ok $r "a signal the client does not ignore is not ignored by the command"
+[ "$r" = 0 ] || echo "#   $seen"
 review_bg bash -c 'trap "" USR2; exec "$0" "$@"'
 sigign=$(awk '/^SigIgn/ { print $2 }' /proc/"$kid"/status)
 [ $(( 0x$sigign & (1 << 11) )) != 0 ]; ok $? "a signal the client ignores, the command ignores, as across exec"
