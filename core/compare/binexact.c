@@ -25,7 +25,7 @@ struct region {
 	size_t n;
 	double d, floor;  /* the smallest Z in the region (region_floor) */
 	long *t;      /* per count of -1 losses: the smallest count of +1 losses in the region */
-	struct binom bn;  /* log factorials up to n */
+	const struct binom *bn;  /* log factorials up to n at least (binom_shared) */
 };
 
 static double restricted_b(size_t n, double u, double v, double d)
@@ -145,7 +145,7 @@ static double region_chance(struct region *r, double b)
 	if (b <= 0) {
 		if (a > 0 && a < 1)
 			lq = binom_q(a);
-		return binom_tail(&r->bn, n, a, lq, threshold(r, 0));
+		return binom_tail(r->bn, n, a, lq, threshold(r, 0));
 	}
 	q = a / (1 - b);
 	if (q > 1)
@@ -164,16 +164,19 @@ static double region_chance(struct region *r, double b)
 
 		if (t > n - v)
 			continue;
-		w = b >= 1 ? (v == n) : exp(binom_log_pmf(&r->bn, n, v, lb));
+		w = b >= 1 ? (v == n) : exp(binom_log_pmf(r->bn, n, v, lb));
 		if (w > 0)
-			p += w * binom_tail(&r->bn, n - v, q, lq, t);
+			p += w * binom_tail(r->bn, n - v, q, lq, t);
 	}
 	return p;
 }
 
-static double p_of_z(size_t n, double z, double d);
+static double p_of_z_until(size_t n, double z, double d, double stop);
+static bool p_below(size_t n, double z, double d, double level);
 
-double binexact_p(size_t n, size_t up, size_t down, double d)
+/* binexact_p, or once the search finds a chance of 'stop' or more, that
+ * chance (p_of_z_until) */
+static double p_until(size_t n, size_t up, size_t down, double d, double stop)
 {
 	if (!n)
 		return 1;
@@ -181,7 +184,17 @@ double binexact_p(size_t n, size_t up, size_t down, double d)
 		d = 1 - 1e-9;
 	if (d < -1 + 1e-9)
 		d = -1 + 1e-9;
-	return p_of_z(n, score(n, (double)up, (double)down, d), d);
+	return p_of_z_until(n, score(n, (double)up, (double)down, d), d, stop);
+}
+
+double binexact_p(size_t n, size_t up, size_t down, double d)
+{
+	return p_until(n, up, down, d, INFINITY);
+}
+
+bool binexact_p_below(size_t n, size_t up, size_t down, double d, double level)
+{
+	return p_until(n, up, down, d, level) < level;
 }
 
 static double bisect_critical(size_t n, double d, double level, double lo, double hi,
@@ -200,7 +213,7 @@ double binexact_critical_z(size_t n, double d, double level)
 		d = -1 + 1e-9;
 	/* the most extreme outcome (every loss +1) has the largest Z */
 	zmax = score(n, (double)n, 0, d);
-	if (!(p_of_z(n, zmax, d) < level))
+	if (!p_below(n, zmax, d, level))
 		return INFINITY;
 	/* p falls as z grows: bracket the smallest z whose p is below 'level'
 	 * around the normal critical value, widening the steps until it holds,
@@ -211,9 +224,9 @@ double binexact_critical_z(size_t n, double d, double level)
 		lo = zmax - step;
 	if (lo < -40)
 		lo = -40;
-	if (p_of_z(n, lo, d) < level) {
+	if (p_below(n, lo, d, level)) {
 		hi = lo;
-		for (lo = hi - step; lo > -40 && p_of_z(n, lo, d) < level; lo = hi - step) {
+		for (lo = hi - step; lo > -40 && p_below(n, lo, d, level); lo = hi - step) {
 			hi = lo;
 			step *= 2;
 		}
@@ -222,7 +235,7 @@ double binexact_critical_z(size_t n, double d, double level)
 			lo_known = false;
 		}
 	} else {
-		for (hi = lo + step; hi < zmax && !(p_of_z(n, hi, d) < level); hi = lo + step) {
+		for (hi = lo + step; hi < zmax && !p_below(n, hi, d, level); hi = lo + step) {
 			lo = hi;
 			step *= 2;
 		}
@@ -263,7 +276,7 @@ static double bisect_critical(size_t n, double d, double level, double lo, doubl
 		else if (lo_known && !memcmp(e_mid, e_lo, bytes))
 			below = false;
 		else
-			below = p_of_z(n, mid, d) < level;
+			below = p_below(n, mid, d, level);
 		if (below) {
 			hi = mid;
 			swap = e_hi, e_hi = e_mid, e_mid = swap;
@@ -279,34 +292,54 @@ static double bisect_critical(size_t n, double d, double level, double lo, doubl
 	return hi;
 }
 
-/* Return the exact p of an observed Z of 'z' (definitions in binexact.h). */
-static double p_of_z(size_t n, double z, double d)
+/*
+ * The grid point whose chance was the largest in the last full search of
+ * this thread: where p_of_z_until looks first. The order the grid is
+ * searched in changes no result (a tie keeps the lowest index, as the
+ * search in index order does); it only makes an early stop come early,
+ * since the best point moves little between the calls of one search.
+ */
+static _Thread_local size_t grid_hint;
+
+/*
+ * Return the exact p of an observed Z of 'z' (definitions in binexact.h),
+ * or, once the largest chance found reaches 'stop', that chance: a caller
+ * that only asks whether p < stop has its answer then (p is a largest
+ * chance, so it can only be larger still), without the rest of the search.
+ * With 'stop' INFINITY the p itself.
+ */
+static double p_of_z_until(size_t n, double z, double d, double stop)
 {
 	struct region r;
-	double lo = d < 0 ? -d : 0, hi = (1 - d) / 2, best = 0, bb = lo;
+	double lo = d < 0 ? -d : 0, hi = (1 - d) / 2, best = 0;
 	double pts[NUISANCE_GRID + 1];
-	size_t ib = 0;
+	size_t ib = 0, first = grid_hint <= NUISANCE_GRID ? grid_hint : 0;
 
-	lo = d < 0 ? -d : 0;
-	hi = (1 - d) / 2;
 	r.n = n;
 	r.d = d;
 	r.floor = region_floor(z);
 	r.t = xreallocarray(NULL, n + 1, sizeof(*r.t));
-	binom_init(&r.bn, n);
+	r.bn = binom_shared(n);
 	for (size_t v = 0; v <= n; v++)
 		r.t[v] = -1;
 	for (size_t i = 0; i <= NUISANCE_GRID; i++) {
-		double f = (double)i / NUISANCE_GRID, c;
+		double f = (double)i / NUISANCE_GRID;
 
 		pts[i] = lo + (hi - lo) * f * f;
-		c = region_chance(&r, pts[i]);
-		if (c > best) {
+	}
+	/* the hinted point first, then the others in order */
+	for (size_t k = 0; k <= NUISANCE_GRID; k++) {
+		size_t i = k == 0 ? first : k <= first ? k - 1 : k;
+		double c = region_chance(&r, pts[i]);
+
+		if (c > best || (c == best && i < ib)) {
 			best = c;
-			bb = pts[i];
 			ib = i;
 		}
+		if (best >= stop)
+			goto out;
 	}
+	grid_hint = ib;
 	/* golden-section search for the largest chance between the best
 	 * point's neighbours */
 	{
@@ -317,9 +350,11 @@ static double p_of_z(size_t n, double z, double d)
 
 		for (int i = 0; i < NUISANCE_REFINE; i++) {
 			if (f1 > best)
-				best = f1, bb = c1;
+				best = f1;
 			if (f2 > best)
-				best = f2, bb = c2;
+				best = f2;
+			if (best >= stop)
+				goto out;
 			if (f1 >= f2) {
 				x1 = c2;
 				c2 = c1;
@@ -339,10 +374,16 @@ static double p_of_z(size_t n, double z, double d)
 		if (f2 > best)
 			best = f2;
 	}
-	(void)bb;
+out:
 	free(r.t);
-	binom_free(&r.bn);
 	return best > 1 ? 1 : best;
+}
+
+/* Whether the p of an observed Z of 'z' is below 'level' (< 1), as
+ * p_of_z_until(n, z, d, INFINITY) < level, stopping once it cannot be. */
+static bool p_below(size_t n, double z, double d, double level)
+{
+	return p_of_z_until(n, z, d, level) < level;
 }
 
 /* Return log(p / level), the function whose sign change the bound is. */
@@ -434,7 +475,7 @@ size_t binexact_min_losses(size_t n, double margin, double alpha)
 	size_t lo, hi, guess, step = 1;
 	double z;
 
-	if (!n || binexact_p(n, n, 0, margin) >= alpha)
+	if (!n || !binexact_p_below(n, n, 0, margin, alpha))
 		return 0;
 	/* the first count whose normal Z reaches the normal critical value,
 	 * then a bracket around it widened until p changes sides (p falls as
@@ -451,20 +492,20 @@ size_t binexact_min_losses(size_t n, double margin, double alpha)
 			lo = mid + 1;
 	}
 	guess = lo;
-	if (binexact_p(n, guess, 0, margin) < alpha) {
+	if (binexact_p_below(n, guess, 0, margin, alpha)) {
 		hi = guess;
 		lo = guess > step ? guess - step : 1;
-		while (lo > 1 && binexact_p(n, lo, 0, margin) < alpha) {
+		while (lo > 1 && binexact_p_below(n, lo, 0, margin, alpha)) {
 			hi = lo;
 			step *= 2;
 			lo = lo > step ? lo - step : 1;
 		}
-		if (lo == 1 && binexact_p(n, 1, 0, margin) < alpha)
+		if (lo == 1 && binexact_p_below(n, 1, 0, margin, alpha))
 			return 1;
 	} else {
 		lo = guess;
 		hi = guess + step < n ? guess + step : n;
-		while (hi < n && !(binexact_p(n, hi, 0, margin) < alpha)) {
+		while (hi < n && !binexact_p_below(n, hi, 0, margin, alpha)) {
 			lo = hi;
 			step *= 2;
 			hi = hi + step < n ? hi + step : n;
@@ -474,7 +515,7 @@ size_t binexact_min_losses(size_t n, double margin, double alpha)
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (binexact_p(n, mid, 0, margin) < alpha)
+		if (binexact_p_below(n, mid, 0, margin, alpha))
 			hi = mid;
 		else
 			lo = mid;

@@ -37,11 +37,17 @@
 #ifndef EVALSET_BINEXACT_H
 #define EVALSET_BINEXACT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Return the p of H0 "mean loss <= d" for 'n' questions, 'up' with loss
  * +1 and 'down' with loss -1 (up + down <= n, n >= 1, -1 < d < 1). */
 double binexact_p(size_t n, size_t up, size_t down, double d);
+
+/* Whether binexact_p(n, up, down, d) < level: the same answer, with the
+ * search for p stopped once it finds a chance of 'level' or more (p is the
+ * largest chance over the nuisance, so it cannot be below 'level' then). */
+bool binexact_p_below(size_t n, size_t up, size_t down, double d, double level);
 
 /*
  * Return the lower confidence bound of the mean loss at 'level': the largest

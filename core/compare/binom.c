@@ -22,6 +22,21 @@ void binom_free(struct binom *b)
 	b->n = 0;
 }
 
+const struct binom *binom_shared(size_t n)
+{
+	static _Thread_local struct binom shared;
+
+	if (!shared.lf || shared.n < n) {
+		/* grown to twice what was asked before, so that a search over
+		 * growing n makes few tables */
+		size_t want = n > 2 * shared.n ? n : 2 * shared.n;
+
+		binom_free(&shared);
+		binom_init(&shared, want);
+	}
+	return &shared;
+}
+
 struct binom_q binom_q(double q)
 {
 	return (struct binom_q){ log(q), log1p(-q) };

@@ -10,7 +10,8 @@
  * the same arguments, combined in the same order.
  *
  * Ownership: binom_init allocates the table, binom_free frees it; the
- * struct may live on the stack. Pure computation otherwise.
+ * struct may live on the stack. binom_shared's table is the thread's, kept
+ * until exit. Pure computation otherwise.
  */
 #ifndef EVALSET_BINOM_H
 #define EVALSET_BINOM_H
@@ -31,6 +32,13 @@ struct binom_q {
 /* Make the table for counts up to 'n'. */
 void binom_init(struct binom *b, size_t n);
 void binom_free(struct binom *b);
+
+/* Return this thread's table, made or grown to cover counts up to 'n' at
+ * least: the same values as a table of binom_init(n) for every count up to
+ * n, made once rather than once per sum (n + 1 lgamma each time). It stays
+ * until the process exits, and is valid until the next call with a larger
+ * 'n'. */
+const struct binom *binom_shared(size_t n);
 
 /* The logs of 'q', which must be in (0, 1). */
 struct binom_q binom_q(double q);

@@ -91,9 +91,20 @@ double gatetest_p_noninf_unchanged(size_t n, double margin)
 	return binexact_p(n, 0, 0, -margin);
 }
 
-static double best_p(size_t n, double margin, bool noninf)
+/* Whether the rule's best p on 'n' questions (gatetest_min_p_drop, or
+ * gatetest_p_noninf_unchanged when 'noninf') is below 'level' */
+static bool best_p_below(size_t n, double margin, bool noninf, double level)
 {
-	return noninf ? gatetest_p_noninf_unchanged(n, margin) : gatetest_min_p_drop(n, margin);
+	if (noninf) {
+		if (!n)
+			return 1 < level;
+		if (margin >= 1)
+			return 0 < level;
+		return binexact_p_below(n, 0, 0, -margin, level);
+	}
+	if (!n || margin >= 1)
+		return 1 < level;
+	return binexact_p_below(n, n, 0, margin, level);
 }
 
 size_t gatetest_questions_needed(size_t n, double margin, bool noninf, double level)
@@ -103,7 +114,7 @@ size_t gatetest_questions_needed(size_t n, double margin, bool noninf, double le
 	if (!noninf && margin >= 1)
 		return 0;
 	/* the best p falls as questions are added: bracket, then bisect */
-	while (!(best_p(hi, margin, noninf) < level)) {
+	while (!best_p_below(hi, margin, noninf, level)) {
 		if (hi >= MAX_QUESTIONS)
 			return 0;
 		lo = hi + 1;
@@ -112,7 +123,7 @@ size_t gatetest_questions_needed(size_t n, double margin, bool noninf, double le
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (best_p(mid, margin, noninf) < level)
+		if (best_p_below(mid, margin, noninf, level))
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -291,14 +302,81 @@ static double binom_upper(const struct binom *bn, size_t m, double q, struct bin
 	return sum >= 1 ? 0 : 1 - sum;
 }
 
+/*
+ * What region_power keeps between calls, in the thread that makes them
+ * (besides binom_shared's log factorials): for each n of the last (d, z)
+ * the smallest u of the region for each v found so far (-1 where not yet
+ * searched): a size search asks for the power of many models (every
+ * baseline mean, every drop) at the same n's and critical value, and these
+ * depend on neither. The values are those computed afresh. Freed at exit
+ * only (reachable until then); at most POWER_EDGE_SLOTS n's, all dropped
+ * when full or when (d, z) changes.
+ */
+#define POWER_EDGE_SLOTS 256
+struct power_edges {
+	size_t n;   /* 0: a free slot */
+	long *u;    /* n + 1 entries */
+};
+static _Thread_local struct power_edges power_edges[POWER_EDGE_SLOTS];
+static _Thread_local double power_edges_d = NAN, power_edges_z = NAN;
+static _Thread_local size_t power_edges_used;
+
+/* The edges of 'n' for (d, z) in power_edges, made (all -1) if missing. */
+static long *edges_of(size_t n, double d, double z)
+{
+	size_t i = (n * 0x9e3779b97f4a7c15ULL) >> 56 & (POWER_EDGE_SLOTS - 1);
+
+	if (power_edges_d != d || power_edges_z != z || power_edges_used >= POWER_EDGE_SLOTS / 2) {
+		for (size_t k = 0; k < POWER_EDGE_SLOTS; k++) {
+			free(power_edges[k].u);
+			power_edges[k] = (struct power_edges){ 0, NULL };
+		}
+		power_edges_d = d;
+		power_edges_z = z;
+		power_edges_used = 0;
+	}
+	while (power_edges[i].n && power_edges[i].n != n)
+		i = (i + 1) & (POWER_EDGE_SLOTS - 1);
+	if (!power_edges[i].n) {
+		power_edges[i].n = n;
+		power_edges[i].u = xreallocarray(NULL, n + 1, sizeof(long));
+		for (size_t v = 0; v <= n; v++)
+			power_edges[i].u[v] = -1;
+		power_edges_used++;
+	}
+	return power_edges[i].u;
+}
+
+/* The smallest u with Z(u, v) >= 'z' among 'n' questions against 'd' (n - v
+ * + 1 when none), kept in 'edges'. */
+static size_t region_edge(long *edges, size_t n, size_t v, double d, double z)
+{
+	size_t ulo = 0, uhi = n - v + 1;
+
+	if (edges[v] >= 0)
+		return (size_t)edges[v];
+	/* Z grows with u: the smallest u of the region */
+	while (ulo < uhi) {
+		size_t mid = ulo + (uhi - ulo) / 2;
+
+		if (binexact_z(n, mid, v, d) >= z)
+			uhi = mid;
+		else
+			ulo = mid + 1;
+	}
+	edges[v] = (long)ulo;
+	return ulo;
+}
+
 /* Return the chance of the region Z >= 'z' of the test against 'd' when a
  * rounded loss is +1 with chance 'a' and -1 with chance 'b'. */
 static double region_power(size_t n, double a, double b, double d, double z)
 {
 	double total = 0, q, mean, sd;
-	struct binom bn;
 	struct binom_q lb = { 0, 0 }, lq = { 0, 0 };
 	size_t lo, hi;
+	long *edges;
+	const struct binom *bn;
 
 	if (isinf(z))
 		return z > 0 ? 0 : 1;
@@ -313,25 +391,15 @@ static double region_power(size_t n, double a, double b, double d, double z)
 	sd = sqrt((double)n * b * (1 - b));
 	lo = mean - 9 * sd - 2 > 0 ? (size_t)(mean - 9 * sd - 2) : 0;
 	hi = mean + 9 * sd + 2 < (double)n ? (size_t)(mean + 9 * sd + 2) : n;
-	binom_init(&bn, n);
+	bn = binom_shared(n);
+	edges = edges_of(n, d, z);
 	for (size_t v = lo; v <= hi; v++) {
-		double w = binom_pmf(&bn, n, v, b, lb);
-		size_t ulo = 0, uhi = n - v + 1;
+		double w = binom_pmf(bn, n, v, b, lb);
 
 		if (!(w > 0))
 			continue;
-		/* Z grows with u: the smallest u of the region */
-		while (ulo < uhi) {
-			size_t mid = ulo + (uhi - ulo) / 2;
-
-			if (binexact_z(n, mid, v, d) >= z)
-				uhi = mid;
-			else
-				ulo = mid + 1;
-		}
-		total += w * binom_upper(&bn, n - v, q, lq, ulo);
+		total += w * binom_upper(bn, n - v, q, lq, region_edge(edges, n, v, d, z));
 	}
-	binom_free(&bn);
 	return total > 1 ? 1 : total;
 }
 
