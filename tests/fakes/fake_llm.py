@@ -21,6 +21,9 @@ Endpoints:
                               "token_params": {"max_tokens": N, ...},
                               "temperatures": {"0.3": N, "none": N},
                               "protocols": {"openai": N, "anthropic": N}}
+  GET  /stats?expr=E          the value of the Python expression E over those
+                              stats (d), as print() writes it: what a test
+                              script reads without starting a Python
 
 A request's KEY is the first 16 hex digits of SHA-256 over its "messages"
 array, so the same question asked again (a retry, a response_format
@@ -99,6 +102,7 @@ import signal
 import sys
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from fake_batch import BatchMixin
@@ -297,7 +301,8 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
             return self.batch_list(st)
         if self.path != "/stats" and ("/batches/" in self.path or "/files/" in self.path):
             return self.batch_get(st, self.path.split("?")[0])
-        if self.path != "/stats":
+        path, _, query = self.path.partition("?")
+        if path != "/stats":
             return self.reply(404, self.error_body("not found", "invalid_request_error", None))
         with st.lock:
             obj = {"requests": st.requests, "keys": st.keys, "answered": st.answered,
@@ -308,6 +313,21 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
                    "batch_lists": st.batch_lists, "batch_malformed": st.batch_malformed,
                    "line_max_tokens": st.line_max_tokens,
                    "batch_lines": st.batch_lines, "batch_sizes": st.batch_sizes}
+        expr = urllib.parse.parse_qs(query).get("expr")
+        if expr:
+            # the stats as a client's json.load gives them
+            try:
+                text = "%s\n" % (eval(expr[0], {}, {"d": json.loads(json.dumps(obj))}),)
+                code = 200
+            except Exception as e:  # the test shows what went wrong
+                text, code = "%s: %s\n" % (type(e).__name__, e), 500
+            body = text.encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         self.reply(200, obj)
 
     def do_POST(self):

@@ -22,16 +22,18 @@ is() {   # is GOT WANT DESCRIPTION
 
 # shellcheck source=../fakes/fake_llm.sh
 . "$src/tests/fakes/fake_llm.sh"
-stat_py() {  # stat_py PYTHON-EXPR over the fake's /stats as d
-	curl -s "http://127.0.0.1:$PORT/stats" | python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"
+stat_py() {  # stat_py PYTHON-EXPR over the fake's /stats as d, printed (the fake evaluates it)
+	curl -s -G --data-urlencode "expr=$1" "http://127.0.0.1:$PORT/stats"
 }
 
 # make_corpus FILE CHUNKS SEED VOCAB WIDTH: CHUNKS chunks c-N (N zero-padded
 # to WIDTH digits) in documents of four, each "Setting" and 30 words drawn
 # from VOCAB words w000.. with Python's random seeded SEED (the same file for
-# the same arguments)
+# the same arguments: made once per script, under $root/.made, and copied)
 make_corpus() {
-	python3 - "$@" <<'PY'
+	local made="$root/.made/corpus-$2-$3-$4-$5"
+	if [ ! -f "$made" ]; then
+		mkdir -p "$root/.made" && python3 - "$made.tmp" "${@:2}" <<'PY' && mv "$made.tmp" "$made" || return 1
 import json, random, sys
 path, chunks, seed, vocab, width = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 random.seed(seed)
@@ -41,11 +43,15 @@ with open(path, "w") as f:
         f.write(json.dumps({"id": "c-%0*d" % (width, i), "doc": "d%d" % (i // 4), "title": "Doc %d" % (i // 4),
                             "text": "Setting " + " ".join(random.sample(words, 30)) + "."}) + "\n")
 PY
+	fi
+	cp "$made" "$1"
 }
 # make_run FILE QUERIES DEPTH STEP CHUNKS WIDTH: a TREC run "bm25" answering
 # q-0001..QUERIES with DEPTH chunks each, chunk (q * STEP + rank) mod CHUNKS
 make_run() {
-	python3 - "$@" <<'PY'
+	local made="$root/.made/run-$2-$3-$4-$5-$6"
+	if [ ! -f "$made" ]; then
+		mkdir -p "$root/.made" && python3 - "$made.tmp" "${@:2}" <<'PY' && mv "$made.tmp" "$made" || return 1
 import sys
 path, queries, depth, step, chunks, width = sys.argv[1], *map(int, sys.argv[2:7])
 with open(path, "w") as f:
@@ -53,6 +59,8 @@ with open(path, "w") as f:
         for r in range(depth):
             f.write("q-%04d Q0 c-%0*d %d %d bm25\n" % (q, width, (q * step + r) % chunks, r + 1, 10 - r))
 PY
+	fi
+	cp "$made" "$1"
 }
 # wait_records JOURNAL N TRIES: wait (TRIES times 0.1 s at most) until the
 # journal JOURNAL holds N records with a status

@@ -11,8 +11,17 @@ set -u
 # A corpus of 30 chunks, each with a unique marker word "mkNN"; a set of 6
 # questions (q-0001..q-0006; q-0006 unanswerable), each labelled with one
 # relevant chunk; two runs that return 5 documents per question, overlapping.
+# The case is made once (in $root/.case) and copied: every file of it is
+# the same each time, and the set's paths are relative.
 make_case() {
-	w="$root/$1"; rm -rf "$w"; mkdir -p "$w"; cd "$w" || exit 1
+	w="$root/$1"; rm -rf "$w"; mkdir -p "$w"
+	if [ ! -d "$root/.case" ]; then
+		mkdir -p "$root/.case.tmp" && (cd "$root/.case.tmp" && make_case_files) &&
+			mv "$root/.case.tmp" "$root/.case" || exit 1
+	fi
+	cp -a "$root/.case/." "$w/" && cd "$w" || exit 1
+}
+make_case_files() {
 	python3 - <<'EOF'
 import json, random
 random.seed(9)
