@@ -32,7 +32,8 @@
  * Therefore: P(p < alpha) <= alpha for every a - b <= d, up to the
  * precision of that search.
  *
- * Pure computation; allocations are freed before returning.
+ * Pure computation; allocations are freed before returning, but for the
+ * thread's table of log factorials (binom_shared), kept for the next call.
  */
 #ifndef EVALSET_BINEXACT_H
 #define EVALSET_BINEXACT_H

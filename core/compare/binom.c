@@ -28,8 +28,9 @@ const struct binom *binom_shared(size_t n)
 
 	if (!shared.lf || shared.n < n) {
 		/* grown to twice what was asked before, so that a search over
-		 * growing n makes few tables */
-		size_t want = n > 2 * shared.n ? n : 2 * shared.n;
+		 * growing n makes few tables (up to 65,536 counts: beyond, the
+		 * n asked for) */
+		size_t want = n > 2 * shared.n || n > 65536 ? n : 2 * shared.n;
 
 		binom_free(&shared);
 		binom_init(&shared, want);

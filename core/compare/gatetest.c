@@ -308,11 +308,13 @@ static double binom_upper(const struct binom *bn, size_t m, double q, struct bin
  * the smallest u of the region for each v found so far (-1 where not yet
  * searched): a size search asks for the power of many models (every
  * baseline mean, every drop) at the same n's and critical value, and these
- * depend on neither. The values are those computed afresh. Freed at exit
- * only (reachable until then); at most POWER_EDGE_SLOTS n's, all dropped
+ * depend on neither. The values are those computed afresh. Kept until the
+ * process exits; for at most POWER_EDGE_SLOTS / 2 n's, each at most
+ * POWER_EDGE_MAX_N (a larger n is searched afresh each time), all dropped
  * when full or when (d, z) changes.
  */
 #define POWER_EDGE_SLOTS 256
+#define POWER_EDGE_MAX_N 65536
 struct power_edges {
 	size_t n;   /* 0: a free slot */
 	long *u;    /* n + 1 entries */
@@ -321,11 +323,14 @@ static _Thread_local struct power_edges power_edges[POWER_EDGE_SLOTS];
 static _Thread_local double power_edges_d = NAN, power_edges_z = NAN;
 static _Thread_local size_t power_edges_used;
 
-/* The edges of 'n' for (d, z) in power_edges, made (all -1) if missing. */
+/* The edges of 'n' for (d, z) in power_edges, made (all -1) if missing;
+ * NULL when n is too large to keep. */
 static long *edges_of(size_t n, double d, double z)
 {
 	size_t i = (n * 0x9e3779b97f4a7c15ULL) >> 56 & (POWER_EDGE_SLOTS - 1);
 
+	if (n > POWER_EDGE_MAX_N)
+		return NULL;
 	if (power_edges_d != d || power_edges_z != z || power_edges_used >= POWER_EDGE_SLOTS / 2) {
 		for (size_t k = 0; k < POWER_EDGE_SLOTS; k++) {
 			free(power_edges[k].u);
@@ -348,12 +353,12 @@ static long *edges_of(size_t n, double d, double z)
 }
 
 /* The smallest u with Z(u, v) >= 'z' among 'n' questions against 'd' (n - v
- * + 1 when none), kept in 'edges'. */
+ * + 1 when none), kept in 'edges' (when not NULL). */
 static size_t region_edge(long *edges, size_t n, size_t v, double d, double z)
 {
 	size_t ulo = 0, uhi = n - v + 1;
 
-	if (edges[v] >= 0)
+	if (edges && edges[v] >= 0)
 		return (size_t)edges[v];
 	/* Z grows with u: the smallest u of the region */
 	while (ulo < uhi) {
@@ -364,7 +369,8 @@ static size_t region_edge(long *edges, size_t n, size_t v, double d, double z)
 		else
 			ulo = mid + 1;
 	}
-	edges[v] = (long)ulo;
+	if (edges)
+		edges[v] = (long)ulo;
 	return ulo;
 }
 

@@ -42,7 +42,9 @@
  *     non-inferiority rule passes exactly when its upper bound is below it,
  *     up to the search's 1e-5.
  *
- * Pure computation, no IO; nothing allocated survives a call.
+ * Pure computation, no IO; nothing allocated survives a call but what the
+ * power keeps for the next in the same thread (the log factorials, and the
+ * region's edges per n: gatetest.c), kept until the process exits.
  */
 #ifndef EVALSET_GATETEST_H
 #define EVALSET_GATETEST_H
