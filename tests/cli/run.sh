@@ -97,27 +97,12 @@ has() {
     [[ "$text" == *"$2"* ]]
   fi
 }
-# same FILE1 FILE2: whether the two files hold the same bytes, read into
-# bash rather than by a cmp process per check, unless one holds a NUL byte
-same() {
-  local a b
-  if IFS= read -r -d '' a < "$1" || IFS= read -r -d '' b < "$2"; then
-    cmp -s "$1" "$2"
-  else
-    [[ "$a" == "$b" ]]
-  fi
-}
-# each case's folders made at once, and removed 64 cases at a time: one
-# mkdir and one rm for many cases instead of one of each per case
-dirs=()
-for i in "${!names[@]}"; do dirs+=("$scratch/$((i + 1))/work"); done
-[ ${#dirs[@]} -eq 0 ] || mkdir -p "${dirs[@]}"
-done_dirs=()
 for name in "${names[@]}"; do
   c="$cases/$name"
   [ -f "$c/cmd" ] || continue
   n=$((n+1))
   tmp=$scratch/$n
+  mkdir -p "$tmp/work"
   # each case its own cache of frozen versions, outside the files it checks
   export EVALSET_CACHE_DIR="$tmp/cache"
   [ -d "$c/files" ] && cp -a "$c/files/." "$tmp/work/"
@@ -132,7 +117,7 @@ for name in "${names[@]}"; do
   (cd "$tmp/work" && EVALSET="$evalset" SRC="$src" NO_COLOR=1 EVALSET_NOW=2026-11-29T12:00:00Z bash "$c/cmd") >"$tmp/out" 2>"$tmp/err" </dev/null
   rc=$?
   [ "$rc" = "$want_rc" ] || problems+="exit $rc, want $want_rc\n"
-  if [ -f "$c/out" ] && ! same "$c/out" "$tmp/out"; then
+  if [ -f "$c/out" ] && ! cmp -s "$c/out" "$tmp/out"; then
     problems+="stdout differs:\n$(diff "$c/out" "$tmp/out" | head -20)\n"
   fi
   if [ -f "$c/out-contains" ]; then
@@ -155,7 +140,7 @@ for name in "${names[@]}"; do
   fi
   if [ "$want_rc" = 2 ]; then
     snapshot "$tmp/work" > "$tmp/after"
-    same "$tmp/before" "$tmp/after" || problems+="bad input changed files:\n$(diff "$tmp/before" "$tmp/after" | head -10)\n"
+    cmp -s "$tmp/before" "$tmp/after" || problems+="bad input changed files:\n$(diff "$tmp/before" "$tmp/after" | head -10)\n"
   fi
   if [ -z "$problems" ]; then
     echo "ok $n - $name"
@@ -171,8 +156,7 @@ for name in "${names[@]}"; do
         find "$EVALSET_SANITIZER_REPORTS" -type f -newer "$tmp/started" -exec head -v -n 30 {} + | sed 's/^/#   /'
     } | tee /dev/stderr
   fi
-  done_dirs+=("$tmp")
-  if [ ${#done_dirs[@]} -ge 64 ]; then rm -rf "${done_dirs[@]}"; done_dirs=(); fi
+  rm -rf "$tmp"
 done
 echo "1..$n"
 [ "$failed" -eq 0 ]
