@@ -6,7 +6,9 @@
  * the count of -1 losses, each times a binomial tail of O(sd) terms: about
  * 72 * 400 n b (1 - b) operations at worst, with a threshold search of
  * O(log n) per count, cached. A binomial term is one exp: the log factorials
- * are made once per p (n + 1 lgamma) and the logs of each q once (binom.h).
+ * are the thread's table (binom_shared: made once, not per p) and the logs
+ * of each q are taken once (binom.h). A decision (p < level) stops at the
+ * first nuisance point whose chance reaches the level.
  */
 #include "compare/binexact.h"
 #include "compare/binom.h"

@@ -248,9 +248,9 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
         body = raw if raw is not None else json.dumps(obj).encode()
         self.send_body(code, body, headers)
 
-    def send_body(self, code, body, headers=()):
+    def send_body(self, code, body, headers=(), ctype="application/json"):
         self.send_response(code)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         for k, v in headers:
             self.send_header(k, v)
@@ -297,11 +297,11 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
 
     def do_GET(self):
         st = self.server.st
-        if self.path.split("?")[0].endswith("/batches"):
-            return self.batch_list(st)
-        if self.path != "/stats" and ("/batches/" in self.path or "/files/" in self.path):
-            return self.batch_get(st, self.path.split("?")[0])
         path, _, query = self.path.partition("?")
+        if path.endswith("/batches"):
+            return self.batch_list(st)
+        if path != "/stats" and ("/batches/" in path or "/files/" in path):
+            return self.batch_get(st, path)
         if path != "/stats":
             return self.reply(404, self.error_body("not found", "invalid_request_error", None))
         with st.lock:
@@ -321,13 +321,7 @@ class Handler(BatchMixin, BaseHTTPRequestHandler):
                 code = 200
             except Exception as e:  # the test shows what went wrong
                 text, code = "%s: %s\n" % (type(e).__name__, e), 500
-            body = text.encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            return
+            return self.send_body(code, text.encode(), ctype="text/plain; charset=utf-8")
         self.reply(200, obj)
 
     def do_POST(self):
@@ -585,7 +579,7 @@ class Capture(Handler):
         self.headers = {}
         self.code, self.obj = None, None
 
-    def send_body(self, code, body, headers=()):
+    def send_body(self, code, body, headers=(), ctype="application/json"):
         self.code = code
         self.obj = json.loads(body)
 

@@ -26,14 +26,26 @@ stat_py() {  # stat_py PYTHON-EXPR over the fake's /stats as d, printed (the fak
 	curl -s -G --data-urlencode "expr=$1" "http://127.0.0.1:$PORT/stats"
 }
 
+# made FILE GEN ARGS...: FILE, a copy of what `GEN PATH ARGS...` writes to
+# PATH, run once per script for the same GEN and ARGS (kept under
+# $root/.made): the generators below give the same file for the same
+# arguments, and a Python start costs more than a copy
+made() {
+	local file=$1 gen=$2 key
+	shift 2
+	printf -v key '%s-' "$gen" "$@"
+	key="$root/.made/$key"
+	if [ ! -f "$key" ]; then
+		mkdir -p "$root/.made" && "$gen" "$key.tmp" "$@" && mv "$key.tmp" "$key" || return 1
+	fi
+	cp "$key" "$file"
+}
 # make_corpus FILE CHUNKS SEED VOCAB WIDTH: CHUNKS chunks c-N (N zero-padded
 # to WIDTH digits) in documents of four, each "Setting" and 30 words drawn
-# from VOCAB words w000.. with Python's random seeded SEED (the same file for
-# the same arguments: made once per script, under $root/.made, and copied)
-make_corpus() {
-	local made="$root/.made/corpus-$2-$3-$4-$5"
-	if [ ! -f "$made" ]; then
-		mkdir -p "$root/.made" && python3 - "$made.tmp" "${@:2}" <<'PY' && mv "$made.tmp" "$made" || return 1
+# from VOCAB words w000.. with Python's random seeded SEED
+make_corpus() { made "$1" corpus_gen "${@:2}"; }
+corpus_gen() {
+	python3 - "$@" <<'PY'
 import json, random, sys
 path, chunks, seed, vocab, width = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 random.seed(seed)
@@ -43,15 +55,12 @@ with open(path, "w") as f:
         f.write(json.dumps({"id": "c-%0*d" % (width, i), "doc": "d%d" % (i // 4), "title": "Doc %d" % (i // 4),
                             "text": "Setting " + " ".join(random.sample(words, 30)) + "."}) + "\n")
 PY
-	fi
-	cp "$made" "$1"
 }
 # make_run FILE QUERIES DEPTH STEP CHUNKS WIDTH: a TREC run "bm25" answering
 # q-0001..QUERIES with DEPTH chunks each, chunk (q * STEP + rank) mod CHUNKS
-make_run() {
-	local made="$root/.made/run-$2-$3-$4-$5-$6"
-	if [ ! -f "$made" ]; then
-		mkdir -p "$root/.made" && python3 - "$made.tmp" "${@:2}" <<'PY' && mv "$made.tmp" "$made" || return 1
+make_run() { made "$1" run_gen "${@:2}"; }
+run_gen() {
+	python3 - "$@" <<'PY'
 import sys
 path, queries, depth, step, chunks, width = sys.argv[1], *map(int, sys.argv[2:7])
 with open(path, "w") as f:
@@ -59,8 +68,6 @@ with open(path, "w") as f:
         for r in range(depth):
             f.write("q-%04d Q0 c-%0*d %d %d bm25\n" % (q, width, (q * step + r) % chunks, r + 1, 10 - r))
 PY
-	fi
-	cp "$made" "$1"
 }
 # wait_records JOURNAL N TRIES: wait (TRIES times 0.1 s at most) until the
 # journal JOURNAL holds N records with a status
