@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
-# Reproducible builds (suite 'release'): copy the source tree (its tracked and
-# new files) into two folders of different names and depths, build the
-# binary in each, and require byte-identical results. Prints TAP.
+# Reproducible builds (suite 'release'): a copy of the source tree (its
+# tracked and new files), in a folder of another name and depth, must build
+# the same binary, byte for byte, with no source or build path inside.
+# Prints TAP.
 #
-# usage: reproducible.sh SRCDIR
+# usage: reproducible.sh SRCDIR [BUILDDIR]
+#
+# With BUILDDIR (the build under test, a setup of SRCDIR), one copy is set
+# up as BUILDDIR was: its command-line options (meson-private/cmd_line.txt),
+# its compiler and its `git describe` (tools/version.sh of SRCDIR, given to
+# the copy, which has no .git, as the vcs_tag option). Its binary is compared
+# with BUILDDIR's evalset. When BUILDDIR is not a folder of SRCDIR itself
+# (the binary names its sources relative to the build folder), or the
+# copy's configuration still differs from BUILDDIR's (a cross or native
+# file, an option set outside the command line), the script says so and
+# builds a second copy instead, as it does without BUILDDIR: two fresh
+# builds, compared with each other.
 set -u
 src=$(cd "$1" && pwd)
+tested=${2:+$(cd "$2" && pwd)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -17,18 +30,75 @@ copy_to() { # copy_to DIR: the files git knows or would add (else all but build*
     tar -C "$src" --exclude='./build*' -cf - . | tar -C "$1" -xf -
   fi
 }
-build_in() { # build_in SRC: the binary alone, default build type (with debug info)
-  meson setup "$1/build" "$1" >"$1.setup.log" 2>&1 &&
+setup_in() { # setup_in SRC [meson options...]
+  local d=$1; shift
+  meson setup "$d/build" "$d" "$@" >"$d.setup.log" 2>&1
+}
+build_in() { # build_in SRC: the binary alone
   ninja -C "$1/build" -j2 evalset >"$1.build.log" 2>&1
 }
+# like_tested: BUILDDIR's compiler on the first line, then one meson
+# argument a line: its command-line options and the vcs_tag it was built
+# with; fails when BUILDDIR was set up with a cross or native file
+like_tested() {
+  python3 - "$tested" "$(sh "$src/tools/version.sh" "$src")" <<'EOF'
+import configparser, json, sys
+build, describe = sys.argv[1], sys.argv[2]
+targets = json.load(open(build + "/meson-info/intro-targets.json"))
+cc = [t for t in targets if t["name"] == "evalset"][0]["target_sources"][0]["compiler"]
+cmd = configparser.ConfigParser(interpolation=None)
+cmd.read(build + "/meson-private/cmd_line.txt")
+if cmd.has_section("properties") and any(cmd["properties"].values()):
+    sys.exit(1)
+print(" ".join(cc))
+for k, v in (cmd["options"].items() if cmd.has_section("options") else []):
+    if k != "vcs_tag":
+        print(f"-D{k}={v.lower() if v in ('True', 'False') else v}")
+print(f"-Dvcs_tag={describe}")
+EOF
+}
+# configuration DIR: DIR's build options (but vcs_tag) and its compiler, to compare
+configuration() {
+  python3 - "$1" <<'EOF'
+import json, sys
+d = sys.argv[1]
+opts = json.load(open(d + "/meson-info/intro-buildoptions.json"))
+targets = json.load(open(d + "/meson-info/intro-targets.json"))
+print(json.dumps(sorted((o["name"], o["value"]) for o in opts if o["name"] != "vcs_tag")))
+print([t for t in targets if t["name"] == "evalset"][0]["target_sources"][0]["compiler"])
+EOF
+}
+
 one=$tmp/a/evalset
 two=$tmp/a-longer-folder-name/nested/evalset-copy
-n=0 fail=0
-# both copies first, so that both builds see one state of the tree
-copy_to "$one" && copy_to "$two" || { echo "not ok 1 - copy the source tree"; echo "1..1"; exit 1; }
-for d in "$one" "$two"; do
+n=0 fail=0 against=
+copy_to "$one" || { echo "not ok 1 - copy the source tree"; echo "1..1"; exit 1; }
+if [ -n "$tested" ] && [ "${tested%/*}" != "$src" ]; then
+  # sources are named relative to the build folder: ../cmd/main.c only from a folder of SRCDIR's own
+  echo "# $tested is not a folder of $src itself: two fresh copies are compared instead"
+elif [ -n "$tested" ] && [ -x "$tested/evalset" ] && like=$(like_tested 2>"$tmp/like.err"); then
+  mapfile -t args <<<"${like#*$'\n'}"
+  if CC=${like%%$'\n'*} setup_in "$one" "${args[@]}" &&
+     [ "$(configuration "$one/build")" = "$(configuration "$tested")" ]; then
+    against=$tested
+  else
+    echo "# the copy's configuration differs from $tested's: two fresh copies are compared instead"
+    rm -rf "$one/build"
+  fi
+elif [ -n "$tested" ]; then
+  echo "# $tested was set up with a cross or native file (or has no evalset): two fresh copies are compared instead"
+fi
+if [ -z "$against" ]; then
+  copy_to "$two" || { echo "not ok 1 - copy the source tree"; echo "1..1"; exit 1; }
+fi
+dirs=("$one" "${against:-$two}")
+for d in "${dirs[@]}"; do
   n=$((n + 1))
-  if build_in "$d"; then
+  if [ "$d" = "$against" ]; then
+    echo "ok $n - the build under test, $against, set up as the copy $one is"
+    continue
+  fi
+  if { [ -f "$d/build/build.ninja" ] || setup_in "$d"; } && build_in "$d"; then
     echo "ok $n - build in $d"
   else
     fail=1
@@ -36,17 +106,18 @@ for d in "$one" "$two"; do
     tail -n 20 "$d.setup.log" "$d.build.log" 2>/dev/null | sed 's/^/# /'
   fi
 done
+other=${against:-$two/build}
 n=$((n + 1))
-if [ "$fail" = 0 ] && cmp "$one/build/evalset" "$two/build/evalset"; then
+if [ "$fail" = 0 ] && cmp "$one/build/evalset" "$other/evalset"; then
   echo "ok $n - the two binaries are byte-identical"
 else
   echo "not ok $n - the two binaries are byte-identical"
-  [ "$fail" = 0 ] && for d in "$one" "$two"; do
-    strings -a "$d/build/evalset" | grep -n "$tmp" | head -5 | sed 's/^/# /'
+  [ "$fail" = 0 ] && for b in "$one/build/evalset" "$other/evalset"; do
+    strings -a "$b" | grep -n -e "$tmp" -e "$src" -e "$other" | head -5 | sed 's/^/# /'
   done
 fi
 n=$((n + 1))
-if [ "$fail" = 0 ] && ! grep -q -a -e "$tmp" -e "$src" "$one/build/evalset"; then
+if [ "$fail" = 0 ] && ! grep -q -a -e "$tmp" -e "$src" -e "$other" "$one/build/evalset"; then
   echo "ok $n - no source or build path inside the binary"
 else
   echo "not ok $n - no source or build path inside the binary"
