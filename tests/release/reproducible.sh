@@ -15,7 +15,8 @@
 # copy's configuration still differs from BUILDDIR's (a cross or native
 # file, an option set outside the command line), the script says so and
 # builds a second copy instead, as it does without BUILDDIR: two fresh
-# builds, compared with each other.
+# builds, compared with each other. Last, a vcs_tag that would end the C
+# string it goes into must be refused at setup.
 set -u
 src=$(cd "$1" && pwd)
 tested=${2:+$(cd "$2" && pwd)}
@@ -122,5 +123,14 @@ if [ "$fail" = 0 ] && ! grep -q -a -e "$tmp" -e "$src" -e "$other" "$one/build/e
   echo "ok $n - no source or build path inside the binary"
 else
   echo "not ok $n - no source or build path inside the binary"
+fi
+# the option goes into a C string: text that would end it is refused at setup
+n=$((n + 1))
+if ! meson setup "$tmp/quote" "$one" '-Dvcs_tag=v1" + 1' >"$tmp/quote.log" 2>&1 &&
+   grep -q "vcs_tag option holds a quote" "$tmp/quote.log"; then
+  echo "ok $n - a vcs_tag holding a quote is refused at setup"
+else
+  echo "not ok $n - a vcs_tag holding a quote is refused at setup"
+  tail -n 5 "$tmp/quote.log" | sed 's/^/# /'
 fi
 echo "1..$n"
