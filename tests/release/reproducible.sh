@@ -114,6 +114,7 @@ if [ "$fail" = 0 ] && cmp "$one/build/evalset" "$other/evalset"; then
   echo "ok $n - the two binaries are byte-identical"
 else
   echo "not ok $n - the two binaries are byte-identical"
+  [ -n "$against" ] && echo "# (a file of the tree changed since $against was built also makes them differ: rebuild, then run again)"
   [ "$fail" = 0 ] && for b in "$one/build/evalset" "$other/evalset"; do
     strings -a "$b" | grep -n -e "$tmp" -e "$src" -e "$other" | head -5 | sed 's/^/# /'
   done
