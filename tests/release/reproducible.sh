@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # Reproducible builds (suite 'release'): a copy of the source tree (its
-# tracked and new files), in a folder of another name and depth, must build
-# the same binary, byte for byte, with no source or build path inside.
-# Prints TAP.
+# tracked and new files), in another folder, must build the same binary,
+# byte for byte, with no source or build path inside. Prints TAP.
 #
 # usage: reproducible.sh SRCDIR [BUILDDIR]
 #
 # With BUILDDIR (the build under test, a setup of SRCDIR), one copy is set
 # up as BUILDDIR was: its command-line options (meson-private/cmd_line.txt),
 # its compiler and its `git describe` (tools/version.sh of SRCDIR, given to
-# the copy, which has no .git, as the vcs_tag option). Its binary is compared
-# with BUILDDIR's evalset. When BUILDDIR is not a folder of SRCDIR itself
-# (the binary names its sources relative to the build folder), or the
-# copy's configuration still differs from BUILDDIR's (a cross or native
-# file, an option set outside the command line), the script says so and
-# builds a second copy instead, as it does without BUILDDIR: two fresh
-# builds, compared with each other. Last, a vcs_tag that would end the C
-# string it goes into must be refused at setup.
+# the copy, which has no .git, as the vcs_tag option), and its place
+# relative to the sources (the binary names its sources relative to the
+# build folder: ../cmd/main.c from SRCDIR/build, ../dist-unpack/NAME/cmd/
+# main.c from the build of `meson dist`), under a folder of another name.
+# Its binary is compared with BUILDDIR's evalset. When BUILDDIR and SRCDIR
+# share no folder but the root, or the copy's configuration still differs
+# from BUILDDIR's (a cross or native file, an option set outside the
+# command line), the script says so and builds a second copy instead, as
+# it does without BUILDDIR: two fresh builds, compared with each other.
+# Last, a vcs_tag that would end the C string it goes into must be refused
+# at setup.
 set -u
 src=$(cd "$1" && pwd)
 tested=${2:+$(cd "$2" && pwd)}
@@ -31,12 +33,26 @@ copy_to() { # copy_to DIR: the files git knows or would add (else all but build*
     tar -C "$src" --exclude='./build*' -cf - . | tar -C "$1" -xf -
   fi
 }
-setup_in() { # setup_in SRC [meson options...]
-  local d=$1; shift
-  meson setup "$d/build" "$d" "$@" >"$d.setup.log" 2>&1
+setup_in() { # setup_in SRC BUILD [meson options...]
+  local d=$1 b=$2; shift 2
+  meson setup "$b" "$d" "$@" >"$b.setup.log" 2>&1
 }
-build_in() { # build_in SRC: the binary alone
-  ninja -C "$1/build" -j2 evalset >"$1.build.log" 2>&1
+build_in() { # build_in BUILD: the binary alone
+  ninja -C "$1" -j2 evalset >"$1.build.log" 2>&1
+}
+# mirrored: the copy's source folder and build folder, on two lines: under
+# $tmp/a, as SRCDIR and BUILDDIR lie under the deepest folder they share;
+# fails when that folder is the root
+mirrored() {
+  python3 - "$src" "$tested" "$tmp/a" <<'EOF'
+import os, sys
+s, b, a = sys.argv[1:]
+common = os.path.commonpath([s, b])
+if common == os.path.dirname(common):
+    sys.exit(1)
+print(os.path.normpath(os.path.join(a, os.path.relpath(s, common))))
+print(os.path.join(a, os.path.relpath(b, common)))
+EOF
 }
 # like_tested: BUILDDIR's compiler on the first line, then one meson
 # argument a line: its command-line options and the vcs_tag it was built
@@ -70,57 +86,60 @@ print([t for t in targets if t["name"] == "evalset"][0]["target_sources"][0]["co
 EOF
 }
 
-one=$tmp/a/evalset
-two=$tmp/a-longer-folder-name/nested/evalset-copy
+# the copies: sources and build folders
+one=$tmp/a/evalset one_b=$tmp/a/evalset/build
+two=$tmp/a-longer-folder-name/nested/evalset-copy two_b=$two/build
 n=0 fail=0 against=
-copy_to "$one" || { echo "not ok 1 - copy the source tree"; echo "1..1"; exit 1; }
-if [ -n "$tested" ] && [ "${tested%/*}" != "$src" ]; then
-  # sources are named relative to the build folder: ../cmd/main.c only from a folder of SRCDIR's own
-  echo "# $tested is not a folder of $src itself: two fresh copies are compared instead"
+if [ -n "$tested" ] && ! where=$(mirrored); then
+  echo "# $tested and $src share no folder but the root: two fresh copies are compared instead"
 elif [ -n "$tested" ] && [ -x "$tested/evalset" ] && like=$(like_tested 2>"$tmp/like.err"); then
+  one=${where%%$'\n'*} one_b=${where#*$'\n'}
   mapfile -t args <<<"${like#*$'\n'}"
-  if ! CC=${like%%$'\n'*} setup_in "$one" "${args[@]}"; then
+  copy_to "$one" || { echo "not ok 1 - copy the source tree"; echo "1..1"; exit 1; }
+  if ! CC=${like%%$'\n'*} setup_in "$one" "$one_b" "${args[@]}"; then
     echo "# the copy could not be set up as $tested was: two fresh copies are compared instead"
-    tail -n 5 "$one.setup.log" | sed 's/^/#   /'
-    rm -rf "$one/build"
-  elif [ "$(configuration "$one/build")" != "$(configuration "$tested")" ]; then
+    tail -n 5 "$one_b.setup.log" | sed 's/^/#   /'
+  elif [ "$(configuration "$one_b")" != "$(configuration "$tested")" ]; then
     echo "# the copy's configuration differs from $tested's: two fresh copies are compared instead"
-    rm -rf "$one/build"
   else
     against=$tested
     echo "# the copy, set up as $tested was, is compared with its evalset"
+  fi
+  if [ -z "$against" ]; then
+    rm -rf "$tmp/a"
+    one=$tmp/a/evalset one_b=$tmp/a/evalset/build
   fi
 elif [ -n "$tested" ]; then
   echo "# $tested was set up with a cross or native file (or has no evalset): two fresh copies are compared instead"
 fi
 if [ -z "$against" ]; then
-  copy_to "$two" || { echo "not ok 1 - copy the source tree"; echo "1..1"; exit 1; }
+  copy_to "$one" && copy_to "$two" || { echo "not ok 1 - copy the source tree"; echo "1..1"; exit 1; }
 fi
-dirs=("$one")
-[ -n "$against" ] || dirs+=("$two")
-for d in "${dirs[@]}"; do
+builds=("$one_b")
+[ -n "$against" ] || builds+=("$two_b")
+for b in "${builds[@]}"; do
   n=$((n + 1))
-  if { [ -f "$d/build/build.ninja" ] || setup_in "$d"; } && build_in "$d"; then
-    echo "ok $n - build in $d"
+  if { [ -f "$b/build.ninja" ] || setup_in "${b%/build}" "$b"; } && build_in "$b"; then
+    echo "ok $n - build in $b"
   else
     fail=1
-    echo "not ok $n - build in $d"
-    tail -n 20 "$d.setup.log" "$d.build.log" 2>/dev/null | sed 's/^/# /'
+    echo "not ok $n - build in $b"
+    tail -n 20 "$b.setup.log" "$b.build.log" 2>/dev/null | sed 's/^/# /'
   fi
 done
-other=${against:-$two/build}
+other=${against:-$two_b}
 n=$((n + 1))
-if [ "$fail" = 0 ] && cmp "$one/build/evalset" "$other/evalset"; then
+if [ "$fail" = 0 ] && cmp "$one_b/evalset" "$other/evalset"; then
   echo "ok $n - the two binaries are byte-identical"
 else
   echo "not ok $n - the two binaries are byte-identical"
   [ -n "$against" ] && echo "# (a file of the tree changed since $against was built also makes them differ: rebuild, then run again)"
-  [ "$fail" = 0 ] && for b in "$one/build/evalset" "$other/evalset"; do
+  [ "$fail" = 0 ] && for b in "$one_b/evalset" "$other/evalset"; do
     strings -a "$b" | grep -n -e "$tmp" -e "$src" -e "$other" | head -5 | sed 's/^/# /'
   done
 fi
 n=$((n + 1))
-if [ "$fail" = 0 ] && ! grep -q -a -e "$tmp" -e "$src" -e "$other" "$one/build/evalset"; then
+if [ "$fail" = 0 ] && ! grep -q -a -e "$tmp" -e "$src" -e "$other" "$one_b/evalset"; then
   echo "ok $n - no source or build path inside the binary"
 else
   echo "not ok $n - no source or build path inside the binary"
