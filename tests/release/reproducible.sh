@@ -56,7 +56,8 @@ EOF
 }
 # like_tested: BUILDDIR's compiler on the first line, then one meson
 # argument a line: its command-line options and the vcs_tag it was built
-# with; fails when BUILDDIR was set up with a cross or native file
+# with (its own option's, else SRCDIR's describe); fails when BUILDDIR was
+# set up with a cross or native file
 like_tested() {
   python3 - "$tested" "$(sh "$src/tools/version.sh" "$src")" <<'EOF'
 import configparser, json, sys
@@ -68,10 +69,12 @@ cmd.read(build + "/meson-private/cmd_line.txt")
 if cmd.has_section("properties") and any(cmd["properties"].values()):
     sys.exit(1)
 print(" ".join(cc))
-for k, v in (cmd["options"].items() if cmd.has_section("options") else []):
+options = dict(cmd["options"]) if cmd.has_section("options") else {}
+for k, v in options.items():
     if k != "vcs_tag":
         print(f"-D{k}={v.lower() if v in ('True', 'False') else v}")
-print(f"-Dvcs_tag={describe}")
+# the tag BUILDDIR was given, else the describe it took from SRCDIR's .git
+print(f"-Dvcs_tag={options.get('vcs_tag') or describe}")
 EOF
 }
 # configuration DIR: DIR's build options (but vcs_tag) and its compiler, to compare
