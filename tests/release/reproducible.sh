@@ -41,10 +41,10 @@ build_in() { # build_in BUILD: the binary alone
   ninja -C "$1" -j2 evalset >"$1.build.log" 2>&1
 }
 # mirrored: the copy's source folder and build folder, on two lines: under
-# $tmp/a, as SRCDIR and BUILDDIR lie under the deepest folder they share;
+# $tmp/m, as SRCDIR and BUILDDIR lie under the deepest folder they share;
 # fails when that folder is the root
 mirrored() {
-  python3 - "$src" "$tested" "$tmp/a" <<'EOF'
+  python3 - "$src" "$tested" "$tmp/m" <<'EOF'
 import os, sys
 s, b, a = sys.argv[1:]
 common = os.path.commonpath([s, b])
@@ -89,28 +89,25 @@ print([t for t in targets if t["name"] == "evalset"][0]["target_sources"][0]["co
 EOF
 }
 
-# the copies: sources and build folders
+# the copies, sources and build folders: the mirrored one (m_) when it
+# can be set up as BUILDDIR was, else two fresh ones
 one=$tmp/a/evalset one_b=$tmp/a/evalset/build
 two=$tmp/a-longer-folder-name/nested/evalset-copy two_b=$two/build
 n=0 fail=0 against=
 if [ -n "$tested" ] && ! where=$(mirrored); then
   echo "# $tested and $src share no folder but the root: two fresh copies are compared instead"
 elif [ -n "$tested" ] && [ -x "$tested/evalset" ] && like=$(like_tested 2>"$tmp/like.err"); then
-  one=${where%%$'\n'*} one_b=${where#*$'\n'}
+  m_src=${where%%$'\n'*} m_b=${where#*$'\n'}
   mapfile -t args <<<"${like#*$'\n'}"
-  copy_to "$one" || { echo "not ok 1 - copy the source tree"; echo "1..1"; exit 1; }
-  if ! CC=${like%%$'\n'*} setup_in "$one" "$one_b" "${args[@]}"; then
+  copy_to "$m_src" || { echo "not ok 1 - copy the source tree"; echo "1..1"; exit 1; }
+  if ! CC=${like%%$'\n'*} setup_in "$m_src" "$m_b" "${args[@]}"; then
     echo "# the copy could not be set up as $tested was: two fresh copies are compared instead"
-    tail -n 5 "$one_b.setup.log" | sed 's/^/#   /'
-  elif [ "$(configuration "$one_b")" != "$(configuration "$tested")" ]; then
+    tail -n 5 "$m_b.setup.log" | sed 's/^/#   /'
+  elif [ "$(configuration "$m_b")" != "$(configuration "$tested")" ]; then
     echo "# the copy's configuration differs from $tested's: two fresh copies are compared instead"
   else
-    against=$tested
+    against=$tested one=$m_src one_b=$m_b
     echo "# the copy, set up as $tested was, is compared with its evalset"
-  fi
-  if [ -z "$against" ]; then
-    rm -rf "$tmp/a"
-    one=$tmp/a/evalset one_b=$tmp/a/evalset/build
   fi
 elif [ -n "$tested" ]; then
   echo "# $tested was set up with a cross or native file (or has no evalset): two fresh copies are compared instead"
